@@ -1,0 +1,39 @@
+/**
+ * Start-up shared by `serve`, `migrate` and every command: settings, database, migrations,
+ * services, and the admin account rule (ADMIN_USER/ADMIN_PASSWORD, or a generated `admin`
+ * on the very first start).
+ */
+import { openDatabase, type Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { randomString } from './domain/passwords.js';
+import { createServices, type Services } from './services/index.js';
+import { loadSettings, type Settings } from './settings.js';
+
+export async function openServices(settings: Settings = loadSettings()): Promise<Services> {
+  const db: Db = await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, schema: settings.databaseSchema });
+  try {
+    await migrateToLatest(db);
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
+  return createServices(db, settings);
+}
+
+/** Applies the admin rule; prints a generated password once (never logged). */
+export async function ensureAdminAccount(services: Services, print: (line: string) => void = console.log): Promise<void> {
+  const { adminUser, adminPassword } = services.settings;
+  if (adminUser && adminPassword) {
+    await services.directory.ensureAdmin(adminUser, adminPassword);
+    return;
+  }
+  if ((await services.directory.userCount()) > 0) return;
+  const password = randomString(20);
+  await services.directory.ensureAdmin('admin', password);
+  print('');
+  print('  Parley: first start. Created the admin account:');
+  print('    user:     admin');
+  print(`    password: ${password}`);
+  print('  This password is shown only once. Change it with `parley user:reset-password admin`.');
+  print('');
+}

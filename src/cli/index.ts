@@ -1,0 +1,39 @@
+/**
+ * The `parley` command. `serve` (default) and `migrate` live here; each area adds its command
+ * module to `commandModules` (user:*, group:*, config:app:*, talk:*, jobs:*).
+ */
+import { Command } from 'commander';
+import type { Services } from '../services/index.js';
+import { openServices } from '../boot.js';
+import { serveCommand } from './serve.js';
+
+/** Opens the services for one command and closes the database afterwards. */
+export async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
+  const services = await openServices();
+  try {
+    return await fn(services);
+  } finally {
+    await services.db.close();
+  }
+}
+
+/** A command failure: printed as `error: message` with exit code 1, nothing changed. */
+export class CommandError extends Error {}
+
+export type CommandModule = (program: Command) => void;
+
+export const commandModules: CommandModule[] = [serveCommand];
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program.name('parley').description('Parley: a conversation service speaking the Nextcloud Talk API').showHelpAfterError();
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .action(async () => {
+      await withServices(async () => undefined);
+      console.log('database is up to date');
+    });
+  for (const mod of commandModules) mod(program);
+  return program;
+}

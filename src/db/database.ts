@@ -1,0 +1,85 @@
+/**
+ * Opens the database: SQLite (better-sqlite3, WAL) by default, PostgreSQL when a
+ * postgres:// URL is given. One Kysely instance serves both; repositories never
+ * know which dialect they run on except through `dialect` where SQL differs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DbStats {
+  /** Every SQL statement sent, counted so tests can assert queries per request. */
+  queries: number;
+}
+
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: Dialect;
+  stats: DbStats;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  /** PostgreSQL schema to create and use (tests run one schema each). */
+  schema?: string;
+}
+
+// int8 (bigint) columns and COUNT(*) arrive as strings from pg; every value we store fits a JS number.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export async function openDatabase(opts: DbOptions): Promise<Db> {
+  const stats: DbStats = { queries: 0 };
+  const log = () => {
+    stats.queries++;
+  };
+  if (opts.databaseUrl) {
+    const schema = opts.schema;
+    if (schema) {
+      // Make sure the schema exists before the pool pins search_path to it.
+      const client = new pg.Client({ connectionString: opts.databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      } finally {
+        await client.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+    });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    return { kysely, dialect: 'postgres', stats, close: () => kysely.destroy() };
+  }
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const file = path.join(opts.dataDir, 'parley.sqlite');
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  // Several processes may share the file; wait for a writer instead of failing.
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = OFF');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
+  return { kysely, dialect: 'sqlite', stats, close: () => kysely.destroy() };
+}
+
+/** Drops a test schema on PostgreSQL (used by the test harness only). */
+export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+export { sql };

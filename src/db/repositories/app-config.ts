@@ -1,0 +1,44 @@
+/** SQL for app config values and the cache generation that tells processes to reload. */
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import type { Dialect } from '../database.js';
+
+export class AppConfigRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async all(): Promise<Map<string, string>> {
+    const rows = await this.db.selectFrom('app_config').select(['key', 'value']).execute();
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  async generation(): Promise<number> {
+    const row = await this.db.selectFrom('cache_state').select('generation').where('id', '=', 1).executeTakeFirst();
+    return Number(row?.generation ?? 0);
+  }
+
+  /** Writes (or deletes, for value undefined) keys and bumps the generation, in one transaction. */
+  async write(changes: Array<{ key: string; value: string | undefined }>): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const { key, value } of changes) {
+        if (value === undefined) {
+          await trx.deleteFrom('app_config').where('key', '=', key).execute();
+        } else {
+          await trx
+            .insertInto('app_config')
+            .values({ key, value })
+            .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+            .execute();
+        }
+      }
+      await trx
+        .updateTable('cache_state')
+        .set((eb) => ({ generation: eb('generation', '+', 1) }))
+        .where('id', '=', 1)
+        .execute();
+    });
+    void this.dialect;
+  }
+}

@@ -1,0 +1,55 @@
+/** SQL for accounts. */
+import type { Kysely } from 'kysely';
+import type { Database, UsersTable } from '../schema.js';
+
+export type UserRow = UsersTable;
+
+export class UsersRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  find(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Existing ids among `ids` (one query, whatever the number). */
+  async existing(ids: string[]): Promise<UserRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  }
+
+  async insert(row: UserRow): Promise<void> {
+    await this.db.insertInto('users').values(row).execute();
+  }
+
+  async update(id: string, patch: Partial<Omit<UserRow, 'id'>>): Promise<number> {
+    const res = await this.db.updateTable('users').set(patch).where('id', '=', id).executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('users').where('id', '=', id).execute();
+  }
+
+  /** Ids matching `search` in id, display name or email, ordered by id. */
+  list(search: string, limit: number | undefined, offset: number): Promise<UserRow[]> {
+    let q = this.db.selectFrom('users').selectAll().orderBy('id');
+    if (search) {
+      const like = `%${search.toLowerCase()}%`;
+      q = q.where((eb) =>
+        eb.or([
+          eb(eb.fn('lower', ['id']), 'like', like),
+          eb(eb.fn('lower', ['display_name']), 'like', like),
+          eb(eb.fn('lower', ['email']), 'like', like),
+        ]),
+      );
+    }
+    if (limit !== undefined) q = q.limit(limit);
+    if (offset) q = q.offset(offset).$if(limit === undefined, (qq) => qq.limit(1_000_000));
+    return q.execute();
+  }
+
+  async count(): Promise<number> {
+    const r = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The one error catalog. Services throw these; the OCS layer turns them into the
+ * envelope (status, meta.message, data). A 500 is always a bug, never an answer to input.
+ *
+ * Conventions (talk-reference.md §3.6, §6 item 15): Talk puts a machine reason in
+ * `data.error`; Parley does so for every 4xx it produces so clients and people can tell
+ * causes apart. 404s for conversations carry the same body whether the conversation does
+ * not exist or the caller may not see it.
+ */
+
+export type ErrorData = Record<string, unknown> | unknown[] | null;
+
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status (v2) / controller status (v1). */
+    readonly status: number,
+    /** The OCS `data` payload. */
+    readonly data: ErrorData = [],
+    /** `meta.message`; empty as in Talk's middleware unless the framework sets one. */
+    readonly ocsMessage = '',
+    /** Special OCS status code (997 not logged in) when it differs from `status`. */
+    readonly ocsCode?: number,
+    /** Extra response headers. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(ocsMessage || `${status} ${JSON.stringify(data)}`);
+  }
+}
+
+function reason(error: string, message?: string): Record<string, string> {
+  return message ? { error, message } : { error };
+}
+
+/** 400 with `{error: reason}` (and a human message when one helps). */
+export const badRequest = (error: string, message?: string) => new ApiError(400, reason(error, message));
+
+/** 400 for a request field with the wrong type, a missing required value or an unknown enum value. */
+export const invalidField = (field: string, message: string) => new ApiError(400, reason(field, message));
+
+/** 401: no or wrong credentials (OCS 997, as Nextcloud's framework answers). */
+export const notLoggedIn = () => new ApiError(401, [], 'Current user is not logged in', 997);
+
+/** 401 with a reason, for Talk endpoints that refuse guests or failed SIP-bridge checks. */
+export const unauthorized = (error: string) => new ApiError(401, reason(error));
+
+/** 403 for admin-only routes. */
+export const adminRequired = () => new ApiError(403, reason('admin'), 'Logged in account must be an admin');
+
+/** 403 with a reason (not a moderator, owner protected, password wrong, ...). */
+export const forbidden = (error: string, message?: string) => new ApiError(403, reason(error, message));
+
+/** 404 with a reason; conversations always use `notFound('room')` whatever the cause. */
+export const notFound = (error: string, message?: string) => new ApiError(404, reason(error, message));
+
+/** 409 with the payload the contract gives (join conflict). */
+export const conflict = (data: Record<string, unknown>) => new ApiError(409, data);
+
+/** 412: lobby active for a non-moderator. */
+export const lobbyActive = () => new ApiError(412, reason('lobby'));
+
+/** 412 with a reason (configuration precondition). */
+export const preconditionFailed = (error: string) => new ApiError(412, reason(error));
+
+/** 429: brute-force cap reached. */
+export const tooManyRequests = () =>
+  new ApiError(429, reason('throttled', 'Too many attempts, try again later'), 'Reached maximum delay');
+
+/** 501: SIP or dial-out not configured. */
+export const notImplemented = (error: string) => new ApiError(501, reason(error));
+
+/** 413: body too large. */
+export const payloadTooLarge = (error: string, message?: string) => new ApiError(413, reason(error, message));

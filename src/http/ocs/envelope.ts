@@ -1,0 +1,90 @@
+/**
+ * The OCS envelope (talk-reference.md §3.2): v1 and v2 meta rules, JSON and XML bodies.
+ * Every API answer goes through `renderOcs`.
+ */
+import { toXml } from './xml.js';
+
+export type OcsVersion = 1 | 2;
+export type OcsFormat = 'json' | 'xml';
+
+export interface RenderedResponse {
+  httpStatus: number;
+  contentType: string;
+  body: string;
+}
+
+export interface OcsMeta {
+  status: 'ok' | 'failure';
+  statuscode: number;
+  message: string;
+  totalitems?: string;
+  itemsperpage?: string;
+}
+
+/**
+ * Builds meta and HTTP status from the controller status (`status`) and an optional special
+ * OCS code (997 not logged in, 998 not found).
+ */
+export function ocsMeta(version: OcsVersion, status: number, message: string | undefined, ocsCode?: number): { meta: OcsMeta; httpStatus: number } {
+  const code = ocsCode ?? status;
+  if (version === 1) {
+    // v1: 200 becomes 100; everything answers HTTP 200 except "not logged in".
+    const statuscode = code === 200 ? 100 : code;
+    const ok = statuscode === 100;
+    return {
+      meta: {
+        status: ok ? 'ok' : 'failure',
+        statuscode,
+        message: ok ? 'OK' : (message ?? ''),
+        totalitems: '',
+        itemsperpage: '',
+      },
+      httpStatus: code === 997 ? 401 : 200,
+    };
+  }
+  let httpStatus = code;
+  if (code === 997) httpStatus = 401;
+  else if (code === 998) httpStatus = 404;
+  else if (code === 996 || code === 999) httpStatus = 500;
+  else if (code < 200 || code > 600) httpStatus = 400;
+  const ok = httpStatus >= 200 && httpStatus < 300;
+  return { meta: { status: ok ? 'ok' : 'failure', statuscode: code, message: ok ? 'OK' : (message ?? '') }, httpStatus };
+}
+
+export function renderOcs(
+  version: OcsVersion,
+  format: OcsFormat,
+  status: number,
+  data: unknown,
+  message?: string,
+  ocsCode?: number,
+): RenderedResponse {
+  const { meta, httpStatus } = ocsMeta(version, status, message, ocsCode);
+  const doc = { ocs: { meta, data: data === undefined ? null : data } };
+  if (format === 'json') {
+    return { httpStatus, contentType: 'application/json; charset=utf-8', body: JSON.stringify(doc) };
+  }
+  return { httpStatus, contentType: 'application/xml; charset=utf-8', body: toXml(doc) };
+}
+
+/**
+ * Format selection (§3.4): `format` parameter first, then the Accept header (first part that is
+ * exactly json or xml after dropping `application/` and media-type parameters), else XML.
+ */
+export function negotiateFormat(formatParam: unknown, accept: string | undefined, useAccept = true): OcsFormat {
+  if (typeof formatParam === 'string') {
+    const f = formatParam.trim().toLowerCase();
+    if (f === 'json' || f === 'xml') return f;
+  }
+  if (useAccept && accept) {
+    for (const part of accept.split(',')) {
+      const p = part.split(';')[0].trim().toLowerCase().replace(/^application\//, '');
+      if (p === 'json' || p === 'xml') return p;
+    }
+  }
+  return 'xml';
+}
+
+export function versionFromUrl(url: string): OcsVersion {
+  return url.startsWith('/ocs/v1.php') ? 1 : 2;
+}

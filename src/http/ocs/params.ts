@@ -1,0 +1,148 @@
+/**
+ * Request data: query string, form or JSON body and route placeholders merged into one bag
+ * (route placeholders win, as in Nextcloud), then coerced against the route's TypeBox schema.
+ *
+ * Coercion is PHP-compatible where that is harmless (numeric strings for ints, "true"/"false"/
+ * "1"/"0" for bools, numbers for strings) and strict where PHP would silently turn garbage into
+ * 0: a value of the wrong type is a 400 `{error: <field>}` that changes nothing.
+ */
+import type { TSchema, TObject } from '@sinclair/typebox';
+import { invalidField } from '../../domain/errors.js';
+
+type Bag = Record<string, unknown>;
+
+export function mergeParams(query: unknown, body: unknown, routeParams: unknown): Bag {
+  const out: Bag = {};
+  if (query && typeof query === 'object') Object.assign(out, query);
+  if (body && typeof body === 'object' && !Array.isArray(body) && !Buffer.isBuffer(body)) Object.assign(out, body);
+  if (routeParams && typeof routeParams === 'object') Object.assign(out, routeParams);
+  return out;
+}
+
+class CoerceError extends Error {}
+
+const TRUE_STRINGS = ['true', '1', 'yes', 'on'];
+const FALSE_STRINGS = ['false', '0', '', 'no', 'off'];
+
+function describe(schema: any): string {
+  if (schema.anyOf) return schema.anyOf.map(describe).join(' or ');
+  switch (schema.type) {
+    case 'integer':
+      return 'a whole number';
+    case 'number':
+      return 'a number';
+    case 'boolean':
+      return 'true or false';
+    case 'string':
+      return 'a string';
+    case 'array':
+      return 'a list';
+    case 'object':
+      return 'an object';
+    case 'null':
+      return 'null';
+    default:
+      return 'a value';
+  }
+}
+
+function coerceValue(schema: any, value: unknown, name: string): unknown {
+  if (schema.anyOf) {
+    for (const alt of schema.anyOf) {
+      try {
+        return coerceValue(alt, value, name);
+      } catch (e) {
+        if (!(e instanceof CoerceError)) throw e;
+      }
+    }
+    throw new CoerceError(`${name} must be ${describe(schema)}`);
+  }
+  switch (schema.type) {
+    case 'integer':
+    case 'number': {
+      let n: number;
+      if (typeof value === 'number') n = value;
+      else if (typeof value === 'boolean') n = value ? 1 : 0;
+      else if (typeof value === 'string' && /^\s*-?\d{1,15}(\.0+)?\s*$/.test(value)) n = Number(value.trim());
+      else if (typeof value === 'string' && schema.type === 'number' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) n = Number(value);
+      else throw new CoerceError(`${name} must be ${describe(schema)}`);
+      if (!Number.isFinite(n) || (schema.type === 'integer' && !Number.isInteger(n))) throw new CoerceError(`${name} must be ${describe(schema)}`);
+      if (schema.minimum !== undefined && n < schema.minimum) throw new CoerceError(`${name} must be at least ${schema.minimum}`);
+      if (schema.maximum !== undefined && n > schema.maximum) throw new CoerceError(`${name} must be at most ${schema.maximum}`);
+      if (schema.enum && !schema.enum.includes(n)) throw new CoerceError(`${name} must be one of ${schema.enum.join(', ')}`);
+      return n;
+    }
+    case 'boolean': {
+      if (typeof value === 'boolean') return value;
+      if (typeof value === 'number' && (value === 0 || value === 1)) return value === 1;
+      if (typeof value === 'string') {
+        const t = value.trim().toLowerCase();
+        if (TRUE_STRINGS.includes(t)) return true;
+        if (FALSE_STRINGS.includes(t)) return false;
+      }
+      throw new CoerceError(`${name} must be true or false`);
+    }
+    case 'string': {
+      let s: string;
+      if (typeof value === 'string') s = value;
+      else if (typeof value === 'number' && Number.isFinite(value)) s = String(value);
+      else throw new CoerceError(`${name} must be a string`);
+      if (schema.maxLength !== undefined && [...s].length > schema.maxLength) {
+        throw new CoerceError(`${name} must be at most ${schema.maxLength} characters`);
+      }
+      if (schema.minLength !== undefined && [...s].length < schema.minLength) {
+        throw new CoerceError(`${name} must be at least ${schema.minLength} characters`);
+      }
+      if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(s)) throw new CoerceError(`${name} has an invalid format`);
+      if (schema.enum && !schema.enum.includes(s)) throw new CoerceError(`${name} must be one of ${schema.enum.join(', ')}`);
+      if (schema.const !== undefined && s !== schema.const) throw new CoerceError(`${name} must be ${schema.const}`);
+      return s;
+    }
+    case 'null': {
+      if (value === null || value === '') return null;
+      throw new CoerceError(`${name} must be null`);
+    }
+    case 'array': {
+      let list: unknown[];
+      if (Array.isArray(value)) list = value;
+      else if (value && typeof value === 'object') list = Object.values(value as Bag);
+      else if (value === '') list = [];
+      else throw new CoerceError(`${name} must be a list`);
+      if (schema.maxItems !== undefined && list.length > schema.maxItems) throw new CoerceError(`${name} must have at most ${schema.maxItems} entries`);
+      return schema.items ? list.map((v, i) => coerceValue(schema.items, v, `${name}[${i}]`)) : list;
+    }
+    case 'object': {
+      if (value && typeof value === 'object' && !Array.isArray(value)) return value;
+      throw new CoerceError(`${name} must be an object`);
+    }
+    default:
+      return value;
+  }
+}
+
+/**
+ * Coerces a merged bag against an object schema. Unknown extra fields are ignored (clients
+ * send `format` and friends); a field's `x-error` names the `data.error` reason on failure.
+ */
+export function coerceParams<T>(schema: TObject | undefined, bag: Bag): T {
+  if (!schema) return bag as T;
+  const out: Bag = {};
+  const required = new Set<string>((schema as any).required ?? []);
+  for (const [name, prop] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    const p = prop as any;
+    const value = bag[name];
+    const errorName: string = p['x-error'] ?? name;
+    if (value === undefined) {
+      if (p.default !== undefined) out[name] = structuredClone(p.default);
+      else if (required.has(name)) throw invalidField(errorName, `${name} is required`);
+      continue;
+    }
+    try {
+      out[name] = coerceValue(p, value, name);
+    } catch (e) {
+      if (e instanceof CoerceError) throw invalidField(errorName, e.message);
+      throw e;
+    }
+  }
+  return out as T;
+}

@@ -1,0 +1,134 @@
+/**
+ * The one way to declare an API route. `ocsRoute` registers the path under /ocs/v2.php and
+ * /ocs/v1.php, applies the CSRF rule, authentication, the allowed-groups rule and parameter
+ * coercion, calls the handler, and renders its result (or error) in the OCS envelope.
+ * Handlers receive typed params and a RequestContext; they never touch SQL.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static, TObject } from '@sinclair/typebox';
+import { ApiError, adminRequired, forbidden, notLoggedIn } from '../../domain/errors.js';
+import type { Services } from '../../services/index.js';
+import { RequestContext } from '../../services/request-context.js';
+import { negotiateFormat, renderOcs, versionFromUrl, type OcsFormat, type OcsVersion } from './envelope.js';
+import { coerceParams, mergeParams } from './params.js';
+
+export type RouteAuth = 'public' | 'user' | 'admin';
+
+/** A successful OCS answer with a status other than 200 and/or extra headers. */
+export class OcsReply {
+  constructor(
+    readonly data: unknown,
+    readonly status = 200,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/** A non-OCS answer (images, plain bodies) from an OCS route. */
+export class RawReply {
+  constructor(
+    readonly body: Buffer | string,
+    readonly contentType: string,
+    readonly status = 200,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export interface OcsCall<P> {
+  params: P;
+  ctx: RequestContext;
+  version: OcsVersion;
+  format: OcsFormat;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface OcsRouteDef<S extends TObject | undefined> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path after /ocs/v2.php, e.g. `/apps/spreed/api/v4/room/:token`. */
+  path: string;
+  auth: RouteAuth;
+  /** Talk route: users outside a non-empty `allowed_groups` get 403. */
+  talk?: boolean;
+  /** Set false only for routes Nextcloud exempts from CSRF (avatar GETs). */
+  csrf?: boolean;
+  /** Only register under v2 (and not v1). */
+  v2Only?: boolean;
+  params?: S;
+  /** One-line description for the API document. */
+  summary?: string;
+  handler: (call: OcsCall<S extends TObject ? Static<S> : Record<string, unknown>>) => Promise<unknown>;
+}
+
+export function sendOcsError(reply: FastifyReply, version: OcsVersion, format: OcsFormat, err: ApiError): FastifyReply {
+  const r = renderOcs(version, format, err.status, err.data, err.ocsMessage, err.ocsCode);
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.code(r.httpStatus).type(r.contentType).send(r.body);
+}
+
+/** Builds the request context: Basic auth (or anonymous) plus whatever later layers attach. */
+export async function buildContext(services: Services, request: FastifyRequest): Promise<RequestContext> {
+  const header = request.headers.authorization;
+  let user;
+  let appPasswordId: number | undefined;
+  if (header !== undefined && header !== '') {
+    const authed = await services.auth.authenticate(header, request.ip);
+    user = authed.user;
+    appPasswordId = authed.appPasswordId;
+  }
+  const ctx = new RequestContext(services.directory, services.appConfig, user, request.ip, appPasswordId, request.headers);
+  for (const hook of contextHooks) await hook(ctx, request, services);
+  return ctx;
+}
+
+/** Later layers (guest cookie sessions) extend the context here. */
+export const contextHooks: Array<(ctx: RequestContext, request: FastifyRequest, services: Services) => Promise<void>> = [];
+
+export function csrfPasses(request: FastifyRequest): boolean {
+  const h = request.headers['ocs-apirequest'];
+  if (typeof h === 'string' && h.trim() !== '') return true;
+  const auth = request.headers.authorization;
+  return typeof auth === 'string' && /^Bearer\s/i.test(auth);
+}
+
+export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, services: Services, def: OcsRouteDef<S>): void {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const version = versionFromUrl(request.url);
+    const bag = mergeParams(request.query, request.body, request.params);
+    const format = negotiateFormat(bag.format, request.headers.accept);
+    try {
+      if (def.csrf !== false && !csrfPasses(request)) {
+        return reply.code(412).type('application/json; charset=utf-8').send('{"message":"CSRF check failed"}');
+      }
+      const ctx = await buildContext(services, request);
+      (request as any).parleyUser = ctx.userId;
+      if (def.auth !== 'public' && !ctx.user) throw notLoggedIn();
+      if (def.auth === 'admin' && !(await ctx.isAdmin())) throw adminRequired();
+      if (def.talk && !(await ctx.canUseTalk())) throw forbidden('allowed_groups', 'You are not allowed to use Talk');
+      const params = coerceParams<any>(def.params, bag);
+      const result = await def.handler({ params, ctx, version, format, request, reply });
+      if (reply.sent) return reply;
+      if (result instanceof RawReply) {
+        for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
+        return reply.code(result.status).type(result.contentType).send(result.body);
+      }
+      const out = result instanceof OcsReply ? result : new OcsReply(result);
+      for (const [k, v] of Object.entries(out.headers)) reply.header(k, v);
+      const r = renderOcs(version, format, out.status, out.data);
+      return reply.code(r.httpStatus).type(r.contentType).send(r.body);
+    } catch (err) {
+      if (err instanceof ApiError) return sendOcsError(reply, version, format, err);
+      request.log.error({ err }, 'unhandled error');
+      return sendOcsError(reply, version, format, new ApiError(500, { error: 'internal' }, 'Internal Server Error'));
+    }
+  };
+  const prefixes = def.v2Only ? ['/ocs/v2.php'] : ['/ocs/v2.php', '/ocs/v1.php'];
+  for (const prefix of prefixes) {
+    app.route({
+      method: def.method,
+      url: prefix + def.path,
+      handler,
+      config: { ocs: { auth: def.auth, summary: def.summary, params: def.params } },
+    });
+  }
+  ((app as any).ocsRoutes as OcsRouteDef<any>[] | undefined)?.push(def as OcsRouteDef<any>);
+}

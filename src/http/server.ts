@@ -1,0 +1,97 @@
+/**
+ * buildServer(services): the Fastify instance used by `serve` and by tests. Registers body
+ * parsers (JSON, PHP-style forms, anything else ignored), the OCS not-found answer, the error
+ * handler and every route module.
+ */
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { ApiError } from '../domain/errors.js';
+import type { Services } from '../services/index.js';
+import { negotiateFormat, renderOcs, versionFromUrl } from './ocs/envelope.js';
+import { parsePhpQuery } from './ocs/php-form.js';
+import { sendOcsError, type OcsRouteDef } from './ocs/route.js';
+import { routeModules } from './routes/index.js';
+
+const NOT_FOUND_MESSAGE =
+  'Invalid query, please check the syntax. API specifications are here: http://www.freedesktop.org/wiki/Specifications/open-collaboration-services.\n';
+
+export interface BuildOptions {
+  /** Log requests (off in tests unless asked). */
+  logger?: boolean;
+}
+
+export async function buildServer(services: Services, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    logger: opts.logger === false ? false : { level: services.settings.logLevel },
+    // Fastify's own request lines are off: the onResponse hook below writes one line per request.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 25 * 1024 * 1024,
+    routerOptions: { querystringParser: (s: string) => parsePhpQuery(s), ignoreTrailingSlash: true },
+    requestIdHeader: 'x-request-id',
+  }) as unknown as FastifyInstance;
+  app.decorate('ocsRoutes', [] as OcsRouteDef<any>[]);
+  app.decorate('services', services);
+
+  // JSON: an empty body is an empty bag (clients send Content-Type on bodiless DELETEs).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body ?? '');
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError(400, { error: 'body', message: 'The request body is not valid JSON' }), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, parsePhpQuery(String(body ?? '')));
+  });
+  // Anything else is not request data (Nextcloud ignores it); multipart is added by the avatar area.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
+
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith('/ocs/')) {
+      const version = versionFromUrl(request.url);
+      const q = request.query as Record<string, unknown> | undefined;
+      const format = negotiateFormat(q?.format, undefined, false);
+      const r = renderOcs(version, format, 404, [], NOT_FOUND_MESSAGE, version === 1 ? 998 : 404);
+      return reply.code(r.httpStatus).type(format === 'json' ? 'application/json; charset=utf-8' : 'text/xml; charset=UTF-8').send(r.body);
+    }
+    return reply.code(404).type('application/json; charset=utf-8').send({ message: 'Not found' });
+  });
+
+  app.setErrorHandler((err: any, request, reply) => {
+    const isOcs = request.url.startsWith('/ocs/');
+    let apiErr: ApiError;
+    if (err instanceof ApiError) apiErr = err;
+    else if (err?.statusCode === 413 || err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiErr = new ApiError(413, { error: 'body', message: 'The request body is too large' });
+    else if (typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      apiErr = new ApiError(err.statusCode, { error: 'request', message: String(err.message ?? 'Bad request') });
+    } else {
+      request.log.error({ err }, 'unhandled error');
+      apiErr = new ApiError(500, { error: 'internal' }, 'Internal Server Error');
+    }
+    if (isOcs) {
+      const q = request.query as Record<string, unknown> | undefined;
+      return sendOcsError(reply, versionFromUrl(request.url), negotiateFormat(q?.format, request.headers.accept), apiErr);
+    }
+    return reply.code(apiErr.status).send(apiErr.data);
+  });
+
+  // One JSON line per request; never the query string (it may carry passwords).
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        reqId: request.id,
+        method: request.method,
+        route: request.routeOptions?.url ?? 'unknown',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        user: (request as any).parleyUser ?? null,
+      },
+      'request',
+    );
+  });
+
+  for (const register of routeModules) await register(app, services);
+  return app;
+}

@@ -1,0 +1,164 @@
+/**
+ * App config: typed reads through a snapshot that is reloaded whenever any process
+ * changes a value (the cache generation row), and validated writes through the registry.
+ */
+import {
+  CONFIG_KEYS,
+  ConfigValueError,
+  findConfigKey,
+  maskConfigValue,
+  normalizeConfigValue,
+  storedKeyName,
+  type ConfigKey,
+} from '../app-config/registry.js';
+import type { AppConfigRepository } from '../db/repositories/app-config.js';
+import type { GroupsRepository } from '../db/repositories/groups.js';
+import { badRequest, notFound } from '../domain/errors.js';
+
+/** An immutable view of all app config values at one moment. */
+export class AppConfigSnapshot {
+  constructor(
+    readonly values: ReadonlyMap<string, string>,
+    readonly generation: number,
+  ) {}
+
+  /** Stored value, or the registry default. */
+  get(key: string): string {
+    const v = this.values.get(key);
+    if (v !== undefined) return v;
+    const def = findConfigKey(key);
+    return def ? def.default : '';
+  }
+
+  /** Stored string only when set (no default). */
+  raw(key: string): string | undefined {
+    return this.values.get(key);
+  }
+
+  int(key: string): number {
+    const v = this.get(key).trim();
+    const n = /^-?\d+$/.test(v) ? Number(v) : NaN;
+    if (Number.isNaN(n)) {
+      const d = findConfigKey(key)?.default ?? '0';
+      return Number(d) || 0;
+    }
+    return n;
+  }
+
+  bool(key: string): boolean {
+    return ['yes', '1', 'true', 'on'].includes(this.get(key).trim().toLowerCase());
+  }
+
+  list(key: string): string[] {
+    try {
+      const parsed = JSON.parse(this.get(key) || '[]');
+      return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+
+  json<T = unknown>(key: string, fallback: T): T {
+    try {
+      return JSON.parse(this.get(key)) as T;
+    } catch {
+      return fallback;
+    }
+  }
+}
+
+export interface ConfigEntry {
+  key: string;
+  value: string;
+  isDefault: boolean;
+  def: ConfigKey;
+}
+
+export class AppConfigService {
+  private cached: AppConfigSnapshot | undefined;
+
+  constructor(
+    private readonly repo: AppConfigRepository,
+    private readonly groups: GroupsRepository,
+  ) {}
+
+  /**
+   * The current snapshot. Costs one small query (the generation) when a snapshot is cached,
+   * so a change made by any process is seen by the next request everywhere.
+   */
+  async snapshot(): Promise<AppConfigSnapshot> {
+    const generation = await this.repo.generation();
+    if (this.cached && this.cached.generation === generation) return this.cached;
+    const values = await this.repo.all();
+    this.cached = new AppConfigSnapshot(values, generation);
+    return this.cached;
+  }
+
+  /** Resolves a key name or throws 400 `{error:"key"}`. */
+  definition(name: string): ConfigKey {
+    const def = findConfigKey(name);
+    if (!def) throw badRequest('key', `Unknown app config key "${name}"`);
+    return def;
+  }
+
+  /** Validates and stores a value; returns the stored form. */
+  async set(name: string, raw: unknown): Promise<string> {
+    const def = this.definition(name);
+    let value: string;
+    try {
+      value = normalizeConfigValue(def, raw);
+    } catch (e) {
+      if (e instanceof ConfigValueError) throw badRequest('value', `${def.key} ${e.message}`);
+      throw e;
+    }
+    if (def.type === 'groups') {
+      // Unknown group ids are refused so that a typo cannot lock everybody out.
+      const wanted = JSON.parse(value) as string[];
+      const found = new Set((await this.groups.existing(wanted)).map((g) => g.id));
+      const missing = wanted.filter((g) => !found.has(g));
+      if (missing.length) throw badRequest('value', `${def.key}: unknown group ${missing.map((m) => `"${m}"`).join(', ')}`);
+    }
+    await this.repo.write([{ key: storedKeyName(name, def), value }]);
+    this.cached = undefined;
+    return value;
+  }
+
+  /** Stores several already-normalised values at once (one generation bump). */
+  async setMany(changes: Array<{ key: string; value: string | undefined }>): Promise<void> {
+    await this.repo.write(changes);
+    this.cached = undefined;
+  }
+
+  async delete(name: string): Promise<void> {
+    const def = this.definition(name);
+    await this.repo.write([{ key: storedKeyName(name, def), value: undefined }]);
+    this.cached = undefined;
+  }
+
+  /** A value for display: secrets masked. Unknown key 400; `onlyStored` makes unset keys 404. */
+  async read(name: string, onlyStored = false): Promise<ConfigEntry> {
+    const def = this.definition(name);
+    const snap = await this.snapshot();
+    const key = storedKeyName(name, def);
+    const stored = snap.raw(key);
+    if (stored === undefined && onlyStored) throw notFound('key', `${key} is not set`);
+    return { key, value: maskConfigValue(def, stored ?? def.default), isDefault: stored === undefined, def };
+  }
+
+  /** Every registry key (and stored prefixed keys) with its display value. */
+  async list(): Promise<ConfigEntry[]> {
+    const snap = await this.snapshot();
+    const out: ConfigEntry[] = [];
+    for (const def of CONFIG_KEYS) {
+      if (def.prefix) {
+        for (const [key, value] of snap.values) {
+          if (key.startsWith(def.key)) out.push({ key, value: maskConfigValue(def, value), isDefault: false, def });
+        }
+        continue;
+      }
+      const stored = snap.raw(def.key);
+      out.push({ key: def.key, value: maskConfigValue(def, stored ?? def.default), isDefault: stored === undefined, def });
+    }
+    return out;
+  }
+}

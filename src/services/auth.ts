@@ -1,0 +1,112 @@
+/**
+ * Login: HTTP Basic with the login password (argon2id) or an app password (sha256 lookup).
+ * A verified login password is cached by a hash of the header so argon2 runs once per
+ * credential, not once per request. The cache entry remembers which password hash it was
+ * verified against: after a password change (in any process) the stored hash differs and
+ * the entry no longer matches, so no cross-process invalidation is needed.
+ */
+import type { UserRow } from '../db/repositories/users.js';
+import { notLoggedIn } from '../domain/errors.js';
+import { newAppPassword, sha256Hex, verifyPassword } from '../domain/passwords.js';
+import type { BruteForceService } from './brute-force.js';
+import type { DirectoryService } from './directory.js';
+
+export interface AuthenticatedUser {
+  user: UserRow;
+  /** Set when the request used an app password. */
+  appPasswordId?: number;
+}
+
+interface CacheEntry {
+  userId: string;
+  passwordHash: string;
+  expires: number;
+}
+
+const MAX_CACHE = 10_000;
+
+export function parseBasic(header: string): { login: string; password: string } | null {
+  const m = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!m) return null;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i <= 0) return null;
+  return { login: decoded.slice(0, i), password: decoded.slice(i + 1) };
+}
+
+export class AuthService {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly directory: DirectoryService,
+    private readonly bruteForce: BruteForceService,
+    private readonly cacheSeconds: number,
+  ) {
+    directory.listeners.credentialsChanged.push((userId) => this.forget(userId));
+  }
+
+  /** Drops cached credentials of a user (this process; other processes see the new hash). */
+  forget(userId: string): void {
+    for (const [k, v] of this.cache) if (v.userId === userId) this.cache.delete(k);
+  }
+
+  /**
+   * Verifies an Authorization header. Throws 401 for malformed or wrong credentials and
+   * disabled users, 429 when the client address is past the failed-login cap.
+   */
+  async authenticate(header: string, ip: string): Promise<AuthenticatedUser> {
+    const now = Date.now();
+    const key = sha256Hex(header);
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > now) {
+      const user = await this.directory.users.find(hit.userId);
+      if (user && user.enabled && user.password_hash === hit.passwordHash) return { user };
+      this.cache.delete(key);
+    }
+
+    const creds = parseBasic(header);
+    if (!creds) {
+      await this.fail(ip);
+    }
+    const { login, password } = creds!;
+
+    // App passwords are 72 random characters: a direct hash lookup, no throttle delay needed
+    // for the happy path, but failures still count.
+    if (password.length === 72) {
+      const ap = await this.directory.appPasswords.findLogin(sha256Hex(password));
+      if (ap && ap.userId === login) {
+        if (!ap.enabled) await this.fail(ip);
+        const user = await this.directory.users.find(ap.userId);
+        if (user) return { user, appPasswordId: ap.appPasswordId };
+      }
+    }
+
+    await this.bruteForce.throttle(ip, 'login');
+    const user = await this.directory.users.find(login);
+    if (!user || !user.enabled || !(await verifyPassword(user.password_hash, password))) {
+      await this.fail(ip);
+    }
+    await this.bruteForce.reset(ip, 'login');
+    if (this.cacheSeconds > 0) {
+      if (this.cache.size >= MAX_CACHE) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, { userId: user!.id, passwordHash: user!.password_hash, expires: now + this.cacheSeconds * 1000 });
+    }
+    return { user: user! };
+  }
+
+  private async fail(ip: string): Promise<never> {
+    await this.bruteForce.recordFailure(ip, 'login');
+    throw notLoggedIn();
+  }
+
+  /** Creates an app password for a user; the clear text is returned once and never stored. */
+  async createAppPassword(userId: string, name: string): Promise<string> {
+    const token = newAppPassword();
+    await this.directory.appPasswords.insert(userId, sha256Hex(token), name.slice(0, 255), Math.floor(Date.now() / 1000));
+    return token;
+  }
+
+  async revokeAppPassword(id: number): Promise<void> {
+    await this.directory.appPasswords.delete(id);
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The service container: one instance of each service over one database. Built by `serve`,
+ * by the CLI and by tests; routes and commands receive it and never construct services.
+ * Each capability area adds its services here.
+ */
+import type { Db } from '../db/database.js';
+import type { Settings } from '../settings.js';
+import { AppConfigRepository } from '../db/repositories/app-config.js';
+import { BruteForceRepository } from '../db/repositories/brute-force.js';
+import { PreferencesRepository } from '../db/repositories/preferences.js';
+import { AppConfigService } from './app-config.js';
+import { AuthService } from './auth.js';
+import { BruteForceService } from './brute-force.js';
+import { CapabilitiesService } from './capabilities.js';
+import { DirectoryService } from './directory.js';
+import { PreferencesService } from './preferences.js';
+
+export interface Services {
+  db: Db;
+  settings: Settings;
+  directory: DirectoryService;
+  appConfig: AppConfigService;
+  bruteForce: BruteForceService;
+  auth: AuthService;
+  preferences: PreferencesService;
+  capabilities: CapabilitiesService;
+}
+
+export function createServices(db: Db, settings: Settings): Services {
+  const directory = new DirectoryService(db);
+  const appConfig = new AppConfigService(new AppConfigRepository(db.kysely, db.dialect), directory.groups);
+  const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
+  const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
+  const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
+  const capabilities = new CapabilitiesService(preferences);
+  return { db, settings, directory, appConfig, bruteForce, auth, preferences, capabilities };
+}

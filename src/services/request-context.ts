@@ -1,0 +1,69 @@
+/**
+ * Who is calling and what they may do, for one request. Services receive this instead of
+ * HTTP objects. Group membership and the app-config snapshot are loaded lazily, at most once.
+ */
+import type { UserRow } from '../db/repositories/users.js';
+import type { AppConfigService, AppConfigSnapshot } from './app-config.js';
+import type { DirectoryService } from './directory.js';
+import { ADMIN_GROUP } from './directory.js';
+
+export type ActorKind = 'user' | 'guest' | 'anonymous';
+
+export class RequestContext {
+  private groupsPromise?: Promise<string[]>;
+  private configPromise?: Promise<AppConfigSnapshot>;
+
+  constructor(
+    private readonly directory: DirectoryService,
+    private readonly appConfig: AppConfigService,
+    /** The logged-in user, if any. */
+    readonly user: UserRow | undefined,
+    /** Client address (brute-force throttling). */
+    readonly ip: string,
+    /** The app password used for this request, when one was. */
+    readonly appPasswordId?: number,
+    /** Request headers (lower-case names) that services may consult (SIP bridge, tab id). */
+    readonly headers: Record<string, string | string[] | undefined> = {},
+  ) {}
+
+  /** Guest cookie session id, set by the guest-session layer (participants issue). */
+  guestSessionKey?: string;
+
+  get isUser(): boolean {
+    return this.user !== undefined;
+  }
+
+  get userId(): string | undefined {
+    return this.user?.id;
+  }
+
+  groups(): Promise<string[]> {
+    if (!this.user) return Promise.resolve([]);
+    this.groupsPromise ??= this.directory.groups.groupsOf(this.user.id);
+    return this.groupsPromise;
+  }
+
+  async isAdmin(): Promise<boolean> {
+    return (await this.groups()).includes(ADMIN_GROUP);
+  }
+
+  /** True when `list` is empty or the user is in one of its groups. */
+  async inGroupList(list: string[]): Promise<boolean> {
+    if (list.length === 0) return true;
+    if (!this.user) return false;
+    const mine = await this.groups();
+    return list.some((g) => mine.includes(g));
+  }
+
+  config(): Promise<AppConfigSnapshot> {
+    this.configPromise ??= this.appConfig.snapshot();
+    return this.configPromise;
+  }
+
+  /** `allowed_groups` rule: a user outside a non-empty list may not use Talk. Guests may. */
+  async canUseTalk(): Promise<boolean> {
+    if (!this.user) return true;
+    const cfg = await this.config();
+    return this.inGroupList(cfg.list('allowed_groups'));
+  }
+}

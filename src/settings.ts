@@ -1,0 +1,120 @@
+/**
+ * Environment settings, read once at start and validated: a bad value stops
+ * start-up with a message that names the variable (issue 2, item 1).
+ */
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Settings {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** postgres:// URL, or undefined for the SQLite file in dataDir. */
+  databaseUrl?: string;
+  /** Schema to use on PostgreSQL (tests isolate themselves with one schema each). */
+  databaseSchema?: string;
+  adminUser?: string;
+  adminPassword?: string;
+  logLevel: LogLevel;
+  baseUrl: string;
+  /** Base delay of the brute-force throttle; Nextcloud uses 100 ms, doubled per attempt. */
+  bruteForceDelayMs: number;
+  /** Attempts (within 12 h) after which throttled actions answer 429 instead of sleeping. */
+  bruteForceMaxAttempts: number;
+  /** How long a verified login credential stays cached (seconds). */
+  credentialCacheSeconds: number;
+  /** Run periodic jobs in this process (every process may; leases keep runs unique). */
+  jobs: boolean;
+}
+
+export class SettingsError extends Error {}
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function intSetting(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim())) throw new SettingsError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new SettingsError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function boolSetting(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new SettingsError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** Reads and validates the settings; throws SettingsError naming the bad variable. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const port = intSetting(env, 'PORT', 8080, 0, 65535);
+  const host = (env.HOST ?? '').trim() || '0.0.0.0';
+  if (/\s/.test(host)) throw new SettingsError(`HOST must be a host name or address, got "${env.HOST}"`);
+  const dataDir = path.resolve((env.DATA_DIR ?? '').trim() || './data');
+
+  let databaseUrl: string | undefined;
+  const rawDb = (env.DATABASE_URL ?? '').trim();
+  if (rawDb) {
+    let parsed: URL;
+    try {
+      parsed = new URL(rawDb);
+    } catch {
+      throw new SettingsError('DATABASE_URL must be a postgres:// URL (or unset for SQLite)');
+    }
+    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+      throw new SettingsError(`DATABASE_URL must start with postgres:// (got ${parsed.protocol}//...)`);
+    }
+    databaseUrl = rawDb;
+  }
+  const databaseSchema = (env.DATABASE_SCHEMA ?? '').trim() || undefined;
+  if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
+    throw new SettingsError('DATABASE_SCHEMA must be a lower-case SQL identifier');
+  }
+
+  const adminUser = (env.ADMIN_USER ?? '').trim() || undefined;
+  const adminPassword = env.ADMIN_PASSWORD || undefined;
+  if (adminUser && !adminPassword) throw new SettingsError('ADMIN_PASSWORD must be set when ADMIN_USER is set');
+  if (adminPassword && !adminUser) throw new SettingsError('ADMIN_USER must be set when ADMIN_PASSWORD is set');
+  if (adminUser && !/^[a-zA-Z0-9 _.@\-']{1,64}$/.test(adminUser)) {
+    throw new SettingsError('ADMIN_USER may only contain letters, digits, spaces and _.@-\' (at most 64 characters)');
+  }
+
+  const logLevel = ((env.LOG_LEVEL ?? '').trim().toLowerCase() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new SettingsError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+
+  let baseUrl = (env.BASE_URL ?? '').trim();
+  if (baseUrl) {
+    try {
+      const u = new URL(baseUrl);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+    } catch {
+      throw new SettingsError(`BASE_URL must be an http:// or https:// URL, got "${env.BASE_URL}"`);
+    }
+    baseUrl = baseUrl.replace(/\/+$/, '');
+  } else {
+    baseUrl = `http://localhost:${port}`;
+  }
+
+  return {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    databaseSchema,
+    adminUser,
+    adminPassword,
+    logLevel,
+    baseUrl,
+    bruteForceDelayMs: intSetting(env, 'BRUTE_FORCE_DELAY_MS', 100, 0, 10_000),
+    bruteForceMaxAttempts: intSetting(env, 'BRUTE_FORCE_MAX_ATTEMPTS', 10, 1, 1000),
+    credentialCacheSeconds: intSetting(env, 'CREDENTIAL_CACHE_SECONDS', 300, 0, 86_400),
+    jobs: boolSetting(env, 'JOBS', true),
+  };
+}

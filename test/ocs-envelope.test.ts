@@ -1,0 +1,75 @@
+/** The OCS layer: envelope (v1/v2, JSON/XML), CSRF rule, not-found answers, format negotiation. */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { admin, call, dialects, startParley, type Parley } from './helpers/parley.js';
+
+for (const dialect of dialects()) {
+  describe(`OCS envelope [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect);
+    });
+    after(async () => p.close());
+
+    it('status.php answers installed and not in maintenance', async () => {
+      const res = await fetch(p.url + '/status.php');
+      assert.equal(res.status, 200);
+      const body = await res.json();
+      assert.equal(body.installed, true);
+      assert.equal(body.maintenance, false);
+    });
+
+    it('v2 JSON success has statuscode 200 and no paging meta', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: admin });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.meta, { status: 'ok', statuscode: 200, message: 'OK' });
+      assert.match(r.headers.get('content-type')!, /^application\/json; charset=utf-8/);
+    });
+
+    it('v1 JSON success has statuscode 100 and empty paging strings', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: admin, version: 1 });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.meta, { status: 'ok', statuscode: 100, message: 'OK', totalitems: '', itemsperpage: '' });
+    });
+
+    it('XML is the default format, with one-space indentation', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: admin, format: 'none' });
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type')!, /^application\/xml/);
+      assert.ok(r.text.startsWith('<?xml version="1.0"?>\n<ocs>\n <meta>\n  <status>ok</status>\n  <statuscode>200</statuscode>\n  <message>OK</message>\n </meta>\n <data>\n'));
+      assert.match(r.text, /<features>\n(\s+<element>[^<]+<\/element>\n)*\s+<\/features>|<features\/>/);
+    });
+
+    it('Accept: application/json selects JSON; format=xml overrides it', async () => {
+      const j = await call(p, 'GET', '/cloud/capabilities', { as: admin, format: 'none', headers: { Accept: 'application/json' } });
+      assert.equal(j.body.ocs.meta.statuscode, 200);
+      const x = await call(p, 'GET', '/cloud/capabilities', { as: admin, format: 'xml', headers: { Accept: 'application/json' } });
+      assert.match(x.text, /^<\?xml/);
+    });
+
+    it('v1 XML failure keeps HTTP 200 except for 401', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: { user: 'admin', password: 'wrong' }, version: 1, format: 'xml' });
+      assert.equal(r.status, 401);
+      assert.match(r.text, /<statuscode>997<\/statuscode>/);
+      assert.match(r.text, /<totalitems><\/totalitems>/);
+    });
+
+    it('a request without OCS-APIRequest gets 412 CSRF check failed (plain JSON)', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: admin, ocsHeader: false });
+      assert.equal(r.status, 412);
+      assert.deepEqual(r.body, { message: 'CSRF check failed' });
+    });
+
+    it('unknown routes answer 404 in the envelope (v2) and 998 with HTTP 200 (v1)', async () => {
+      const v2 = await call(p, 'GET', '/apps/spreed/api/v4/nothing-here', { as: admin });
+      assert.equal(v2.status, 404);
+      assert.equal(v2.meta.statuscode, 404);
+      assert.equal(v2.meta.status, 'failure');
+      assert.deepEqual(v2.data, []);
+      const v1 = await call(p, 'GET', '/apps/spreed/api/v4/nothing-here', { as: admin, version: 1 });
+      assert.equal(v1.status, 200);
+      assert.equal(v1.meta.statuscode, 998);
+    });
+
+  });
+}
