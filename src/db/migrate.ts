@@ -24,6 +24,7 @@ export async function migrateToLatest(db: Db): Promise<MigrateResult> {
     provider: new ListProvider(db),
     migrationTableName: 'parley_migrations',
     migrationLockTableName: 'parley_migrations_lock',
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -57,6 +57,75 @@ export interface CacheStateTable {
   generation: number;
 }
 
+export interface RoomsTable {
+  id: Generated<number>;
+  token: string;
+  name: string;
+  type: number;
+  /** argon2id hash, '' when the conversation has no password. */
+  password: string;
+  description: string;
+  /** Call start (unix seconds), null when no call is active. */
+  active_since: number | null;
+  call_flag: number;
+  last_activity: number;
+  last_message: number;
+  lobby_state: number;
+  /** Unix seconds, 0 = no timer. */
+  lobby_timer: number;
+  read_only: number;
+  listable: number;
+  object_type: string;
+  object_id: string;
+  sip_enabled: number;
+  default_permissions: number;
+  call_permissions: number;
+  message_expiration: number;
+  breakout_room_mode: number;
+  breakout_room_status: number;
+  /** Custom avatar version stem; '' when none. */
+  avatar: string;
+  call_recording: number;
+  recording_consent: number;
+  mention_permissions: number;
+  created_at: number;
+}
+
+export interface AttendeesTable {
+  id: Generated<number>;
+  room_id: number;
+  actor_type: string;
+  actor_id: string;
+  display_name: string;
+  pin: string | null;
+  participant_type: number;
+  favorite: number;
+  notification_level: number;
+  notification_calls: number;
+  last_joined_call: number;
+  last_read_message: number;
+  last_mention_message: number;
+  last_mention_direct: number;
+  read_privacy: number;
+  permissions: number;
+  access_token: string | null;
+  invited_cloud_id: string | null;
+  phone_number: string | null;
+  call_id: string | null;
+  last_attendee_activity: number;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  attendee_id: number;
+  session_id: string;
+  in_call: number;
+  last_ping: number;
+  /** 0 inactive, 1 active. */
+  state: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -66,4 +135,7 @@ export interface Database {
   user_preferences: UserPreferencesTable;
   brute_force_attempts: BruteForceAttemptsTable;
   cache_state: CacheStateTable;
+  rooms: RoomsTable;
+  attendees: AttendeesTable;
+  sessions: SessionsTable;
 }

@@ -1,10 +1,14 @@
 /**
  * The ordered list of migrations. Each capability adds its own file and one line here;
- * names sort in the order they must run. Never edit a migration that has shipped: add one.
+ * names sort in the order they must run (areas
+ * own number ranges: 0100 conversations, 0200 participants, 0300 settings/SIP, 0400 breakout/avatars/jobs,
+ * 0500 operator tools; unordered application is allowed so areas can land in any order). Never edit a migration that has shipped: add one.
  */
 import type { ParleyMigration } from './helpers.js';
 import { foundation } from './0001-foundation.js';
+import { conversations } from './0100-conversations.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
+  conversations,
 ];
