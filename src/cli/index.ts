@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import type { Services } from '../services/index.js';
 import { openServices } from '../boot.js';
 import { serveCommand } from './serve.js';
+import { jobsCommands } from './jobs.js';
 
 /** Opens the services for one command and closes the database afterwards. */
 export async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
@@ -22,7 +23,7 @@ export class CommandError extends Error {}
 
 export type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [serveCommand];
+export const commandModules: CommandModule[] = [serveCommand, jobsCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

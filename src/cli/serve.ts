@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ensureAdminAccount, openServices } from '../boot.js';
 import { buildServer } from '../http/server.js';
-import { startJobs } from '../jobs/runner.js';
+import { startJobs } from '../jobs/index.js';
 
 export function serveCommand(program: Command): void {
   program

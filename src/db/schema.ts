@@ -12,6 +12,8 @@ export interface UsersTable {
   enabled: number;
   password_hash: string;
   created_at: number;
+  /** Unix seconds of the last login with a password or app password (0: never). */
+  last_login: number;
 }
 
 export interface GroupsTable {
@@ -126,6 +128,17 @@ export interface SessionsTable {
   state: number;
 }
 
+export interface JobRunsTable {
+  name: string;
+  next_run_at: number;
+  last_run_at: number;
+  last_finished_at: number;
+  last_status: string;
+  last_error: string;
+  last_owner: string;
+  runs: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -138,4 +151,5 @@ export interface Database {
   rooms: RoomsTable;
   attendees: AttendeesTable;
   sessions: SessionsTable;
+  job_runs: JobRunsTable;
 }

@@ -1,26 +1,89 @@
 /**
- * Periodic jobs. Each job runs in every process but takes a lease in the database first, so a
- * run happens once however many processes share the database (jobs area, issue 6). The list
- * starts empty; areas register their jobs in `jobs`.
+ * Periodic jobs. Every process runs the same timers, but before a run a process must claim the
+ * job's schedule row in the database (a conditional UPDATE of next_run_at), so each run happens
+ * exactly once however many processes share the database. Steps must be idempotent anyway: a
+ * process that dies mid-run simply leaves the work for the next slot.
  */
+import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { JobRunsRepository, type JobRunRow } from '../db/repositories/job-runs.js';
 import type { Services } from '../services/index.js';
 
 export interface JobDef {
   name: string;
+  /** Seconds between runs. */
   intervalSeconds: number;
-  run(services: Services): Promise<void>;
+  description: string;
+  /** One idempotent step; returns a short summary (e.g. how many rows it changed). */
+  run(services: Services, now: number): Promise<string | void>;
 }
 
+/** The job list; each area adds its jobs (registerJob at module load). */
 export const jobs: JobDef[] = [];
 
-/** Starts timers for every registered job; returns a function that stops them. */
-export function startJobs(services: Services, log: FastifyBaseLogger): () => void {
-  const timers = jobs.map((job) =>
-    setInterval(() => {
-      job.run(services).catch((err) => log.error({ err, job: job.name }, 'job failed'));
-    }, job.intervalSeconds * 1000),
-  );
-  timers.forEach((t) => t.unref());
-  return () => timers.forEach((t) => clearInterval(t));
+export function registerJob(def: JobDef): void {
+  if (!jobs.some((j) => j.name === def.name)) jobs.push(def);
+}
+
+/** Identifies this process in job_runs.last_owner. */
+export const PROCESS_ID = `${process.pid}-${randomBytes(4).toString('hex')}`;
+
+/** Listeners told about every finished run (metrics). */
+export const jobRunListeners: Array<(name: string, status: 'ok' | 'failed', ms: number) => void> = [];
+
+export interface RunOutcome {
+  ran: boolean;
+  status?: 'ok' | 'failed';
+  summary?: string;
+  error?: string;
+}
+
+/** Claims and runs one job if it is due (or whatever the schedule with `force`). */
+export async function runJobIfDue(services: Services, job: JobDef, force = false): Promise<RunOutcome> {
+  const repo = new JobRunsRepository(services.db.kysely);
+  await repo.ensure(job.name);
+  const now = Math.floor(Date.now() / 1000);
+  if (!(await repo.claim(job.name, now, now + job.intervalSeconds, PROCESS_ID, force))) return { ran: false };
+  const started = Date.now();
+  try {
+    const summary = (await job.run(services, now)) ?? '';
+    await repo.finish(job.name, Math.floor(Date.now() / 1000), 'ok');
+    jobRunListeners.forEach((fn) => fn(job.name, 'ok', Date.now() - started));
+    return { ran: true, status: 'ok', summary };
+  } catch (err) {
+    const message = (err as Error)?.message ?? String(err);
+    await repo.finish(job.name, Math.floor(Date.now() / 1000), 'failed', message);
+    jobRunListeners.forEach((fn) => fn(job.name, 'failed', Date.now() - started));
+    return { ran: true, status: 'failed', error: message };
+  }
+}
+
+export async function jobStates(services: Services): Promise<Array<{ job: JobDef; row?: JobRunRow }>> {
+  const rows = await new JobRunsRepository(services.db.kysely).all();
+  return jobs.map((job) => ({ job, row: rows.find((r) => r.name === job.name) }));
+}
+
+/**
+ * Starts the scheduler: every `tickMs` each due job is tried (the database decides who runs it).
+ * Returns a function that stops it.
+ */
+export function startJobs(services: Services, log: FastifyBaseLogger, tickMs = 1000): () => void {
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (const job of jobs) {
+        const out = await runJobIfDue(services, job);
+        if (out.status === 'failed') log.error({ job: job.name, error: out.error }, 'job failed');
+        else if (out.ran && out.summary) log.info({ job: job.name, summary: out.summary }, 'job ran');
+      }
+    } catch (err) {
+      log.error({ err }, 'job scheduler error');
+    } finally {
+      busy = false;
+    }
+  }, tickMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

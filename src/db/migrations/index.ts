@@ -6,9 +6,13 @@
  */
 import type { ParleyMigration } from './helpers.js';
 import { foundation } from './0001-foundation.js';
+import { userLastLogin } from './0002-user-last-login.js';
 import { conversations } from './0100-conversations.js';
+import { jobs } from './0400-jobs.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
+  userLastLogin,
   conversations,
+  jobs,
 ];

@@ -1,0 +1,40 @@
+/** SQL for job schedule rows. Claiming is one conditional UPDATE, atomic on both databases. */
+import type { Kysely } from 'kysely';
+import type { Database, JobRunsTable } from '../schema.js';
+
+export type JobRunRow = JobRunsTable;
+
+export class JobRunsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Creates the row if missing (due immediately). */
+  async ensure(name: string): Promise<void> {
+    await this.db
+      .insertInto('job_runs')
+      .values({ name, next_run_at: 0, last_run_at: 0, last_finished_at: 0, last_status: '', last_error: '', last_owner: '', runs: 0 })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+  }
+
+  /**
+   * Takes the run due at or before `now`: moves next_run_at forward only if it is still due, so
+   * exactly one process wins each slot. With `force`, takes it whatever the schedule.
+   */
+  async claim(name: string, now: number, nextRunAt: number, owner: string, force = false): Promise<boolean> {
+    let q = this.db
+      .updateTable('job_runs')
+      .set((eb) => ({ next_run_at: nextRunAt, last_run_at: now, last_owner: owner, last_status: 'running', runs: eb('runs', '+', 1) }))
+      .where('name', '=', name);
+    if (!force) q = q.where('next_run_at', '<=', now);
+    const res = await q.executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  async finish(name: string, now: number, status: 'ok' | 'failed', error = ''): Promise<void> {
+    await this.db.updateTable('job_runs').set({ last_finished_at: now, last_status: status, last_error: error.slice(0, 2000) }).where('name', '=', name).execute();
+  }
+
+  all(): Promise<JobRunRow[]> {
+    return this.db.selectFrom('job_runs').selectAll().orderBy('name').execute();
+  }
+}

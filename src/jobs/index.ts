@@ -1,0 +1,5 @@
+/**
+ * Loads every job module (each calls registerJob). Areas add one import line here; `serve` and
+ * the `jobs:*` commands import this file.
+ */
+export { jobs, registerJob, runJobIfDue, jobStates, startJobs } from './runner.js';
