@@ -36,3 +36,22 @@ export function passwordProblem(password: string): string | null {
   if (password.length > 469) return 'Password is too long';
   return null;
 }
+
+/**
+ * Keys of `PUT /cloud/users/{userid}` Parley stores (Nextcloud UsersController::editUser):
+ * `display` is the legacy alias of `displayname`.
+ */
+export const EDITABLE_USER_KEYS = ['display', 'displayname', 'email', 'password'] as const;
+export type EditableUserKey = (typeof EDITABLE_USER_KEYS)[number];
+
+export function isEditableUserKey(key: string): key is EditableUserKey {
+  return (EDITABLE_USER_KEYS as readonly string[]).includes(key);
+}
+
+/**
+ * Whether a caller may see or edit an account: an admin may act on anyone, a user only on
+ * themself (Nextcloud also has sub-admins; Parley does not).
+ */
+export function mayManageUser(callerId: string, isAdmin: boolean, targetId: string): boolean {
+  return isAdmin || callerId === targetId;
+}

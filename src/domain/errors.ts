@@ -70,3 +70,12 @@ export const notImplemented = (error: string) => new ApiError(501, reason(error)
 
 /** 413: body too large. */
 export const payloadTooLarge = (error: string, message?: string) => new ApiError(413, reason(error, message));
+
+/**
+ * Nextcloud provisioning API failure with its numbered OCS code (101 invalid input, 102 exists,
+ * 103/104 unknown, ...): v2 answers HTTP 400 with that statuscode, v1 HTTP 200 with it.
+ */
+export const ocsFailure = (code: number, error: string, message: string) => new ApiError(code, reason(error, message), message);
+
+/** Nextcloud's `RESPOND_NOT_FOUND` (998): HTTP 404 on v2, statuscode 998 with HTTP 200 on v1. */
+export const ocsNotFound = (error: string, message = '') => new ApiError(404, reason(error, message || undefined), message, 998);

@@ -25,6 +25,12 @@ interface CacheEntry {
 
 const MAX_CACHE = 10_000;
 
+/**
+ * `lastLogin` is written at most once a minute per user, so app-password requests (never
+ * cached) add no write to the steady state of a client.
+ */
+const LAST_LOGIN_RESOLUTION_SECONDS = 60;
+
 export function parseBasic(header: string): { login: string; password: string } | null {
   const m = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
   if (!m) return null;
@@ -77,7 +83,10 @@ export class AuthService {
       if (ap && ap.userId === login) {
         if (!ap.enabled) await this.fail(ip);
         const user = await this.directory.users.find(ap.userId);
-        if (user) return { user, appPasswordId: ap.appPasswordId };
+        if (user) {
+          await this.recordLogin(user);
+          return { user, appPasswordId: ap.appPasswordId };
+        }
       }
     }
 
@@ -87,11 +96,19 @@ export class AuthService {
       await this.fail(ip);
     }
     await this.bruteForce.reset(ip, 'login');
+    await this.recordLogin(user!);
     if (this.cacheSeconds > 0) {
       if (this.cache.size >= MAX_CACHE) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(key, { userId: user!.id, passwordHash: user!.password_hash, expires: now + this.cacheSeconds * 1000 });
     }
     return { user: user! };
+  }
+
+  private async recordLogin(user: UserRow): Promise<void> {
+    const now = Math.floor(Date.now() / 1000);
+    if (now - Number(user.last_login) < LAST_LOGIN_RESOLUTION_SECONDS) return;
+    await this.directory.users.touchLastLogin(user.id, now);
+    user.last_login = now;
   }
 
   private async fail(ip: string): Promise<never> {
@@ -103,6 +120,13 @@ export class AuthService {
   async createAppPassword(userId: string, name: string): Promise<string> {
     const token = newAppPassword();
     await this.directory.appPasswords.insert(userId, sha256Hex(token), name.slice(0, 255), Math.floor(Date.now() / 1000));
+    return token;
+  }
+
+  /** Replaces the secret of an app password; the old clear text stops working at once. */
+  async rotateAppPassword(id: number): Promise<string> {
+    const token = newAppPassword();
+    await this.directory.appPasswords.replaceHash(id, sha256Hex(token));
     return token;
   }
 

@@ -7,15 +7,11 @@ import type { Db } from '../db/database.js';
 import { UsersRepository, type UserRow } from '../db/repositories/users.js';
 import { GroupsRepository, type GroupRow } from '../db/repositories/groups.js';
 import { AppPasswordsRepository } from '../db/repositories/app-passwords.js';
-import { PreferencesRepository } from '../db/repositories/preferences.js';
-import { ApiError, badRequest, notFound } from '../domain/errors.js';
+import { badRequest, notFound, ocsFailure } from '../domain/errors.js';
 import { displayNameProblem, emailProblem, groupIdProblem, passwordProblem, userIdProblem } from '../domain/accounts.js';
 import { hashPassword } from '../domain/passwords.js';
 
 export const ADMIN_GROUP = 'admin';
-
-/** Nextcloud provisioning API failure (statuscode 1xx maps to HTTP 400 on v2). */
-const ocsFailure = (code: number, error: string, message: string) => new ApiError(code, { error, message }, message);
 
 export interface DirectoryListeners {
   userDeleted: Array<(userId: string) => Promise<void>>;
@@ -38,7 +34,6 @@ export class DirectoryService {
   readonly users: UsersRepository;
   readonly groups: GroupsRepository;
   readonly appPasswords: AppPasswordsRepository;
-  private readonly prefs: PreferencesRepository;
   readonly listeners: DirectoryListeners = {
     userDeleted: [],
     memberAdded: [],
@@ -51,7 +46,6 @@ export class DirectoryService {
     this.users = new UsersRepository(db.kysely);
     this.groups = new GroupsRepository(db.kysely);
     this.appPasswords = new AppPasswordsRepository(db.kysely);
-    this.prefs = new PreferencesRepository(db.kysely);
   }
 
   getUser(id: string): Promise<UserRow | undefined> {
@@ -74,9 +68,49 @@ export class DirectoryService {
     return (await this.groups.groupsOf(userId)).includes(ADMIN_GROUP);
   }
 
-  /** Creates a user; throws provisioning-API failures (102 exists, 101 invalid, 104 unknown group). */
+  /** User ids matching `search` (id, display name or email), ordered by id. */
+  async listUserIds(search = '', limit?: number, offset = 0): Promise<string[]> {
+    return (await this.users.list(search, limit, offset)).map((u) => u.id);
+  }
+
+  /** Users matching `search` with their display names, ordered by id (CLI listing). */
+  listUsers(search = '', limit?: number, offset = 0): Promise<UserRow[]> {
+    return this.users.list(search, limit, offset);
+  }
+
+  async listGroupIds(search = '', limit?: number, offset = 0): Promise<string[]> {
+    return (await this.groups.list(search, limit, offset)).map((g) => g.id);
+  }
+
+  listGroups(search = '', limit?: number, offset = 0): Promise<GroupRow[]> {
+    return this.groups.list(search, limit, offset);
+  }
+
+  groupsOf(userId: string): Promise<string[]> {
+    return this.groups.groupsOf(userId);
+  }
+
+  /** Members of an existing group (404 `group` otherwise). */
+  async membersOf(groupId: string): Promise<string[]> {
+    await this.requireGroup(groupId);
+    return this.groups.membersOf(groupId);
+  }
+
+  /**
+   * Creates a user with its groups in one transaction; throws provisioning-API failures
+   * (102 exists, 104 unknown group, 101 invalid id/password/display name/email) and then
+   * nothing is stored. Checks run in Nextcloud's order (exists before groups before the rest).
+   */
   async createUser(input: NewUser): Promise<UserRow> {
     const idProblem = userIdProblem(input.id);
+    // Nextcloud logins are case-insensitive, so "Alice" clashes with an existing "alice".
+    if (!idProblem && (await this.users.findCaseInsensitive(input.id))) throw ocsFailure(102, 'userid', 'User already exists');
+    const groups = [...new Set(input.groups ?? [])];
+    if (groups.length) {
+      const found = new Set((await this.groups.existing(groups)).map((g) => g.id));
+      const missing = groups.find((g) => !found.has(g));
+      if (missing !== undefined) throw ocsFailure(104, 'groups', `group ${missing} does not exist`);
+    }
     if (idProblem) throw ocsFailure(101, 'userid', idProblem);
     const pwProblem = passwordProblem(input.password);
     if (pwProblem) throw ocsFailure(101, 'password', pwProblem);
@@ -86,36 +120,29 @@ export class DirectoryService {
     const email = input.email ?? '';
     const emProblem = emailProblem(email);
     if (emProblem) throw ocsFailure(101, 'email', emProblem);
-    const groups = [...new Set(input.groups ?? [])];
-    if (groups.length) {
-      const found = new Set((await this.groups.existing(groups)).map((g) => g.id));
-      const missing = groups.find((g) => !found.has(g));
-      if (missing !== undefined) throw ocsFailure(104, 'groups', `group ${missing} does not exist`);
-    }
-    if (await this.users.find(input.id)) throw ocsFailure(102, 'userid', 'User already exists');
-    // Case-insensitive clash (Nextcloud logins are case-insensitive).
-    const passwordHash = await hashPassword(input.password);
     const row: UserRow = {
       id: input.id,
       display_name: dn,
       email,
       enabled: 1,
-      password_hash: passwordHash,
+      password_hash: await hashPassword(input.password),
       created_at: Math.floor(Date.now() / 1000),
+      last_login: 0,
     };
     try {
-      await this.users.insert(row);
+      await this.users.insertWithGroups(row, groups);
     } catch {
-      // A concurrent insert of the same id lost the race.
+      // A concurrent insert of the same id won the race (primary key).
       throw ocsFailure(102, 'userid', 'User already exists');
     }
-    for (const g of groups) await this.addToGroup(g, input.id);
+    for (const g of groups) for (const fn of this.listeners.memberAdded) await fn(g, input.id);
     return row;
   }
 
+  /** New login password; cached credentials of the user stop working at once. */
   async setPassword(userId: string, password: string): Promise<void> {
     const problem = passwordProblem(password);
-    if (problem) throw ocsFailure(101, 'password', problem);
+    if (problem) throw ocsFailure(102, 'password', problem);
     await this.requireUser(userId);
     await this.users.update(userId, { password_hash: await hashPassword(password) });
     this.listeners.credentialsChanged.forEach((fn) => fn(userId));
@@ -130,7 +157,7 @@ export class DirectoryService {
 
   async setEmail(userId: string, email: string): Promise<void> {
     const problem = emailProblem(email);
-    if (problem) throw ocsFailure(102, 'email', problem);
+    if (problem) throw ocsFailure(101, 'email', problem);
     await this.requireUser(userId);
     await this.users.update(userId, { email });
   }
@@ -141,20 +168,19 @@ export class DirectoryService {
     if (!enabled) this.listeners.credentialsChanged.forEach((fn) => fn(userId));
   }
 
+  /** Deletes a user; listeners (conversations) clean up first, then the account goes in one transaction. */
   async deleteUser(userId: string): Promise<void> {
     await this.requireUser(userId);
     for (const fn of this.listeners.userDeleted) await fn(userId);
-    await this.groups.removeUserEverywhere(userId);
-    await this.appPasswords.deleteForUser(userId);
-    await this.prefs.deleteForUser(userId);
-    await this.users.delete(userId);
+    await this.users.deleteAccount(userId);
     this.listeners.credentialsChanged.forEach((fn) => fn(userId));
   }
 
+  /** Creates a group (101 invalid id or display name, 102 exists). The display name defaults to the id. */
   async createGroup(id: string, displayName?: string): Promise<GroupRow> {
     const problem = groupIdProblem(id);
     if (problem) throw ocsFailure(101, 'groupid', problem);
-    const dn = displayName ?? id;
+    const dn = displayName || id;
     const dnProblem = displayNameProblem(dn);
     if (dnProblem) throw ocsFailure(101, 'displayname', dnProblem);
     if (await this.groups.find(id)) throw ocsFailure(102, 'groupid', 'group exists');

@@ -14,6 +14,7 @@ import { BruteForceService } from './brute-force.js';
 import { CapabilitiesService } from './capabilities.js';
 import { DirectoryService } from './directory.js';
 import { PreferencesService } from './preferences.js';
+import { ProvisioningService } from './provisioning.js';
 
 export interface Services {
   db: Db;
@@ -24,6 +25,7 @@ export interface Services {
   auth: AuthService;
   preferences: PreferencesService;
   capabilities: CapabilitiesService;
+  provisioning: ProvisioningService;
 }
 
 export function createServices(db: Db, settings: Settings): Services {
@@ -33,5 +35,6 @@ export function createServices(db: Db, settings: Settings): Services {
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
-  return { db, settings, directory, appConfig, bruteForce, auth, preferences, capabilities };
+  const provisioning = new ProvisioningService(directory, auth);
+  return { db, settings, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning };
 }

@@ -30,6 +30,10 @@ export class AppPasswordsRepository {
       .executeTakeFirst();
   }
 
+  async replaceHash(id: number, tokenHash: string): Promise<void> {
+    await this.db.updateTable('app_passwords').set({ token_hash: tokenHash }).where('id', '=', id).execute();
+  }
+
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('app_passwords').where('id', '=', id).execute();
   }

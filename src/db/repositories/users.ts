@@ -11,6 +11,15 @@ export class UsersRepository {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** A user whose id equals `id` ignoring case (Nextcloud user ids are unique case-insensitively). */
+  findCaseInsensitive(id: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where((eb) => eb(eb.fn('lower', ['id']), '=', id.toLowerCase()))
+      .executeTakeFirst();
+  }
+
   /** Existing ids among `ids` (one query, whatever the number). */
   async existing(ids: string[]): Promise<UserRow[]> {
     if (ids.length === 0) return [];
@@ -28,6 +37,34 @@ export class UsersRepository {
 
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('users').where('id', '=', id).execute();
+  }
+
+  /** Inserts a user and its group memberships in one transaction (all or nothing). */
+  async insertWithGroups(row: UserRow, groupIds: string[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('users').values(row).execute();
+      if (groupIds.length) {
+        await trx
+          .insertInto('group_members')
+          .values(groupIds.map((g) => ({ group_id: g, user_id: row.id })))
+          .execute();
+      }
+    });
+  }
+
+  /** Removes a user with its memberships, app passwords and preferences in one transaction. */
+  async deleteAccount(id: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('group_members').where('user_id', '=', id).execute();
+      await trx.deleteFrom('app_passwords').where('user_id', '=', id).execute();
+      await trx.deleteFrom('user_preferences').where('user_id', '=', id).execute();
+      await trx.deleteFrom('users').where('id', '=', id).execute();
+    });
+  }
+
+  /** Records a login; skipped by the caller when the stored time is recent (see AuthService). */
+  async touchLastLogin(id: string, now: number): Promise<void> {
+    await this.db.updateTable('users').set({ last_login: now }).where('id', '=', id).execute();
   }
 
   /** Ids matching `search` in id, display name or email, ordered by id. */

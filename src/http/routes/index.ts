@@ -3,10 +3,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/index.js';
+import { appPasswordRoutes } from './app-passwords.js';
 import { coreRoutes } from './core.js';
+import { provisioningGroupRoutes } from './provisioning-groups.js';
+import { provisioningUserRoutes } from './provisioning-users.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
 export const routeModules: RouteModule[] = [
   coreRoutes,
+  provisioningUserRoutes,
+  provisioningGroupRoutes,
+  appPasswordRoutes,
 ];

@@ -1,0 +1,39 @@
+/**
+ * App passwords as Nextcloud clients obtain them (Login Flow's last step and the clients'
+ * "convert to app password" call): `GET /core/getapppassword`, `DELETE /core/apppassword`,
+ * `POST /core/apppassword/rotate`. The clear text is returned once and never stored.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services/index.js';
+import { ocsRoute } from '../ocs/route.js';
+
+export async function appPasswordRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const prov = services.provisioning;
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: '/core/getapppassword',
+    auth: 'user',
+    summary: "Turn the caller's login password into a new app password (403 with an app password)",
+    handler: ({ ctx, request }) => prov.createAppPassword(ctx, String(request.headers['user-agent'] ?? '')),
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: '/core/apppassword',
+    auth: 'user',
+    summary: 'Revoke the app password used by this request (403 without one)',
+    handler: async ({ ctx }) => {
+      await prov.revokeAppPassword(ctx);
+      return [];
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: '/core/apppassword/rotate',
+    auth: 'user',
+    summary: 'Give the app password used by this request a new secret (403 without one)',
+    handler: ({ ctx }) => prov.rotateAppPassword(ctx),
+  });
+}

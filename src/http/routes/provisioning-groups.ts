@@ -1,0 +1,60 @@
+/**
+ * Nextcloud's provisioning API for groups (issue 2, item 4): list, create, delete, members.
+ * Admin-only in Parley (no sub-admins).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services/index.js';
+import { ocsRoute } from '../ocs/route.js';
+import { pageParams } from './provisioning-users.js';
+
+const groupid = Type.String({ 'x-error': 'groupid' });
+
+export async function provisioningGroupRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const prov = services.provisioning;
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: '/cloud/groups',
+    auth: 'admin',
+    summary: 'List group ids (search, limit, offset)',
+    params: Type.Object(pageParams),
+    handler: ({ params }) => prov.listGroups(params),
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: '/cloud/groups',
+    auth: 'admin',
+    summary: 'Create a group (groupid, displayname)',
+    params: Type.Object({ groupid: Type.String({ default: '' }), displayname: Type.String({ default: '' }) }),
+    handler: async ({ params }) => {
+      await prov.createGroup(params.groupid, params.displayname);
+      return [];
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: '/cloud/groups/:groupid',
+    auth: 'admin',
+    summary: 'Delete a group (not admin)',
+    params: Type.Object({ groupid }),
+    handler: async ({ params }) => {
+      await prov.deleteGroup(params.groupid);
+      return [];
+    },
+  });
+
+  // `/cloud/groups/{groupid}` is Nextcloud's deprecated spelling of the members list.
+  for (const path of ['/cloud/groups/:groupid/users', '/cloud/groups/:groupid']) {
+    ocsRoute(app, services, {
+      method: 'GET',
+      path,
+      auth: 'admin',
+      summary: 'Members of a group',
+      params: Type.Object({ groupid }),
+      handler: ({ params }) => prov.groupMembers(params.groupid),
+    });
+  }
+}
