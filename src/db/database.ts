@@ -21,6 +21,8 @@ export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
   stats: DbStats;
+  /** The PostgreSQL schema in use, when one was given. */
+  schema?: string;
   close(): Promise<void>;
 }
 
@@ -57,7 +59,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-    return { kysely, dialect: 'postgres', stats, close: () => kysely.destroy() };
+    return { kysely, dialect: 'postgres', stats, schema, close: () => kysely.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, 'parley.sqlite');

@@ -25,6 +25,9 @@ export async function migrateToLatest(db: Db): Promise<MigrateResult> {
     migrationTableName: 'parley_migrations',
     migrationLockTableName: 'parley_migrations_lock',
     allowUnorderedMigrations: true,
+    // Kysely looks for its tables in every schema unless told which one: with several schemas in
+    // one database (concurrent PostgreSQL tests), it would see another schema's lock table.
+    ...(db.schema ? { migrationTableSchema: db.schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
