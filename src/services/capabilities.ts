@@ -4,6 +4,7 @@
  * `allowed_groups` gets no `spreed` key.
  */
 import { activeFeatures } from '../domain/features.js';
+import { sipConfigured } from '../domain/sip.js';
 import { SERVER_VERSION, TALK_VERSION } from '../domain/version.js';
 import type { AppConfigSnapshot } from './app-config.js';
 import { effectivePreferences, type PreferencesService } from './preferences.js';
@@ -22,10 +23,8 @@ const CONFIG_LOCAL = {
   experiments: ['enabled'],
 };
 
-/** "SIP configured": shared secret and dial-in info both set (talk-behaviour.md §12). */
-export function sipConfigured(cfg: AppConfigSnapshot): boolean {
-  return cfg.get('sip_bridge_shared_secret') !== '' && cfg.get('sip_bridge_dialin_info') !== '';
-}
+/** Kept here for callers that imported it from capabilities; the rule lives in domain/sip.ts. */
+export { sipConfigured };
 
 export class CapabilitiesService {
   constructor(private readonly preferences: PreferencesService) {}

@@ -14,6 +14,7 @@ import { BruteForceService } from './brute-force.js';
 import { CapabilitiesService } from './capabilities.js';
 import { DirectoryService } from './directory.js';
 import { PreferencesService } from './preferences.js';
+import { SipSettingsService } from './sip-settings.js';
 import { ProvisioningService } from './provisioning.js';
 
 export interface Services {
@@ -25,6 +26,7 @@ export interface Services {
   auth: AuthService;
   preferences: PreferencesService;
   capabilities: CapabilitiesService;
+  sipSettings: SipSettingsService;
   provisioning: ProvisioningService;
 }
 
@@ -36,5 +38,6 @@ export function createServices(db: Db, settings: Settings): Services {
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
   const provisioning = new ProvisioningService(directory, auth);
-  return { db, settings, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning };
+  const sipSettings = new SipSettingsService(appConfig, directory.groups);
+  return { db, settings, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings };
 }

@@ -1,8 +1,9 @@
 /**
- * Per-user preferences (Nextcloud user config of app `spreed`). Reading and effective values
- * live here; validation of writes belongs to the settings area (issue 5).
+ * Per-user preferences (Nextcloud user config of app `spreed`): reads, effective values and
+ * validated writes. The rules live in domain/user-settings.ts (contract "User settings").
  */
 import type { PreferencesRepository } from '../db/repositories/preferences.js';
+import { validateProvisioningSetting, validateUserSetting } from '../domain/user-settings.js';
 import type { AppConfigSnapshot } from './app-config.js';
 
 export class PreferencesService {
@@ -10,6 +11,25 @@ export class PreferencesService {
 
   forUser(userId: string): Promise<Map<string, string>> {
     return this.repo.forUser(userId);
+  }
+
+  /** `POST /settings/user` (contract "Settings"): validates, then stores; 400 stores nothing. */
+  async setUserSetting(userId: string, key: string, value: string): Promise<void> {
+    const v = validateUserSetting(key, value);
+    if (v.key === 'read_status_privacy') await this.repo.setReadPrivacy(userId, v.value as '0' | '1');
+    else await this.repo.set(userId, v.key, v.value);
+  }
+
+  /** Provisioning `POST /config/users/spreed/{configKey}` for the caller's own preference. */
+  async setProvisioned(userId: string, key: string, value: string): Promise<void> {
+    const v = validateProvisioningSetting(key, value);
+    await this.repo.set(userId, v.key, v.value);
+  }
+
+  /** Provisioning `DELETE`: back to the app-config fallback. */
+  async deleteProvisioned(userId: string, key: string): Promise<void> {
+    const v = validateProvisioningSetting(key);
+    await this.repo.delete(userId, v.key);
   }
 }
 

@@ -2,6 +2,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
+async function upsert(db: Kysely<Database>, userId: string, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('user_preferences')
+    .values({ user_id: userId, key, value })
+    .onConflict((oc) => oc.columns(['user_id', 'key']).doUpdateSet({ value }))
+    .execute();
+}
+
 export class PreferencesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -11,11 +19,23 @@ export class PreferencesRepository {
   }
 
   async set(userId: string, key: string, value: string): Promise<void> {
-    await this.db
-      .insertInto('user_preferences')
-      .values({ user_id: userId, key, value })
-      .onConflict((oc) => oc.columns(['user_id', 'key']).doUpdateSet({ value }))
-      .execute();
+    await upsert(this.db, userId, key, value);
+  }
+
+  /**
+   * Stores `read_status_privacy` and copies it onto every attendee row of the user in one
+   * transaction, so `lastCommonReadMessage` follows the new setting (talk-behaviour.md §12).
+   */
+  async setReadPrivacy(userId: string, value: '0' | '1'): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await upsert(trx, userId, 'read_status_privacy', value);
+      await trx
+        .updateTable('attendees')
+        .set({ read_privacy: Number(value) })
+        .where('actor_type', '=', 'users')
+        .where('actor_id', '=', userId)
+        .execute();
+    });
   }
 
   async delete(userId: string, key: string): Promise<void> {

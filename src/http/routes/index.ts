@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/index.js';
 import { appPasswordRoutes } from './app-passwords.js';
 import { coreRoutes } from './core.js';
+import { provisioningConfigRoutes } from './provisioning-config.js';
+import { settingsRoutes } from './settings.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 
@@ -15,4 +17,6 @@ export const routeModules: RouteModule[] = [
   provisioningUserRoutes,
   provisioningGroupRoutes,
   appPasswordRoutes,
+  settingsRoutes,
+  provisioningConfigRoutes,
 ];

@@ -1,0 +1,57 @@
+/**
+ * Per-user configuration through Nextcloud's provisioning API (contract "Set a per-user setting
+ * through the server API"; talk-reference.md §4.1): the caller's own `spreed` preferences
+ * calls_start_without_media, blur_virtual_background, conversations_list_style and chat_style.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { badRequest } from '../../domain/errors.js';
+import type { Services } from '../../services/index.js';
+import { ocsRoute } from '../ocs/route.js';
+
+const PATH = '/apps/provisioning_api/api/v1/config/users/:appId/:configKey';
+
+const target = {
+  appId: Type.String({ maxLength: 64 }),
+  configKey: Type.String({ maxLength: 64 }),
+};
+
+/** Only Talk's own preferences live in Parley. */
+function requireSpreed(appId: string): void {
+  if (appId !== 'spreed') throw badRequest('app', `Unknown app "${appId}"; only spreed is provided here`);
+}
+
+export async function provisioningConfigRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: PATH,
+    auth: 'user',
+    summary: "Set one of the caller's own spreed preferences (field configValue)",
+    params: Type.Object({
+      ...target,
+      // Nextcloud's field is `configValue`; `value` is accepted too (issue 5 names it so).
+      configValue: Type.Optional(Type.String({ maxLength: 64 })),
+      value: Type.Optional(Type.String({ maxLength: 64, 'x-error': 'configValue' })),
+    }),
+    handler: async ({ params, ctx }) => {
+      requireSpreed(params.appId);
+      const value = params.configValue ?? params.value;
+      if (value === undefined) throw badRequest('configValue', 'configValue is required');
+      await services.preferences.setProvisioned(ctx.userId!, params.configKey, value);
+      return [];
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: PATH,
+    auth: 'user',
+    summary: "Reset one of the caller's own spreed preferences to the server default",
+    params: Type.Object(target),
+    handler: async ({ params, ctx }) => {
+      requireSpreed(params.appId);
+      await services.preferences.deleteProvisioned(ctx.userId!, params.configKey);
+      return [];
+    },
+  });
+}

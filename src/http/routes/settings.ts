@@ -1,0 +1,51 @@
+/**
+ * Settings (contract "Settings", base api/v1): the caller's user settings and the admin's SIP
+ * bridge settings. talk-reference.md §4.1, talk-behaviour.md §12.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { registerFeatures } from '../../domain/features.js';
+import type { Services } from '../../services/index.js';
+import { ocsRoute } from '../ocs/route.js';
+
+// The user setting `typing_privacy` exists (talk-reference.md §2.2 "typing-privacy").
+registerFeatures([{ name: 'typing-privacy' }]);
+
+const SETTINGS = '/apps/spreed/api/v1/settings';
+
+export async function settingsRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${SETTINGS}/user`,
+    auth: 'user',
+    talk: true,
+    summary: "Set one of the caller's user settings (attachment_folder, read_status_privacy, typing_privacy, play_sounds)",
+    params: Type.Object({
+      key: Type.String({ maxLength: 64 }),
+      // Ints arrive as numbers in JSON bodies; they are validated as their decimal string.
+      value: Type.String({ maxLength: 4096 }),
+    }),
+    handler: async ({ params, ctx }) => {
+      await services.preferences.setUserSetting(ctx.userId!, params.key, params.value);
+      return null;
+    },
+  });
+
+  // Always routed, although the contract names sip-support as its capability: that feature is
+  // advertised only once SIP is configured, and this is the endpoint that configures it.
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${SETTINGS}/sip`,
+    auth: 'admin',
+    summary: 'Set the SIP bridge settings (admin): sipGroups, dialInInfo, sharedSecret, all in one request',
+    params: Type.Object({
+      sipGroups: Type.Array(Type.String({ maxLength: 255 }), { default: [], maxItems: 1000 }),
+      dialInInfo: Type.String({ default: '' }),
+      sharedSecret: Type.String({ default: '' }),
+    }),
+    handler: async ({ params }) => {
+      await services.sipSettings.save(params);
+      return null;
+    },
+  });
+}
