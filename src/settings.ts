@@ -26,6 +26,10 @@ export interface Settings {
   credentialCacheSeconds: number;
   /** Run periodic jobs in this process (every process may; leases keep runs unique). */
   jobs: boolean;
+  /** smtp:// or smtps:// URL of the mail server; unset = mail goes to the outbox table and the log. */
+  smtpUrl?: string;
+  /** Sender address of the mail Parley sends. */
+  mailFrom: string;
 }
 
 export class SettingsError extends Error {}
@@ -48,6 +52,27 @@ function boolSetting(env: NodeJS.ProcessEnv, name: string, def: boolean): boolea
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new SettingsError(`${name} must be true or false, got "${raw}"`);
+}
+
+function smtpUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = (env.SMTP_URL ?? '').trim();
+  if (!raw) return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    // Never echo the value: it may carry the SMTP password.
+    throw new SettingsError('SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new SettingsError('SMTP_URL must start with smtp:// or smtps://');
+  return raw;
+}
+
+function mailFromSetting(env: NodeJS.ProcessEnv, baseUrl: string): string {
+  const raw = (env.MAIL_FROM ?? '').trim();
+  if (!raw) return `parley@${new URL(baseUrl).hostname}`;
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(raw)) throw new SettingsError(`MAIL_FROM must be an e-mail address, got "${raw}"`);
+  return raw;
 }
 
 /** Reads and validates the settings; throws SettingsError naming the bad variable. */
@@ -116,5 +141,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bruteForceMaxAttempts: intSetting(env, 'BRUTE_FORCE_MAX_ATTEMPTS', 10, 1, 1000),
     credentialCacheSeconds: intSetting(env, 'CREDENTIAL_CACHE_SECONDS', 300, 0, 86_400),
     jobs: boolSetting(env, 'JOBS', true),
+    smtpUrl: smtpUrlSetting(env),
+    mailFrom: mailFromSetting(env, baseUrl),
   };
 }

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import type { Services } from '../services/index.js';
 import { openServices } from '../boot.js';
 import { serveCommand } from './serve.js';
+import { teamCommands } from './teams.js';
 import { jobsCommands } from './jobs.js';
 
 /** Opens the services for one command and closes the database afterwards. */
@@ -23,7 +24,7 @@ export class CommandError extends Error {}
 
 export type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, jobsCommands];
+export const commandModules: CommandModule[] = [serveCommand, teamCommands, jobsCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

@@ -139,6 +139,55 @@ export interface JobRunsTable {
   runs: number;
 }
 
+/** Nextcloud user status (participants area). */
+export interface UserStatusTable {
+  user_id: string;
+  /** online, away, dnd, invisible, offline */
+  status: string;
+  status_timestamp: number;
+  is_user_defined: number;
+  custom_icon: string | null;
+  custom_message: string | null;
+  clear_at: number | null;
+}
+
+export interface MailOutboxTable {
+  id: Generated<number>;
+  recipient: string;
+  subject: string;
+  body: string;
+  created_at: number;
+}
+
+export interface TeamsTable {
+  id: string;
+  display_name: string;
+  created_at: number;
+}
+
+export interface TeamMembersTable {
+  team_id: string;
+  user_id: string;
+}
+
+/** A browser's cookie session; the cookie value is stored only as sha256 hex. */
+export interface ClientSessionsTable {
+  id: Generated<number>;
+  key_hash: string;
+  created_at: number;
+  last_seen: number;
+}
+
+/** Per cookie session and conversation token: the last Talk session id and the guest actor id. */
+export interface ClientRoomSessionsTable {
+  id: Generated<number>;
+  client_session_id: number;
+  token: string;
+  tab_id: string;
+  session_id: string | null;
+  guest_actor_id: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -151,5 +200,11 @@ export interface Database {
   rooms: RoomsTable;
   attendees: AttendeesTable;
   sessions: SessionsTable;
+  user_status: UserStatusTable;
+  mail_outbox: MailOutboxTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  client_sessions: ClientSessionsTable;
+  client_room_sessions: ClientRoomSessionsTable;
   job_runs: JobRunsTable;
 }

@@ -34,6 +34,8 @@ export class CapabilitiesService {
     const capabilities: Record<string, unknown> = {
       core: { pollinterval: 60, 'webdav-root': 'remote.php/webdav', 'reference-api': false, 'reference-regex': '', 'mod-rewrite-working': false },
     };
+    // Nextcloud's user_status app (participants area): statuses are served by Parley itself.
+    capabilities.user_status = { enabled: true, restore: false, supports_emoji: true, supports_busy: false };
     if (await ctx.canUseTalk()) capabilities.spreed = await this.spreed(ctx, cfg);
     return { version: SERVER_VERSION, capabilities };
   }

@@ -13,6 +13,14 @@ import { AuthService } from './auth.js';
 import { BruteForceService } from './brute-force.js';
 import { CapabilitiesService } from './capabilities.js';
 import { DirectoryService } from './directory.js';
+import { UserStatusRepository } from '../db/repositories/user-status.js';
+import { MailOutboxRepository } from '../db/repositories/mail-outbox.js';
+import { TeamsRepository } from '../db/repositories/teams.js';
+import { ClientSessionsRepository } from '../db/repositories/client-sessions.js';
+import { UserStatusService } from './user-status.js';
+import { MailService } from './mail.js';
+import { TeamsService } from './teams.js';
+import { ClientSessionService } from './client-sessions.js';
 import { PreferencesService } from './preferences.js';
 import { SipSettingsService } from './sip-settings.js';
 import { ProvisioningService } from './provisioning.js';
@@ -26,6 +34,10 @@ export interface Services {
   auth: AuthService;
   preferences: PreferencesService;
   capabilities: CapabilitiesService;
+  userStatus: UserStatusService;
+  mail: MailService;
+  teams: TeamsService;
+  clientSessions: ClientSessionService;
   sipSettings: SipSettingsService;
   provisioning: ProvisioningService;
 }
@@ -39,5 +51,9 @@ export function createServices(db: Db, settings: Settings): Services {
   const capabilities = new CapabilitiesService(preferences);
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
-  return { db, settings, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings };
+  const userStatus = new UserStatusService(new UserStatusRepository(db.kysely), directory);
+  const mail = new MailService(settings, new MailOutboxRepository(db.kysely));
+  const teams = new TeamsService(new TeamsRepository(db.kysely), directory);
+  const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
+  return { db, settings, userStatus, mail, teams, clientSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings };
 }

@@ -8,11 +8,19 @@ import type { ParleyMigration } from './helpers.js';
 import { foundation } from './0001-foundation.js';
 import { userLastLogin } from './0002-user-last-login.js';
 import { conversations } from './0100-conversations.js';
+import { userStatus } from './0200-user-status.js';
+import { mailOutbox } from './0201-mail-outbox.js';
+import { teams } from './0202-teams.js';
+import { clientSessions } from './0203-client-sessions.js';
 import { jobs } from './0400-jobs.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
   userLastLogin,
   conversations,
+  userStatus,
+  mailOutbox,
+  teams,
+  clientSessions,
   jobs,
 ];

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/index.js';
 import { appPasswordRoutes } from './app-passwords.js';
 import { coreRoutes } from './core.js';
+import { userStatusRoutes } from './user-status.js';
 import { provisioningConfigRoutes } from './provisioning-config.js';
 import { settingsRoutes } from './settings.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
@@ -14,6 +15,7 @@ export type RouteModule = (app: FastifyInstance, services: Services) => Promise<
 
 export const routeModules: RouteModule[] = [
   coreRoutes,
+  userStatusRoutes,
   provisioningUserRoutes,
   provisioningGroupRoutes,
   appPasswordRoutes,

@@ -1,0 +1,84 @@
+/**
+ * `parley team:*`: the teams (circles) directory (issue 4 item 3). Conversations that contain a
+ * team follow its membership changes.
+ */
+import type { Command } from 'commander';
+import { ApiError } from '../domain/errors.js';
+import { CommandError, withServices } from './index.js';
+
+/** Turns a service refusal into a clean command failure. */
+async function run(fn: Parameters<typeof withServices>[0]): Promise<void> {
+  try {
+    await withServices(fn);
+  } catch (e) {
+    if (e instanceof ApiError) {
+      const d = e.data as { message?: string; error?: string } | null;
+      throw new CommandError(d?.message ?? d?.error ?? e.message);
+    }
+    throw e;
+  }
+}
+
+export function teamCommands(program: Command): void {
+  program
+    .command('team:add')
+    .description('create a team (circle)')
+    .argument('<teamId>', 'team id')
+    .option('--display-name <name>', 'display name (defaults to the id)')
+    .action(async (teamId: string, opts: { displayName?: string }) => {
+      await run(async (s) => {
+        const t = await s.teams.create(teamId, opts.displayName);
+        console.log(`team ${t.id} created`);
+      });
+    });
+
+  program
+    .command('team:delete')
+    .description('delete a team; conversations lose the team and the members it brought')
+    .argument('<teamId>', 'team id')
+    .action(async (teamId: string) => {
+      await run(async (s) => {
+        await s.teams.delete(teamId);
+        console.log(`team ${teamId} deleted`);
+      });
+    });
+
+  program
+    .command('team:list')
+    .description('list teams with their member counts')
+    .option('--output <format>', 'plain or json', 'plain')
+    .action(async (opts: { output: string }) => {
+      await run(async (s) => {
+        const teams = await s.teams.list();
+        const counts = await s.teams.memberCounts();
+        const rows = teams.map((t) => ({ id: t.id, displayName: t.display_name, members: counts.get(t.id) ?? 0 }));
+        if (opts.output === 'json') console.log(JSON.stringify(rows));
+        else for (const r of rows) console.log(`${r.id}\t${r.displayName}\t${r.members} member(s)`);
+      });
+    });
+
+  program
+    .command('team:adduser')
+    .description('add a user to a team')
+    .argument('<teamId>', 'team id')
+    .argument('<userId>', 'user id')
+    .action(async (teamId: string, userId: string) => {
+      await run(async (s) => {
+        const added = await s.teams.addMember(teamId, userId);
+        console.log(added ? `${userId} added to ${teamId}` : `${userId} is already in ${teamId}`);
+      });
+    });
+
+  program
+    .command('team:removeuser')
+    .description('remove a user from a team')
+    .argument('<teamId>', 'team id')
+    .argument('<userId>', 'user id')
+    .action(async (teamId: string, userId: string) => {
+      await run(async (s) => {
+        const removed = await s.teams.removeMember(teamId, userId);
+        if (!removed) throw new CommandError(`${userId} is not in ${teamId}`);
+        console.log(`${userId} removed from ${teamId}`);
+      });
+    });
+}

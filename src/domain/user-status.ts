@@ -1,0 +1,69 @@
+/**
+ * User-status rules (Nextcloud user_status app, issue 4 item 2), pure: validation of what a
+ * user may set, and how a stored row reads at a given moment (automatic statuses expire,
+ * messages clear themselves, invisible users look offline to others).
+ */
+import type { UserStatusRow } from '../db/repositories/user-status.js';
+
+export const STATUS_TYPES = ['online', 'away', 'dnd', 'invisible', 'offline'] as const;
+export type StatusType = (typeof STATUS_TYPES)[number];
+
+/** Statuses a user chose that automatic "online" must not overwrite. */
+export const PERSISTENT_STATUSES: StatusType[] = ['away', 'dnd', 'invisible'];
+
+/** An automatic status older than this (seconds) reads as offline (Nextcloud: 15 minutes). */
+export const STATUS_EXPIRY_SECONDS = 15 * 60;
+
+export const MESSAGE_MAX_LENGTH = 80;
+
+export function isStatusType(s: string): s is StatusType {
+  return (STATUS_TYPES as readonly string[]).includes(s);
+}
+
+const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}|^[#*0-9]\uFE0F?\u20E3$/u;
+
+/** One emoji (a single grapheme that is pictographic), as Nextcloud's EmojiService accepts. */
+export function isSingleEmoji(s: string): boolean {
+  const graphemes = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(s)];
+  return graphemes.length === 1 && EMOJI.test(s);
+}
+
+/** A reason when the custom message cannot be set, else null. */
+export function customMessageProblem(icon: string | null, message: string, clearAt: number | null, now: number): { field: string; message: string } | null {
+  if (icon !== null && icon !== '' && !isSingleEmoji(icon)) return { field: 'statusIcon', message: 'Status-Icon is longer than one character' };
+  if ([...message].length > MESSAGE_MAX_LENGTH) {
+    return { field: 'message', message: `Message is longer than supported length of ${MESSAGE_MAX_LENGTH} characters` };
+  }
+  if (clearAt !== null && clearAt < now) return { field: 'clearAt', message: 'ClearAt is in the past' };
+  return null;
+}
+
+/** The row as it reads at `now`: expired automatic statuses are offline, expired messages gone. */
+export function effectiveStatus(row: UserStatusRow, now: number): UserStatusRow {
+  let out = row;
+  if (row.status_timestamp < now - STATUS_EXPIRY_SECONDS && (!row.is_user_defined || row.status === 'online')) {
+    out = { ...out, status: 'offline', is_user_defined: 0 };
+  }
+  if (row.clear_at !== null && row.clear_at < now) {
+    out = { ...out, custom_icon: null, custom_message: null, clear_at: null };
+  }
+  return out;
+}
+
+/** What other people see of someone's status. */
+export interface PublicStatus {
+  status: string;
+  icon: string | null;
+  message: string | null;
+  clearAt: number | null;
+}
+
+export function publicStatus(row: UserStatusRow, now: number): PublicStatus {
+  const e = effectiveStatus(row, now);
+  return {
+    status: e.status === 'invisible' ? 'offline' : e.status,
+    icon: e.custom_icon,
+    message: e.custom_message,
+    clearAt: e.clear_at,
+  };
+}
