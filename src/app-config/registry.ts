@@ -5,6 +5,9 @@
  *
  * Storage rule (contract): every value is a string. Arrays/objects are JSON, ints are decimal
  * strings, booleans are `yes`/`no` or `1`/`0` depending on the key (reference §5).
+ *
+ * The admin page (src/web/admin) imports this module in the browser to validate exactly as the
+ * server does: keep it free of imports (no Node APIs).
  */
 
 export type ConfigType = 'string' | 'int' | 'bool' | 'groups' | 'string[]' | 'json';
@@ -35,8 +38,12 @@ export interface ConfigKey {
   /** A prefix key (`signaling_token_privkey_*`): any key starting with `key` matches. */
   prefix?: boolean;
   description: string;
-  /** Section of the admin page. */
+  /** Section of the admin page (one of CONFIG_SECTIONS). */
   section: string;
+  /** Labels for the allowed values of an int or enum key (admin page select). */
+  choices?: Record<string, string>;
+  /** How the admin page edits a json key: a list of host:port, TURN entries, or servers + shared secret. */
+  editor?: 'host-list' | 'turn-list' | 'server-list';
 }
 
 export const SENSITIVE_MASK = '***REMOVED SENSITIVE VALUE***';
@@ -115,6 +122,12 @@ const S = {
   internal: 'Internal',
 };
 
+/** Admin page sections in the order a Talk admin knows them; Internal keys are not shown there. */
+export const CONFIG_SECTIONS: readonly string[] = [
+  S.signaling, S.general, S.access, S.federation, S.stun, S.turn, S.recording, S.sip, S.bridge, S.backgrounds, S.retention, S.internal,
+];
+export const INTERNAL_SECTION = S.internal;
+
 export const CONFIG_KEYS: readonly ConfigKey[] = [
   k({ key: 'allowed_groups', type: 'groups', default: '[]', hash: true, ui: true, section: S.access, description: 'group ids allowed to use the service (everyone when empty)' }),
   k({ key: 'sip_bridge_groups', type: 'groups', default: '[]', hash: true, ui: true, section: S.sip, description: 'group ids allowed to enable SIP dial-in in a conversation' }),
@@ -122,10 +135,10 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   k({ key: 'start_calls_groups', type: 'groups', default: '[]', hash: true, ui: true, section: S.access, description: 'group ids allowed to start calls (everyone when empty)' }),
   k({ key: 'federation_allowed_groups', type: 'groups', default: '[]', hash: true, ui: true, wip: true, section: S.federation, description: 'group ids allowed to use federated features (everyone when empty)' }),
   k({ key: 'hosted-signaling-server-account', type: 'json', default: '{}', ui: true, secret: true, validateJson: validateObject, section: S.signaling, description: 'account information of the hosted signaling server' }),
-  k({ key: 'stun_servers', type: 'json', default: '[]', hash: true, ui: true, cli: true, validateJson: validateStunServers, section: S.stun, description: 'list of STUN servers (host:port)' }),
-  k({ key: 'turn_servers', type: 'json', default: '[]', hash: true, ui: true, cli: true, secret: true, validateJson: validateTurnServers, section: S.turn, description: 'list of TURN servers' }),
-  k({ key: 'recording_servers', type: 'json', default: '[]', hash: true, ui: true, secret: true, validateJson: validateServerList, section: S.recording, description: 'list of recording servers and their shared secret' }),
-  k({ key: 'signaling_servers', type: 'json', default: '[]', hash: true, ui: true, cli: true, secret: true, validateJson: validateServerList, section: S.signaling, description: 'list of signaling servers and their shared secret' }),
+  k({ key: 'stun_servers', type: 'json', default: '[]', hash: true, ui: true, cli: true, editor: 'host-list', validateJson: validateStunServers, section: S.stun, description: 'list of STUN servers (host:port)' }),
+  k({ key: 'turn_servers', type: 'json', default: '[]', hash: true, ui: true, cli: true, secret: true, editor: 'turn-list', validateJson: validateTurnServers, section: S.turn, description: 'list of TURN servers' }),
+  k({ key: 'recording_servers', type: 'json', default: '[]', hash: true, ui: true, secret: true, editor: 'server-list', validateJson: validateServerList, section: S.recording, description: 'list of recording servers and their shared secret' }),
+  k({ key: 'signaling_servers', type: 'json', default: '[]', hash: true, ui: true, cli: true, secret: true, editor: 'server-list', validateJson: validateServerList, section: S.signaling, description: 'list of signaling servers and their shared secret' }),
   k({ key: 'signaling_mode', type: 'string', default: 'internal', hash: true, enum: ['internal', 'external', 'conversation_cluster'], section: S.signaling, description: 'signaling mode' }),
   k({ key: 'sip_bridge_dialin_info', type: 'string', hash: true, ui: true, maxLength: 4000, section: S.sip, description: 'additional information in the SIP dial-in invitation mail and in the sidebar' }),
   k({ key: 'sip_bridge_dialout_anonymous', type: 'bool', default: 'no', boolStyle: 'yesno', section: S.sip, description: 'when true all outgoing SIP calls are anonymous' }),
@@ -142,14 +155,14 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   k({ key: 'bridge_bot_password', type: 'string', secret: true, maxLength: 1024, section: S.bridge, description: 'generated password of the bridge bot user' }),
   k({ key: 'default_attachment_folder', type: 'string', default: '/Talk', maxLength: 4096, section: S.general, description: 'default attachment folder location' }),
   k({ key: 'samples_directory', type: 'string', maxLength: 4096, section: S.internal, description: 'readable directory with sample conversation data' }),
-  k({ key: 'start_calls', type: 'int', default: '0', hash: true, ui: true, min: 0, max: 3, section: S.access, description: 'who can start a call: 0 everyone, 1 users, 2 moderators, 3 nobody' }),
+  k({ key: 'start_calls', type: 'int', default: '0', hash: true, ui: true, min: 0, max: 3, choices: { 0: 'Everyone', 1: 'Users and moderators', 2: 'Moderators only', 3: 'Disable calls' }, section: S.access, description: 'who can start a call: 0 everyone, 1 users, 2 moderators, 3 nobody' }),
   k({ key: 'max_call_duration', type: 'int', default: '0', min: 0, max: 2_147_483_647, section: S.general, description: 'maximum call duration in seconds, 0 = unlimited' }),
   k({ key: 'max_gif_size', aliases: ['max-gif-size'], type: 'int', default: '3145728', min: 0, max: 2_147_483_647, section: S.general, description: 'maximum file size for animated gif previews' }),
   k({ key: 'session-ping-limit', type: 'int', default: '200', min: 1, max: 100_000, section: S.signaling, description: 'number of sessions the HPB can ping in one request' }),
   k({ key: 'token_entropy', type: 'int', default: '8', min: 8, max: 30, section: S.general, description: 'length of conversation tokens' }),
-  k({ key: 'default_group_notification', type: 'int', default: '1', ui: true, min: 1, max: 3, section: S.general, description: 'default notification level for group conversations: 1 always, 2 mentions, 3 never' }),
+  k({ key: 'default_group_notification', type: 'int', default: '1', ui: true, min: 1, max: 3, choices: { 1: 'All messages', 2: '@-mentions only', 3: 'Off' }, section: S.general, description: 'default notification level for group conversations: 1 always, 2 mentions, 3 never' }),
   k({ key: 'default_permissions', type: 'int', default: '246', hash: true, min: 0, max: 255, section: S.general, description: 'default permissions for non-moderators (bit flags)' }),
-  k({ key: 'recording_consent', type: 'int', default: '0', hash: true, ui: true, min: 0, max: 2, section: S.recording, description: 'recording consent: 0 not needed, 1 required, 2 per conversation' }),
+  k({ key: 'recording_consent', type: 'int', default: '0', hash: true, ui: true, min: 0, max: 2, choices: { 0: 'Not required', 1: 'Required', 2: 'Moderators decide per conversation' }, section: S.recording, description: 'recording consent: 0 not needed, 1 required, 2 per conversation' }),
   k({ key: 'grid_videos_limit', type: 'int', default: '19', min: 1, max: 1000, section: S.general, description: 'maximum number of videos shown besides the own video' }),
   k({ key: 'sip_dialin_default', type: 'int', default: '0', min: 0, max: 2, section: S.sip, description: 'default SIP dial-in value for new conversations' }),
   k({ key: 'retention_event_rooms', type: 'int', default: '28', min: 0, max: 36500, section: S.retention, description: 'retention of event conversations in days, 0 = none' }),
@@ -296,4 +309,52 @@ export function maskConfigValue(def: ConfigKey, stored: string): string {
   } catch {
     return SENSITIVE_MASK;
   }
+}
+
+/**
+ * A client that read a masked value (maskConfigValue) and sends it back keeps the stored
+ * secrets: every SENSITIVE_MASK in `incoming` is replaced by the secret stored at the same place
+ * (TURN entries are matched by server, schemes and protocols, so removing a row does not move
+ * secrets between servers). A mask with nothing stored behind it is refused, so the mask text is
+ * never stored as a secret. Returns the stored form.
+ */
+export function restoreMaskedSecrets(def: ConfigKey, incoming: string, stored: string | undefined): string {
+  if (!def.secret || !incoming.includes(SENSITIVE_MASK)) return incoming;
+  const missing = () => new ConfigValueError('contains a hidden secret that is not stored; send the secret itself');
+  if (def.type !== 'json') {
+    if (incoming !== SENSITIVE_MASK) return incoming;
+    if (stored === undefined || stored === '') throw missing();
+    return stored;
+  }
+  let previous: unknown;
+  try {
+    previous = stored === undefined ? undefined : JSON.parse(stored);
+  } catch {
+    previous = undefined;
+  }
+  const same = (a: Record<string, unknown>, b: unknown) =>
+    isPlainObject(b) && b.server === a.server && b.schemes === a.schemes && b.protocols === a.protocols;
+  const walk = (v: unknown, old: unknown): unknown => {
+    if (v === SENSITIVE_MASK) {
+      if (typeof old !== 'string' || old === '') throw missing();
+      return old;
+    }
+    if (Array.isArray(v)) {
+      const olds = Array.isArray(old) ? old : [];
+      return v.map((item, i) => {
+        const match =
+          isPlainObject(item) && 'server' in item
+            ? (olds.find((o) => same(item, o)) ?? olds.find((o) => isPlainObject(o) && o.server === item.server))
+            : olds[i];
+        return walk(item, match);
+      });
+    }
+    if (isPlainObject(v)) {
+      const out: Record<string, unknown> = {};
+      for (const [kk, vv] of Object.entries(v)) out[kk] = walk(vv, isPlainObject(old) ? old[kk] : undefined);
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(walk(JSON.parse(incoming), previous));
 }

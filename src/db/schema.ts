@@ -188,6 +188,14 @@ export interface ClientRoomSessionsTable {
   guest_actor_id: string | null;
 }
 
+/** A browser login session (admin page); the cookie value is stored only as sha256 hex. */
+export interface LoginSessionsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -207,4 +215,5 @@ export interface Database {
   client_sessions: ClientSessionsTable;
   client_room_sessions: ClientRoomSessionsTable;
   job_runs: JobRunsTable;
+  login_sessions: LoginSessionsTable;
 }

@@ -8,6 +8,8 @@ import {
   findConfigKey,
   maskConfigValue,
   normalizeConfigValue,
+  restoreMaskedSecrets,
+  SENSITIVE_MASK,
   storedKeyName,
   type ConfigKey,
 } from '../app-config/registry.js';
@@ -107,6 +109,10 @@ export class AppConfigService {
     let value: string;
     try {
       value = normalizeConfigValue(def, raw);
+      // A masked secret sent back (read, edited, saved) keeps the stored secret.
+      if (def.secret && value.includes(SENSITIVE_MASK)) {
+        value = restoreMaskedSecrets(def, value, (await this.snapshot()).raw(storedKeyName(name, def)));
+      }
     } catch (e) {
       if (e instanceof ConfigValueError) throw badRequest('value', `${def.key} ${e.message}`);
       throw e;

@@ -13,6 +13,8 @@ import { AuthService } from './auth.js';
 import { BruteForceService } from './brute-force.js';
 import { CapabilitiesService } from './capabilities.js';
 import { DirectoryService } from './directory.js';
+import { LoginSessionService } from './login-sessions.js';
+import { LoginSessionsRepository } from '../db/repositories/login-sessions.js';
 import { UserStatusRepository } from '../db/repositories/user-status.js';
 import { MailOutboxRepository } from '../db/repositories/mail-outbox.js';
 import { TeamsRepository } from '../db/repositories/teams.js';
@@ -34,6 +36,7 @@ export interface Services {
   auth: AuthService;
   preferences: PreferencesService;
   capabilities: CapabilitiesService;
+  loginSessions: LoginSessionService;
   userStatus: UserStatusService;
   mail: MailService;
   teams: TeamsService;
@@ -55,5 +58,6 @@ export function createServices(db: Db, settings: Settings): Services {
   const mail = new MailService(settings, new MailOutboxRepository(db.kysely));
   const teams = new TeamsService(new TeamsRepository(db.kysely), directory);
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
-  return { db, settings, userStatus, mail, teams, clientSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings };
+  const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth, directory);
+  return { db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings };
 }

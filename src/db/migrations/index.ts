@@ -13,6 +13,7 @@ import { mailOutbox } from './0201-mail-outbox.js';
 import { teams } from './0202-teams.js';
 import { clientSessions } from './0203-client-sessions.js';
 import { jobs } from './0400-jobs.js';
+import { loginSessions } from './0500-login-sessions.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -23,4 +24,5 @@ export const migrations: ParleyMigration[] = [
   teams,
   clientSessions,
   jobs,
+  loginSessions,
 ];

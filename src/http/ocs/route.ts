@@ -5,9 +5,10 @@
  * Handlers receive typed params and a RequestContext; they never touch SQL.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Static, TObject } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { ApiError, adminRequired, forbidden, notLoggedIn } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
+import type { UserRow } from '../../db/repositories/users.js';
 import { RequestContext } from '../../services/request-context.js';
 import { negotiateFormat, renderOcs, versionFromUrl, type OcsFormat, type OcsVersion } from './envelope.js';
 import { coerceParams, mergeParams } from './params.js';
@@ -56,6 +57,8 @@ export interface OcsRouteDef<S extends TObject | undefined> {
   params?: S;
   /** One-line description for the API document. */
   summary?: string;
+  /** Schema of the OCS `data` payload on success, for the API document (GET /openapi.json). */
+  response?: TSchema;
   handler: (call: OcsCall<S extends TObject ? Static<S> : Record<string, unknown>>) => Promise<unknown>;
 }
 
@@ -74,11 +77,22 @@ export async function buildContext(services: Services, request: FastifyRequest):
     const authed = await services.auth.authenticate(header, request.ip);
     user = authed.user;
     appPasswordId = authed.appPasswordId;
+  } else {
+    for (const resolve of userResolvers) {
+      user = await resolve(request, services);
+      if (user) break;
+    }
   }
   const ctx = new RequestContext(services.directory, services.appConfig, user, request.ip, appPasswordId, request.headers);
   for (const hook of contextHooks) await hook(ctx, request, services);
   return ctx;
 }
+
+/**
+ * Without an Authorization header, these may find the user another way (the browser login
+ * session cookie of Parley's web pages). CSRF still applies: OCS routes need OCS-APIRequest.
+ */
+export const userResolvers: Array<(request: FastifyRequest, services: Services) => Promise<UserRow | undefined>> = [];
 
 /** Later layers (guest cookie sessions) extend the context here. */
 export const contextHooks: Array<(ctx: RequestContext, request: FastifyRequest, services: Services) => Promise<void>> = [];

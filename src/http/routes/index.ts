@@ -10,11 +10,13 @@ import { provisioningConfigRoutes } from './provisioning-config.js';
 import { settingsRoutes } from './settings.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
+import { webPageRoutes } from './web-pages.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
 export const routeModules: RouteModule[] = [
   coreRoutes,
+  webPageRoutes,
   userStatusRoutes,
   provisioningUserRoutes,
   provisioningGroupRoutes,

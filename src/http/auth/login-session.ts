@@ -1,0 +1,46 @@
+/**
+ * The browser login session cookie of Parley's web pages. HttpOnly (scripts cannot read it),
+ * SameSite=Strict (other sites cannot make the browser send it), Secure when BASE_URL is https.
+ * Registered as a user resolver so the admin page's script can call the OCS API (which still
+ * demands the OCS-APIRequest header, so a plain cross-site form cannot use the session).
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Services } from '../../services/index.js';
+import { LOGIN_SESSION_SECONDS } from '../../services/login-sessions.js';
+import { userResolvers } from '../ocs/route.js';
+
+export const LOGIN_COOKIE = 'parley_login';
+
+/** The value of one cookie from the Cookie header, or undefined. */
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return undefined;
+}
+
+export function loginCookie(services: Services, token: string): string {
+  const secure = services.settings.baseUrl.startsWith('https:') ? '; Secure' : '';
+  return `${LOGIN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${LOGIN_SESSION_SECONDS}${secure}`;
+}
+
+export function clearedLoginCookie(): string {
+  return `${LOGIN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
+}
+
+/** The user of the request's login session, if any. */
+export async function sessionUser(request: FastifyRequest, services: Services) {
+  const token = readCookie(request, LOGIN_COOKIE);
+  return token ? services.loginSessions.resolve(token) : undefined;
+}
+
+let registered = false;
+/** Lets OCS routes accept the login session (once per process). */
+export function registerLoginSessionResolver(): void {
+  if (registered) return;
+  registered = true;
+  userResolvers.push(sessionUser);
+}

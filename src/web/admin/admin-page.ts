@@ -1,0 +1,151 @@
+/**
+ * The admin settings page (issue 7 item 1), in the browser. Sections and controls come from the
+ * app-config registry itself (imported, not repeated), values from the state the server embeds.
+ * A section's Save button validates each changed control exactly as the server does
+ * (normalizeConfigValue), then stores it through the OCS app-config API; a refused value shows
+ * the server's message next to its control.
+ */
+import { CONFIG_KEYS, CONFIG_SECTIONS, ConfigValueError, INTERNAL_SECTION, normalizeConfigValue } from '../../app-config/registry.js';
+import { buildControl, h, type Control, type Group, type PageValue } from './controls.js';
+
+interface PageState {
+  values: Record<string, PageValue>;
+  groups: Group[];
+  groupsTruncated: boolean;
+  apiBase: string;
+  user: string;
+}
+
+const state = JSON.parse(document.getElementById('parley-state')!.textContent!) as PageState;
+
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+function showError(control: Control, message: string): void {
+  const el = control.root.querySelector<HTMLElement>('.error')!;
+  el.textContent = message;
+  el.hidden = message === '';
+  control.root.classList.toggle('invalid', message !== '');
+}
+
+/** Stores one value; returns the server's error message, or null when stored. */
+async function store(key: string, value: string): Promise<string | null> {
+  let res: Response;
+  try {
+    res = await fetch(state.apiBase + encodeURIComponent(key) + '?format=json', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'OCS-APIRequest': 'true', 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ value }),
+    });
+  } catch {
+    return 'The server could not be reached.';
+  }
+  if (res.ok) return null;
+  if (res.status === 401) return 'Your login session has ended; reload the page and log in again.';
+  let body: any;
+  try {
+    body = await res.json();
+  } catch {
+    body = undefined;
+  }
+  const data = body?.ocs?.data;
+  return String(data?.message ?? body?.ocs?.meta?.message ?? data?.error ?? `Refused (HTTP ${res.status})`);
+}
+
+async function saveSection(controls: Control[], status: HTMLElement): Promise<void> {
+  status.textContent = 'Saving…';
+  let stored = 0;
+  let refused = 0;
+  for (const control of controls) {
+    const raw = control.read();
+    if (raw === undefined || raw === control.initial) {
+      showError(control, '');
+      continue;
+    }
+    let value: string;
+    try {
+      value = normalizeConfigValue(control.def, raw);
+    } catch (e) {
+      if (!(e instanceof ConfigValueError)) throw e;
+      showError(control, `${control.def.key} ${e.message}`);
+      refused++;
+      continue;
+    }
+    const problem = await store(control.def.key, value);
+    if (problem) {
+      showError(control, problem);
+      refused++;
+    } else {
+      showError(control, '');
+      control.saved(raw);
+      stored++;
+    }
+  }
+  status.textContent = refused ? `${refused} value(s) refused; see the messages above.` : stored ? 'Saved.' : 'Nothing changed.';
+  status.className = refused ? 'status bad' : 'status ok';
+}
+
+function signalingWarning(): HTMLElement | null {
+  const servers = state.values.signaling_servers?.value ?? '';
+  const hidden = ['yes', '1'].includes(state.values.hide_signaling_warning?.value ?? '');
+  if (hidden || /"server"\s*:\s*"http/.test(servers)) return null;
+  return h('p', {
+    class: 'warning',
+    role: 'note',
+    text: 'No high-performance backend is configured. Calls with more than 2–3 participants need one; set a signaling server below, or hide this warning.',
+  });
+}
+
+function render(): void {
+  const app = document.getElementById('app')!;
+  const nav = document.getElementById('sections')!;
+  app.textContent = '';
+  for (const section of CONFIG_SECTIONS) {
+    if (section === INTERNAL_SECTION) continue;
+    const keys = CONFIG_KEYS.filter((d) => d.section === section && !d.prefix && state.values[d.key] !== undefined);
+    if (keys.length === 0) continue;
+    const id = `section-${slug(section)}`;
+    const el = h('section', { id, 'aria-labelledby': `${id}-title` });
+    const wip = keys.every((d) => d.wip);
+    const title = h('h2', { id: `${id}-title`, text: section });
+    if (wip) title.append(' ', h('span', { class: 'badge', text: 'work in progress' }));
+    el.append(title);
+    nav.append(h('a', { href: `#${id}`, text: section }));
+    if (section === keys.find((d) => d.key === 'hide_signaling_warning')?.section) {
+      const warning = signalingWarning();
+      if (warning) el.append(warning);
+    }
+    const controls: Control[] = [];
+    const main = keys.filter((d) => d.ui);
+    const more = keys.filter((d) => !d.ui);
+    for (const def of main) {
+      const c = buildControl(def, state.values[def.key], state.groups);
+      controls.push(c);
+      el.append(c.root);
+    }
+    if (more.length) {
+      const details = h('details', { open: main.length === 0 }, h('summary', { text: main.length ? 'More settings' : 'Settings' }));
+      for (const def of more) {
+        const c = buildControl(def, state.values[def.key], state.groups);
+        controls.push(c);
+        details.append(c.root);
+      }
+      el.append(details);
+    }
+    if (state.groupsTruncated && keys.some((d) => d.type === 'groups')) {
+      el.append(h('p', { class: 'desc', text: 'Only the first 500 groups are listed; use `parley config:app:set` for others.' }));
+    }
+    const status = h('span', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    const save = h('button', { type: 'button', class: 'save', text: 'Save' });
+    save.addEventListener('click', () => {
+      save.disabled = true;
+      saveSection(controls, status).finally(() => {
+        save.disabled = false;
+      });
+    });
+    el.append(h('div', { class: 'actions' }, save, status));
+    app.append(el);
+  }
+}
+
+render();

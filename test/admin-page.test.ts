@@ -1,0 +1,189 @@
+/**
+ * The admin settings page in a real headless Chromium (issue 7 items 1 and 2): login form,
+ * 403 for non-admins, one setting of each kind changed and seen again after a reload, a value
+ * refused by the page (registry validation) and one refused by the server, write-only secrets,
+ * a phone-sized layout. Saves a screenshot to test-artifacts/.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { ADMIN, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TIMEOUT = 10_000;
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = path.resolve('test-artifacts');
+
+const haveChromium = fs.existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must run the browser test (apt-get install chromium)`);
+const skip = haveChromium ? false : `Chromium is not installed (${CHROMIUM}); install it with \`apt-get install chromium\` to run the browser test`;
+if (skip) console.log(`# skipping the admin page browser test: ${skip}`);
+
+async function logIn(page: Page, url: string, user: string, password: string) {
+  await page.goto(`${url}/settings/admin/talk`);
+  assert.match(page.url(), /\/login\?redirect_url=/);
+  await page.fill('#user', user);
+  await page.fill('#password', password);
+  return Promise.all([page.waitForNavigation(), page.click('form.login button')]).then(([res]) => res);
+}
+
+const field = (page: Page, key: string) => page.locator(`.field[data-key="${key}"]`);
+
+async function save(page: Page, key: string) {
+  const section = page.locator('section', { has: field(page, key) });
+  await section.locator('button.save').click();
+  await section.locator('.status').filter({ hasText: /Saved|refused|Nothing/ }).waitFor();
+  return (await section.locator('.status').textContent()) ?? '';
+}
+
+for (const dialect of dialects()) {
+  describe(`admin settings page in Chromium [${dialect}]`, { skip }, () => {
+    let p: Parley;
+    let context: BrowserContext;
+    let page: Page;
+    let profile: string;
+
+    before(async () => {
+      p = await startParley(dialect);
+      await createUser(p, 'alice', { groups: ['staff'] });
+      await p.services.directory.createGroup('support');
+      await p.services.directory.createGroup('ghost');
+      profile = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-chromium-'));
+      context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1100, height: 900 } });
+      page = context.pages()[0] ?? (await context.newPage());
+      page.setDefaultTimeout(TIMEOUT);
+    });
+    after(async () => {
+      await context?.close();
+      if (profile) fs.rmSync(profile, { recursive: true, force: true });
+      await p?.close();
+    });
+
+    it('the login form gives one answer for an unknown account and a wrong password', async () => {
+      const wrong = await logIn(page, p.url, ADMIN.user, 'not-the-password');
+      assert.equal(wrong!.status(), 401);
+      const a = await page.locator('.error').textContent();
+      const unknown = await logIn(page, p.url, 'nobody-here', 'not-the-password');
+      assert.equal(unknown!.status(), 401);
+      const b = await page.locator('.error').textContent();
+      assert.equal(a, 'Wrong login or password.');
+      assert.equal(a, b);
+      assert.equal((await context.cookies()).length, 0);
+    });
+
+    it('a non-admin who logs in gets 403 and no settings', async () => {
+      const res = await logIn(page, p.url, 'alice', passwordOf('alice'));
+      assert.equal(res!.status(), 403);
+      assert.match((await page.textContent('body'))!, /administrators only/);
+      assert.equal(await page.locator('#parley-state').count(), 0);
+      // The OCS API refuses the same session too.
+      const api = await page.evaluate(async () => {
+        const r = await fetch('/ocs/v2.php/apps/provisioning_api/api/v1/config/apps/spreed/stun_servers?format=json', { headers: { 'OCS-APIRequest': 'true' } });
+        return r.status;
+      });
+      assert.equal(api, 403);
+      await Promise.all([page.waitForNavigation(), page.click('form.logout button')]);
+      assert.match(page.url(), /\/login$/);
+    });
+
+    it('the session cookie is HttpOnly and SameSite=Strict', async () => {
+      const res = await logIn(page, p.url, ADMIN.user, ADMIN.password);
+      assert.equal(res!.status(), 200);
+      const [cookie] = await context.cookies();
+      assert.equal(cookie.httpOnly, true);
+      assert.equal(cookie.sameSite, 'Strict');
+      await page.locator('section').first().waitFor();
+    });
+
+    it('changes one setting of each kind and sees them after a reload; secrets stay write-only', async () => {
+      // list of groups
+      await field(page, 'start_conversations').locator('input[value="staff"]').check();
+      assert.equal(await save(page, 'start_conversations'), 'Saved.');
+      // list of servers (with a shared secret)
+      const sig = field(page, 'signaling_servers');
+      await sig.locator('button.add').click();
+      await sig.locator('input[aria-label="Server URL"]').fill('https://signaling.example.org');
+      await sig.locator('input[type=password]').fill('sig-shared-secret-123');
+      // boolean (same section)
+      await field(page, 'hide_signaling_warning').locator('input[type=checkbox]').check();
+      assert.equal(await save(page, 'signaling_servers'), 'Saved.');
+      // STUN list
+      const stun = field(page, 'stun_servers');
+      await stun.locator('button.add').click();
+      await stun.locator('input').last().fill('stun.example.org:3478');
+      assert.equal(await save(page, 'stun_servers'), 'Saved.');
+      // integer
+      await field(page, 'password_policy_min_length').locator('input').fill('12');
+      assert.equal(await save(page, 'password_policy_min_length'), 'Saved.');
+      // string and secret (SIP bridge)
+      await field(page, 'sip_bridge_dialin_info').locator('textarea').fill('Dial +49 30 1234567, then the PIN');
+      await field(page, 'sip_bridge_shared_secret').locator('input').fill('sip-bridge-secret-456');
+      assert.equal(await save(page, 'sip_bridge_shared_secret'), 'Saved.');
+
+      const cfg = await p.services.appConfig.snapshot();
+      assert.deepEqual(cfg.list('start_conversations'), ['staff']);
+      assert.deepEqual(cfg.json('signaling_servers', {}), { servers: [{ server: 'https://signaling.example.org', verify: true }], secret: 'sig-shared-secret-123' });
+      assert.equal(cfg.get('hide_signaling_warning'), 'yes');
+      assert.deepEqual(cfg.json('stun_servers', []), ['stun.example.org:3478']);
+      assert.equal(cfg.get('password_policy_min_length'), '12');
+      assert.equal(cfg.get('sip_bridge_dialin_info'), 'Dial +49 30 1234567, then the PIN');
+      assert.equal(cfg.get('sip_bridge_shared_secret'), 'sip-bridge-secret-456');
+
+      await page.reload();
+      await page.locator('section').first().waitFor();
+      const html = await page.content();
+      assert.ok(!html.includes('sip-bridge-secret-456'), 'the SIP secret reached the browser');
+      assert.ok(!html.includes('sig-shared-secret-123'), 'the signaling secret reached the browser');
+      assert.equal(await field(page, 'start_conversations').locator('input[value="staff"]').isChecked(), true);
+      assert.equal(await field(page, 'start_conversations').locator('input[value="support"]').isChecked(), false);
+      assert.equal(await sig.locator('input[aria-label="Server URL"]').inputValue(), 'https://signaling.example.org');
+      assert.equal(await sig.locator('input[type=password]').inputValue(), '');
+      assert.match((await sig.locator('input[type=password]').getAttribute('placeholder'))!, /^set/);
+      assert.equal(await field(page, 'hide_signaling_warning').locator('input').isChecked(), true);
+      assert.equal(await stun.locator('input').first().inputValue(), 'stun.example.org:3478');
+      assert.equal(await field(page, 'password_policy_min_length').locator('input').inputValue(), '12');
+      assert.equal(await field(page, 'sip_bridge_dialin_info').locator('textarea').inputValue(), 'Dial +49 30 1234567, then the PIN');
+      assert.equal(await field(page, 'sip_bridge_shared_secret').locator('input').inputValue(), '');
+      assert.match((await field(page, 'sip_bridge_shared_secret').locator('input').getAttribute('placeholder'))!, /^set/);
+
+      // Saving the server list again without retyping its secret keeps the stored secret.
+      await sig.locator('input[aria-label="Validate TLS certificate"]').uncheck();
+      assert.equal(await save(page, 'signaling_servers'), 'Saved.');
+      const again = await p.services.appConfig.snapshot();
+      assert.deepEqual(again.json('signaling_servers', {}), { servers: [{ server: 'https://signaling.example.org', verify: false }], secret: 'sig-shared-secret-123' });
+    });
+
+    it('shows the registry error for an out-of-range value and the server error for a refused one', async () => {
+      await field(page, 'password_policy_min_length').locator('input').fill('5000');
+      assert.match(await save(page, 'password_policy_min_length'), /refused/);
+      assert.equal(await field(page, 'password_policy_min_length').locator('.error').textContent(), 'password_policy_min_length must be at most 1024');
+
+      // The group disappears after the page was loaded: only the server can know.
+      await p.services.directory.deleteGroup('ghost');
+      await field(page, 'start_calls_groups').locator('input[value="ghost"]').check();
+      assert.match(await save(page, 'start_calls_groups'), /refused/);
+      const err = field(page, 'start_calls_groups').locator('.error');
+      assert.equal(await err.isVisible(), true);
+      assert.match((await err.textContent())!, /unknown group "ghost"/);
+
+      const cfg = await p.services.appConfig.snapshot();
+      assert.equal(cfg.get('password_policy_min_length'), '12');
+      assert.deepEqual(cfg.list('start_calls_groups'), []);
+    });
+
+    it('fits a phone-sized screen and saves a screenshot', async () => {
+      fs.mkdirSync(ARTIFACTS, { recursive: true });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: path.join(ARTIFACTS, `admin-page-${dialect}.png`), fullPage: false });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.reload();
+      await page.locator('section').first().waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px on a phone`);
+      await page.screenshot({ path: path.join(ARTIFACTS, `admin-page-phone-${dialect}.png`) });
+    });
+  });
+}
