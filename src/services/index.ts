@@ -24,6 +24,7 @@ import { MailService } from './mail.js';
 import { TeamsService } from './teams.js';
 import { ClientSessionService } from './client-sessions.js';
 import { PreferencesService } from './preferences.js';
+import { RoomsService } from './rooms.js';
 import { SipSettingsService } from './sip-settings.js';
 import { ProvisioningService } from './provisioning.js';
 
@@ -36,6 +37,7 @@ export interface Services {
   auth: AuthService;
   preferences: PreferencesService;
   capabilities: CapabilitiesService;
+  rooms: RoomsService;
   loginSessions: LoginSessionService;
   userStatus: UserStatusService;
   mail: MailService;
@@ -52,6 +54,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
+  const rooms = new RoomsService(db, directory, bruteForce);
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const userStatus = new UserStatusService(new UserStatusRepository(db.kysely), directory);
@@ -59,5 +62,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const teams = new TeamsService(new TeamsRepository(db.kysely), directory);
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
   const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth, directory);
-  return { db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings };
+  return { db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings, rooms };
 }

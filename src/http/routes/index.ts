@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/index.js';
 import { appPasswordRoutes } from './app-passwords.js';
+import { conversationRoutes } from './conversations.js';
 import { coreRoutes } from './core.js';
 import { userStatusRoutes } from './user-status.js';
 import { provisioningConfigRoutes } from './provisioning-config.js';
@@ -16,6 +17,7 @@ export type RouteModule = (app: FastifyInstance, services: Services) => Promise<
 
 export const routeModules: RouteModule[] = [
   coreRoutes,
+  conversationRoutes,
   webPageRoutes,
   userStatusRoutes,
   provisioningUserRoutes,

@@ -1,0 +1,116 @@
+/**
+ * SQL for attendees (table `attendees`): one row per actor and conversation, unique on
+ * (room_id, actor_type, actor_id). Lookups by actor use `attendees_actor`; by room the unique
+ * index (room_id first).
+ *
+ * Sections: lookups, inserts, updates, deletes. Keep new methods in the matching section.
+ */
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql } from 'kysely';
+import type { AttendeesTable, Database } from '../schema.js';
+
+export type AttendeeRow = Selectable<AttendeesTable>;
+export type NewAttendee = Insertable<AttendeesTable>;
+export type AttendeePatch = Updateable<Omit<AttendeesTable, 'id'>>;
+
+/** Column values of a new attendee besides room, actor and participant type (the migration's defaults). */
+export const ATTENDEE_DEFAULTS: Omit<NewAttendee, 'room_id' | 'actor_type' | 'actor_id' | 'participant_type'> = {
+  display_name: '',
+  pin: null,
+  favorite: 0,
+  notification_level: 0,
+  notification_calls: 1,
+  last_joined_call: 0,
+  last_read_message: 0,
+  last_mention_message: 0,
+  last_mention_direct: 0,
+  read_privacy: 0,
+  permissions: 0,
+  access_token: null,
+  invited_cloud_id: null,
+  phone_number: null,
+  call_id: null,
+  last_attendee_activity: 0,
+  created_at: 0,
+};
+
+export class AttendeesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  // ---- lookups ----
+
+  find(roomId: number, actorType: string, actorId: string): Promise<AttendeeRow | undefined> {
+    return this.db
+      .selectFrom('attendees')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where('actor_type', '=', actorType)
+      .where('actor_id', '=', actorId)
+      .executeTakeFirst();
+  }
+
+  findById(id: number): Promise<AttendeeRow | undefined> {
+    return this.db.selectFrom('attendees').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Every attendee row of one actor (a user's conversation list), one indexed query. */
+  forActor(actorType: string, actorId: string): Promise<AttendeeRow[]> {
+    return this.db.selectFrom('attendees').selectAll().where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();
+  }
+
+  forRoom(roomId: number): Promise<AttendeeRow[]> {
+    return this.db.selectFrom('attendees').selectAll().where('room_id', '=', roomId).orderBy('id').execute();
+  }
+
+  /** Owners, moderators and guest moderators of a room. */
+  moderatorsOf(roomId: number): Promise<AttendeeRow[]> {
+    return this.db
+      .selectFrom('attendees')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where('participant_type', 'in', [1, 2, 6])
+      .orderBy('id')
+      .execute();
+  }
+
+  // ---- inserts ----
+
+  /**
+   * Inserts attendees; a row that already exists for (room, actorType, actorId) is silently kept
+   * as it is (Talk ignores duplicate inserts). One statement for any number of rows.
+   */
+  async insertIgnoringDuplicates(rows: NewAttendee[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db
+      .insertInto('attendees')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['room_id', 'actor_type', 'actor_id']).doNothing())
+      .execute();
+  }
+
+  // ---- updates ----
+
+  async update(id: number, patch: AttendeePatch): Promise<void> {
+    await this.db.updateTable('attendees').set(patch).where('id', '=', id).execute();
+  }
+
+  /** Stores dial-in PINs for several attendees in one statement (lazy PIN generation). */
+  async setPins(pins: Map<number, string>, now: number): Promise<void> {
+    if (pins.size === 0) return;
+    const ids = [...pins.keys()];
+    const cases = sql.join(ids.map((id) => sql`when ${id} then ${pins.get(id)!}`), sql` `);
+    await this.db
+      .updateTable('attendees')
+      .set({ pin: sql<string>`case id ${cases} end`, last_attendee_activity: now })
+      .where('id', 'in', ids)
+      .where('pin', 'is', null)
+      .execute();
+  }
+
+  // ---- deletes ----
+
+  async deleteForRooms(roomIds: number[]): Promise<void> {
+    if (roomIds.length === 0) return;
+    await this.db.deleteFrom('attendees').where('room_id', 'in', roomIds).execute();
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * SQL for conversations (table `rooms`). Token lookups use the unique token index; a user's
+ * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
+ * total number of rooms.
+ */
+import type { Kysely, Selectable, Updateable, Insertable } from 'kysely';
+import { sql } from 'kysely';
+import type { Database, RoomsTable } from '../schema.js';
+
+export type RoomRow = Selectable<RoomsTable>;
+export type NewRoom = Insertable<RoomsTable>;
+export type RoomPatch = Updateable<Omit<RoomsTable, 'id'>>;
+
+/** Which of a user's rooms changed since a time (GET /room modifiedSince, LATEST rule). */
+export interface ModifiedFilter {
+  since: number;
+  /** Rooms whose attendee row of the caller changed at or after `since`. */
+  attendeeChangedRoomIds: number[];
+  /** includeStatus: every one-to-one room is returned too. */
+  includeOneToOne: boolean;
+}
+
+/** Column values of a new room before the creator's choices (the migration's defaults). */
+export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
+  password: '',
+  description: '',
+  active_since: null,
+  call_flag: 0,
+  last_activity: 0,
+  last_message: 0,
+  lobby_state: 0,
+  lobby_timer: 0,
+  read_only: 0,
+  listable: 0,
+  object_type: '',
+  object_id: '',
+  sip_enabled: 0,
+  default_permissions: 0,
+  call_permissions: 0,
+  message_expiration: 0,
+  breakout_room_mode: 0,
+  breakout_room_status: 0,
+  avatar: '',
+  call_recording: 0,
+  recording_consent: 0,
+  mention_permissions: 0,
+  created_at: 0,
+};
+
+export class RoomsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  findByToken(token: string): Promise<RoomRow | undefined> {
+    return this.db.selectFrom('rooms').selectAll().where('token', '=', token).executeTakeFirst();
+  }
+
+  findById(id: number): Promise<RoomRow | undefined> {
+    return this.db.selectFrom('rooms').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async tokenExists(token: string): Promise<boolean> {
+    const r = await this.db.selectFrom('rooms').select('id').where('token', '=', token).executeTakeFirst();
+    return r !== undefined;
+  }
+
+  /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
+  async findByIds(ids: number[], modified?: ModifiedFilter): Promise<RoomRow[]> {
+    if (ids.length === 0) return [];
+    let q = this.db.selectFrom('rooms').selectAll().where('id', 'in', ids);
+    if (modified) {
+      q = q.where((eb) => {
+        const ors = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
+        if (modified.attendeeChangedRoomIds.length) ors.push(eb('id', 'in', modified.attendeeChangedRoomIds));
+        if (modified.includeOneToOne) ors.push(eb('type', '=', 1));
+        return eb.or(ors);
+      });
+    }
+    return q.orderBy('id').execute();
+  }
+
+  async insert(row: NewRoom): Promise<number> {
+    const r = await this.db.insertInto('rooms').values(row).returning('id').executeTakeFirstOrThrow();
+    return Number(r.id);
+  }
+
+  async update(id: number, patch: RoomPatch): Promise<void> {
+    await this.db.updateTable('rooms').set(patch).where('id', '=', id).execute();
+  }
+
+  /** Sets last_activity to `now` (never moves it backwards). */
+  async touch(ids: number[], now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('rooms').set({ last_activity: now }).where('id', 'in', ids).where('last_activity', '<', now).execute();
+  }
+
+  /**
+   * Lifts the lobby of rooms whose timer has passed (talk-behaviour.md §11), in one statement.
+   * Only rows still carrying an expired timer are touched, so concurrent readers agree.
+   */
+  async liftExpiredLobbies(ids: number[], now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('rooms')
+      .set({ lobby_state: 0, lobby_timer: 0, last_activity: now })
+      .where('id', 'in', ids)
+      .where('lobby_timer', '>', 0)
+      .where('lobby_timer', '<', now)
+      .execute();
+  }
+
+  /** One-to-one room between two users: Talk dedupes on the JSON name. */
+  findOneToOne(name: string): Promise<RoomRow | undefined> {
+    return this.db.selectFrom('rooms').selectAll().where('type', '=', 1).where('name', '=', name).orderBy('id').executeTakeFirst();
+  }
+
+  /** Breakout children of a parent (objectType `room`, objectId = parent token). */
+  childrenOf(parentToken: string): Promise<RoomRow[]> {
+    return this.db
+      .selectFrom('rooms')
+      .selectAll()
+      .where('object_type', '=', 'room')
+      .where('object_id', '=', parentToken)
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Listed rooms (GET /listed-room): type 2 or 3, listable scope in `scopes`, the user is not an
+   * attendee, name containing `term` (case-insensitive). Ordered by id.
+   */
+  listed(userId: string, scopes: number[], term: string): Promise<RoomRow[]> {
+    let q = this.db
+      .selectFrom('rooms')
+      .selectAll()
+      .where('type', 'in', [2, 3])
+      .where('listable', 'in', scopes)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('attendees')
+              .select('attendees.id')
+              .whereRef('attendees.room_id', '=', 'rooms.id')
+              .where('attendees.actor_type', '=', 'users')
+              .where('attendees.actor_id', '=', userId),
+          ),
+        ),
+      );
+    if (term !== '') {
+      const like = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      q = q.where(sql<boolean>`lower(name) like ${like} escape '\\'`);
+    }
+    return q.orderBy('id').execute();
+  }
+
+  async deleteByIds(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.deleteFrom('rooms').where('id', 'in', ids).execute();
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Conversations core endpoints (contract "Conversations", base api/v4): list, create, get one,
+ * listed rooms, rename and delete. Thin: coerce, call RoomsService, present the record.
+ * Other conversation mutators (description, public, password, ...) live in their own modules.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { registerFeatures } from '../../domain/features.js';
+import type { Services } from '../../services/index.js';
+import { nowSeconds } from '../../services/rooms.js';
+import { effectivePreferences } from '../../services/preferences.js';
+import type { RequestContext } from '../../services/request-context.js';
+import { serviceHash } from '../../services/service-hash.js';
+import { OcsReply, ocsRoute } from '../ocs/route.js';
+
+// What these endpoints and the record make true (talk-reference.md §2.2), in Talk's order.
+registerFeatures([
+  { name: 'conversation-v4' },
+  { name: 'empty-group-room' },
+  { name: 'last-room-activity' },
+  { name: 'locked-one-to-one-rooms' },
+  { name: 'start-call-flag' },
+]);
+
+export const V4 = '/apps/spreed/api/v4';
+
+const Token = Type.String();
+
+export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const rooms = services.rooms;
+  const hashHeaders = async (ctx: RequestContext) => {
+    const cfg = await ctx.config();
+    const hash = ctx.userId
+      ? serviceHash(cfg, { kind: 'user', attachmentFolder: effectivePreferences(await services.preferences.forUser(ctx.userId), cfg).attachmentFolder })
+      : serviceHash(cfg, { kind: 'guest' });
+    return { 'X-Service-Hash': hash, 'X-Nextcloud-Talk-Hash': hash };
+  };
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${V4}/room`,
+    auth: 'user',
+    talk: true,
+    summary: "The caller's conversations (modifiedSince, includeStatus, includeLastMessage)",
+    params: Type.Object({
+      noStatusUpdate: Type.Integer({ default: 0, minimum: 0, maximum: 1 }),
+      includeStatus: Type.Boolean({ default: false }),
+      modifiedSince: Type.Integer({ default: 0, minimum: 0 }),
+      includeLastMessage: Type.Boolean({ default: true }),
+    }),
+    handler: async ({ params, ctx }) => {
+      // Taken before the query, so a change made while it runs is returned again next time.
+      const modifiedBefore = String(nowSeconds());
+      const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
+      const data = await rooms.presenter.present(ctx, views, {
+        includeStatus: params.includeStatus,
+        includeLastMessage: params.includeLastMessage,
+      });
+      return new OcsReply(data, 200, {
+        ...(await hashHeaders(ctx)),
+        'X-Service-Modified-Before': modifiedBefore,
+        'X-Nextcloud-Talk-Modified-Before': modifiedBefore,
+      });
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V4}/room`,
+    auth: 'user',
+    talk: true,
+    summary: 'Create a conversation (one-to-one, group, public, breakout child)',
+    params: Type.Object({
+      roomType: Type.Integer({ 'x-error': 'type' }),
+      invite: Type.String({ default: '', maxLength: 255, 'x-error': 'invite' }),
+      source: Type.String({ default: '', maxLength: 64, 'x-error': 'source' }),
+      roomName: Type.String({ default: '', 'x-error': 'name' }),
+      objectType: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
+      objectId: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
+    }),
+    handler: async ({ params, ctx }) => {
+      const { caller, created } = await rooms.create(ctx, params);
+      const record = await rooms.presenter.presentOne(ctx, caller);
+      return new OcsReply(record, created ? 201 : 200);
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${V4}/room/:token`,
+    auth: 'public',
+    talk: true,
+    summary: 'One conversation (participants, guests, and non-participants where it is listed or public)',
+    params: Type.Object({ token: Token }),
+    handler: async ({ params, ctx }) => {
+      const caller = await rooms.getRoomForCaller(ctx, params.token);
+      const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true });
+      return new OcsReply(record, 200, await hashHeaders(ctx));
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${V4}/listed-room`,
+    auth: 'user',
+    talk: true,
+    summary: 'Open (listable) conversations the caller is not in, filtered by searchTerm',
+    params: Type.Object({ searchTerm: Type.String({ default: '', maxLength: 255, 'x-error': 'searchTerm' }) }),
+    handler: async ({ params, ctx }) => {
+      const views = await rooms.listed(ctx, params.searchTerm.trim());
+      return rooms.presenter.present(ctx, views, { includeLastMessage: false });
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'PUT',
+    path: `${V4}/room/:token`,
+    auth: 'public',
+    talk: true,
+    summary: 'Rename a conversation (moderators)',
+    params: Type.Object({ token: Token, roomName: Type.String({ default: '', 'x-error': 'value' }) }),
+    handler: async ({ params, ctx }) => {
+      const caller = await rooms.rename(ctx, params.token, params.roomName);
+      return rooms.presenter.presentOne(ctx, caller);
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: `${V4}/room/:token`,
+    auth: 'public',
+    talk: true,
+    summary: 'Delete a conversation with its breakout rooms (moderators)',
+    params: Type.Object({ token: Token }),
+    handler: async ({ params, ctx }) => {
+      await rooms.deleteConversation(ctx, params.token);
+      return null;
+    },
+  });
+}

@@ -1,0 +1,518 @@
+/**
+ * The conversation record (contract "Conversation" table + talk-reference.md §4.3 extras),
+ * computed as talk-behaviour.md §5 describes: the participant view, the two non-participant
+ * views (listable / restricted) and the lobby effect.
+ *
+ * `ConversationPresenter.present` formats any number of conversations with a constant number of
+ * queries: everything a record needs beyond its room/attendee/session rows (other users' display
+ * names, group membership, expired lobby timers, lazily generated PINs, user statuses) is loaded
+ * or written once per call, in batches. `formatConversation` itself is pure.
+ */
+import { createHash } from 'node:crypto';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { AttendeesRepository } from '../db/repositories/attendees.js';
+import type { RoomRow, RoomsRepository } from '../db/repositories/rooms.js';
+import type { SessionRow } from '../db/repositories/sessions.js';
+import type { UsersRepository } from '../db/repositories/users.js';
+import { ActorType, GUEST_APP_GROUP, ListableScope, NotificationLevel, ParticipantType, RoomType, SipState } from '../domain/constants.js';
+import {
+  canDeleteConversation,
+  canLeaveConversation,
+  canStartCall,
+  effectivePermissions,
+  heldInLobby,
+  isLoggedInModeratorType,
+  serverDefaultPermissions,
+} from '../domain/permissions.js';
+import { isSipCompatibleToken, newAttendeePin } from '../domain/tokens.js';
+import type { AppConfigSnapshot } from '../services/app-config.js';
+import { sipConfigured } from '../domain/sip.js';
+import type { RequestContext } from '../services/request-context.js';
+
+/** One conversation as seen by the caller. */
+export interface ConversationView {
+  room: RoomRow;
+  /** The caller's attendee row; absent for non-participants. */
+  attendee?: AttendeeRow;
+  /** The caller's own session in this conversation (participantFlags, lastPing, sessionId). */
+  session?: SessionRow;
+  /**
+   * Non-participant record that shows the listable fields with the room name as displayName
+   * (SIP-bridge requests, breakout rooms listed for a moderator who is not in them).
+   */
+  forceName?: boolean;
+}
+
+export interface PresentOptions {
+  /** GET /room includeStatus, GET /room/{token}: add the other user's status to one-to-one records. */
+  includeStatus?: boolean;
+  /** GET /room includeLastMessage (default true): false omits `lastMessage`. */
+  includeLastMessage?: boolean;
+}
+
+export interface UserStatus {
+  status: string;
+  icon: string | null;
+  message: string | null;
+  clearAt: number | null;
+}
+
+/** Loads the statuses of several users in one query (installed by the user-status area). */
+export type UserStatusLoader = (userIds: string[]) => Promise<Map<string, UserStatus>>;
+
+/** The record (API v4). Field order follows Talk's RoomFormatter. */
+export interface ConversationRecord {
+  id: number;
+  token: string;
+  type: number;
+  name: string;
+  displayName: string;
+  objectType: string;
+  objectId: string;
+  participantType: number;
+  participantFlags: number;
+  readOnly: number;
+  hasCall: boolean;
+  callStartTime: number;
+  callRecording: number;
+  canStartCall: boolean;
+  lastActivity: number;
+  lastReadMessage: number;
+  unreadMessages: number;
+  unreadMention: boolean;
+  unreadMentionDirect: boolean;
+  isFavorite: boolean;
+  canLeaveConversation: boolean;
+  canDeleteConversation: boolean;
+  notificationLevel: number;
+  notificationCalls: number;
+  lobbyState: number;
+  lobbyTimer: number;
+  lastPing: number;
+  sessionId: string;
+  hasPassword: boolean;
+  sipEnabled: number;
+  actorType: string;
+  actorId: string;
+  attendeeId: number;
+  permissions: number;
+  attendeePermissions: number;
+  callPermissions: number;
+  defaultPermissions: number;
+  canEnableSIP: boolean;
+  attendeePin: string | null;
+  description: string;
+  lastCommonReadMessage: number;
+  listable: number;
+  callFlag: number;
+  messageExpiration: number;
+  avatarVersion: string;
+  isCustomAvatar: boolean;
+  breakoutRoomMode: number;
+  breakoutRoomStatus: number;
+  recordingConsent: number;
+  mentionPermissions: number;
+  isArchived: boolean;
+  isImportant: boolean;
+  isSensitive: boolean;
+  liveTranscriptionLanguageId: string;
+  lastMessage?: unknown[] | Record<string, unknown>;
+  status?: string;
+  statusIcon?: string | null;
+  statusMessage?: string | null;
+  statusClearAt?: number | null;
+}
+
+/** Everything `formatConversation` needs besides the view, loaded once per request. */
+export interface FormatEnv {
+  now: number;
+  /** The logged-in caller, if any. */
+  userId?: string;
+  cfg: AppConfigSnapshot;
+  sipConfigured: boolean;
+  /** Display names of the other users of one-to-one conversations. */
+  userNames: ReadonlyMap<string, string>;
+  inStartCallsGroups: boolean;
+  inSipBridgeGroups: boolean;
+  statuses: ReadonlyMap<string, UserStatus>;
+  /** PINs generated during this call (attendee id → pin). */
+  newPins: ReadonlyMap<number, string>;
+  includeStatus: boolean;
+  includeLastMessage: boolean;
+}
+
+export const PRIVATE_CONVERSATION = 'Private conversation';
+
+function isOneToOneKind(type: number): boolean {
+  return type === RoomType.ONE_TO_ONE || type === RoomType.ONE_TO_ONE_FORMER;
+}
+
+/** The two user ids of a one-to-one conversation (its name is their JSON list), or undefined. */
+export function oneToOneUserIds(room: RoomRow): string[] | undefined {
+  if (!isOneToOneKind(room.type)) return undefined;
+  try {
+    const parsed = JSON.parse(room.name);
+    if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return parsed as string[];
+  } catch {
+    // Legacy names held a single user id.
+  }
+  return undefined;
+}
+
+/** The other user of a one-to-one conversation for `userId` (legacy names: the stored id). */
+export function otherUserId(room: RoomRow, userId: string | undefined): string | undefined {
+  const ids = oneToOneUserIds(room);
+  if (!ids) return isOneToOneKind(room.type) && room.name !== '' ? room.name : undefined;
+  if (userId === undefined || !ids.includes(userId)) return undefined;
+  return ids.find((id) => id !== userId) ?? userId;
+}
+
+/** Default avatar icon per conversation kind (talk-behaviour.md §5 avatarVersion). */
+function defaultAvatarPath(room: RoomRow): string {
+  let kind = 'group';
+  if (room.type === RoomType.CHANGELOG) return 'img/changelog.svg';
+  if (room.object_type === 'file') kind = 'text';
+  else if (room.object_type === 'share:password') kind = 'password';
+  else if (room.object_type === 'emails') kind = 'mail';
+  else if (room.object_type.startsWith('phone')) kind = 'phone';
+  else if (room.object_type === 'event') kind = 'event';
+  else if (room.type === RoomType.PUBLIC) kind = 'public';
+  else if (isOneToOneKind(room.type)) kind = 'user';
+  return `img/icon-conversation-${kind}-bright.svg`;
+}
+
+/** avatarVersion: the custom avatar's stem, else the first 8 hex digits of md5(default icon path). */
+export function avatarVersion(room: RoomRow): string {
+  if (room.avatar !== '') return room.avatar.split('.')[0];
+  return createHash('md5').update(defaultAvatarPath(room)).digest('hex').slice(0, 8);
+}
+
+/** Recording available: external signaling, call_recording on and a recording server with secret. */
+function recordingAvailable(cfg: AppConfigSnapshot): boolean {
+  if ((cfg.get('signaling_mode') || 'internal') === 'internal' || cfg.get('call_recording') !== 'yes') return false;
+  const servers = cfg.json<{ servers?: unknown[]; secret?: string }>('recording_servers', {});
+  return Array.isArray(servers?.servers) && servers.servers.length > 0 && !!servers.secret;
+}
+
+/** recordingConsent: the room's value when the admin chose "optional" (2), else the global one. */
+function recordingConsent(room: RoomRow, cfg: AppConfigSnapshot): number {
+  if (!recordingAvailable(cfg)) return 0;
+  const global = cfg.int('recording_consent');
+  return global === 2 ? room.recording_consent : global;
+}
+
+/** notificationLevel when the attendee kept the default (talk-reference.md §1.7). */
+export function resolveNotificationLevel(stored: number, room: RoomRow, attendee: AttendeeRow, cfg: AppConfigSnapshot): number {
+  if (stored !== NotificationLevel.DEFAULT) return stored;
+  if (attendee.actor_type === ActorType.GUESTS || attendee.actor_type === ActorType.EMAILS) return NotificationLevel.NEVER;
+  if (attendee.participant_type === ParticipantType.GUEST || attendee.participant_type === ParticipantType.GUEST_MODERATOR) {
+    return NotificationLevel.NEVER;
+  }
+  if (isOneToOneKind(room.type)) return NotificationLevel.ALWAYS;
+  const configured = cfg.int('default_group_notification');
+  return configured === 0 ? NotificationLevel.MENTION : configured;
+}
+
+/** displayName resolution (talk-behaviour.md §5, Manager::resolveRoomDisplayName). */
+function resolveDisplayName(view: ConversationView, env: FormatEnv, listableForCaller: boolean): string {
+  const { room, attendee } = view;
+  if (room.object_type === 'share:password') return `Password request: ${room.name}`;
+  if (room.type === RoomType.CHANGELOG) return 'Talk updates ✅';
+  if (env.userId === undefined && !view.forceName && room.type !== RoomType.PUBLIC) return PRIVATE_CONVERSATION;
+  if (isOneToOneKind(room.type)) {
+    if (env.userId === undefined) return PRIVATE_CONVERSATION;
+    const ids = oneToOneUserIds(room);
+    if (ids) {
+      if (!ids.includes(env.userId)) return PRIVATE_CONVERSATION;
+      const other = ids.find((id) => id !== env.userId) ?? env.userId;
+      return env.userNames.get(other) || other;
+    }
+    return env.userNames.get(room.name) || `Deleted user (${room.name})`;
+  }
+  if (view.forceName) return room.name;
+  if (!listableForCaller && !attendee) return PRIVATE_CONVERSATION;
+  return room.name;
+}
+
+function defaults(room: RoomRow, env: FormatEnv): ConversationRecord {
+  return {
+    id: room.id,
+    token: room.token,
+    type: room.type,
+    name: '',
+    displayName: '',
+    objectType: '',
+    objectId: '',
+    participantType: ParticipantType.GUEST,
+    participantFlags: 0,
+    readOnly: 0,
+    hasCall: false,
+    callStartTime: 0,
+    callRecording: 0,
+    canStartCall: false,
+    lastActivity: 0,
+    lastReadMessage: 0,
+    unreadMessages: 0,
+    unreadMention: false,
+    unreadMentionDirect: false,
+    isFavorite: false,
+    canLeaveConversation: false,
+    canDeleteConversation: false,
+    notificationLevel: NotificationLevel.NEVER,
+    notificationCalls: 0,
+    lobbyState: 0,
+    lobbyTimer: 0,
+    lastPing: 0,
+    sessionId: '0',
+    hasPassword: room.password !== '',
+    sipEnabled: 0,
+    actorType: '',
+    actorId: '',
+    attendeeId: 0,
+    permissions: 1,
+    attendeePermissions: 1,
+    callPermissions: 1,
+    defaultPermissions: 1,
+    canEnableSIP: false,
+    attendeePin: '',
+    description: '',
+    lastCommonReadMessage: 0,
+    listable: 0,
+    callFlag: 0,
+    messageExpiration: 0,
+    avatarVersion: avatarVersion(room),
+    isCustomAvatar: room.avatar !== '',
+    breakoutRoomMode: 0,
+    breakoutRoomStatus: 0,
+    recordingConsent: recordingConsent(room, env.cfg),
+    mentionPermissions: room.mention_permissions,
+    isArchived: false,
+    isImportant: false,
+    isSensitive: false,
+    liveTranscriptionLanguageId: '',
+    ...(env.includeLastMessage ? { lastMessage: [] } : {}),
+  };
+}
+
+/** Room columns shown to participants and, for listable rooms, to non-participants. */
+function roomFields(r: ConversationRecord, room: RoomRow): void {
+  r.objectType = room.object_type;
+  r.objectId = room.object_id;
+  r.readOnly = room.read_only;
+  r.hasCall = room.active_since !== null;
+  r.callStartTime = room.active_since ?? 0;
+  r.callRecording = room.call_recording;
+  r.lastActivity = room.last_activity;
+  r.lobbyState = room.lobby_state;
+  r.lobbyTimer = room.lobby_timer;
+  r.listable = room.listable;
+  r.callFlag = room.call_flag;
+  r.breakoutRoomMode = room.breakout_room_mode;
+  r.breakoutRoomStatus = room.breakout_room_status;
+}
+
+/**
+ * Formats one conversation for the caller (pure). `listableForCaller`: the room is listed for
+ * this caller (scope 2, or scope 1 for a non-guest-app user).
+ */
+export function formatConversation(view: ConversationView, env: FormatEnv, listableForCaller: boolean): ConversationRecord {
+  const { room, attendee, session } = view;
+  const r = defaults(room, env);
+  const { cfg } = env;
+
+  if (!attendee) {
+    // Non-participant views: listable (or forced name) shows room fields; anything else only defaults.
+    if (view.forceName || room.listable !== 0) {
+      r.name = room.name;
+      r.displayName = resolveDisplayName(view, env, listableForCaller);
+      if (room.listable !== 0) r.description = room.description;
+      roomFields(r, room);
+      r.sipEnabled = room.sip_enabled;
+      r.messageExpiration = 0;
+    }
+    return r;
+  }
+
+  const other = otherUserId(room, env.userId);
+  r.name = isOneToOneKind(room.type) && other !== undefined ? other : room.name;
+  r.displayName = resolveDisplayName(view, env, listableForCaller);
+  r.description = room.description;
+  roomFields(r, room);
+  r.messageExpiration = room.message_expiration;
+  r.participantType = attendee.participant_type;
+  r.actorType = attendee.actor_type;
+  r.actorId = attendee.actor_id;
+  r.attendeeId = attendee.id;
+  r.isFavorite = attendee.favorite !== 0;
+  r.notificationLevel = resolveNotificationLevel(attendee.notification_level, room, attendee, cfg);
+  r.notificationCalls = attendee.notification_calls;
+  r.lastReadMessage = attendee.last_read_message;
+  if (session) {
+    r.participantFlags = session.in_call;
+    r.lastPing = session.last_ping;
+    r.sessionId = session.session_id;
+  }
+
+  const serverDefault = serverDefaultPermissions(cfg.raw('default_permissions'));
+  const effective = effectivePermissions({
+    participantType: attendee.participant_type,
+    attendeePermissions: attendee.permissions,
+    callPermissions: room.call_permissions,
+    defaultPermissions: room.default_permissions,
+    serverDefault,
+  });
+  r.permissions = effective;
+  r.attendeePermissions = attendee.permissions;
+  r.callPermissions = room.call_permissions;
+  r.defaultPermissions = room.default_permissions;
+
+  const sipOn = env.sipConfigured && room.sip_enabled !== SipState.DISABLED;
+  r.sipEnabled = env.sipConfigured ? room.sip_enabled : 0;
+  if (sipOn) {
+    if (attendee.actor_type === ActorType.USERS || attendee.actor_type === ActorType.EMAILS) {
+      r.attendeePin = attendee.pin ?? env.newPins.get(attendee.id) ?? '';
+    } else {
+      r.attendeePin = null;
+    }
+  }
+
+  const isUser = attendee.actor_type === ActorType.USERS;
+  const leaveDelete = {
+    roomType: room.type,
+    participantType: attendee.participant_type,
+    actorType: attendee.actor_type,
+    deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
+  };
+  r.canDeleteConversation = canDeleteConversation(leaveDelete);
+  r.canLeaveConversation = canLeaveConversation(leaveDelete);
+  r.canEnableSIP =
+    isUser &&
+    env.sipConfigured &&
+    isSipCompatibleToken(room.token) &&
+    (room.type === RoomType.GROUP || room.type === RoomType.PUBLIC) &&
+    isLoggedInModeratorType(attendee.participant_type) &&
+    env.inSipBridgeGroups;
+
+  if (heldInLobby(room.lobby_state, attendee.participant_type, effective)) {
+    // Lobby effect: nothing about the call or the chat leaks to someone waiting in the lobby.
+    r.hasCall = false;
+    r.canLeaveConversation = true;
+    if (env.includeLastMessage) r.lastMessage = [];
+    return r;
+  }
+
+  r.canStartCall = canStartCall({
+    roomType: room.type,
+    participantType: attendee.participant_type,
+    actorType: attendee.actor_type,
+    effectivePermissions: effective,
+    startCalls: cfg.int('start_calls'),
+    startCallsGroups: cfg.list('start_calls_groups'),
+    inStartCallsGroups: env.inStartCallsGroups,
+  });
+  // Without a chat backend there are no unread counters and no last message: the defaults stand.
+
+  if (env.includeStatus && room.type === RoomType.ONE_TO_ONE && other !== undefined) {
+    const st = env.statuses.get(other);
+    if (st) {
+      r.status = st.status;
+      r.statusIcon = st.icon;
+      r.statusMessage = st.message;
+      r.statusClearAt = st.clearAt;
+    }
+  }
+  return r;
+}
+
+/** Repositories the presenter batch-loads from. */
+export interface PresenterDeps {
+  users: UsersRepository;
+  rooms: RoomsRepository;
+  attendees: AttendeesRepository;
+}
+
+export class ConversationPresenter {
+  /** Installed by the user-status area; until then one-to-one records carry no status. */
+  userStatusLoader?: UserStatusLoader;
+
+  constructor(private readonly deps: PresenterDeps) {}
+
+  /** Formats one conversation (see `present`). */
+  async presentOne(ctx: RequestContext, view: ConversationView, opts: PresentOptions = {}): Promise<ConversationRecord> {
+    return (await this.present(ctx, [view], opts))[0];
+  }
+
+  /**
+   * Formats conversations for the caller with a constant number of queries: at most one each for
+   * expired lobby timers, other users' display names, the caller's groups, new PINs and statuses.
+   */
+  async present(ctx: RequestContext, views: ConversationView[], opts: PresentOptions = {}): Promise<ConversationRecord[]> {
+    const cfg = await ctx.config();
+    const now = Math.floor(Date.now() / 1000);
+    const userId = ctx.userId;
+    const sip = sipConfigured(cfg);
+
+    // Lobby timers are applied lazily on read (talk-behaviour.md §11): lift and save expired ones.
+    const expired = views.filter((v) => v.room.lobby_timer > 0 && v.room.lobby_timer < now);
+    if (expired.length) {
+      await this.deps.rooms.liftExpiredLobbies([...new Set(expired.map((v) => v.room.id))], now);
+      for (const v of expired) v.room = { ...v.room, lobby_state: 0, lobby_timer: 0, last_activity: now };
+    }
+
+    const otherIds = new Set<string>();
+    for (const v of views) {
+      if (!isOneToOneKind(v.room.type)) continue;
+      const other = otherUserId(v.room, userId);
+      if (other !== undefined) otherIds.add(other);
+    }
+    const userNames = new Map<string, string>();
+    if (otherIds.size) {
+      for (const u of await this.deps.users.existing([...otherIds])) userNames.set(u.id, u.display_name);
+    }
+
+    const newPins = new Map<number, string>();
+    if (sip) {
+      for (const v of views) {
+        const a = v.attendee;
+        if (a && v.room.sip_enabled !== 0 && a.pin === null && (a.actor_type === ActorType.USERS || a.actor_type === ActorType.EMAILS)) {
+          newPins.set(a.id, newAttendeePin());
+        }
+      }
+      if (newPins.size) await this.deps.attendees.setPins(newPins, now);
+    }
+
+    const anyParticipant = views.some((v) => v.attendee);
+    const inStartCallsGroups = anyParticipant ? await ctx.inGroupList(cfg.list('start_calls_groups')) : false;
+    const inSipBridgeGroups = anyParticipant && sip ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
+    const listableScopes = views.some((v) => !v.attendee) ? await listableScopesFor(ctx) : [];
+
+    let statuses: ReadonlyMap<string, UserStatus> = new Map();
+    const includeStatus = opts.includeStatus === true;
+    if (includeStatus && this.userStatusLoader && otherIds.size) statuses = await this.userStatusLoader([...otherIds]);
+
+    const env: FormatEnv = {
+      now,
+      userId,
+      cfg,
+      sipConfigured: sip,
+      userNames,
+      inStartCallsGroups,
+      inSipBridgeGroups,
+      statuses,
+      newPins,
+      includeStatus,
+      includeLastMessage: opts.includeLastMessage !== false,
+    };
+    return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
+  }
+}
+
+/**
+ * The listable scopes under which a room is listed for the caller: none for anonymous callers,
+ * scope 2 for everyone logged in, scope 1 too unless the user is a guest-app account.
+ */
+export async function listableScopesFor(ctx: RequestContext): Promise<number[]> {
+  if (!ctx.user) return [];
+  const groups = await ctx.groups();
+  return groups.includes(GUEST_APP_GROUP) ? [ListableScope.ALL] : [ListableScope.USERS, ListableScope.ALL];
+}

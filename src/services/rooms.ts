@@ -1,0 +1,496 @@
+/**
+ * Conversations core (contract "Conversations"; talk-behaviour.md §3, §4, §6): the one lookup
+ * every conversation endpoint starts with (`getRoomForCaller`), creation, the user's list,
+ * listed rooms, rename, deletion, lastActivity bumps and direct attendee insertion.
+ *
+ * Other areas build on this service rather than repeating it: mutators live in their own
+ * service files and use `requireParticipant` / `requireModerator`, the repositories exposed
+ * here, `touch` for lastActivity and `presenter` for the record.
+ */
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { ATTENDEE_DEFAULTS, AttendeesRepository, type AttendeeRow, type NewAttendee } from '../db/repositories/attendees.js';
+import { ROOM_DEFAULTS, RoomsRepository, type NewRoom, type RoomRow } from '../db/repositories/rooms.js';
+import { SessionsRepository, type SessionRow } from '../db/repositories/sessions.js';
+import {
+  ActorType,
+  BreakoutMode,
+  BreakoutStatus,
+  LobbyState,
+  ParticipantType,
+  ROOM_NAME_MAX,
+  RoomType,
+} from '../domain/constants.js';
+import { badRequest, forbidden, notFound } from '../domain/errors.js';
+import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType } from '../domain/permissions.js';
+import { isWellFormedToken, newToken } from '../domain/tokens.js';
+import { ConversationPresenter, listableScopesFor, type ConversationView } from '../presenters/conversation.js';
+import type { AppConfigSnapshot } from './app-config.js';
+import type { BruteForceService } from './brute-force.js';
+import { sipConfigured } from '../domain/sip.js';
+import type { DirectoryService } from './directory.js';
+import type { RequestContext } from './request-context.js';
+
+/** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
+export interface CallerRoom extends ConversationView {
+  room: RoomRow;
+  attendee?: AttendeeRow;
+  session?: SessionRow;
+}
+
+/** The repositories, bound to a transaction or to the database. */
+export interface RoomRepos {
+  rooms: RoomsRepository;
+  attendees: AttendeesRepository;
+  sessions: SessionsRepository;
+}
+
+/**
+ * Finds the caller's attendee when they are not a logged-in user's `users` row (guests by their
+ * cookie session, installed by the guest-session area). Return undefined when not found.
+ */
+export type ParticipantFinder = (ctx: RequestContext, room: RoomRow) => Promise<{ attendee: AttendeeRow; session?: SessionRow } | undefined>;
+
+/** Finds the caller's own sessions for several attendee rows in one query (attendee id → session). */
+export type SessionFinder = (ctx: RequestContext, views: Array<{ room: RoomRow; attendee: AttendeeRow }>) => Promise<Map<number, SessionRow>>;
+
+export interface LookupOptions {
+  /** A validated SIP-bridge request sees every conversation (talk-behaviour.md §3). */
+  sipBridge?: boolean;
+}
+
+export interface NewAttendeeSpec {
+  actorType: string;
+  actorId: string;
+  displayName?: string;
+  participantType: number;
+  permissions?: number;
+  readPrivacy?: number;
+  favorite?: boolean;
+  notificationLevel?: number;
+}
+
+export interface CreateInput {
+  roomType: number;
+  invite: string;
+  source: string;
+  roomName: string;
+  objectType: string;
+  objectId: string;
+}
+
+export interface ListOptions {
+  /** Only conversations changed at or after this time (0 = all). */
+  modifiedSince: number;
+  includeStatus: boolean;
+}
+
+export interface RoomListeners {
+  /** After conversations were deleted (the rows as they were). */
+  roomsDeleted: Array<(rooms: RoomRow[]) => Promise<void>>;
+}
+
+const OBJECT_FIELD_MAX = 64;
+const GROUP_NAME_MAX = 64;
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * One-to-one name: the two user ids, sorted, as PHP's json_encode writes them (Talk dedupes on
+ * this exact string): `/` escaped as `\/`, non-ASCII as \uXXXX.
+ */
+export function oneToOneName(a: string, b: string): string {
+  const ids = [a, b].sort();
+  const json = JSON.stringify(ids).replace(/\//g, '\\/');
+  return json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+/** Name rule for create and rename: trimmed, 1..255 characters (multibyte-aware), else undefined. */
+export function normalizeRoomName(raw: string): string | undefined {
+  const name = raw.trim();
+  if (name === '' || [...name].length > ROOM_NAME_MAX) return undefined;
+  return name;
+}
+
+/** Group display name as a room name: leading space dropped, cut to 64, trailing space dropped. */
+function groupRoomName(displayName: string): string {
+  return [...displayName.trimStart()].slice(0, GROUP_NAME_MAX).join('').trimEnd();
+}
+
+export class RoomsService {
+  readonly repos: RoomRepos;
+  readonly presenter: ConversationPresenter;
+  /** Extra ways to find the caller's attendee (guests); tried in order after the user lookup. */
+  readonly participantFinders: ParticipantFinder[] = [];
+  /** Finds the caller's own sessions; until installed, records show sessionId '0'. */
+  sessionFinder?: SessionFinder;
+  readonly listeners: RoomListeners = { roomsDeleted: [] };
+
+  constructor(
+    private readonly db: Db,
+    private readonly directory: DirectoryService,
+    private readonly bruteForce: BruteForceService,
+  ) {
+    this.repos = RoomsService.reposFor(db.kysely);
+    this.presenter = new ConversationPresenter({ users: directory.users, rooms: this.repos.rooms, attendees: this.repos.attendees });
+  }
+
+  static reposFor(kysely: Kysely<Database>): RoomRepos {
+    return { rooms: new RoomsRepository(kysely), attendees: new AttendeesRepository(kysely), sessions: new SessionsRepository(kysely) };
+  }
+
+  /** Runs `fn` in one transaction with repositories bound to it. */
+  transaction<T>(fn: (repos: RoomRepos) => Promise<T>): Promise<T> {
+    return this.db.kysely.transaction().execute((trx) => fn(RoomsService.reposFor(trx)));
+  }
+
+  // ---- lookup (talk-behaviour.md §3) ----
+
+  /**
+   * The conversation `token` for the caller: returned when it is public, when the caller is an
+   * attendee, when it is listed for the logged-in caller, or for a SIP-bridge request. Anything
+   * else, including malformed tokens, is the same throttled 404 `{error: "room"}`.
+   */
+  async getRoomForCaller(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom> {
+    await this.bruteForce.throttle(ctx.ip, 'talkRoomToken');
+    const found = await this.lookup(ctx, token, opts);
+    if (!found) {
+      await this.bruteForce.recordFailure(ctx.ip, 'talkRoomToken');
+      throw notFound('room');
+    }
+    return found;
+  }
+
+  /** Same visibility rules without throttling; undefined when missing or not visible. */
+  async lookup(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom | undefined> {
+    if (!isWellFormedToken(token)) return undefined;
+    const room = await this.repos.rooms.findByToken(token);
+    if (!room) return undefined;
+    let attendee: AttendeeRow | undefined;
+    let session: SessionRow | undefined;
+    if (ctx.userId !== undefined) attendee = await this.repos.attendees.find(room.id, ActorType.USERS, ctx.userId);
+    if (!attendee) {
+      for (const finder of this.participantFinders) {
+        const hit = await finder(ctx, room);
+        if (hit) {
+          attendee = hit.attendee;
+          session = hit.session;
+          break;
+        }
+      }
+    }
+    const visible =
+      attendee !== undefined ||
+      opts.sipBridge === true ||
+      room.type === RoomType.PUBLIC ||
+      (ctx.user !== undefined && room.listable !== 0 && (await listableScopesFor(ctx)).includes(room.listable));
+    if (!visible) return undefined;
+    if (attendee && !session && this.sessionFinder) session = (await this.sessionFinder(ctx, [{ room, attendee }])).get(attendee.id);
+    return { room, attendee, session };
+  }
+
+  /** The conversation when the caller is a participant (else 404 `room`, like a missing one). */
+  async requireParticipant(ctx: RequestContext, token: unknown): Promise<CallerRoom & { attendee: AttendeeRow }> {
+    const found = await this.getRoomForCaller(ctx, token);
+    if (!found.attendee) throw notFound('room');
+    return found as CallerRoom & { attendee: AttendeeRow };
+  }
+
+  /**
+   * The conversation when the caller is a moderator there: owner, moderator and (unless
+   * `loggedInOnly`) guest moderator. Non-moderator participants get 403 `{error: "moderator"}`.
+   */
+  async requireModerator(ctx: RequestContext, token: unknown, opts: { loggedInOnly?: boolean } = {}): Promise<CallerRoom & { attendee: AttendeeRow }> {
+    const found = await this.requireParticipant(ctx, token);
+    const type = found.attendee.participant_type;
+    const ok = opts.loggedInOnly ? isLoggedInModeratorType(type) : isModeratorType(type);
+    if (!ok) throw forbidden('moderator', 'Only moderators can do this');
+    return found;
+  }
+
+  // ---- lists ----
+
+  /**
+   * The caller's conversations (GET /room). With `modifiedSince`, only those whose lastActivity,
+   * whose attendee row of the caller changed at or after it, or with an active call (plus every
+   * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. Two queries whatever the count.
+   */
+  async listForUser(ctx: RequestContext, opts: ListOptions): Promise<CallerRoom[]> {
+    if (ctx.userId === undefined) return [];
+    const mine = await this.repos.attendees.forActor(ActorType.USERS, ctx.userId);
+    if (mine.length === 0) return [];
+    const byRoom = new Map(mine.map((a) => [a.room_id, a]));
+    const modified =
+      opts.modifiedSince > 0
+        ? {
+            since: opts.modifiedSince,
+            attendeeChangedRoomIds: mine.filter((a) => a.last_attendee_activity >= opts.modifiedSince).map((a) => a.room_id),
+            includeOneToOne: opts.includeStatus,
+          }
+        : undefined;
+    const rooms = await this.repos.rooms.findByIds([...byRoom.keys()], modified);
+    const views: CallerRoom[] = rooms.map((room) => ({ room, attendee: byRoom.get(room.id)! }));
+    if (this.sessionFinder && views.length) {
+      const sessions = await this.sessionFinder(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
+      for (const v of views) v.session = sessions.get(v.attendee!.id);
+    }
+    return views;
+  }
+
+  /** Listed conversations the caller is not in (GET /listed-room), name containing `term`. */
+  async listed(ctx: RequestContext, term: string): Promise<CallerRoom[]> {
+    if (ctx.userId === undefined) return [];
+    const scopes = await listableScopesFor(ctx);
+    const rooms = await this.repos.rooms.listed(ctx.userId, scopes, term);
+    return rooms.map((room) => ({ room }));
+  }
+
+  // ---- creation (talk-behaviour.md §4) ----
+
+  /** POST /room. Returns the caller's view and whether it was created (201) or existed (200). */
+  async create(ctx: RequestContext, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user;
+    if (!user) throw notFound('invite');
+    const cfg = await ctx.config();
+    if (input.roomType === RoomType.ONE_TO_ONE) return this.createOneToOne(ctx, cfg, input.invite);
+    if (input.roomType !== RoomType.GROUP && input.roomType !== RoomType.PUBLIC) {
+      throw badRequest('type', 'roomType must be 1 (one-to-one), 2 (group) or 3 (public)');
+    }
+    if (!(await ctx.inGroupList(cfg.list('start_conversations')))) {
+      throw forbidden('permissions', 'You are not allowed to create conversations');
+    }
+    if (input.roomType === RoomType.GROUP && input.invite !== '') return this.createGroupInvite(ctx, cfg, input);
+
+    let type: number = input.roomType;
+    let parent: CallerRoom | undefined;
+    if (input.roomType === RoomType.GROUP) {
+      if (input.objectType !== '' && input.objectType !== 'room') throw badRequest('object', 'objectType must be empty or "room"');
+      if (input.objectType === '' && input.objectId !== '') throw badRequest('object', 'objectId needs objectType "room"');
+      if (input.objectType === 'room') {
+        parent = await this.lookup(ctx, input.objectId);
+        if (!parent) throw badRequest('room', 'The parent conversation does not exist');
+        if (!parent.attendee || !isModeratorType(parent.attendee.participant_type)) {
+          throw badRequest('permissions', 'Only moderators of the parent conversation can create breakout rooms');
+        }
+        if (parent.room.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) {
+          throw badRequest('mode', 'The parent conversation has no breakout rooms configured');
+        }
+        type = parent.room.type;
+      }
+    }
+    const name = normalizeRoomName(input.roomName);
+    if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+
+    const now = nowSeconds();
+    const room = await this.transaction(async (repos) => {
+      const row: NewRoom = {
+        ...this.roomDefaults(cfg, now),
+        token: await this.newToken(cfg, repos),
+        name,
+        type,
+      };
+      if (parent) {
+        row.object_type = 'room';
+        row.object_id = parent.room.token;
+        // Children of stopped breakout rooms start behind the lobby (contract state table).
+        if (parent.room.breakout_room_status === BreakoutStatus.STOPPED) row.lobby_state = LobbyState.NON_MODERATORS;
+      }
+      const id = await repos.rooms.insert(row);
+      const members: NewAttendee[] = [
+        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
+      ];
+      if (parent) {
+        // Every other moderator of the parent joins the child with their parent participant type.
+        for (const m of await repos.attendees.moderatorsOf(parent.room.id)) {
+          if (m.actor_type === ActorType.USERS && m.actor_id === user.id) continue;
+          members.push(this.attendeeRow(id, now, { actorType: m.actor_type, actorId: m.actor_id, displayName: m.display_name, participantType: m.participant_type }));
+        }
+      }
+      await repos.attendees.insertIgnoringDuplicates(members);
+      return (await repos.rooms.findById(id))!;
+    });
+    return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  private async createGroupInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    if (input.source === 'circles' || input.source === 'teams') throw badRequest('source', 'Teams (circles) are not supported');
+    if (input.source !== '' && input.source !== 'groups') throw badRequest('source', 'source must be groups');
+    const group = await this.directory.groups.find(input.invite);
+    if (!group) throw notFound('invite', 'The group to invite does not exist');
+    let name: string | undefined;
+    if (input.roomName.trim() !== '') {
+      name = normalizeRoomName(input.roomName);
+      if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    } else {
+      name = groupRoomName(group.display_name || group.id) || group.id;
+    }
+    const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
+    const members = await this.directory.users.existing(memberIds);
+    const now = nowSeconds();
+    const room = await this.transaction(async (repos) => {
+      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.GROUP });
+      await repos.attendees.insertIgnoringDuplicates([
+        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
+        this.attendeeRow(id, now, {
+          actorType: ActorType.GROUPS,
+          actorId: group.id,
+          displayName: group.display_name,
+          participantType: ParticipantType.USER,
+          readPrivacy: 1,
+        }),
+        ...members.map((m) =>
+          this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER }),
+        ),
+      ]);
+      return (await repos.rooms.findById(id))!;
+    });
+    return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  private async createOneToOne(ctx: RequestContext, cfg: AppConfigSnapshot, invite: string): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const target = invite === '' ? undefined : await this.directory.users.find(invite);
+    if (!target) throw notFound('invite', 'The user to invite does not exist');
+    const name = oneToOneName(user.id, target.id);
+    const existing = await this.repos.rooms.findOneToOne(name);
+    const now = nowSeconds();
+    if (existing) {
+      // The caller may have left: add them back as owner (no-op when still there).
+      await this.repos.attendees.insertIgnoringDuplicates([
+        this.attendeeRow(existing.id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
+      ]);
+      return { caller: await this.callerView(ctx, existing), created: false };
+    }
+    if (target.id === user.id) throw forbidden('invite', 'You cannot start a conversation with yourself');
+    const room = await this.transaction(async (repos) => {
+      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
+      // Both users are owners of a one-to-one conversation (T17 behaviour: it shows up for both).
+      await repos.attendees.insertIgnoringDuplicates([
+        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
+        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: target.id, displayName: target.display_name, participantType: ParticipantType.OWNER }),
+      ]);
+      return (await repos.rooms.findById(id))!;
+    });
+    return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  /** Column values every new conversation starts with. */
+  private roomDefaults(cfg: AppConfigSnapshot, now: number): Omit<NewRoom, 'token' | 'name' | 'type'> {
+    const sipDefault = cfg.int('sip_dialin_default');
+    return {
+      ...ROOM_DEFAULTS,
+      sip_enabled: sipDefault >= 0 && sipDefault <= 2 ? sipDefault : 0,
+      last_activity: now,
+      created_at: now,
+    };
+  }
+
+  /** A unique token (talk-behaviour.md §1): numeric when SIP is configured. */
+  newToken(cfg: AppConfigSnapshot, repos: RoomRepos = this.repos): Promise<string> {
+    return newToken(cfg.int('token_entropy'), sipConfigured(cfg), (t) => repos.rooms.tokenExists(t));
+  }
+
+  /** The caller's view of a room they are expected to be in (after create). */
+  private async callerView(ctx: RequestContext, room: RoomRow): Promise<CallerRoom> {
+    const attendee = ctx.userId !== undefined ? await this.repos.attendees.find(room.id, ActorType.USERS, ctx.userId) : undefined;
+    return { room, attendee };
+  }
+
+  // ---- attendees (direct insertion for services and tests) ----
+
+  private attendeeRow(roomId: number, now: number, spec: NewAttendeeSpec): NewAttendee {
+    return {
+      ...ATTENDEE_DEFAULTS,
+      room_id: roomId,
+      actor_type: spec.actorType,
+      actor_id: spec.actorId,
+      display_name: spec.displayName ?? '',
+      participant_type: spec.participantType,
+      permissions: spec.permissions ?? 0,
+      read_privacy: spec.readPrivacy ?? 0,
+      favorite: spec.favorite ? 1 : 0,
+      notification_level: spec.notificationLevel ?? 0,
+      last_attendee_activity: now,
+      created_at: now,
+    };
+  }
+
+  /**
+   * Adds attendees to a conversation directly (no permission checks, no lastActivity bump):
+   * for services that already decided, and for tests until the participants endpoints exist.
+   * Existing (room, actor) rows are kept unchanged. Returns the rows as stored.
+   */
+  async addAttendees(roomId: number, specs: NewAttendeeSpec[]): Promise<AttendeeRow[]> {
+    const now = nowSeconds();
+    await this.repos.attendees.insertIgnoringDuplicates(specs.map((s) => this.attendeeRow(roomId, now, s)));
+    const out: AttendeeRow[] = [];
+    for (const s of specs) {
+      const row = await this.repos.attendees.find(roomId, s.actorType, s.actorId);
+      if (row) out.push(row);
+    }
+    return out;
+  }
+
+  /** Adds one attendee (see addAttendees). */
+  async addAttendee(roomId: number, spec: NewAttendeeSpec): Promise<AttendeeRow> {
+    return (await this.addAttendees(roomId, [spec]))[0];
+  }
+
+  // ---- mutations ----
+
+  /** Moves conversations up the list: lastActivity = now (talk-behaviour.md §11 list). */
+  async touch(roomIds: number[], now = nowSeconds()): Promise<void> {
+    await this.repos.rooms.touch(roomIds, now);
+  }
+
+  /**
+   * PUT /room/{token}: moderators (guest moderators too). 400 `event` for event rooms, `type`
+   * for one-to-one, `value` for an empty or too long name. An unchanged name is a no-op.
+   */
+  async rename(ctx: RequestContext, token: unknown, rawName: string): Promise<CallerRoom> {
+    const found = await this.requireModerator(ctx, token);
+    const room = found.room;
+    if (room.object_type === 'event') throw badRequest('event', 'Event conversations cannot be renamed');
+    if (room.type === RoomType.ONE_TO_ONE || room.type === RoomType.ONE_TO_ONE_FORMER) {
+      throw badRequest('type', 'One-to-one conversations cannot be renamed');
+    }
+    if (rawName.trim() === room.name) return found;
+    const name = normalizeRoomName(rawName);
+    if (name === undefined) throw badRequest('value', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    const now = nowSeconds();
+    // Renaming from an empty (generated) name is not "activity" in Talk (no system message).
+    const patch = room.name === '' ? { name } : { name, last_activity: Math.max(now, room.last_activity) };
+    await this.repos.rooms.update(room.id, patch);
+    return { ...found, room: { ...room, ...patch } };
+  }
+
+  /**
+   * DELETE /room/{token}: moderators (guest moderators too); one-to-one only with
+   * `delete_one_to_one_conversations`. Breakout children, attendees and sessions go with it, in
+   * one transaction.
+   */
+  async deleteConversation(ctx: RequestContext, token: unknown): Promise<void> {
+    const found = await this.requireModerator(ctx, token);
+    const cfg = await ctx.config();
+    if (!conversationTypeAllowsDelete(found.room.type, cfg.bool('delete_one_to_one_conversations'))) {
+      throw badRequest('type', 'One-to-one conversations cannot be deleted; leave them instead');
+    }
+    await this.deleteRooms([found.room]);
+  }
+
+  /** Deletes conversations with their breakout children, attendees and sessions (one transaction). */
+  async deleteRooms(rooms: RoomRow[]): Promise<void> {
+    const deleted = await this.transaction(async (repos) => {
+      const all = [...rooms];
+      for (const r of rooms) all.push(...(await repos.rooms.childrenOf(r.token)));
+      const ids = [...new Set(all.map((r) => r.id))];
+      await repos.sessions.deleteForRooms(ids);
+      await repos.attendees.deleteForRooms(ids);
+      await repos.rooms.deleteByIds(ids);
+      return all;
+    });
+    for (const fn of this.listeners.roomsDeleted) await fn(deleted);
+  }
+}

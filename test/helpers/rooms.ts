@@ -1,0 +1,55 @@
+/**
+ * Conversation test helpers: create conversations over HTTP, seed attendees and room columns
+ * directly through the service layer (until the participants endpoints exist), read rows back.
+ */
+import assert from 'node:assert/strict';
+import type { RoomPatch, RoomRow } from '../../src/db/repositories/rooms.js';
+import type { AttendeeRow } from '../../src/db/repositories/attendees.js';
+import type { NewAttendeeSpec } from '../../src/services/rooms.js';
+import { as, call, type Parley } from './parley.js';
+
+export const V4 = '/apps/spreed/api/v4';
+
+/** Env for suites that provoke many 404s: no brute-force delay, no 429. */
+export const NO_THROTTLE = { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' };
+
+/** POST /room as `user`; asserts 201 and returns the record. */
+export async function createRoom(p: Parley, user: string, body: Record<string, unknown>): Promise<any> {
+  const r = await call(p, 'POST', `${V4}/room`, { as: as(user), body });
+  assert.equal(r.status, 201, r.text);
+  return r.data;
+}
+
+export async function roomRow(p: Parley, token: string): Promise<RoomRow | undefined> {
+  return p.services.rooms.repos.rooms.findByToken(token);
+}
+
+export async function setRoom(p: Parley, token: string, patch: RoomPatch): Promise<void> {
+  const row = await roomRow(p, token);
+  assert.ok(row, `room ${token} exists`);
+  await p.services.rooms.repos.rooms.update(row.id, patch);
+}
+
+/** Adds an attendee directly (no endpoint yet). */
+export async function seedAttendee(p: Parley, token: string, spec: NewAttendeeSpec): Promise<AttendeeRow> {
+  const row = await roomRow(p, token);
+  assert.ok(row, `room ${token} exists`);
+  return p.services.rooms.addAttendee(row.id, spec);
+}
+
+/** Adds a user attendee (default participant type 3). */
+export function seedUser(p: Parley, token: string, userId: string, participantType = 3): Promise<AttendeeRow> {
+  return seedAttendee(p, token, { actorType: 'users', actorId: userId, displayName: userId, participantType });
+}
+
+export async function attendeesOf(p: Parley, token: string): Promise<AttendeeRow[]> {
+  const row = await roomRow(p, token);
+  return row ? p.services.rooms.repos.attendees.forRoom(row.id) : [];
+}
+
+/** Counts SQL statements run by `fn` (hot-endpoint query budgets). */
+export async function countQueries(p: Parley, fn: () => Promise<unknown>): Promise<number> {
+  const before = p.services.db.stats.queries;
+  await fn();
+  return p.services.db.stats.queries - before;
+}
