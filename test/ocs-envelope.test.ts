@@ -71,5 +71,29 @@ for (const dialect of dialects()) {
       assert.equal(v1.meta.statuscode, 998);
     });
 
+    it('an invalid JSON body on a POST route answers 400 with data.error "body" (never 500), nothing stored', async () => {
+      for (const body of ['{"userid": "broken"', '{userid: broken}', '[1,2', 'nul']) {
+        const r = await call(p, 'POST', '/cloud/users', { as: admin, body });
+        assert.equal(r.status, 400, body);
+        assert.equal(r.meta.statuscode, 400);
+        assert.equal(r.data.error, 'body');
+      }
+      const v1 = await call(p, 'POST', '/cloud/users', { as: admin, body: '{"userid"', version: 1, format: 'xml' });
+      assert.equal(v1.status, 200);
+      assert.match(v1.text, /<statuscode>400<\/statuscode>/);
+      assert.match(v1.text, /<error>body<\/error>/);
+      assert.equal((await call(p, 'GET', '/cloud/users/broken', { as: admin })).status, 404);
+    });
+
+    it('a PHP-style form body reads `groups[]=a&groups[]=b` as a list', async () => {
+      for (const g of ['form-a', 'form-b']) await call(p, 'POST', '/cloud/groups', { as: admin, form: { groupid: g } });
+      const r = await call(p, 'POST', '/cloud/users', {
+        as: admin,
+        form: 'userid=form-user&password=form-password-1&groups%5B%5D=form-a&groups[]=form-b',
+      });
+      assert.equal(r.status, 200);
+      const groups = await call(p, 'GET', '/cloud/users/form-user/groups', { as: admin });
+      assert.deepEqual(groups.data.groups, ['form-a', 'form-b']);
+    });
   });
 }

@@ -6,6 +6,8 @@ import { Command } from 'commander';
 import type { Services } from '../services/index.js';
 import { openServices } from '../boot.js';
 import { serveCommand } from './serve.js';
+import { userCommands } from './users.js';
+import { groupCommands } from './groups.js';
 import { teamCommands } from './teams.js';
 import { jobsCommands } from './jobs.js';
 
@@ -24,7 +26,7 @@ export class CommandError extends Error {}
 
 export type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, teamCommands, jobsCommands];
+export const commandModules: CommandModule[] = [serveCommand, teamCommands, jobsCommands, userCommands, groupCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

@@ -1,0 +1,174 @@
+/**
+ * `parley user:*` and `parley group:*` (issue 2, item 4), run as real processes against a
+ * fresh database (SQLite directory, or a PostgreSQL schema via DATABASE_URL + DATABASE_SCHEMA).
+ * A refused command prints `error: ...`, exits 1 and changes nothing.
+ *
+ * Each process costs about a second of CPU (tsx loads the whole tree), so PostgreSQL runs the
+ * core path (connecting through DATABASE_URL + DATABASE_SCHEMA, create, list, refuse, groups)
+ * and SQLite runs every command; the DirectoryService they call is covered on both databases
+ * by the HTTP tests.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openServices } from '../src/boot.js';
+import { dropSchema } from '../src/db/database.js';
+import { verifyPassword } from '../src/domain/passwords.js';
+import type { Services } from '../src/services/index.js';
+import { loadSettings } from '../src/settings.js';
+import { dialects, freshEnv } from './helpers/parley.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const MAIN = path.resolve('src/main.ts');
+
+for (const dialect of dialects()) {
+  describe(`accounts: CLI [${dialect}]`, () => {
+    /** Tests only SQLite runs (see the file comment). */
+    const itAll = dialect === 'sqlite' ? it : it.skip;
+    let env: Record<string, string>;
+    let s: Services;
+
+    /** Runs `parley ...args` with stdin closed (not a terminal). */
+    const parley = (args: string[], extra: Record<string, string> = {}): Promise<Run> =>
+      new Promise((resolve, reject) => {
+        const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, ...extra };
+        if (!('OC_PASS' in extra)) delete childEnv.OC_PASS;
+        const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c) => (stdout += c));
+        child.stderr.on('data', (c) => (stderr += c));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      });
+
+    const failsWith = (r: Run, pattern: RegExp) => {
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, /^error: /);
+      assert.match(r.stderr, pattern);
+    };
+
+    before(async () => {
+      env = freshEnv(dialect);
+      s = await openServices(loadSettings(env));
+      await s.directory.createGroup('staff');
+    });
+    after(async () => {
+      await s.db.close();
+      if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+    });
+
+    it('user:add creates a user from OC_PASS with display name, email and groups', async () => {
+      const r = await parley(['user:add', 'alice', '--password-from-env', '--display-name', 'Alice A', '--email', 'alice@example.com', '-g', 'staff'], {
+        OC_PASS: 'alice-secret-1',
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /The account "alice" was created successfully/);
+      const u = await s.directory.getUser('alice');
+      assert.equal(u?.display_name, 'Alice A');
+      assert.equal(u?.email, 'alice@example.com');
+      assert.ok(await verifyPassword(u!.password_hash, 'alice-secret-1'));
+      assert.deepEqual(await s.directory.groupsOf('alice'), ['staff']);
+    });
+
+    it('user:add refusals exit 1 and create nothing', async () => {
+      const [dup, badGroup] = await Promise.all([
+        parley(['user:add', 'alice', '--password-from-env', '--display-name', 'Impostor'], { OC_PASS: 'other-pass-1' }),
+        parley(['user:add', 'bob', '--password-from-env', '-g', 'staff', 'nope'], { OC_PASS: 'bob-secret-1' }),
+      ]);
+      failsWith(dup, /User already exists/);
+      failsWith(badGroup, /group nope does not exist/);
+      assert.equal((await s.directory.getUser('alice'))?.display_name, 'Alice A');
+      assert.ok(await verifyPassword((await s.directory.getUser('alice'))!.password_hash, 'alice-secret-1'));
+      assert.equal(await s.directory.getUser('bob'), undefined);
+    });
+
+    itAll('user:add without a password source (stdin not a terminal): exit 1', async () => {
+      failsWith(await parley(['user:add', 'bob']), /--password-from-env/);
+      assert.equal(await s.directory.getUser('bob'), undefined);
+    });
+
+    it('user:list prints plain and json_pretty (with limit and offset)', async () => {
+      await s.directory.createUser({ id: 'carol', password: 'carol-secret-1', displayName: 'Carol C' });
+      const [plain, pretty] = await Promise.all([
+        parley(['user:list']),
+        parley(['user:list', '--output=json_pretty', '--limit', '1', '--offset', '1']),
+      ]);
+      assert.equal(plain.code, 0, plain.stderr);
+      assert.equal(plain.stdout, '  - alice: Alice A\n  - carol: Carol C\n');
+      assert.equal(pretty.stdout, '{\n    "carol": "Carol C"\n}\n');
+    });
+
+    itAll('user:list with a bad --output exits 1', async () => {
+      failsWith(await parley(['user:list', '--output=xml']), /--output must be one of plain, json, json_pretty/);
+    });
+
+    itAll('user:reset-password sets a new password; an unknown user exits 1', async () => {
+      const [ok, unknown] = await Promise.all([
+        parley(['user:reset-password', 'carol', '--password-from-env'], { OC_PASS: 'carol-new-pass' }),
+        parley(['user:reset-password', 'nobody', '--password-from-env'], { OC_PASS: 'whatever-1' }),
+      ]);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /Successfully reset password for carol/);
+      assert.ok(await verifyPassword((await s.directory.getUser('carol'))!.password_hash, 'carol-new-pass'));
+      failsWith(unknown, /User does not exist/);
+      assert.ok(await verifyPassword((await s.directory.getUser('carol'))!.password_hash, 'carol-new-pass'));
+    });
+
+    itAll('user:disable and user:enable', async () => {
+      const off = await parley(['user:disable', 'carol']);
+      assert.equal(off.code, 0, off.stderr);
+      assert.equal((await s.directory.getUser('carol'))?.enabled, 0);
+      const on = await parley(['user:enable', 'carol']);
+      assert.equal(on.code, 0, on.stderr);
+      assert.equal((await s.directory.getUser('carol'))?.enabled, 1);
+    });
+
+    it('group:add, group:adduser, group:list, group:removeuser', async () => {
+      const add = await parley(['group:add', 'devs', '--display-name', 'Developers']);
+      assert.equal(add.code, 0, add.stderr);
+      assert.equal((await s.directory.groups.find('devs'))?.display_name, 'Developers');
+      const addUser = await parley(['group:adduser', 'devs', 'carol']);
+      assert.equal(addUser.code, 0, addUser.stderr);
+      const [plain, json] = await Promise.all([parley(['group:list']), parley(['group:list', '--output=json'])]);
+      assert.equal(plain.stdout, '  - devs:\n    - carol\n  - staff:\n    - alice\n');
+      assert.deepEqual(JSON.parse(json.stdout), { devs: ['carol'], staff: ['alice'] });
+      const remove = await parley(['group:removeuser', 'devs', 'carol']);
+      assert.equal(remove.code, 0, remove.stderr);
+      assert.deepEqual(await s.directory.membersOf('devs'), []);
+    });
+
+    itAll('group refusals exit 1 and change nothing', async () => {
+      await s.directory.createGroup('admin');
+      await s.directory.addToGroup('admin', 'alice');
+      const [dup, noUser, delAdmin] = await Promise.all([
+        parley(['group:add', 'devs']),
+        parley(['group:adduser', 'devs', 'nobody']),
+        parley(['group:delete', 'admin']),
+      ]);
+      failsWith(dup, /group exists/);
+      failsWith(noUser, /user does not exist/);
+      failsWith(delAdmin, /admin group cannot be deleted/);
+      assert.equal((await s.directory.groups.find('devs'))?.display_name, 'Developers');
+      assert.deepEqual(await s.directory.membersOf('admin'), ['alice']);
+      assert.deepEqual(await s.directory.membersOf('devs'), []);
+    });
+
+    itAll('group:delete and user:delete remove them', async () => {
+      const [delGroup, delUser] = await Promise.all([parley(['group:delete', 'devs']), parley(['user:delete', 'carol'])]);
+      assert.equal(delGroup.code, 0, delGroup.stderr);
+      assert.equal(delUser.code, 0, delUser.stderr);
+      assert.equal(await s.directory.groups.find('devs'), undefined);
+      assert.equal(await s.directory.getUser('carol'), undefined);
+      assert.ok(await s.directory.getUser('alice'));
+    });
+  });
+}
