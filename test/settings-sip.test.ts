@@ -4,7 +4,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { serviceHash } from '../src/services/service-hash.js';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 
 const PATH = '/apps/spreed/api/v1/settings/sip';
@@ -41,7 +40,9 @@ for (const dialect of dialects()) {
 
     it('admin: 200 data null; stores all three, drops unknown groups, bumps the generation once and changes the hash', async () => {
       const gen = await p.services.appConfig.snapshot().then((s) => s.generation);
-      const hashBefore = serviceHash(await p.services.appConfig.snapshot(), { kind: 'user' });
+      const headerHash = async () => (await call(p, 'GET', '/apps/spreed/api/v4/room', { as: as('alice') })).headers.get('x-service-hash');
+      const headerBefore = await headerHash();
+      assert.ok(headerBefore);
       const capsBefore = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
       assert.equal(capsBefore.data.capabilities.spreed.config.call['sip-enabled'], false);
 
@@ -51,7 +52,8 @@ for (const dialect of dialects()) {
       assert.deepEqual(await stored(p), { groups: '["sales"]', info: good.dialInInfo, secret: good.sharedSecret });
       const snap = await p.services.appConfig.snapshot();
       assert.equal(snap.generation, gen + 1);
-      assert.notEqual(serviceHash(snap, { kind: 'user' }), hashBefore);
+      // Clients see the change as a new X-Service-Hash header on GET /room.
+      assert.notEqual(await headerHash(), headerBefore);
 
       const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
       const call_ = caps.data.capabilities.spreed.config.call;

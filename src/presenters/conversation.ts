@@ -483,7 +483,8 @@ export class ConversationPresenter {
 
     const anyParticipant = views.some((v) => v.attendee);
     const inStartCallsGroups = anyParticipant ? await ctx.inGroupList(cfg.list('start_calls_groups')) : false;
-    const inSipBridgeGroups = anyParticipant && sip ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
+    // Only a logged-in caller can enable SIP; the SIP bridge sees attendees' records with false.
+    const inSipBridgeGroups = anyParticipant && sip && ctx.user !== undefined ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
     const listableScopes = views.some((v) => !v.attendee) ? await listableScopesFor(ctx) : [];
 
     let statuses: ReadonlyMap<string, UserStatus> = new Map();

@@ -26,6 +26,8 @@ import { ClientSessionService } from './client-sessions.js';
 import { PreferencesService } from './preferences.js';
 import { RoomsService } from './rooms.js';
 import { SipSettingsService } from './sip-settings.js';
+import { SipBridgeService } from './sip-bridge.js';
+import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
 
 export interface Services {
@@ -44,6 +46,8 @@ export interface Services {
   teams: TeamsService;
   clientSessions: ClientSessionService;
   sipSettings: SipSettingsService;
+  sipBridge: SipBridgeService;
+  sip: SipService;
   provisioning: ProvisioningService;
 }
 
@@ -62,5 +66,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const teams = new TeamsService(new TeamsRepository(db.kysely), directory);
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
   const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth, directory);
-  return { db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings, rooms };
+  const sipBridge = new SipBridgeService(bruteForce);
+  const sip = new SipService(rooms, sipBridge);
+  return { db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings, rooms, sipBridge, sip };
 }

@@ -53,6 +53,11 @@ export class AttendeesRepository {
     return this.db.selectFrom('attendees').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** The first attendee of a room with this dial-in PIN (Talk does not keep PINs unique). */
+  findByPin(roomId: number, pin: string): Promise<AttendeeRow | undefined> {
+    return this.db.selectFrom('attendees').selectAll().where('room_id', '=', roomId).where('pin', '=', pin).orderBy('id').executeTakeFirst();
+  }
+
   /** Every attendee row of one actor (a user's conversation list), one indexed query. */
   forActor(actorType: string, actorId: string): Promise<AttendeeRow[]> {
     return this.db.selectFrom('attendees').selectAll().where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();

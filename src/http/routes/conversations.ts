@@ -93,8 +93,12 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     summary: 'One conversation (participants, guests, and non-participants where it is listed or public)',
     params: Type.Object({ token: Token }),
     handler: async ({ params, ctx }) => {
-      const caller = await rooms.getRoomForCaller(ctx, params.token);
-      const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true });
+      // A signed SIP-bridge request sees any conversation in the limited view (talk-behaviour.md §7).
+      const bridge = await services.sipBridge.detect(ctx, params.token);
+      const caller = await rooms.getRoomForCaller(ctx, params.token, { sipBridge: bridge });
+      const record = bridge
+        ? await rooms.presenter.presentOne(ctx, { room: caller.room, forceName: true }, { includeLastMessage: false })
+        : await rooms.presenter.presentOne(ctx, caller, { includeStatus: true });
       return new OcsReply(record, 200, await hashHeaders(ctx));
     },
   });

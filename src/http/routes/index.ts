@@ -9,6 +9,7 @@ import { coreRoutes } from './core.js';
 import { userStatusRoutes } from './user-status.js';
 import { provisioningConfigRoutes } from './provisioning-config.js';
 import { settingsRoutes } from './settings.js';
+import { sipRoutes } from './sip.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
@@ -25,4 +26,5 @@ export const routeModules: RouteModule[] = [
   appPasswordRoutes,
   settingsRoutes,
   provisioningConfigRoutes,
+  sipRoutes,
 ];

@@ -1,0 +1,77 @@
+/**
+ * SIP endpoints (contract "Participants" SIP parts and "Conversations"; talk-behaviour.md §6
+ * "webinar/sip", §7 "SIP bridge endpoints"): per-conversation dial-in and the four endpoints
+ * the SIP bridge calls, which accept only requests signed with `sip_bridge_shared_secret`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { registerFeatures } from '../../domain/features.js';
+import { dialOutEnabled, sipConfigured } from '../../domain/sip.js';
+import type { Services } from '../../services/index.js';
+import { ocsRoute } from '../ocs/route.js';
+
+// Advertised only while they work: SIP needs secret and dial-in info, dial-out also sip_dialout.
+registerFeatures([
+  { name: 'sip-support', when: sipConfigured },
+  { name: 'sip-support-nopin', when: sipConfigured },
+  { name: 'sip-support-dialout', when: dialOutEnabled },
+]);
+
+const ROOM = '/apps/spreed/api/v4/room/:token';
+const Token = Type.String();
+/** The bridge sends `options` as an object or as its JSON text. */
+const Options = Type.Union([Type.String({ maxLength: 4096 }), Type.Object({}, { additionalProperties: true })], { default: '', 'x-error': 'options' });
+
+export async function sipRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  ocsRoute(app, services, {
+    method: 'PUT',
+    path: `${ROOM}/webinar/sip`,
+    auth: 'user',
+    talk: true,
+    summary: 'Enable SIP dial-in for a conversation: state 0 off, 1 with PIN, 2 without PIN (moderators in sip_bridge_groups)',
+    params: Type.Object({ token: Token, state: Type.Integer({ 'x-error': 'value' }) }),
+    handler: async ({ params, ctx }) => {
+      const caller = await services.sip.setConversationSip(ctx, params.token, params.state);
+      return services.rooms.presenter.presentOne(ctx, caller);
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${ROOM}/pin/:pin`,
+    auth: 'public',
+    summary: 'SIP bridge (deprecated): the conversation as seen by the attendee with this dial-in PIN',
+    params: Type.Object({ token: Token, pin: Type.String({ maxLength: 64 }) }),
+    handler: async ({ params, ctx }) => services.sip.participantByPin(ctx, params.token, params.pin),
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${ROOM}/verify-dialin`,
+    auth: 'public',
+    summary: 'SIP bridge: verify a dial-in PIN',
+    params: Type.Object({ token: Token, pin: Type.String({ default: '', maxLength: 64 }) }),
+    handler: async ({ params, ctx }) => services.sip.verifyDialIn(ctx, params.token, params.pin),
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${ROOM}/verify-dialout`,
+    auth: 'public',
+    summary: 'SIP bridge: verify a dial-out number (options: actorId, actorType phones, attendeeId)',
+    params: Type.Object({ token: Token, number: Type.String({ default: '', maxLength: 64 }), options: Options }),
+    handler: async ({ params, ctx }) => services.sip.verifyDialOut(ctx, params.token, params.number, params.options),
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: `${ROOM}/rejected-dialout`,
+    auth: 'public',
+    summary: 'SIP bridge: reset the call id of a rejected dial-out',
+    params: Type.Object({ token: Token, callId: Type.String({ default: '', maxLength: 255 }), options: Options }),
+    handler: async ({ params, ctx }) => {
+      await services.sip.rejectedDialOut(ctx, params.token, params.callId, params.options);
+      return null;
+    },
+  });
+}

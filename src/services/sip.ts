@@ -1,0 +1,156 @@
+/**
+ * SIP in conversations (contract "Settings"/"Participants" SIP parts; talk-behaviour.md §6
+ * "webinar/sip", §7 "SIP bridge endpoints"): enabling dial-in per conversation, the four
+ * endpoints the SIP bridge calls, and phone attendees for dial-out.
+ *
+ * Conversation lookup, the record and PIN generation come from RoomsService and its presenter;
+ * the bridge's signature check from SipBridgeService.
+ */
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import { ActorType, ParticipantType } from '../domain/constants.js';
+import { badRequest, forbidden, notFound, notImplemented, preconditionFailed } from '../domain/errors.js';
+import {
+  dialOutEnabled,
+  isE164,
+  parseDialOutOptions,
+  phoneActorId,
+  phoneDisplayName,
+  sipConfigured,
+  sipStateProblem,
+} from '../domain/sip.js';
+import { isWellFormedToken } from '../domain/tokens.js';
+import type { ConversationRecord } from '../presenters/conversation.js';
+import type { RequestContext } from './request-context.js';
+import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+import type { SipBridgeService } from './sip-bridge.js';
+
+/** PINs as the deprecated route accepts them (`\d{7,32}`). */
+const PIN_PATTERN = /^\d{7,32}$/;
+
+export class SipService {
+  constructor(
+    private readonly rooms: RoomsService,
+    private readonly bridge: SipBridgeService,
+  ) {}
+
+  // ---- PUT /room/{token}/webinar/sip ----
+
+  /**
+   * Sets `sipEnabled` (0 off, 1 with PIN, 2 without PIN). Order as talk-behaviour.md §6:
+   * 404 room, 403 moderator, 403 `sip_bridge_groups`, 412 SIP not configured, unchanged → no-op,
+   * then 400 breakout-room / type / value / token.
+   */
+  async setConversationSip(ctx: RequestContext, token: string, state: number): Promise<CallerRoom> {
+    const caller = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const cfg = await ctx.config();
+    if (!(await ctx.inGroupList(cfg.list('sip_bridge_groups')))) throw forbidden('sip_bridge_groups', 'You are not allowed to enable SIP');
+    if (!sipConfigured(cfg)) throw preconditionFailed('sip');
+    if (caller.room.sip_enabled === state) return caller;
+    const problem = sipStateProblem(caller.room, state);
+    if (problem) throw badRequest(problem);
+    const now = nowSeconds();
+    await this.rooms.repos.rooms.update(caller.room.id, { sip_enabled: state });
+    await this.rooms.touch([caller.room.id], now);
+    return { ...caller, room: { ...caller.room, sip_enabled: state, last_activity: now } };
+  }
+
+  // ---- the SIP bridge ----
+
+  /** The conversation a validated bridge request names (any type, no membership needed). */
+  private async bridgeRoom(ctx: RequestContext, token: string): Promise<RoomRow> {
+    await this.bridge.require(ctx, token);
+    const room = isWellFormedToken(token) ? await this.rooms.repos.rooms.findByToken(token) : undefined;
+    if (!room) throw notFound('room');
+    return room;
+  }
+
+  /** The record the bridge gets: the attendee's view with the room name forced, no last message. */
+  private present(ctx: RequestContext, room: RoomRow, attendee: AttendeeRow): Promise<ConversationRecord> {
+    return this.rooms.presenter.presentOne(ctx, { room, attendee, forceName: true }, { includeLastMessage: false });
+  }
+
+  /** 501 unless SIP is configured (checked before the signature, as Talk does). */
+  private async requireSip(ctx: RequestContext, dialOut: boolean): Promise<void> {
+    const cfg = await ctx.config();
+    if (!sipConfigured(cfg)) throw notImplemented('sip');
+    if (dialOut && !dialOutEnabled(cfg)) throw notImplemented('dialout');
+  }
+
+  /** GET /room/{token}/pin/{pin} (deprecated): 401 signature, 404 room or PIN. */
+  async participantByPin(ctx: RequestContext, token: string, pin: string): Promise<ConversationRecord> {
+    const room = await this.bridgeRoom(ctx, token);
+    return this.present(ctx, room, await this.attendeeByPin(room, pin));
+  }
+
+  /** POST /room/{token}/verify-dialin: 501 SIP off, 401 signature, 404 room or PIN. */
+  async verifyDialIn(ctx: RequestContext, token: string, pin: string): Promise<ConversationRecord> {
+    await this.requireSip(ctx, false);
+    const room = await this.bridgeRoom(ctx, token);
+    return this.present(ctx, room, await this.attendeeByPin(room, pin));
+  }
+
+  private async attendeeByPin(room: RoomRow, pin: string): Promise<AttendeeRow> {
+    const attendee = PIN_PATTERN.test(pin) ? await this.rooms.repos.attendees.findByPin(room.id, pin) : undefined;
+    if (!attendee) throw notFound('participant');
+    return attendee;
+  }
+
+  /**
+   * POST /room/{token}/verify-dialout: 501 SIP or dial-out off, 401 signature, 404 room, 400
+   * `options` without a phones actor, 404 no such phone attendee, 400 `number` mismatch.
+   */
+  async verifyDialOut(ctx: RequestContext, token: string, number: string, rawOptions: unknown): Promise<ConversationRecord> {
+    await this.requireSip(ctx, true);
+    const room = await this.bridgeRoom(ctx, token);
+    const options = parseDialOutOptions(rawOptions);
+    if (!options.actorId || options.actorType !== ActorType.PHONES) throw badRequest('options', 'options must name actorType "phones" and an actorId');
+    const attendee = await this.rooms.repos.attendees.find(room.id, ActorType.PHONES, options.actorId);
+    if (!attendee) throw notFound('participant');
+    if (attendee.phone_number !== number) throw badRequest('number', 'number does not match the attendee');
+    return this.present(ctx, room, attendee);
+  }
+
+  /**
+   * DELETE /room/{token}/rejected-dialout: 501, 401, 404 room; 400 `options` without attendeeId;
+   * 404 attendee missing, elsewhere or not a phone; 400 `callId` mismatch; else the call id is cleared.
+   */
+  async rejectedDialOut(ctx: RequestContext, token: string, callId: string, rawOptions: unknown): Promise<void> {
+    await this.requireSip(ctx, true);
+    const room = await this.bridgeRoom(ctx, token);
+    const { attendeeId } = parseDialOutOptions(rawOptions);
+    if (attendeeId === undefined) throw badRequest('options', 'options must carry the attendeeId');
+    const attendee = await this.rooms.repos.attendees.findById(attendeeId);
+    if (!attendee || attendee.room_id !== room.id || attendee.actor_type !== ActorType.PHONES) throw notFound('participant');
+    if (callId === '' || attendee.call_id !== callId) throw badRequest('callId', 'callId does not match the dial-out');
+    await this.rooms.repos.attendees.update(attendee.id, { call_id: null });
+  }
+
+  /** Records the bridge's call id for a dial-out (set when the dial-out starts). */
+  async recordDialOutCallId(attendeeId: number, callId: string): Promise<void> {
+    await this.rooms.repos.attendees.update(attendeeId, { call_id: callId });
+  }
+
+  // ---- phone participants (source=phones on add participant) ----
+
+  /**
+   * Adds a phone attendee for dial-out (talk-reference.md §4.2 `phones`): 501 `sip` unless SIP
+   * and dial-out are on and the caller is in `sip_bridge_groups`; 400 `phone` unless the number
+   * is E.164. The caller must already be known as a moderator of `room`.
+   */
+  async addPhoneParticipant(ctx: RequestContext, room: RoomRow, number: string): Promise<AttendeeRow> {
+    const cfg = await ctx.config();
+    if (!dialOutEnabled(cfg) || !(await ctx.inGroupList(cfg.list('sip_bridge_groups')))) throw notImplemented('sip');
+    const normalized = number.replace(/[\s\-().]/g, '');
+    if (!isE164(normalized)) throw badRequest('phone', 'The phone number must be in E.164 format, e.g. +4930123456');
+    const now = nowSeconds();
+    const attendee = await this.rooms.addAttendee(room.id, {
+      actorType: ActorType.PHONES,
+      actorId: phoneActorId(normalized, now),
+      displayName: phoneDisplayName(normalized),
+      participantType: ParticipantType.USER,
+    });
+    await this.rooms.repos.attendees.update(attendee.id, { phone_number: normalized });
+    return { ...attendee, phone_number: normalized };
+  }
+}
