@@ -91,6 +91,36 @@ for (const dialect of dialects()) {
       assert.equal(await s.directory.getUser('bob'), undefined);
     });
 
+    /** util-linux `script` gives the command a pseudo-terminal, so the interactive prompt runs. */
+    const SCRIPT = '/usr/bin/script';
+    const itTty = dialect === 'sqlite' && fs.existsSync(SCRIPT) ? it : it.skip;
+
+    itTty('user:add on a terminal asks for the password twice without echoing it', async () => {
+      const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+      delete childEnv.OC_PASS;
+      const cmd = `'${process.execPath}' --import tsx '${MAIN}' user:add tina --display-name Tina`;
+      const child = spawn(SCRIPT, ['-qec', cmd, '/dev/null'], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      let answered = 0;
+      child.stdout.on('data', (c) => {
+        out += c;
+        // Type only once the prompt is shown (the terminal is then in raw mode: no echo).
+        if (answered === 0 && out.includes('Enter password:')) {
+          answered = 1;
+          child.stdin.write('tina-tty-pass\r');
+        } else if (answered === 1 && out.includes('Confirm password:')) {
+          answered = 2;
+          child.stdin.write('tina-tty-pass\r');
+        }
+      });
+      const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+      assert.equal(code, 0, out);
+      assert.match(out, /The account "tina" was created successfully/);
+      assert.ok(!out.includes('tina-tty-pass'), 'the password was echoed');
+      assert.ok(await verifyPassword((await s.directory.getUser('tina'))!.password_hash, 'tina-tty-pass'));
+      await s.directory.deleteUser('tina');
+    });
+
     itAll('user:add without a password source (stdin not a terminal): exit 1', async () => {
       failsWith(await parley(['user:add', 'bob']), /--password-from-env/);
       assert.equal(await s.directory.getUser('bob'), undefined);
