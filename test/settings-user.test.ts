@@ -104,6 +104,32 @@ for (const dialect of dialects()) {
       assert.equal((await capsOf(p, 'alice')).config.chat['read-privacy'], 0);
     });
 
+    it('read_status_privacy decides lastCommonReadMessage (own record 0 when private; excluded from the minimum)', async () => {
+      await createUser(p, 'carol');
+      const created = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: 2, roomName: 'reads' } });
+      assert.equal(created.status, 201);
+      const token = created.data.token;
+      const row = (await p.services.rooms.repos.rooms.findByToken(token))!;
+      await p.services.rooms.addAttendees(row.id, [
+        { actorType: 'users', actorId: 'bob', participantType: 3 },
+        { actorType: 'users', actorId: 'carol', participantType: 3 },
+      ]);
+      // No chat here: read markers are set directly, as the chat would.
+      for (const [user, read] of [['alice', 10], ['bob', 7], ['carol', 12]] as const) {
+        await p.services.db.kysely.updateTable('attendees').set({ last_read_message: read }).where('room_id', '=', row.id).where('actor_id', '=', user).execute();
+      }
+      const common = async (user: string) => (await call(p, 'GET', `/apps/spreed/api/v4/room/${token}`, { as: as(user) })).data.lastCommonReadMessage;
+      assert.equal(await common('alice'), 7);
+
+      assert.equal((await call(p, 'POST', PATH, { as: as('bob'), body: { key: 'read_status_privacy', value: 1 } })).status, 200);
+      assert.equal(await common('alice'), 10, 'bob no longer counts');
+      assert.equal(await common('bob'), 0, 'private readers see 0');
+
+      assert.equal((await call(p, 'POST', PATH, { as: as('bob'), body: { key: 'read_status_privacy', value: 0 } })).status, 200);
+      assert.equal(await common('alice'), 7);
+      assert.equal(await common('bob'), 7);
+    });
+
     it('attachment_folder: absolute normalised path, shown in capabilities', async () => {
       assert.equal((await capsOf(p, 'bob')).config.attachments.folder, '/Talk');
       for (const value of ['/Chat files/Talk', '/', '/Ünïcødé', '/a/b/c']) {

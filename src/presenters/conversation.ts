@@ -137,6 +137,8 @@ export interface FormatEnv {
   statuses: ReadonlyMap<string, UserStatus>;
   /** PINs generated during this call (attendee id → pin). */
   newPins: ReadonlyMap<number, string>;
+  /** lastCommonReadMessage per room id, for rooms where the caller's read privacy is public. */
+  commonRead: ReadonlyMap<number, number>;
   includeStatus: boolean;
   includeLastMessage: boolean;
 }
@@ -410,6 +412,8 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
     startCallsGroups: cfg.list('start_calls_groups'),
     inStartCallsGroups: env.inStartCallsGroups,
   });
+  // Read status follows the caller's read_status_privacy: private readers see 0 (talk-behaviour.md §5).
+  if (attendee.read_privacy === 0) r.lastCommonReadMessage = env.commonRead.get(room.id) ?? 0;
   // Without a chat backend there are no unread counters and no last message: the defaults stand.
 
   if (env.includeStatus && room.type === RoomType.ONE_TO_ONE && other !== undefined) {
@@ -482,6 +486,8 @@ export class ConversationPresenter {
     }
 
     const anyParticipant = views.some((v) => v.attendee);
+    const publicReaders = views.filter((v) => v.attendee && v.attendee.read_privacy === 0).map((v) => v.room.id);
+    const commonRead = publicReaders.length ? await this.deps.attendees.commonReadMessages([...new Set(publicReaders)]) : new Map<number, number>();
     const inStartCallsGroups = anyParticipant ? await ctx.inGroupList(cfg.list('start_calls_groups')) : false;
     // Only a logged-in caller can enable SIP; the SIP bridge sees attendees' records with false.
     const inSipBridgeGroups = anyParticipant && sip && ctx.user !== undefined ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
@@ -501,6 +507,7 @@ export class ConversationPresenter {
       inSipBridgeGroups,
       statuses,
       newPins,
+      commonRead,
       includeStatus,
       includeLastMessage: opts.includeLastMessage !== false,
     };

@@ -78,6 +78,23 @@ export class AttendeesRepository {
       .execute();
   }
 
+  /**
+   * lastCommonReadMessage per room: the lowest `last_read_message` of the `users` attendees whose
+   * read privacy is public (talk-behaviour.md §5), for several rooms in one query.
+   */
+  async commonReadMessages(roomIds: number[]): Promise<Map<number, number>> {
+    if (roomIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('attendees')
+      .select(['room_id', (eb) => eb.fn.min<number>('last_read_message').as('common')])
+      .where('room_id', 'in', roomIds)
+      .where('actor_type', '=', 'users')
+      .where('read_privacy', '=', 0)
+      .groupBy('room_id')
+      .execute();
+    return new Map(rows.map((r) => [Number(r.room_id), Number(r.common)]));
+  }
+
   // ---- inserts ----
 
   /**
