@@ -164,6 +164,36 @@ for (const dialect of dialects()) {
     });
   });
 
+  describe(`accounts: two Parley servers on one database [${dialect}]`, () => {
+    let a: Parley;
+    let b: Parley;
+    before(async () => {
+      a = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0' } });
+      // Same DATA_DIR / DATABASE_SCHEMA: a second server with its own services and caches.
+      b = await startParley(dialect, { env: a.env });
+    });
+    after(async () => {
+      await b.close();
+      await a.close();
+    });
+
+    it('a user created through one is seen by the other at once; a password change there ends cached logins here', async () => {
+      const created = await call(a, 'POST', '/cloud/users', { as: admin, body: { userid: 'zoe', password: 'zoe-first-pass' } });
+      assert.equal(created.status, 200);
+      const viaB = await call(b, 'GET', '/cloud/user', { as: { user: 'zoe', password: 'zoe-first-pass' } });
+      assert.equal(viaB.status, 200);
+      assert.equal(viaB.data.id, 'zoe');
+      // B now holds zoe's verified credential in its cache; A changes the password.
+      assert.equal((await call(a, 'PUT', '/cloud/users/zoe', { as: admin, body: { key: 'password', value: 'zoe-second-pass' } })).status, 200);
+      const stale = await call(b, 'GET', '/cloud/user', { as: { user: 'zoe', password: 'zoe-first-pass' } });
+      assert.equal(stale.status, 401);
+      assert.equal((await call(b, 'GET', '/cloud/user', { as: { user: 'zoe', password: 'zoe-second-pass' } })).status, 200);
+      // Disabling through A also ends the login on B.
+      await call(a, 'PUT', '/cloud/users/zoe/disable', { as: admin });
+      assert.equal((await call(b, 'GET', '/cloud/user', { as: { user: 'zoe', password: 'zoe-second-pass' } })).status, 401);
+    });
+  });
+
   describe(`accounts: failed-login throttle [${dialect}]`, () => {
     let p: Parley;
     before(async () => {
