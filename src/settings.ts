@@ -2,6 +2,7 @@
  * Environment settings, read once at start and validated: a bad value stops
  * start-up with a message that names the variable (issue 2, item 1).
  */
+import net from 'node:net';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -26,6 +27,8 @@ export interface Settings {
   credentialCacheSeconds: number;
   /** Run periodic jobs in this process (every process may; leases keep runs unique). */
   jobs: boolean;
+  /** Networks (CIDR) besides loopback that may read GET /metrics (METRICS_ALLOW). */
+  metricsAllow: string[];
   /** smtp:// or smtps:// URL of the mail server; unset = mail goes to the outbox table and the log. */
   smtpUrl?: string;
   /** Sender address of the mail Parley sends. */
@@ -73,6 +76,21 @@ function mailFromSetting(env: NodeJS.ProcessEnv, baseUrl: string): string {
   if (!raw) return `parley@${new URL(baseUrl).hostname}`;
   if (!/^[^\s@<>]+@[^\s@<>]+$/.test(raw)) throw new SettingsError(`MAIL_FROM must be an e-mail address, got "${raw}"`);
   return raw;
+}
+
+/** A comma-separated list of networks (`10.0.0.0/8`, `2001:db8::/32`, or single addresses). */
+function cidrListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return [];
+  return raw.split(',').map((part) => {
+    const item = part.trim();
+    const [address, prefix, extra] = item.split('/');
+    const family = net.isIP(address ?? '');
+    const max = family === 6 ? 128 : 32;
+    const ok = family !== 0 && extra === undefined && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max));
+    if (!ok) throw new SettingsError(`${name} must be a comma-separated list of addresses or networks like 10.0.0.0/8, got "${item}"`);
+    return prefix === undefined ? `${address}/${max}` : item;
+  });
 }
 
 /** Reads and validates the settings; throws SettingsError naming the bad variable. */
@@ -141,6 +159,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bruteForceMaxAttempts: intSetting(env, 'BRUTE_FORCE_MAX_ATTEMPTS', 10, 1, 1000),
     credentialCacheSeconds: intSetting(env, 'CREDENTIAL_CACHE_SECONDS', 300, 0, 86_400),
     jobs: boolSetting(env, 'JOBS', true),
+    metricsAllow: cidrListSetting(env, 'METRICS_ALLOW'),
     smtpUrl: smtpUrlSetting(env),
     mailFrom: mailFromSetting(env, baseUrl),
   };

@@ -10,6 +10,7 @@ import { userCommands } from './users.js';
 import { groupCommands } from './groups.js';
 import { teamCommands } from './teams.js';
 import { jobsCommands } from './jobs.js';
+import { talkServerCommands } from './talk-servers.js';
 
 /** Opens the services for one command and closes the database afterwards. */
 export async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
@@ -26,7 +27,7 @@ export class CommandError extends Error {}
 
 export type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, teamCommands, jobsCommands, userCommands, groupCommands];
+export const commandModules: CommandModule[] = [serveCommand, talkServerCommands, teamCommands, jobsCommands, userCommands, groupCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,6 +16,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface DbStats {
   /** Every SQL statement sent, counted so tests can assert queries per request. */
   queries: number;
+  /** Told each statement's duration from Kysely's log event (the /metrics query timings). */
+  queryListeners: Array<(ms: number, failed: boolean) => void>;
 }
 
 export interface Db {
@@ -23,6 +26,8 @@ export interface Db {
   stats: DbStats;
   /** The PostgreSQL schema in use, when one was given. */
   schema?: string;
+  /** The PostgreSQL connection pool (its counts feed /metrics). */
+  pool?: { totalCount: number; idleCount: number; waitingCount: number };
   close(): Promise<void>;
 }
 
@@ -37,9 +42,10 @@ export interface DbOptions {
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export async function openDatabase(opts: DbOptions): Promise<Db> {
-  const stats: DbStats = { queries: 0 };
-  const log = () => {
+  const stats: DbStats = { queries: 0, queryListeners: [] };
+  const log = (event: LogEvent) => {
     stats.queries++;
+    for (const fn of stats.queryListeners) fn(event.queryDurationMillis, event.level === 'error');
   };
   if (opts.databaseUrl) {
     const schema = opts.schema;
@@ -59,7 +65,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-    return { kysely, dialect: 'postgres', stats, schema, close: () => kysely.destroy() };
+    return { kysely, dialect: 'postgres', stats, schema, pool, close: () => kysely.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, 'parley.sqlite');

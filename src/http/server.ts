@@ -79,6 +79,8 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
 
   // One JSON line per request; never the query string (it may carry passwords).
   app.addHook('onResponse', async (request, reply) => {
+    // Unmatched URLs share one label so scanners cannot blow up the metric series.
+    services.metrics.recordRequest(request.method, request.routeOptions?.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     request.log.info(
       {
         reqId: request.id,

@@ -14,6 +14,8 @@ import { BruteForceService } from './brute-force.js';
 import { CapabilitiesService } from './capabilities.js';
 import { DirectoryService } from './directory.js';
 import { LoginSessionService } from './login-sessions.js';
+import { ServerListsService } from './server-lists.js';
+import { MetricsService } from './metrics.js';
 import { LoginSessionsRepository } from '../db/repositories/login-sessions.js';
 import { UserStatusRepository } from '../db/repositories/user-status.js';
 import { MailOutboxRepository } from '../db/repositories/mail-outbox.js';
@@ -41,6 +43,8 @@ export interface Services {
   capabilities: CapabilitiesService;
   rooms: RoomsService;
   loginSessions: LoginSessionService;
+  serverLists: ServerListsService;
+  metrics: MetricsService;
   userStatus: UserStatusService;
   mail: MailService;
   teams: TeamsService;
@@ -68,5 +72,6 @@ export function createServices(db: Db, settings: Settings): Services {
   const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth, directory);
   const sipBridge = new SipBridgeService(bruteForce);
   const sip = new SipService(rooms, sipBridge);
-  return { db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings, rooms, sipBridge, sip };
+  const serverLists = new ServerListsService(appConfig);
+  return { serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings, rooms, sipBridge, sip };
 }

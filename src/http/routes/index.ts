@@ -13,6 +13,7 @@ import { sipRoutes } from './sip.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
+import { metricsRoutes } from './metrics.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -20,6 +21,7 @@ export const routeModules: RouteModule[] = [
   coreRoutes,
   conversationRoutes,
   webPageRoutes,
+  metricsRoutes,
   userStatusRoutes,
   provisioningUserRoutes,
   provisioningGroupRoutes,

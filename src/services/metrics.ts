@@ -1,0 +1,82 @@
+/**
+ * What GET /metrics exposes (issue 7 item 4), in OpenMetrics: HTTP requests and their latency
+ * by route and status, database query count and timings (Kysely's log event) and PostgreSQL pool
+ * use, periodic job runs, and conversation / participant / session gauges read at scrape time.
+ * Counters are per process, as Prometheus expects of each scraped target.
+ */
+import type { Db } from '../db/database.js';
+import { MetricsRepository } from '../db/repositories/metrics.js';
+import { Counter, counterValue, exposition, gauge, Histogram } from '../domain/openmetrics.js';
+import { jobRunListeners } from '../jobs/runner.js';
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60];
+
+/** Talk conversation types (talk-reference.md §1.1) as metric labels. */
+const ROOM_TYPES: Record<number, string> = { 1: 'one_to_one', 2: 'group', 3: 'public', 4: 'changelog', 5: 'former_one_to_one', 6: 'note_to_self' };
+
+export class MetricsService {
+  private readonly requests = new Counter('parley_http_requests', 'HTTP requests answered, by method, route pattern and status');
+  private readonly latency = new Histogram('parley_http_request_duration_seconds', 'Time to answer an HTTP request, by method, route pattern and status', LATENCY_BUCKETS);
+  private readonly queryTime = new Histogram('parley_db_query_duration_seconds', 'Time of SQL statements sent through Kysely', QUERY_BUCKETS);
+  private readonly queryErrors = new Counter('parley_db_query_errors', 'SQL statements that failed');
+  private readonly jobRuns = new Counter('parley_job_runs', 'Periodic job runs by this process, by job and result');
+  private readonly jobTime = new Histogram('parley_job_duration_seconds', 'Time of periodic job runs, by job', JOB_BUCKETS);
+  private readonly repo: MetricsRepository;
+  private readonly started = Date.now() / 1000;
+
+  constructor(private readonly db: Db) {
+    this.repo = new MetricsRepository(db.kysely);
+    db.stats.queryListeners.push((ms, failed) => {
+      this.queryTime.observe(ms / 1000);
+      if (failed) this.queryErrors.inc();
+    });
+    jobRunListeners.push((name, status, ms) => {
+      this.jobRuns.inc({ job: name, result: status });
+      this.jobTime.observe(ms / 1000, { job: name });
+    });
+  }
+
+  /** One answered request; `route` is the route pattern (never the URL, which may carry secrets). */
+  recordRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(seconds, labels);
+  }
+
+  /** The exposition text. Costs three COUNT queries. */
+  async render(): Promise<string> {
+    const [rooms, attendees, sessions] = await Promise.all([this.repo.roomsByType(), this.repo.attendeesByActorType(), this.repo.sessions()]);
+    const lines: string[] = [
+      ...this.requests.render(),
+      ...this.latency.render(),
+      ...counterValue('parley_db_queries', 'SQL statements sent since start (includes the ones of this scrape)', this.db.stats.queries),
+      ...this.queryTime.render(),
+      ...this.queryErrors.render(),
+    ];
+    const pool = this.db.pool;
+    if (pool) {
+      lines.push(
+        ...gauge('parley_db_pool_connections', 'PostgreSQL pool connections by state', [
+          { labels: { state: 'total' }, value: pool.totalCount },
+          { labels: { state: 'idle' }, value: pool.idleCount },
+          { labels: { state: 'waiting_clients' }, value: pool.waitingCount },
+        ]),
+      );
+    }
+    lines.push(
+      ...this.jobRuns.render(),
+      ...this.jobTime.render(),
+      ...gauge('parley_conversations', 'Conversations by type', rooms.map((r) => ({ labels: { type: ROOM_TYPES[r.type] ?? String(r.type) }, value: r.count }))),
+      ...gauge('parley_participants', 'Participants (attendees) by actor type', attendees.map((a) => ({ labels: { actor_type: a.actorType }, value: a.count }))),
+      ...gauge('parley_sessions', 'Talk sessions, by whether they are in a call', [
+        { labels: { in_call: 'false' }, value: sessions.total - sessions.inCall },
+        { labels: { in_call: 'true' }, value: sessions.inCall },
+      ]),
+      ...gauge('process_resident_memory_bytes', 'Resident memory of this process', [{ value: process.memoryUsage().rss }], 'bytes'),
+      ...gauge('process_start_time_seconds', 'Start time of this process (unix seconds)', [{ value: Math.floor(this.started) }], 'seconds'),
+    );
+    return exposition(lines);
+  }
+}
