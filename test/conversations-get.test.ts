@@ -261,6 +261,15 @@ for (const dialect of dialects()) {
       });
     });
 
+    it('capabilities advertise the features these endpoints make true, and not part B ones', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const features: string[] = r.data.capabilities.spreed.features;
+      for (const f of ['conversation-v4', 'empty-group-room', 'last-room-activity', 'locked-one-to-one-rooms', 'start-call-flag']) {
+        assert.ok(features.includes(f), f);
+      }
+      for (const f of ['conversation-v2', 'conversation-v3', 'chat']) assert.ok(!features.includes(f), f);
+    });
+
     it('guest attendees found through a participant finder see the participant record', async () => {
       const guest = await seedAttendee(p, pub.token, { actorType: 'guests', actorId: 'guest-1', displayName: 'G', participantType: 4 });
       p.services.rooms.participantFinders.push(async (ctx, room) =>

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/index.js';
 import { appPasswordRoutes } from './app-passwords.js';
+import { benchPrerenderedRoutes } from './bench-prerendered.js';
 import { conversationRoutes } from './conversations.js';
 import { coreRoutes } from './core.js';
 import { userStatusRoutes } from './user-status.js';
@@ -20,6 +21,7 @@ export type RouteModule = (app: FastifyInstance, services: Services) => Promise<
 export const routeModules: RouteModule[] = [
   coreRoutes,
   conversationRoutes,
+  benchPrerenderedRoutes,
   webPageRoutes,
   metricsRoutes,
   userStatusRoutes,

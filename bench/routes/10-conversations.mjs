@@ -1,0 +1,93 @@
+/**
+ * Conversation bench routes (issue 3 item 8): GET /room for a user in 200 conversations out of
+ * 10,000, the same body sent pre-rendered (GET /room's baseline: ratio = room-list / room-list-prerendered),
+ * and GET /room/{token} (compared with hello).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const OCS = { 'OCS-APIRequest': 'true', Accept: 'application/json' };
+const USER = { user: 'bench-rooms', password: 'bench-rooms-password-1' };
+const TOTAL = 10_000;
+const MINE = 200;
+const dist = (p) => new URL(`../../dist/${p}`, import.meta.url).href;
+
+/** Seeds once (the three entries share it): 10,000 rooms, the bench user in 200 of them. */
+let seeded;
+async function seed({ services }) {
+  if (seeded) return seeded;
+  const { ROOM_DEFAULTS } = await import(dist('db/repositories/rooms.js'));
+  const { ATTENDEE_DEFAULTS } = await import(dist('db/repositories/attendees.js'));
+  await services.directory.createUser({ id: USER.user, password: USER.password, displayName: 'Bench Rooms' });
+  const others = [];
+  for (let i = 0; i < 20; i++) {
+    const id = `bench-other-${i}`;
+    await services.directory.createUser({ id, password: `${id}-password-1`, displayName: `Other ${i}` });
+    others.push(id);
+  }
+  const cfg = await services.appConfig.snapshot();
+  const now = Math.floor(Date.now() / 1000);
+  let myToken;
+  await services.rooms.transaction(async (repos) => {
+    for (let i = 0; i < TOTAL; i++) {
+      const mine = i % (TOTAL / MINE) === 0;
+      const oneToOne = mine && (i / (TOTAL / MINE)) % 5 === 0;
+      const other = others[i % others.length];
+      const token = await services.rooms.newToken(cfg, repos);
+      const id = await repos.rooms.insert({
+        ...ROOM_DEFAULTS,
+        token,
+        type: oneToOne ? 1 : 2 + (i % 2),
+        name: oneToOne ? JSON.stringify([USER.user, other].sort()) : `Conversation ${i}`,
+        description: 'A conversation used by the benchmark',
+        last_activity: now - i,
+        created_at: now - i,
+      });
+      const row = (actorId, type) => ({ ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: actorId, display_name: actorId, participant_type: type, created_at: now });
+      const rows = [row(other, 1), row(others[(i + 1) % others.length], 3)];
+      if (mine) rows.push(row(USER.user, oneToOne ? 1 : 3));
+      await repos.attendees.insertIgnoringDuplicates(rows);
+      if (mine && !oneToOne) myToken ??= token;
+    }
+  });
+
+  // The exact GET /room body, rendered in-process, for the pre-rendered baseline route.
+  const { RequestContext } = await import(dist('services/request-context.js'));
+  const { renderOcs } = await import(dist('http/ocs/envelope.js'));
+  const { PRERENDERED_DIR } = await import(dist('http/routes/bench-prerendered.js'));
+  const user = await services.directory.getUser(USER.user);
+  const ctx = new RequestContext(services.directory, services.appConfig, user, '127.0.0.1');
+  const views = await services.rooms.listForUser(ctx, { modifiedSince: 0, includeStatus: false });
+  if (views.length !== MINE) throw new Error(`bench seed: expected ${MINE} rooms, got ${views.length}`);
+  const data = await services.rooms.presenter.present(ctx, views, {});
+  const dir = path.join(services.settings.dataDir, PRERENDERED_DIR);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'room-list.json'), renderOcs(2, 'json', 200, data).body);
+  seeded = { ...USER, token: myToken };
+  return seeded;
+}
+
+export default [
+  {
+    name: 'room-list-prerendered',
+    seed,
+    request: () => ({ path: '/bench/prerendered/room-list' }),
+  },
+  {
+    name: 'room-list',
+    vs: 'room-list-prerendered',
+    seed,
+    request: ({ basic, state }) => ({
+      path: '/ocs/v2.php/apps/spreed/api/v4/room?format=json',
+      headers: { ...OCS, Authorization: basic(state.user, state.password) },
+    }),
+  },
+  {
+    name: 'room-get',
+    seed,
+    request: ({ basic, state }) => ({
+      path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}?format=json`,
+      headers: { ...OCS, Authorization: basic(state.user, state.password) },
+    }),
+  },
+];

@@ -1,0 +1,281 @@
+/**
+ * The conversation record (contract "Conversation" table, talk-reference.md §4.3,
+ * talk-behaviour.md §5): participant view, defaults, lobby effect and timer, permissions,
+ * canStartCall, notification defaults, SIP fields, avatarVersion, sessions and statuses.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
+
+/** Every field of the contract table not marked Removed, plus the §4.3 extras. */
+const FIELDS = [
+  'id', 'token', 'type', 'name', 'displayName', 'description', 'participantType', 'attendeeId', 'attendeePin', 'actorType',
+  'actorId', 'permissions', 'attendeePermissions', 'callPermissions', 'defaultPermissions', 'participantFlags', 'readOnly',
+  'listable', 'messageExpiration', 'lastPing', 'sessionId', 'hasPassword', 'hasCall', 'callFlag', 'canStartCall',
+  'canDeleteConversation', 'canLeaveConversation', 'lastActivity', 'isFavorite', 'notificationLevel', 'lobbyState',
+  'lobbyTimer', 'sipEnabled', 'canEnableSIP', 'unreadMessages', 'unreadMention', 'unreadMentionDirect', 'lastReadMessage',
+  'lastCommonReadMessage', 'lastMessage', 'objectType', 'objectId', 'breakoutRoomMode', 'breakoutRoomStatus', 'avatarVersion',
+  'callStartTime', 'callRecording', 'notificationCalls', 'isCustomAvatar', 'recordingConsent', 'mentionPermissions',
+  'isArchived', 'isImportant', 'isSensitive', 'liveTranscriptionLanguageId',
+];
+const REMOVED = ['participantInCall', 'count', 'numGuests', 'participants', 'guestList'];
+
+for (const dialect of dialects()) {
+  describe(`conversation record [${dialect}]`, () => {
+    let p: Parley;
+    let room: any;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      await createUser(p, 'alice', { displayName: 'Alice A' });
+      await createUser(p, 'bob', { displayName: 'Bob B', groups: ['callers'] });
+      await createUser(p, 'carol');
+      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Record' });
+      await seedUser(p, room.token, 'bob', 3);
+      await seedUser(p, room.token, 'carol', 3);
+      p.services.rooms.participantFinders.push(async (ctx, r) => {
+        const id = ctx.headers['x-test-guest'];
+        if (typeof id !== 'string') return undefined;
+        const attendee = await p.services.rooms.repos.attendees.find(r.id, 'guests', id);
+        return attendee ? { attendee } : undefined;
+      });
+    });
+    after(async () => p.close());
+
+    const get = (token: string, user?: string, extra: Record<string, unknown> = {}) =>
+      call(p, 'GET', `${V4}/room/${token}`, { as: user ? as(user) : undefined, ...extra });
+    const rec = async (token: string, user?: string, extra: Record<string, unknown> = {}) => {
+      const r = await get(token, user, extra);
+      assert.equal(r.status, 200, r.text);
+      return r.data;
+    };
+    const withConfig = async (values: Record<string, string>, fn: () => Promise<void>) => {
+      for (const [k, v] of Object.entries(values)) await p.services.appConfig.set(k, v);
+      try {
+        await fn();
+      } finally {
+        for (const k of Object.keys(values)) await p.services.appConfig.delete(k);
+      }
+    };
+
+    it('has every contract field (not the removed ones) with Talk types', async () => {
+      const r = await rec(room.token, 'bob');
+      for (const f of FIELDS) assert.ok(f in r, `missing ${f}`);
+      for (const f of REMOVED) assert.ok(!(f in r), `removed ${f} present`);
+      assert.equal(typeof r.canEnableSIP, 'boolean');
+      assert.equal(typeof r.breakoutRoomMode, 'number');
+      assert.equal(typeof r.breakoutRoomStatus, 'number');
+      assert.equal(typeof r.sessionId, 'string');
+      assert.deepEqual(r.lastMessage, []);
+      assert.equal(r.isArchived, false);
+      assert.equal(r.isImportant, false);
+      assert.equal(r.isSensitive, false);
+      assert.equal(r.liveTranscriptionLanguageId, '');
+      assert.equal(r.participantType, 3);
+      assert.equal(r.actorId, 'bob');
+      assert.equal(r.canDeleteConversation, false);
+      assert.equal(r.canLeaveConversation, true);
+      assert.equal(r.notificationCalls, 1);
+      assert.equal(r.recordingConsent, 0);
+    });
+
+    it('one-to-one: name is the other user id, displayName their display name', async () => {
+      const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+      const a = await rec(one.token, 'alice');
+      assert.equal(a.name, 'bob');
+      assert.equal(a.displayName, 'Bob B');
+      assert.equal(a.notificationLevel, 1);
+      assert.equal(a.canDeleteConversation, false);
+      const b = await rec(one.token, 'bob');
+      assert.equal(b.name, 'alice');
+      assert.equal(b.displayName, 'Alice A');
+      // Former one-to-one (the other user is gone): still their id and a readable name.
+      await setRoom(p, one.token, { type: 5, name: '["alice","zed"]' });
+      const f = await rec(one.token, 'alice');
+      assert.equal(f.type, 5);
+      assert.equal(f.name, 'zed');
+      assert.equal(f.displayName, 'zed');
+      assert.equal(f.notificationLevel, 1);
+    });
+
+    it('notificationLevel: stored value, else default_group_notification (2 when 0)', async () => {
+      assert.equal((await rec(room.token, 'bob')).notificationLevel, 1);
+      await withConfig({ default_group_notification: '3' }, async () => {
+        assert.equal((await rec(room.token, 'bob')).notificationLevel, 3);
+      });
+      const row = await roomRow(p, room.token);
+      await p.services.db.kysely.updateTable('attendees').set({ notification_level: 2 }).where('room_id', '=', row!.id).where('actor_id', '=', 'carol').execute();
+      assert.equal((await rec(room.token, 'carol')).notificationLevel, 2);
+    });
+
+    it('permissions: attendee, then call, then room default, then app config; moderators 254', async () => {
+      assert.equal((await rec(room.token, 'bob')).permissions, 246);
+      assert.equal((await rec(room.token, 'alice')).permissions, 254);
+      await withConfig({ default_permissions: '126' }, async () => {
+        assert.equal((await rec(room.token, 'bob')).permissions, 126);
+      });
+      await setRoom(p, room.token, { default_permissions: 129 });
+      let r = await rec(room.token, 'bob');
+      assert.equal(r.permissions, 129);
+      assert.equal(r.defaultPermissions, 129);
+      assert.equal(r.canStartCall, false, 'no start-call bit');
+      await setRoom(p, room.token, { call_permissions: 7 });
+      r = await rec(room.token, 'bob');
+      assert.equal(r.permissions, 7);
+      assert.equal(r.callPermissions, 7);
+      const row = await roomRow(p, room.token);
+      await p.services.db.kysely.updateTable('attendees').set({ permissions: 3 }).where('room_id', '=', row!.id).where('actor_id', '=', 'bob').execute();
+      r = await rec(room.token, 'bob');
+      assert.equal(r.permissions, 3);
+      assert.equal(r.attendeePermissions, 3);
+      assert.equal(r.canStartCall, true);
+      await p.services.db.kysely.updateTable('attendees').set({ permissions: 0 }).where('room_id', '=', row!.id).where('actor_id', '=', 'bob').execute();
+      await setRoom(p, room.token, { default_permissions: 0, call_permissions: 0 });
+    });
+
+    it('canStartCall follows start_calls and start_calls_groups', async () => {
+      assert.equal((await rec(room.token, 'bob')).canStartCall, true);
+      await withConfig({ start_calls: '2' }, async () => {
+        assert.equal((await rec(room.token, 'bob')).canStartCall, false);
+        assert.equal((await rec(room.token, 'alice')).canStartCall, true);
+      });
+      await withConfig({ start_calls: '3' }, async () => {
+        assert.equal((await rec(room.token, 'alice')).canStartCall, false);
+      });
+      await withConfig({ start_calls_groups: '["callers"]' }, async () => {
+        assert.equal((await rec(room.token, 'bob')).canStartCall, true);
+        assert.equal((await rec(room.token, 'carol')).canStartCall, false);
+        assert.equal((await rec(room.token, 'alice')).canStartCall, false, 'also applies to moderators');
+      });
+    });
+
+    it('lobby effect: non-moderators without lobby-ignore see no call and cannot start one', async () => {
+      await setRoom(p, room.token, { lobby_state: 1, active_since: 1700000000, call_flag: 3 });
+      try {
+        const held = await rec(room.token, 'bob');
+        assert.equal(held.lobbyState, 1);
+        assert.equal(held.hasCall, false);
+        assert.equal(held.canStartCall, false);
+        assert.equal(held.canLeaveConversation, true);
+        const mod = await rec(room.token, 'alice');
+        assert.equal(mod.hasCall, true);
+        assert.equal(mod.callStartTime, 1700000000);
+        assert.equal(mod.callFlag, 3);
+        const row = await roomRow(p, room.token);
+        await p.services.db.kysely.updateTable('attendees').set({ permissions: 1 | 2 | 8 }).where('room_id', '=', row!.id).where('actor_id', '=', 'carol').execute();
+        const ignoring = await rec(room.token, 'carol');
+        assert.equal(ignoring.hasCall, true);
+        assert.equal(ignoring.canStartCall, true);
+      } finally {
+        await setRoom(p, room.token, { lobby_state: 0, active_since: null, call_flag: 0 });
+      }
+    });
+
+    it('lobby timer: an expired timer lifts the lobby on read and is saved; a future one is shown', async () => {
+      const future = Math.floor(Date.now() / 1000) + 3600;
+      await setRoom(p, room.token, { lobby_state: 1, lobby_timer: future });
+      let r = await rec(room.token, 'bob');
+      assert.equal(r.lobbyState, 1);
+      assert.equal(r.lobbyTimer, future);
+      await setRoom(p, room.token, { lobby_state: 1, lobby_timer: 1000, last_activity: 5 });
+      r = await rec(room.token, 'bob');
+      assert.equal(r.lobbyState, 0);
+      assert.equal(r.lobbyTimer, 0);
+      const row = await roomRow(p, room.token);
+      assert.equal(row!.lobby_state, 0);
+      assert.equal(row!.lobby_timer, 0);
+      assert.ok(row!.last_activity > 5, 'timer reached counts as activity');
+    });
+
+    it('room columns: description, readOnly, hasPassword, messageExpiration, avatarVersion', async () => {
+      const plain = await rec(room.token, 'bob');
+      assert.equal(plain.isCustomAvatar, false);
+      assert.match(plain.avatarVersion, /^[0-9a-f]{8}$/);
+      const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Public' });
+      assert.notEqual(pub.avatarVersion, plain.avatarVersion, 'the default icon depends on the type');
+      await setRoom(p, room.token, { description: 'About', read_only: 1, password: 'hash', message_expiration: 3600, avatar: 'a1b2c3d4e5.png' });
+      try {
+        const r = await rec(room.token, 'bob');
+        assert.equal(r.description, 'About');
+        assert.equal(r.readOnly, 1);
+        assert.equal(r.hasPassword, true);
+        assert.equal(r.messageExpiration, 3600);
+        assert.equal(r.avatarVersion, 'a1b2c3d4e5');
+        assert.equal(r.isCustomAvatar, true);
+      } finally {
+        await setRoom(p, room.token, { description: '', read_only: 0, password: '', message_expiration: 0, avatar: '' });
+      }
+    });
+
+    it('SIP: sipEnabled and attendeePin only when SIP is configured; PINs generated once and kept', async () => {
+      await setRoom(p, room.token, { sip_enabled: 1 });
+      let r = await rec(room.token, 'bob');
+      assert.equal(r.sipEnabled, 0);
+      assert.equal(r.attendeePin, '');
+      assert.equal(r.canEnableSIP, false);
+      await withConfig({ sip_bridge_shared_secret: 'very-secret', sip_bridge_dialin_info: '+1 555 0100' }, async () => {
+        r = await rec(room.token, 'bob');
+        assert.equal(r.sipEnabled, 1);
+        assert.match(r.attendeePin, /^[1-9]\d{6}$/);
+        const again = await rec(room.token, 'bob');
+        assert.equal(again.attendeePin, r.attendeePin);
+        assert.equal(again.canEnableSIP, false, 'normal users cannot enable SIP');
+        // Owners can only enable SIP on numeric (SIP-compatible) tokens.
+        assert.equal((await rec(room.token, 'alice')).canEnableSIP, false);
+        const numeric = await createRoom(p, 'alice', { roomType: 2, roomName: 'Dial in' });
+        assert.match(numeric.token, /^\d{10}$/);
+        assert.equal(numeric.canEnableSIP, true);
+        await p.services.appConfig.set('sip_bridge_groups', '["callers"]');
+        assert.equal((await rec(numeric.token, 'alice')).canEnableSIP, false);
+        await p.services.appConfig.delete('sip_bridge_groups');
+        // Guests have no PIN.
+        await seedAttendee(p, room.token, { actorType: 'guests', actorId: 'g-sip', participantType: 4 });
+        const g = await rec(room.token, undefined, { headers: { 'X-Test-Guest': 'g-sip' } });
+        assert.equal(g.attendeePin, null);
+      });
+      await setRoom(p, room.token, { sip_enabled: 0 });
+    });
+
+    it('guests: participant record with "Private conversation" outside public rooms, notificationLevel 3', async () => {
+      await seedAttendee(p, room.token, { actorType: 'guests', actorId: 'g-1', displayName: 'G', participantType: 4 });
+      const g = await rec(room.token, undefined, { headers: { 'X-Test-Guest': 'g-1' } });
+      assert.equal(g.displayName, 'Private conversation');
+      assert.equal(g.actorType, 'guests');
+      assert.equal(g.notificationLevel, 3);
+      assert.equal(g.canLeaveConversation, false);
+      assert.equal(g.canDeleteConversation, false);
+    });
+
+    it('sessions and user statuses come from installed finders, in one batch', async () => {
+      const one = await createRoom(p, 'carol', { roomType: 1, invite: 'bob' });
+      p.services.rooms.sessionFinder = async (_ctx, views) =>
+        new Map(views.map((v) => [v.attendee.id, { id: 1, attendee_id: v.attendee.id, session_id: 'sess-' + v.attendee.actor_id, in_call: 7, last_ping: 42, state: 1 }]));
+      const presenter = p.services.rooms.presenter;
+      const previous = presenter.userStatusLoader;
+      let calls = 0;
+      presenter.userStatusLoader = async (ids) => {
+        calls++;
+        return new Map(ids.map((id) => [id, { status: 'dnd', icon: '🎧', message: 'Busy', clearAt: null }]));
+      };
+      try {
+        const r = await rec(one.token, 'carol');
+        assert.equal(r.sessionId, 'sess-carol');
+        assert.equal(r.participantFlags, 7);
+        assert.equal(r.lastPing, 42);
+        assert.equal(r.status, 'dnd');
+        assert.equal(r.statusIcon, '🎧');
+        assert.equal(r.statusMessage, 'Busy');
+        const list = await call(p, 'GET', `${V4}/room`, { as: as('carol') });
+        assert.ok(list.data.every((c: any) => !('status' in c)), 'no status without includeStatus');
+        calls = 0;
+        const withStatus = await call(p, 'GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true' } });
+        assert.equal(calls, 1);
+        assert.equal(withStatus.data.find((c: any) => c.token === one.token).status, 'dnd');
+        assert.ok(!('status' in withStatus.data.find((c: any) => c.token === room.token)));
+      } finally {
+        p.services.rooms.sessionFinder = undefined;
+        presenter.userStatusLoader = previous;
+      }
+    });
+  });
+}

@@ -1,0 +1,181 @@
+/** PUT /room/{token} (rename) and DELETE /room/{token} (contract; talk-behaviour.md §6). */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
+
+for (const dialect of dialects()) {
+  describe(`rename and delete [${dialect}]`, () => {
+    let p: Parley;
+    const guest = { headers: { 'X-Test-Guest': 'gmod' } };
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await createUser(p, u);
+      // Guests are found by their cookie session once that layer exists; a test finder stands in.
+      p.services.rooms.participantFinders.push(async (ctx, room) => {
+        if (ctx.headers['x-test-guest'] !== 'gmod') return undefined;
+        const attendee = await p.services.rooms.repos.attendees.find(room.id, 'guests', 'gmod');
+        return attendee ? { attendee } : undefined;
+      });
+    });
+    after(async () => p.close());
+
+    const rename = (token: string, roomName: unknown, who?: string | object) =>
+      call(p, 'PUT', `${V4}/room/${token}`, { as: typeof who === 'string' ? as(who) : (who as any), body: roomName === undefined ? {} : { roomName } });
+    const del = (token: string, who?: string | object) =>
+      call(p, 'DELETE', `${V4}/room/${token}`, { as: typeof who === 'string' ? as(who) : (who as any) });
+
+    describe('PUT /room/{token}', () => {
+      let room: any;
+      before(async () => {
+        room = await createRoom(p, 'alice', { roomType: 3, roomName: 'Original' });
+        await seedUser(p, room.token, 'bob', 2);
+        await seedUser(p, room.token, 'carol', 3);
+        await seedUser(p, room.token, 'dave', 5);
+        await seedAttendee(p, room.token, { actorType: 'guests', actorId: 'gmod', participantType: 6 });
+      });
+
+      it('200 with the record; trimmed; lastActivity moves', async () => {
+        await setRoom(p, room.token, { last_activity: 100 });
+        const r = await rename(room.token, '  Renamed  ', 'alice');
+        assert.equal(r.status, 200);
+        assert.equal(r.data.name, 'Renamed');
+        assert.equal(r.data.token, room.token);
+        const row = await roomRow(p, room.token);
+        assert.equal(row!.name, 'Renamed');
+        assert.ok(row!.last_activity > 100);
+        assert.equal(r.data.lastActivity, row!.last_activity);
+      });
+
+      it('moderators and guest moderators may rename', async () => {
+        assert.equal((await rename(room.token, 'By bob', 'bob')).status, 200);
+        const g = await call(p, 'PUT', `${V4}/room/${room.token}`, { ...guest, body: { roomName: 'By guest' } });
+        assert.equal(g.status, 200, g.text);
+        assert.equal((await roomRow(p, room.token))!.name, 'By guest');
+      });
+
+      it('an unchanged name is a no-op (lastActivity stays)', async () => {
+        await setRoom(p, room.token, { last_activity: 100 });
+        const r = await rename(room.token, 'By guest', 'alice');
+        assert.equal(r.status, 200);
+        assert.equal((await roomRow(p, room.token))!.last_activity, 100);
+      });
+
+      it('403 moderator for users, self-joined users; 404 for strangers, anonymous, unknown and malformed tokens', async () => {
+        for (const u of ['carol', 'dave']) {
+          const r = await rename(room.token, 'Nope', u);
+          assert.equal(r.status, 403, u);
+          assert.equal(r.data.error, 'moderator');
+        }
+        for (const [token, who] of [[room.token, 'erin'], [room.token, undefined], ['unknowntok', 'alice'], ['NOT-A-TOKEN', 'alice']] as Array<[string, string | undefined]>) {
+          const r = await rename(token, 'Nope', who);
+          assert.equal(r.status, 404, `${token} ${who}`);
+          assert.equal(r.data.error, 'room');
+        }
+        assert.equal((await roomRow(p, room.token))!.name, 'By guest');
+      });
+
+      it('400 value for empty, blank, too long, missing or wrong-typed names; nothing changed', async () => {
+        for (const name of ['', '   ', 'x'.repeat(256), undefined, { a: 1 }, ['x']]) {
+          const r = await rename(room.token, name, 'alice');
+          assert.equal(r.status, 400, JSON.stringify(name));
+          assert.equal(r.data.error, 'value');
+        }
+        assert.equal((await roomRow(p, room.token))!.name, 'By guest');
+      });
+
+      it('400 type for one-to-one, 400 event for event conversations', async () => {
+        const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+        const r = await rename(one.token, 'Nope', 'alice');
+        assert.equal(r.status, 400);
+        assert.equal(r.data.error, 'type');
+        const ev = await createRoom(p, 'alice', { roomType: 2, roomName: 'Meeting' });
+        await setRoom(p, ev.token, { object_type: 'event', object_id: '1#2' });
+        const e = await rename(ev.token, 'Nope', 'alice');
+        assert.equal(e.status, 400);
+        assert.equal(e.data.error, 'event');
+        assert.equal((await roomRow(p, ev.token))!.name, 'Meeting');
+      });
+    });
+
+    describe('DELETE /room/{token}', () => {
+      it('200 (data null); the room, its attendees and their sessions are gone', async () => {
+        const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Doomed' });
+        const bob = await seedUser(p, room.token, 'bob');
+        const keep = await createRoom(p, 'alice', { roomType: 2, roomName: 'Keep' });
+        const kept = await seedUser(p, keep.token, 'bob');
+        await p.services.db.kysely
+          .insertInto('sessions')
+          .values([
+            { attendee_id: bob.id, session_id: 's-doomed', in_call: 0, last_ping: 1, state: 1 },
+            { attendee_id: kept.id, session_id: 's-kept', in_call: 0, last_ping: 1, state: 1 },
+          ])
+          .execute();
+        const r = await del(room.token, 'alice');
+        assert.equal(r.status, 200);
+        assert.equal(r.data, null);
+        assert.equal(await roomRow(p, room.token), undefined);
+        assert.deepEqual(await attendeesOf(p, room.token), []);
+        const sessions = await p.services.db.kysely.selectFrom('sessions').select('session_id').execute();
+        assert.deepEqual(sessions.map((s) => s.session_id), ['s-kept']);
+        assert.equal((await attendeesOf(p, keep.token)).length, 2);
+        assert.equal((await call(p, 'GET', `${V4}/room/${room.token}`, { as: as('alice') })).status, 404);
+      });
+
+      it('deleting a parent deletes its breakout rooms, nothing else', async () => {
+        const parent = await createRoom(p, 'alice', { roomType: 2, roomName: 'Parent' });
+        await setRoom(p, parent.token, { breakout_room_mode: 1, breakout_room_status: 1 });
+        const c1 = await createRoom(p, 'alice', { roomType: 2, roomName: 'Child 1', objectType: 'room', objectId: parent.token });
+        const c2 = await createRoom(p, 'alice', { roomType: 2, roomName: 'Child 2', objectType: 'room', objectId: parent.token });
+        const other = await createRoom(p, 'alice', { roomType: 2, roomName: 'Other' });
+        assert.equal((await del(parent.token, 'alice')).status, 200);
+        for (const t of [parent.token, c1.token, c2.token]) assert.equal(await roomRow(p, t), undefined, t);
+        assert.ok(await roomRow(p, other.token));
+      });
+
+      it('moderators and guest moderators may delete; 403 for users; 404 for strangers and bad tokens', async () => {
+        const room = await createRoom(p, 'alice', { roomType: 3, roomName: 'Rights' });
+        await seedUser(p, room.token, 'carol', 3);
+        await seedUser(p, room.token, 'dave', 5);
+        for (const u of ['carol', 'dave']) {
+          const r = await del(room.token, u);
+          assert.equal(r.status, 403);
+          assert.equal(r.data.error, 'moderator');
+        }
+        for (const [token, who] of [[room.token, 'erin'], [room.token, undefined], ['unknowntok', 'alice'], ['x', 'alice']] as Array<[string, string | undefined]>) {
+          const r = await del(token, who);
+          assert.equal(r.status, 404);
+          assert.equal(r.data.error, 'room');
+        }
+        assert.ok(await roomRow(p, room.token));
+        await seedAttendee(p, room.token, { actorType: 'guests', actorId: 'gmod', participantType: 6 });
+        const g = await call(p, 'DELETE', `${V4}/room/${room.token}`, guest);
+        assert.equal(g.status, 200);
+        assert.equal(await roomRow(p, room.token), undefined);
+        const m = await createRoom(p, 'alice', { roomType: 2, roomName: 'By moderator' });
+        await seedUser(p, m.token, 'bob', 2);
+        assert.equal((await del(m.token, 'bob')).status, 200);
+      });
+
+      it('400 type for one-to-one unless delete_one_to_one_conversations is on', async () => {
+        const one = await createRoom(p, 'carol', { roomType: 1, invite: 'dave' });
+        const r = await del(one.token, 'carol');
+        assert.equal(r.status, 400);
+        assert.equal(r.data.error, 'type');
+        assert.ok(await roomRow(p, one.token));
+        const before = await call(p, 'GET', `${V4}/room/${one.token}`, { as: as('carol') });
+        assert.equal(before.data.canDeleteConversation, false);
+        await p.services.appConfig.set('delete_one_to_one_conversations', '1');
+        try {
+          const rec = await call(p, 'GET', `${V4}/room/${one.token}`, { as: as('carol') });
+          assert.equal(rec.data.canDeleteConversation, true);
+          assert.equal(rec.data.canLeaveConversation, false);
+          assert.equal((await del(one.token, 'carol')).status, 200);
+          assert.equal(await roomRow(p, one.token), undefined);
+        } finally {
+          await p.services.appConfig.set('delete_one_to_one_conversations', '0');
+        }
+      });
+    });
+  });
+}
