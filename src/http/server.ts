@@ -17,11 +17,13 @@ const NOT_FOUND_MESSAGE =
 export interface BuildOptions {
   /** Log requests (off in tests unless asked). */
   logger?: boolean;
+  /** Where log lines go (default stdout); tests read the log from here. */
+  logStream?: NodeJS.WritableStream;
 }
 
 export async function buildServer(services: Services, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
-    logger: opts.logger === false ? false : { level: services.settings.logLevel },
+    logger: opts.logger === false ? false : { level: services.settings.logLevel, ...(opts.logStream ? { stream: opts.logStream } : {}) },
     // Fastify's own request lines are off: the onResponse hook below writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 25 * 1024 * 1024,

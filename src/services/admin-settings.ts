@@ -29,7 +29,9 @@ export async function adminPageState(appConfig: AppConfigService, directory: Dir
     const { def } = entry;
     if (def.prefix || def.section === INTERNAL_SECTION) continue;
     const writeOnly = def.secret && !def.editor;
-    values[entry.key] = { value: writeOnly ? null : entry.value, isSet: entry.value !== '', isDefault: entry.isDefault };
+    // An empty list or object counts as not set (the defaults of the json keys).
+    const isSet = !entry.isDefault && !['', '[]', '{}'].includes(entry.value);
+    values[entry.key] = { value: writeOnly ? null : entry.value, isSet, isDefault: entry.isDefault };
   }
   const rows = await directory.groups.list('', MAX_GROUPS + 1, 0);
   return {

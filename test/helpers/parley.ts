@@ -35,6 +35,8 @@ export interface Parley {
 export interface StartOptions {
   env?: Record<string, string>;
   logger?: boolean;
+  /** Log to this stream (turns logging on; set LOG_LEVEL in env, tests default to silent). */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** Environment for a fresh database of the given dialect (also used to spawn processes). */
@@ -62,7 +64,7 @@ export async function startParley(dialect: DialectName = 'sqlite', opts: StartOp
   const settings = loadSettings({ ...env, PORT: '0', HOST: '127.0.0.1' });
   const services = await openServices(settings);
   await ensureAdminAccount(services, () => undefined);
-  const app = await buildServer(services, { logger: opts.logger ?? false });
+  const app = await buildServer(services, { logger: opts.logStream ? true : (opts.logger ?? false), logStream: opts.logStream });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;

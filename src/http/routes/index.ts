@@ -15,6 +15,7 @@ import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
 import { metricsRoutes } from './metrics.js';
+import { openApiRoutes } from './openapi.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -24,6 +25,7 @@ export const routeModules: RouteModule[] = [
   benchPrerenderedRoutes,
   webPageRoutes,
   metricsRoutes,
+  openApiRoutes,
   userStatusRoutes,
   provisioningUserRoutes,
   provisioningGroupRoutes,
