@@ -2,8 +2,13 @@
  * The capabilities document (talk-reference.md §2): Nextcloud's shape, with `spreed` fed from
  * app config and the caller's preferences. Anonymous callers get the guest view; a user outside
  * `allowed_groups` gets no `spreed` key.
+ *
+ * The document is a pure function of the config snapshot and a few per-caller inputs
+ * (`SpreedInputs`), which is what lets it be cached by a key naming exactly those inputs.
+ * Anything added to the document must come from `cfg` or from the inputs.
  */
-import { activeFeatures } from '../domain/features.js';
+import { BoundedMap } from '../domain/bounded-map.js';
+import { FEATURES, activeFeatures } from '../domain/features.js';
 import { sipConfigured } from '../domain/sip.js';
 import { SERVER_VERSION, TALK_VERSION } from '../domain/version.js';
 import type { AppConfigSnapshot } from './app-config.js';
@@ -26,33 +31,83 @@ const CONFIG_LOCAL = {
 /** Kept here for callers that imported it from capabilities; the rule lives in domain/sip.ts. */
 export { sipConfigured };
 
+type EffectivePreferences = ReturnType<typeof effectivePreferences>;
+
+/** Everything besides the config snapshot that the `spreed` document depends on. */
+interface SpreedInputs {
+  user: boolean;
+  prefs?: EffectivePreferences;
+  canCreate: boolean;
+  canEnableSip: boolean;
+  federationAllowed: boolean;
+}
+
+/** A capabilities document and the key naming all of its inputs (equal keys, equal documents). */
+export interface CapabilitiesView {
+  key: string;
+  document: Record<string, unknown>;
+}
+
 export class CapabilitiesService {
+  /**
+   * Documents by key. The key holds the config generation, the registered features and the
+   * caller's inputs (preferences, group rules), all re-read on every request, so a cached
+   * document is never stale, in any process; it only saves rebuilding (and, in routes/core.ts,
+   * re-rendering) the same document.
+   */
+  private readonly cache = new BoundedMap<string, Record<string, unknown>>(500);
+
   constructor(private readonly preferences: PreferencesService) {}
 
   async document(ctx: RequestContext): Promise<Record<string, unknown>> {
+    return (await this.view(ctx)).document;
+  }
+
+  /** The caller's document with its cache key (talk-reference.md §2.1). */
+  async view(ctx: RequestContext): Promise<CapabilitiesView> {
     const cfg = await ctx.config();
+    // A user outside `allowed_groups` gets no spreed key at all (null inputs).
+    const inputs = (await ctx.canUseTalk()) ? await this.inputs(ctx, cfg) : null;
+    const key = `${cfg.generation}#${FEATURES.length}#${JSON.stringify(inputs)}`;
+    let document = this.cache.get(key);
+    if (document === undefined) {
+      document = this.build(cfg, inputs);
+      this.cache.set(key, document);
+    }
+    return { key, document };
+  }
+
+  private async inputs(ctx: RequestContext, cfg: AppConfigSnapshot): Promise<SpreedInputs> {
+    const user = ctx.user;
+    if (!user) return { user: false, canCreate: false, canEnableSip: false, federationAllowed: false };
+    return {
+      user: true,
+      prefs: effectivePreferences(await this.preferences.forUser(user.id), cfg),
+      canCreate: await ctx.inGroupList(cfg.list('start_conversations')),
+      canEnableSip: await ctx.inGroupList(cfg.list('sip_bridge_groups')),
+      federationAllowed: cfg.bool('federation_enabled') && (await ctx.inGroupList(cfg.list('federation_allowed_groups'))),
+    };
+  }
+
+  /** Pure: the whole document from the snapshot and the inputs (nothing else may be read here). */
+  private build(cfg: AppConfigSnapshot, inputs: SpreedInputs | null): Record<string, unknown> {
     const capabilities: Record<string, unknown> = {
       core: { pollinterval: 60, 'webdav-root': 'remote.php/webdav', 'reference-api': false, 'reference-regex': '', 'mod-rewrite-working': false },
     };
     // Nextcloud's user_status app (participants area): statuses are served by Parley itself.
     capabilities.user_status = { enabled: true, restore: false, supports_emoji: true, supports_busy: false };
-    if (await ctx.canUseTalk()) capabilities.spreed = await this.spreed(ctx, cfg);
+    if (inputs) capabilities.spreed = this.spreed(cfg, inputs);
     return { version: SERVER_VERSION, capabilities };
   }
 
-  private async spreed(ctx: RequestContext, cfg: AppConfigSnapshot): Promise<Record<string, unknown>> {
-    const user = ctx.user;
-    const prefs = user ? effectivePreferences(await this.preferences.forUser(user.id), cfg) : undefined;
+  private spreed(cfg: AppConfigSnapshot, inputs: SpreedInputs): Record<string, unknown> {
+    const { user, prefs, canCreate, canEnableSip, federationAllowed } = inputs;
     const { features, local } = activeFeatures(cfg);
     const signalingMode = cfg.get('signaling_mode') || 'internal';
     const recordingServers = cfg.json<{ servers?: unknown[]; secret?: string }>('recording_servers', {});
     const recordingAvailable =
       signalingMode !== 'internal' && cfg.get('call_recording') === 'yes' && Array.isArray(recordingServers?.servers) &&
       recordingServers.servers.length > 0 && !!recordingServers.secret;
-    const federationAllowed = cfg.bool('federation_enabled') && user !== undefined && (await ctx.inGroupList(cfg.list('federation_allowed_groups')));
-    const canCreate = user !== undefined && (await ctx.inGroupList(cfg.list('start_conversations')));
-    const canEnableSip = user !== undefined && (await ctx.inGroupList(cfg.list('sip_bridge_groups')));
-
     const call: Record<string, unknown> = {
       enabled: cfg.int('start_calls') !== 3,
       'breakout-rooms': cfg.bool('breakout_rooms'),
@@ -61,7 +116,7 @@ export class CapabilitiesService {
       'supported-reactions': SUPPORTED_REACTIONS,
       'predefined-backgrounds': [],
       'predefined-backgrounds-v2': [],
-      'can-upload-background': user !== undefined && cfg.bool('backgrounds_upload_users'),
+      'can-upload-background': user && cfg.bool('backgrounds_upload_users'),
       'sip-enabled': sipConfigured(cfg),
       'sip-dialout-enabled': cfg.get('sip_dialout') !== 'no',
       'can-enable-sip': canEnableSip,
@@ -74,7 +129,7 @@ export class CapabilitiesService {
       'grid-limit': cfg.int('grid_videos_limit'),
       'grid-limit-enforced': cfg.bool('grid_videos_limit_enforced'),
     };
-    const attachments: Record<string, unknown> = { allowed: user !== undefined };
+    const attachments: Record<string, unknown> = { allowed: user };
     if (prefs) attachments.folder = prefs.attachmentFolder;
 
     return {

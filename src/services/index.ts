@@ -12,6 +12,7 @@ import { AppConfigService } from './app-config.js';
 import { AuthService } from './auth.js';
 import { BruteForceService } from './brute-force.js';
 import { CapabilitiesService } from './capabilities.js';
+import { ServiceHashService } from './service-hash.js';
 import { DirectoryService } from './directory.js';
 import { LoginSessionService } from './login-sessions.js';
 import { ServerListsService } from './server-lists.js';
@@ -41,6 +42,8 @@ export interface Services {
   auth: AuthService;
   preferences: PreferencesService;
   capabilities: CapabilitiesService;
+  /** X-Service-Hash / X-Nextcloud-Talk-Hash for GET /room and GET /room/{token}. */
+  serviceHash: ServiceHashService;
   rooms: RoomsService;
   loginSessions: LoginSessionService;
   serverLists: ServerListsService;
@@ -62,6 +65,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
+  const serviceHash = new ServiceHashService(preferences);
   const rooms = new RoomsService(db, directory, bruteForce);
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
@@ -73,5 +77,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const sipBridge = new SipBridgeService(bruteForce);
   const sip = new SipService(rooms, sipBridge);
   const serverLists = new ServerListsService(appConfig);
-  return { serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, provisioning, sipSettings, rooms, sipBridge, sip };
+  return { serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, sipBridge, sip };
 }

@@ -1,21 +1,21 @@
 /**
- * X-Service-Hash (X-Nextcloud-Talk-Hash): sha1 over the hash-relevant settings, in the order
- * talk-behaviour.md §8 lists (LATEST), plus every other registry key marked Hash = Yes so that
- * a change to any of them is visible to clients.
+ * X-Service-Hash (sent as X-Nextcloud-Talk-Hash too; talk-reference.md §2.4, talk-behaviour.md §8):
+ * a sha1 that changes whenever a setting that shapes capabilities changes, so clients know to
+ * fetch capabilities again. Clients only compare it, so the digest is driven by the registry:
+ * every key marked Hash = Yes (contract table), the signing key pair of the current algorithm,
+ * the server and Talk versions, and, for users, their attachment folder preference.
+ * Keys marked Hash = No (e.g. `enable_bridge`, `call_recording_summary`, which Talk itself
+ * includes) are left out, as the contract says.
  */
 import { createHash } from 'node:crypto';
 import { CONFIG_KEYS } from '../app-config/registry.js';
+import { BoundedMap } from '../domain/bounded-map.js';
 import { SERVER_VERSION_FULL, TALK_VERSION } from '../domain/version.js';
 import type { AppConfigSnapshot } from './app-config.js';
+import { effectivePreferences, type PreferencesService } from './preferences.js';
+import type { RequestContext } from './request-context.js';
 
-const TALK_ORDER = [
-  'stun_servers', 'turn_servers', 'signaling_servers', 'signaling_mode', 'signaling_ticket_secret', 'signaling_token_alg',
-  '#privkey', '#pubkey', 'call_recording', 'recording_servers', 'allowed_groups', 'start_calls', 'start_conversations',
-  'default_permissions', 'breakout_rooms', 'federation_enabled', 'enable_bridge', '#has_reference_id', 'sip_bridge_groups',
-  'sip_bridge_dialin_info', 'sip_bridge_shared_secret', 'recording_consent', 'call_recording_transcription',
-  'call_recording_summary', '#cachebuster', '#userCacheBuster', 'federation_incoming_enabled', 'federation_outgoing_enabled',
-  'federation_only_trusted_servers', 'federation_allowed_groups',
-];
+const HASH_KEYS = CONFIG_KEYS.filter((def) => def.hash);
 
 export interface HashSubject {
   kind: 'user' | 'guest';
@@ -23,25 +23,50 @@ export interface HashSubject {
   attachmentFolder?: string;
 }
 
+/** The digest for one subject over one config snapshot (pure). */
 export function serviceHash(cfg: AppConfigSnapshot, subject: HashSubject): string {
-  const alg = cfg.get('signaling_token_alg') || 'ES256';
+  const alg = (cfg.get('signaling_token_alg') || 'ES256').toLowerCase();
   const parts: string[] = [SERVER_VERSION_FULL, TALK_VERSION];
-  for (const key of TALK_ORDER) {
-    if (key === '#privkey') parts.push(cfg.raw(`signaling_token_privkey_${alg.toLowerCase()}`) ?? '');
-    else if (key === '#pubkey') parts.push(cfg.raw(`signaling_token_pubkey_${alg.toLowerCase()}`) ?? '');
-    else if (key === '#has_reference_id') parts.push('yes');
-    else if (key === '#cachebuster') parts.push('1');
-    else if (key === '#userCacheBuster') parts.push('0');
-    else parts.push(cfg.get(key));
+  for (const def of HASH_KEYS) {
+    // Prefix keys (signaling_token_privkey_*, _pubkey_*): the pair of the algorithm in use.
+    parts.push(def.prefix ? (cfg.raw(`${def.key}${alg}`) ?? '') : cfg.get(def.key));
   }
-  // Hash keys Talk does not list but the contract marks Hash = Yes.
-  for (const def of CONFIG_KEYS) {
-    if (def.hash && !def.prefix && !TALK_ORDER.includes(def.key) && !def.key.startsWith('experiments_')) parts.push(cfg.get(def.key));
-  }
-  if (subject.kind === 'user') {
-    parts.push(String(cfg.int('experiments_users')), subject.attachmentFolder ?? '');
-  } else {
-    parts.push(String(cfg.int('experiments_guests')));
-  }
+  parts.push(subject.kind);
+  if (subject.kind === 'user') parts.push(subject.attachmentFolder ?? '');
   return createHash('sha1').update(parts.join('#')).digest('hex');
+}
+
+/** Header names carrying the hash: the contract's and Nextcloud Talk's (DESIGN.md §1). */
+export const HASH_HEADERS = ['X-Service-Hash', 'X-Nextcloud-Talk-Hash'] as const;
+
+export class ServiceHashService {
+  /** Digests by (config generation, subject): computing one is cheap, but GET /room is hot. */
+  private readonly memo = new BoundedMap<string, string>(1000);
+
+  constructor(private readonly preferences: PreferencesService) {}
+
+  /**
+   * The hash for the caller of a request. Reads the config generation (through the request's
+   * snapshot) and, for users, their preferences: a change made through any process shows on
+   * the next request everywhere.
+   */
+  async forContext(ctx: RequestContext): Promise<string> {
+    const cfg = await ctx.config();
+    const subject: HashSubject = ctx.user
+      ? { kind: 'user', attachmentFolder: effectivePreferences(await this.preferences.forUser(ctx.user.id), cfg).attachmentFolder }
+      : { kind: 'guest' };
+    const key = `${cfg.generation}#${subject.kind}#${subject.attachmentFolder ?? ''}`;
+    let hash = this.memo.get(key);
+    if (hash === undefined) {
+      hash = serviceHash(cfg, subject);
+      this.memo.set(key, hash);
+    }
+    return hash;
+  }
+
+  /** Both response headers (`X-Service-Hash`, `X-Nextcloud-Talk-Hash`) for GET /room and GET /room/{token}. */
+  async headers(ctx: RequestContext): Promise<Record<string, string>> {
+    const hash = await this.forContext(ctx);
+    return Object.fromEntries(HASH_HEADERS.map((h) => [h, hash]));
+  }
 }

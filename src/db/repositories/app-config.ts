@@ -1,13 +1,18 @@
 /** SQL for app config values and the cache generation that tells processes to reload. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import type { Dialect } from '../database.js';
+import { compiledRead, type Dialect } from '../database.js';
 
 export class AppConfigRepository {
+  /** Read on every request (AppConfigService.snapshot), hence compiled once. */
+  private readonly generationRead;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.generationRead = compiledRead(db, db.selectFrom('cache_state').select('generation').where('id', '=', 1));
+  }
 
   async all(): Promise<Map<string, string>> {
     const rows = await this.db.selectFrom('app_config').select(['key', 'value']).execute();
@@ -15,7 +20,7 @@ export class AppConfigRepository {
   }
 
   async generation(): Promise<number> {
-    const row = await this.db.selectFrom('cache_state').select('generation').where('id', '=', 1).executeTakeFirst();
+    const [row] = await this.generationRead([1]);
     return Number(row?.generation ?? 0);
   }
 

@@ -1,6 +1,7 @@
 /** SQL for per-user preferences (app `spreed` user config). */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import { compiledRead } from '../database.js';
 
 async function upsert(db: Kysely<Database>, userId: string, key: string, value: string): Promise<void> {
   await db
@@ -11,10 +12,15 @@ async function upsert(db: Kysely<Database>, userId: string, key: string, value: 
 }
 
 export class PreferencesRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly forUserRead;
 
+  constructor(private readonly db: Kysely<Database>) {
+    this.forUserRead = compiledRead(db, db.selectFrom('user_preferences').select(['key', 'value']).where('user_id', '=', ''));
+  }
+
+  /** Read on hot requests (capabilities, X-Service-Hash), hence compiled once. */
   async forUser(userId: string): Promise<Map<string, string>> {
-    const rows = await this.db.selectFrom('user_preferences').select(['key', 'value']).where('user_id', '=', userId).execute();
+    const rows = await this.forUserRead([userId]);
     return new Map(rows.map((r) => [r.key, r.value]));
   }
 

@@ -1,14 +1,21 @@
 /** SQL for accounts. */
 import type { Kysely } from 'kysely';
 import type { Database, UsersTable } from '../schema.js';
+import { compiledRead } from '../database.js';
 
 export type UserRow = UsersTable;
 
 export class UsersRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly findRead;
 
-  find(id: string): Promise<UserRow | undefined> {
-    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  constructor(private readonly db: Kysely<Database>) {
+    this.findRead = compiledRead(db, db.selectFrom('users').selectAll().where('id', '=', ''));
+  }
+
+  /** Read on every authenticated request (credential check), hence compiled once. */
+  async find(id: string): Promise<UserRow | undefined> {
+    const [row] = await this.findRead([id]);
+    return row;
   }
 
   /** A user whose id equals `id` ignoring case (Nextcloud user ids are unique case-insensitively). */

@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import type { Services } from '../../services/index.js';
 import { PRODUCT_NAME, SERVER_VERSION, SERVER_VERSION_FULL } from '../../domain/version.js';
-import { OcsReply, ocsRoute } from '../ocs/route.js';
+import { BoundedMap } from '../../domain/bounded-map.js';
+import { renderOcs } from '../ocs/envelope.js';
+import { RawReply, ocsRoute } from '../ocs/route.js';
 
 export async function coreRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const status = JSON.stringify({
@@ -22,15 +24,29 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
   // Benchmark baseline: the cheapest possible route in the same server.
   app.get('/hello', async (_req, reply) => reply.type('application/json; charset=utf-8').send('{"hello":"world"}'));
 
+  // Rendered capabilities bodies by (document key, version, format): the key names every input
+  // of the document (config generation, caller's preferences and group rules), so a cached body
+  // is exact; clients poll this route, so it skips re-serialising and re-hashing (ETag) the same
+  // document. Bodies are kept as bytes so nothing is re-encoded per request.
+  const rendered = new BoundedMap<string, { body: Buffer; contentType: string; etag: string }>(1000);
+
   ocsRoute(app, services, {
     method: 'GET',
     path: '/cloud/capabilities',
     auth: 'public',
     summary: 'Server capabilities (Nextcloud shape, spreed for Talk)',
-    handler: async ({ ctx }) => {
-      const doc = await services.capabilities.document(ctx);
-      const etag = createHash('md5').update(JSON.stringify(doc)).digest('hex');
-      return new OcsReply(doc, 200, { ETag: `"${etag}"` });
+    handler: async ({ ctx, version, format }) => {
+      const view = await services.capabilities.view(ctx);
+      const cacheKey = `${version}${format}${view.key}`;
+      let hit = rendered.get(cacheKey);
+      if (hit === undefined) {
+        // Nextcloud's ETag: md5 of the JSON of the data (talk-reference.md §2.1).
+        const etag = `"${createHash('md5').update(JSON.stringify(view.document)).digest('hex')}"`;
+        const r = renderOcs(version, format, 200, view.document);
+        hit = { body: Buffer.from(r.body), contentType: r.contentType, etag };
+        rendered.set(cacheKey, hit);
+      }
+      return new RawReply(hit.body, hit.contentType, 200, { ETag: hit.etag });
     },
   });
 }

@@ -1,0 +1,26 @@
+/**
+ * Core bench routes: the hello-world baseline and authenticated capabilities.
+ * An entry: { name, seed?(tools) → state, prepare?(ctx) → state, request(ctx) → {method?, path, headers?, body?},
+ * expectStatus? } — see bench/routes/README.md.
+ */
+const OCS = { 'OCS-APIRequest': 'true', Accept: 'application/json' };
+
+export default [
+  {
+    name: 'hello',
+    request: () => ({ path: '/hello' }),
+  },
+  {
+    // A plain (non-admin) user with a stored preference, so the preference path is exercised.
+    name: 'capabilities',
+    async seed({ services }) {
+      await services.directory.createUser({ id: 'bench-user', password: 'bench-user-password-1', displayName: 'Bench User' });
+      await services.preferences.repo.set('bench-user', 'attachment_folder', '/Bench');
+      return { user: 'bench-user', password: 'bench-user-password-1' };
+    },
+    request: ({ basic, state }) => ({
+      path: '/ocs/v2.php/cloud/capabilities?format=json',
+      headers: { ...OCS, Authorization: basic(state.user, state.password) },
+    }),
+  },
+];
