@@ -3,7 +3,7 @@
  * parsers (JSON, PHP-style forms, anything else ignored), the OCS not-found answer, the error
  * handler and every route module.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ApiError } from '../domain/errors.js';
 import type { Services } from '../services/index.js';
 import { negotiateFormat, renderOcs, versionFromUrl } from './ocs/envelope.js';
@@ -27,7 +27,20 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     // Fastify's own request lines are off: the onResponse hook below writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 25 * 1024 * 1024,
-    routerOptions: { querystringParser: (s: string) => parsePhpQuery(s), ignoreTrailingSlash: true },
+    // Path placeholders up to 1000 characters reach the routes, whose schemas name the bad field;
+    // past that (and for malformed URLs) frameworkErrors answers in the envelope with a reason.
+    routerOptions: { querystringParser: (s: string) => parsePhpQuery(s), ignoreTrailingSlash: true, maxParamLength: 1000 },
+    frameworkErrors: (err, request, reply) => {
+      const apiErr =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError(414, { error: 'request', message: 'A path segment is too long' })
+          : new ApiError(400, { error: 'request', message: 'The request URL is malformed' });
+      if (!request.url.startsWith('/ocs/')) return (reply as FastifyReply).code(apiErr.status).send(apiErr.data);
+      // The query string is not parsed yet when routing fails.
+      const at = request.url.indexOf('?');
+      const format = at >= 0 ? parsePhpQuery(request.url.slice(at + 1)).format : undefined;
+      return sendOcsError(reply, versionFromUrl(request.url), negotiateFormat(format, request.headers.accept), apiErr);
+    },
     requestIdHeader: 'x-request-id',
   }) as unknown as FastifyInstance;
   app.decorate('ocsRoutes', [] as OcsRouteDef<any>[]);

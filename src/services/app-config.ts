@@ -15,7 +15,13 @@ import {
 } from '../app-config/registry.js';
 import type { AppConfigRepository } from '../db/repositories/app-config.js';
 import type { GroupsRepository } from '../db/repositories/groups.js';
-import { badRequest, notFound } from '../domain/errors.js';
+import { badRequest, forbidden, notFound } from '../domain/errors.js';
+
+/**
+ * App ids whose configuration Parley holds. Nextcloud's provisioning API answers 403 for an app
+ * id it will not touch; Parley only has Talk's (`spreed`).
+ */
+export const APP_IDS: readonly string[] = ['spreed'];
 
 /** An immutable view of all app config values at one moment. */
 export class AppConfigSnapshot {
@@ -96,6 +102,16 @@ export class AppConfigService {
     return this.cached;
   }
 
+  /** App ids with configuration (the provisioning API's app list). */
+  apps(): string[] {
+    return [...APP_IDS];
+  }
+
+  /** Throws 403 `{error:"app"}` unless `app` is an app id Parley holds config for. */
+  requireApp(app: string): void {
+    if (!APP_IDS.includes(app)) throw forbidden('app', 'Invalid app id given');
+  }
+
   /** Resolves a key name or throws 400 `{error:"key"}`. */
   definition(name: string): ConfigKey {
     const def = findConfigKey(name);
@@ -135,10 +151,31 @@ export class AppConfigService {
     this.cached = undefined;
   }
 
-  async delete(name: string): Promise<void> {
+  /** Removes a stored value (the registry default applies again); returns whether one was stored. */
+  async delete(name: string): Promise<boolean> {
     const def = this.definition(name);
-    await this.repo.write([{ key: storedKeyName(name, def), value: undefined }]);
+    const key = storedKeyName(name, def);
+    const existed = (await this.snapshot()).raw(key) !== undefined;
+    await this.repo.write([{ key, value: undefined }]);
     this.cached = undefined;
+    return existed;
+  }
+
+  /** The names of the stored keys, sorted (Nextcloud's `getKeys`: stored keys only). */
+  async storedKeys(): Promise<string[]> {
+    // A row no registry key claims (left by an older version) cannot be addressed, so it is not listed.
+    return [...(await this.snapshot()).values.keys()].filter((k) => findConfigKey(k) !== undefined).sort();
+  }
+
+  /** Stored entries only (what `occ config:list` shows), secrets masked, sorted by key. */
+  async listStored(): Promise<ConfigEntry[]> {
+    const snap = await this.snapshot();
+    const out: ConfigEntry[] = [];
+    for (const key of await this.storedKeys()) {
+      const def = findConfigKey(key)!;
+      out.push({ key, value: maskConfigValue(def, snap.values.get(key)!), isDefault: false, def });
+    }
+    return out;
   }
 
   /** A value for display: secrets masked. Unknown key 400; `onlyStored` makes unset keys 404. */

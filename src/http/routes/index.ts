@@ -3,6 +3,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/index.js';
+import { appConfigRoutes } from './app-config.js';
 import { appPasswordRoutes } from './app-passwords.js';
 import { benchPrerenderedRoutes } from './bench-prerendered.js';
 import { conversationRoutes } from './conversations.js';
@@ -21,6 +22,7 @@ export type RouteModule = (app: FastifyInstance, services: Services) => Promise<
 
 export const routeModules: RouteModule[] = [
   coreRoutes,
+  appConfigRoutes,
   conversationRoutes,
   benchPrerenderedRoutes,
   webPageRoutes,
