@@ -11,6 +11,9 @@ import { ocsRoute } from '../ocs/route.js';
 
 const PATH = '/apps/provisioning_api/api/v1/config/users/:appId/:configKey';
 
+/** Nextcloud answers an empty list. */
+const Empty = Type.Array(Type.Never(), { maxItems: 0 });
+
 const target = {
   appId: Type.String({ maxLength: 64 }),
   configKey: Type.String({ maxLength: 64 }),
@@ -33,6 +36,7 @@ export async function provisioningConfigRoutes(app: FastifyInstance, services: S
       configValue: Type.Optional(Type.String({ maxLength: 64 })),
       value: Type.Optional(Type.String({ maxLength: 64, 'x-error': 'configValue' })),
     }),
+    response: Empty,
     handler: async ({ params, ctx }) => {
       requireSpreed(params.appId);
       const value = params.configValue ?? params.value;
@@ -48,6 +52,7 @@ export async function provisioningConfigRoutes(app: FastifyInstance, services: S
     auth: 'user',
     summary: "Reset one of the caller's own spreed preferences to the server default",
     params: Type.Object(target),
+    response: Empty,
     handler: async ({ params, ctx }) => {
       requireSpreed(params.appId);
       await services.preferences.deleteProvisioned(ctx.userId!, params.configKey);

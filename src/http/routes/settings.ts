@@ -25,6 +25,7 @@ export async function settingsRoutes(app: FastifyInstance, services: Services): 
       // Ints arrive as numbers in JSON bodies; they are validated as their decimal string.
       value: Type.String({ maxLength: 4096 }),
     }),
+    response: Type.Null(),
     handler: async ({ params, ctx }) => {
       await services.preferences.setUserSetting(ctx.userId!, params.key, params.value);
       return null;
@@ -43,6 +44,7 @@ export async function settingsRoutes(app: FastifyInstance, services: Services): 
       dialInInfo: Type.String({ default: '' }),
       sharedSecret: Type.String({ default: '' }),
     }),
+    response: Type.Null(),
     handler: async ({ params }) => {
       await services.sipSettings.save(params);
       return null;

@@ -19,6 +19,11 @@ registerFeatures([
 
 const ROOM = '/apps/spreed/api/v4/room/:token';
 const Token = Type.String();
+/** The conversation record (contract "Conversation"; built by the conversation presenter). */
+const Conversation = Type.Object(
+  { id: Type.Integer(), token: Type.String(), type: Type.Integer(), sipEnabled: Type.Integer(), attendeeId: Type.Integer(), attendeePin: Type.Union([Type.String(), Type.Null()]) },
+  { additionalProperties: true, description: 'Conversation record' },
+);
 /** The bridge sends `options` as an object or as its JSON text. */
 const Options = Type.Union([Type.String({ maxLength: 4096 }), Type.Object({}, { additionalProperties: true })], { default: '', 'x-error': 'options' });
 
@@ -30,6 +35,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     talk: true,
     summary: 'Enable SIP dial-in for a conversation: state 0 off, 1 with PIN, 2 without PIN (moderators in sip_bridge_groups)',
     params: Type.Object({ token: Token, state: Type.Integer({ 'x-error': 'value' }) }),
+    response: Conversation,
     handler: async ({ params, ctx }) => {
       const caller = await services.sip.setConversationSip(ctx, params.token, params.state);
       return services.rooms.presenter.presentOne(ctx, caller);
@@ -42,6 +48,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     auth: 'public',
     summary: 'SIP bridge (deprecated): the conversation as seen by the attendee with this dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ maxLength: 64 }) }),
+    response: Conversation,
     handler: async ({ params, ctx }) => services.sip.participantByPin(ctx, params.token, params.pin),
   });
 
@@ -51,6 +58,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     auth: 'public',
     summary: 'SIP bridge: verify a dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ default: '', maxLength: 64 }) }),
+    response: Conversation,
     handler: async ({ params, ctx }) => services.sip.verifyDialIn(ctx, params.token, params.pin),
   });
 
@@ -60,6 +68,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     auth: 'public',
     summary: 'SIP bridge: verify a dial-out number (options: actorId, actorType phones, attendeeId)',
     params: Type.Object({ token: Token, number: Type.String({ default: '', maxLength: 64 }), options: Options }),
+    response: Conversation,
     handler: async ({ params, ctx }) => services.sip.verifyDialOut(ctx, params.token, params.number, params.options),
   });
 
@@ -69,6 +78,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     auth: 'public',
     summary: 'SIP bridge: reset the call id of a rejected dial-out',
     params: Type.Object({ token: Token, callId: Type.String({ default: '', maxLength: 255 }), options: Options }),
+    response: Type.Null(),
     handler: async ({ params, ctx }) => {
       await services.sip.rejectedDialOut(ctx, params.token, params.callId, params.options);
       return null;
