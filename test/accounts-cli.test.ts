@@ -3,10 +3,10 @@
  * fresh database (SQLite directory, or a PostgreSQL schema via DATABASE_URL + DATABASE_SCHEMA).
  * A refused command prints `error: ...`, exits 1 and changes nothing.
  *
- * Each process costs about a second of CPU (tsx loads the whole tree), so PostgreSQL runs the
- * core path (connecting through DATABASE_URL + DATABASE_SCHEMA, create, list, refuse, groups)
- * and SQLite runs every command; the DirectoryService they call is covered on both databases
- * by the HTTP tests.
+ * A real process costs about a second of CPU (tsx loads the whole tree), so the binary's exit
+ * codes are checked with a few spawned processes per database (plus the terminal prompt on
+ * SQLite), and the other commands run in this process through the same program (runCli), each
+ * opening its own database connection from the environment as the binary does.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,36 +18,20 @@ import { dropSchema } from '../src/db/database.js';
 import { verifyPassword } from '../src/domain/passwords.js';
 import type { Services } from '../src/services/index.js';
 import { loadSettings } from '../src/settings.js';
+import { runCli, spawnCli, type Run } from './helpers/cli.js';
 import { dialects, freshEnv } from './helpers/parley.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const MAIN = path.resolve('src/main.ts');
 
 for (const dialect of dialects()) {
   describe(`accounts: CLI [${dialect}]`, () => {
-    /** Tests only SQLite runs (see the file comment). */
-    const itAll = dialect === 'sqlite' ? it : it.skip;
     let env: Record<string, string>;
     let s: Services;
 
-    /** Runs `parley ...args` with stdin closed (not a terminal). */
-    const parley = (args: string[], extra: Record<string, string> = {}): Promise<Run> =>
-      new Promise((resolve, reject) => {
-        const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, ...extra };
-        if (!('OC_PASS' in extra)) delete childEnv.OC_PASS;
-        const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c) => (stdout += c));
-        child.stderr.on('data', (c) => (stderr += c));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      });
+    /** `parley ...args` in this process (sequential: it swaps process.env and console). */
+    const parley = (args: string[], extra: Record<string, string> = {}): Promise<Run> => runCli({ ...env, ...extra }, args);
+    /** `parley ...args` as a real process with stdin closed (not a terminal). */
+    const spawned = (args: string[], extra: Record<string, string> = {}): Promise<Run> => spawnCli({ ...env, ...extra }, args);
 
     const failsWith = (r: Run, pattern: RegExp) => {
       assert.equal(r.code, 1, r.stdout + r.stderr);
@@ -66,8 +50,8 @@ for (const dialect of dialects()) {
       fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
     });
 
-    it('user:add creates a user from OC_PASS with display name, email and groups', async () => {
-      const r = await parley(['user:add', 'alice', '--password-from-env', '--display-name', 'Alice A', '--email', 'alice@example.com', '-g', 'staff'], {
+    it('user:add (a real process) creates a user from OC_PASS with display name, email and groups', async () => {
+      const r = await spawned(['user:add', 'alice', '--password-from-env', '--display-name', 'Alice A', '--email', 'alice@example.com', '-g', 'staff'], {
         OC_PASS: 'alice-secret-1',
       });
       assert.equal(r.code, 0, r.stderr);
@@ -79,13 +63,13 @@ for (const dialect of dialects()) {
       assert.deepEqual(await s.directory.groupsOf('alice'), ['staff']);
     });
 
-    it('user:add refusals exit 1 and create nothing', async () => {
-      const [dup, badGroup] = await Promise.all([
-        parley(['user:add', 'alice', '--password-from-env', '--display-name', 'Impostor'], { OC_PASS: 'other-pass-1' }),
-        parley(['user:add', 'bob', '--password-from-env', '-g', 'staff', 'nope'], { OC_PASS: 'bob-secret-1' }),
-      ]);
+    it('user:add refusals exit 1 and create nothing (the duplicate as a real process)', async () => {
+      const dup = await spawned(['user:add', 'alice', '--password-from-env', '--display-name', 'Impostor'], { OC_PASS: 'other-pass-1' });
       failsWith(dup, /User already exists/);
-      failsWith(badGroup, /group nope does not exist/);
+      failsWith(await parley(['user:add', 'bob', '--password-from-env', '-g', 'staff', 'nope'], { OC_PASS: 'bob-secret-1' }), /group nope does not exist/);
+      failsWith(await parley(['user:add', 'bob', '--password-from-env'], { OC_PASS: '' }), /OC_PASS is empty/);
+      failsWith(await parley(['user:add', 'bad/id', '--password-from-env'], { OC_PASS: 'bob-secret-1' }), /Only the following characters/);
+      assert.equal(await s.directory.getUser('bad/id'), undefined);
       assert.equal((await s.directory.getUser('alice'))?.display_name, 'Alice A');
       assert.ok(await verifyPassword((await s.directory.getUser('alice'))!.password_hash, 'alice-secret-1'));
       assert.equal(await s.directory.getUser('bob'), undefined);
@@ -121,31 +105,32 @@ for (const dialect of dialects()) {
       await s.directory.deleteUser('tina');
     });
 
-    itAll('user:add without a password source (stdin not a terminal): exit 1', async () => {
-      failsWith(await parley(['user:add', 'bob']), /--password-from-env/);
+    const itSqlite = dialect === 'sqlite' ? it : it.skip;
+
+    itSqlite('user:add without a password source, stdin not a terminal (a real process): exit 1', async () => {
+      failsWith(await spawned(['user:add', 'bob']), /--password-from-env/);
       assert.equal(await s.directory.getUser('bob'), undefined);
     });
 
     it('user:list prints plain and json_pretty (with limit and offset)', async () => {
       await s.directory.createUser({ id: 'carol', password: 'carol-secret-1', displayName: 'Carol C' });
-      const [plain, pretty] = await Promise.all([
-        parley(['user:list']),
-        parley(['user:list', '--output=json_pretty', '--limit', '1', '--offset', '1']),
-      ]);
+      const plain = await parley(['user:list']);
       assert.equal(plain.code, 0, plain.stderr);
       assert.equal(plain.stdout, '  - alice: Alice A\n  - carol: Carol C\n');
+      const json = await parley(['user:list', '--output=json', '--search', 'CAROL']);
+      assert.deepEqual(JSON.parse(json.stdout), { carol: 'Carol C' });
+      const pretty = await parley(['user:list', '--output=json_pretty', '--limit', '1', '--offset', '1']);
       assert.equal(pretty.stdout, '{\n    "carol": "Carol C"\n}\n');
     });
 
-    itAll('user:list with a bad --output exits 1', async () => {
+    it('user:list with a bad --output or --limit exits 1', async () => {
+      failsWith(await parley(['user:list', '--limit', 'many']), /--limit must be a whole number/);
       failsWith(await parley(['user:list', '--output=xml']), /--output must be one of plain, json, json_pretty/);
     });
 
-    itAll('user:reset-password sets a new password; an unknown user exits 1', async () => {
-      const [ok, unknown] = await Promise.all([
-        parley(['user:reset-password', 'carol', '--password-from-env'], { OC_PASS: 'carol-new-pass' }),
-        parley(['user:reset-password', 'nobody', '--password-from-env'], { OC_PASS: 'whatever-1' }),
-      ]);
+    it('user:reset-password sets a new password; an unknown user exits 1', async () => {
+      const ok = await parley(['user:reset-password', 'carol', '--password-from-env'], { OC_PASS: 'carol-new-pass' });
+      const unknown = await parley(['user:reset-password', 'nobody', '--password-from-env'], { OC_PASS: 'whatever-1' });
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /Successfully reset password for carol/);
       assert.ok(await verifyPassword((await s.directory.getUser('carol'))!.password_hash, 'carol-new-pass'));
@@ -153,7 +138,8 @@ for (const dialect of dialects()) {
       assert.ok(await verifyPassword((await s.directory.getUser('carol'))!.password_hash, 'carol-new-pass'));
     });
 
-    itAll('user:disable and user:enable', async () => {
+    it('user:disable and user:enable; an unknown user exits 1', async () => {
+      failsWith(await parley(['user:disable', 'nobody']), /User does not exist/);
       const off = await parley(['user:disable', 'carol']);
       assert.equal(off.code, 0, off.stderr);
       assert.equal((await s.directory.getUser('carol'))?.enabled, 0);
@@ -168,7 +154,8 @@ for (const dialect of dialects()) {
       assert.equal((await s.directory.groups.find('devs'))?.display_name, 'Developers');
       const addUser = await parley(['group:adduser', 'devs', 'carol']);
       assert.equal(addUser.code, 0, addUser.stderr);
-      const [plain, json] = await Promise.all([parley(['group:list']), parley(['group:list', '--output=json'])]);
+      const plain = await parley(['group:list']);
+      const json = await parley(['group:list', '--output=json']);
       assert.equal(plain.stdout, '  - devs:\n    - carol\n  - staff:\n    - alice\n');
       assert.deepEqual(JSON.parse(json.stdout), { devs: ['carol'], staff: ['alice'] });
       const remove = await parley(['group:removeuser', 'devs', 'carol']);
@@ -176,26 +163,27 @@ for (const dialect of dialects()) {
       assert.deepEqual(await s.directory.membersOf('devs'), []);
     });
 
-    itAll('group refusals exit 1 and change nothing', async () => {
+    it('group refusals exit 1 and change nothing', async () => {
       await s.directory.createGroup('admin');
       await s.directory.addToGroup('admin', 'alice');
-      const [dup, noUser, delAdmin] = await Promise.all([
-        parley(['group:add', 'devs']),
-        parley(['group:adduser', 'devs', 'nobody']),
-        parley(['group:delete', 'admin']),
-      ]);
-      failsWith(dup, /group exists/);
-      failsWith(noUser, /user does not exist/);
-      failsWith(delAdmin, /admin group cannot be deleted/);
+      failsWith(await parley(['group:add', 'devs']), /group exists/);
+      failsWith(await parley(['group:adduser', 'nope', 'carol']), /group does not exist/);
+      failsWith(await parley(['group:adduser', 'devs', 'nobody']), /user does not exist/);
+      failsWith(await parley(['group:removeuser', 'devs', 'nobody']), /user does not exist/);
+      failsWith(await parley(['group:delete', 'admin']), /admin group cannot be deleted/);
+      failsWith(await parley(['group:delete', 'nope']), /group does not exist/);
+      failsWith(await parley(['group:list', '--output=yaml']), /--output must be one of/);
       assert.equal((await s.directory.groups.find('devs'))?.display_name, 'Developers');
       assert.deepEqual(await s.directory.membersOf('admin'), ['alice']);
       assert.deepEqual(await s.directory.membersOf('devs'), []);
     });
 
-    itAll('group:delete and user:delete remove them', async () => {
-      const [delGroup, delUser] = await Promise.all([parley(['group:delete', 'devs']), parley(['user:delete', 'carol'])]);
+    it('group:delete and user:delete remove them; an unknown user exits 1', async () => {
+      const delGroup = await parley(['group:delete', 'devs']);
+      const delUser = await parley(['user:delete', 'carol']);
       assert.equal(delGroup.code, 0, delGroup.stderr);
       assert.equal(delUser.code, 0, delUser.stderr);
+      failsWith(await parley(['user:delete', 'nobody']), /User does not exist/);
       assert.equal(await s.directory.groups.find('devs'), undefined);
       assert.equal(await s.directory.getUser('carol'), undefined);
       assert.ok(await s.directory.getUser('alice'));
