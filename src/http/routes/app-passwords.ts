@@ -4,8 +4,10 @@
  * `POST /core/apppassword/rotate`. The clear text is returned once and never stored.
  */
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
+import { AppPassword, EmptyData } from './account-schemas.js';
 
 export async function appPasswordRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const prov = services.provisioning;
@@ -14,6 +16,8 @@ export async function appPasswordRoutes(app: FastifyInstance, services: Services
     method: 'GET',
     path: '/core/getapppassword',
     auth: 'user',
+    params: Type.Object({}),
+    response: AppPassword,
     summary: "Turn the caller's login password into a new app password (403 with an app password)",
     handler: ({ ctx, request }) => prov.createAppPassword(ctx, String(request.headers['user-agent'] ?? '')),
   });
@@ -22,6 +26,8 @@ export async function appPasswordRoutes(app: FastifyInstance, services: Services
     method: 'DELETE',
     path: '/core/apppassword',
     auth: 'user',
+    params: Type.Object({}),
+    response: EmptyData,
     summary: 'Revoke the app password used by this request (403 without one)',
     handler: async ({ ctx }) => {
       await prov.revokeAppPassword(ctx);
@@ -33,6 +39,8 @@ export async function appPasswordRoutes(app: FastifyInstance, services: Services
     method: 'POST',
     path: '/core/apppassword/rotate',
     auth: 'user',
+    params: Type.Object({}),
+    response: AppPassword,
     summary: 'Give the app password used by this request a new secret (403 without one)',
     handler: ({ ctx }) => prov.rotateAppPassword(ctx),
   });

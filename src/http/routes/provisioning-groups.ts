@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
 import { pageParams } from './provisioning-users.js';
+import { EmptyData, GroupIds, UserIds } from './account-schemas.js';
 
 const groupid = Type.String({ 'x-error': 'groupid' });
 
@@ -19,6 +20,7 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
     auth: 'admin',
     summary: 'List group ids (search, limit, offset)',
     params: Type.Object(pageParams),
+    response: GroupIds,
     handler: ({ params }) => prov.listGroups(params),
   });
 
@@ -28,6 +30,7 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
     auth: 'admin',
     summary: 'Create a group (groupid, displayname)',
     params: Type.Object({ groupid: Type.String({ default: '' }), displayname: Type.String({ default: '' }) }),
+    response: EmptyData,
     handler: async ({ params }) => {
       await prov.createGroup(params.groupid, params.displayname);
       return [];
@@ -40,6 +43,7 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
     auth: 'admin',
     summary: 'Delete a group (not admin)',
     params: Type.Object({ groupid }),
+    response: EmptyData,
     handler: async ({ params }) => {
       await prov.deleteGroup(params.groupid);
       return [];
@@ -54,6 +58,7 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
       auth: 'admin',
       summary: 'Members of a group',
       params: Type.Object({ groupid }),
+      response: UserIds,
       handler: ({ params }) => prov.groupMembers(params.groupid),
     });
   }

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
+import { CreatedUser, EmptyData, GroupIds, UserDetails, UserIds } from './account-schemas.js';
 
 const userid = Type.String({ 'x-error': 'userid' });
 
@@ -27,6 +28,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'admin',
     summary: 'List user ids (search, limit, offset)',
     params: Type.Object(pageParams),
+    response: UserIds,
     handler: ({ params }) => prov.listUsers(params),
   });
 
@@ -42,6 +44,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
       email: Type.String({ default: '' }),
       groups: Type.Array(Type.String(), { default: [], maxItems: 1000, 'x-error': 'groups' }),
     }),
+    response: CreatedUser,
     handler: ({ params }) =>
       prov.createUser({
         id: params.userid,
@@ -57,6 +60,8 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     path: '/cloud/user',
     auth: 'user',
     summary: "The caller's own account record",
+    params: Type.Object({}),
+    response: UserDetails,
     handler: ({ ctx }) => prov.currentUser(ctx),
   });
 
@@ -66,6 +71,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'user',
     summary: 'An account record (admin, or the user themself)',
     params: Type.Object({ userid }),
+    response: UserDetails,
     handler: ({ params, ctx }) => prov.userDetails(ctx, params.userid),
   });
 
@@ -79,6 +85,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
       key: Type.String({ maxLength: 64 }),
       value: Type.String(),
     }),
+    response: EmptyData,
     handler: async ({ params, ctx }) => {
       await prov.editUser(ctx, params.userid, params.key, params.value);
       return [];
@@ -91,6 +98,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'admin',
     summary: 'Delete a user (not yourself)',
     params: Type.Object({ userid }),
+    response: EmptyData,
     handler: async ({ params, ctx }) => {
       await prov.deleteUser(ctx, params.userid);
       return [];
@@ -107,6 +115,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
       auth: 'admin',
       summary: `${enabled ? 'Enable' : 'Disable'} a user (not yourself)`,
       params: Type.Object({ userid }),
+      response: EmptyData,
       handler: async ({ params, ctx }) => {
         await prov.setEnabled(ctx, params.userid, enabled);
         return [];
@@ -120,6 +129,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'user',
     summary: "A user's groups (admin, or the user themself)",
     params: Type.Object({ userid }),
+    response: GroupIds,
     handler: ({ params, ctx }) => prov.userGroups(ctx, params.userid),
   });
 
@@ -131,6 +141,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'admin',
     summary: 'Add a user to a group (groupid)',
     params: membership,
+    response: EmptyData,
     handler: async ({ params }) => {
       await prov.addToGroup(params.userid, params.groupid);
       return [];
@@ -143,6 +154,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'admin',
     summary: 'Remove a user from a group (groupid)',
     params: membership,
+    response: EmptyData,
     handler: async ({ params, ctx }) => {
       await prov.removeFromGroup(ctx, params.userid, params.groupid);
       return [];
