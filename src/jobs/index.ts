@@ -2,4 +2,6 @@
  * Loads every job module (each calls registerJob). Areas add one import line here; `serve` and
  * the `jobs:*` commands import this file.
  */
+import './stale-sessions.js';
+
 export { jobs, registerJob, runJobIfDue, jobStates, startJobs } from './runner.js';

@@ -60,6 +60,21 @@ export class ClientSessionService {
     await this.repo.remember(id, token, tabIdOf(ctx), sessionId, guestActorId);
   }
 
+  /**
+   * Join: points the cookie session at `next` if it still points at `expected` (see
+   * ClientSessionsRepository.claim), creating the cookie session when the caller has none.
+   */
+  async claim(ctx: RequestContext, token: string, expected: string | null, next: string, guestActorId: string | null): Promise<boolean> {
+    ctx.guestSessionKey ??= randomBytes(32).toString('base64url');
+    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), Math.floor(Date.now() / 1000));
+    return this.repo.claim(id, token, tabIdOf(ctx), expected, next, guestActorId);
+  }
+
+  /** sha256 of the caller's cookie value (for joins through the cookie session), if any. */
+  keyHash(ctx: RequestContext): string | undefined {
+    return ctx.guestSessionKey ? sha256Hex(ctx.guestSessionKey) : undefined;
+  }
+
   /** Leave: the cookie session no longer points at a Talk session for this token. */
   async forget(ctx: RequestContext, token: string): Promise<void> {
     if (!ctx.guestSessionKey) return;

@@ -26,6 +26,10 @@ import { UserStatusService } from './user-status.js';
 import { MailService } from './mail.js';
 import { TeamsService } from './teams.js';
 import { ClientSessionService } from './client-sessions.js';
+import { ParticipantsRepository } from '../db/repositories/participants.js';
+import { SessionService } from './sessions.js';
+import { ParticipantsService } from './participants.js';
+import { MembershipSync } from './membership-sync.js';
 import { PreferencesService } from './preferences.js';
 import { RoomsService } from './rooms.js';
 import { SipSettingsService } from './sip-settings.js';
@@ -52,6 +56,8 @@ export interface Services {
   mail: MailService;
   teams: TeamsService;
   clientSessions: ClientSessionService;
+  sessions: SessionService;
+  participants: ParticipantsService;
   sipSettings: SipSettingsService;
   sipBridge: SipBridgeService;
   sip: SipService;
@@ -77,5 +83,10 @@ export function createServices(db: Db, settings: Settings): Services {
   const sipBridge = new SipBridgeService(bruteForce);
   const sip = new SipService(rooms, sipBridge);
   const serverLists = new ServerListsService(appConfig);
-  return { serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, sipBridge, sip };
+  const participantsRepo = new ParticipantsRepository(db.kysely);
+  const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce);
+  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, preferences, mail, settings.baseUrl);
+  new MembershipSync(rooms, participantsRepo, directory, teams);
+  rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
+  return { sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, sipBridge, sip };
 }

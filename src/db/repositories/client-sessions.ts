@@ -44,6 +44,29 @@ export class ClientSessionsRepository {
       .execute();
   }
 
+  /**
+   * Compare-and-swap of the remembered session (join): succeeds only if the entry still holds
+   * `expected` (null = none), so of two joins racing on one cookie session exactly one wins, in
+   * any number of processes.
+   */
+  async claim(clientSessionId: number, token: string, tabId: string, expected: string | null, next: string, guestActorId: string | null): Promise<boolean> {
+    const ins = await this.db
+      .insertInto('client_room_sessions')
+      .values({ client_session_id: clientSessionId, token, tab_id: tabId, session_id: next, guest_actor_id: guestActorId })
+      .onConflict((oc) => oc.columns(['client_session_id', 'token', 'tab_id']).doNothing())
+      .executeTakeFirst();
+    if (Number(ins.numInsertedOrUpdatedRows ?? 0) > 0) return true;
+    const upd = await this.db
+      .updateTable('client_room_sessions')
+      .set({ session_id: next, guest_actor_id: guestActorId })
+      .where('client_session_id', '=', clientSessionId)
+      .where('token', '=', token)
+      .where('tab_id', '=', tabId)
+      .where((eb) => (expected === null ? eb('session_id', 'is', null) : eb('session_id', '=', expected)))
+      .executeTakeFirst();
+    return Number(upd.numUpdatedRows) > 0;
+  }
+
   /** Forgets the session id for a token (leave); the guest actor id stays for a later re-join. */
   async forgetSession(keyHash: string, token: string, tabId: string): Promise<void> {
     await this.db

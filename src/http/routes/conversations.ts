@@ -50,6 +50,8 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     }),
     handler: async ({ params, ctx }) => {
       // Taken before the query, so a change made while it runs is returned again next time.
+      // Contract: without noStatusUpdate=1 the caller counts as online (participants area, user status).
+      if (params.noStatusUpdate === 0) await services.userStatus.markOnline(ctx.userId!);
       const modifiedBefore = String(nowSeconds());
       const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
       const data = await rooms.presenter.present(ctx, views, {

@@ -9,6 +9,7 @@ import { benchPrerenderedRoutes } from './bench-prerendered.js';
 import { conversationRoutes } from './conversations.js';
 import { coreRoutes } from './core.js';
 import { userStatusRoutes } from './user-status.js';
+import { participantRoutes } from './participants.js';
 import { provisioningConfigRoutes } from './provisioning-config.js';
 import { settingsRoutes } from './settings.js';
 import { sipRoutes } from './sip.js';
@@ -29,6 +30,7 @@ export const routeModules: RouteModule[] = [
   metricsRoutes,
   openApiRoutes,
   userStatusRoutes,
+  participantRoutes,
   provisioningUserRoutes,
   provisioningGroupRoutes,
   appPasswordRoutes,

@@ -1,0 +1,262 @@
+/**
+ * SQL of the participants area over `attendees` and `sessions`: the participant list (every
+ * attendee with all its sessions, one query for any number of rooms), sessions by id, joins
+ * through cookie sessions, membership sources (groups, teams) and the stale-session cleanup.
+ * Every method is one statement (or one transaction) whatever the number of rows.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import type { AttendeeRow } from './attendees.js';
+import type { SessionRow } from './sessions.js';
+
+/** One attendee with one of its sessions (session fields null when it has none). */
+export interface AttendeeSessionRow {
+  attendee: AttendeeRow;
+  session: SessionRow | null;
+}
+
+const CHUNK = 5000;
+
+function chunks<T>(list: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += CHUNK) out.push(list.slice(i, i + CHUNK));
+  return out;
+}
+
+export class ParticipantsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  // ---- the participant list ----
+
+  /** Every attendee of the rooms left-joined with all its sessions, in attendee id order. */
+  async withSessions(roomIds: number[]): Promise<AttendeeSessionRow[]> {
+    if (roomIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('attendees as a')
+      .leftJoin('sessions as s', 's.attendee_id', 'a.id')
+      .selectAll('a')
+      .select(['s.id as s_id', 's.session_id as s_session_id', 's.in_call as s_in_call', 's.last_ping as s_last_ping', 's.state as s_state'])
+      .where('a.room_id', 'in', roomIds)
+      .orderBy('a.id')
+      .orderBy('s.id')
+      .execute();
+    return rows.map((r) => {
+      const { s_id, s_session_id, s_in_call, s_last_ping, s_state, ...attendee } = r;
+      return {
+        attendee: attendee as AttendeeRow,
+        session:
+          s_id === null
+            ? null
+            : { id: Number(s_id), attendee_id: attendee.id, session_id: s_session_id!, in_call: s_in_call!, last_ping: Number(s_last_ping), state: s_state! },
+      };
+    });
+  }
+
+  // ---- sessions ----
+
+  async insertSession(attendeeId: number, sessionId: string, now: number): Promise<SessionRow> {
+    const row = { attendee_id: attendeeId, session_id: sessionId, in_call: 0, last_ping: now, state: 1 };
+    const r = await this.db.insertInto('sessions').values(row).returning('id').executeTakeFirstOrThrow();
+    return { id: Number(r.id), ...row };
+  }
+
+  /** A session with its attendee, when the attendee is in `roomId` (any room when undefined). */
+  async sessionInRoom(roomId: number | undefined, sessionId: string): Promise<{ session: SessionRow; attendee: AttendeeRow } | undefined> {
+    const r = await this.db
+      .selectFrom('sessions as s')
+      .innerJoin('attendees as a', 'a.id', 's.attendee_id')
+      .selectAll('a')
+      .select(['s.id as s_id', 's.session_id as s_session_id', 's.in_call as s_in_call', 's.last_ping as s_last_ping', 's.state as s_state'])
+      .where('s.session_id', '=', sessionId)
+      .$if(roomId !== undefined, (q) => q.where('a.room_id', '=', roomId!))
+      .executeTakeFirst();
+    if (!r) return undefined;
+    const { s_id, s_session_id, s_in_call, s_last_ping, s_state, ...attendee } = r;
+    return {
+      attendee: attendee as AttendeeRow,
+      session: { id: Number(s_id), attendee_id: attendee.id, session_id: s_session_id, in_call: s_in_call, last_ping: Number(s_last_ping), state: s_state },
+    };
+  }
+
+  /**
+   * The caller's sessions through their cookie session: for each token, the session the cookie
+   * remembers, with its attendee (one query for any number of conversations).
+   */
+  async sessionsByCookie(keyHash: string, tabId: string, tokens: string[]): Promise<Array<{ token: string; session: SessionRow; attendee: AttendeeRow }>> {
+    if (tokens.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('client_sessions as c')
+      .innerJoin('client_room_sessions as r', 'r.client_session_id', 'c.id')
+      .innerJoin('sessions as s', 's.session_id', 'r.session_id')
+      .innerJoin('attendees as a', 'a.id', 's.attendee_id')
+      .selectAll('a')
+      .select(['r.token as r_token', 's.id as s_id', 's.session_id as s_session_id', 's.in_call as s_in_call', 's.last_ping as s_last_ping', 's.state as s_state'])
+      .where('c.key_hash', '=', keyHash)
+      .where('r.tab_id', '=', tabId)
+      .where('r.token', 'in', tokens)
+      .execute();
+    return rows.map((r) => {
+      const { r_token, s_id, s_session_id, s_in_call, s_last_ping, s_state, ...attendee } = r;
+      return {
+        token: r_token,
+        attendee: attendee as AttendeeRow,
+        session: { id: Number(s_id), attendee_id: attendee.id, session_id: s_session_id, in_call: s_in_call, last_ping: Number(s_last_ping), state: s_state },
+      };
+    });
+  }
+
+  /** Counts a session as pinged (sessions touched by their holder's requests stay alive). */
+  async pingSessions(ids: number[], now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('sessions').set({ last_ping: now }).where('id', 'in', ids).where('last_ping', '<', now).execute();
+  }
+
+  async setSessionState(id: number, state: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ state }).where('id', '=', id).execute();
+  }
+
+  async deleteSessions(ids: number[]): Promise<void> {
+    for (const part of chunks(ids)) await this.db.deleteFrom('sessions').where('id', 'in', part).execute();
+  }
+
+  async sessionCount(attendeeId: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('attendee_id', '=', attendeeId)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  // ---- attendees ----
+
+  /** Removes attendees and all their sessions (one transaction). */
+  async deleteAttendees(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const part of chunks(ids)) {
+        await trx.deleteFrom('sessions').where('attendee_id', 'in', part).execute();
+        await trx.deleteFrom('attendees').where('id', 'in', part).execute();
+      }
+    });
+  }
+
+  /** Attendees of the given rooms for one actor (breakout siblings, parents). */
+  actorInRooms(roomIds: number[], actorType: string, actorId: string): Promise<AttendeeRow[]> {
+    if (roomIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('attendees')
+      .selectAll()
+      .where('room_id', 'in', roomIds)
+      .where('actor_type', '=', actorType)
+      .where('actor_id', '=', actorId)
+      .execute();
+  }
+
+  /** Room ids where an actor (a group, a team) is an attendee. */
+  async roomsWithActor(actorType: string, actorId: string): Promise<number[]> {
+    const rows = await this.db.selectFrom('attendees').select('room_id').where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();
+    return rows.map((r) => Number(r.room_id));
+  }
+
+  /**
+   * Among `roomIds`, those where one of the given groups or teams is an attendee (the user still
+   * has another membership source there).
+   */
+  async roomsWithAnySource(roomIds: number[], groupIds: string[], teamIds: string[]): Promise<Set<number>> {
+    if (roomIds.length === 0 || (groupIds.length === 0 && teamIds.length === 0)) return new Set();
+    const rows = await this.db
+      .selectFrom('attendees')
+      .select('room_id')
+      .where('room_id', 'in', roomIds)
+      .where((eb) => {
+        const ors = [];
+        if (groupIds.length) ors.push(eb.and([eb('actor_type', '=', 'groups'), eb('actor_id', 'in', groupIds)]));
+        if (teamIds.length) ors.push(eb.and([eb('actor_type', '=', 'circles'), eb('actor_id', 'in', teamIds)]));
+        return eb.or(ors);
+      })
+      .execute();
+    return new Set(rows.map((r) => Number(r.room_id)));
+  }
+
+  /** Attendee rows of the given actors in the given rooms (one query). */
+  actorsInRooms(roomIds: number[], actorType: string, actorIds: string[]): Promise<AttendeeRow[]> {
+    if (roomIds.length === 0 || actorIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('attendees')
+      .selectAll()
+      .where('room_id', 'in', roomIds)
+      .where('actor_type', '=', actorType)
+      .where('actor_id', 'in', actorIds)
+      .execute();
+  }
+
+  /** Sets the type of several attendees at once (self-joined members becoming permanent). */
+  async setParticipantType(ids: number[], type: number, now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('attendees').set({ participant_type: type, last_attendee_activity: now }).where('id', 'in', ids).execute();
+  }
+
+  /** Guest display name on every attendee row of that guest (talk-behaviour.md §7). */
+  async renameActor(actorType: string, actorId: string, displayName: string): Promise<void> {
+    await this.db.updateTable('attendees').set({ display_name: displayName }).where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();
+  }
+
+  // ---- cleanup ----
+
+  /** Sessions not pinged since `before`, with their attendee's actor type, type and room. */
+  staleSessions(before: number, limit: number): Promise<Array<{ id: number; attendee_id: number; actor_type: string; participant_type: number; room_id: number }>> {
+    return this.db
+      .selectFrom('sessions as s')
+      .innerJoin('attendees as a', 'a.id', 's.attendee_id')
+      .select(['s.id as id', 's.attendee_id as attendee_id', 'a.actor_type as actor_type', 'a.participant_type as participant_type', 'a.room_id as room_id'])
+      .where('s.last_ping', '<=', before)
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Attendees that exist only while they have a session: self-joined users (type 5) and nameless
+   * guests (type 4) without custom permissions, among `attendeeIds`, that have no session left.
+   */
+  async sessionlessTransients(attendeeIds: number[]): Promise<number[]> {
+    if (attendeeIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('attendees as a')
+      .select('a.id')
+      .where('a.id', 'in', attendeeIds)
+      .where((eb) =>
+        eb.or([
+          eb('a.participant_type', '=', 5),
+          eb.and([eb('a.participant_type', '=', 4), eb('a.actor_type', '=', 'guests'), eb('a.display_name', '=', ''), eb('a.permissions', 'in', [0, 1])]),
+        ]),
+      )
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('sessions as s').select('s.id').whereRef('s.attendee_id', '=', 'a.id'))))
+      .execute();
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** Ends calls in these rooms when no live in-call session remains (talk-behaviour.md §10). */
+  async endEmptyCalls(roomIds: number[], aliveSince: number): Promise<void> {
+    if (roomIds.length === 0) return;
+    await this.db
+      .updateTable('rooms')
+      .set({ active_since: null, call_flag: 0, call_permissions: 0 })
+      .where('id', 'in', roomIds)
+      .where('call_flag', '!=', 0)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('sessions as s')
+              .innerJoin('attendees as a', 'a.id', 's.attendee_id')
+              .select('s.id')
+              .whereRef('a.room_id', '=', 'rooms.id')
+              .where('s.in_call', '!=', 0)
+              .where('s.last_ping', '>=', aliveSince),
+          ),
+        ),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Pure participant rules (contract "Participants" and "States and transitions";
+ * talk-behaviour.md §7, §10): role transitions, the permission methods, who may leave, which
+ * sessions count as alive, and the shapes of generated identifiers. No I/O.
+ */
+import { randomString } from './passwords.js';
+import { ParticipantType, Permission, RoomType, SESSION_TIMEOUT_KILL } from './constants.js';
+import { isLoggedInModeratorType } from './permissions.js';
+
+/** Contract limit: session ids are 512-character strings. */
+export const SESSION_ID_LENGTH = 512;
+const SESSION_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * A new session id of exactly 512 characters (contract Limits). With a Talk tab id (64
+ * alphanumerics) the id ends in `$<tabId>`, as Talk appends it.
+ */
+export function newSessionId(tabId = ''): string {
+  if (tabId) return randomString(SESSION_ID_LENGTH - tabId.length - 1, SESSION_ALPHABET) + '$' + tabId;
+  return randomString(SESSION_ID_LENGTH, SESSION_ALPHABET);
+}
+
+/** A session not pinged for 100 s is gone (talk-reference.md §1.13). */
+export function isSessionAlive(lastPing: number, now: number): boolean {
+  return lastPing > now - SESSION_TIMEOUT_KILL;
+}
+
+/**
+ * Contract Limits, "conflicting session rule": a session whose last ping is older than 60 s, or
+ * older than 40 s when not in a call, may be replaced without asking (no 409).
+ */
+export function mayReplaceWithoutAsking(lastPing: number, inCall: number, now: number): boolean {
+  return lastPing < now - 60 || (inCall === 0 && lastPing < now - 40);
+}
+
+/** Conversation kinds without participant management (one-to-one, former one-to-one, note-to-self). */
+export function isFixedMembershipRoom(roomType: number): boolean {
+  return roomType === RoomType.ONE_TO_ONE || roomType === RoomType.ONE_TO_ONE_FORMER || roomType === RoomType.NOTE_TO_SELF;
+}
+
+/** Conversation kinds without publishing permissions (one-to-one and former one-to-one). */
+export function supportsPublishingPermissions(roomType: number): boolean {
+  return roomType !== RoomType.ONE_TO_ONE && roomType !== RoomType.ONE_TO_ONE_FORMER && roomType !== RoomType.NOTE_TO_SELF;
+}
+
+export type RoleChange = { ok: true; type: number } | { ok: false; status: 400 | 403; error: string; message: string };
+
+/**
+ * Promotion (contract state table): 3 → 2, 4 → 6. An owner is 403 (contract), anything else 400
+ * (the contract's "participant is not a normal user (type 3) or normal guest (type 4)").
+ */
+export function promotion(type: number): RoleChange {
+  if (type === ParticipantType.USER) return { ok: true, type: ParticipantType.MODERATOR };
+  if (type === ParticipantType.GUEST) return { ok: true, type: ParticipantType.GUEST_MODERATOR };
+  if (type === ParticipantType.OWNER) return { ok: false, status: 403, error: 'owner', message: 'The owner cannot be promoted' };
+  return { ok: false, status: 400, error: 'type', message: 'Only normal users (type 3) and guests (type 4) can be promoted' };
+}
+
+/** Demotion (contract state table): 2 → 3, 6 → 4; anything else 400. */
+export function demotion(type: number): RoleChange {
+  if (type === ParticipantType.MODERATOR) return { ok: true, type: ParticipantType.USER };
+  if (type === ParticipantType.GUEST_MODERATOR) return { ok: true, type: ParticipantType.GUEST };
+  return { ok: false, status: 400, error: 'type', message: 'Only moderators (type 2) and guest moderators (type 6) can be demoted' };
+}
+
+export const PERMISSION_METHODS = ['set', 'add', 'remove'] as const;
+export type PermissionMethod = (typeof PERMISSION_METHODS)[number];
+
+export function isPermissionMethod(m: string): m is PermissionMethod {
+  return (PERMISSION_METHODS as readonly string[]).includes(m);
+}
+
+/** Contract fallbacks for add/remove when nothing else is set. */
+export const SEED_MODERATOR = 126;
+export const SEED_PARTICIPANT = 118;
+
+/**
+ * New attendee permissions (contract, PUT attendees/permissions): `set` replaces; `add`/`remove`
+ * start from the current value, or when it is 0 from the call permissions, else the
+ * conversation default, else 126 (moderators) / 118; Custom (1) is added to any non-zero result.
+ */
+export function applyPermissionMethod(
+  method: PermissionMethod,
+  value: number,
+  current: { attendee: number; call: number; conversationDefault: number; moderator: boolean },
+): number {
+  let result: number;
+  if (method === 'set') {
+    result = value;
+  } else {
+    const base =
+      current.attendee !== 0
+        ? current.attendee
+        : current.call !== 0
+          ? current.call
+          : current.conversationDefault !== 0
+            ? current.conversationDefault
+            : current.moderator
+              ? SEED_MODERATOR
+              : SEED_PARTICIPANT;
+    result = method === 'add' ? base | value : base & ~value;
+  }
+  return result === 0 ? 0 : result | Permission.CUSTOM;
+}
+
+/** "Users" for the leave rules: owners, moderators and users of any actor type but groups/circles. */
+export interface MemberCount {
+  /** Attendees of type 1, 2 or 3 that are not groups or circles. */
+  users: number;
+  /** Attendees of type 1 or 2. */
+  moderators: number;
+}
+
+export type LeaveOutcome = 'last-moderator' | 'delete-room' | 'remove';
+
+/**
+ * DELETE participants/self (talk-behaviour.md §7): the only moderator may not leave while
+ * others remain (400 `last-moderator`); the last user of a normal conversation deletes it; with
+ * `delete_one_to_one_conversations` leaving a one-to-one deletes it; otherwise the caller goes.
+ */
+export function leaveOutcome(i: { participantType: number; roomType: number; objectType: string; counts: MemberCount; deleteOneToOne: boolean }): LeaveOutcome {
+  const t = i.participantType;
+  if (isLoggedInModeratorType(t) && i.counts.users > 1 && i.counts.moderators === 1) return 'last-moderator';
+  const countsAsUser = t === ParticipantType.OWNER || t === ParticipantType.MODERATOR || t === ParticipantType.USER;
+  if (i.roomType !== RoomType.CHANGELOG && i.objectType !== 'file' && i.counts.users === 1 && countsAsUser) return 'delete-room';
+  if (i.deleteOneToOne && (i.roomType === RoomType.ONE_TO_ONE || i.roomType === RoomType.ONE_TO_ONE_FORMER)) return 'delete-room';
+  return 'remove';
+}

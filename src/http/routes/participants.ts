@@ -1,0 +1,208 @@
+/**
+ * Participant endpoints (contract "Participants", base api/v4; the guest name under api/v1):
+ * list, add, remove, leave, join/leave sessions, session state, moderators, permissions,
+ * invitations. Thin: coerce, call the participants/sessions services, present.
+ * The SIP-bridge endpoints of the same section live with the SIP work.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { registerFeatures } from '../../domain/features.js';
+import type { Services } from '../../services/index.js';
+import { newCookieHeaders, registerCookieSessions } from '../auth/cookie-session.js';
+import { OcsReply, ocsRoute } from '../ocs/route.js';
+
+registerCookieSessions();
+
+// What these endpoints make true (talk-reference.md §2.2).
+registerFeatures([
+  { name: 'guest-display-names' },
+  { name: 'multi-room-users' },
+  { name: 'invite-groups-and-mails' },
+  { name: 'circles-support' },
+  { name: 'publishing-permissions' },
+  { name: 'session-state' },
+]);
+
+const V4 = '/apps/spreed/api/v4';
+const AttendeeId = Type.Integer({ 'x-error': 'attendeeId' });
+const Method = Type.String({ maxLength: 32, 'x-error': 'method' });
+const Permissions = Type.Integer({ 'x-error': 'permissions' });
+
+export async function participantRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const { participants, sessions, rooms } = services;
+  services.mail.useLogger(app.log);
+
+  for (const [path, breakout] of [
+    [`${V4}/room/:token/participants`, false],
+    [`${V4}/room/:token/breakout-rooms/participants`, true],
+  ] as const) {
+    ocsRoute(app, services, {
+      method: 'GET',
+      path,
+      auth: 'public',
+      talk: true,
+      summary: breakout ? 'Participants of a conversation and its breakout rooms' : 'Participants of a conversation',
+      params: Type.Object({ includeStatus: Type.Boolean({ default: false }) }),
+      handler: async ({ ctx, params, request }) => {
+        const token = (request.params as { token: string }).token;
+        const out = await participants.list(ctx, token, { includeStatus: params.includeStatus, breakout });
+        return new OcsReply(out.records, 200, out.withStatuses ? { 'X-Nextcloud-Has-User-Statuses': 'true' } : {});
+      },
+    });
+  }
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V4}/room/:token/participants`,
+    auth: 'user',
+    talk: true,
+    summary: 'Add a user, group, team (circle) or e-mail guest',
+    params: Type.Object(
+      {
+        token: Type.String(),
+        newParticipant: Type.String({ maxLength: 255, 'x-error': 'newParticipant' }),
+        source: Type.String({ default: 'users', maxLength: 32, 'x-error': 'source' }),
+      },
+      { required: ['token', 'newParticipant'] },
+    ),
+    handler: async ({ ctx, params }) => participants.add(ctx, params.token, params.newParticipant, params.source),
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: `${V4}/room/:token/attendees`,
+    auth: 'public',
+    talk: true,
+    summary: 'Remove an attendee',
+    params: Type.Object({ token: Type.String(), attendeeId: AttendeeId }, { required: ['token', 'attendeeId'] }),
+    handler: async ({ ctx, params }) => {
+      await participants.removeAttendee(ctx, params.token, params.attendeeId);
+      return null;
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: `${V4}/room/:token/participants/self`,
+    auth: 'user',
+    talk: true,
+    summary: 'Leave a conversation for good',
+    params: Type.Object({ token: Type.String() }),
+    handler: async ({ ctx, params }) => {
+      await participants.removeSelf(ctx, params.token);
+      return null;
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V4}/room/:token/participants/active`,
+    auth: 'public',
+    talk: true,
+    summary: 'Join a conversation (new session); 409 when this browser session is still active and force=false',
+    params: Type.Object({
+      token: Type.String(),
+      password: Type.String({ default: '', maxLength: 1024, 'x-error': 'password' }),
+      force: Type.Boolean({ default: true, 'x-error': 'force' }),
+    }),
+    handler: async ({ ctx, params }) => {
+      const cookieBefore = ctx.guestSessionKey;
+      const joined = await sessions.join(ctx, params.token, { password: params.password, force: params.force });
+      const record = await rooms.presenter.presentOne(ctx, joined);
+      return new OcsReply(record, 200, newCookieHeaders(cookieBefore, ctx.guestSessionKey, (k) => services.clientSessions.setCookieHeader(k)));
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: `${V4}/room/:token/participants/active`,
+    auth: 'public',
+    talk: true,
+    summary: 'Leave the conversation with the current session',
+    params: Type.Object({ token: Type.String() }),
+    handler: async ({ ctx, params }) => {
+      await sessions.leave(ctx, params.token);
+      return null;
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'PUT',
+    path: `${V4}/room/:token/participants/state`,
+    auth: 'public',
+    talk: true,
+    summary: 'Set the session state: 0 inactive, 1 active',
+    params: Type.Object({ token: Type.String(), state: Type.Integer({ 'x-error': 'state' }) }, { required: ['token', 'state'] }),
+    handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await sessions.setState(ctx, params.token, params.state)),
+  });
+
+  for (const [method, promote] of [
+    ['POST', true],
+    ['DELETE', false],
+  ] as const) {
+    ocsRoute(app, services, {
+      method,
+      path: `${V4}/room/:token/moderators`,
+      auth: 'public',
+      talk: true,
+      summary: promote ? 'Promote a user or guest to moderator' : 'Demote a moderator',
+      params: Type.Object({ token: Type.String(), attendeeId: AttendeeId }, { required: ['token', 'attendeeId'] }),
+      handler: async ({ ctx, params }) => {
+        await participants.setModerator(ctx, params.token, params.attendeeId, promote);
+        return null;
+      },
+    });
+  }
+
+  ocsRoute(app, services, {
+    method: 'PUT',
+    path: `${V4}/room/:token/attendees/permissions`,
+    auth: 'public',
+    talk: true,
+    summary: "Set, add or remove an attendee's permissions",
+    params: Type.Object(
+      { token: Type.String(), attendeeId: AttendeeId, method: Method, permissions: Permissions },
+      { required: ['token', 'attendeeId', 'method', 'permissions'] },
+    ),
+    handler: async ({ ctx, params }) => participants.setPermissions(ctx, params.token, params.attendeeId, params.method, params.permissions),
+  });
+
+  ocsRoute(app, services, {
+    method: 'PUT',
+    path: `${V4}/room/:token/attendees/permissions/all`,
+    auth: 'public',
+    talk: true,
+    summary: 'Deprecated: validates and does nothing',
+    params: Type.Object({ token: Type.String(), method: Method, permissions: Permissions }, { required: ['token', 'method', 'permissions'] }),
+    handler: async ({ ctx, params }) => {
+      await participants.setAllPermissions(ctx, params.token, params.method, params.permissions);
+      return null;
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V4}/room/:token/participants/resend-invitations`,
+    auth: 'user',
+    talk: true,
+    summary: 'Send the invitation mails again (all e-mail guests, or one attendee)',
+    params: Type.Object({ token: Type.String(), attendeeId: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { 'x-error': 'attendeeId' })) }),
+    handler: async ({ ctx, params }) => {
+      await participants.resendInvitations(ctx, params.token, params.attendeeId ?? null);
+      return null;
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: '/apps/spreed/api/v1/guest/:token/name',
+    auth: 'public',
+    talk: true,
+    summary: 'Set the display name as a guest',
+    params: Type.Object({ token: Type.String(), displayName: Type.String({ 'x-error': 'displayName' }) }, { required: ['token', 'displayName'] }),
+    handler: async ({ ctx, params }) => {
+      await participants.setGuestName(ctx, params.token, params.displayName);
+      return [];
+    },
+  });
+}

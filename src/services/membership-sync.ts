@@ -1,0 +1,83 @@
+/**
+ * Conversations follow the directory (issue 4 item 3): when a user joins or leaves a group (or a
+ * team) that is an attendee of conversations, they are added to or removed from those
+ * conversations; a deleted group or team leaves with the members it brought; a deleted user
+ * leaves every conversation (one-to-one conversations become "former one-to-one").
+ */
+import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import { ActorType, ParticipantType, RoomType } from '../domain/constants.js';
+import type { DirectoryService } from './directory.js';
+import { nowSeconds, type RoomsService } from './rooms.js';
+import type { TeamsService } from './teams.js';
+
+type SourceType = typeof ActorType.GROUPS | typeof ActorType.CIRCLES;
+
+export class MembershipSync {
+  constructor(
+    private readonly rooms: RoomsService,
+    private readonly repo: ParticipantsRepository,
+    private readonly directory: DirectoryService,
+    private readonly teams: TeamsService,
+  ) {
+    directory.listeners.memberAdded.push((g, u) => this.memberAdded(ActorType.GROUPS, g, u));
+    directory.listeners.memberRemoved.push((g, u) => this.memberRemoved(ActorType.GROUPS, g, [u]));
+    directory.listeners.groupDeleted.push((g, members) => this.sourceDeleted(ActorType.GROUPS, g, members));
+    directory.listeners.userDeleted.push((u) => this.userDeleted(u));
+    teams.listeners.memberAdded.push((t, u) => this.memberAdded(ActorType.CIRCLES, t, u));
+    teams.listeners.memberRemoved.push((t, u) => this.memberRemoved(ActorType.CIRCLES, t, [u]));
+    teams.listeners.teamDeleted.push((t, members) => this.sourceDeleted(ActorType.CIRCLES, t, members));
+  }
+
+  private async memberAdded(type: SourceType, sourceId: string, userId: string): Promise<void> {
+    const roomIds = await this.repo.roomsWithActor(type, sourceId);
+    if (roomIds.length === 0) return;
+    const user = await this.directory.users.find(userId);
+    if (!user) return;
+    const now = nowSeconds();
+    const existing = await this.repo.actorsInRooms(roomIds, ActorType.USERS, [userId]);
+    await this.repo.setParticipantType(
+      existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id),
+      ParticipantType.USER,
+      now,
+    );
+    const have = new Set(existing.map((a) => a.room_id));
+    for (const roomId of roomIds.filter((id) => !have.has(id))) {
+      await this.rooms.addAttendee(roomId, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.USER });
+    }
+    await this.rooms.touch(roomIds, now);
+  }
+
+  /** Members leave the conversations the source brought them into, unless another group/team keeps them. */
+  private async memberRemoved(type: SourceType, sourceId: string, userIds: string[], roomIds?: number[]): Promise<void> {
+    const rooms = roomIds ?? (await this.repo.roomsWithActor(type, sourceId));
+    if (rooms.length === 0) return;
+    for (const userId of userIds) {
+      const groups = (await this.directory.groups.groupsOf(userId)).filter((g) => !(type === ActorType.GROUPS && g === sourceId));
+      const teams = (await this.teams.teamsOf(userId)).filter((t) => !(type === ActorType.CIRCLES && t === sourceId));
+      const kept = await this.repo.roomsWithAnySource(rooms, groups, teams);
+      const leaving = (await this.repo.actorsInRooms(rooms.filter((r) => !kept.has(r)), ActorType.USERS, [userId])).filter(
+        (a) => a.participant_type === ParticipantType.USER,
+      );
+      await this.repo.deleteAttendees(leaving.map((a) => a.id));
+    }
+    await this.rooms.touch(rooms);
+  }
+
+  private async sourceDeleted(type: SourceType, sourceId: string, members: string[]): Promise<void> {
+    const roomIds = await this.repo.roomsWithActor(type, sourceId);
+    if (roomIds.length === 0) return;
+    const sourceRows = await this.repo.actorsInRooms(roomIds, type, [sourceId]);
+    await this.repo.deleteAttendees(sourceRows.map((a) => a.id));
+    await this.memberRemoved(type, sourceId, members, roomIds);
+  }
+
+  private async userDeleted(userId: string): Promise<void> {
+    const rows = await this.rooms.repos.attendees.forActor(ActorType.USERS, userId);
+    if (rows.length === 0) return;
+    await this.repo.deleteAttendees(rows.map((a) => a.id));
+    const rooms = await this.rooms.repos.rooms.findByIds(rows.map((a) => a.room_id));
+    for (const r of rooms.filter((room) => room.type === RoomType.ONE_TO_ONE)) {
+      await this.rooms.repos.rooms.update(r.id, { type: RoomType.ONE_TO_ONE_FORMER });
+    }
+  }
+}

@@ -1,0 +1,479 @@
+/**
+ * Participants (contract "Participants"; talk-behaviour.md §7): the participant list, adding
+ * users, groups, teams and e-mail guests, removing attendees and oneself, promotion and
+ * demotion, attendee permissions, invitation mails and guest names. Sessions (join, leave,
+ * state) live in sessions.ts; the pure rules in domain/participants.ts.
+ */
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import { displayNameProblem, emailProblem } from '../domain/accounts.js';
+import { ActorType, BreakoutMode, BreakoutStatus, ParticipantType, RoomType } from '../domain/constants.js';
+import { ApiError, badRequest, forbidden, notFound } from '../domain/errors.js';
+import { invitationMail } from '../domain/invitation-mail.js';
+import {
+  applyPermissionMethod,
+  demotion,
+  isFixedMembershipRoom,
+  isPermissionMethod,
+  leaveOutcome,
+  promotion,
+  supportsPublishingPermissions,
+} from '../domain/participants.js';
+import { randomString, sha256Hex } from '../domain/passwords.js';
+import {
+  effectivePermissions,
+  heldInLobby,
+  isGuestType,
+  isLoggedInModeratorType,
+  isModeratorType,
+  isValidPermissionValue,
+  serverDefaultPermissions,
+} from '../domain/permissions.js';
+import { dialOutEnabled, sipConfigured } from '../domain/sip.js';
+import { newAttendeePin } from '../domain/tokens.js';
+import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../presenters/participant.js';
+import type { DirectoryService } from './directory.js';
+import type { MailService } from './mail.js';
+import type { PreferencesService } from './preferences.js';
+import type { RequestContext } from './request-context.js';
+import { nowSeconds, type NewAttendeeSpec, type RoomsService } from './rooms.js';
+import type { SessionService } from './sessions.js';
+import type { TeamsService } from './teams.js';
+import type { UserStatusService } from './user-status.js';
+
+/** Contract Limits: statuses only below this many participant rows. */
+export const STATUS_ROW_LIMIT = 100;
+
+export interface ListResult {
+  records: ParticipantRecord[];
+  /** Statuses were loaded (header X-Nextcloud-Has-User-Statuses). */
+  withStatuses: boolean;
+}
+
+export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails'] as const;
+
+export class ParticipantsService {
+  constructor(
+    private readonly rooms: RoomsService,
+    private readonly repo: ParticipantsRepository,
+    private readonly sessions: SessionService,
+    private readonly directory: DirectoryService,
+    private readonly teams: TeamsService,
+    private readonly userStatus: UserStatusService,
+    private readonly preferences: PreferencesService,
+    private readonly mail: MailService,
+    private readonly baseUrl: string,
+  ) {}
+
+  // ---- list (GET participants, GET breakout-rooms/participants) ----
+
+  /**
+   * The participants of a conversation (or of a breakout parent and its visible children) in a
+   * constant number of queries. 412 in the lobby, 403 for plain guests (contract).
+   */
+  async list(ctx: RequestContext, token: unknown, opts: { includeStatus: boolean; breakout: boolean }): Promise<ListResult> {
+    const found = await this.rooms.requireParticipant(ctx, token);
+    const { room, attendee: viewer } = found;
+    const cfg = await ctx.config();
+    const now = nowSeconds();
+    const serverDefault = serverDefaultPermissions(cfg.get('default_permissions'));
+    const guestCheck = () => {
+      if (viewer.participant_type === ParticipantType.GUEST) throw forbidden('participant', 'Guests cannot list the participants');
+    };
+    if (opts.breakout) guestCheck();
+    const lobby = room.lobby_timer > 0 && room.lobby_timer < now ? 0 : room.lobby_state;
+    const effective = effectivePermissions({
+      participantType: viewer.participant_type,
+      attendeePermissions: viewer.permissions,
+      callPermissions: room.call_permissions,
+      defaultPermissions: room.default_permissions,
+      serverDefault,
+    });
+    if (heldInLobby(lobby, viewer.participant_type, effective)) throw new ApiError(412, { error: 'lobby' });
+    guestCheck();
+
+    const roomList: RoomRow[] = [room];
+    if (opts.breakout) roomList.push(...(await this.visibleBreakoutRooms(room, viewer)));
+    const roomsById = new Map(roomList.map((r) => [r.id, r]));
+    const rows = await this.repo.withSessions([...roomsById.keys()]);
+    const userIds = [...new Set(rows.filter((r) => r.attendee.actor_type === ActorType.USERS).map((r) => r.attendee.actor_id))];
+    const users = new Map((await this.directory.users.existing(userIds)).map((u) => [u.id, u.display_name]));
+    const merged = mergeAttendees(rows, now, (id) => users.has(id));
+
+    // Stale sessions and guests that are gone are cleaned up on the way (talk-behaviour.md §7).
+    if (merged.staleSessionIds.length) {
+      const staleAttendees = rows.filter((r) => r.session && merged.staleSessionIds.includes(r.session.id)).map((r) => r.attendee.id);
+      await this.sessions.endSessions(undefined, merged.staleSessionIds, staleAttendees, [...roomsById.keys()]);
+    }
+    if (merged.goneGuestIds.length) await this.repo.deleteAttendees(merged.goneGuestIds);
+
+    const viewers = new Map<number, AttendeeRow>(roomList.map((r) => [r.id, viewer]));
+    for (const e of merged.entries) {
+      const a = e.attendee;
+      if (a.actor_type === viewer.actor_type && a.actor_id === viewer.actor_id) viewers.set(a.room_id, a);
+    }
+    const sip = sipConfigured(cfg);
+    const needPins = pinsNeeded(merged.entries, { rooms: roomsById, viewers, sipConfigured: sip });
+    const newPins = new Map(needPins.map((a) => [a.id, newAttendeePin()]));
+    if (newPins.size) await this.rooms.repos.attendees.setPins(newPins, now);
+
+    const withStatuses = ctx.user !== undefined && opts.includeStatus && rows.length < STATUS_ROW_LIMIT;
+    const statuses = withStatuses
+      ? await this.userStatus.forUsers(merged.entries.filter((e) => e.attendee.actor_type === ActorType.USERS).map((e) => e.attendee.actor_id))
+      : undefined;
+    const env = {
+      rooms: roomsById,
+      viewers,
+      serverDefault,
+      sipConfigured: sip,
+      dialOutEnabled: dialOutEnabled(cfg),
+      inSipBridgeGroups: sip && (await ctx.inGroupList(cfg.list('sip_bridge_groups'))),
+      userNames: users,
+      newPins,
+      statuses,
+    };
+    return { records: merged.entries.map((e) => formatParticipant(e, env)), withStatuses };
+  }
+
+  /** Breakout children the caller may see (Talk's BreakoutRoomService::getBreakoutRooms). */
+  private async visibleBreakoutRooms(parent: RoomRow, viewer: AttendeeRow): Promise<RoomRow[]> {
+    if (parent.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) throw badRequest('mode', 'The conversation has no breakout rooms configured');
+    const moderator = isModeratorType(viewer.participant_type);
+    if (!moderator && parent.breakout_room_status !== BreakoutStatus.STARTED) throw badRequest('status', 'Breakout rooms are not started');
+    const children = await this.rooms.repos.rooms.childrenOf(parent.token);
+    if (moderator || parent.breakout_room_mode === BreakoutMode.FREE) return children;
+    const mine = new Set((await this.repo.actorInRooms(children.map((c) => c.id), viewer.actor_type, viewer.actor_id)).map((a) => a.room_id));
+    return children.filter((c) => mine.has(c.id));
+  }
+
+  // ---- add (POST participants) ----
+
+  /** Returns `{type}` when adding an e-mail guest made the conversation public, else `[]`. */
+  async add(ctx: RequestContext, token: unknown, newParticipant: string, source: string): Promise<{ type: number } | []> {
+    const { room, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    if (isFixedMembershipRoom(room.type) || room.object_type === 'share:password') {
+      throw badRequest('room-type', 'Participants cannot be added to this kind of conversation');
+    }
+    if (!(SOURCES as readonly string[]).includes(source)) throw badRequest('source', 'source must be users, groups, circles or emails');
+    const isBreakoutChild = room.object_type === 'room';
+    if (isBreakoutChild && source !== 'users') throw badRequest('source', 'Only users can be added to a breakout room');
+    const now = nowSeconds();
+    switch (source) {
+      case 'users':
+        await this.addUser(ctx, room, newParticipant, isBreakoutChild, now);
+        return [];
+      case 'groups':
+        await this.addGroup(room, newParticipant, now);
+        return [];
+      case 'circles':
+      case 'teams':
+        await this.addTeam(ctx, room, newParticipant, now);
+        return [];
+      default: {
+        const changed = await this.addEmail(ctx, room, caller, newParticipant, now);
+        return changed ? { type: RoomType.PUBLIC } : [];
+      }
+    }
+  }
+
+  private async addUser(ctx: RequestContext, room: RoomRow, userId: string, isBreakoutChild: boolean, now: number): Promise<void> {
+    const user = userId === '' ? undefined : await this.directory.users.find(userId);
+    if (!user) throw notFound('new-participant', 'The user to add does not exist');
+    if (isBreakoutChild) {
+      const parent = await this.rooms.repos.rooms.findByToken(room.object_id);
+      if (parent) {
+        const siblings = (await this.rooms.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
+        const inSiblings = await this.repo.actorInRooms(siblings.map((s) => s.id), ActorType.USERS, user.id);
+        if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
+          throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
+        }
+        await this.addUsers(parent, [user], now);
+        await this.repo.deleteAttendees(inSiblings.map((a) => a.id));
+      }
+    }
+    await this.addUsers(room, [user], now);
+  }
+
+  /**
+   * Adds users as normal participants (type 3); self-joined members (5) become permanent (3);
+   * existing members keep their role. Bumps lastActivity when anybody was added or changed.
+   */
+  private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = []): Promise<void> {
+    const existing = await this.repo.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
+    const have = new Set(existing.map((a) => a.actor_id));
+    const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id);
+    const fresh = users.filter((u) => !have.has(u.id));
+    const privacy = fresh.length === 1 ? Number((await this.preferences.forUser(fresh[0].id)).get('read_status_privacy') ?? '0') === 1 ? 1 : 0 : 0;
+    const specs: NewAttendeeSpec[] = [
+      ...extra,
+      ...fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER, readPrivacy: privacy })),
+    ];
+    if (specs.length) await this.rooms.addAttendees(room.id, specs);
+    await this.repo.setParticipantType(selfJoined, ParticipantType.USER, now);
+    if (specs.length || selfJoined.length) await this.rooms.touch([room.id], now);
+  }
+
+  private async addGroup(room: RoomRow, groupId: string, now: number): Promise<void> {
+    const group = groupId === '' ? undefined : await this.directory.groups.find(groupId);
+    if (!group) throw notFound('new-participant', 'The group to add does not exist');
+    const members = await this.directory.users.existing(await this.directory.groups.membersOf(group.id));
+    const groupSpec = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name || group.id, participantType: ParticipantType.USER };
+    await this.addUsers(room, members, now, [groupSpec]);
+  }
+
+  private async addTeam(ctx: RequestContext, room: RoomRow, teamId: string, now: number): Promise<void> {
+    const team = teamId === '' ? undefined : await this.teams.find(teamId);
+    const memberIds = team ? await this.teams.membersOf(team.id) : [];
+    // Like Nextcloud's circles: only members may add a team.
+    if (!team || !memberIds.includes(ctx.userId!)) throw notFound('new-participant', 'The team to add does not exist');
+    const members = await this.directory.users.existing(memberIds);
+    const teamSpec = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name || team.id, participantType: ParticipantType.USER };
+    await this.addUsers(room, members, now, [teamSpec]);
+  }
+
+  /** E-mail guest: the conversation becomes public; an invitation mail goes out. True when the type changed. */
+  private async addEmail(ctx: RequestContext, room: RoomRow, caller: AttendeeRow, address: string, now: number): Promise<boolean> {
+    const email = address.trim();
+    if (email === '' || emailProblem(email)) throw badRequest('email', 'newParticipant must be a valid e-mail address');
+    let changed = false;
+    if (room.type === RoomType.GROUP) {
+      await this.rooms.repos.rooms.update(room.id, { type: RoomType.PUBLIC, last_activity: Math.max(now, room.last_activity) });
+      room = { ...room, type: RoomType.PUBLIC };
+      changed = true;
+    }
+    const actorId = sha256Hex(email.toLowerCase());
+    const existing = await this.rooms.repos.attendees.find(room.id, ActorType.EMAILS, actorId);
+    if (existing) return changed;
+    const cfg = await ctx.config();
+    const withPin = sipConfigured(cfg) && room.sip_enabled !== 0;
+    const [attendee] = await this.rooms.addAttendees(room.id, [
+      { actorType: ActorType.EMAILS, actorId, displayName: email, participantType: ParticipantType.GUEST },
+    ]);
+    const patch = { invited_cloud_id: email, access_token: randomString(32), ...(withPin ? { pin: newAttendeePin() } : {}) };
+    await this.rooms.repos.attendees.update(attendee.id, patch);
+    await this.sendInvitation(ctx, room, caller, { ...attendee, ...patch });
+    return changed;
+  }
+
+  private async sendInvitation(ctx: RequestContext, room: RoomRow, inviter: AttendeeRow, guest: AttendeeRow): Promise<void> {
+    const cfg = await ctx.config();
+    const sip = sipConfigured(cfg) && room.sip_enabled !== 0;
+    const mail = invitationMail({
+      baseUrl: this.baseUrl,
+      token: room.token,
+      roomName: room.name,
+      inviterName: ctx.user?.display_name || inviter.display_name || inviter.actor_id,
+      pin: sip ? (guest.pin ?? undefined) : undefined,
+      dialInInfo: sip ? cfg.get('sip_bridge_dialin_info') : undefined,
+    });
+    await this.mail.send({ to: guest.invited_cloud_id ?? '', ...mail });
+  }
+
+  /** POST participants/resend-invitations: every e-mail guest, or the one given (404 when not here). */
+  async resendInvitations(ctx: RequestContext, token: unknown, attendeeId: number | null): Promise<void> {
+    const { room, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    let targets: AttendeeRow[];
+    if (attendeeId !== null) {
+      const target = await this.attendeeIn(room, attendeeId);
+      targets = [target];
+    } else {
+      targets = await this.rooms.repos.attendees.forRoom(room.id);
+    }
+    const cfg = await ctx.config();
+    const sip = sipConfigured(cfg) && room.sip_enabled !== 0;
+    for (const t of targets.filter((a) => a.actor_type === ActorType.EMAILS && a.invited_cloud_id)) {
+      let guest = t;
+      if (sip && t.pin === null) {
+        const pin = newAttendeePin();
+        await this.rooms.repos.attendees.update(t.id, { pin });
+        guest = { ...t, pin };
+      }
+      await this.sendInvitation(ctx, room, caller, guest);
+    }
+  }
+
+  // ---- removal ----
+
+  private async attendeeIn(room: RoomRow, attendeeId: number): Promise<AttendeeRow> {
+    const target = await this.rooms.repos.attendees.findById(attendeeId);
+    if (!target || target.room_id !== room.id) throw notFound('participant', 'The participant does not exist in this conversation');
+    return target;
+  }
+
+  /**
+   * DELETE attendees: moderators (guest moderators too). The contract protects moderators (400)
+   * and owners (403); removing oneself follows the leave rules.
+   */
+  async removeAttendee(ctx: RequestContext, token: unknown, attendeeId: number): Promise<void> {
+    const found = await this.rooms.requireModerator(ctx, token);
+    const { room, attendee: caller } = found;
+    const target = await this.attendeeIn(room, attendeeId);
+    if (room.type === RoomType.ONE_TO_ONE || room.type === RoomType.ONE_TO_ONE_FORMER || room.type === RoomType.NOTE_TO_SELF) {
+      throw badRequest('room-type', 'Participants cannot be removed from this kind of conversation');
+    }
+    if (target.id === caller.id) return this.leave(ctx, room, caller);
+    if (target.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
+    if (isModeratorType(target.participant_type)) throw badRequest('moderator', 'Moderators cannot be removed; demote them first');
+    await this.removeAttendees(room, [target]);
+  }
+
+  /** DELETE participants/self. */
+  async removeSelf(ctx: RequestContext, token: unknown): Promise<void> {
+    const { room, attendee } = await this.rooms.requireParticipant(ctx, token);
+    await this.leave(ctx, room, attendee);
+  }
+
+  private async leave(ctx: RequestContext, room: RoomRow, me: AttendeeRow): Promise<void> {
+    const all = await this.rooms.repos.attendees.forRoom(room.id);
+    const people = all.filter((a) => a.actor_type !== ActorType.GROUPS && a.actor_type !== ActorType.CIRCLES);
+    const counts = {
+      users: people.filter((a) => [ParticipantType.OWNER, ParticipantType.MODERATOR, ParticipantType.USER].includes(a.participant_type as 1 | 2 | 3)).length,
+      moderators: people.filter((a) => isLoggedInModeratorType(a.participant_type)).length,
+    };
+    const cfg = await ctx.config();
+    const outcome = leaveOutcome({
+      participantType: me.participant_type,
+      roomType: room.type,
+      objectType: room.object_type,
+      counts,
+      deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
+    });
+    if (outcome === 'last-moderator') throw badRequest('last-moderator', 'You are the only moderator; promote somebody else first');
+    if (outcome === 'delete-room') return this.rooms.deleteRooms([room]);
+    await this.removeAttendees(room, [me], { selfJoinedLeaving: me.participant_type === ParticipantType.USER_SELF_JOINED });
+  }
+
+  /**
+   * Removes attendees with their sessions; a group or team takes along the members it brought
+   * (plain members without another group/team in the conversation); on a breakout parent the
+   * same actors leave every child. lastActivity moves unless it is a one-to-one or a self-joined
+   * user leaving (talk-behaviour.md §11).
+   */
+  async removeAttendees(room: RoomRow, targets: AttendeeRow[], opts: { selfJoinedLeaving?: boolean } = {}): Promise<void> {
+    const ids = new Set(targets.map((t) => t.id));
+    for (const t of targets) {
+      if (t.actor_type !== ActorType.GROUPS && t.actor_type !== ActorType.CIRCLES) continue;
+      for (const m of await this.membersOnlyThrough(room, t)) ids.add(m.id);
+    }
+    const children = await this.rooms.repos.rooms.childrenOf(room.token);
+    for (const t of targets) {
+      for (const c of await this.repo.actorInRooms(children.map((ch) => ch.id), t.actor_type, t.actor_id)) ids.add(c.id);
+    }
+    await this.repo.deleteAttendees([...ids]);
+    await this.sessions.endSessions(undefined, [], [], [room.id, ...children.map((c) => c.id)]);
+    if (room.type !== RoomType.ONE_TO_ONE && room.type !== RoomType.ONE_TO_ONE_FORMER && !opts.selfJoinedLeaving) await this.rooms.touch([room.id]);
+  }
+
+  /** Plain members (type 3) of a group/team attendee that no other group or team of the room covers. */
+  private async membersOnlyThrough(room: RoomRow, source: AttendeeRow): Promise<AttendeeRow[]> {
+    const memberIds =
+      source.actor_type === ActorType.GROUPS ? await this.directory.groups.membersOf(source.actor_id) : await this.teams.membersOf(source.actor_id);
+    const rows = (await this.repo.actorsInRooms([room.id], ActorType.USERS, memberIds)).filter((a) => a.participant_type === ParticipantType.USER);
+    if (rows.length === 0) return [];
+    const others = (await this.rooms.repos.attendees.forRoom(room.id)).filter(
+      (a) => (a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES) && a.id !== source.id,
+    );
+    const covered = new Set<string>();
+    for (const o of others) {
+      const ids = o.actor_type === ActorType.GROUPS ? await this.directory.groups.membersOf(o.actor_id) : await this.teams.membersOf(o.actor_id);
+      ids.forEach((id) => covered.add(id));
+    }
+    return rows.filter((a) => !covered.has(a.actor_id));
+  }
+
+  // ---- roles and permissions ----
+
+  /** POST / DELETE moderators (contract state table). */
+  async setModerator(ctx: RequestContext, token: unknown, attendeeId: number, promote: boolean): Promise<void> {
+    const { room, attendee: caller } = await this.rooms.requireModerator(ctx, token);
+    const target = await this.attendeeIn(room, attendeeId);
+    if (target.actor_type === caller.actor_type && target.actor_id === caller.actor_id) {
+      throw forbidden('self', promote ? 'You cannot promote yourself' : 'You cannot demote yourself');
+    }
+    if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
+      throw badRequest('type', 'Groups and teams cannot be moderators');
+    }
+    const change = promote ? promotion(target.participant_type) : demotion(target.participant_type);
+    if (!change.ok) throw new ApiError(change.status, { error: change.error, message: change.message });
+    const now = nowSeconds();
+    const patch = change.type === ParticipantType.MODERATOR ? { participant_type: change.type, permissions: 0 } : { participant_type: change.type };
+    await this.rooms.repos.attendees.update(target.id, { ...patch, last_attendee_activity: now });
+    // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
+    const children = await this.rooms.repos.rooms.childrenOf(room.token);
+    if (children.length) {
+      const inChildren = await this.repo.actorInRooms(children.map((c) => c.id), target.actor_type, target.actor_id);
+      if (promote) {
+        await this.repo.setParticipantType(inChildren.map((a) => a.id), change.type, now);
+        const have = new Set(inChildren.map((a) => a.room_id));
+        for (const c of children.filter((ch) => !have.has(ch.id))) {
+          await this.rooms.addAttendee(c.id, { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: change.type });
+        }
+      } else {
+        await this.repo.deleteAttendees(inChildren.map((a) => a.id));
+      }
+    }
+    await this.rooms.touch([room.id], now);
+  }
+
+  /** PUT attendees/permissions; returns the target's record. */
+  async setPermissions(ctx: RequestContext, token: unknown, attendeeId: number, method: string, permissions: number): Promise<ParticipantRecord[]> {
+    const { room } = await this.rooms.requireModerator(ctx, token);
+    const target = await this.attendeeIn(room, attendeeId);
+    if (!supportsPublishingPermissions(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
+      throw badRequest('type', 'Permissions of groups and teams cannot be set');
+    }
+    if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
+    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
+    const value = applyPermissionMethod(method, permissions, {
+      attendee: target.permissions,
+      call: room.call_permissions,
+      conversationDefault: room.default_permissions,
+      moderator: isModeratorType(target.participant_type),
+    });
+    const now = nowSeconds();
+    // Custom permissions make a self-joined user a permanent member (contract state table).
+    const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
+    await this.rooms.repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
+    await this.rooms.touch([room.id], now);
+    const cfg = await ctx.config();
+    const updated = { ...target, permissions: value, participant_type: type };
+    const sessions = (await this.repo.withSessions([room.id])).filter((r) => r.attendee.id === target.id && r.session).map((r) => r.session!);
+    return [
+      formatParticipant(
+        { attendee: updated, sessions },
+        {
+          rooms: new Map([[room.id, room]]),
+          viewers: new Map(),
+          serverDefault: serverDefaultPermissions(cfg.get('default_permissions')),
+          sipConfigured: false,
+          dialOutEnabled: false,
+          inSipBridgeGroups: false,
+          userNames: new Map(),
+          newPins: new Map(),
+        },
+      ),
+    ];
+  }
+
+  /** PUT attendees/permissions/all: deprecated, validates and does nothing (contract). */
+  async setAllPermissions(ctx: RequestContext, token: unknown, method: string, permissions: number): Promise<void> {
+    const { room } = await this.rooms.requireModerator(ctx, token);
+    if (!supportsPublishingPermissions(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
+    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
+  }
+
+  // ---- guests ----
+
+  /** POST api/v1/guest/{token}/name: 403 for non-guests, 404 for non-participants. */
+  async setGuestName(ctx: RequestContext, token: unknown, displayName: string): Promise<void> {
+    const found = await this.rooms.getRoomForCaller(ctx, token);
+    if (!found.attendee) throw notFound('room');
+    if (!isGuestType(found.attendee.participant_type) || ctx.user) throw forbidden('guest', 'Only guests can set a guest name');
+    const problem = displayNameProblem(displayName);
+    if (problem) throw badRequest('displayName', problem);
+    if (displayName !== found.attendee.display_name) await this.repo.renameActor(found.attendee.actor_type, found.attendee.actor_id, displayName);
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Sessions (contract "Participants": join, leave, session state; talk-behaviour.md §7, §10):
+ * a participant's presence in a conversation, one row per join. Sessions live in the database
+ * and are found through the caller's cookie session, so any Parley process serves any request.
+ *
+ * Also installs, into the conversations core, how a guest is recognised (by the session its
+ * cookie remembers) and how a caller's own session is found for the conversation record.
+ */
+import { createHash } from 'node:crypto';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import type { SessionRow } from '../db/repositories/sessions.js';
+import { ActorType, ListableScope, ParticipantType, RoomType, SESSION_TIMEOUT, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
+import { badRequest, conflict, forbidden, notFound } from '../domain/errors.js';
+import { isSessionAlive, mayReplaceWithoutAsking, newSessionId } from '../domain/participants.js';
+import { verifyPassword } from '../domain/passwords.js';
+import { listableScopesFor } from '../presenters/conversation.js';
+import type { BruteForceService } from './brute-force.js';
+import { tabIdOf, type ClientSessionService } from './client-sessions.js';
+import type { RequestContext } from './request-context.js';
+import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+
+export interface JoinInput {
+  password: string;
+  force: boolean;
+}
+
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+
+export class SessionService {
+  constructor(
+    private readonly rooms: RoomsService,
+    private readonly repo: ParticipantsRepository,
+    private readonly cookies: ClientSessionService,
+    private readonly bruteForce: BruteForceService,
+  ) {
+    rooms.participantFinders.push((ctx, room) => this.findGuest(ctx, room));
+    rooms.sessionFinder = (ctx, views) => this.findOwnSessions(ctx, views);
+  }
+
+  // ---- recognising the caller ----
+
+  /** An anonymous caller is the guest whose live session its cookie remembers for this token. */
+  private async findGuest(ctx: RequestContext, room: RoomRow): Promise<{ attendee: AttendeeRow; session?: SessionRow } | undefined> {
+    if (ctx.user) return undefined;
+    const keyHash = this.cookies.keyHash(ctx);
+    if (!keyHash) return undefined;
+    const [hit] = await this.repo.sessionsByCookie(keyHash, tabIdOf(ctx), [room.token]);
+    if (!hit || hit.attendee.room_id !== room.id) return undefined;
+    const now = nowSeconds();
+    if (!isSessionAlive(hit.session.last_ping, now)) return undefined;
+    await this.keepAlive([hit.session], now);
+    return { attendee: hit.attendee, session: hit.session };
+  }
+
+  /** The caller's own sessions (the ones its cookie remembers) for several conversations. */
+  private async findOwnSessions(ctx: RequestContext, views: Array<{ room: RoomRow; attendee: AttendeeRow }>): Promise<Map<number, SessionRow>> {
+    const out = new Map<number, SessionRow>();
+    const keyHash = this.cookies.keyHash(ctx);
+    if (!keyHash || views.length === 0) return out;
+    const wanted = new Set(views.map((v) => v.attendee.id));
+    const now = nowSeconds();
+    const hits = await this.repo.sessionsByCookie(keyHash, tabIdOf(ctx), views.map((v) => v.room.token));
+    for (const h of hits) if (wanted.has(h.attendee.id) && isSessionAlive(h.session.last_ping, now)) out.set(h.attendee.id, h.session);
+    await this.keepAlive([...out.values()], now);
+    return out;
+  }
+
+  /**
+   * Requests made by a session's holder count as pings (Parley has no signaling ping); written
+   * at most every SESSION_TIMEOUT seconds per session.
+   */
+  private async keepAlive(sessions: SessionRow[], now: number): Promise<void> {
+    const due = sessions.filter((s) => s.last_ping < now - SESSION_TIMEOUT);
+    await this.repo.pingSessions(due.map((s) => s.id), now);
+    for (const s of due) s.last_ping = now;
+  }
+
+  // ---- join (talk-behaviour.md §7, POST participants/active) ----
+
+  async join(ctx: RequestContext, token: unknown, input: JoinInput): Promise<CallerRoom & { attendee: AttendeeRow; session: SessionRow }> {
+    // The previous session is read before the lookup, which counts requests of the holder as pings.
+    const entry = typeof token === 'string' ? await this.cookies.entry(ctx, token) : undefined;
+    const prior = entry?.sessionId ? await this.repo.sessionInRoom(undefined, entry.sessionId) : undefined;
+    const found = await this.rooms.getRoomForCaller(ctx, token);
+    const room = found.room;
+    const now = nowSeconds();
+    const previous = prior && prior.attendee.room_id === room.id ? prior : undefined;
+    const prevLive = previous && isSessionAlive(previous.session.last_ping, now) ? previous.session : undefined;
+    if (prevLive && !input.force && !mayReplaceWithoutAsking(prevLive.last_ping, prevLive.in_call, now)) {
+      throw conflict({ sessionId: prevLive.session_id, inCall: prevLive.in_call, lastPing: prevLive.last_ping });
+    }
+
+    const sessionId = newSessionId(tabIdOf(ctx));
+    let attendee: AttendeeRow;
+    let createdAttendee = false;
+    if (ctx.user) {
+      if (found.attendee) {
+        attendee = found.attendee;
+      } else {
+        const listable = room.listable !== ListableScope.NONE && (await listableScopesFor(ctx)).includes(room.listable);
+        if (!listable) await this.checkPassword(ctx, room, input.password);
+        let type: number;
+        if ((room.type === RoomType.GROUP || room.type === RoomType.PUBLIC) && listable) type = ParticipantType.USER;
+        else if (room.type === RoomType.PUBLIC) type = ParticipantType.USER_SELF_JOINED;
+        else throw notFound('room');
+        attendee = await this.rooms.addAttendee(room.id, {
+          actorType: ActorType.USERS,
+          actorId: ctx.user.id,
+          displayName: ctx.user.display_name,
+          participantType: type,
+        });
+        createdAttendee = true;
+        // A listed room joined as a permanent member counts as "user added" (talk-behaviour.md §11).
+        if (type === ParticipantType.USER) await this.rooms.touch([room.id], now);
+      }
+    } else {
+      const reused = entry?.guestActorId ? await this.rooms.repos.attendees.find(room.id, ActorType.GUESTS, entry.guestActorId) : undefined;
+      if (found.attendee) attendee = found.attendee;
+      else if (reused) attendee = reused;
+      else {
+        if (room.type !== RoomType.PUBLIC) throw notFound('room');
+        await this.checkPassword(ctx, room, input.password);
+        attendee = await this.rooms.addAttendee(room.id, {
+          actorType: ActorType.GUESTS,
+          actorId: sha1(sessionId),
+          participantType: ParticipantType.GUEST,
+        });
+        createdAttendee = true;
+      }
+    }
+
+    const session = await this.repo.insertSession(attendee.id, sessionId, now);
+    const guestActorId = attendee.actor_type === ActorType.GUESTS ? attendee.actor_id : null;
+    const won = await this.cookies.claim(ctx, room.token, entry?.sessionId ?? null, sessionId, guestActorId);
+    if (!won) {
+      // Another join on this cookie session got there first.
+      const winner = await this.cookies.entry(ctx, room.token);
+      const other = winner?.sessionId ? await this.repo.sessionInRoom(room.id, winner.sessionId) : undefined;
+      if (!input.force && other) {
+        await this.repo.deleteSessions([session.id]);
+        if (createdAttendee && attendee.actor_type === ActorType.GUESTS) await this.repo.deleteAttendees([attendee.id]);
+        throw conflict({ sessionId: other.session.session_id, inCall: other.session.in_call, lastPing: other.session.last_ping });
+      }
+      await this.cookies.remember(ctx, room.token, sessionId, guestActorId);
+      if (other) await this.repo.deleteSessions([other.session.id]);
+    }
+    // The session this cookie had before is replaced ("leave as duplicate").
+    if (previous) await this.repo.deleteSessions([previous.session.id]);
+    if (input.password !== '') await this.bruteForce.reset(ctx.ip, 'talkRoomPassword');
+    return { room, attendee, session };
+  }
+
+  /** Password gate: 403 `password`, throttled (talkRoomPassword); 429 past the cap. */
+  private async checkPassword(ctx: RequestContext, room: RoomRow, password: string): Promise<void> {
+    if (room.password === '') return;
+    await this.bruteForce.throttle(ctx.ip, 'talkRoomPassword');
+    if (password !== '' && (await verifyPassword(room.password, password))) return;
+    await this.bruteForce.recordFailure(ctx.ip, 'talkRoomPassword');
+    throw forbidden('password', 'The password is wrong');
+  }
+
+  // ---- leave, state ----
+
+  /**
+   * DELETE participants/active: the session the cookie remembers leaves. 404 only when the
+   * conversation is not found for the caller (contract); without a session nothing happens.
+   */
+  async leave(ctx: RequestContext, token: unknown): Promise<void> {
+    const found = await this.rooms.getRoomForCaller(ctx, token);
+    const entry = await this.cookies.entry(ctx, found.room.token);
+    if (!entry?.sessionId) return;
+    const hit = await this.repo.sessionInRoom(found.room.id, entry.sessionId);
+    await this.cookies.forget(ctx, found.room.token);
+    if (!hit) return;
+    await this.endSessions(found.room.id, [hit.session.id], [hit.attendee.id]);
+  }
+
+  /**
+   * Removes sessions, then the attendees that existed only for them (self-joined users, nameless
+   * plain guests), and ends the call when nobody is left in it.
+   */
+  async endSessions(roomId: number | undefined, sessionIds: number[], attendeeIds: number[], roomIds: number[] = roomId ? [roomId] : []): Promise<void> {
+    await this.repo.deleteSessions(sessionIds);
+    await this.repo.deleteAttendees(await this.repo.sessionlessTransients([...new Set(attendeeIds)]));
+    await this.repo.endEmptyCalls([...new Set(roomIds)], nowSeconds() - SESSION_TIMEOUT);
+  }
+
+  /** PUT participants/state: 404 without a session of the caller; 400 for a state other than 0/1. */
+  async setState(ctx: RequestContext, token: unknown, state: number): Promise<CallerRoom> {
+    const found = await this.rooms.getRoomForCaller(ctx, token);
+    if (!found.attendee || !found.session) throw notFound('participant', 'You have no session in this conversation');
+    if (state !== 0 && state !== 1) throw badRequest('state', 'state must be 0 (inactive) or 1 (active)');
+    await this.repo.setSessionState(found.session.id, state);
+    return { ...found, session: { ...found.session, state } };
+  }
+
+  // ---- cleanup job ----
+
+  /**
+   * Removes sessions not pinged for SESSION_TIMEOUT_KILL seconds, the attendees that existed only
+   * for them, and ends calls nobody is in any more. Idempotent: several processes may run it.
+   */
+  async cleanupStale(now = nowSeconds(), batch = 5000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const stale = await this.repo.staleSessions(now - SESSION_TIMEOUT_KILL, batch);
+      if (stale.length === 0) break;
+      await this.endSessions(undefined, stale.map((s) => s.id), stale.map((s) => s.attendee_id), stale.map((s) => s.room_id));
+      total += stale.length;
+      if (stale.length < batch) break;
+    }
+    return total;
+  }
+}
