@@ -5,3 +5,4 @@
 import './stale-sessions.js';
 
 export { jobs, registerJob, runJobIfDue, jobStates, startJobs } from './runner.js';
+export type { JobDef, RunOutcome } from './runner.js';
