@@ -1,0 +1,140 @@
+/**
+ * Several Parley processes on one database (issue 2 item 2): two real `parley serve` processes
+ * (`node --import tsx src/main.ts serve`) share one PostgreSQL schema (when PARLEY_TEST_PG is
+ * set), and again one SQLite file (one DATA_DIR). A change made through one (an app config
+ * value, a new user) is seen by the other on its very next request: nothing is cached in a
+ * process without a check against the database.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { dropSchema } from '../src/db/database.js';
+import { admin, basic, dialects, freshEnv } from './helpers/parley.js';
+
+const MAIN = path.resolve('src/main.ts');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Proc {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Starts `parley serve` on a free port and waits until /status.php answers. */
+async function serve(env: Record<string, string>): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const url = `http://127.0.0.1:${port}`;
+  const until = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`parley serve exited (${child.exitCode}): ${out}`);
+    try {
+      if ((await fetch(url + '/status.php')).ok) return { url, child, output: () => out };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`parley serve did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function stop(p: Proc | undefined): Promise<void> {
+  if (!p || p.child.exitCode !== null) return;
+  const exited = new Promise((r) => p.child.once('exit', r));
+  p.child.kill('SIGTERM');
+  await exited;
+}
+
+/** An OCS JSON request against one process. */
+async function ocs(p: Proc, method: string, apiPath: string, auth: string, form?: Record<string, string>) {
+  const res = await fetch(`${p.url}/ocs/v2.php${apiPath}${apiPath.includes('?') ? '&' : '?'}format=json`, {
+    method,
+    headers: {
+      'OCS-APIRequest': 'true',
+      Authorization: auth,
+      ...(form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
+    },
+    body: form ? new URLSearchParams(form).toString() : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, data: JSON.parse(text).ocs.data };
+}
+
+const ADMIN = basic(admin.user!, admin.password!);
+const CONFIG = '/apps/provisioning_api/api/v1/config/apps/spreed';
+
+for (const dialect of dialects()) {
+  describe(`two parley processes on one ${dialect === 'postgres' ? 'PostgreSQL schema' : 'SQLite file'}`, () => {
+    let env: Record<string, string>;
+    let a: Proc | undefined;
+    let b: Proc | undefined;
+
+    before(async () => {
+      env = freshEnv(dialect);
+      // One after the other: the first creates and migrates the database.
+      a = await serve(env);
+      b = await serve(env);
+    });
+    after(async () => {
+      await Promise.all([stop(a), stop(b)]);
+      if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+    });
+
+    it('an app config change made through one is seen by the other on its next request', async () => {
+      const gif = async (p: Proc) => (await ocs(p, 'GET', '/cloud/capabilities', ADMIN)).data.capabilities.spreed.config.previews['max-gif-size'];
+      // Both have served (and cached) the current document first.
+      assert.equal(await gif(a!), 3145728);
+      assert.equal(await gif(b!), 3145728);
+      assert.equal((await ocs(a!, 'POST', `${CONFIG}/max_gif_size`, ADMIN, { value: '4242' })).status, 200);
+      assert.equal(await gif(b!), 4242);
+      assert.equal((await ocs(b!, 'GET', `${CONFIG}/max_gif_size`, ADMIN)).data.data, '4242');
+      assert.equal((await ocs(b!, 'DELETE', `${CONFIG}/max_gif_size`, ADMIN)).status, 200);
+      assert.equal(await gif(a!), 3145728);
+    });
+
+    it('a user created through one can log in through the other at once', async () => {
+      const carol = basic('carol', 'carol-password-123');
+      assert.equal((await ocs(b!, 'GET', '/cloud/capabilities', carol)).status, 401);
+      const created = await ocs(a!, 'POST', '/cloud/users', ADMIN, { userid: 'carol', password: 'carol-password-123' });
+      assert.equal(created.status, 200, JSON.stringify(created.data));
+      const seen = await ocs(b!, 'GET', '/cloud/users/carol', ADMIN);
+      assert.equal(seen.status, 200);
+      assert.equal(seen.data.id, 'carol');
+      const caps = await ocs(b!, 'GET', '/cloud/capabilities', carol);
+      assert.equal(caps.status, 200);
+      assert.equal(caps.data.capabilities.spreed.config.attachments.folder, '/Talk');
+    });
+
+    it('allowed_groups set through one locks the user out of Talk on the other at once', async () => {
+      const carol = basic('carol', 'carol-password-123');
+      assert.ok('spreed' in (await ocs(b!, 'GET', '/cloud/capabilities', carol)).data.capabilities);
+      assert.equal((await ocs(a!, 'POST', `${CONFIG}/allowed_groups`, ADMIN, { value: '["admin"]' })).status, 200);
+      assert.ok(!('spreed' in (await ocs(b!, 'GET', '/cloud/capabilities', carol)).data.capabilities));
+      assert.equal((await ocs(b!, 'GET', '/apps/spreed/api/v4/room', carol)).status, 403);
+      assert.equal((await ocs(b!, 'DELETE', `${CONFIG}/allowed_groups`, ADMIN)).status, 200);
+      assert.equal((await ocs(a!, 'GET', '/apps/spreed/api/v4/room', carol)).status, 200);
+      assert.equal(a!.child.exitCode, null, a!.output());
+      assert.equal(b!.child.exitCode, null, b!.output());
+    });
+  });
+}
