@@ -213,3 +213,40 @@ for (const dialect of dialects()) {
     });
   });
 }
+
+for (const dialect of dialects()) {
+  describe(`join race across two Parley processes [${dialect}]`, () => {
+    let p: Parley;
+    let q: Parley;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      // A second server on the same database, as another process behind a load balancer.
+      q = await startParley(dialect, { env: p.env });
+      await createUser(p, 'owner');
+    });
+    after(async () => {
+      await q.close();
+      await p.close();
+    });
+
+    it('two force=false joins on one cookie session, one per process: exactly one session and one 409', async () => {
+      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Two processes' });
+      const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
+      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first)! } };
+      await call(q, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: caller });
+      for (let round = 0; round < 5; round++) {
+        const [a, b] = await Promise.all([
+          call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: caller, body: { force: false } }),
+          call(q, 'POST', `${V4}/room/${room.token}/participants/active`, { as: caller, body: { force: false } }),
+        ]);
+        assert.deepEqual([a.status, b.status].sort(), [200, 409], `round ${round}: ${a.text} ${b.text}`);
+        const winner = a.status === 200 ? a : b;
+        const loser = a.status === 409 ? a : b;
+        assert.equal(loser.data.sessionId, winner.data.sessionId);
+        const list = await call(q, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner') });
+        assert.deepEqual(list.data[0].sessionIds, [winner.data.sessionId]);
+        await call(p, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: caller });
+      }
+    });
+  });
+}
