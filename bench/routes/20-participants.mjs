@@ -1,0 +1,70 @@
+/**
+ * Participant bench routes (issue 4 item 11): the participant list of a 5,000-attendee
+ * conversation, and join churn (a browser re-joining with its cookie session: every request
+ * creates a session and removes the one it replaces).
+ */
+const OCS = { 'OCS-APIRequest': 'true', Accept: 'application/json' };
+const USER = { user: 'bench-parts', password: 'bench-parts-password-1' };
+const ATTENDEES = 5000;
+const dist = (p) => new URL(`../../dist/${p}`, import.meta.url).href;
+
+let seeded;
+async function seed({ services }) {
+  if (seeded) return seeded;
+  const { ROOM_DEFAULTS } = await import(dist('db/repositories/rooms.js'));
+  const { ATTENDEE_DEFAULTS } = await import(dist('db/repositories/attendees.js'));
+  await services.directory.createUser({ id: USER.user, password: USER.password, displayName: 'Bench Participants' });
+  const cfg = await services.appConfig.snapshot();
+  const now = Math.floor(Date.now() / 1000);
+  const token = await services.rooms.newToken(cfg);
+  await services.rooms.transaction(async (repos) => {
+    const id = await repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 3, name: 'Big meeting', last_activity: now, created_at: now });
+    const rows = [{ ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: USER.user, display_name: 'Bench Participants', participant_type: 1, created_at: now }];
+    for (let i = 1; i < ATTENDEES; i++) {
+      // E-mail guests and guest moderators stay listed without sessions.
+      const email = i % 2 === 0;
+      rows.push({
+        ...ATTENDEE_DEFAULTS,
+        room_id: id,
+        actor_type: email ? 'emails' : 'guests',
+        actor_id: `bench-${i}`,
+        display_name: `Attendee ${i}`,
+        participant_type: email ? 4 : 6,
+        invited_cloud_id: email ? `attendee${i}@example.com` : null,
+        created_at: now,
+      });
+    }
+    for (let i = 0; i < rows.length; i += 500) await repos.attendees.insertIgnoringDuplicates(rows.slice(i, i + 500));
+  });
+  seeded = { token };
+  return seeded;
+}
+
+export default [
+  {
+    name: 'participants-5000',
+    seed,
+    request: ({ basic, state }) => ({
+      path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants?format=json`,
+      headers: { ...OCS, Authorization: basic(USER.user, USER.password) },
+    }),
+  },
+  {
+    name: 'join-churn',
+    seed,
+    async prepare({ url, basic, state }) {
+      const res = await fetch(`${url}/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants/active?format=json`, {
+        method: 'POST',
+        headers: { ...OCS, Authorization: basic(USER.user, USER.password) },
+      });
+      const cookie = /parley_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
+      return { ...state, cookie };
+    },
+    request: ({ basic, state }) => ({
+      method: 'POST',
+      path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants/active?format=json`,
+      headers: { ...OCS, Authorization: basic(USER.user, USER.password), Cookie: state.cookie, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ force: true }),
+    }),
+  },
+];
