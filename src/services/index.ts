@@ -88,5 +88,6 @@ export function createServices(db: Db, settings: Settings): Services {
   const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, preferences, mail, settings.baseUrl);
   new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
+  participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
   return { sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, sipBridge, sip };
 }

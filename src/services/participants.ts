@@ -9,7 +9,7 @@ import type { ParticipantsRepository } from '../db/repositories/participants.js'
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, BreakoutMode, BreakoutStatus, ParticipantType, RoomType } from '../domain/constants.js';
-import { ApiError, badRequest, forbidden, notFound } from '../domain/errors.js';
+import { ApiError, badRequest, forbidden, notFound, notImplemented } from '../domain/errors.js';
 import { invitationMail } from '../domain/invitation-mail.js';
 import {
   applyPermissionMethod,
@@ -51,9 +51,15 @@ export interface ListResult {
   withStatuses: boolean;
 }
 
-export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails'] as const;
+export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones'] as const;
+
+/** Adds a phone attendee for dial-out (installed by the SIP area: 501 `sip`, 400 `phone`). */
+export type PhoneAdder = (ctx: RequestContext, room: RoomRow, number: string) => Promise<unknown>;
 
 export class ParticipantsService {
+  /** `source=phones`; until the SIP area installs it, phones answer 501 `sip`. */
+  phoneAdder?: PhoneAdder;
+
   constructor(
     private readonly rooms: RoomsService,
     private readonly repo: ParticipantsRepository,
@@ -155,7 +161,7 @@ export class ParticipantsService {
     if (isFixedMembershipRoom(room.type) || room.object_type === 'share:password') {
       throw badRequest('room-type', 'Participants cannot be added to this kind of conversation');
     }
-    if (!(SOURCES as readonly string[]).includes(source)) throw badRequest('source', 'source must be users, groups, circles or emails');
+    if (!(SOURCES as readonly string[]).includes(source)) throw badRequest('source', 'source must be users, groups, circles, emails or phones');
     const isBreakoutChild = room.object_type === 'room';
     if (isBreakoutChild && source !== 'users') throw badRequest('source', 'Only users can be added to a breakout room');
     const now = nowSeconds();
@@ -169,6 +175,11 @@ export class ParticipantsService {
       case 'circles':
       case 'teams':
         await this.addTeam(ctx, room, newParticipant, now);
+        return [];
+      case 'phones':
+        if (!this.phoneAdder) throw notImplemented('sip');
+        await this.phoneAdder(ctx, room, newParticipant);
+        await this.rooms.touch([room.id], now);
         return [];
       default: {
         const changed = await this.addEmail(ctx, room, caller, newParticipant, now);
