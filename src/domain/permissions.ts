@@ -131,7 +131,8 @@ export interface LeaveDeleteInput {
   deleteOneToOne: boolean;
 }
 
-function isOneToOneKind(roomType: number): boolean {
+/** One-to-one or former one-to-one. */
+export function isOneToOneKind(roomType: number): boolean {
   return roomType === RoomType.ONE_TO_ONE || roomType === RoomType.ONE_TO_ONE_FORMER;
 }
 

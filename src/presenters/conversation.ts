@@ -26,6 +26,7 @@ import {
 } from '../domain/permissions.js';
 import { isSipCompatibleToken, newAttendeePin } from '../domain/tokens.js';
 import type { AppConfigSnapshot } from '../services/app-config.js';
+import type { ConversationRecordShape } from './conversation-schema.js';
 import { sipConfigured } from '../domain/sip.js';
 import type { RequestContext } from '../services/request-context.js';
 
@@ -60,68 +61,8 @@ export interface UserStatus {
 /** Loads the statuses of several users in one query (installed by the user-status area). */
 export type UserStatusLoader = (userIds: string[]) => Promise<Map<string, UserStatus>>;
 
-/** The record (API v4). Field order follows Talk's RoomFormatter. */
-export interface ConversationRecord {
-  id: number;
-  token: string;
-  type: number;
-  name: string;
-  displayName: string;
-  objectType: string;
-  objectId: string;
-  participantType: number;
-  participantFlags: number;
-  readOnly: number;
-  hasCall: boolean;
-  callStartTime: number;
-  callRecording: number;
-  canStartCall: boolean;
-  lastActivity: number;
-  lastReadMessage: number;
-  unreadMessages: number;
-  unreadMention: boolean;
-  unreadMentionDirect: boolean;
-  isFavorite: boolean;
-  canLeaveConversation: boolean;
-  canDeleteConversation: boolean;
-  notificationLevel: number;
-  notificationCalls: number;
-  lobbyState: number;
-  lobbyTimer: number;
-  lastPing: number;
-  sessionId: string;
-  hasPassword: boolean;
-  sipEnabled: number;
-  actorType: string;
-  actorId: string;
-  attendeeId: number;
-  permissions: number;
-  attendeePermissions: number;
-  callPermissions: number;
-  defaultPermissions: number;
-  canEnableSIP: boolean;
-  attendeePin: string | null;
-  description: string;
-  lastCommonReadMessage: number;
-  listable: number;
-  callFlag: number;
-  messageExpiration: number;
-  avatarVersion: string;
-  isCustomAvatar: boolean;
-  breakoutRoomMode: number;
-  breakoutRoomStatus: number;
-  recordingConsent: number;
-  mentionPermissions: number;
-  isArchived: boolean;
-  isImportant: boolean;
-  isSensitive: boolean;
-  liveTranscriptionLanguageId: string;
-  lastMessage?: unknown[] | Record<string, unknown>;
-  status?: string;
-  statusIcon?: string | null;
-  statusMessage?: string | null;
-  statusClearAt?: number | null;
-}
+/** The record (API v4): the shape `ConversationSchema` describes (one definition of the fields). */
+export type ConversationRecord = ConversationRecordShape;
 
 /** Everything `formatConversation` needs besides the view, loaded once per request. */
 export interface FormatEnv {

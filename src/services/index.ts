@@ -32,6 +32,8 @@ import { ParticipantsService } from './participants.js';
 import { MembershipSync } from './membership-sync.js';
 import { PreferencesService } from './preferences.js';
 import { RoomsService } from './rooms.js';
+import { RoomSettingsService } from './room-settings.js';
+import { RoomSettingsRepository } from '../db/repositories/room-settings.js';
 import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
@@ -49,6 +51,8 @@ export interface Services {
   /** X-Service-Hash / X-Nextcloud-Talk-Hash for GET /room and GET /room/{token}. */
   serviceHash: ServiceHashService;
   rooms: RoomsService;
+  /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
+  roomSettings: RoomSettingsService;
   loginSessions: LoginSessionService;
   serverLists: ServerListsService;
   metrics: MetricsService;
@@ -73,6 +77,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const capabilities = new CapabilitiesService(preferences);
   const serviceHash = new ServiceHashService(preferences);
   const rooms = new RoomsService(db, directory, bruteForce);
+  const roomSettings = new RoomSettingsService(rooms, new RoomSettingsRepository(db.kysely));
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const userStatus = new UserStatusService(new UserStatusRepository(db.kysely), directory);
@@ -89,5 +94,5 @@ export function createServices(db: Db, settings: Settings): Services {
   new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
-  return { sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, sipBridge, sip };
+  return { sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip };
 }

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { registerFeatures } from '../../domain/features.js';
+import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { nowSeconds } from '../../services/rooms.js';
 import { effectivePreferences } from '../../services/preferences.js';
@@ -48,6 +49,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       modifiedSince: Type.Integer({ default: 0, minimum: 0 }),
       includeLastMessage: Type.Boolean({ default: true }),
     }),
+    response: ConversationListSchema,
     handler: async ({ params, ctx }) => {
       // Taken before the query, so a change made while it runs is returned again next time.
       // Contract: without noStatusUpdate=1 the caller counts as online (participants area, user status).
@@ -80,6 +82,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       objectType: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
       objectId: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
     }),
+    response: ConversationSchema,
     handler: async ({ params, ctx }) => {
       const { caller, created } = await rooms.create(ctx, params);
       const record = await rooms.presenter.presentOne(ctx, caller);
@@ -94,6 +97,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     talk: true,
     summary: 'One conversation (participants, guests, and non-participants where it is listed or public)',
     params: Type.Object({ token: Token }),
+    response: ConversationSchema,
     handler: async ({ params, ctx }) => {
       // A signed SIP-bridge request sees any conversation in the limited view (talk-behaviour.md §7).
       const bridge = await services.sipBridge.detect(ctx, params.token);
@@ -112,6 +116,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     talk: true,
     summary: 'Open (listable) conversations the caller is not in, filtered by searchTerm',
     params: Type.Object({ searchTerm: Type.String({ default: '', maxLength: 255, 'x-error': 'searchTerm' }) }),
+    response: ConversationListSchema,
     handler: async ({ params, ctx }) => {
       const views = await rooms.listed(ctx, params.searchTerm.trim());
       return rooms.presenter.present(ctx, views, { includeLastMessage: false });
@@ -125,6 +130,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     talk: true,
     summary: 'Rename a conversation (moderators)',
     params: Type.Object({ token: Token, roomName: Type.String({ default: '', 'x-error': 'value' }) }),
+    response: ConversationSchema,
     handler: async ({ params, ctx }) => {
       const caller = await rooms.rename(ctx, params.token, params.roomName);
       return rooms.presenter.presentOne(ctx, caller);
@@ -138,6 +144,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     talk: true,
     summary: 'Delete a conversation with its breakout rooms (moderators)',
     params: Type.Object({ token: Token }),
+    response: Type.Null(),
     handler: async ({ params, ctx }) => {
       await rooms.deleteConversation(ctx, params.token);
       return null;

@@ -7,6 +7,7 @@ import { appConfigRoutes } from './app-config.js';
 import { appPasswordRoutes } from './app-passwords.js';
 import { benchPrerenderedRoutes } from './bench-prerendered.js';
 import { conversationRoutes } from './conversations.js';
+import { conversationSettingsRoutes } from './conversation-settings.js';
 import { coreRoutes } from './core.js';
 import { userStatusRoutes } from './user-status.js';
 import { participantRoutes } from './participants.js';
@@ -25,6 +26,7 @@ export const routeModules: RouteModule[] = [
   coreRoutes,
   appConfigRoutes,
   conversationRoutes,
+  conversationSettingsRoutes,
   benchPrerenderedRoutes,
   webPageRoutes,
   metricsRoutes,

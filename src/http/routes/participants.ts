@@ -10,6 +10,7 @@ import { registerFeatures } from '../../domain/features.js';
 import type { Services } from '../../services/index.js';
 import { newCookieHeaders, registerCookieSessions } from '../auth/cookie-session.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
+import { AddResult, ConversationRecordRef, EmptyList, NullData, ParticipantListSchema } from './participant-schemas.js';
 
 registerCookieSessions();
 
@@ -42,6 +43,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       auth: 'public',
       talk: true,
       summary: breakout ? 'Participants of a conversation and its breakout rooms' : 'Participants of a conversation',
+      response: ParticipantListSchema,
       params: Type.Object({ includeStatus: Type.Boolean({ default: false }) }),
       handler: async ({ ctx, params, request }) => {
         const token = (request.params as { token: string }).token;
@@ -57,6 +59,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'user',
     talk: true,
     summary: 'Add a user, group, team (circle) or e-mail guest',
+    response: AddResult,
     params: Type.Object(
       {
         token: Type.String(),
@@ -74,6 +77,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Remove an attendee',
+    response: NullData,
     params: Type.Object({ token: Type.String(), attendeeId: AttendeeId }, { required: ['token', 'attendeeId'] }),
     handler: async ({ ctx, params }) => {
       await participants.removeAttendee(ctx, params.token, params.attendeeId);
@@ -87,6 +91,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'user',
     talk: true,
     summary: 'Leave a conversation for good',
+    response: NullData,
     params: Type.Object({ token: Type.String() }),
     handler: async ({ ctx, params }) => {
       await participants.removeSelf(ctx, params.token);
@@ -100,6 +105,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Join a conversation (new session); 409 when this browser session is still active and force=false',
+    response: ConversationRecordRef,
     params: Type.Object({
       token: Type.String(),
       password: Type.String({ default: '', maxLength: 1024, 'x-error': 'password' }),
@@ -119,6 +125,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Leave the conversation with the current session',
+    response: NullData,
     params: Type.Object({ token: Type.String() }),
     handler: async ({ ctx, params }) => {
       await sessions.leave(ctx, params.token);
@@ -132,6 +139,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Set the session state: 0 inactive, 1 active',
+    response: ConversationRecordRef,
     params: Type.Object({ token: Type.String(), state: Type.Integer({ 'x-error': 'state' }) }, { required: ['token', 'state'] }),
     handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await sessions.setState(ctx, params.token, params.state)),
   });
@@ -146,6 +154,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       auth: 'public',
       talk: true,
       summary: promote ? 'Promote a user or guest to moderator' : 'Demote a moderator',
+      response: NullData,
       params: Type.Object({ token: Type.String(), attendeeId: AttendeeId }, { required: ['token', 'attendeeId'] }),
       handler: async ({ ctx, params }) => {
         await participants.setModerator(ctx, params.token, params.attendeeId, promote);
@@ -160,6 +169,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: "Set, add or remove an attendee's permissions",
+    response: ParticipantListSchema,
     params: Type.Object(
       { token: Type.String(), attendeeId: AttendeeId, method: Method, permissions: Permissions },
       { required: ['token', 'attendeeId', 'method', 'permissions'] },
@@ -173,6 +183,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Deprecated: validates and does nothing',
+    response: NullData,
     params: Type.Object({ token: Type.String(), method: Method, permissions: Permissions }, { required: ['token', 'method', 'permissions'] }),
     handler: async ({ ctx, params }) => {
       await participants.setAllPermissions(ctx, params.token, params.method, params.permissions);
@@ -186,6 +197,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'user',
     talk: true,
     summary: 'Send the invitation mails again (all e-mail guests, or one attendee)',
+    response: NullData,
     params: Type.Object({ token: Type.String(), attendeeId: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { 'x-error': 'attendeeId' })) }),
     handler: async ({ ctx, params }) => {
       await participants.resendInvitations(ctx, params.token, params.attendeeId ?? null);
@@ -199,6 +211,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Set the display name as a guest',
+    response: EmptyList,
     params: Type.Object({ token: Type.String(), displayName: Type.String({ 'x-error': 'displayName' }) }, { required: ['token', 'displayName'] }),
     handler: async ({ ctx, params }) => {
       await participants.setGuestName(ctx, params.token, params.displayName);

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
+import { EmptyList, OwnStatusSchema } from './participant-schemas.js';
 
 const BASE = '/apps/user_status/api/v1/user_status';
 
@@ -17,6 +18,8 @@ export async function userStatusRoutes(app: FastifyInstance, services: Services)
     path: BASE,
     auth: 'user',
     summary: "The caller's status (404 when never set)",
+    params: Type.Object({}),
+    response: OwnStatusSchema,
     handler: async ({ ctx }) => status.own(ctx.userId!),
   });
 
@@ -25,6 +28,7 @@ export async function userStatusRoutes(app: FastifyInstance, services: Services)
     path: `${BASE}/status`,
     auth: 'user',
     summary: 'Set the status type: online, away, dnd, invisible or offline',
+    response: OwnStatusSchema,
     params: Type.Object({ statusType: Type.String({ maxLength: 32 }) }, { required: ['statusType'] }),
     handler: async ({ ctx, params }) => status.setStatus(ctx.userId!, params.statusType),
   });
@@ -34,6 +38,7 @@ export async function userStatusRoutes(app: FastifyInstance, services: Services)
     path: `${BASE}/message/custom`,
     auth: 'user',
     summary: 'Set a custom status message (icon, message, clearAt)',
+    response: OwnStatusSchema,
     params: Type.Object({
       statusIcon: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
       message: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
@@ -47,6 +52,8 @@ export async function userStatusRoutes(app: FastifyInstance, services: Services)
     path: `${BASE}/message`,
     auth: 'user',
     summary: 'Clear the custom status message',
+    params: Type.Object({}),
+    response: EmptyList,
     handler: async ({ ctx }) => {
       await status.clearMessage(ctx.userId!);
       return [];

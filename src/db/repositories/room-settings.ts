@@ -1,0 +1,74 @@
+/**
+ * SQL of the conversation settings endpoints that touch more than the room row (talk-behaviour.md
+ * §6): leaving public removes guests and self-joined users, new conversation permissions reset
+ * the attendees' own ones, read-only and the lobby push people out of the call. Each method is one
+ * transaction, so a reader never sees half of a change. Single-row updates use RoomsRepository /
+ * AttendeesRepository.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { ParticipantsRepository } from './participants.js';
+import type { RoomPatch } from './rooms.js';
+
+/** Participant types that exist only while the conversation is public: guest, self-joined, guest moderator. */
+const PUBLIC_ONLY_TYPES = [4, 5, 6];
+/** Owner, moderator, guest moderator: they stay in the call when the lobby closes. */
+const MODERATOR_TYPES = [1, 2, 6];
+/** Attendee rows that stand for many people keep their permissions (Talk excludes them). */
+const COLLECTIVE_ACTORS = ['groups', 'circles'];
+
+export type CallDisconnect = 'everyone' | 'non-moderators';
+
+export class RoomSettingsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * Public to group: applies `patch` (type 2 and lastActivity) and deletes the guests, guest
+   * moderators and self-joined users with their sessions. Returns how many attendees went.
+   */
+  async makeGroup(roomId: number, patch: RoomPatch): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
+      const gone = trx.selectFrom('attendees').select('attendees.id').where('room_id', '=', roomId).where('participant_type', 'in', PUBLIC_ONLY_TYPES);
+      await trx.deleteFrom('sessions').where('attendee_id', 'in', gone).execute();
+      const r = await trx.deleteFrom('attendees').where('room_id', '=', roomId).where('participant_type', 'in', PUBLIC_ONLY_TYPES).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    });
+  }
+
+  /**
+   * New default or call permissions: applies `patch` and resets every attendee's own permissions
+   * to 0 ("take the conversation's"), except groups and circles rows. Each attendee's
+   * last_attendee_activity moves to `now` so `GET /room?modifiedSince` returns the conversation
+   * to everyone whose effective permissions may have changed.
+   */
+  async setRoomPermissions(roomId: number, patch: RoomPatch, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
+      await trx
+        .updateTable('attendees')
+        .set({ permissions: 0 })
+        .where('room_id', '=', roomId)
+        .where('actor_type', 'not in', COLLECTIVE_ACTORS)
+        .where('permissions', '!=', 0)
+        .execute();
+      await trx.updateTable('attendees').set({ last_attendee_activity: now }).where('room_id', '=', roomId).where('last_attendee_activity', '<', now).execute();
+    });
+  }
+
+  /**
+   * Applies `patch` and takes sessions out of the call (in_call = 0): everyone's (read-only) or
+   * only non-moderators' (lobby). When no live session (last ping at or after `aliveSince`)
+   * is left in the call, the call ends as everywhere else (ParticipantsRepository.endEmptyCalls:
+   * no start time, no call flag, call permissions back to 0; talk-behaviour.md §10).
+   */
+  async updateAndDisconnect(roomId: number, patch: RoomPatch, who: CallDisconnect, aliveSince: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
+      let attendees = trx.selectFrom('attendees').select('attendees.id').where('room_id', '=', roomId);
+      if (who === 'non-moderators') attendees = attendees.where('participant_type', 'not in', MODERATOR_TYPES);
+      await trx.updateTable('sessions').set({ in_call: 0 }).where('in_call', '!=', 0).where('attendee_id', 'in', attendees).execute();
+      await new ParticipantsRepository(trx).endEmptyCalls([roomId], aliveSince);
+    });
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Conversation settings endpoints (contract "Conversations", base api/v4): description, public,
+ * read-only, password, permissions, favorite, notify, notify-calls, message-expiration, listable,
+ * and the lobby (webinar/lobby, not in the contract but its state is a record field). Thin:
+ * coerce, call RoomSettingsService, answer the updated record (as LATEST Talk does).
+ *
+ * Wrong types fail coercion with the reason Talk uses for that field (`value`, `level`, `mode`),
+ * before the conversation is looked up; every other check is the service's, in Talk's order.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type TObject, type TProperties } from '@sinclair/typebox';
+import { registerFeatures } from '../../domain/features.js';
+import { LOBBY_TIMER_MAX } from '../../domain/room-settings.js';
+import { ConversationSchema } from '../../presenters/conversation-schema.js';
+import type { Services } from '../../services/index.js';
+import type { CallerRoom } from '../../services/rooms.js';
+import type { RequestContext } from '../../services/request-context.js';
+import { ocsRoute, type OcsRouteDef } from '../ocs/route.js';
+
+// What these endpoints and the record fields they set make true (talk-reference.md §2.2 gating table).
+registerFeatures([
+  { name: 'favorites', local: true },
+  { name: 'notification-levels' },
+  { name: 'read-only-rooms' },
+  { name: 'listable-rooms', local: true },
+  { name: 'webinary-lobby' },
+  { name: 'room-description' },
+  { name: 'notification-calls' },
+  { name: 'conversation-permissions' },
+  { name: 'message-expiration' },
+]);
+
+const ROOM = '/apps/spreed/api/v4/room/:token';
+const Token = Type.String();
+/** An int field whose wrong type is reported under Talk's reason for that endpoint. */
+const Int = (reason: string) => Type.Integer({ 'x-error': reason });
+
+export async function conversationSettingsRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const { rooms, roomSettings } = services;
+
+  /** One settings route: public (the service decides who may), answering the caller's updated record. */
+  const setting = (
+    method: OcsRouteDef<any>['method'],
+    path: string,
+    summary: string,
+    fields: TProperties,
+    run: (ctx: RequestContext, params: any) => Promise<CallerRoom>,
+  ) =>
+    ocsRoute(app, services, {
+      method,
+      path: `${ROOM}${path}`,
+      auth: 'public',
+      talk: true,
+      summary,
+      params: Type.Object({ token: Token, ...fields }) as TObject,
+      response: ConversationSchema,
+      handler: async ({ params, ctx }) => rooms.presenter.presentOne(ctx, await run(ctx, params)),
+    });
+
+  setting(
+    'PUT',
+    '/description',
+    'Set the description (moderators): at most 2000 characters, trimmed',
+    { description: Type.String({ 'x-error': 'value' }) },
+    (ctx, p) => roomSettings.setDescription(ctx, p.token, p.description),
+  );
+  setting(
+    'POST',
+    '/public',
+    'Allow guests (logged-in moderators): group to public, optionally with a password',
+    { password: Type.String({ default: '', 'x-error': 'password' }) },
+    (ctx, p) => roomSettings.makePublic(ctx, p.token, p.password),
+  );
+  setting('DELETE', '/public', 'Disallow guests (logged-in moderators): public to group, guests and self-joined users removed', {}, (ctx, p) =>
+    roomSettings.makeGroup(ctx, p.token),
+  );
+  setting('PUT', '/read-only', 'Set read-only (logged-in moderators): state 0 read-write, 1 read-only', { state: Int('value') }, (ctx, p) =>
+    roomSettings.setReadOnly(ctx, p.token, p.state),
+  );
+  setting(
+    'PUT',
+    '/password',
+    'Set or remove (empty) the password of a public conversation (moderators); password policy applies',
+    { password: Type.String({ 'x-error': 'value' }) },
+    (ctx, p) => roomSettings.setPassword(ctx, p.token, p.password),
+  );
+  setting(
+    'PUT',
+    '/permissions/:mode',
+    'Set default or call permissions (moderators); resets attendees\' own permissions',
+    { mode: Type.String({ maxLength: 32, 'x-error': 'mode' }), permissions: Int('value') },
+    (ctx, p) => roomSettings.setPermissions(ctx, p.token, p.mode, p.permissions),
+  );
+  setting('POST', '/favorite', 'Add to favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, true));
+  setting('DELETE', '/favorite', 'Remove from favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, false));
+  setting('POST', '/notify', 'Set the notification level: 1 always, 2 mentions, 3 never (logged-in participants)', { level: Int('level') }, (ctx, p) =>
+    roomSettings.setNotificationLevel(ctx, p.token, p.level),
+  );
+  setting('POST', '/notify-calls', 'Set call notifications: 0 off, 1 on (logged-in participants)', { level: Int('level') }, (ctx, p) =>
+    roomSettings.setCallNotificationLevel(ctx, p.token, p.level),
+  );
+  setting(
+    'POST',
+    '/message-expiration',
+    'Set message expiration in seconds, 0 = off (moderators)',
+    { seconds: Int('value') },
+    (ctx, p) => roomSettings.setMessageExpiration(ctx, p.token, p.seconds),
+  );
+  setting('PUT', '/listable', 'Open the conversation: scope 0 participants, 1 regular users, 2 everyone (logged-in moderators)', { scope: Int('value') }, (ctx, p) =>
+    roomSettings.setListable(ctx, p.token, p.scope),
+  );
+  setting(
+    'PUT',
+    '/webinar/lobby',
+    'Set the lobby (logged-in moderators): state 0/1, timer = unix time when it lifts (null or 0 = none)',
+    {
+      state: Int('value'),
+      timer: Type.Union([Type.Integer({ minimum: 0, maximum: LOBBY_TIMER_MAX }), Type.Null()], { default: null, 'x-error': 'timer' }),
+    },
+    (ctx, p) => roomSettings.setLobby(ctx, p.token, p.state, p.timer),
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * Response schemas of the participants area, for the API document (GET /openapi.json). They
+ * describe the `data` member only; they do not filter what is sent.
+ */
+import { Type } from '@sinclair/typebox';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** Contract "Participant" record (talk-reference.md §4.2). */
+export const ParticipantSchema = Type.Object({
+  roomToken: Type.String(),
+  inCall: Type.Integer(),
+  lastPing: Type.Integer(),
+  sessionIds: Type.Array(Type.String({ maxLength: 512 })),
+  participantType: Type.Integer(),
+  attendeeId: Type.Integer(),
+  actorId: Type.String(),
+  actorType: Type.String(),
+  displayName: Type.String(),
+  permissions: Type.Integer(),
+  attendeePermissions: Type.Integer(),
+  attendeePin: Type.String(),
+  phoneNumber: Type.String(),
+  callId: Type.String(),
+  invitedActorId: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String()),
+  statusIcon: Type.Optional(NullableString),
+  statusMessage: Type.Optional(NullableString),
+  statusClearAt: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+});
+
+export const ParticipantListSchema = Type.Array(ParticipantSchema);
+
+/** The conversation record (described by the conversations area). */
+export const ConversationRecordRef = Type.Object({}, { additionalProperties: true, description: 'conversation record' });
+
+export const NullData = Type.Null();
+export const EmptyList = Type.Array(Type.Never(), { maxItems: 0 });
+export const AddResult = Type.Union([Type.Object({ type: Type.Integer() }), EmptyList]);
+
+/** Nextcloud's private user status record. */
+export const OwnStatusSchema = Type.Object({
+  userId: Type.String(),
+  message: NullableString,
+  messageId: NullableString,
+  messageIsPredefined: Type.Boolean(),
+  icon: NullableString,
+  clearAt: Type.Union([Type.Integer(), Type.Null()]),
+  status: Type.String(),
+  statusIsUserDefined: Type.Boolean(),
+});

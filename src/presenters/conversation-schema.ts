@@ -1,0 +1,84 @@
+/**
+ * The conversation record as a TypeBox schema (contract "Conversation" table plus the fields
+ * talk-reference.md §4.3 lists): THE one description of the record. The presenter's
+ * `ConversationRecord` type is derived from it, and every route that answers with a record uses
+ * it as its `response` schema (GET /openapi.json).
+ *
+ * Field order follows Talk's RoomFormatter (the presenter builds records in this order).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+const Int = (description?: string) => Type.Integer(description ? { description } : {});
+const Bool = (description?: string) => Type.Boolean(description ? { description } : {});
+const Str = (description?: string) => Type.String(description ? { description } : {});
+const NullableStr = Type.Union([Type.String(), Type.Null()]);
+
+export const ConversationSchema = Type.Object(
+  {
+    id: Int('numeric identifier'),
+    token: Str('token identifier used for further interaction'),
+    type: Int('1 one-to-one, 2 group, 3 public, 4 changelog, 5 former one-to-one, 6 note-to-self'),
+    name: Str('name (one-to-one: the other user id)'),
+    displayName: Str('name if non-empty, otherwise a list of participants'),
+    objectType: Str(),
+    objectId: Str(),
+    participantType: Int('1 owner, 2 moderator, 3 user, 4 guest, 5 self-joined user, 6 guest moderator'),
+    participantFlags: Int('in-call flags of the requesting session'),
+    readOnly: Int('0 read-write, 1 read-only'),
+    hasCall: Bool(),
+    callStartTime: Int(),
+    callRecording: Int(),
+    canStartCall: Bool(),
+    lastActivity: Int('unix seconds'),
+    lastReadMessage: Int(),
+    unreadMessages: Int(),
+    unreadMention: Bool(),
+    unreadMentionDirect: Bool(),
+    isFavorite: Bool(),
+    canLeaveConversation: Bool(),
+    canDeleteConversation: Bool(),
+    notificationLevel: Int('1 always, 2 mentions, 3 never'),
+    notificationCalls: Int('0 off, 1 on'),
+    lobbyState: Int('0 no lobby, 1 lobby for non-moderators'),
+    lobbyTimer: Int('unix seconds when the lobby lifts, 0 = none'),
+    lastPing: Int(),
+    sessionId: Str("'0' when not connected"),
+    hasPassword: Bool(),
+    sipEnabled: Int('0 off, 1 with PIN, 2 without PIN'),
+    actorType: Str(),
+    actorId: Str(),
+    attendeeId: Int(),
+    permissions: Int('effective permissions (bit flags)'),
+    attendeePermissions: Int(),
+    callPermissions: Int(),
+    defaultPermissions: Int(),
+    canEnableSIP: Bool(),
+    attendeePin: NullableStr,
+    description: Str(),
+    lastCommonReadMessage: Int(),
+    listable: Int('0 participants only, 1 regular users, 2 everyone'),
+    callFlag: Int(),
+    messageExpiration: Int('seconds, 0 = disabled'),
+    avatarVersion: Str(),
+    isCustomAvatar: Bool(),
+    breakoutRoomMode: Int(),
+    breakoutRoomStatus: Int(),
+    recordingConsent: Int(),
+    mentionPermissions: Int(),
+    isArchived: Bool(),
+    isImportant: Bool(),
+    isSensitive: Bool(),
+    liveTranscriptionLanguageId: Str(),
+    lastMessage: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown())])),
+    status: Type.Optional(Str('one-to-one with includeStatus: the other user status')),
+    statusIcon: Type.Optional(NullableStr),
+    statusMessage: Type.Optional(NullableStr),
+    statusClearAt: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  },
+  { description: 'conversation record' },
+);
+
+export type ConversationRecordShape = Static<typeof ConversationSchema>;
+
+/** A list of conversation records (GET /room, GET /listed-room). */
+export const ConversationListSchema = Type.Array(ConversationSchema);

@@ -1,0 +1,247 @@
+/**
+ * Conversation settings (contract "Conversations": description, public, read-only, password,
+ * permissions, favorites, notification levels, message expiration, listable; plus the lobby,
+ * whose state is a record field). Every mutator starts with the core's lookup
+ * (`RoomsService.requireModerator` / `requireParticipant`: 404, then 403), then applies the
+ * rules of domain/room-settings.ts in talk-behaviour.md §6 order, writes, and returns the
+ * caller's view for the presenter (LATEST Talk answers the updated record).
+ *
+ * lastActivity moves for the changes talk-behaviour.md §11 lists (Talk posts a system message
+ * for them); favorites and notification levels move the caller's `last_attendee_activity`, so
+ * `GET /room?modifiedSince` returns the conversation to them. An unchanged value is a no-op.
+ */
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { RoomSettingsRepository, CallDisconnect } from '../db/repositories/room-settings.js';
+import type { RoomPatch } from '../db/repositories/rooms.js';
+import { ActorType, LobbyState, ReadOnlyState, RoomType, SESSION_TIMEOUT } from '../domain/constants.js';
+import { badRequest, forbidden, unauthorized } from '../domain/errors.js';
+import { hashPassword } from '../domain/passwords.js';
+import { passwordPolicyViolation } from '../domain/password-policy.js';
+import { isModeratorType, withCustomBit } from '../domain/permissions.js';
+import {
+  PERMISSION_MODES,
+  descriptionProblem,
+  isBreakoutChild,
+  isValidCallNotificationLevel,
+  isValidNotificationLevel,
+  listableProblem,
+  lobbyProblem,
+  messageExpirationProblem,
+  permissionsProblem,
+  publicToggleProblem,
+  readOnlyProblem,
+  type PermissionMode,
+} from '../domain/room-settings.js';
+import type { RequestContext } from './request-context.js';
+import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+
+type Participating = CallerRoom & { attendee: AttendeeRow };
+
+/** Human messages for the 400 reasons (data.message), so a person can tell what to fix. */
+const MESSAGES: Record<string, string> = {
+  event: 'Event conversations cannot be changed this way',
+  type: 'This conversation type does not support this setting',
+  'breakout-room': 'Breakout rooms and their parents do not support this setting',
+  object: 'This conversation kind cannot have a lobby',
+  mode: 'mode must be "default" or "call"',
+};
+
+function refuse(reason: string, valueMessage: string): never {
+  throw badRequest(reason, reason === 'value' ? valueMessage : MESSAGES[reason]);
+}
+
+export class RoomSettingsService {
+  constructor(
+    private readonly rooms: RoomsService,
+    private readonly repo: RoomSettingsRepository,
+  ) {}
+
+  // ---- helpers ----
+
+  /** Writes a room patch (with lastActivity = now when `activity`) and returns the new view. */
+  private async save<T extends CallerRoom>(found: T, patch: RoomPatch, activity: boolean): Promise<T> {
+    const full: RoomPatch = activity ? { ...patch, last_activity: Math.max(nowSeconds(), found.room.last_activity) } : patch;
+    await this.rooms.repos.rooms.update(found.room.id, full);
+    return { ...found, room: { ...found.room, ...full } };
+  }
+
+  /** Writes a room patch and takes `who` out of the call; the room is read back (the call may have ended). */
+  private async saveDisconnecting<T extends Participating>(found: T, patch: RoomPatch, who: CallDisconnect): Promise<T> {
+    const now = nowSeconds();
+    await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT);
+    const room = (await this.rooms.repos.rooms.findById(found.room.id)) ?? found.room;
+    const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
+    return { ...found, room, session };
+  }
+
+  /** A logged-in participant (favorites, notification levels): guests get 401 `guest`. */
+  private async requireUserParticipant(ctx: RequestContext, token: unknown): Promise<Participating> {
+    const found = await this.rooms.requireParticipant(ctx, token);
+    if (!ctx.user || found.attendee.actor_type !== ActorType.USERS) throw unauthorized('guest');
+    return found;
+  }
+
+  /** Updates the caller's own attendee row and moves its last_attendee_activity. */
+  private async saveAttendee(found: Participating, patch: Partial<Pick<AttendeeRow, 'favorite' | 'notification_level' | 'notification_calls'>>): Promise<Participating> {
+    const full = { ...patch, last_attendee_activity: Math.max(nowSeconds(), found.attendee.last_attendee_activity) };
+    await this.rooms.repos.attendees.update(found.attendee.id, full);
+    return { ...found, attendee: { ...found.attendee, ...full } };
+  }
+
+  // ---- room settings ----
+
+  /** PUT description (moderators, guest moderators too): trimmed, at most 2000 characters. */
+  async setDescription(ctx: RequestContext, token: unknown, description: string): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token);
+    const trimmed = description.trim();
+    const problem = descriptionProblem(found.room, trimmed);
+    if (problem) refuse(problem, 'description can be at most 2000 characters');
+    if (trimmed === found.room.description) return found;
+    return this.save(found, { description: trimmed }, true);
+  }
+
+  /**
+   * POST public (logged-in moderators): group to public, optionally with a password (policy
+   * checked); `force_passwords` needs one. Already public is a no-op.
+   */
+  async makePublic(ctx: RequestContext, token: unknown, password: string): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const room = found.room;
+    if (room.type === RoomType.PUBLIC) return found;
+    const problem = publicToggleProblem(room);
+    if (problem) refuse(problem, '');
+    const cfg = await ctx.config();
+    const patch: RoomPatch = { type: RoomType.PUBLIC };
+    if (password !== '') {
+      const violation = passwordPolicyViolation(password, cfg.int('password_policy_min_length'));
+      if (violation) throw badRequest('password', violation);
+      patch.password = await hashPassword(password);
+    } else if (room.password === '' && cfg.bool('force_passwords')) {
+      throw badRequest('password', 'Password needs to be set');
+    }
+    return this.save(found, patch, true);
+  }
+
+  /**
+   * DELETE public (logged-in moderators): public to group; guests, guest moderators and
+   * self-joined users are removed with their sessions. Already group is a no-op.
+   */
+  async makeGroup(ctx: RequestContext, token: unknown): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const room = found.room;
+    if (room.type === RoomType.GROUP) return found;
+    const problem = publicToggleProblem(room);
+    if (problem) refuse(problem, '');
+    const patch: RoomPatch = { type: RoomType.GROUP, last_activity: Math.max(nowSeconds(), room.last_activity) };
+    await this.repo.makeGroup(room.id, patch);
+    return { ...found, room: { ...room, ...patch } };
+  }
+
+  /** PUT read-only (logged-in moderators): 0/1; read-only also ends everyone's call participation. */
+  async setReadOnly(ctx: RequestContext, token: unknown, state: number): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    if (state === found.room.read_only) return found;
+    const problem = readOnlyProblem(found.room, state);
+    if (problem) refuse(problem, 'state must be 0 (read-write) or 1 (read-only)');
+    if (state === ReadOnlyState.READ_ONLY) return this.saveDisconnecting(found, { read_only: state }, 'everyone');
+    return this.save(found, { read_only: state }, true);
+  }
+
+  /**
+   * PUT password (moderators, guest moderators too): public conversations only (403 `type`, as
+   * the contract says), not breakout rooms; '' removes it unless `force_passwords`; otherwise
+   * the policy applies and an argon2id hash is stored.
+   */
+  async setPassword(ctx: RequestContext, token: unknown, password: string): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token);
+    const room = found.room;
+    if (room.type !== RoomType.PUBLIC) throw forbidden('type', 'Only public conversations can have a password');
+    if (isBreakoutChild(room)) refuse('breakout-room', '');
+    const cfg = await ctx.config();
+    if (password === '') {
+      if (cfg.bool('force_passwords')) throw badRequest('value', 'Password needs to be set');
+      if (room.password === '') return found;
+      return this.save(found, { password: '' }, true);
+    }
+    const violation = passwordPolicyViolation(password, cfg.int('password_policy_min_length'));
+    if (violation) throw badRequest('value', violation);
+    return this.save(found, { password: await hashPassword(password) }, true);
+  }
+
+  /**
+   * PUT permissions/{mode} (moderators, guest moderators too): `default` or `call` (the contract
+   * keeps call permissions; they go back to 0 when the call ends). Non-zero values get the Custom
+   * bit; attendees' own permissions are reset (groups and circles rows excepted).
+   */
+  async setPermissions(ctx: RequestContext, token: unknown, mode: string, permissions: number): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token);
+    const problem = permissionsProblem(found.room, mode, permissions);
+    if (problem) refuse(problem, 'permissions must be 0 to 255');
+    const column = PERMISSION_MODES[mode as PermissionMode];
+    const patch: RoomPatch = { [column]: withCustomBit(permissions) };
+    const now = nowSeconds();
+    await this.repo.setRoomPermissions(found.room.id, patch, now);
+    const attendee = { ...found.attendee, permissions: 0, last_attendee_activity: Math.max(now, found.attendee.last_attendee_activity) };
+    return { ...found, room: { ...found.room, ...patch }, attendee };
+  }
+
+  /** POST message-expiration (moderators, guest moderators too): seconds >= 0, 0 = off. */
+  async setMessageExpiration(ctx: RequestContext, token: unknown, seconds: number): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token);
+    const problem = messageExpirationProblem(found.room, seconds);
+    if (problem) refuse(problem, 'seconds must be 0 (off) or a positive number of seconds');
+    if (seconds === found.room.message_expiration) return found;
+    return this.save(found, { message_expiration: seconds }, true);
+  }
+
+  /** PUT listable (logged-in moderators): scope 0 participants only, 1 regular users, 2 everyone. */
+  async setListable(ctx: RequestContext, token: unknown, scope: number): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    if (scope === found.room.listable) return found;
+    const problem = listableProblem(found.room, scope);
+    if (problem) refuse(problem, 'scope must be 0, 1 or 2');
+    return this.save(found, { listable: scope }, true);
+  }
+
+  /**
+   * PUT webinar/lobby (logged-in moderators): state 0/1 and an optional timer (unix seconds,
+   * null or 0 = none) after which the lobby lifts itself. Closing the lobby takes
+   * non-moderators out of the call.
+   */
+  async setLobby(ctx: RequestContext, token: unknown, state: number, timer: number | null): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const problem = lobbyProblem(found.room, state);
+    if (problem) refuse(problem, 'state must be 0 (no lobby) or 1 (lobby for non-moderators)');
+    const lobbyTimer = timer !== null && timer > 0 ? timer : 0;
+    if (state === found.room.lobby_state && lobbyTimer === found.room.lobby_timer) return found;
+    const patch: RoomPatch = { lobby_state: state, lobby_timer: lobbyTimer };
+    if (state === LobbyState.NON_MODERATORS) return this.saveDisconnecting(found, patch, 'non-moderators');
+    return this.save(found, patch, true);
+  }
+
+  // ---- the caller's own settings ----
+
+  /** POST/DELETE favorite (logged-in participants). */
+  async setFavorite(ctx: RequestContext, token: unknown, favorite: boolean): Promise<CallerRoom> {
+    const found = await this.requireUserParticipant(ctx, token);
+    const value = favorite ? 1 : 0;
+    if (found.attendee.favorite === value) return found;
+    return this.saveAttendee(found, { favorite: value });
+  }
+
+  /** POST notify (logged-in participants): 1 always, 2 mentions, 3 never; else 400 `level`. */
+  async setNotificationLevel(ctx: RequestContext, token: unknown, level: number): Promise<CallerRoom> {
+    const found = await this.requireUserParticipant(ctx, token);
+    if (!isValidNotificationLevel(level)) throw badRequest('level', 'level must be 1 (always), 2 (mentions) or 3 (never)');
+    if (found.attendee.notification_level === level) return found;
+    return this.saveAttendee(found, { notification_level: level });
+  }
+
+  /** POST notify-calls (logged-in participants): 0 off, 1 on; else 400 `level`. */
+  async setCallNotificationLevel(ctx: RequestContext, token: unknown, level: number): Promise<CallerRoom> {
+    const found = await this.requireUserParticipant(ctx, token);
+    if (!isValidCallNotificationLevel(level)) throw badRequest('level', 'level must be 0 (off) or 1 (on)');
+    if (found.attendee.notification_calls === level) return found;
+    return this.saveAttendee(found, { notification_calls: level });
+  }
+}
