@@ -307,6 +307,8 @@ for (const dialect of dialects()) {
         const a = await p.services.rooms.addAttendee(row.id, { actorType: i % 2 ? 'guests' : 'emails', actorId: `x${i}`, displayName: `X${i}`, participantType: 6 });
         if (i % 3 === 0) await p.services.db.kysely.insertInto('sessions').values({ attendee_id: a.id, session_id: `s${i}-${Date.now()}`, in_call: 0, last_ping: Math.floor(Date.now() / 1000), state: 1 }).execute();
       }
+      // Warm-up: caches of other areas reload once after writes; only steady state is compared.
+      await list(p, room.token);
       const big = await countQueries(p, () => list(p, room.token));
       assert.equal(big, small);
       assert.equal((await list(p, room.token)).length, 301);
