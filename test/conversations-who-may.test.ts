@@ -1,0 +1,205 @@
+/**
+ * Who may do what (issue 3 item 6): every conversation endpoint, called by each kind of caller —
+ * owner, moderator, normal user, self-joined user, guest, guest moderator, logged-in
+ * non-participant, anonymous — on each conversation type where that caller can exist, answers the
+ * contract's status (and Parley's `data.error`). Users are seeded through the service layer;
+ * guests join through POST /room/{token}/participants/active and are recognised by their cookie.
+ *
+ * Decisions where the contract and Talk differ are the README's compatibility notes: endpoints
+ * Talk reserves for logged-in moderators answer 403 `moderator` to guest moderators and 404 to
+ * anonymous non-participants (the contract lists no 401 for them); password is 403 `type` when
+ * the conversation is not public (contract).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+
+type Kind = 'owner' | 'moderator' | 'user' | 'selfJoined' | 'guest' | 'guestModerator' | 'stranger' | 'anonymous';
+const KINDS: Kind[] = ['owner', 'moderator', 'user', 'selfJoined', 'guest', 'guestModerator', 'stranger', 'anonymous'];
+/** Conversation types: 1 one-to-one, 2 group, 3 public. */
+type RoomType = 1 | 2 | 3;
+
+/** Which kinds exist in which conversation type (guests and self-joined users only in public ones). */
+function kindsFor(type: RoomType): Kind[] {
+  if (type === 1) return ['owner', 'stranger', 'anonymous'];
+  if (type === 2) return ['owner', 'moderator', 'user', 'stranger', 'anonymous'];
+  return KINDS;
+}
+
+/** [status, data.error] — the error is checked for 4xx answers. */
+type Expect = [number, string?];
+
+const OK: Expect = [200];
+const NOT_FOUND: Expect = [404, 'room'];
+const NOT_MODERATOR: Expect = [403, 'moderator'];
+const GUEST: Expect = [401, 'guest'];
+
+const outsider = (k: Kind) => k === 'stranger' || k === 'anonymous';
+const logged = (k: Kind) => k === 'owner' || k === 'moderator';
+
+/** Moderator endpoints: guest moderators admitted unless `loggedInOnly`; one-to-one answers `oneToOne`. */
+function moderators(opts: { loggedInOnly?: boolean; oneToOne: Expect }) {
+  return (k: Kind, t: RoomType): Expect => {
+    if (outsider(k)) return NOT_FOUND;
+    if (t === 1) return opts.oneToOne;
+    if (logged(k) || (k === 'guestModerator' && !opts.loggedInOnly)) return OK;
+    return NOT_MODERATOR;
+  };
+}
+
+/** Endpoints for logged-in participants: guests (and guest moderators) get 401 guest. */
+const loggedInParticipants = (k: Kind): Expect => (outsider(k) ? NOT_FOUND : k === 'guest' || k === 'guestModerator' ? GUEST : OK);
+
+interface Endpoint {
+  name: string;
+  method: string;
+  path: string;
+  body?: Record<string, unknown>;
+  expect: (k: Kind, t: RoomType) => Expect;
+  /** A success changes who can reach the conversation: use a fresh one for each successful call. */
+  destructive?: boolean;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  {
+    name: 'get one',
+    method: 'GET',
+    path: '',
+    expect: (k, t) => (outsider(k) && t !== 3 ? NOT_FOUND : OK),
+  },
+  { name: 'rename', method: 'PUT', path: '', body: { roomName: 'Renamed' }, expect: moderators({ oneToOne: [400, 'type'] }) },
+  { name: 'delete', method: 'DELETE', path: '', expect: moderators({ oneToOne: [400, 'type'] }), destructive: true },
+  { name: 'description', method: 'PUT', path: '/description', body: { description: 'About' }, expect: moderators({ oneToOne: [400, 'type'] }) },
+  { name: 'make public', method: 'POST', path: '/public', expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+  { name: 'make group', method: 'DELETE', path: '/public', expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+  { name: 'read-only', method: 'PUT', path: '/read-only', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+  {
+    name: 'password',
+    method: 'PUT',
+    path: '/password',
+    body: { password: 'correct horse battery' },
+    expect: (k, t) => {
+      const base = moderators({ oneToOne: [403, 'type'] })(k, t);
+      return base[0] === 200 && t !== 3 ? [403, 'type'] : base;
+    },
+  },
+  { name: 'default permissions', method: 'PUT', path: '/permissions/default', body: { permissions: 126 }, expect: moderators({ oneToOne: [400, 'type'] }) },
+  { name: 'call permissions', method: 'PUT', path: '/permissions/call', body: { permissions: 4 }, expect: moderators({ oneToOne: [400, 'type'] }) },
+  { name: 'favorite', method: 'POST', path: '/favorite', expect: loggedInParticipants },
+  { name: 'unfavorite', method: 'DELETE', path: '/favorite', expect: loggedInParticipants },
+  { name: 'notify', method: 'POST', path: '/notify', body: { level: 2 }, expect: loggedInParticipants },
+  { name: 'notify-calls', method: 'POST', path: '/notify-calls', body: { level: 0 }, expect: loggedInParticipants },
+  { name: 'message expiration', method: 'POST', path: '/message-expiration', body: { seconds: 3600 }, expect: moderators({ oneToOne: OK }) },
+  { name: 'listable', method: 'PUT', path: '/listable', body: { scope: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+  { name: 'lobby', method: 'PUT', path: '/webinar/lobby', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+];
+
+for (const dialect of dialects()) {
+  describe(`who may do what on conversations [${dialect}]`, () => {
+    let p: Parley;
+    let n = 0;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await createUser(p, u);
+    });
+    after(async () => p.close());
+
+    async function joinGuest(token: string, participantType: number): Promise<Caller> {
+      const r = await call(p, 'POST', `${V4}/room/${token}/participants/active`, {});
+      assert.equal(r.status, 200, r.text);
+      if (participantType !== 4) await p.services.rooms.repos.attendees.update(r.data.attendeeId, { participant_type: participantType });
+      return { headers: { Cookie: r.headers.get('set-cookie')!.split(';')[0] } };
+    }
+
+    /**
+     * A conversation of the given type with every kind of caller it can have: alice owner, bob
+     * moderator, carol user, dave self-joined, a guest and a guest moderator; erin is a stranger.
+     */
+    async function fixture(type: RoomType): Promise<{ token: string; callers: Map<Kind, Caller | undefined> }> {
+      n++;
+      const callers = new Map<Kind, Caller | undefined>([
+        ['owner', as('alice')],
+        ['stranger', as('erin')],
+        ['anonymous', undefined],
+      ]);
+      if (type === 1) {
+        // A one-to-one conversation per fixture: alice with a fresh user (both owners).
+        const other = `peer${n}`;
+        await createUser(p, other);
+        const r = await createRoom(p, 'alice', { roomType: 1, invite: other });
+        return { token: r.token, callers };
+      }
+      const r = await createRoom(p, 'alice', { roomType: type, roomName: `Room ${n}` });
+      await seedUser(p, r.token, 'bob', 2);
+      await seedUser(p, r.token, 'carol', 3);
+      callers.set('moderator', as('bob'));
+      callers.set('user', as('carol'));
+      if (type === 3) {
+        await seedUser(p, r.token, 'dave', 5);
+        callers.set('selfJoined', as('dave'));
+        callers.set('guest', await joinGuest(r.token, 4));
+        callers.set('guestModerator', await joinGuest(r.token, 6));
+      }
+      return { token: r.token, callers };
+    }
+
+    const send = (e: Endpoint, token: string, who: Caller | undefined) => call(p, e.method, `${V4}/room/${token}${e.path}`, { as: who, body: e.body });
+
+    for (const e of ENDPOINTS) {
+      for (const type of [1, 2, 3] as RoomType[]) {
+        it(`${e.method} /room/{token}${e.path} (${e.name}) on type ${type}`, async () => {
+          const kinds = kindsFor(type);
+          // Refusals first, then successes, so a success (make group drops guests) cannot change a later row.
+          const order = [...kinds].sort((a, b) => Number(e.expect(a, type)[0] === 200) - Number(e.expect(b, type)[0] === 200));
+          const shared = await fixture(type);
+          const got: string[] = [];
+          const want: string[] = [];
+          for (const kind of order) {
+            const expected = e.expect(kind, type);
+            const f = e.destructive && expected[0] === 200 ? await fixture(type) : shared;
+            const r = await send(e, f.token, f.callers.get(kind));
+            got.push(`${kind}: ${r.status}${r.status >= 400 ? ' ' + r.data?.error : ''}`);
+            want.push(`${kind}: ${expected[0]}${expected[0] >= 400 ? ' ' + expected[1] : ''}`);
+            if (r.status === 200 && e.method !== 'DELETE') assert.equal(r.data.token, f.token, `${kind} gets the record`);
+          }
+          assert.deepEqual(got, want);
+        });
+      }
+    }
+
+    describe('endpoints without a token', () => {
+      it('GET /room, POST /room and GET /listed-room: users 200/201, guests and anonymous 401', async () => {
+        const pub = await fixture(3);
+        const guest = pub.callers.get('guest');
+        const cases: Array<[string, string, Record<string, unknown> | undefined, number]> = [
+          ['GET', '/room', undefined, 200],
+          ['POST', '/room', { roomType: 2, roomName: 'New' }, 201],
+          ['GET', '/listed-room', undefined, 200],
+        ];
+        for (const [method, path, body, ok] of cases) {
+          assert.equal((await call(p, method, `${V4}${path}`, { as: as('carol'), body })).status, ok, `${method} ${path} user`);
+          for (const who of [guest, undefined]) {
+            const r = await call(p, method, `${V4}${path}`, { as: who, body });
+            assert.equal(r.status, 401, `${method} ${path} ${who ? 'guest' : 'anonymous'}`);
+            assert.equal(r.meta.statuscode, 997);
+          }
+        }
+      });
+
+      it('users outside a non-empty allowed_groups get 403 on every conversation endpoint', async () => {
+        const f = await fixture(2);
+        await p.services.directory.createGroup('talkers');
+        await p.services.appConfig.set('allowed_groups', '["talkers"]');
+        try {
+          for (const e of ENDPOINTS) {
+            const r = await send(e, f.token, as('carol'));
+            assert.deepEqual([r.status, r.data.error], [403, 'allowed_groups'], e.name);
+          }
+        } finally {
+          await p.services.appConfig.set('allowed_groups', '[]');
+        }
+      });
+    });
+  });
+}
