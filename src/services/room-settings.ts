@@ -102,23 +102,22 @@ export class RoomSettingsService {
 
   /**
    * POST public (logged-in moderators): group to public, optionally with a password (policy
-   * checked); `force_passwords` needs one. Already public is a no-op.
+   * checked first); `force_passwords` needs one. Already public is a no-op (the password too,
+   * as in Talk: PUT password changes it).
    */
   async makePublic(ctx: RequestContext, token: unknown, password: string): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     const room = found.room;
+    const cfg = await ctx.config();
+    // A given password is input: refused by the policy even when the call is otherwise a no-op.
+    const violation = password === '' ? undefined : passwordPolicyViolation(password, cfg.int('password_policy_min_length'));
+    if (violation) throw badRequest('password', violation);
     if (room.type === RoomType.PUBLIC) return found;
     const problem = publicToggleProblem(room);
     if (problem) refuse(problem, '');
-    const cfg = await ctx.config();
     const patch: RoomPatch = { type: RoomType.PUBLIC };
-    if (password !== '') {
-      const violation = passwordPolicyViolation(password, cfg.int('password_policy_min_length'));
-      if (violation) throw badRequest('password', violation);
-      patch.password = await hashPassword(password);
-    } else if (room.password === '' && cfg.bool('force_passwords')) {
-      throw badRequest('password', 'Password needs to be set');
-    }
+    if (password !== '') patch.password = await hashPassword(password);
+    else if (room.password === '' && cfg.bool('force_passwords')) throw badRequest('password', 'Password needs to be set');
     return this.save(found, patch, true);
   }
 
