@@ -27,6 +27,8 @@ export interface Settings {
   credentialCacheSeconds: number;
   /** Run periodic jobs in this process (every process may; leases keep runs unique). */
   jobs: boolean;
+  /** Multiplies every job interval (JOB_INTERVAL_SCALE; tests use e.g. 0.01); at least 1 s results. */
+  jobIntervalScale: number;
   /** Networks (CIDR) besides loopback that may read GET /metrics (METRICS_ALLOW). */
   metricsAllow: string[];
   /** smtp:// or smtps:// URL of the mail server; unset = mail goes to the outbox table and the log. */
@@ -55,6 +57,15 @@ function boolSetting(env: NodeJS.ProcessEnv, name: string, def: boolean): boolea
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new SettingsError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** A positive decimal factor (default 1). */
+function scaleSetting(env: NodeJS.ProcessEnv, name: string): number {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return 1;
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || n <= 0 || n > 1000) throw new SettingsError(`${name} must be a number above 0 and at most 1000, got "${raw}"`);
+  return n;
 }
 
 function smtpUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
@@ -159,6 +170,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bruteForceMaxAttempts: intSetting(env, 'BRUTE_FORCE_MAX_ATTEMPTS', 10, 1, 1000),
     credentialCacheSeconds: intSetting(env, 'CREDENTIAL_CACHE_SECONDS', 300, 0, 86_400),
     jobs: boolSetting(env, 'JOBS', true),
+    jobIntervalScale: scaleSetting(env, 'JOB_INTERVAL_SCALE'),
     metricsAllow: cidrListSetting(env, 'METRICS_ALLOW'),
     smtpUrl: smtpUrlSetting(env),
     mailFrom: mailFromSetting(env, baseUrl),

@@ -1,6 +1,6 @@
 /** `parley jobs:list` and `parley jobs:run NAME`. */
 import type { Command } from 'commander';
-import { jobs, jobStates, runJobIfDue } from '../jobs/index.js';
+import { jobs, jobStates, runJobIfDue, scaledInterval } from '../jobs/index.js';
 import { CommandError, withServices } from './index.js';
 
 const fmt = (t: number | undefined) => (t ? new Date(t * 1000).toISOString() : 'never');
@@ -16,7 +16,7 @@ export function jobsCommands(program: Command): void {
         const states = await jobStates(services);
         const rows = states.map(({ job, row }) => ({
           name: job.name,
-          interval: job.intervalSeconds,
+          interval: scaledInterval(job, services.settings.jobIntervalScale),
           lastRun: row?.last_run_at ? row.last_run_at : null,
           lastStatus: row?.last_status || null,
           nextRun: row ? row.next_run_at : 0,

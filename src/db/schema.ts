@@ -128,6 +128,26 @@ export interface SessionsTable {
   state: number;
 }
 
+/** A conversation's custom avatar (issue 6); rooms.avatar names its version. */
+export interface RoomAvatarsTable {
+  room_id: number;
+  version: string;
+  content_type: string;
+  data: Buffer;
+  updated_at: number;
+}
+
+/** One row per job run (pruned after a week). */
+export interface JobHistoryTable {
+  id: Generated<number>;
+  name: string;
+  started_at: number;
+  finished_at: number;
+  owner: string;
+  status: string;
+  summary: string;
+}
+
 export interface JobRunsTable {
   name: string;
   next_run_at: number;
@@ -215,5 +235,7 @@ export interface Database {
   client_sessions: ClientSessionsTable;
   client_room_sessions: ClientRoomSessionsTable;
   job_runs: JobRunsTable;
+  job_history: JobHistoryTable;
+  room_avatars: RoomAvatarsTable;
   login_sessions: LoginSessionsTable;
 }

@@ -3,6 +3,11 @@
  * the `jobs:*` commands import this file.
  */
 import './stale-sessions.js';
+import './retention.js';
+import './inactivity-lock.js';
+import './lobby-timer.js';
+import './empty-rooms.js';
+import './call-duration.js';
 
-export { jobs, registerJob, runJobIfDue, jobStates, startJobs } from './runner.js';
+export { jobs, registerJob, runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';
 export type { JobDef, RunOutcome } from './runner.js';

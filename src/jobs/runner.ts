@@ -38,21 +38,28 @@ export interface RunOutcome {
   error?: string;
 }
 
+/** A job's interval in this process: JOB_INTERVAL_SCALE applied, never below one second. */
+export function scaledInterval(job: JobDef, scale: number): number {
+  return Math.max(1, Math.round(job.intervalSeconds * scale));
+}
+
 /** Claims and runs one job if it is due (or whatever the schedule with `force`). */
 export async function runJobIfDue(services: Services, job: JobDef, force = false): Promise<RunOutcome> {
   const repo = new JobRunsRepository(services.db.kysely);
   await repo.ensure(job.name);
   const now = Math.floor(Date.now() / 1000);
-  if (!(await repo.claim(job.name, now, now + job.intervalSeconds, PROCESS_ID, force))) return { ran: false };
+  if (!(await repo.claim(job.name, now, now + scaledInterval(job, services.settings.jobIntervalScale), PROCESS_ID, force))) return { ran: false };
   const started = Date.now();
   try {
     const summary = (await job.run(services, now)) ?? '';
     await repo.finish(job.name, Math.floor(Date.now() / 1000), 'ok');
+    await repo.record({ name: job.name, started_at: now, finished_at: Math.floor(Date.now() / 1000), owner: PROCESS_ID, status: 'ok', summary });
     jobRunListeners.forEach((fn) => fn(job.name, 'ok', Date.now() - started));
     return { ran: true, status: 'ok', summary };
   } catch (err) {
     const message = (err as Error)?.message ?? String(err);
     await repo.finish(job.name, Math.floor(Date.now() / 1000), 'failed', message);
+    await repo.record({ name: job.name, started_at: now, finished_at: Math.floor(Date.now() / 1000), owner: PROCESS_ID, status: 'failed', summary: message });
     jobRunListeners.forEach((fn) => fn(job.name, 'failed', Date.now() - started));
     return { ran: true, status: 'failed', error: message };
   }

@@ -32,6 +32,9 @@ import { ParticipantsService } from './participants.js';
 import { MembershipSync } from './membership-sync.js';
 import { PreferencesService } from './preferences.js';
 import { RoomsService } from './rooms.js';
+import { BreakoutRoomsService } from './breakout-rooms.js';
+import { AvatarService } from './avatars.js';
+import { HousekeepingService } from './housekeeping.js';
 import { RoomSettingsService } from './room-settings.js';
 import { RoomSettingsRepository } from '../db/repositories/room-settings.js';
 import { SipSettingsService } from './sip-settings.js';
@@ -51,6 +54,9 @@ export interface Services {
   /** X-Service-Hash / X-Nextcloud-Talk-Hash for GET /room and GET /room/{token}. */
   serviceHash: ServiceHashService;
   rooms: RoomsService;
+  breakoutRooms: BreakoutRoomsService;
+  avatars: AvatarService;
+  housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
   loginSessions: LoginSessionService;
@@ -93,6 +99,9 @@ export function createServices(db: Db, settings: Settings): Services {
   const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, preferences, mail, settings.baseUrl);
   new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
+  const breakoutRooms = new BreakoutRoomsService(db, rooms);
+  const avatars = new AvatarService(db, rooms, directory);
+  const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
-  return { sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip };
+  return { breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip };
 }

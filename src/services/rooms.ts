@@ -377,7 +377,7 @@ export class RoomsService {
   }
 
   /** Column values every new conversation starts with. */
-  private roomDefaults(cfg: AppConfigSnapshot, now: number): Omit<NewRoom, 'token' | 'name' | 'type'> {
+  roomDefaults(cfg: AppConfigSnapshot, now: number): Omit<NewRoom, 'token' | 'name' | 'type'> {
     const sipDefault = cfg.int('sip_dialin_default');
     return {
       ...ROOM_DEFAULTS,
@@ -400,7 +400,7 @@ export class RoomsService {
 
   // ---- attendees (direct insertion for services and tests) ----
 
-  private attendeeRow(roomId: number, now: number, spec: NewAttendeeSpec): NewAttendee {
+  attendeeRow(roomId: number, now: number, spec: NewAttendeeSpec): NewAttendee {
     return {
       ...ATTENDEE_DEFAULTS,
       room_id: roomId,

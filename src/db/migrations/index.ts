@@ -13,6 +13,8 @@ import { mailOutbox } from './0201-mail-outbox.js';
 import { teams } from './0202-teams.js';
 import { clientSessions } from './0203-client-sessions.js';
 import { jobs } from './0400-jobs.js';
+import { roomAvatars } from './0401-room-avatars.js';
+import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
 
 export const migrations: ParleyMigration[] = [
@@ -24,5 +26,7 @@ export const migrations: ParleyMigration[] = [
   teams,
   clientSessions,
   jobs,
+  roomAvatars,
+  jobHistory,
   loginSessions,
 ];

@@ -1,8 +1,12 @@
 /** SQL for job schedule rows. Claiming is one conditional UPDATE, atomic on both databases. */
-import type { Kysely } from 'kysely';
-import type { Database, JobRunsTable } from '../schema.js';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, JobHistoryTable, JobRunsTable } from '../schema.js';
 
 export type JobRunRow = JobRunsTable;
+export type JobHistoryRow = Selectable<JobHistoryTable>;
+
+/** History rows older than this are pruned when a run is recorded. */
+const HISTORY_SECONDS = 7 * 86400;
 
 export class JobRunsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -36,5 +40,18 @@ export class JobRunsRepository {
 
   all(): Promise<JobRunRow[]> {
     return this.db.selectFrom('job_runs').selectAll().orderBy('name').execute();
+  }
+
+  /** Appends a finished run to the history (and drops rows older than a week). */
+  async record(row: Insertable<JobHistoryTable>): Promise<void> {
+    await this.db.insertInto('job_history').values({ ...row, summary: String(row.summary ?? '').slice(0, 500) }).execute();
+    await this.db.deleteFrom('job_history').where('started_at', '<', Number(row.started_at) - HISTORY_SECONDS).execute();
+  }
+
+  /** The history of one job (or every job), oldest first. */
+  history(name?: string): Promise<JobHistoryRow[]> {
+    let q = this.db.selectFrom('job_history').selectAll();
+    if (name !== undefined) q = q.where('name', '=', name);
+    return q.orderBy('started_at').orderBy('id').execute();
   }
 }

@@ -7,6 +7,8 @@ import { appConfigRoutes } from './app-config.js';
 import { appPasswordRoutes } from './app-passwords.js';
 import { benchPrerenderedRoutes } from './bench-prerendered.js';
 import { conversationRoutes } from './conversations.js';
+import { breakoutRoomRoutes } from './breakout-rooms.js';
+import { avatarRoutes } from './avatars.js';
 import { conversationSettingsRoutes } from './conversation-settings.js';
 import { coreRoutes } from './core.js';
 import { userStatusRoutes } from './user-status.js';
@@ -26,6 +28,8 @@ export const routeModules: RouteModule[] = [
   coreRoutes,
   appConfigRoutes,
   conversationRoutes,
+  breakoutRoomRoutes,
+  avatarRoutes,
   conversationSettingsRoutes,
   benchPrerenderedRoutes,
   webPageRoutes,

@@ -1,0 +1,104 @@
+/**
+ * SQL of the background jobs that keep conversations tidy (talk-behaviour.md §10, §11):
+ * retention, inactivity lock, lobby timers, empty conversations and calls. Each method is one
+ * statement over an index-friendly condition; the jobs call them with the cut-offs they compute.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import type { RoomRow } from './rooms.js';
+
+export class HousekeepingRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Rooms of an object type whose last activity is at or before `cutoff` (retention). */
+  expiringRooms(objectType: string, cutoff: number): Promise<RoomRow[]> {
+    return this.db.selectFrom('rooms').selectAll().where('object_type', '=', objectType).where('last_activity', '<=', cutoff).orderBy('id').execute();
+  }
+
+  /**
+   * Locks group and public rooms idle since `cutoff` that are not read-only yet: read-only,
+   * optionally behind the lobby; the lock is activity (Talk posts a system message). Returns
+   * how many were locked.
+   */
+  async lockInactive(cutoff: number, withLobby: boolean, now: number): Promise<number> {
+    const res = await this.db
+      .updateTable('rooms')
+      .set({ read_only: 1, last_activity: now, ...(withLobby ? { lobby_state: 1, lobby_timer: 0 } : {}) })
+      .where('type', 'in', [2, 3])
+      .where('read_only', '=', 0)
+      .where('last_activity', '<=', cutoff)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  /** Lifts every lobby whose timer has passed (talk-behaviour.md §11); returns how many. */
+  async liftExpiredLobbies(now: number): Promise<number> {
+    const res = await this.db
+      .updateTable('rooms')
+      .set({ lobby_state: 0, lobby_timer: 0, last_activity: now })
+      .where('lobby_timer', '>', 0)
+      .where('lobby_timer', '<', now)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  /**
+   * Rooms nobody is in: no attendee besides groups and teams (circles). The changelog (type 4)
+   * and file conversations are kept (talk-behaviour.md §11, RemoveEmptyRooms).
+   */
+  emptyRooms(limit: number): Promise<RoomRow[]> {
+    return this.db
+      .selectFrom('rooms')
+      .selectAll()
+      .where('type', '!=', 4)
+      .where('object_type', '!=', 'file')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('attendees as a')
+              .select('a.id')
+              .whereRef('a.room_id', '=', 'rooms.id')
+              .where('a.actor_type', 'not in', ['groups', 'circles']),
+          ),
+        ),
+      )
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Rooms whose call started at or before `cutoff` (max_call_duration). */
+  async callsStartedBefore(cutoff: number): Promise<number[]> {
+    const rows = await this.db.selectFrom('rooms').select('id').where('active_since', 'is not', null).where('active_since', '<=', cutoff).execute();
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** Rooms with call state (a start time or call flags): the candidates for ending abandoned calls. */
+  async roomsWithCallState(): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('rooms')
+      .select('id')
+      .where((eb) => eb.or([eb('active_since', 'is not', null), eb('call_flag', '!=', 0)]))
+      .execute();
+    return rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * Ends the calls of these rooms for everyone (talk-behaviour.md §10): sessions leave the call;
+   * the room loses its call state and its call permissions (contract state table: "call
+   * permissions set → call ends → reset to 0"). One transaction.
+   */
+  async endCalls(roomIds: number[], now: number): Promise<void> {
+    if (roomIds.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('sessions')
+        .set({ in_call: 0 })
+        .where('in_call', '!=', 0)
+        .where('attendee_id', 'in', (eb) => eb.selectFrom('attendees').select('attendees.id').where('attendees.room_id', 'in', roomIds))
+        .execute();
+      await trx.updateTable('rooms').set({ active_since: null, call_flag: 0, call_permissions: 0, last_activity: now }).where('id', 'in', roomIds).execute();
+    });
+  }
+}

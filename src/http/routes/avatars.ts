@@ -1,0 +1,79 @@
+/**
+ * Conversation avatars (feature `avatar`; contract "Avatar"): POST/DELETE/GET
+ * `room/{token}/avatar` and GET `.../avatar/dark`, under api/v4 (contract) and api/v1 (where
+ * real clients call them, talk-reference.md §4.4). Uploads arrive through the streaming
+ * multipart parser registered here; the GETs answer the raw image (no OCS envelope, no CSRF).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { registerFeatures } from '../../domain/features.js';
+import { ConversationSchema } from '../../presenters/conversation-schema.js';
+import { AVATAR_MAX_BYTES, type AvatarUpload } from '../../services/avatars.js';
+import type { Services } from '../../services/index.js';
+import { registerMultipart, UploadedFile } from '../multipart.js';
+import { ocsRoute, RawReply } from '../ocs/route.js';
+
+registerFeatures([{ name: 'avatar', local: true }]);
+
+/** 24 hours, as the contract's Limits ask; the version in the URL (`?v=`) busts it. */
+const CACHE_CONTROL = 'private, max-age=86400, immutable';
+
+export async function avatarRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  registerMultipart(app, { maxFileBytes: AVATAR_MAX_BYTES, maxFieldBytes: 64 * 1024, maxParts: 20, maxDiscardBytes: 64 * 1024 * 1024 });
+  const { avatars, rooms } = services;
+
+  for (const api of ['v1', 'v4'] as const) {
+    const base = `/apps/spreed/api/${api}/room/:token/avatar`;
+
+    ocsRoute(app, services, {
+      method: 'POST',
+      path: base,
+      auth: 'public',
+      talk: true,
+      summary: 'Upload a conversation avatar (multipart field "file"; PNG or JPEG, square, at most 20 MiB)',
+      params: Type.Object({
+        token: Type.String(),
+        file: Type.Optional(Type.Unknown({ description: 'the image, as the multipart/form-data part "file"' })),
+      }),
+      response: ConversationSchema,
+      handler: async ({ ctx, params }) => {
+        const part = params.file;
+        const upload: AvatarUpload | undefined = part instanceof UploadedFile ? { data: part.data, tooBig: part.tooBig } : undefined;
+        return rooms.presenter.presentOne(ctx, await avatars.upload(ctx, params.token, upload));
+      },
+    });
+
+    ocsRoute(app, services, {
+      method: 'DELETE',
+      path: base,
+      auth: 'public',
+      talk: true,
+      summary: 'Remove the conversation avatar (back to the generated one)',
+      params: Type.Object({ token: Type.String() }),
+      response: ConversationSchema,
+      handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await avatars.remove(ctx, params.token)),
+    });
+
+    for (const variant of ['', '/dark'] as const) {
+      ocsRoute(app, services, {
+        method: 'GET',
+        path: base + variant,
+        auth: 'public',
+        talk: true,
+        csrf: false,
+        summary: variant ? 'The conversation avatar for dark themes (raw image)' : 'The conversation avatar (raw image: PNG, JPEG or generated SVG)',
+        params: Type.Object({ token: Type.String(), darkTheme: Type.Boolean({ default: false, 'x-error': 'darkTheme' }) }),
+        response: Type.String({ description: 'the image bytes (not an OCS envelope)', contentMediaType: 'image/*' }),
+        handler: async ({ ctx, params, request }) => {
+          const img = await avatars.image(ctx, params.token, variant !== '' || params.darkTheme);
+          const headers = { 'Cache-Control': CACHE_CONTROL, ETag: img.etag, 'X-Content-Type-Options': 'nosniff' };
+          const match = request.headers['if-none-match'];
+          if (typeof match === 'string' && match.split(',').some((t) => t.trim().replace(/^W\//, '') === img.etag)) {
+            return new RawReply('', img.contentType, 304, headers);
+          }
+          return new RawReply(img.body, img.contentType, 200, headers);
+        },
+      });
+    }
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Breakout rooms (feature `breakout-rooms-v1`): the management API real clients use under
+ * api/v1 (talk-reference.md §4.5) and the contract's `GET api/v4/room/{token}/breakout-rooms`.
+ * Thin: coerce, call BreakoutRoomsService, present. (`GET .../breakout-rooms/participants`
+ * lives with the participant routes; `POST .../broadcast` needs chat, which Parley has not.)
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { registerFeatures } from '../../domain/features.js';
+import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
+import type { Services } from '../../services/index.js';
+import type { RequestContext } from '../../services/request-context.js';
+import type { RoomRow } from '../../db/repositories/rooms.js';
+import { ocsRoute } from '../ocs/route.js';
+
+// Advertised only while new breakout rooms may be created (app config breakout_rooms).
+registerFeatures([{ name: 'breakout-rooms-v1', when: (cfg) => cfg.bool('breakout_rooms') }]);
+
+const V1 = '/apps/spreed/api/v1/breakout-rooms/:token';
+const V4 = '/apps/spreed/api/v4';
+const TokenOnly = Type.Object({ token: Type.String() });
+const mapOptions = { maxLength: 65536, 'x-error': 'attendeeMap', description: 'JSON object attendeeId → 0-based room index' };
+
+export async function breakoutRoomRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const { breakoutRooms, rooms } = services;
+  /** The children the caller is in, then the parent, as records (Talk's formatMultipleRooms). */
+  const roomList = async (ctx: RequestContext, parent: RoomRow) => rooms.presenter.present(ctx, await breakoutRooms.callerViews(ctx, parent));
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: V1,
+    auth: 'user',
+    talk: true,
+    summary: 'Configure breakout rooms (moderators): mode 1 automatic, 2 manual, 3 free; amount 1-20',
+    params: Type.Object(
+      {
+        token: Type.String(),
+        mode: Type.Integer({ 'x-error': 'mode' }),
+        amount: Type.Integer({ 'x-error': 'amount' }),
+        attendeeMap: Type.String({ ...mapOptions, default: '' }),
+      },
+      { required: ['token', 'mode', 'amount'] },
+    ),
+    response: ConversationListSchema,
+    handler: async ({ ctx, params }) => roomList(ctx, await breakoutRooms.configure(ctx, params.token, params)),
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: V1,
+    auth: 'user',
+    talk: true,
+    summary: 'Remove the breakout rooms (moderators)',
+    params: TokenOnly,
+    response: ConversationSchema,
+    handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await breakoutRooms.remove(ctx, params.token)),
+  });
+
+  for (const [method, started] of [
+    ['POST', true],
+    ['DELETE', false],
+  ] as const) {
+    ocsRoute(app, services, {
+      method,
+      path: `${V1}/rooms`,
+      auth: 'user',
+      talk: true,
+      summary: started ? 'Start the breakout rooms (lobbies off, status 1)' : 'Stop the breakout rooms (lobbies on, status 0)',
+      params: TokenOnly,
+      response: ConversationListSchema,
+      handler: async ({ ctx, params }) => roomList(ctx, await breakoutRooms.setStarted(ctx, params.token, started)),
+    });
+  }
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V1}/attendees`,
+    auth: 'user',
+    talk: true,
+    summary: 'Move attendees between breakout rooms by an attendee map (moderators)',
+    params: Type.Object({ token: Type.String(), attendeeMap: Type.String(mapOptions) }, { required: ['token', 'attendeeMap'] }),
+    response: ConversationListSchema,
+    handler: async ({ ctx, params }) => roomList(ctx, await breakoutRooms.applyAttendeeMap(ctx, params.token, params.attendeeMap)),
+  });
+
+  for (const [method, requested] of [
+    ['POST', true],
+    ['DELETE', false],
+  ] as const) {
+    ocsRoute(app, services, {
+      method,
+      path: `${V1}/request-assistance`,
+      auth: 'user',
+      talk: true,
+      summary: requested ? 'Ask for a moderator in this breakout room (status 2)' : 'Withdraw the request for assistance (status 0)',
+      params: TokenOnly,
+      response: ConversationSchema,
+      handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await breakoutRooms.setAssistance(ctx, params.token, requested)),
+    });
+  }
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V1}/switch`,
+    auth: 'user',
+    talk: true,
+    summary: 'Switch to another breakout room (free selection mode, after the start)',
+    params: Type.Object({ token: Type.String(), target: Type.String({ maxLength: 64, 'x-error': 'target' }) }, { required: ['token', 'target'] }),
+    response: ConversationSchema,
+    handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await breakoutRooms.switchRoom(ctx, params.token, params.target)),
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${V4}/room/:token/breakout-rooms`,
+    auth: 'user',
+    talk: true,
+    summary: 'Breakout rooms of a conversation: all for moderators and free selection, else the assigned one',
+    params: TokenOnly,
+    response: ConversationListSchema,
+    handler: async ({ ctx, params }) => rooms.presenter.present(ctx, await breakoutRooms.list(ctx, params.token)),
+  });
+}

@@ -1,0 +1,16 @@
+/**
+ * Calls (talk-behaviour.md §10, §11; Talk's MaximumCallDuration): with max_call_duration > 0,
+ * calls running longer are ended for everyone; calls with nobody left in them end as well. An
+ * ended call loses its call permissions (contract state table).
+ */
+import { registerJob } from './runner.js';
+
+registerJob({
+  name: 'call-duration',
+  intervalSeconds: 60,
+  description: 'end calls past max_call_duration and calls nobody is in; reset call permissions',
+  async run(services, now) {
+    const { overlong, abandoned } = await services.housekeeping.endCalls(now);
+    return `${overlong} past the maximum, ${abandoned} abandoned`;
+  },
+});

@@ -1,0 +1,110 @@
+/**
+ * Conversation avatars (feature `avatar`; contract "Avatar", talk-reference.md §4.4,
+ * talk-behaviour.md §6): upload (PNG or JPEG, square, at most 20 MiB, not one-to-one), removal,
+ * and the image itself — the custom one from the database, else a generated SVG.
+ *
+ * `rooms.avatar` holds `<version>.<ext>`; a fresh random version per upload makes the record's
+ * avatarVersion (computed by the presenter) change whenever the image does.
+ */
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/database.js';
+import { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import { iconAvatar, initialsAvatar } from '../domain/avatar-svg.js';
+import { RoomType } from '../domain/constants.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { inspectImage } from '../domain/images.js';
+import { randomString } from '../domain/passwords.js';
+import { listableScopesFor, otherUserId } from '../presenters/conversation.js';
+import type { DirectoryService } from './directory.js';
+import type { RequestContext } from './request-context.js';
+import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+
+/** Upload limit (Talk's). */
+export const AVATAR_MAX_BYTES = 20 * 1024 * 1024;
+const VERSION_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** An uploaded file as the HTTP layer hands it over: the bytes, or `tooBig` without them. */
+export interface AvatarUpload {
+  data?: Buffer;
+  tooBig: boolean;
+}
+
+export interface AvatarImage {
+  body: Buffer | string;
+  contentType: string;
+  etag: string;
+}
+
+export class AvatarService {
+  private readonly repo: RoomAvatarsRepository;
+
+  constructor(
+    db: Db,
+    private readonly rooms: RoomsService,
+    private readonly directory: DirectoryService,
+  ) {
+    this.repo = new RoomAvatarsRepository(db.kysely);
+    rooms.listeners.roomsDeleted.push((deleted) => this.repo.deleteForRooms(deleted.map((r) => r.id)));
+  }
+
+  /**
+   * POST avatar: moderators (guest moderators too). 400 `type` (one-to-one), `file` (no file),
+   * `size` (over 20 MiB), `mimetype` (not PNG/JPEG), `image` (broken), `square` (not square).
+   */
+  async upload(ctx: RequestContext, token: unknown, file: AvatarUpload | undefined): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token);
+    if (isOneToOne(found.room)) throw badRequest('type', 'One-to-one conversations cannot have an avatar');
+    if (!file) throw badRequest('file', 'No image file was uploaded (multipart field "file")');
+    if (file.tooBig || !file.data) throw badRequest('size', 'The file is too big (at most 20 MiB)');
+    if (file.data.length === 0) throw badRequest('file', 'The uploaded file is empty');
+    const info = inspectImage(file.data);
+    if (info === 'mimetype') throw badRequest('mimetype', 'Only PNG and JPEG images are supported');
+    if (info === 'image') throw badRequest('image', 'The file is not a valid image');
+    if (info.width !== info.height) throw badRequest('square', 'The image is not square');
+    const version = randomString(16, VERSION_ALPHABET);
+    const avatar = `${version}.${info.kind === 'png' ? 'png' : 'jpg'}`;
+    const now = Math.max(nowSeconds(), found.room.last_activity);
+    await this.repo.save(found.room.id, { version, content_type: info.contentType, data: file.data, updated_at: now }, avatar);
+    return { ...found, room: { ...found.room, avatar, last_activity: now } };
+  }
+
+  /** DELETE avatar: moderators (guest moderators too); back to the generated image. */
+  async remove(ctx: RequestContext, token: unknown): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token);
+    if (found.room.avatar === '') return found;
+    const now = Math.max(nowSeconds(), found.room.last_activity);
+    await this.repo.remove(found.room.id, now);
+    return { ...found, room: { ...found.room, avatar: '', last_activity: now } };
+  }
+
+  /**
+   * GET avatar[/dark]: participants, and logged-in users the conversation is listed for (else
+   * 404 like a missing conversation).
+   */
+  async image(ctx: RequestContext, token: unknown, dark: boolean): Promise<AvatarImage> {
+    const found = await this.rooms.getRoomForCaller(ctx, token);
+    if (!found.attendee) {
+      const listed = ctx.user !== undefined && found.room.listable !== 0 && (await listableScopesFor(ctx)).includes(found.room.listable);
+      if (!listed) throw notFound('room');
+    }
+    const room = found.room;
+    if (room.avatar !== '') {
+      const stored = await this.repo.find(room.id);
+      if (stored) return { body: stored.data, contentType: stored.content_type, etag: `"${stored.version}"` };
+    }
+    let svg: string;
+    const other = isOneToOne(room) ? otherUserId(room, ctx.userId) : undefined;
+    if (other !== undefined) {
+      const user = await this.directory.users.find(other);
+      svg = initialsAvatar(other, user?.display_name ?? other, dark).svg;
+    } else {
+      svg = iconAvatar(room.type === RoomType.PUBLIC ? 'public' : 'group', dark).svg;
+    }
+    return { body: svg, contentType: 'image/svg+xml', etag: `"${createHash('sha1').update(svg).digest('hex').slice(0, 20)}"` };
+  }
+}
+
+function isOneToOne(room: RoomRow): boolean {
+  return room.type === RoomType.ONE_TO_ONE || room.type === RoomType.ONE_TO_ONE_FORMER;
+}

@@ -1,0 +1,245 @@
+/**
+ * Breakout rooms (feature `breakout-rooms-v1`; talk-reference.md §4.5, talk-behaviour.md §6; the
+ * contract's "Get breakout rooms" and its state table): configure, remove, start, stop, apply an
+ * attendee map, request and withdraw assistance, switch rooms in free mode, and the list.
+ *
+ * Every check runs before anything is written, so a 400 changes nothing. Children are ordinary
+ * conversations (objectType `room`, objectId = parent token) created through RoomsService's
+ * repositories; membership changes reuse the participants repository.
+ */
+import type { Db } from '../db/database.js';
+import type { AttendeeRow, NewAttendee } from '../db/repositories/attendees.js';
+import { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import {
+  BREAKOUT_OBJECT_TYPE,
+  breakoutListProblem,
+  breakoutRoomName,
+  distributeAutomatically,
+  isConfigurableMode,
+  isValidRoomAmount,
+  parseAttendeeMap,
+  seesAllBreakoutRooms,
+} from '../domain/breakout.js';
+import { ActorType, BreakoutMode, BreakoutStatus, LobbyState, RoomType } from '../domain/constants.js';
+import { badRequest } from '../domain/errors.js';
+import { isModeratorType } from '../domain/permissions.js';
+import type { ConversationView } from '../presenters/conversation.js';
+import type { RequestContext } from './request-context.js';
+import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+
+export interface ConfigureInput {
+  mode: number;
+  amount: number;
+  attendeeMap: string;
+}
+
+export class BreakoutRoomsService {
+  private readonly members: ParticipantsRepository;
+
+  constructor(
+    db: Db,
+    private readonly rooms: RoomsService,
+  ) {
+    this.members = new ParticipantsRepository(db.kysely);
+  }
+
+  private children(parent: RoomRow): Promise<RoomRow[]> {
+    return this.rooms.repos.rooms.childrenOf(parent.token);
+  }
+
+  /**
+   * The caller's views of the parent and its children, for the management answers: Talk lists
+   * the children the caller is in, then the parent (one query for the caller's rows).
+   */
+  async callerViews(ctx: RequestContext, parent: RoomRow): Promise<ConversationView[]> {
+    const all = [...(await this.children(parent)), parent];
+    const fresh = await this.rooms.repos.rooms.findByIds(all.map((r) => r.id));
+    const mine = ctx.userId === undefined ? [] : await this.members.actorInRooms(fresh.map((r) => r.id), ActorType.USERS, ctx.userId);
+    const byRoom = new Map(mine.map((a) => [a.room_id, a]));
+    const ordered = [...fresh.filter((r) => r.id !== parent.id), ...fresh.filter((r) => r.id === parent.id)];
+    return ordered.filter((r) => byRoom.has(r.id)).map((room) => ({ room, attendee: byRoom.get(room.id) }));
+  }
+
+  // ---- configure / remove (logged-in moderators of the parent) ----
+
+  /**
+   * POST breakout-rooms/{token}: creates "Room 1".."Room N" with the parent's type, behind the
+   * lobby until started; parent moderators join every child; `users` attendees are distributed
+   * (automatic: shuffled evenly; manual: by the map; free: nobody). 400 `config`, `room`,
+   * `mode`, `amount`, `attendeeMap`.
+   */
+  async configure(ctx: RequestContext, token: unknown, input: ConfigureInput): Promise<RoomRow> {
+    const { room: parent } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const cfg = await ctx.config();
+    if (!cfg.bool('breakout_rooms')) throw badRequest('config', 'Breakout rooms are disabled');
+    if (parent.breakout_room_mode !== BreakoutMode.NOT_CONFIGURED) throw badRequest('room', 'Breakout rooms are already configured');
+    if (parent.type !== RoomType.GROUP) throw badRequest('room', 'Only group conversations can have breakout rooms');
+    if (parent.object_type === BREAKOUT_OBJECT_TYPE) throw badRequest('room', 'Breakout rooms cannot be nested');
+    if (!isConfigurableMode(input.mode)) throw badRequest('mode', 'mode must be 1 (automatic), 2 (manual) or 3 (free)');
+    if (!isValidRoomAmount(input.amount)) throw badRequest('amount', 'amount must be between 1 and 20');
+    const map = input.mode === BreakoutMode.MANUAL ? parseAttendeeMap(input.attendeeMap, input.amount) : new Map<number, number>();
+    if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to amount-1)');
+
+    const people = (await this.rooms.repos.attendees.forRoom(parent.id)).filter((a) => a.actor_type === ActorType.USERS);
+    const moderators = people.filter((a) => isModeratorType(a.participant_type));
+    const others = people.filter((a) => !isModeratorType(a.participant_type));
+    let groups: AttendeeRow[][] = Array.from({ length: input.amount }, () => []);
+    if (input.mode === BreakoutMode.AUTOMATIC) groups = distributeAutomatically(others, input.amount);
+    else if (input.mode === BreakoutMode.MANUAL) for (const a of others) if (map.has(a.id)) groups[map.get(a.id)!].push(a);
+
+    const now = nowSeconds();
+    await this.rooms.transaction(async (repos) => {
+      // Safety: children left over from an earlier configuration go first (Talk does the same).
+      const orphans = await repos.rooms.childrenOf(parent.token);
+      if (orphans.length) {
+        const ids = orphans.map((o) => o.id);
+        await repos.sessions.deleteForRooms(ids);
+        await repos.attendees.deleteForRooms(ids);
+        await repos.rooms.deleteByIds(ids);
+      }
+      const rows: NewAttendee[] = [];
+      for (let i = 0; i < input.amount; i++) {
+        const id = await repos.rooms.insert({
+          ...this.rooms.roomDefaults(cfg, now),
+          token: await this.rooms.newToken(cfg, repos),
+          name: breakoutRoomName(i),
+          type: parent.type,
+          object_type: BREAKOUT_OBJECT_TYPE,
+          object_id: parent.token,
+          lobby_state: LobbyState.NON_MODERATORS,
+        });
+        for (const a of [...moderators, ...groups[i]]) rows.push(this.rooms.attendeeRow(id, now, copyOf(a)));
+      }
+      await repos.attendees.insertIgnoringDuplicates(rows);
+      await repos.rooms.update(parent.id, { breakout_room_mode: input.mode, breakout_room_status: BreakoutStatus.STOPPED });
+    });
+    return (await this.rooms.repos.rooms.findById(parent.id))!;
+  }
+
+  /** DELETE breakout-rooms/{token}: the children go, the parent is "not configured" again. */
+  async remove(ctx: RequestContext, token: unknown): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const children = await this.children(found.room);
+    if (children.length) await this.rooms.deleteRooms(children);
+    const patch = { breakout_room_mode: BreakoutMode.NOT_CONFIGURED, breakout_room_status: BreakoutStatus.STOPPED };
+    await this.rooms.repos.rooms.update(found.room.id, patch);
+    return { ...found, room: { ...found.room, ...patch } };
+  }
+
+  // ---- start / stop ----
+
+  /** POST (start) or DELETE (stop) breakout-rooms/{token}/rooms: lobbies off/on, status 1/0. */
+  async setStarted(ctx: RequestContext, token: unknown, started: boolean): Promise<RoomRow> {
+    const { room: parent } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    if (parent.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) throw badRequest('mode', 'The conversation has no breakout rooms configured');
+    const children = await this.children(parent);
+    const ids = children.map((c) => c.id);
+    const now = nowSeconds();
+    await this.rooms.transaction(async (repos) => {
+      for (const c of children) {
+        const patch = started
+          ? { lobby_state: LobbyState.NONE, lobby_timer: 0 }
+          : {
+              lobby_state: LobbyState.NON_MODERATORS,
+              lobby_timer: 0,
+              // Stopping also clears pending requests for assistance.
+              ...(c.breakout_room_status === BreakoutStatus.ASSISTANCE_REQUESTED ? { breakout_room_status: BreakoutStatus.STOPPED } : {}),
+            };
+        await repos.rooms.update(c.id, patch);
+      }
+      await repos.rooms.update(parent.id, { breakout_room_status: started ? BreakoutStatus.STARTED : BreakoutStatus.STOPPED });
+      // A lobby change is activity (talk-behaviour.md §11).
+      await repos.rooms.touch(ids, now);
+    });
+    return (await this.rooms.repos.rooms.findById(parent.id))!;
+  }
+
+  // ---- attendee map ----
+
+  /**
+   * POST breakout-rooms/{token}/attendees: moves the mapped `users` attendees of the parent into
+   * their rooms (out of any other child). 400 `config`, `mode`, `attendeeMap`, `moderator`.
+   */
+  async applyAttendeeMap(ctx: RequestContext, token: unknown, rawMap: string): Promise<RoomRow> {
+    const { room: parent } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const cfg = await ctx.config();
+    if (!cfg.bool('breakout_rooms')) throw badRequest('config', 'Breakout rooms are disabled');
+    if (parent.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) throw badRequest('mode', 'The conversation has no breakout rooms configured');
+    const children = await this.children(parent);
+    const map = parseAttendeeMap(rawMap, children.length);
+    if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to rooms-1)');
+    const moving = (await this.rooms.repos.attendees.forRoom(parent.id)).filter((a) => map.has(a.id) && a.actor_type === ActorType.USERS);
+    if (moving.length === 0) return parent;
+    const inChildren = await this.members.actorsInRooms(children.map((c) => c.id), ActorType.USERS, moving.map((a) => a.actor_id));
+    if (inChildren.some((a) => isModeratorType(a.participant_type))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
+    await this.members.deleteAttendees(inChildren.map((a) => a.id));
+    const now = nowSeconds();
+    const rows = moving.map((a) => this.rooms.attendeeRow(children[map.get(a.id)!].id, now, copyOf(a)));
+    await this.rooms.repos.attendees.insertIgnoringDuplicates(rows);
+    return parent;
+  }
+
+  // ---- assistance (participants of a child) ----
+
+  /**
+   * POST (request) / DELETE (withdraw) breakout-rooms/{token}/request-assistance on a child:
+   * status 2 / 0. 400 `room` when it is not a breakout room or its lobby is still on.
+   */
+  async setAssistance(ctx: RequestContext, token: unknown, requested: boolean): Promise<CallerRoom> {
+    const found = await this.rooms.requireParticipant(ctx, token);
+    if (!ctx.user) throw badRequest('room', 'Only logged-in participants can ask for assistance');
+    const room = found.room;
+    if (room.object_type !== BREAKOUT_OBJECT_TYPE) throw badRequest('room', 'This is not a breakout room');
+    if (room.lobby_state !== LobbyState.NONE) throw badRequest('room', 'The breakout rooms are not started');
+    const status = requested ? BreakoutStatus.ASSISTANCE_REQUESTED : BreakoutStatus.STOPPED;
+    await this.rooms.repos.rooms.update(room.id, { breakout_room_status: status });
+    return { ...found, room: { ...room, breakout_room_status: status } };
+  }
+
+  // ---- switch (free mode) ----
+
+  /**
+   * POST breakout-rooms/{token}/switch: in free mode, once started, a non-moderator moves to the
+   * child `target`. 400 `mode`, `status`, `moderator`, `target`. Returns the caller's view of it.
+   */
+  async switchRoom(ctx: RequestContext, token: unknown, target: string): Promise<CallerRoom> {
+    const { room: parent, attendee } = await this.rooms.requireParticipant(ctx, token);
+    if (parent.breakout_room_mode !== BreakoutMode.FREE) throw badRequest('mode', 'Switching rooms needs free selection mode');
+    if (parent.breakout_room_status !== BreakoutStatus.STARTED) throw badRequest('status', 'The breakout rooms are not started');
+    if (isModeratorType(attendee.participant_type)) throw badRequest('moderator', 'Moderators are in every breakout room already');
+    const children = await this.children(parent);
+    const dest = children.find((c) => c.token === target);
+    if (!dest) throw badRequest('target', 'target is not a breakout room of this conversation');
+    const current = await this.members.actorInRooms(children.map((c) => c.id), attendee.actor_type, attendee.actor_id);
+    await this.members.deleteAttendees(current.filter((a) => a.room_id !== dest.id).map((a) => a.id));
+    const now = nowSeconds();
+    await this.rooms.repos.attendees.insertIgnoringDuplicates([this.rooms.attendeeRow(dest.id, now, copyOf(attendee))]);
+    const mine = await this.rooms.repos.attendees.find(dest.id, attendee.actor_type, attendee.actor_id);
+    return { room: dest, attendee: mine };
+  }
+
+  // ---- list (GET api/v4/room/{token}/breakout-rooms) ----
+
+  /**
+   * The children the caller may see: all for moderators and in free mode, else the ones they
+   * are in. Rooms the caller is not in show the limited record with the room name.
+   */
+  async list(ctx: RequestContext, token: unknown): Promise<ConversationView[]> {
+    const { room: parent, attendee } = await this.rooms.requireParticipant(ctx, token);
+    const rule = { mode: parent.breakout_room_mode, status: parent.breakout_room_status, participantType: attendee.participant_type };
+    const problem = breakoutListProblem(rule);
+    if (problem === 'mode') throw badRequest('mode', 'The conversation has no breakout rooms configured');
+    if (problem === 'status') throw badRequest('status', 'The breakout rooms are not started');
+    const children = await this.children(parent);
+    const mine = await this.members.actorInRooms(children.map((c) => c.id), attendee.actor_type, attendee.actor_id);
+    const byRoom = new Map(mine.map((a) => [a.room_id, a]));
+    const visible = seesAllBreakoutRooms(rule) ? children : children.filter((c) => byRoom.has(c.id));
+    return visible.map((room) => (byRoom.has(room.id) ? { room, attendee: byRoom.get(room.id) } : { room, forceName: true }));
+  }
+}
+
+/** The spec of an attendee copied into a child with the same actor and participant type. */
+function copyOf(a: AttendeeRow) {
+  return { actorType: a.actor_type, actorId: a.actor_id, displayName: a.display_name, participantType: a.participant_type, readPrivacy: a.read_privacy };
+}

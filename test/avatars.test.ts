@@ -1,0 +1,188 @@
+/**
+ * Conversation avatars (issue 6 item 2; contract "Avatar"; talk-reference.md §4.4): multipart
+ * uploads checked from the bytes, storage in the database, generated fallbacks, caching headers,
+ * and an oversized upload answered before its body has even finished arriving.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { as, basic, call, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, NO_THROTTLE, roomRow, seedUser, setRoom } from './helpers/rooms.js';
+import { jpeg, png } from './helpers/images.js';
+
+for (const dialect of dialects()) {
+  describe(`avatars [${dialect}]`, () => {
+    let p: Parley;
+    let group: any;
+    let one: any;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      await createUser(p, 'alice', { displayName: 'Alice Archer' });
+      await createUser(p, 'bob', { displayName: 'Bob Builder' });
+      for (const u of ['carol', 'frank']) await createUser(p, u);
+      group = await createRoom(p, 'alice', { roomType: 2, roomName: 'Pictures' });
+      await seedUser(p, group.token, 'bob', 2);
+      await seedUser(p, group.token, 'carol');
+      one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+    });
+    after(async () => p.close());
+
+    const url = (token: string, api = 'v4', suffix = '') => `${p.url}/ocs/v2.php/apps/spreed/api/${api}/room/${token}/avatar${suffix}?format=json`;
+    const auth = (user?: string): Record<string, string> => (user ? { Authorization: basic(user, passwordOf(user)) } : {});
+
+    async function upload(token: string, file: Buffer | string | undefined, opts: { user?: string; api?: string; field?: string; type?: string; name?: string } = {}) {
+      const form = new FormData();
+      form.append('other', 'value');
+      if (file !== undefined) form.append(opts.field ?? 'file', new Blob([typeof file === "string" ? file : new Uint8Array(file)], { type: opts.type ?? 'image/png' }), opts.name ?? 'avatar.png');
+      const res = await fetch(url(token, opts.api), { method: 'POST', body: form, headers: { 'OCS-APIRequest': 'true', ...auth(opts.user ?? 'alice') } });
+      const body: any = await res.json();
+      return { status: res.status, data: body.ocs.data };
+    }
+    const get = async (token: string, opts: { user?: string; api?: string; dark?: boolean; headers?: Record<string, string> } = {}) => {
+      const res = await fetch(url(token, opts.api, opts.dark ? '/dark' : ''), { headers: { ...auth(opts.user ?? 'alice'), ...(opts.headers ?? {}) } });
+      return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+    };
+
+    it('uploads a PNG and serves it from the database with cache headers, ETag and 304', async () => {
+      const image = png(32, 32);
+      const r = await upload(group.token, image);
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      assert.equal(r.data.token, group.token);
+      assert.equal(r.data.isCustomAvatar, true);
+      assert.match(r.data.avatarVersion, /^[a-z0-9]{16}$/);
+      const row = await roomRow(p, group.token);
+      assert.equal(row!.avatar, `${r.data.avatarVersion}.png`);
+
+      const g = await get(group.token, { user: 'carol' });
+      assert.equal(g.status, 200);
+      assert.equal(g.headers.get('content-type'), 'image/png');
+      assert.equal(g.headers.get('cache-control'), 'private, max-age=86400, immutable');
+      assert.ok(g.body.equals(image));
+      const etag = g.headers.get('etag')!;
+      assert.ok(etag);
+      const again = await get(group.token, { headers: { 'If-None-Match': etag } });
+      assert.equal(again.status, 304);
+      assert.equal(again.body.length, 0);
+      // The dark variant of a custom avatar is the same image; api/v1 serves it too.
+      assert.ok((await get(group.token, { dark: true, api: 'v1' })).body.equals(image));
+      const record = await call(p, 'GET', `/apps/spreed/api/v4/room/${group.token}`, { as: as('carol') });
+      assert.equal(record.data.avatarVersion, r.data.avatarVersion);
+      assert.equal(record.data.isCustomAvatar, true);
+    });
+
+    it('a JPEG replaces it (through api/v1) and avatarVersion changes with every upload', async () => {
+      const before = (await roomRow(p, group.token))!.avatar;
+      const r = await upload(group.token, jpeg(16, 16), { api: 'v1', user: 'bob', type: 'application/octet-stream', name: 'x.bin' });
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      assert.notEqual(`${r.data.avatarVersion}.jpg`, before);
+      const g = await get(group.token);
+      assert.equal(g.headers.get('content-type'), 'image/jpeg');
+      const same = await upload(group.token, jpeg(16, 16));
+      assert.notEqual(same.data.avatarVersion, r.data.avatarVersion, 'a new upload is a new version');
+    });
+
+    it('refuses every bad upload with its own reason and keeps the avatar', async () => {
+      const kept = (await roomRow(p, group.token))!.avatar;
+      const cases: Array<[Buffer | string | undefined, string, Record<string, string>?]> = [
+        [undefined, 'file'],
+        [png(8, 8), 'file', { field: 'image' }],
+        [Buffer.alloc(0), 'file'],
+        ['just some text', 'mimetype'],
+        [Buffer.from('GIF89a........'), 'mimetype'],
+        [png(8, 8).subarray(0, 40), 'image'],
+        [Buffer.concat([png(8, 8).subarray(0, 20), Buffer.alloc(4), png(8, 8).subarray(24)]), 'image'],
+        [jpeg(8, 8).subarray(0, 30), 'image'],
+        [png(32, 16), 'square'],
+        [jpeg(16, 24), 'square'],
+      ];
+      for (const [file, error, opts] of cases) {
+        const r = await upload(group.token, file, opts ?? {});
+        assert.equal(r.status, 400, `${error}: ${JSON.stringify(r.data)}`);
+        assert.equal(r.data.error, error);
+      }
+      // Not multipart at all: a form field named file is no upload.
+      const form = await call(p, 'POST', `/apps/spreed/api/v4/room/${group.token}/avatar`, { as: as('alice'), form: { file: 'abc' } });
+      assert.equal(form.status, 400);
+      assert.equal(form.data.error, 'file');
+      const one1 = await upload(one.token, png(8, 8));
+      assert.equal(one1.status, 400);
+      assert.equal(one1.data.error, 'type');
+      assert.equal((await roomRow(p, group.token))!.avatar, kept);
+      assert.equal((await roomRow(p, one.token))!.avatar, '');
+    });
+
+    it('403 for non-moderators, 404 for strangers and anonymous callers, 412 without OCS-APIRequest', async () => {
+      const kept = (await roomRow(p, group.token))!.avatar;
+      assert.equal((await upload(group.token, png(8, 8), { user: 'carol' })).status, 403);
+      assert.equal((await upload(group.token, png(8, 8), { user: 'frank' })).status, 404);
+      const anon = await fetch(url(group.token), { method: 'POST', body: new FormData(), headers: { 'OCS-APIRequest': 'true' } });
+      assert.equal(anon.status, 404);
+      const csrf = await fetch(url(group.token), { method: 'DELETE', headers: auth('alice') });
+      assert.equal(csrf.status, 412);
+      assert.equal((await call(p, 'DELETE', `/apps/spreed/api/v4/room/${group.token}/avatar`, { as: as('carol') })).status, 403);
+      assert.equal((await get(group.token, { user: 'frank' })).status, 404);
+      assert.equal((await get(group.token, { user: undefined, headers: {} })).status, 200, 'alice by default');
+      const anonGet = await fetch(url(group.token));
+      assert.equal(anonGet.status, 404);
+      assert.equal((await get('nonexistent1')).status, 404);
+      assert.equal((await roomRow(p, group.token))!.avatar, kept);
+    });
+
+    it('DELETE goes back to the generated image; listed rooms show it to any user', async () => {
+      const r = await call(p, 'DELETE', `/apps/spreed/api/v1/room/${group.token}/avatar`, { as: as('bob') });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.data.isCustomAvatar, false);
+      assert.match(r.data.avatarVersion, /^[0-9a-f]{8}$/);
+      assert.equal((await roomRow(p, group.token))!.avatar, '');
+      const light = await get(group.token);
+      assert.equal(light.headers.get('content-type'), 'image/svg+xml');
+      assert.match(light.body.toString(), /^<svg /);
+      const dark = await get(group.token, { dark: true });
+      assert.notEqual(dark.body.toString(), light.body.toString());
+      assert.notEqual(dark.headers.get('etag'), light.headers.get('etag'));
+      await setRoom(p, group.token, { listable: 2 });
+      assert.equal((await get(group.token, { user: 'frank' })).status, 200);
+      await setRoom(p, group.token, { listable: 0 });
+    });
+
+    it('one-to-one conversations show the other user initials; public ones an icon', async () => {
+      const forAlice = (await get(one.token)).body.toString();
+      assert.match(forAlice, />BB</);
+      const forBob = (await get(one.token, { user: 'bob' })).body.toString();
+      assert.match(forBob, />AA</);
+      const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Open' });
+      const pubSvg = (await get(pub.token)).body.toString();
+      assert.notEqual(pubSvg, (await get(group.token)).body.toString());
+    });
+
+    it('an oversized upload is refused before its body has finished arriving', async () => {
+      const boundary = 'parleyboundary';
+      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(url(group.token), {
+          method: 'POST',
+          headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'OCS-APIRequest': 'true', ...auth('alice') },
+        });
+        req.on('response', (r) => {
+          let body = '';
+          r.on('data', (c) => (body += c));
+          r.on('end', () => {
+            resolve({ status: r.statusCode!, body });
+            req.destroy();
+          });
+        });
+        req.on('error', (e) => (/socket hang up|ECONNRESET|EPIPE/.test(String(e)) ? undefined : reject(e)));
+        req.write(head);
+        req.write(png(8, 8));
+        const mib = Buffer.alloc(1024 * 1024, 7);
+        for (let i = 0; i < 21; i++) req.write(mib);
+        // The body is never finished: only an early answer can resolve this.
+      });
+      assert.equal(res.status, 400);
+      assert.equal(JSON.parse(res.body).ocs.data.error, 'size');
+      assert.equal((await roomRow(p, group.token))!.avatar, '');
+      // The server is still fine afterwards.
+      assert.equal((await get(group.token)).status, 200);
+    });
+  });
+}

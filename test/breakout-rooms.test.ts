@@ -1,0 +1,339 @@
+/**
+ * Breakout rooms (issue 6 item 1; contract "Get breakout rooms" and state table; talk-reference.md
+ * §4.5): the management API under api/v1, the list under api/v4, the mode/status values, and
+ * the membership rules shared with the participant endpoints.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
+
+const V1 = '/apps/spreed/api/v1/breakout-rooms';
+
+for (const dialect of dialects()) {
+  describe(`breakout rooms [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      for (const u of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) await createUser(p, u);
+    });
+    after(async () => p.close());
+
+    const br = (method: string, token: string, suffix = '', who: string | null = 'alice', body?: Record<string, unknown>) =>
+      call(p, method, `${V1}/${token}${suffix}`, { as: who ? as(who) : undefined, body });
+    const children = async (token: string) => p.services.rooms.repos.rooms.childrenOf(token);
+    const memberIds = async (token: string) => (await attendeesOf(p, token)).map((a) => `${a.actor_id}:${a.participant_type}`).sort();
+
+    /** A group room of alice (owner) with bob (moderator) and carol, dave, erin. */
+    async function parentRoom(name = 'Workshop'): Promise<{ token: string; ids: Record<string, number> }> {
+      const room = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      const ids: Record<string, number> = { alice: room.attendeeId };
+      ids.bob = (await seedUser(p, room.token, 'bob', 2)).id;
+      for (const u of ['carol', 'dave', 'erin']) ids[u] = (await seedUser(p, room.token, u)).id;
+      return { token: room.token, ids };
+    }
+
+    describe('configure (POST breakout-rooms/{token})', () => {
+      it('refuses bad input and wrong callers, changing nothing', async () => {
+        const { token, ids } = await parentRoom();
+        const cases: Array<[Record<string, unknown> | undefined, string | null, number, unknown]> = [
+          [{ mode: 1, amount: 2 }, 'carol', 403, 'moderator'],
+          [{ mode: 1, amount: 2 }, 'frank', 404, 'room'],
+          [{ mode: 1, amount: 2 }, null, 401, undefined],
+          [{ amount: 2 }, 'alice', 400, 'mode'],
+          [{ mode: 'one', amount: 2 }, 'alice', 400, 'mode'],
+          [{ mode: 0, amount: 2 }, 'alice', 400, 'mode'],
+          [{ mode: 4, amount: 2 }, 'alice', 400, 'mode'],
+          [{ mode: 1 }, 'alice', 400, 'amount'],
+          [{ mode: 1, amount: 0 }, 'alice', 400, 'amount'],
+          [{ mode: 1, amount: 21 }, 'alice', 400, 'amount'],
+          [{ mode: 1, amount: 1.5 }, 'alice', 400, 'amount'],
+          [{ mode: 2, amount: 2, attendeeMap: '{nope' }, 'alice', 400, 'attendeeMap'],
+          [{ mode: 2, amount: 2, attendeeMap: '{"abc":0}' }, 'alice', 400, 'attendeeMap'],
+          [{ mode: 2, amount: 2, attendeeMap: `{"${ids.carol}":2}` }, 'alice', 400, 'attendeeMap'],
+          [{ mode: 2, amount: 2, attendeeMap: `{"${ids.carol}":-1}` }, 'alice', 400, 'attendeeMap'],
+          [{ mode: 2, amount: 2, attendeeMap: `{"${ids.carol}":"1"}` }, 'alice', 400, 'attendeeMap'],
+          [{ mode: 2, amount: 2, attendeeMap: '[1]' }, 'alice', 400, 'attendeeMap'],
+          [{ mode: 2, amount: 2, attendeeMap: '7' }, 'alice', 400, 'attendeeMap'],
+          [{ mode: 2, amount: 2, attendeeMap: { x: 1 } }, 'alice', 400, 'attendeeMap'],
+        ];
+        for (const [body, who, status, error] of cases) {
+          const r = await br('POST', token, '', who, body);
+          assert.equal(r.status, status, `${JSON.stringify(body)} as ${who}: ${r.text}`);
+          if (error !== undefined) assert.equal(r.data?.error, error, `${JSON.stringify(body)}: ${r.text}`);
+        }
+        const bad = await br('POST', 'not a token', '', 'alice', { mode: 1, amount: 2 });
+        assert.equal(bad.status, 404);
+        const row = await roomRow(p, token);
+        assert.equal(row!.breakout_room_mode, 0);
+        assert.equal((await children(token)).length, 0);
+      });
+
+      it('400 room for public, one-to-one and breakout rooms; 400 config when disabled', async () => {
+        const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Open' });
+        assert.equal((await br('POST', pub.token, '', 'alice', { mode: 1, amount: 2 })).data.error, 'room');
+        const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+        assert.equal((await br('POST', one.token, '', 'alice', { mode: 1, amount: 2 })).data.error, 'room');
+
+        const { token } = await parentRoom('Disabled');
+        await p.services.appConfig.set('breakout_rooms', 'no');
+        try {
+          const r = await br('POST', token, '', 'alice', { mode: 1, amount: 2 });
+          assert.equal(r.status, 400);
+          assert.equal(r.data.error, 'config');
+          const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+          assert.ok(!caps.data.capabilities.spreed.features.includes('breakout-rooms-v1'));
+          assert.equal(caps.data.capabilities.spreed.config.call['breakout-rooms'], false);
+        } finally {
+          await p.services.appConfig.set('breakout_rooms', 'yes');
+        }
+        assert.equal((await roomRow(p, token))!.breakout_room_mode, 0);
+        const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+        assert.ok(caps.data.capabilities.spreed.features.includes('breakout-rooms-v1'));
+        assert.equal(caps.data.capabilities.spreed.config.call['breakout-rooms'], true);
+      });
+
+      it('automatic: "Room 1".."Room N", parent type, lobby on, moderators everywhere, users spread evenly', async () => {
+        const { token } = await parentRoom();
+        const r = await br('POST', token, '', 'alice', { mode: 1, amount: 2 });
+        assert.equal(r.status, 200, r.text);
+        // The children alice is in, then the parent.
+        assert.deepEqual(r.data.map((x: any) => x.name), ['Room 1', 'Room 2', 'Workshop']);
+        const parent = r.data[2];
+        assert.equal(parent.breakoutRoomMode, 1);
+        assert.equal(parent.breakoutRoomStatus, 0);
+        const kids = await children(token);
+        assert.equal(kids.length, 2);
+        const sizes: number[] = [];
+        for (const kid of kids) {
+          assert.equal(kid.type, 2);
+          assert.equal(kid.object_type, 'room');
+          assert.equal(kid.object_id, token);
+          assert.equal(kid.lobby_state, 1);
+          const members = await memberIds(kid.token);
+          assert.ok(members.includes('alice:1') && members.includes('bob:2'), members.join());
+          sizes.push(members.length - 2);
+        }
+        assert.deepEqual(sizes.sort(), [1, 2]);
+        const placed = (await Promise.all(kids.map((k) => attendeesOf(p, k.token)))).flat().map((a) => a.actor_id);
+        for (const u of ['carol', 'dave', 'erin']) assert.equal(placed.filter((x) => x === u).length, 1, `${u} is in exactly one room`);
+
+        const again = await br('POST', token, '', 'alice', { mode: 1, amount: 3 });
+        assert.equal(again.status, 400);
+        assert.equal(again.data.error, 'room');
+        assert.equal((await children(token)).length, 2);
+      });
+
+      it('manual: the attendee map places users; unmapped users stay in the parent only', async () => {
+        const { token, ids } = await parentRoom();
+        const r = await br('POST', token, '', 'bob', { mode: 2, amount: 3, attendeeMap: JSON.stringify({ [ids.carol]: 2, [ids.dave]: 0 }) });
+        assert.equal(r.status, 200, r.text);
+        const kids = await children(token);
+        assert.deepEqual(
+          await Promise.all(kids.map((k) => memberIds(k.token))),
+          [['alice:1', 'bob:2', 'dave:3'], ['alice:1', 'bob:2'], ['alice:1', 'bob:2', 'carol:3']],
+        );
+        assert.equal((await roomRow(p, token))!.breakout_room_mode, 2);
+      });
+
+      it('also answers under /ocs/v1.php', async () => {
+        const { token } = await parentRoom();
+        const r = await call(p, 'POST', `${V1}/${token}`, { as: as('alice'), body: { mode: 3, amount: 1 }, version: 1 });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.meta.statuscode, 100);
+        assert.equal((await roomRow(p, token))!.breakout_room_mode, 3);
+      });
+    });
+
+    describe('list, start, assistance, stop, attendee map, remove', () => {
+      let token: string;
+      let ids: Record<string, number>;
+      before(async () => {
+        ({ token, ids } = await parentRoom('Lifecycle'));
+        const r = await br('POST', token, '', 'alice', { mode: 2, amount: 2, attendeeMap: JSON.stringify({ [ids.carol]: 0, [ids.dave]: 1 }) });
+        assert.equal(r.status, 200, r.text);
+      });
+
+      it('GET room/{token}/breakout-rooms: 400 status before the start for non-moderators; all rooms for moderators', async () => {
+        const carol = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
+        assert.equal(carol.status, 400);
+        assert.equal(carol.data.error, 'status');
+        const alice = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('alice') });
+        assert.equal(alice.status, 200);
+        assert.deepEqual(alice.data.map((x: any) => [x.name, x.participantType, x.lobbyState]), [
+          ['Room 1', 1, 1],
+          ['Room 2', 1, 1],
+        ]);
+        assert.equal((await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('frank') })).status, 404);
+        assert.equal((await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`)).status, 401);
+        const plain = await createRoom(p, 'alice', { roomType: 2, roomName: 'Plain' });
+        const none = await call(p, 'GET', `${V4}/room/${plain.token}/breakout-rooms`, { as: as('alice') });
+        assert.equal(none.status, 400);
+        assert.equal(none.data.error, 'mode');
+      });
+
+      it('start: 403 for non-moderators; lobbies off, status 1; users then see only their room', async () => {
+        assert.equal((await br('POST', token, '/rooms', 'carol')).status, 403);
+        const r = await br('POST', token, '/rooms', 'alice');
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.data.at(-1).breakoutRoomStatus, 1);
+        for (const kid of await children(token)) assert.equal(kid.lobby_state, 0);
+        const carol = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
+        assert.equal(carol.status, 200);
+        assert.deepEqual(carol.data.map((x: any) => [x.name, x.participantType]), [['Room 1', 3]]);
+      });
+
+      it('request assistance on a child (status 2) and withdraw it (status 0)', async () => {
+        const [room1] = await children(token);
+        const notChild = await br('POST', token, '/request-assistance', 'carol');
+        assert.equal(notChild.status, 400);
+        assert.equal(notChild.data.error, 'room');
+        assert.equal((await br('POST', room1.token, '/request-assistance', 'dave')).status, 404, 'dave is not in Room 1');
+        const r = await br('POST', room1.token, '/request-assistance', 'carol');
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.data.breakoutRoomStatus, 2);
+        assert.equal((await roomRow(p, room1.token))!.breakout_room_status, 2);
+        const w = await br('DELETE', room1.token, '/request-assistance', 'carol');
+        assert.equal(w.data.breakoutRoomStatus, 0);
+        assert.equal((await br('POST', room1.token, '/request-assistance', 'carol')).data.breakoutRoomStatus, 2);
+      });
+
+      it('stop: lobbies on, status 0, pending assistance cleared; assistance then refused', async () => {
+        const r = await br('DELETE', token, '/rooms', 'bob');
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.data.at(-1).breakoutRoomStatus, 0);
+        for (const kid of await children(token)) {
+          assert.equal(kid.lobby_state, 1);
+          assert.equal(kid.breakout_room_status, 0);
+        }
+        const [room1] = await children(token);
+        const refused = await br('POST', room1.token, '/request-assistance', 'carol');
+        assert.equal(refused.status, 400);
+        assert.equal(refused.data.error, 'room');
+      });
+
+      it('apply an attendee map: users move; moderators and bad maps are refused unchanged', async () => {
+        const [room1, room2] = await children(token);
+        const before = [await memberIds(room1.token), await memberIds(room2.token)];
+        for (const [map, error] of [
+          ['{oops', 'attendeeMap'],
+          [JSON.stringify({ [ids.carol]: 2 }), 'attendeeMap'],
+          [JSON.stringify({ [ids.bob]: 0 }), 'moderator'],
+        ]) {
+          const r = await br('POST', token, '/attendees', 'alice', { attendeeMap: map });
+          assert.equal(r.status, 400, map);
+          assert.equal(r.data.error, error, map);
+        }
+        assert.equal((await br('POST', token, '/attendees', 'alice', {})).data.error, 'attendeeMap');
+        assert.equal((await br('POST', token, '/attendees', 'carol', { attendeeMap: '{}' })).status, 403);
+        assert.deepEqual([await memberIds(room1.token), await memberIds(room2.token)], before);
+
+        const r = await br('POST', token, '/attendees', 'alice', { attendeeMap: JSON.stringify({ [ids.carol]: 1, [ids.erin]: 0 }) });
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(await memberIds(room1.token), ['alice:1', 'bob:2', 'erin:3']);
+        assert.deepEqual(await memberIds(room2.token), ['alice:1', 'bob:2', 'carol:3', 'dave:3']);
+      });
+
+      it('switch is refused outside free mode', async () => {
+        const [room1] = await children(token);
+        const r = await br('POST', token, '/switch', 'carol', { target: room1.token });
+        assert.equal(r.status, 400);
+        assert.equal(r.data.error, 'mode');
+      });
+
+      it('remove: children deleted, mode and status back to 0', async () => {
+        const kids = await children(token);
+        assert.equal((await br('DELETE', token, '', 'carol')).status, 403);
+        const r = await br('DELETE', token, '', 'alice');
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.data.breakoutRoomMode, 0);
+        assert.equal(r.data.breakoutRoomStatus, 0);
+        assert.equal((await children(token)).length, 0);
+        for (const k of kids) assert.equal(await roomRow(p, k.token), undefined);
+        const start = await br('POST', token, '/rooms', 'alice');
+        assert.equal(start.status, 400);
+        assert.equal(start.data.error, 'mode');
+      });
+    });
+
+    describe('free selection mode', () => {
+      it('users pick and switch rooms after the start; everyone sees all rooms', async () => {
+        const { token } = await parentRoom('Free');
+        assert.equal((await br('POST', token, '', 'alice', { mode: 3, amount: 2 })).status, 200);
+        const [room1, room2] = await children(token);
+        assert.deepEqual(await memberIds(room1.token), ['alice:1', 'bob:2'], 'free mode distributes nobody');
+        const early = await br('POST', token, '/switch', 'carol', { target: room1.token });
+        assert.equal(early.data.error, 'status');
+        await br('POST', token, '/rooms', 'alice');
+
+        const list = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
+        assert.equal(list.status, 200);
+        assert.deepEqual(list.data.map((x: any) => [x.displayName, x.participantType, x.attendeeId]), [
+          ['Room 1', 4, 0],
+          ['Room 2', 4, 0],
+        ]);
+        for (const [body, who, error] of [
+          [{ target: 'nope' }, 'carol', 'target'],
+          [{}, 'carol', 'target'],
+          [{ target: token }, 'carol', 'target'],
+          [{ target: room1.token }, 'bob', 'moderator'],
+        ] as const) {
+          const r = await br('POST', token, '/switch', who, body);
+          assert.equal(r.status, 400, JSON.stringify(body));
+          assert.equal(r.data.error, error);
+        }
+        assert.equal((await br('POST', token, '/switch', 'frank', { target: room1.token })).status, 404);
+
+        const s1 = await br('POST', token, '/switch', 'carol', { target: room2.token });
+        assert.equal(s1.status, 200, s1.text);
+        assert.equal(s1.data.token, room2.token);
+        assert.equal(s1.data.participantType, 3);
+        const s2 = await br('POST', token, '/switch', 'carol', { target: room1.token });
+        assert.equal(s2.data.token, room1.token);
+        assert.ok((await memberIds(room1.token)).includes('carol:3'));
+        assert.ok(!(await memberIds(room2.token)).includes('carol:3'), 'switching leaves the other room');
+      });
+    });
+
+    describe('membership rules around breakout rooms', () => {
+      it('promotion and demotion on the parent follow into the children; deleting the parent deletes them', async () => {
+        const { token, ids } = await parentRoom('Roles');
+        await br('POST', token, '', 'alice', { mode: 3, amount: 2 });
+        const kids = await children(token);
+        const promote = await call(p, 'POST', `${V4}/room/${token}/moderators`, { as: as('alice'), body: { attendeeId: ids.carol } });
+        assert.equal(promote.status, 200, promote.text);
+        for (const k of kids) assert.ok((await memberIds(k.token)).includes('carol:2'));
+        const demote = await call(p, 'DELETE', `${V4}/room/${token}/moderators`, { as: as('alice'), body: { attendeeId: ids.carol } });
+        assert.equal(demote.status, 200, demote.text);
+        for (const k of kids) assert.ok(!(await memberIds(k.token)).some((m) => m.startsWith('carol:')));
+
+        const del = await call(p, 'DELETE', `${V4}/room/${token}`, { as: as('alice') });
+        assert.equal(del.status, 200);
+        for (const k of kids) assert.equal(await roomRow(p, k.token), undefined);
+      });
+
+      it('adding a user to a child adds them to the parent and takes them out of the siblings', async () => {
+        const { token } = await parentRoom('Adding');
+        await br('POST', token, '', 'alice', { mode: 3, amount: 2 });
+        const [room1, room2] = await children(token);
+        const add1 = await call(p, 'POST', `${V4}/room/${room1.token}/participants`, { as: as('alice'), body: { newParticipant: 'frank' } });
+        assert.equal(add1.status, 200, add1.text);
+        assert.ok((await memberIds(token)).includes('frank:3'), 'frank joined the parent');
+        await call(p, 'POST', `${V4}/room/${room2.token}/participants`, { as: as('alice'), body: { newParticipant: 'frank' } });
+        assert.ok((await memberIds(room2.token)).includes('frank:3'));
+        assert.ok(!(await memberIds(room1.token)).includes('frank:3'));
+      });
+
+      it('a child created through POST /room takes the parent type and starts behind the lobby', async () => {
+        const { token } = await parentRoom('Manual child');
+        await br('POST', token, '', 'alice', { mode: 3, amount: 1 });
+        const child = await createRoom(p, 'bob', { roomType: 3, roomName: 'Extra', objectType: 'room', objectId: token });
+        assert.equal(child.type, 3, 'POST /room with roomType 3 ignores objectType (Talk)');
+        const real = await createRoom(p, 'bob', { roomType: 2, roomName: 'Extra', objectType: 'room', objectId: token });
+        assert.equal(real.lobbyState, 1);
+        assert.equal(real.objectId, token);
+        assert.ok((await memberIds(real.token)).includes('alice:1'));
+      });
+    });
+  });
+}

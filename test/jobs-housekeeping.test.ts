@@ -1,0 +1,173 @@
+/**
+ * The jobs that keep conversations tidy (issue 6 item 3; talk-behaviour.md §10, §11): each run
+ * against real rows; the time-dependent ones (classified retention in seconds, lobby timers,
+ * max_call_duration) on the real clock with short windows. jobs:list and jobs:run too.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ParticipantsRepository } from '../src/db/repositories/participants.js';
+import { jobs, runJobIfDue } from '../src/jobs/index.js';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, roomRow, seedAttendee, setRoom, V4 } from './helpers/rooms.js';
+import { runCli } from './helpers/cli.js';
+
+const DAY = 86400;
+const now = () => Math.floor(Date.now() / 1000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+for (const dialect of dialects()) {
+  describe(`housekeeping jobs [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect);
+      await createUser(p, 'alice');
+      await createUser(p, 'bob');
+    });
+    after(async () => p.close());
+
+    const run = async (name: string) => {
+      const job = jobs.find((j) => j.name === name);
+      assert.ok(job, `job ${name} is registered`);
+      const out = await runJobIfDue(p.services, job, true);
+      assert.equal(out.status, 'ok', out.error);
+      return out.summary!;
+    };
+    const room = async (name: string, patch: Record<string, unknown> = {}) => {
+      const r = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      if (Object.keys(patch).length) await setRoom(p, r.token, patch);
+      return r.token as string;
+    };
+    const exists = async (token: string) => (await roomRow(p, token)) !== undefined;
+    const config = (key: string, value: string) => p.services.appConfig.set(key, value);
+
+    it('retention: phone, event and instant-meeting rooms past their days go; 0 disables a kind', async () => {
+      const t = now();
+      const oldPhone = await room('old phone', { object_type: 'phone_temporary', object_id: 'x', last_activity: t - 8 * DAY });
+      const newPhone = await room('new phone', { object_type: 'phone_temporary', object_id: 'x', last_activity: t - 6 * DAY });
+      const persist = await room('persisted phone', { object_type: 'phone_persist', object_id: 'x', last_activity: t - 80 * DAY });
+      const pastEvent = await room('past event', { object_type: 'event', object_id: `${t - 40 * DAY}#${t - 30 * DAY}`, last_activity: t - 30 * DAY });
+      const futureEvent = await room('future event', { object_type: 'event', object_id: `${t - 40 * DAY}#${t + DAY}`, last_activity: t - 30 * DAY });
+      const meeting = await room('meeting', { object_type: 'instant_meeting', object_id: 'x', last_activity: t - 2 * DAY });
+      const plain = await room('plain', { last_activity: t - 400 * DAY });
+
+      await config('retention_instant_meetings', '0');
+      assert.match(await run('retention'), /1 phone_temporary/);
+      assert.deepEqual(
+        await Promise.all([oldPhone, newPhone, persist, pastEvent, futureEvent, meeting, plain].map(exists)),
+        [false, true, true, false, true, true, true],
+      );
+      await config('retention_instant_meetings', '1');
+      await run('retention');
+      assert.equal(await exists(meeting), false);
+      assert.equal(await exists(plain), true);
+      // Idempotent: nothing more to do.
+      assert.match(await run('retention'), /0 phone_temporary, 0 event, 0 instant_meeting/);
+    });
+
+    it('retention of classified rooms counts seconds on the real clock', async () => {
+      await config('retention_classified_rooms', '1');
+      const classified = await room('classified', { object_type: 'classified', object_id: 'x', last_activity: now() });
+      await run('retention');
+      assert.equal(await exists(classified), true, 'still inside its second');
+      await sleep(2100);
+      await run('retention');
+      assert.equal(await exists(classified), false);
+      await config('retention_classified_rooms', '3600');
+    });
+
+    it('inactivity lock: idle group and public rooms become read-only (and lobbied on request)', async () => {
+      const t = now();
+      const idle = await room('idle', { last_activity: t - 3 * DAY });
+      const busy = await room('busy', { last_activity: t });
+      const one = (await createRoom(p, 'alice', { roomType: 1, invite: 'bob' })).token;
+      await setRoom(p, one, { last_activity: t - 30 * DAY });
+      assert.equal(await run('inactivity-lock'), '0 locked', 'off while inactivity_lock_after_days is 0');
+      assert.equal((await roomRow(p, idle))!.read_only, 0);
+
+      await config('inactivity_lock_after_days', '2');
+      await config('inactivity_enable_lobby', 'yes');
+      // Older rooms of the other cases are locked too: count them by reading back.
+      assert.match(await run('inactivity-lock'), /^[1-9]\d* locked$/);
+      const rec = await call(p, 'GET', `${V4}/room/${idle}`, { as: as('alice') });
+      assert.equal(rec.data.readOnly, 1);
+      assert.equal(rec.data.lobbyState, 1, 'the lobby stays on (no timer)');
+      assert.equal((await roomRow(p, busy))!.read_only, 0);
+      assert.equal((await roomRow(p, one))!.read_only, 0);
+      assert.equal(await run('inactivity-lock'), '0 locked');
+      await config('inactivity_lock_after_days', '0');
+    });
+
+    it('lobby timer: a passed timer is lifted although nobody reads the room', async () => {
+      const t = now();
+      const soon = await room('soon', { lobby_state: 1, lobby_timer: t + 1 });
+      const later = await room('later', { lobby_state: 1, lobby_timer: t + 3600 });
+      const forever = await room('forever', { lobby_state: 1, lobby_timer: 0 });
+      await run('lobby-timer');
+      assert.equal((await roomRow(p, soon))!.lobby_state, 1);
+      await sleep(2100);
+      assert.equal(await run('lobby-timer'), '1 lobbies lifted');
+      const row = (await roomRow(p, soon))!;
+      assert.deepEqual([row.lobby_state, row.lobby_timer], [0, 0]);
+      assert.equal((await roomRow(p, later))!.lobby_state, 1);
+      assert.equal((await roomRow(p, forever))!.lobby_state, 1);
+    });
+
+    it('empty rooms: no attendee besides groups and teams means deleted; the changelog stays', async () => {
+      const withGroupOnly = await room('group only');
+      await p.services.rooms.repos.attendees.deleteForRooms([(await roomRow(p, withGroupOnly))!.id]);
+      await seedAttendee(p, withGroupOnly, { actorType: 'groups', actorId: 'staff', participantType: 3 });
+      const changelog = await room('changelog', { type: 4 });
+      await p.services.rooms.repos.attendees.deleteForRooms([(await roomRow(p, changelog))!.id]);
+      const occupied = await room('occupied');
+      assert.match(await run('empty-rooms'), /^[1-9]\d* deleted$/);
+      assert.equal(await exists(withGroupOnly), false);
+      assert.equal(await exists(changelog), true);
+      assert.equal(await exists(occupied), true);
+      assert.equal(await run('empty-rooms'), '0 deleted');
+    });
+
+    it('calls: past max_call_duration they end for everyone; abandoned ones end; call permissions reset', async () => {
+      const repo = new ParticipantsRepository(p.services.db.kysely);
+      const t = now();
+      const live = await room('live call', { active_since: t, call_flag: 7, call_permissions: 5 });
+      const liveAttendee = (await p.services.rooms.repos.attendees.find((await roomRow(p, live))!.id, 'users', 'alice'))!;
+      const session = await repo.insertSession(liveAttendee.id, 'a'.repeat(512), t);
+      await p.services.db.kysely.updateTable('sessions').set({ in_call: 7 }).where('id', '=', session.id).execute();
+      const abandoned = await room('abandoned call', { active_since: t - 600, call_flag: 1, call_permissions: 3 });
+
+      assert.equal(await run('call-duration'), '0 past the maximum, 1 abandoned');
+      let a = (await roomRow(p, abandoned))!;
+      assert.deepEqual([a.active_since, a.call_flag, a.call_permissions], [null, 0, 0]);
+      assert.equal((await roomRow(p, live))!.call_permissions, 5, 'a call with someone in it runs on');
+
+      await config('max_call_duration', '3');
+      assert.equal(await run('call-duration'), '0 past the maximum, 0 abandoned');
+      await sleep(3300);
+      await repo.pingSessions([session.id], now());
+      assert.match(await run('call-duration'), /^1 past the maximum/);
+      a = (await roomRow(p, live))!;
+      assert.deepEqual([a.active_since, a.call_flag, a.call_permissions], [null, 0, 0]);
+      const s = await p.services.db.kysely.selectFrom('sessions').selectAll().where('id', '=', session.id).executeTakeFirst();
+      assert.equal(s?.in_call, 0, 'everyone left the call');
+      await config('max_call_duration', '0');
+    });
+
+    it('parley jobs:list shows every job with its runs; jobs:run runs one now', async () => {
+      const list = await runCli(p.env, ['jobs:list', '--output', 'json']);
+      assert.equal(list.code, 0, list.stderr);
+      const rows = JSON.parse(list.stdout);
+      for (const name of ['retention', 'inactivity-lock', 'lobby-timer', 'empty-rooms', 'call-duration', 'stale-sessions']) {
+        const r = rows.find((x: any) => x.name === name);
+        assert.ok(r, `${name} is listed`);
+        assert.ok(r.interval > 0);
+      }
+      assert.ok(rows.find((x: any) => x.name === 'lobby-timer').runs >= 2);
+      const ran = await runCli(p.env, ['jobs:run', 'empty-rooms']);
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.match(ran.stdout, /job empty-rooms ran: 0 deleted/);
+      const bad = await runCli(p.env, ['jobs:run', 'nope']);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /unknown job "nope"/);
+    });
+  });
+}
