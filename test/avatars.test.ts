@@ -155,6 +155,22 @@ for (const dialect of dialects()) {
       assert.notEqual(pubSvg, (await get(group.token)).body.toString());
     });
 
+    it('malformed multipart bodies are a 400 body, never a 500', async () => {
+      const send = (contentType: string, body: string) =>
+        fetch(url(group.token), { method: 'POST', body, headers: { 'Content-Type': contentType, 'OCS-APIRequest': 'true', ...auth('alice') } });
+      for (const [type, body] of [
+        ['multipart/form-data', '--x\r\n\r\nabc\r\n--x--'],
+        ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nabc'],
+        ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="file"'],
+      ]) {
+        const r = await send(type, body);
+        assert.equal(r.status, 400, `${type} ${JSON.stringify(body)}`);
+        assert.equal(((await r.json()) as any).ocs.data.error, 'body');
+      }
+      const ok = await send('multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nabc\r\n--x--\r\n');
+      assert.equal(((await ok.json()) as any).ocs.data.error, 'mimetype', 'a complete body reaches the checks');
+    });
+
     it('an oversized upload is refused before its body has finished arriving', async () => {
       const boundary = 'parleyboundary';
       const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);

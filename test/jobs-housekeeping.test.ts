@@ -62,6 +62,12 @@ for (const dialect of dialects()) {
       assert.equal(await exists(plain), true);
       // Idempotent: nothing more to do.
       assert.match(await run('retention'), /0 phone_temporary, 0 event, 0 instant_meeting/);
+      // The retention values clients show are in the capabilities.
+      await config('retention_phone_rooms', '9');
+      const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const conv = caps.data.capabilities.spreed.config.conversations;
+      assert.deepEqual([conv['retention-event'], conv['retention-phone'], conv['retention-instant-meetings']], [28, 9, 1]);
+      await config('retention_phone_rooms', '7');
     });
 
     it('retention of classified rooms counts seconds on the real clock', async () => {
