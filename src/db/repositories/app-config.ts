@@ -11,7 +11,7 @@ export class AppConfigRepository {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
   ) {
-    this.generationRead = compiledRead(db, db.selectFrom('cache_state').select('generation').where('id', '=', 1));
+    this.generationRead = compiledRead(db, db.selectFrom('cache_state').select('generation').where('id', '=', 1), { cache: true });
   }
 
   async all(): Promise<Map<string, string>> {

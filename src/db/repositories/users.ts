@@ -9,7 +9,7 @@ export class UsersRepository {
   private readonly findRead;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.findRead = compiledRead(db, db.selectFrom('users').selectAll().where('id', '=', ''));
+    this.findRead = compiledRead(db, db.selectFrom('users').selectAll().where('id', '=', ''), { cache: true });
   }
 
   /** Read on every authenticated request (credential check), hence compiled once. */

@@ -61,6 +61,12 @@ export function parsePhpQuery(input: string): Bag {
     if (!pair) continue;
     if (++n > MAX_PARAMS) break;
     const eq = pair.indexOf('=');
+    // Fast path for the common `format=json`: nothing to decode, no brackets.
+    if (eq > 0 && !/[%+[\]]/.test(pair)) {
+      const key = pair.slice(0, eq);
+      if (key !== '__proto__') out[key] = pair.slice(eq + 1);
+      continue;
+    }
     const rawKey = decode(eq >= 0 ? pair.slice(0, eq) : pair);
     const value = eq >= 0 ? decode(pair.slice(eq + 1)) : '';
     const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);

@@ -22,6 +22,11 @@ const AppParams = Type.Object({
   app: Type.String(),
 });
 
+/** Nextcloud wraps these answers in a `data` key inside the OCS data. */
+const KeyList = Type.Object({ data: Type.Array(Type.String()) });
+const Value = Type.Object({ data: Type.String({ description: 'the stored string (secrets masked), else the default' }) });
+const Empty = Type.Array(Type.Never(), { maxItems: 0, description: 'always []' });
+
 const KeyParams = Type.Object({
   app: Type.String(),
   key: Type.String({ maxLength: 255, 'x-error': 'key' }),
@@ -34,6 +39,8 @@ export async function appConfigRoutes(app: FastifyInstance, services: Services):
     method: 'GET',
     path: BASE,
     auth: 'admin',
+    params: Type.Object({}),
+    response: KeyList,
     summary: 'List the apps that have configuration (always ["spreed"])',
     handler: async () => ({ data: config.apps() }),
   });
@@ -43,6 +50,7 @@ export async function appConfigRoutes(app: FastifyInstance, services: Services):
     path: `${BASE}/:app`,
     auth: 'admin',
     params: AppParams,
+    response: KeyList,
     summary: 'List the stored config keys of an app',
     handler: async ({ params }) => {
       config.requireApp(params.app);
@@ -55,6 +63,7 @@ export async function appConfigRoutes(app: FastifyInstance, services: Services):
     path: `${BASE}/:app/:key`,
     auth: 'admin',
     params: Type.Object({ ...KeyParams.properties, defaultValue: Type.Optional(Type.String({ maxLength: 65536 })) }),
+    response: Value,
     summary: 'Read one config value (secrets masked); the registry default when unset',
     handler: async ({ params }) => {
       config.requireApp(params.app);
@@ -69,6 +78,7 @@ export async function appConfigRoutes(app: FastifyInstance, services: Services):
     auth: 'admin',
     // `value` stays raw: the registry validates and normalises it per key type.
     params: Type.Object({ ...KeyParams.properties, value: Type.Optional(Type.Unknown()) }),
+    response: Empty,
     summary: 'Set one config value (validated by the registry)',
     handler: async ({ params }) => {
       config.requireApp(params.app);
@@ -82,6 +92,7 @@ export async function appConfigRoutes(app: FastifyInstance, services: Services):
     path: `${BASE}/:app/:key`,
     auth: 'admin',
     params: KeyParams,
+    response: Empty,
     summary: 'Delete one config value (the default applies again)',
     handler: async ({ params }) => {
       config.requireApp(params.app);

@@ -1,5 +1,6 @@
 /** Health, the hello-world baseline for benchmarks, and capabilities. */
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
 import type { Services } from '../../services/index.js';
 import { PRODUCT_NAME, SERVER_VERSION, SERVER_VERSION_FULL } from '../../domain/version.js';
@@ -34,6 +35,11 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
     method: 'GET',
     path: '/cloud/capabilities',
     auth: 'public',
+    params: Type.Object({}),
+    response: Type.Object({
+      version: Type.Object({ major: Type.Integer(), minor: Type.Integer(), micro: Type.Integer(), string: Type.String(), edition: Type.String(), extendedSupport: Type.Boolean() }),
+      capabilities: Type.Record(Type.String(), Type.Unknown(), { description: 'core, user_status, and spreed (talk-reference.md §2) unless allowed_groups excludes the caller' }),
+    }),
     summary: 'Server capabilities (Nextcloud shape, spreed for Talk)',
     handler: async ({ ctx, version, format }) => {
       const view = await services.capabilities.view(ctx);

@@ -1,0 +1,114 @@
+/**
+ * Fast reads for the queries every request makes (credential check, config generation,
+ * preferences), on SQLite. Two layers, both exact across processes:
+ *
+ * 1. Direct execution. A read compiled once from a Kysely template runs synchronously on a
+ *    cached prepared statement, skipping Kysely's query building, async driver and connection
+ *    lock (most of a small query's cost). better-sqlite3 is synchronous, so the read cannot
+ *    interleave with another statement; while a transaction is open (it spans awaits) the read
+ *    goes through Kysely instead and so waits its turn and never sees uncommitted rows.
+ *
+ * 2. A result cache checked against a change stamp, read before every cached read: SQLite's
+ *    `data_version` (changes when any other connection, in any process, commits; a cheap
+ *    pragma, no table read) plus the number of write statements this connection has run (its
+ *    own commits do not move data_version). A cached result is used only while the stamp is
+ *    the one it was read under, so every read sees every commit made before it, exactly as an
+ *    uncached read would.
+ *
+ * On PostgreSQL none of this applies: the reads are ordinary Kysely queries.
+ */
+import type SQLite from 'better-sqlite3';
+import type { Compilable, Kysely } from 'kysely';
+import { BoundedMap } from '../domain/bounded-map.js';
+import type { DbStats } from './database.js';
+import type { Database } from './schema.js';
+
+interface DirectReader {
+  database: SQLite.Database;
+  stats: DbStats;
+  stampStatement: SQLite.Statement;
+  /** Write statements this connection has run (data_version does not count its own commits). */
+  localWrites: number;
+}
+
+const readers = new WeakMap<Kysely<Database>, DirectReader>();
+
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Enables direct reads on a SQLite connection. Also caches prepared statements by SQL text:
+ * Kysely's driver prepares every statement anew, and a cached statement is never busy when it
+ * is handed out again (one connection runs one statement at a time). A statement that writes
+ * moves the change stamp as it is prepared, just before it runs.
+ */
+export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Database, stats: DbStats): void {
+  const reader: DirectReader = {
+    database,
+    stats,
+    stampStatement: database.prepare('PRAGMA data_version').pluck(),
+    localWrites: 0,
+  };
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = database.prepare.bind(database);
+  database.prepare = ((source: string) => {
+    let stmt = cache.get(source);
+    if (stmt === undefined) {
+      stmt = prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(source, stmt);
+    }
+    if (!stmt.readonly) reader.localWrites++;
+    return stmt;
+  }) as SQLite.Database['prepare'];
+  readers.set(kysely, reader);
+}
+
+function currentStamp(reader: DirectReader): string {
+  reader.stats.queries++;
+  return `${reader.stampStatement.get() as number}:${reader.localWrites}`;
+}
+
+function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[]): R[] {
+  const { stats } = reader;
+  stats.queries++;
+  if (stats.queryListeners.length === 0) return reader.database.prepare(sql).all(parameters as unknown[]) as R[];
+  const started = performance.now();
+  const rows = reader.database.prepare(sql).all(parameters as unknown[]) as R[];
+  for (const fn of stats.queryListeners) fn(performance.now() - started, false);
+  return rows;
+}
+
+export interface CompiledReadOptions {
+  /** Cache results by parameters, checked against the change stamp (for small, hot rows). */
+  cache?: boolean;
+}
+
+/**
+ * A hot read, compiled once from a Kysely template; each call passes the parameters in the
+ * template's order (`find(id)` → `[id]`). Callers get their own copies of the rows.
+ */
+export function compiledRead<R extends object>(
+  db: Kysely<Database>,
+  template: Compilable<R>,
+  options: CompiledReadOptions = {},
+): (parameters: readonly unknown[]) => Promise<R[]> {
+  const compiled = template.compile();
+  if (compiled.parameters.length === 0) throw new Error('compiledRead: the template needs its parameters');
+  const results = options.cache ? new BoundedMap<string, { stamp: string; rows: R[] }>(10_000) : undefined;
+  return async (parameters) => {
+    if (parameters.length !== compiled.parameters.length) throw new Error('compiledRead: wrong number of parameters');
+    const reader = readers.get(db);
+    if (reader === undefined || reader.database.inTransaction) {
+      return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
+    }
+    if (results === undefined) return run<R>(reader, compiled.sql, parameters);
+    const stamp = currentStamp(reader);
+    const key = JSON.stringify(parameters);
+    let hit = results.get(key);
+    if (hit === undefined || hit.stamp !== stamp) {
+      hit = { stamp, rows: run<R>(reader, compiled.sql, parameters) };
+      results.set(key, hit);
+    }
+    return hit.rows.map((r) => ({ ...r }));
+  };
+}
