@@ -11,6 +11,7 @@ import { groupCommands } from './groups.js';
 import { teamCommands } from './teams.js';
 import { jobsCommands } from './jobs.js';
 import { talkServerCommands } from './talk-servers.js';
+import { talkRoomCommands } from './talk-rooms.js';
 import { appConfigCommands } from './app-config.js';
 
 /** Opens the services for one command and closes the database afterwards. */
@@ -28,7 +29,7 @@ export class CommandError extends Error {}
 
 export type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, talkServerCommands, teamCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
+export const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkRoomCommands, teamCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

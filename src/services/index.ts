@@ -29,6 +29,7 @@ import { ClientSessionService } from './client-sessions.js';
 import { ParticipantsRepository } from '../db/repositories/participants.js';
 import { SessionService } from './sessions.js';
 import { ParticipantsService } from './participants.js';
+import { RoomOperatorService } from './room-operator.js';
 import { MembershipSync } from './membership-sync.js';
 import { PreferencesService } from './preferences.js';
 import { RoomsService } from './rooms.js';
@@ -68,6 +69,8 @@ export interface Services {
   clientSessions: ClientSessionService;
   sessions: SessionService;
   participants: ParticipantsService;
+  /** The operator's talk:room:* and talk:user:remove commands, over the services above. */
+  roomOperator: RoomOperatorService;
   sipSettings: SipSettingsService;
   sipBridge: SipBridgeService;
   sip: SipService;
@@ -103,5 +106,6 @@ export function createServices(db: Db, settings: Settings): Services {
   const avatars = new AvatarService(db, rooms, directory);
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
-  return { breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip };
+  const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
+  return { roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip };
 }

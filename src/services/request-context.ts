@@ -33,6 +33,11 @@ export class RequestContext {
     return this.user !== undefined;
   }
 
+  /** True for the operator (SystemContext), never for an HTTP caller. */
+  get isSystem(): boolean {
+    return false;
+  }
+
   get userId(): string | undefined {
     return this.user?.id;
   }
@@ -65,5 +70,20 @@ export class RequestContext {
     if (!this.user) return true;
     const cfg = await this.config();
     return this.inGroupList(cfg.list('allowed_groups'));
+  }
+}
+
+/**
+ * The operator acting through `parley talk:room:*` commands, as Talk's occ: no user and no
+ * address. RoomsService lets it see every conversation and treats it as an owner of each, so
+ * the commands run the API's own service operations and rules without a caller.
+ */
+export class SystemContext extends RequestContext {
+  constructor(directory: DirectoryService, appConfig: AppConfigService) {
+    super(directory, appConfig, undefined, 'system');
+  }
+
+  override get isSystem(): boolean {
+    return true;
   }
 }

@@ -118,6 +118,11 @@ function groupRoomName(displayName: string): string {
   return [...displayName.trimStart()].slice(0, GROUP_NAME_MAX).join('').trimEnd();
 }
 
+/** The operator's stand-in attendee: an owner with no row (id 0) that matches no real actor. */
+function systemAttendee(room: RoomRow): AttendeeRow {
+  return { ...ATTENDEE_DEFAULTS, id: 0, room_id: room.id, actor_type: 'system', actor_id: 'system', participant_type: ParticipantType.OWNER } as AttendeeRow;
+}
+
 export class RoomsService {
   readonly repos: RoomRepos;
   readonly presenter: ConversationPresenter;
@@ -153,10 +158,11 @@ export class RoomsService {
    * else, including malformed tokens, is the same throttled 404 `{error: "room"}`.
    */
   async getRoomForCaller(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom> {
-    await this.bruteForce.throttle(ctx.ip, 'talkRoomToken');
+    // The operator has no address to throttle.
+    if (!ctx.isSystem) await this.bruteForce.throttle(ctx.ip, 'talkRoomToken');
     const found = await this.lookup(ctx, token, opts);
     if (!found) {
-      await this.bruteForce.recordFailure(ctx.ip, 'talkRoomToken');
+      if (!ctx.isSystem) await this.bruteForce.recordFailure(ctx.ip, 'talkRoomToken');
       throw notFound('room');
     }
     return found;
@@ -182,6 +188,7 @@ export class RoomsService {
     }
     const visible =
       attendee !== undefined ||
+      ctx.isSystem ||
       opts.sipBridge === true ||
       room.type === RoomType.PUBLIC ||
       (ctx.user !== undefined && room.listable !== 0 && (await listableScopesFor(ctx)).includes(room.listable));
@@ -193,6 +200,8 @@ export class RoomsService {
   /** The conversation when the caller is a participant (else 404 `room`, like a missing one). */
   async requireParticipant(ctx: RequestContext, token: unknown): Promise<CallerRoom & { attendee: AttendeeRow }> {
     const found = await this.getRoomForCaller(ctx, token);
+    // The operator is treated as an owner it does not have a row for (see SystemContext).
+    if (!found.attendee && ctx.isSystem) return { ...found, attendee: systemAttendee(found.room) };
     if (!found.attendee) throw notFound('room');
     return found as CallerRoom & { attendee: AttendeeRow };
   }
@@ -374,6 +383,21 @@ export class RoomsService {
       return (await repos.rooms.findById(id))!;
     });
     return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  /**
+   * A group or public conversation without attendees, for the operator (`talk:room:create`, as
+   * Talk's RoomService::createConversation); participants are added through ParticipantsService.
+   */
+  async createWithoutOwner(ctx: RequestContext, type: number, rawName: string): Promise<RoomRow> {
+    if (!ctx.isSystem) throw forbidden('permissions', 'Only the operator can create conversations without an owner');
+    if (type !== RoomType.GROUP && type !== RoomType.PUBLIC) throw badRequest('type', 'Only group and public conversations can be created this way');
+    const name = normalizeRoomName(rawName);
+    if (name === undefined) throw badRequest('name', `The name must be 1 to ${ROOM_NAME_MAX} characters`);
+    const cfg = await ctx.config();
+    const now = nowSeconds();
+    const id = await this.transaction(async (repos) => repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type }));
+    return (await this.repos.rooms.findById(id))!;
   }
 
   /** Column values every new conversation starts with. */
