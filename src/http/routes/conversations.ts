@@ -9,9 +9,6 @@ import { registerFeatures } from '../../domain/features.js';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { nowSeconds } from '../../services/rooms.js';
-import { effectivePreferences } from '../../services/preferences.js';
-import type { RequestContext } from '../../services/request-context.js';
-import { serviceHash } from '../../services/service-hash.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 
 // What these endpoints and the record make true (talk-reference.md §2.2), in Talk's order.
@@ -29,13 +26,6 @@ const Token = Type.String();
 
 export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const rooms = services.rooms;
-  const hashHeaders = async (ctx: RequestContext) => {
-    const cfg = await ctx.config();
-    const hash = ctx.userId
-      ? serviceHash(cfg, { kind: 'user', attachmentFolder: effectivePreferences(await services.preferences.forUser(ctx.userId), cfg).attachmentFolder })
-      : serviceHash(cfg, { kind: 'guest' });
-    return { 'X-Service-Hash': hash, 'X-Nextcloud-Talk-Hash': hash };
-  };
 
   ocsRoute(app, services, {
     method: 'GET',
@@ -61,7 +51,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
         includeLastMessage: params.includeLastMessage,
       });
       return new OcsReply(data, 200, {
-        ...(await hashHeaders(ctx)),
+        ...(await services.serviceHash.headers(ctx)),
         'X-Service-Modified-Before': modifiedBefore,
         'X-Nextcloud-Talk-Modified-Before': modifiedBefore,
       });
@@ -105,7 +95,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const record = bridge
         ? await rooms.presenter.presentOne(ctx, { room: caller.room, forceName: true }, { includeLastMessage: false })
         : await rooms.presenter.presentOne(ctx, caller, { includeStatus: true });
-      return new OcsReply(record, 200, await hashHeaders(ctx));
+      return new OcsReply(record, 200, await services.serviceHash.headers(ctx));
     },
   });
 
