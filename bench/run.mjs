@@ -14,7 +14,8 @@
  *
  * Options (environment): BENCH_DURATION seconds per route (default 6), BENCH_WARMUP seconds
  * (default 2), BENCH_CONNECTIONS (default 10), BENCH_ONLY=name,name to measure a subset
- * (the baseline is always measured), BENCH_KEEP=1 keeps the data directory.
+ * (the baseline is always measured), BENCH_KEEP=1 keeps the data directory, BENCH_PROF=dir
+ * writes a CPU profile of the server process into dir.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -129,29 +130,42 @@ async function main() {
 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [path.join(dist, 'main.js'), 'serve'], {
+  // BENCH_PROF=dir: the server writes a V8 CPU profile there as it exits (SIGTERM, end of run).
+  const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROF)}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(dist, 'main.js'), 'serve'], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const results = [];
+  /** Probes, warms up and measures one route; returns its figures. */
+  const measure = async (r, req) => {
+    // A route that fails is a broken benchmark, not a slow one.
+    const probe = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
+    if (probe.status !== (r.expectStatus ?? 200)) {
+      throw new Error(`bench route "${r.name}": ${req.method ?? 'GET'} ${req.path} answered ${probe.status}: ${(await probe.text()).slice(0, 200)}`);
+    }
+    if (warmup > 0) await load(url, req, warmup);
+    const res = await load(url, req, duration);
+    const bad = res.non2xx + res.errors + res.timeouts;
+    console.log(`  ${r.name.padEnd(28)} ${res.requests.average.toFixed(0).padStart(8)} req/s   mean latency ${res.latency.average.toFixed(2)} ms` + (bad ? `   (${bad} failed)` : ''));
+    return { rps: res.requests.average, bad };
+  };
   try {
     await waitUntilUp(url, child);
+    const requests = new Map();
     for (const r of routes) {
       const ctx = { url, admin: ADMIN, basic, state: state.get(r.name) };
       if (r.prepare) ctx.state = await r.prepare(ctx);
       const req = await r.request(ctx);
-      // A route that fails is a broken benchmark, not a slow one.
-      const probe = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
-      if (probe.status !== (r.expectStatus ?? 200)) {
-        throw new Error(`bench route "${r.name}": ${req.method ?? 'GET'} ${req.path} answered ${probe.status}: ${(await probe.text()).slice(0, 200)}`);
-      }
-      if (warmup > 0) await load(url, req, warmup);
-      const res = await load(url, req, duration);
-      const bad = res.non2xx + res.errors + res.timeouts;
-      const rps = res.requests.average;
-      results.push({ name: r.name, vs: r.vs, rps, latency: res.latency.average, bad });
-      console.log(`  ${r.name.padEnd(28)} ${rps.toFixed(0).padStart(8)} req/s   mean latency ${res.latency.average.toFixed(2)} ms` + (bad ? `   (${bad} failed)` : ''));
+      requests.set(r.name, req);
+      results.push({ name: r.name, vs: r.vs, ...(await measure(r, req)) });
     }
+    // The baseline is measured again at the end and its two figures averaged, so a drift of the
+    // machine's load during the run does not land on the ratios of the routes measured first or last.
+    const base = results.find((x) => x.name === BASELINE);
+    const again = await measure(routes.find((r) => r.name === BASELINE), requests.get(BASELINE));
+    base.rps = (base.rps + again.rps) / 2;
+    base.bad += again.bad;
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));

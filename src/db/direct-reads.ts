@@ -8,12 +8,16 @@
  *    interleave with another statement; while a transaction is open (it spans awaits) the read
  *    goes through Kysely instead and so waits its turn and never sees uncommitted rows.
  *
- * 2. A result cache checked against a change stamp, read before every cached read: SQLite's
- *    `data_version` (changes when any other connection, in any process, commits; a cheap
- *    pragma, no table read) plus the number of write statements this connection has run (its
- *    own commits do not move data_version). A cached result is used only while the stamp is
- *    the one it was read under, so every read sees every commit made before it, exactly as an
- *    uncached read would.
+ * 2. A result cache checked against a change stamp: SQLite's `data_version` (moved by every
+ *    other connection's commit, in any process) plus the number of write statements run by
+ *    any connection of this process (data_version does not count a connection's own commits).
+ *    A cached result is used only under the stamp it was read under. Reading data_version
+ *    takes SQLite's WAL read lock (two fcntl calls, the cost of a small query), so it is read
+ *    once per HTTP request: `freshReads` runs as each request starts and marks the rest of the
+ *    event-loop turn as request-scoped; reads in that turn use the data_version read after the
+ *    latest request start, so every request sees every commit made before it started, by any
+ *    process. Outside a request-scoped turn (jobs, commands, tests calling services) every
+ *    cached read checks data_version itself. Writes by this process move the stamp at once.
  *
  * On PostgreSQL none of this applies: the reads are ordinary Kysely queries.
  */
@@ -27,9 +31,14 @@ interface DirectReader {
   database: SQLite.Database;
   stats: DbStats;
   stampStatement: SQLite.Statement;
-  /** Write statements this connection has run (data_version does not count its own commits). */
-  localWrites: number;
+  /** data_version read since the latest request start in this turn (request-scoped turns only). */
+  dataVersion?: number;
+  /** True from a request start to the end of that event-loop turn. */
+  scoped: boolean;
 }
+
+/** Write statements run by every connection of this process (all of them move every stamp). */
+let localWrites = 0;
 
 const readers = new WeakMap<Kysely<Database>, DirectReader>();
 
@@ -46,7 +55,7 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
     database,
     stats,
     stampStatement: database.prepare('PRAGMA data_version').pluck(),
-    localWrites: 0,
+    scoped: false,
   };
   const cache = new Map<string, SQLite.Statement>();
   const prepare = database.prepare.bind(database);
@@ -57,15 +66,37 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(source, stmt);
     }
-    if (!stmt.readonly) reader.localWrites++;
+    if (!stmt.readonly) localWrites++;
     return stmt;
   }) as SQLite.Database['prepare'];
   readers.set(kysely, reader);
 }
 
+/**
+ * Called as each HTTP request starts: its reads check data_version again (once), and the rest
+ * of this event-loop turn may share that reading.
+ */
+export function freshReads(kysely: Kysely<Database>): void {
+  const reader = readers.get(kysely);
+  if (reader === undefined) return;
+  reader.dataVersion = undefined;
+  if (!reader.scoped) {
+    reader.scoped = true;
+    setImmediate(() => {
+      reader.scoped = false;
+      reader.dataVersion = undefined;
+    });
+  }
+}
+
 function currentStamp(reader: DirectReader): string {
-  reader.stats.queries++;
-  return `${reader.stampStatement.get() as number}:${reader.localWrites}`;
+  let version = reader.scoped ? reader.dataVersion : undefined;
+  if (version === undefined) {
+    version = reader.stampStatement.get() as number;
+    reader.stats.queries++;
+    if (reader.scoped) reader.dataVersion = version;
+  }
+  return `${version}:${localWrites}`;
 }
 
 function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[]): R[] {

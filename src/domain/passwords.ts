@@ -1,5 +1,5 @@
 /** Password hashing (argon2id) and random secrets. */
-import { randomBytes, randomInt, createHash } from 'node:crypto';
+import { randomBytes, randomInt, hash as digest } from 'node:crypto';
 import { hash, verify, Algorithm } from '@node-rs/argon2';
 
 export function hashPassword(password: string): Promise<string> {
@@ -15,8 +15,9 @@ export async function verifyPassword(stored: string, password: string): Promise<
   }
 }
 
+/** One-shot digest (no Hash object): it runs on every authenticated request (credential cache key). */
 export function sha256Hex(s: string): string {
-  return createHash('sha256').update(s).digest('hex');
+  return digest('sha256', s, 'hex');
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

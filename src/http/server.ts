@@ -5,6 +5,7 @@
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ApiError } from '../domain/errors.js';
+import { freshReads } from '../db/database.js';
 import type { Services } from '../services/index.js';
 import { negotiateFormat, renderOcs, versionFromUrl } from './ocs/envelope.js';
 import { parsePhpQuery } from './ocs/php-form.js';
@@ -90,6 +91,13 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
       return sendOcsError(reply, versionFromUrl(request.url), negotiateFormat(q?.format, request.headers.accept), apiErr);
     }
     return reply.code(apiErr.status).send(apiErr.data);
+  });
+
+  // Each request's cached hot reads check the database's change stamp again (db/direct-reads.ts),
+  // so a request sees every commit made, by any process, before it started.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    freshReads(services.db.kysely);
+    done();
   });
 
   // One JSON line per request; never the query string (it may carry passwords).

@@ -57,14 +57,22 @@ export class AppConfigSnapshot {
     return ['yes', '1', 'true', 'on'].includes(this.get(key).trim().toLowerCase());
   }
 
+  /** A JSON list of strings (group lists are read on every Talk request: parsed once per snapshot). */
   list(key: string): string[] {
-    try {
-      const parsed = JSON.parse(this.get(key) || '[]');
-      return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string') : [];
-    } catch {
-      return [];
+    let parsed = this.lists.get(key);
+    if (parsed === undefined) {
+      try {
+        const value: unknown = JSON.parse(this.get(key) || '[]');
+        parsed = Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : [];
+      } catch {
+        parsed = [];
+      }
+      this.lists.set(key, parsed);
     }
+    return [...parsed];
   }
+
+  private readonly lists = new Map<string, string[]>();
 
   json<T = unknown>(key: string, fallback: T): T {
     try {

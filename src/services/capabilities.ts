@@ -33,6 +33,14 @@ export { sipConfigured };
 
 type EffectivePreferences = ReturnType<typeof effectivePreferences>;
 
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 /** Everything besides the config snapshot that the `spreed` document depends on. */
 interface SpreedInputs {
   user: boolean;
@@ -71,7 +79,8 @@ export class CapabilitiesService {
     const key = `${cfg.generation}#${FEATURES.length}#${JSON.stringify(inputs)}`;
     let document = this.cache.get(key);
     if (document === undefined) {
-      document = this.build(cfg, inputs);
+      // Shared by every caller with the same key: frozen, so a change to it fails loudly.
+      document = deepFreeze(this.build(cfg, inputs));
       this.cache.set(key, document);
     }
     return { key, document };
