@@ -148,7 +148,7 @@ async function main() {
     const res = await load(url, req, duration);
     const bad = res.non2xx + res.errors + res.timeouts;
     console.log(`  ${r.name.padEnd(28)} ${res.requests.average.toFixed(0).padStart(8)} req/s   mean latency ${res.latency.average.toFixed(2)} ms` + (bad ? `   (${bad} failed)` : ''));
-    return { rps: res.requests.average, bad };
+    return { rps: res.requests.average, bad, at: Date.now() };
   };
   try {
     await waitUntilUp(url, child);
@@ -160,11 +160,16 @@ async function main() {
       requests.set(r.name, req);
       results.push({ name: r.name, vs: r.vs, ...(await measure(r, req)) });
     }
-    // The baseline is measured again at the end and its two figures averaged, so a drift of the
-    // machine's load during the run does not land on the ratios of the routes measured first or last.
+    // The baseline is measured again at the end. A route compared with it uses the baseline
+    // interpolated to the moment the route was measured, so a drift of the machine's load (or
+    // of the server's state) during the run does not skew the ratios of early or late routes.
     const base = results.find((x) => x.name === BASELINE);
     const again = await measure(routes.find((r) => r.name === BASELINE), requests.get(BASELINE));
-    base.rps = (base.rps + again.rps) / 2;
+    const span = again.at - base.at;
+    base.at0 = base.at;
+    base.rps0 = base.rps;
+    base.baselineAt = (at) => base.rps0 + ((again.rps - base.rps0) * (at - base.at0)) / (span || 1);
+    base.rps = (base.rps0 + again.rps) / 2;
     base.bad += again.bad;
   } finally {
     child.kill('SIGTERM');
@@ -177,7 +182,8 @@ async function main() {
   for (const r of results) {
     // An entry may name its own baseline (`vs`, e.g. the same body pre-rendered); default hello.
     const ref = results.find((x) => x.name === r.vs) ?? base;
-    console.log(`bench ${r.name} ${r.rps.toFixed(0)} ratio=${(r.rps / ref.rps).toFixed(2)} vs=${ref.name}`);
+    const refRps = ref === base && r !== base ? base.baselineAt(r.at) : ref.rps;
+    console.log(`bench ${r.name} ${r.rps.toFixed(0)} ratio=${(r.rps / refRps).toFixed(2)} vs=${ref.name}`);
   }
   if (results.some((r) => r.bad > 0)) process.exitCode = 1;
 }
