@@ -93,4 +93,4 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
 }
 
 export { sql };
-export { compiledRead, freshReads } from './direct-reads.js';
+export { changeStamp, compiledRead, freshReads } from './direct-reads.js';

@@ -99,6 +99,18 @@ function currentStamp(reader: DirectReader): string {
   return `${version}:${localWrites}`;
 }
 
+/**
+ * The database's change stamp, for caches of results derived from many reads (rendered
+ * conversation records): equal stamps mean no commit by any process in between. Read it BEFORE
+ * the reads whose result it will validate. Undefined on PostgreSQL and while this process has a
+ * transaction open (its uncommitted writes must not be cached).
+ */
+export function changeStamp(kysely: Kysely<Database>): string | undefined {
+  const reader = readers.get(kysely);
+  if (reader === undefined || reader.database.inTransaction) return undefined;
+  return currentStamp(reader);
+}
+
 function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[]): R[] {
   const { stats } = reader;
   stats.queries++;

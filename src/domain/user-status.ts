@@ -16,6 +16,21 @@ export const STATUS_EXPIRY_SECONDS = 15 * 60;
 
 export const MESSAGE_MAX_LENGTH = 80;
 
+/**
+ * The automatic "online" of GET /room rewrites a fresh automatic status at most this often
+ * (Nextcloud's listener also skips fresh ones): a write on every list request would cost a
+ * write each time and void every cached answer. The status then expires 14-15 minutes after
+ * the last request instead of exactly 15.
+ */
+export const ONLINE_REFRESH_SECONDS = 60;
+
+/** Whether the automatic "online" would change this row at `now` (see ONLINE_REFRESH_SECONDS). */
+export function needsOnlineRefresh(row: UserStatusRow, now: number): boolean {
+  // A chosen away/dnd/invisible is never overwritten.
+  if (row.is_user_defined && (PERSISTENT_STATUSES as string[]).includes(row.status)) return false;
+  return !(row.status === 'online' && !row.is_user_defined && row.status_timestamp >= now - ONLINE_REFRESH_SECONDS);
+}
+
 export function isStatusType(s: string): s is StatusType {
   return (STATUS_TYPES as readonly string[]).includes(s);
 }
@@ -56,6 +71,21 @@ export interface PublicStatus {
   icon: string | null;
   message: string | null;
   clearAt: number | null;
+  /** The last second at which the row still reads like this without a change (not an API field). */
+  stableUntil: number;
+}
+
+/**
+ * The last second at which `effectiveStatus(row, t)` reads as it does at `now`: an automatic
+ * status expires after STATUS_EXPIRY_SECONDS, a message at clearAt (Infinity: never by itself).
+ * Caches of rendered records that show a status expire then.
+ */
+export function statusStableUntil(row: UserStatusRow, now: number): number {
+  let until = Infinity;
+  const expiresAfter = row.status_timestamp + STATUS_EXPIRY_SECONDS;
+  if (now <= expiresAfter && (!row.is_user_defined || row.status === 'online')) until = expiresAfter;
+  if (row.clear_at !== null && now <= row.clear_at) until = Math.min(until, row.clear_at);
+  return until;
 }
 
 export function publicStatus(row: UserStatusRow, now: number): PublicStatus {
@@ -65,5 +95,6 @@ export function publicStatus(row: UserStatusRow, now: number): PublicStatus {
     icon: e.custom_icon,
     message: e.custom_message,
     clearAt: e.clear_at,
+    stableUntil: statusStableUntil(row, now),
   };
 }

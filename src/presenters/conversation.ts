@@ -14,7 +14,17 @@ import type { AttendeesRepository } from '../db/repositories/attendees.js';
 import type { RoomRow, RoomsRepository } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
 import type { UsersRepository } from '../db/repositories/users.js';
-import { ActorType, GUEST_APP_GROUP, ListableScope, NotificationLevel, ParticipantType, RoomType, SipState } from '../domain/constants.js';
+import {
+  ActorType,
+  GUEST_APP_GROUP,
+  ListableScope,
+  NotificationLevel,
+  ParticipantType,
+  RoomType,
+  SESSION_TIMEOUT,
+  SESSION_TIMEOUT_KILL,
+  SipState,
+} from '../domain/constants.js';
 import {
   canDeleteConversation,
   canLeaveConversation,
@@ -49,6 +59,12 @@ export interface PresentOptions {
   includeStatus?: boolean;
   /** GET /room includeLastMessage (default true): false omits `lastMessage`. */
   includeLastMessage?: boolean;
+  /**
+   * Filled with the last second (epoch) at which the records stay exactly as returned unless
+   * the database changes: the passage of a lobby timer, a session's keep-alive or expiry, a user
+   * status expiring all change a record without a write (caches of rendered records use it).
+   */
+  validity?: { until: number };
 }
 
 export interface UserStatus {
@@ -56,6 +72,8 @@ export interface UserStatus {
   icon: string | null;
   message: string | null;
   clearAt: number | null;
+  /** The last second at which this status still reads the same (no database change needed). */
+  stableUntil?: number;
 }
 
 /** Loads the statuses of several users in one query (installed by the user-status area). */
@@ -452,8 +470,21 @@ export class ConversationPresenter {
       includeStatus,
       includeLastMessage: opts.includeLastMessage !== false,
     };
+    if (opts.validity) opts.validity.until = stableUntil(views, statuses, now);
     return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
   }
+}
+
+/** See PresentOptions.validity: the earliest moment one of these records changes by itself. */
+function stableUntil(views: ConversationView[], statuses: ReadonlyMap<string, UserStatus>, now: number): number {
+  let until = Infinity;
+  for (const v of views) {
+    // A timer expires once `lobby_timer < now`; a session is pinged or dies after a timeout.
+    if (v.room.lobby_timer > 0) until = Math.min(until, v.room.lobby_timer);
+    if (v.session) until = Math.min(until, v.session.last_ping + SESSION_TIMEOUT, v.session.last_ping + SESSION_TIMEOUT_KILL - 1);
+  }
+  for (const st of statuses.values()) until = Math.min(until, st.stableUntil ?? now);
+  return until;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
-import { ActorType, BreakoutMode, BreakoutStatus, ParticipantType, RoomType } from '../domain/constants.js';
+import { ActorType, BreakoutMode, BreakoutStatus, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
 import { ApiError, badRequest, forbidden, notFound, notImplemented } from '../domain/errors.js';
 import { invitationMail } from '../domain/invitation-mail.js';
 import {
@@ -49,6 +49,11 @@ export interface ListResult {
   records: ParticipantRecord[];
   /** Statuses were loaded (header X-Nextcloud-Has-User-Statuses). */
   withStatuses: boolean;
+  /**
+   * The last second (epoch) at which the list stays as returned unless the database changes
+   * (a session dying, a lobby timer passing, a status expiring change it by themselves).
+   */
+  until: number;
 }
 
 export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones'] as const;
@@ -139,7 +144,10 @@ export class ParticipantsService {
       newPins,
       statuses,
     };
-    return { records: merged.entries.map((e) => formatParticipant(e, env)), withStatuses };
+    let until = room.lobby_timer >= now ? room.lobby_timer : Infinity;
+    for (const e of merged.entries) for (const s of e.sessions) until = Math.min(until, s.last_ping + SESSION_TIMEOUT_KILL - 1);
+    for (const st of statuses?.values() ?? []) until = Math.min(until, st.stableUntil);
+    return { records: merged.entries.map((e) => formatParticipant(e, env)), withStatuses, until };
   }
 
   /** Breakout children the caller may see (Talk's BreakoutRoomService::getBreakoutRooms). */

@@ -30,6 +30,7 @@ import type { AppConfigSnapshot } from './app-config.js';
 import type { BruteForceService } from './brute-force.js';
 import { sipConfigured } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
+import { RenderedCache } from './rendered-cache.js';
 import type { RequestContext } from './request-context.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
@@ -131,6 +132,8 @@ export class RoomsService {
   /** Finds the caller's own sessions; until installed, records show sessionId '0'. */
   sessionFinder?: SessionFinder;
   readonly listeners: RoomListeners = { roomsDeleted: [] };
+  /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
+  readonly rendered: RenderedCache;
 
   constructor(
     private readonly db: Db,
@@ -139,6 +142,7 @@ export class RoomsService {
   ) {
     this.repos = RoomsService.reposFor(db.kysely);
     this.presenter = new ConversationPresenter({ users: directory.users, rooms: this.repos.rooms, attendees: this.repos.attendees });
+    this.rendered = new RenderedCache(db);
   }
 
   static reposFor(kysely: Kysely<Database>): RoomRepos {
@@ -158,11 +162,15 @@ export class RoomsService {
    * else, including malformed tokens, is the same throttled 404 `{error: "room"}`.
    */
   async getRoomForCaller(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom> {
-    // The operator has no address to throttle.
-    if (!ctx.isSystem) await this.bruteForce.throttle(ctx.ip, 'talkRoomToken');
     const found = await this.lookup(ctx, token, opts);
     if (!found) {
-      if (!ctx.isSystem) await this.bruteForce.recordFailure(ctx.ip, 'talkRoomToken');
+      // Only misses are throttled: a guess waits (or gets 429 past the cap) before its 404 and
+      // counts as a failure, so guessing stays slow while a successful lookup costs no query.
+      // The operator has no address to throttle.
+      if (!ctx.isSystem) {
+        await this.bruteForce.throttle(ctx.ip, 'talkRoomToken');
+        await this.bruteForce.recordFailure(ctx.ip, 'talkRoomToken');
+      }
       throw notFound('room');
     }
     return found;

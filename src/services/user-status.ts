@@ -10,6 +10,7 @@ import {
   customMessageProblem,
   effectiveStatus,
   isStatusType,
+  needsOnlineRefresh,
   publicStatus,
   type PublicStatus,
 } from '../domain/user-status.js';
@@ -96,7 +97,10 @@ export class UserStatusService {
 
   /** `GET /room` without noStatusUpdate: online, unless the user chose away/dnd/invisible. */
   async markOnline(userId: string): Promise<void> {
-    await this.repo.markOnline(userId, now(), PERSISTENT_STATUSES);
+    const t = now();
+    const row = await this.repo.find(userId);
+    if (row && !needsOnlineRefresh(row, t)) return;
+    await this.repo.markOnline(userId, t, PERSISTENT_STATUSES);
   }
 
   /**

@@ -28,28 +28,36 @@ export class ParticipantsRepository {
 
   // ---- the participant list ----
 
-  /** Every attendee of the rooms left-joined with all its sessions, in attendee id order. */
+  /**
+   * Every attendee of the rooms with all its sessions (one row per session, or one with a null
+   * session), in attendee id order. Two queries: the attendees, then the few sessions of those
+   * rooms (joined from the sessions side) — a left join probed the sessions index once per
+   * attendee, which cost most of a 5,000-attendee list.
+   */
   async withSessions(roomIds: number[]): Promise<AttendeeSessionRow[]> {
     if (roomIds.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('attendees as a')
-      .leftJoin('sessions as s', 's.attendee_id', 'a.id')
-      .selectAll('a')
-      .select(['s.id as s_id', 's.session_id as s_session_id', 's.in_call as s_in_call', 's.last_ping as s_last_ping', 's.state as s_state'])
+    const attendees = await this.db.selectFrom('attendees').selectAll().where('room_id', 'in', roomIds).orderBy('id').execute();
+    const sessions = await this.db
+      .selectFrom('sessions as s')
+      .innerJoin('attendees as a', 'a.id', 's.attendee_id')
+      .select(['s.id', 's.attendee_id', 's.session_id', 's.in_call', 's.last_ping', 's.state'])
       .where('a.room_id', 'in', roomIds)
-      .orderBy('a.id')
       .orderBy('s.id')
       .execute();
-    return rows.map((r) => {
-      const { s_id, s_session_id, s_in_call, s_last_ping, s_state, ...attendee } = r;
-      return {
-        attendee: attendee as AttendeeRow,
-        session:
-          s_id === null
-            ? null
-            : { id: Number(s_id), attendee_id: attendee.id, session_id: s_session_id!, in_call: s_in_call!, last_ping: Number(s_last_ping), state: s_state! },
-      };
-    });
+    const byAttendee = new Map<number, SessionRow[]>();
+    for (const r of sessions) {
+      const session: SessionRow = { ...r, id: Number(r.id), attendee_id: Number(r.attendee_id), last_ping: Number(r.last_ping) };
+      const list = byAttendee.get(session.attendee_id);
+      if (list) list.push(session);
+      else byAttendee.set(session.attendee_id, [session]);
+    }
+    const out: AttendeeSessionRow[] = [];
+    for (const attendee of attendees) {
+      const list = byAttendee.get(attendee.id);
+      if (!list) out.push({ attendee, session: null });
+      else for (const session of list) out.push({ attendee, session });
+    }
+    return out;
   }
 
   // ---- sessions ----

@@ -1,14 +1,21 @@
 /** SQL for user statuses (Nextcloud user_status). */
 import type { Kysely } from 'kysely';
+import { compiledRead } from '../database.js';
 import type { Database, UserStatusTable } from '../schema.js';
 
 export type UserStatusRow = UserStatusTable;
 
 export class UserStatusRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly findRead;
 
-  find(userId: string): Promise<UserStatusRow | undefined> {
-    return this.db.selectFrom('user_status').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  constructor(private readonly db: Kysely<Database>) {
+    this.findRead = compiledRead(db, db.selectFrom('user_status').selectAll().where('user_id', '=', ''), { cache: true });
+  }
+
+  /** Read on every GET /room (automatic online), hence compiled once and cached by change stamp. */
+  async find(userId: string): Promise<UserStatusRow | undefined> {
+    const [row] = await this.findRead([userId]);
+    return row;
   }
 
   /** Statuses of many users in one query (participant list, conversation list). */

@@ -9,7 +9,8 @@ import { registerFeatures } from '../../domain/features.js';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { nowSeconds } from '../../services/rooms.js';
-import { OcsReply, ocsRoute } from '../ocs/route.js';
+import { renderOcs } from '../ocs/envelope.js';
+import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 
 // What these endpoints and the record make true (talk-reference.md §2.2), in Talk's order.
 registerFeatures([
@@ -40,21 +41,32 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       includeLastMessage: Type.Boolean({ default: true }),
     }),
     response: ConversationListSchema,
-    handler: async ({ params, ctx }) => {
-      // Taken before the query, so a change made while it runs is returned again next time.
+    handler: async ({ params, ctx, version, format }) => {
       // Contract: without noStatusUpdate=1 the caller counts as online (participants area, user status).
       if (params.noStatusUpdate === 0) await services.userStatus.markOnline(ctx.userId!);
+      // Taken before the query, so a change made while it runs is returned again next time.
       const modifiedBefore = String(nowSeconds());
-      const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
-      const data = await rooms.presenter.present(ctx, views, {
-        includeStatus: params.includeStatus,
-        includeLastMessage: params.includeLastMessage,
-      });
-      return new OcsReply(data, 200, {
+      const headers = {
         ...(await services.serviceHash.headers(ctx)),
         'X-Service-Modified-Before': modifiedBefore,
         'X-Nextcloud-Talk-Modified-Before': modifiedBefore,
+      };
+      // A cookie session picks the caller's own sessions (sessionId, lastPing): not in the key, not cached.
+      const key = ctx.guestSessionKey
+        ? undefined
+        : `list\0${ctx.userId}\0${version}\0${format}\0${params.includeStatus}\0${params.includeLastMessage}\0${params.modifiedSince}`;
+      const stamp = key === undefined ? undefined : rooms.rendered.stamp();
+      const hit = stamp === undefined ? undefined : rooms.rendered.get(key!, stamp);
+      if (hit) return new RawReply(hit.body, hit.contentType, hit.httpStatus, headers);
+      const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
+      const validity = { until: Infinity };
+      const data = await rooms.presenter.present(ctx, views, {
+        includeStatus: params.includeStatus,
+        includeLastMessage: params.includeLastMessage,
+        validity,
       });
+      const answer = rooms.rendered.set(key, stamp, validity.until, renderOcs(version, format, 200, data));
+      return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
     },
   });
 
@@ -88,14 +100,27 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     summary: 'One conversation (participants, guests, and non-participants where it is listed or public)',
     params: Type.Object({ token: Token }),
     response: ConversationSchema,
-    handler: async ({ params, ctx }) => {
+    handler: async ({ params, ctx, version, format }) => {
       // A signed SIP-bridge request sees any conversation in the limited view (talk-behaviour.md §7).
       const bridge = await services.sipBridge.detect(ctx, params.token);
-      const caller = await rooms.getRoomForCaller(ctx, params.token, { sipBridge: bridge });
-      const record = bridge
-        ? await rooms.presenter.presentOne(ctx, { room: caller.room, forceName: true }, { includeLastMessage: false })
-        : await rooms.presenter.presentOne(ctx, caller, { includeStatus: true });
-      return new OcsReply(record, 200, await services.serviceHash.headers(ctx));
+      const headers = await services.serviceHash.headers(ctx);
+      if (bridge) {
+        const caller = await rooms.getRoomForCaller(ctx, params.token, { sipBridge: bridge });
+        const record = await rooms.presenter.presentOne(ctx, { room: caller.room, forceName: true }, { includeLastMessage: false });
+        return new OcsReply(record, 200, headers);
+      }
+      // Logged-in callers without a cookie session: the record depends only on the user, the
+      // database and the clock (see RenderedCache). Only found conversations are cached, so a
+      // miss is always looked up (and throttled) again.
+      const key = ctx.userId === undefined || ctx.guestSessionKey ? undefined : `room\0${ctx.userId}\0${params.token}\0${version}\0${format}`;
+      const stamp = key === undefined ? undefined : rooms.rendered.stamp();
+      const hit = stamp === undefined ? undefined : rooms.rendered.get(key!, stamp);
+      if (hit) return new RawReply(hit.body, hit.contentType, hit.httpStatus, headers);
+      const caller = await rooms.getRoomForCaller(ctx, params.token);
+      const validity = { until: Infinity };
+      const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true, validity });
+      const answer = rooms.rendered.set(key, stamp, validity.until, renderOcs(version, format, 200, record));
+      return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
     },
   });
 

@@ -9,7 +9,8 @@ import { Type } from '@sinclair/typebox';
 import { registerFeatures } from '../../domain/features.js';
 import type { Services } from '../../services/index.js';
 import { newCookieHeaders, registerCookieSessions } from '../auth/cookie-session.js';
-import { OcsReply, ocsRoute } from '../ocs/route.js';
+import { renderOcs } from '../ocs/envelope.js';
+import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { AddResult, ConversationRecordRef, EmptyList, NullData, ParticipantListSchema } from './participant-schemas.js';
 
 registerCookieSessions();
@@ -45,10 +46,20 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       summary: breakout ? 'Participants of a conversation and its breakout rooms' : 'Participants of a conversation',
       response: ParticipantListSchema,
       params: Type.Object({ includeStatus: Type.Boolean({ default: false }) }),
-      handler: async ({ ctx, params, request }) => {
+      handler: async ({ ctx, params, request, version, format }) => {
         const token = (request.params as { token: string }).token;
-        const out = await participants.list(ctx, token, { includeStatus: params.includeStatus, breakout });
-        return new OcsReply(out.records, 200, out.withStatuses ? { 'X-Nextcloud-Has-User-Statuses': 'true' } : {});
+        // Reused while provably unchanged (services/rendered-cache.ts), for logged-in callers
+        // without a cookie session; a failure (404, 403, 412) is never stored.
+        const rendered = services.rooms.rendered;
+        const key = ctx.userId === undefined || ctx.guestSessionKey ? undefined : `participants\0${breakout}\0${ctx.userId}\0${token}\0${params.includeStatus}\0${version}\0${format}`;
+        const stamp = key === undefined ? undefined : rendered.stamp();
+        let answer = stamp === undefined ? undefined : rendered.get(key!, stamp);
+        if (!answer) {
+          const out = await participants.list(ctx, token, { includeStatus: params.includeStatus, breakout });
+          const headers: Record<string, string> = out.withStatuses ? { 'X-Nextcloud-Has-User-Statuses': 'true' } : {};
+          answer = rendered.set(key, stamp, out.until, renderOcs(version, format, 200, out.records), headers);
+        }
+        return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
       },
     });
   }
