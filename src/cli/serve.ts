@@ -12,9 +12,9 @@ export function serveCommand(program: Command): void {
       const services = await openServices();
       await ensureAdminAccount(services);
       const app = await buildServer(services);
-      const stopJobs = services.settings.jobs ? startJobs(services, app.log) : () => undefined;
+      const stopJobs = services.settings.jobs ? startJobs(services, app.log) : async () => undefined;
       const shutdown = async () => {
-        stopJobs();
+        await stopJobs();
         await app.close();
         await services.db.close();
         process.exit(0);

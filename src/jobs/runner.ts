@@ -74,23 +74,30 @@ export async function jobStates(services: Services): Promise<Array<{ job: JobDef
  * Starts the scheduler: every `tickMs` each due job is tried (the database decides who runs it).
  * Returns a function that stops it.
  */
-export function startJobs(services: Services, log: FastifyBaseLogger, tickMs = 1000): () => void {
-  let busy = false;
-  const timer = setInterval(async () => {
-    if (busy) return;
-    busy = true;
-    try {
-      for (const job of jobs) {
-        const out = await runJobIfDue(services, job);
-        if (out.status === 'failed') log.error({ job: job.name, error: out.error }, 'job failed');
-        else if (out.ran && out.summary) log.info({ job: job.name, summary: out.summary }, 'job ran');
-      }
-    } catch (err) {
-      log.error({ err }, 'job scheduler error');
-    } finally {
-      busy = false;
+export function startJobs(services: Services, log: FastifyBaseLogger, tickMs = 1000): () => Promise<void> {
+  let current: Promise<void> | undefined;
+  let stopped = false;
+  const tick = async () => {
+    for (const job of jobs) {
+      if (stopped) return;
+      const out = await runJobIfDue(services, job);
+      if (out.status === 'failed') log.error({ job: job.name, error: out.error }, 'job failed');
+      else if (out.ran && out.summary) log.info({ job: job.name, summary: out.summary }, 'job ran');
     }
+  };
+  const timer = setInterval(() => {
+    if (current || stopped) return;
+    current = tick()
+      .catch((err) => log.error({ err }, 'job scheduler error'))
+      .finally(() => {
+        current = undefined;
+      });
   }, tickMs);
   timer.unref();
-  return () => clearInterval(timer);
+  // Stopping waits for a run in progress, so a shutdown never leaves a claimed run unrecorded.
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await current;
+  };
 }
