@@ -13,7 +13,15 @@ function labelText(labels: Labels, extra?: [string, string]): string {
   return parts.length ? `{${parts.join(',')}}` : '';
 }
 
-const keyOf = (labels: Labels) => JSON.stringify(Object.entries(labels));
+/**
+ * Series key. Every family is fed with the same label names in the same order, so the values
+ * alone identify a series; this runs on every request, so it avoids JSON and array building.
+ */
+function keyOf(labels: Labels): string {
+  let k = '';
+  for (const name in labels) k += labels[name] + '\u0001';
+  return k;
+}
 
 const num = (n: number) => (Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(12))));
 
