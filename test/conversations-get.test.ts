@@ -233,6 +233,36 @@ for (const dialect of dialects()) {
         assert.equal(a, b);
         assert.ok(a <= 8, `GET /room/{token} used ${a} queries`);
       });
+
+      it('a repeated answer (reused on SQLite) follows writes, a lobby timer passing and a status clearing', async () => {
+        await createUser(p, 'kim');
+        await createUser(p, 'lee');
+        const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Fresh' });
+        await seedUser(p, room.token, 'kim');
+        const direct = await createRoom(p, 'kim', { roomType: 1, invite: 'lee' });
+        const one = (token: string) => get(`/room/${token}`, 'kim');
+        const inList = async (token: string) => (await get('/room', 'kim', { query: { includeStatus: 'true' } })).data.find((c: any) => c.token === token);
+        assert.equal((await one(room.token)).data.name, 'Fresh');
+        assert.equal((await inList(room.token)).name, 'Fresh');
+        await call(p, 'PUT', `${V4}/room/${room.token}`, { as: as('alice'), body: { roomName: 'Fresher' } });
+        assert.equal((await one(room.token)).data.name, 'Fresher');
+        assert.equal((await inList(room.token)).name, 'Fresher');
+
+        // No write happens when these pass: the reused answers must expire on their own.
+        const soon = Math.floor(Date.now() / 1000) + 1;
+        await setRoom(p, room.token, { lobby_state: 1, lobby_timer: soon });
+        await call(p, 'PUT', '/apps/user_status/api/v1/user_status/message/custom', { as: as('lee'), body: { message: 'brb', clearAt: soon } });
+        assert.equal((await inList(room.token)).lobbyState, 1);
+        assert.equal((await one(room.token)).data.lobbyState, 1);
+        assert.equal((await one(direct.token)).data.statusMessage, 'brb');
+        assert.equal((await inList(direct.token)).statusMessage, 'brb');
+        assert.equal((await one(direct.token)).data.statusMessage, 'brb');
+        await new Promise((r) => setTimeout(r, 2100));
+        assert.equal((await one(direct.token)).data.statusMessage, null);
+        assert.equal((await inList(direct.token)).statusMessage, null);
+        assert.equal((await inList(room.token)).lobbyState, 0);
+        assert.equal((await one(room.token)).data.lobbyState, 0);
+      });
     });
 
     describe('GET /listed-room', () => {

@@ -38,6 +38,22 @@ export class RenderedCache {
 
   constructor(private readonly db: Db) {}
 
+  /**
+   * The answer stored under `key` while still valid, else `compute`s, stores and returns a new
+   * one (`key` undefined: computed every time, never stored; a thrown error stores nothing).
+   */
+  async through(
+    key: string | undefined,
+    compute: () => Promise<{ rendered: { body: string; contentType: string; httpStatus: number }; until: number; headers?: Record<string, string> }>,
+  ): Promise<RenderedAnswer> {
+    // Taken before `compute` reads anything (see the file comment).
+    const stamp = key === undefined ? undefined : this.stamp();
+    const hit = stamp === undefined ? undefined : this.get(key!, stamp);
+    if (hit) return hit;
+    const out = await compute();
+    return this.set(key, stamp, out.until, out.rendered, out.headers);
+  }
+
   /** The current change stamp, or undefined when answers cannot be cached now. */
   stamp(): string | undefined {
     return changeStamp(this.db.kysely);

@@ -55,17 +55,16 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const key = ctx.guestSessionKey
         ? undefined
         : `list\0${ctx.userId}\0${version}\0${format}\0${params.includeStatus}\0${params.includeLastMessage}\0${params.modifiedSince}`;
-      const stamp = key === undefined ? undefined : rooms.rendered.stamp();
-      const hit = stamp === undefined ? undefined : rooms.rendered.get(key!, stamp);
-      if (hit) return new RawReply(hit.body, hit.contentType, hit.httpStatus, headers);
-      const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
-      const validity = { until: Infinity };
-      const data = await rooms.presenter.present(ctx, views, {
-        includeStatus: params.includeStatus,
-        includeLastMessage: params.includeLastMessage,
-        validity,
+      const answer = await rooms.rendered.through(key, async () => {
+        const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
+        const validity = { until: Infinity };
+        const data = await rooms.presenter.present(ctx, views, {
+          includeStatus: params.includeStatus,
+          includeLastMessage: params.includeLastMessage,
+          validity,
+        });
+        return { rendered: renderOcs(version, format, 200, data), until: validity.until };
       });
-      const answer = rooms.rendered.set(key, stamp, validity.until, renderOcs(version, format, 200, data));
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
     },
   });
@@ -113,13 +112,12 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       // database and the clock (see RenderedCache). Only found conversations are cached, so a
       // miss is always looked up (and throttled) again.
       const key = ctx.userId === undefined || ctx.guestSessionKey ? undefined : `room\0${ctx.userId}\0${params.token}\0${version}\0${format}`;
-      const stamp = key === undefined ? undefined : rooms.rendered.stamp();
-      const hit = stamp === undefined ? undefined : rooms.rendered.get(key!, stamp);
-      if (hit) return new RawReply(hit.body, hit.contentType, hit.httpStatus, headers);
-      const caller = await rooms.getRoomForCaller(ctx, params.token);
-      const validity = { until: Infinity };
-      const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true, validity });
-      const answer = rooms.rendered.set(key, stamp, validity.until, renderOcs(version, format, 200, record));
+      const answer = await rooms.rendered.through(key, async () => {
+        const caller = await rooms.getRoomForCaller(ctx, params.token);
+        const validity = { until: Infinity };
+        const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true, validity });
+        return { rendered: renderOcs(version, format, 200, record), until: validity.until };
+      });
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
     },
   });

@@ -50,15 +50,12 @@ export async function participantRoutes(app: FastifyInstance, services: Services
         const token = (request.params as { token: string }).token;
         // Reused while provably unchanged (services/rendered-cache.ts), for logged-in callers
         // without a cookie session; a failure (404, 403, 412) is never stored.
-        const rendered = services.rooms.rendered;
         const key = ctx.userId === undefined || ctx.guestSessionKey ? undefined : `participants\0${breakout}\0${ctx.userId}\0${token}\0${params.includeStatus}\0${version}\0${format}`;
-        const stamp = key === undefined ? undefined : rendered.stamp();
-        let answer = stamp === undefined ? undefined : rendered.get(key!, stamp);
-        if (!answer) {
+        const answer = await services.rooms.rendered.through(key, async () => {
           const out = await participants.list(ctx, token, { includeStatus: params.includeStatus, breakout });
           const headers: Record<string, string> = out.withStatuses ? { 'X-Nextcloud-Has-User-Statuses': 'true' } : {};
-          answer = rendered.set(key, stamp, out.until, renderOcs(version, format, 200, out.records), headers);
-        }
+          return { rendered: renderOcs(version, format, 200, out.records), until: out.until, headers };
+        });
         return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
       },
     });
