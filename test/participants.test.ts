@@ -75,6 +75,29 @@ for (const dialect of dialects()) {
       assert.equal((await attendeesOf(p, room.token)).length, 2);
     });
 
+    it("new attendee rows take each user's read_status_privacy (creation, one-to-one, group invite, added group)", async () => {
+      for (const u of ['rp1', 'rp2', 'rp3']) await createUser(p, u);
+      await p.services.directory.createGroup('readers');
+      await p.services.directory.addToGroup('readers', 'rp2');
+      await p.services.directory.addToGroup('readers', 'rp3');
+      for (const u of ['rp1', 'rp3']) {
+        const r = await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as(u), body: { key: 'read_status_privacy', value: '1' } });
+        assert.equal(r.status, 200, r.text);
+      }
+      const privacyOf = async (token: string) =>
+        Object.fromEntries((await attendeesOf(p, token)).filter((a) => a.actor_type === 'users').map((a) => [a.actor_id, a.read_privacy]));
+      const own = await createRoom(p, 'rp1', { roomType: 2, roomName: 'Private reader' });
+      assert.deepEqual(await privacyOf(own.token), { rp1: 1 });
+      const direct = await createRoom(p, 'rp1', { roomType: 1, invite: 'rp3' });
+      assert.deepEqual(await privacyOf(direct.token), { rp1: 1, rp3: 1 });
+      const invited = await createRoom(p, 'rp2', { roomType: 2, invite: 'readers', source: 'groups' });
+      assert.deepEqual(await privacyOf(invited.token), { rp2: 0, rp3: 1 });
+      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Readers' });
+      const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'readers', source: 'groups' } });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(await privacyOf(room.token), { owner: 0, rp2: 0, rp3: 1 });
+    });
+
     it('add a group: the group and its members; later membership changes follow', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Group room' });
       const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crew', source: 'groups' } });

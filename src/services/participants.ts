@@ -223,10 +223,10 @@ export class ParticipantsService {
     const have = new Set(existing.map((a) => a.actor_id));
     const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id);
     const fresh = users.filter((u) => !have.has(u.id));
-    const privacy = fresh.length === 1 ? Number((await this.preferences.forUser(fresh[0].id)).get('read_status_privacy') ?? '0') === 1 ? 1 : 0 : 0;
+    // read_privacy comes from each user's preference as the rows are inserted (AttendeesRepository).
     const specs: NewAttendeeSpec[] = [
       ...extra,
-      ...fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER, readPrivacy: privacy })),
+      ...fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER })),
     ];
     if (specs.length) await this.rooms.addAttendees(room.id, specs);
     await this.repo.setParticipantType(selfJoined, ParticipantType.USER, now);

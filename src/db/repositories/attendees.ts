@@ -99,10 +99,27 @@ export class AttendeesRepository {
 
   /**
    * Inserts attendees; a row that already exists for (room, actorType, actorId) is silently kept
-   * as it is (Talk ignores duplicate inserts). One statement for any number of rows.
+   * as it is (Talk ignores duplicate inserts). New `users` rows take the user's
+   * `read_status_privacy` preference as read_privacy (talk-behaviour.md §12), whatever path adds
+   * them (creation, invitations, groups, teams): one more query for any number of rows.
    */
   async insertIgnoringDuplicates(rows: NewAttendee[]): Promise<void> {
     if (rows.length === 0) return;
+    const userIds = [...new Set(rows.filter((r) => r.actor_type === 'users').map((r) => r.actor_id))];
+    if (userIds.length) {
+      const privateReaders = new Set<string>();
+      for (let i = 0; i < userIds.length; i += 5000) {
+        const found = await this.db
+          .selectFrom('user_preferences')
+          .select('user_id')
+          .where('key', '=', 'read_status_privacy')
+          .where('value', '=', '1')
+          .where('user_id', 'in', userIds.slice(i, i + 5000))
+          .execute();
+        for (const f of found) privateReaders.add(f.user_id);
+      }
+      rows = rows.map((r) => (r.actor_type === 'users' ? { ...r, read_privacy: privateReaders.has(r.actor_id) ? 1 : 0 } : r));
+    }
     await this.db
       .insertInto('attendees')
       .values(rows)
