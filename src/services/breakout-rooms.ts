@@ -55,7 +55,7 @@ export class BreakoutRoomsService {
   async callerViews(ctx: RequestContext, parent: RoomRow): Promise<ConversationView[]> {
     const all = [...(await this.children(parent)), parent];
     const fresh = await this.rooms.repos.rooms.findByIds(all.map((r) => r.id));
-    const mine = ctx.userId === undefined ? [] : await this.members.actorInRooms(fresh.map((r) => r.id), ActorType.USERS, ctx.userId);
+    const mine = ctx.userId === undefined ? [] : await this.members.actorsInRooms(fresh.map((r) => r.id), ActorType.USERS, [ctx.userId]);
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const ordered = [...fresh.filter((r) => r.id !== parent.id), ...fresh.filter((r) => r.id === parent.id)];
     return ordered.filter((r) => byRoom.has(r.id)).map((room) => ({ room, attendee: byRoom.get(room.id) }));
@@ -211,7 +211,7 @@ export class BreakoutRoomsService {
     const children = await this.children(parent);
     const dest = children.find((c) => c.token === target);
     if (!dest) throw badRequest('target', 'target is not a breakout room of this conversation');
-    const current = await this.members.actorInRooms(children.map((c) => c.id), attendee.actor_type, attendee.actor_id);
+    const current = await this.members.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
     await this.members.deleteAttendees(current.filter((a) => a.room_id !== dest.id).map((a) => a.id));
     const now = nowSeconds();
     await this.rooms.repos.attendees.insertIgnoringDuplicates([this.rooms.attendeeRow(dest.id, now, copyOf(attendee))]);
@@ -232,7 +232,7 @@ export class BreakoutRoomsService {
     if (problem === 'mode') throw badRequest('mode', 'The conversation has no breakout rooms configured');
     if (problem === 'status') throw badRequest('status', 'The breakout rooms are not started');
     const children = await this.children(parent);
-    const mine = await this.members.actorInRooms(children.map((c) => c.id), attendee.actor_type, attendee.actor_id);
+    const mine = await this.members.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const visible = seesAllBreakoutRooms(rule) ? children : children.filter((c) => byRoom.has(c.id));
     return visible.map((room) => (byRoom.has(room.id) ? { room, attendee: byRoom.get(room.id) } : { room, forceName: true }));

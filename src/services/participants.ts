@@ -157,7 +157,7 @@ export class ParticipantsService {
     if (!moderator && parent.breakout_room_status !== BreakoutStatus.STARTED) throw badRequest('status', 'Breakout rooms are not started');
     const children = await this.rooms.repos.rooms.childrenOf(parent.token);
     if (moderator || parent.breakout_room_mode === BreakoutMode.FREE) return children;
-    const mine = new Set((await this.repo.actorInRooms(children.map((c) => c.id), viewer.actor_type, viewer.actor_id)).map((a) => a.room_id));
+    const mine = new Set((await this.repo.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
     return children.filter((c) => mine.has(c.id));
   }
 
@@ -203,7 +203,7 @@ export class ParticipantsService {
       const parent = await this.rooms.repos.rooms.findByToken(room.object_id);
       if (parent) {
         const siblings = (await this.rooms.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
-        const inSiblings = await this.repo.actorInRooms(siblings.map((s) => s.id), ActorType.USERS, user.id);
+        const inSiblings = await this.repo.actorsInRooms(siblings.map((s) => s.id), ActorType.USERS, [user.id]);
         if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
           throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
         }
@@ -377,7 +377,7 @@ export class ParticipantsService {
     }
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
     for (const t of targets) {
-      for (const c of await this.repo.actorInRooms(children.map((ch) => ch.id), t.actor_type, t.actor_id)) ids.add(c.id);
+      for (const c of await this.repo.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
     }
     await this.repo.deleteAttendees([...ids]);
     await this.sessions.endSessions(undefined, [], [], [room.id, ...children.map((c) => c.id)]);
@@ -421,7 +421,7 @@ export class ParticipantsService {
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
     if (children.length) {
-      const inChildren = await this.repo.actorInRooms(children.map((c) => c.id), target.actor_type, target.actor_id);
+      const inChildren = await this.repo.actorsInRooms(children.map((c) => c.id), target.actor_type, [target.actor_id]);
       if (promote) {
         await this.repo.setParticipantType(inChildren.map((a) => a.id), change.type, now);
         const have = new Set(inChildren.map((a) => a.room_id));

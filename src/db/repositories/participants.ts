@@ -149,18 +149,6 @@ export class ParticipantsRepository {
     });
   }
 
-  /** Attendees of the given rooms for one actor (breakout siblings, parents). */
-  actorInRooms(roomIds: number[], actorType: string, actorId: string): Promise<AttendeeRow[]> {
-    if (roomIds.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('attendees')
-      .selectAll()
-      .where('room_id', 'in', roomIds)
-      .where('actor_type', '=', actorType)
-      .where('actor_id', '=', actorId)
-      .execute();
-  }
-
   /** Room ids where an actor (a group, a team) is an attendee. */
   async roomsWithActor(actorType: string, actorId: string): Promise<number[]> {
     const rows = await this.db.selectFrom('attendees').select('room_id').where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();
