@@ -59,7 +59,8 @@ async function loadRoutes() {
     if (!names.has(e.vs)) throw new Error(`bench route "${e.name}": its baseline "${e.vs}" is not defined`);
   }
   // A chosen route brings its baseline along, so every ratio comes from this run.
-  const wanted = new Set(entries.filter((e) => only.length === 0 || only.includes(e.name)).flatMap((e) => [e.name, e.vs]));
+  // hello is always measured (start and end) so that the load drift correction has its figures.
+  const wanted = new Set([BASELINE, ...entries.filter((e) => only.length === 0 || only.includes(e.name)).flatMap((e) => [e.name, e.vs])]);
   const chosen = entries.filter((e) => wanted.has(e.name));
   return [...chosen.filter((e) => e.name === BASELINE), ...chosen.filter((e) => e.name !== BASELINE)];
 }
