@@ -162,6 +162,40 @@ for (const dialect of dialects()) {
       assert.equal(missing.status, 404);
     });
 
+    it('with SIP dial-in on, an e-mail invitation carries the guest\'s PIN and the dial-in info', async () => {
+      const dialIn = 'Call +49 30 1234567 and enter the PIN';
+      await p.services.appConfig.setMany([
+        { key: 'sip_bridge_shared_secret', value: 'bridge-secret-for-mail-test' },
+        { key: 'sip_bridge_dialin_info', value: dialIn },
+      ]);
+      try {
+        const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Dial-in room' });
+        await p.services.rooms.repos.rooms.update((await roomRow(p, room.token))!.id, { sip_enabled: 1 });
+        const before = smtp.messages.length;
+        const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'dialer@example.com', source: 'emails' } });
+        assert.equal(r.status, 200, r.text);
+        const mails = await smtp.waitFor(before + 1);
+        const m = mails[before];
+        assert.deepEqual(m.to.map((x) => x.toLowerCase()), ['dialer@example.com']);
+        assert.ok(m.text.includes(`https://talk.example.org/call/${room.token}`), m.text);
+        const pin = (await attendeesOf(p, room.token)).find((a) => a.actor_type === 'emails')?.pin;
+        assert.match(pin ?? '', /^[1-9]\d{6}$/, 'a 7-digit PIN was generated');
+        assert.ok(m.text.includes(pin!), `the mail shows the PIN: ${m.text}`);
+        assert.ok(m.text.includes(dialIn), 'the mail shows the dial-in info');
+        // Without SIP on the conversation, the invitation has no PIN.
+        const plain = await createRoom(p, 'owner', { roomType: 3, roomName: 'No dial-in' });
+        await call(p, 'POST', `${V4}/room/${plain.token}/participants`, { as: as('owner'), body: { newParticipant: 'plain@example.com', source: 'emails' } });
+        const next = (await smtp.waitFor(before + 2))[before + 1];
+        assert.equal((await attendeesOf(p, plain.token)).find((a) => a.actor_type === 'emails')?.pin ?? null, null);
+        assert.ok(!next.text.includes(dialIn), 'no dial-in info without SIP');
+      } finally {
+        await p.services.appConfig.setMany([
+          { key: 'sip_bridge_shared_secret', value: undefined },
+          { key: 'sip_bridge_dialin_info', value: undefined },
+        ]);
+      }
+    });
+
     it('add: 400 one-to-one, 400 unknown source, 404 unknown user/group, 400 bad e-mail; nothing changes', async () => {
       const one = await call(p, 'POST', `${V4}/room`, { as: as('owner'), body: { roomType: 1, invite: 'user' } });
       const r1 = await call(p, 'POST', `${V4}/room/${one.data.token}/participants`, { as: as('owner'), body: { newParticipant: 'extra' } });
