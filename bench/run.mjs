@@ -12,7 +12,10 @@
  * Routes are entries in bench/routes/*.mjs (see bench/routes/README.md): other areas add a file.
  * An entry's ratio is against `hello` unless it names another measured route in `vs`.
  *
- * Options (environment): BENCH_DURATION seconds per route (default 6), BENCH_WARMUP seconds
+ * Every route is measured once per round (BENCH_ROUNDS, default 5; baseline first in each round);
+ * a ratio is taken within its round and the median over the rounds is printed.
+ *
+ * Options (environment): BENCH_DURATION seconds per route and round (default 2), BENCH_WARMUP seconds
  * (default 2), BENCH_CONNECTIONS (default 10), BENCH_ONLY=name,name to measure a subset
  * (the baseline is always measured), BENCH_KEEP=1 keeps the data directory, BENCH_PROF=dir
  * writes a CPU profile of the server process into dir.
@@ -30,7 +33,8 @@ const dist = path.join(root, 'dist');
 const BASELINE = 'hello';
 const ADMIN = { user: 'admin', password: 'bench-admin-password-1' };
 
-const duration = Number(process.env.BENCH_DURATION ?? 6);
+const duration = Number(process.env.BENCH_DURATION ?? 2);
+const roundCount = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -137,20 +141,16 @@ async function main() {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const results = [];
-  /** Probes, warms up and measures one route; returns its figures. */
-  const measure = async (r, req) => {
-    // A route that fails is a broken benchmark, not a slow one.
-    const probe = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
-    if (probe.status !== (r.expectStatus ?? 200)) {
-      throw new Error(`bench route "${r.name}": ${req.method ?? 'GET'} ${req.path} answered ${probe.status}: ${(await probe.text()).slice(0, 200)}`);
+  /** Per route: the requests per second of each round. */
+  const rounds = new Map();
+  /** Probes a route once: a route that fails is a broken benchmark, not a slow one. */
+  const probe = async (r, req) => {
+    const res = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
+    if (res.status !== (r.expectStatus ?? 200)) {
+      throw new Error(`bench route "${r.name}": ${req.method ?? 'GET'} ${req.path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
     }
-    if (warmup > 0) await load(url, req, warmup);
-    const res = await load(url, req, duration);
-    const bad = res.non2xx + res.errors + res.timeouts;
-    console.log(`  ${r.name.padEnd(28)} ${res.requests.average.toFixed(0).padStart(8)} req/s   mean latency ${res.latency.average.toFixed(2)} ms` + (bad ? `   (${bad} failed)` : ''));
-    return { rps: res.requests.average, bad, at: Date.now() };
   };
+  let failed = 0;
   try {
     await waitUntilUp(url, child);
     const requests = new Map();
@@ -158,35 +158,42 @@ async function main() {
       const ctx = { url, admin: ADMIN, basic, state: state.get(r.name) };
       if (r.prepare) ctx.state = await r.prepare(ctx);
       const req = await r.request(ctx);
+      await probe(r, req);
+      if (warmup > 0) await load(url, req, warmup);
       requests.set(r.name, req);
-      results.push({ name: r.name, vs: r.vs, ...(await measure(r, req)) });
+      rounds.set(r.name, []);
     }
-    // The baseline is measured again at the end. A route compared with it uses the baseline
-    // interpolated to the moment the route was measured, so a drift of the machine's load (or
-    // of the server's state) during the run does not skew the ratios of early or late routes.
-    const base = results.find((x) => x.name === BASELINE);
-    const again = await measure(routes.find((r) => r.name === BASELINE), requests.get(BASELINE));
-    const span = again.at - base.at;
-    base.at0 = base.at;
-    base.rps0 = base.rps;
-    base.baselineAt = (at) => base.rps0 + ((again.rps - base.rps0) * (at - base.at0)) / (span || 1);
-    base.rps = (base.rps0 + again.rps) / 2;
-    base.bad += again.bad;
+    // Rounds: every route (baseline first) is measured once per round, and each ratio is taken
+    // within its round, so a change of the machine's load between rounds cannot skew it; the
+    // reported figure is the median over the rounds.
+    for (let round = 1; round <= roundCount; round++) {
+      for (const r of routes) {
+        const res = await load(url, requests.get(r.name), duration);
+        const bad = res.non2xx + res.errors + res.timeouts;
+        failed += bad;
+        rounds.get(r.name).push(res.requests.average);
+        console.log(`  round ${round}  ${r.name.padEnd(28)} ${res.requests.average.toFixed(0).padStart(8)} req/s   mean latency ${res.latency.average.toFixed(2)} ms` + (bad ? `   (${bad} failed)` : ''));
+      }
+    }
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
     if (!process.env.BENCH_KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const base = results.find((r) => r.name === BASELINE);
+  const median = (xs) => {
+    const v = [...xs].sort((a, b) => a - b);
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
   console.log('');
-  for (const r of results) {
+  for (const r of routes) {
     // An entry may name its own baseline (`vs`, e.g. the same body pre-rendered); default hello.
-    const ref = results.find((x) => x.name === r.vs) ?? base;
-    const refRps = ref === base && r !== base ? base.baselineAt(r.at) : ref.rps;
-    console.log(`bench ${r.name} ${r.rps.toFixed(0)} ratio=${(r.rps / refRps).toFixed(2)} vs=${ref.name}`);
+    const mine = rounds.get(r.name);
+    const ref = rounds.get(r.vs ?? BASELINE);
+    const ratio = median(mine.map((rps, i) => rps / ref[i]));
+    console.log(`bench ${r.name} ${median(mine).toFixed(0)} ratio=${ratio.toFixed(2)} vs=${r.vs ?? BASELINE}`);
   }
-  if (results.some((r) => r.bad > 0)) process.exitCode = 1;
+  if (failed > 0) process.exitCode = 1;
 }
 
 main().catch((err) => {
