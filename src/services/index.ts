@@ -99,7 +99,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const serverLists = new ServerListsService(appConfig);
   const participantsRepo = new ParticipantsRepository(db.kysely);
   const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce);
-  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, preferences, mail, settings.baseUrl);
+  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl);
   new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
   const breakoutRooms = new BreakoutRoomsService(db, rooms);

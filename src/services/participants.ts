@@ -35,7 +35,6 @@ import { newAttendeePin } from '../domain/tokens.js';
 import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../presenters/participant.js';
 import type { DirectoryService } from './directory.js';
 import type { MailService } from './mail.js';
-import type { PreferencesService } from './preferences.js';
 import type { RequestContext } from './request-context.js';
 import { nowSeconds, type NewAttendeeSpec, type RoomsService } from './rooms.js';
 import type { SessionService } from './sessions.js';
@@ -72,7 +71,6 @@ export class ParticipantsService {
     private readonly directory: DirectoryService,
     private readonly teams: TeamsService,
     private readonly userStatus: UserStatusService,
-    private readonly preferences: PreferencesService,
     private readonly mail: MailService,
     private readonly baseUrl: string,
   ) {}
