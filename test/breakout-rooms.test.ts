@@ -5,7 +5,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, basic, call, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
+import { RoomAvatarsRepository } from '../src/db/repositories/room-avatars.js';
+import { png } from './helpers/images.js';
 import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
 
 const V1 = '/apps/spreed/api/v1/breakout-rooms';
@@ -34,6 +36,29 @@ for (const dialect of dialects()) {
     }
 
     describe('configure (POST breakout-rooms/{token})', () => {
+      it('children left over from an earlier configuration are deleted with their avatars', async () => {
+        const { token } = await parentRoom('Leftovers');
+        assert.equal((await br('POST', token, '', 'alice', { mode: 3, amount: 1 })).status, 200);
+        const [old] = await children(token);
+        const form = new FormData();
+        form.append('file', new Blob([new Uint8Array(png(16, 16))], { type: 'image/png' }), 'a.png');
+        const up = await fetch(`${p.url}/ocs/v2.php/apps/spreed/api/v1/room/${old.token}/avatar?format=json`, {
+          method: 'POST',
+          headers: { 'OCS-APIRequest': 'true', Authorization: basic('alice', passwordOf('alice')) },
+          body: form,
+        });
+        assert.equal(up.status, 200, await up.text());
+        const avatars = new RoomAvatarsRepository(p.services.db.kysely);
+        assert.ok(await avatars.find(old.id), 'the child has a custom avatar');
+        // A parent marked "not configured" while its children still exist (an interrupted removal).
+        await p.services.rooms.repos.rooms.update((await roomRow(p, token))!.id, { breakout_room_mode: 0 });
+        assert.equal((await br('POST', token, '', 'alice', { mode: 3, amount: 1 })).status, 200);
+        const now = await children(token);
+        assert.equal(now.length, 1);
+        assert.notEqual(now[0].id, old.id, 'the leftover child was replaced');
+        assert.equal(await avatars.find(old.id), undefined, 'its avatar went with it');
+      });
+
       it('refuses bad input and wrong callers, changing nothing', async () => {
         const { token, ids } = await parentRoom();
         const cases: Array<[Record<string, unknown> | undefined, string | null, number, unknown]> = [

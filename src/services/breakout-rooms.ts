@@ -26,7 +26,7 @@ import { badRequest } from '../domain/errors.js';
 import { isModeratorType } from '../domain/permissions.js';
 import type { ConversationView } from '../presenters/conversation.js';
 import type { RequestContext } from './request-context.js';
-import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+import { nowSeconds, RoomsService, type CallerRoom } from './rooms.js';
 
 export interface ConfigureInput {
   mode: number;
@@ -89,15 +89,11 @@ export class BreakoutRoomsService {
     else if (input.mode === BreakoutMode.MANUAL) for (const a of others) if (map.has(a.id)) groups[map.get(a.id)!].push(a);
 
     const now = nowSeconds();
+    let orphans: RoomRow[] = [];
     await this.rooms.transaction(async (repos) => {
       // Safety: children left over from an earlier configuration go first (Talk does the same).
-      const orphans = await repos.rooms.childrenOf(parent.token);
-      if (orphans.length) {
-        const ids = orphans.map((o) => o.id);
-        await repos.sessions.deleteForRooms(ids);
-        await repos.attendees.deleteForRooms(ids);
-        await repos.rooms.deleteByIds(ids);
-      }
+      orphans = await repos.rooms.childrenOf(parent.token);
+      await RoomsService.purgeRows(repos, orphans);
       const rows: NewAttendee[] = [];
       for (let i = 0; i < input.amount; i++) {
         const id = await repos.rooms.insert({
@@ -114,6 +110,7 @@ export class BreakoutRoomsService {
       await repos.attendees.insertIgnoringDuplicates(rows);
       await repos.rooms.update(parent.id, { breakout_room_mode: input.mode, breakout_room_status: BreakoutStatus.STOPPED });
     });
+    await this.rooms.announceDeleted(orphans);
     return (await this.rooms.repos.rooms.findById(parent.id))!;
   }
 

@@ -517,12 +517,27 @@ export class RoomsService {
     const deleted = await this.transaction(async (repos) => {
       const all = [...rooms];
       for (const r of rooms) all.push(...(await repos.rooms.childrenOf(r.token)));
-      const ids = [...new Set(all.map((r) => r.id))];
-      await repos.sessions.deleteForRooms(ids);
-      await repos.attendees.deleteForRooms(ids);
-      await repos.rooms.deleteByIds(ids);
+      await RoomsService.purgeRows(repos, all);
       return all;
     });
-    for (const fn of this.listeners.roomsDeleted) await fn(deleted);
+    await this.announceDeleted(deleted);
+  }
+
+  /**
+   * Removes room rows with their attendees and sessions inside a transaction the caller holds.
+   * Callers then pass the same rows to `announceDeleted` once the transaction has committed.
+   */
+  static async purgeRows(repos: RoomRepos, rooms: RoomRow[]): Promise<void> {
+    const ids = [...new Set(rooms.map((r) => r.id))];
+    if (ids.length === 0) return;
+    await repos.sessions.deleteForRooms(ids);
+    await repos.attendees.deleteForRooms(ids);
+    await repos.rooms.deleteByIds(ids);
+  }
+
+  /** Tells the areas that keep per-room data (avatars, caches) that these rooms are gone. */
+  async announceDeleted(rooms: RoomRow[]): Promise<void> {
+    if (rooms.length === 0) return;
+    for (const fn of this.listeners.roomsDeleted) await fn(rooms);
   }
 }
