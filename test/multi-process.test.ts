@@ -112,6 +112,22 @@ for (const dialect of dialects()) {
       assert.equal(await gif(a!), 3145728);
     });
 
+    it('each of 40 consecutive changes, alternating writer, is seen by the very next request to the other', async () => {
+      // Both processes serve cached documents between the writes, so a change signal that
+      // missed even one commit (or saw it late) would show an old value here.
+      for (let i = 1; i <= 40; i++) {
+        const [writer, reader] = i % 2 ? [a!, b!] : [b!, a!];
+        const value = String(1_000_000 + i);
+        assert.equal((await ocs(writer, 'POST', `${CONFIG}/max_gif_size`, ADMIN, { value })).status, 200);
+        const seen = (await ocs(reader, 'GET', '/cloud/capabilities', ADMIN)).data.capabilities.spreed.config.previews['max-gif-size'];
+        assert.equal(seen, Number(value), `change ${i}`);
+        const own = (await ocs(writer, 'GET', '/cloud/capabilities', ADMIN)).data.capabilities.spreed.config.previews['max-gif-size'];
+        assert.equal(own, Number(value), `change ${i} on the writer`);
+      }
+      assert.equal((await ocs(a!, 'DELETE', `${CONFIG}/max_gif_size`, ADMIN)).status, 200);
+      assert.equal((await ocs(b!, 'GET', '/cloud/capabilities', ADMIN)).data.capabilities.spreed.config.previews['max-gif-size'], 3145728);
+    });
+
     it('a user created through one can log in through the other at once', async () => {
       const carol = basic('carol', 'carol-password-123');
       assert.equal((await ocs(b!, 'GET', '/cloud/capabilities', carol)).status, 401);

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { LogEvent } from 'kysely';
 import type { Database } from './schema.js';
-import { attachDirectReads } from './direct-reads.js';
+import { attachDirectReads, detachDirectReads } from './direct-reads.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -78,7 +78,15 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
   database.pragma('foreign_keys = OFF');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
   attachDirectReads(kysely, database, stats);
-  return { kysely, dialect: 'sqlite', stats, close: () => kysely.destroy() };
+  return {
+    kysely,
+    dialect: 'sqlite',
+    stats,
+    close: () => {
+      detachDirectReads(kysely);
+      return kysely.destroy();
+    },
+  };
 }
 
 /** Drops a test schema on PostgreSQL (used by the test harness only). */

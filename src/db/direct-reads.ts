@@ -8,16 +8,15 @@
  *    interleave with another statement; while a transaction is open (it spans awaits) the read
  *    goes through Kysely instead and so waits its turn and never sees uncommitted rows.
  *
- * 2. A result cache checked against a change stamp: SQLite's `data_version` (moved by every
- *    other connection's commit, in any process) plus the number of write statements run by
- *    any connection of this process (data_version does not count a connection's own commits).
- *    A cached result is used only under the stamp it was read under. Reading data_version
- *    takes SQLite's WAL read lock (two fcntl calls, the cost of a small query), so it is read
- *    once per HTTP request: `freshReads` runs as each request starts and marks the rest of the
- *    event-loop turn as request-scoped; reads in that turn use the data_version read after the
- *    latest request start, so every request sees every commit made before it started, by any
- *    process. Outside a request-scoped turn (jobs, commands, tests calling services) every
- *    cached read checks data_version itself. Writes by this process move the stamp at once.
+ * 2. A result cache checked against a change stamp: the database's cross-process change signal
+ *    (the WAL-index header, see wal-stamp.ts; SQLite's `data_version` when the header cannot be
+ *    read) plus the number of write statements run by any connection of this process. A cached
+ *    result is used only under the stamp it was read under. The signal is read once per HTTP
+ *    request: `freshReads` runs as each request starts and marks the rest of the event-loop
+ *    turn as request-scoped; reads in that turn use the signal read after the latest request
+ *    start, so every request sees every commit made before it started, by any process. Outside
+ *    a request-scoped turn (jobs, commands, tests calling services) every cached read checks
+ *    the signal itself. Writes by this process move the stamp at once.
  *
  * On PostgreSQL none of this applies: the reads are ordinary Kysely queries.
  */
@@ -26,13 +25,16 @@ import type { Compilable, Kysely } from 'kysely';
 import { BoundedMap } from '../domain/bounded-map.js';
 import type { DbStats } from './database.js';
 import type { Database } from './schema.js';
+import { WalHeaderStamp } from './wal-stamp.js';
 
 interface DirectReader {
   database: SQLite.Database;
   stats: DbStats;
   stampStatement: SQLite.Statement;
-  /** data_version read since the latest request start in this turn (request-scoped turns only). */
-  dataVersion?: number;
+  /** The WAL-index header, read instead of data_version when it can be (see wal-stamp.ts). */
+  wal: WalHeaderStamp | undefined;
+  /** Change signal read since the latest request start in this turn (request-scoped turns only). */
+  dataVersion?: string;
   /** True from a request start to the end of that event-loop turn. */
   scoped: boolean;
 }
@@ -55,6 +57,7 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
     database,
     stats,
     stampStatement: database.prepare('PRAGMA data_version').pluck(),
+    wal: !database.memory && String(database.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal' ? new WalHeaderStamp(database.name) : undefined,
     scoped: false,
   };
   const cache = new Map<string, SQLite.Statement>();
@@ -73,7 +76,7 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
 }
 
 /**
- * Called as each HTTP request starts: its reads check data_version again (once), and the rest
+ * Called as each HTTP request starts: its reads check the change signal again (once), and the rest
  * of this event-loop turn may share that reading.
  */
 export function freshReads(kysely: Kysely<Database>): void {
@@ -89,11 +92,21 @@ export function freshReads(kysely: Kysely<Database>): void {
   }
 }
 
+/** Stops direct reads on a connection that is being closed (releases the `-shm` handle). */
+export function detachDirectReads(kysely: Kysely<Database>): void {
+  readers.get(kysely)?.wal?.close();
+  readers.delete(kysely);
+}
+
 function currentStamp(reader: DirectReader): string {
   let version = reader.scoped ? reader.dataVersion : undefined;
   if (version === undefined) {
-    version = reader.stampStatement.get() as number;
-    reader.stats.queries++;
+    version = reader.wal?.read();
+    if (version === undefined) {
+      // Header unreadable or being written: ask SQLite (a query, so it is counted as one).
+      version = `v${reader.stampStatement.get() as number}`;
+      reader.stats.queries++;
+    }
     if (reader.scoped) reader.dataVersion = version;
   }
   return `${version}:${localWrites}`;
