@@ -1,6 +1,6 @@
 /**
  * The `parley` command. `serve` (default) and `migrate` live here; each area adds its command
- * module to `commandModules` (user:*, group:*, config:app:*, talk:*, jobs:*).
+ * module to `commandModules` (user:*, group:*, config:app:*, talk:*, team:*, phone-number:*, jobs:*).
  */
 import { Command } from 'commander';
 import type { Services } from '../services/index.js';
@@ -9,6 +9,7 @@ import { serveCommand } from './serve.js';
 import { userCommands } from './users.js';
 import { groupCommands } from './groups.js';
 import { teamCommands } from './teams.js';
+import { phoneNumberCommands } from './phone-numbers.js';
 import { jobsCommands } from './jobs.js';
 import { talkServerCommands } from './talk-servers.js';
 import { talkRoomCommands } from './talk-rooms.js';
@@ -29,7 +30,7 @@ export class CommandError extends Error {}
 
 export type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkRoomCommands, teamCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
+export const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkRoomCommands, teamCommands, phoneNumberCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

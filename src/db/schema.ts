@@ -114,6 +114,10 @@ export interface AttendeesTable {
   invited_cloud_id: string | null;
   phone_number: string | null;
   call_id: string | null;
+  /** A dial-out waiting for the SIP bridge: JSON {number, options} (see services/sip.ts). */
+  dialout_request: string | null;
+  /** When that dial-out was started (seconds); 0 when none. */
+  dialout_requested_at: number;
   last_attendee_activity: number;
   created_at: number;
 }
@@ -179,6 +183,13 @@ export interface MailOutboxTable {
   created_at: number;
 }
 
+/** Phone numbers of users (Talk's talk_phone_numbers), stored without a leading "+". */
+export interface PhoneNumbersTable {
+  phone_number: string;
+  actor_id: string;
+  created_at: number;
+}
+
 export interface TeamsTable {
   id: string;
   display_name: string;
@@ -231,6 +242,7 @@ export interface Database {
   user_status: UserStatusTable;
   mail_outbox: MailOutboxTable;
   teams: TeamsTable;
+  phone_numbers: PhoneNumbersTable;
   team_members: TeamMembersTable;
   client_sessions: ClientSessionsTable;
   client_room_sessions: ClientRoomSessionsTable;

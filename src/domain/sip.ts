@@ -47,6 +47,16 @@ export function isE164(number: string): boolean {
   return /^\+[1-9]\d{1,14}$/.test(number);
 }
 
+/**
+ * A user's phone number as stored (Talk's talk_phone_numbers): spaces, dashes, dots and
+ * parentheses dropped, then an optional leading "+" and 2 to 15 digits; stored without the "+"
+ * (sip_bridge_dialout_prefix supplies it). Undefined when malformed.
+ */
+export function normalizeUserPhoneNumber(raw: string): string | undefined {
+  const compact = raw.replace(/[\s\-().]/g, '').replace(/^\+/, '');
+  return /^\d{2,15}$/.test(compact) ? compact : undefined;
+}
+
 /** Display name of a phone attendee: the number without its last 4 digits, then "…" (talk-behaviour.md §1). */
 export function phoneDisplayName(number: string): string {
   return number.slice(0, Math.max(0, number.length - 4)) + '…';
@@ -67,6 +77,24 @@ export function dialOutCallerNumber(cfg: AppConfigSnapshot, userPhoneNumber?: st
   const prefix = cfg.get('sip_bridge_dialout_prefix');
   if (prefix !== '' && userPhoneNumber) return prefix + userPhoneNumber;
   return cfg.get('sip_bridge_dialout_number');
+}
+
+/** How long a started dial-out waits for the SIP bridge to take it (seconds). */
+export const DIALOUT_REQUEST_TTL = 60;
+
+/**
+ * What the bridge reads for a started dial-out: the message Talk sends its signaling server
+ * (`dialout` with the number and options attendeeId, actorType, actorId; `anonymous: true` to
+ * hide the caller, or `caller` with the number to show; neither lets the bridge decide).
+ */
+export function dialOutRequest(
+  attendee: { id: number; actor_type: string; actor_id: string; phone_number: string | null },
+  caller: string | false,
+): { number: string; options: Record<string, string | number | boolean> } {
+  const options: Record<string, string | number | boolean> = { attendeeId: attendee.id, actorType: attendee.actor_type, actorId: attendee.actor_id };
+  if (caller === false) options.anonymous = true;
+  else if (caller !== '') options.caller = caller;
+  return { number: attendee.phone_number ?? '', options };
 }
 
 export interface DialOutOptions {

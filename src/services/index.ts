@@ -21,10 +21,12 @@ import { LoginSessionsRepository } from '../db/repositories/login-sessions.js';
 import { UserStatusRepository } from '../db/repositories/user-status.js';
 import { MailOutboxRepository } from '../db/repositories/mail-outbox.js';
 import { TeamsRepository } from '../db/repositories/teams.js';
+import { PhoneNumbersRepository } from '../db/repositories/phone-numbers.js';
 import { ClientSessionsRepository } from '../db/repositories/client-sessions.js';
 import { UserStatusService } from './user-status.js';
 import { MailService } from './mail.js';
 import { TeamsService } from './teams.js';
+import { PhoneNumbersService } from './phone-numbers.js';
 import { ClientSessionService } from './client-sessions.js';
 import { ParticipantsRepository } from '../db/repositories/participants.js';
 import { SessionService } from './sessions.js';
@@ -74,6 +76,8 @@ export interface Services {
   sipSettings: SipSettingsService;
   sipBridge: SipBridgeService;
   sip: SipService;
+  /** Users' phone numbers (`parley phone-number:*`): the dial-out caller number. */
+  phoneNumbers: PhoneNumbersService;
   provisioning: ProvisioningService;
 }
 
@@ -95,7 +99,8 @@ export function createServices(db: Db, settings: Settings): Services {
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
   const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth, directory);
   const sipBridge = new SipBridgeService(bruteForce);
-  const sip = new SipService(rooms, sipBridge);
+  const phoneNumbers = new PhoneNumbersService(new PhoneNumbersRepository(db.kysely), directory);
+  const sip = new SipService(rooms, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
   const participantsRepo = new ParticipantsRepository(db.kysely);
   const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce);
@@ -107,5 +112,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip };
+  return { roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

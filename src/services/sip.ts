@@ -6,12 +6,17 @@
  * Conversation lookup, the record and PIN generation come from RoomsService and its presenter;
  * the bridge's signature check from SipBridgeService.
  */
+import { randomBytes } from 'node:crypto';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
-import { ActorType, ParticipantType } from '../domain/constants.js';
+import { ActorType, ParticipantType, Permission, StartCalls } from '../domain/constants.js';
 import { badRequest, forbidden, notFound, notImplemented, preconditionFailed } from '../domain/errors.js';
+import { effectivePermissions, hasPermission, serverDefaultPermissions } from '../domain/permissions.js';
 import {
+  DIALOUT_REQUEST_TTL,
+  dialOutCallerNumber,
   dialOutEnabled,
+  dialOutRequest,
   isE164,
   parseDialOutOptions,
   phoneActorId,
@@ -21,9 +26,21 @@ import {
 } from '../domain/sip.js';
 import { isWellFormedToken } from '../domain/tokens.js';
 import type { ConversationRecord } from '../presenters/conversation.js';
+import type { PhoneNumbersService } from './phone-numbers.js';
 import type { RequestContext } from './request-context.js';
 import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
 import type { SipBridgeService } from './sip-bridge.js';
+
+/** What the signature of the pending dial-out list covers instead of a conversation token. */
+export const DIALOUT_LIST_SIGNED_DATA = 'dialout';
+
+/** One started dial-out as the bridge reads it. */
+export interface PendingDialOut {
+  token: string;
+  callId: string;
+  number: string;
+  options: Record<string, unknown>;
+}
 
 /** PINs as the deprecated route accepts them (`\d{7,32}`). */
 const PIN_PATTERN = /^\d{7,32}$/;
@@ -32,6 +49,7 @@ export class SipService {
   constructor(
     private readonly rooms: RoomsService,
     private readonly bridge: SipBridgeService,
+    private readonly phoneNumbers: PhoneNumbersService,
   ) {}
 
   // ---- PUT /room/{token}/webinar/sip ----
@@ -108,6 +126,12 @@ export class SipService {
     const attendee = await this.rooms.repos.attendees.find(room.id, ActorType.PHONES, options.actorId);
     if (!attendee) throw notFound('participant');
     if (attendee.phone_number !== number) throw badRequest('number', 'number does not match the attendee');
+    // The bridge has taken the dial-out: it leaves the pending list (the call id stays).
+    if (attendee.dialout_request !== null) {
+      await this.clearDialOutRequest(attendee.id);
+      attendee.dialout_request = null;
+      attendee.dialout_requested_at = 0;
+    }
     return this.present(ctx, room, attendee);
   }
 
@@ -123,12 +147,65 @@ export class SipService {
     const attendee = await this.rooms.repos.attendees.findById(attendeeId);
     if (!attendee || attendee.room_id !== room.id || attendee.actor_type !== ActorType.PHONES) throw notFound('participant');
     if (callId === '' || attendee.call_id !== callId) throw badRequest('callId', 'callId does not match the dial-out');
-    await this.rooms.repos.attendees.update(attendee.id, { call_id: null });
+    await this.clearDialOutRequest(attendee.id, { call_id: null });
   }
 
   /** Records the bridge's call id for a dial-out (set when the dial-out starts). */
   async recordDialOutCallId(attendeeId: number, callId: string): Promise<void> {
     await this.rooms.repos.attendees.update(attendeeId, { call_id: callId });
+  }
+
+  // ---- starting a dial-out (POST /call/{token}/dialout/{attendeeId}) ----
+
+  /**
+   * Starts a dial-out to a phone attendee. Talk hands it to its signaling server; Parley has
+   * none, so the request is recorded on the attendee (a new call id, and the dial-out message
+   * with the caller number) where the bridge reads it (`pendingDialOuts`). Order: 404 room
+   * (not a participant), 403 `permissions` without the start-call permission, 501 `dialout`
+   * while dial-out is off, 404 `participant` unless the attendee is a phone of this room.
+   */
+  async startDialOut(ctx: RequestContext, token: string, attendeeId: number): Promise<void> {
+    const { room, attendee } = await this.rooms.requireParticipant(ctx, token);
+    const cfg = await ctx.config();
+    const effective = effectivePermissions({
+      participantType: attendee.participant_type,
+      attendeePermissions: attendee.permissions,
+      callPermissions: room.call_permissions,
+      defaultPermissions: room.default_permissions,
+      serverDefault: serverDefaultPermissions(cfg.get('default_permissions')),
+    });
+    if (cfg.int('start_calls') === StartCalls.NOBODY || !hasPermission(effective, Permission.START_CALL)) {
+      throw forbidden('permissions', 'You are not allowed to start calls in this conversation');
+    }
+    if (!dialOutEnabled(cfg)) throw notImplemented('dialout');
+    const target = Number.isSafeInteger(attendeeId) && attendeeId > 0 ? await this.rooms.repos.attendees.findById(attendeeId) : undefined;
+    if (!target || target.room_id !== room.id || target.actor_type !== ActorType.PHONES) throw notFound('participant');
+    const userNumber = attendee.actor_type === ActorType.USERS ? await this.phoneNumbers.first(attendee.actor_id) : undefined;
+    const caller = dialOutCallerNumber(cfg, userNumber);
+    await this.rooms.repos.attendees.update(target.id, {
+      call_id: randomBytes(16).toString('hex'),
+      dialout_request: JSON.stringify(dialOutRequest(target, caller)),
+      dialout_requested_at: nowSeconds(),
+    });
+  }
+
+  /**
+   * The bridge's list of dial-outs to place (oldest first, at most 100, each waiting at most
+   * DIALOUT_REQUEST_TTL seconds): 501 while dial-out is off, 401 unless signed over
+   * DIALOUT_LIST_SIGNED_DATA. A request leaves the list when the bridge verifies or rejects it.
+   */
+  async pendingDialOuts(ctx: RequestContext): Promise<PendingDialOut[]> {
+    await this.requireSip(ctx, true);
+    await this.bridge.require(ctx, DIALOUT_LIST_SIGNED_DATA);
+    const rows = await this.rooms.repos.attendees.pendingDialOuts(nowSeconds() - DIALOUT_REQUEST_TTL, 100);
+    return rows.map((r) => {
+      const req = JSON.parse(r.dialout_request ?? '{}') as { number?: string; options?: Record<string, unknown> };
+      return { token: r.token, callId: r.call_id ?? '', number: req.number ?? '', options: req.options ?? {} };
+    });
+  }
+
+  private async clearDialOutRequest(attendeeId: number, patch: { call_id?: null } = {}): Promise<void> {
+    await this.rooms.repos.attendees.update(attendeeId, { ...patch, dialout_request: null, dialout_requested_at: 0 });
   }
 
   // ---- phone participants (source=phones on add participant) ----

@@ -12,6 +12,7 @@ import { userStatus } from './0200-user-status.js';
 import { mailOutbox } from './0201-mail-outbox.js';
 import { teams } from './0202-teams.js';
 import { clientSessions } from './0203-client-sessions.js';
+import { sipDialOut } from './0300-sip-dialout.js';
 import { jobs } from './0400-jobs.js';
 import { roomAvatars } from './0401-room-avatars.js';
 import { jobHistory } from './0402-job-history.js';
@@ -25,6 +26,7 @@ export const migrations: ParleyMigration[] = [
   mailOutbox,
   teams,
   clientSessions,
+  sipDialOut,
   jobs,
   roomAvatars,
   jobHistory,

@@ -30,6 +30,8 @@ export const ATTENDEE_DEFAULTS: Omit<NewAttendee, 'room_id' | 'actor_type' | 'ac
   invited_cloud_id: null,
   phone_number: null,
   call_id: null,
+  dialout_request: null,
+  dialout_requested_at: 0,
   last_attendee_activity: 0,
   created_at: 0,
 };
@@ -51,6 +53,20 @@ export class AttendeesRepository {
 
   findById(id: number): Promise<AttendeeRow | undefined> {
     return this.db.selectFrom('attendees').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Dial-outs started at or after `since` that the bridge has not taken yet, oldest first. */
+  pendingDialOuts(since: number, limit: number): Promise<Array<{ token: string; call_id: string | null; dialout_request: string | null }>> {
+    return this.db
+      .selectFrom('attendees as a')
+      .innerJoin('rooms as r', 'r.id', 'a.room_id')
+      .select(['r.token', 'a.call_id', 'a.dialout_request'])
+      .where('a.dialout_requested_at', '>=', since)
+      .where('a.dialout_request', 'is not', null)
+      .orderBy('a.dialout_requested_at')
+      .orderBy('a.id')
+      .limit(limit)
+      .execute();
   }
 
   /** The first attendee of a room with this dial-in PIN (Talk does not keep PINs unique). */

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { registerFeatures } from '../../domain/features.js';
 import { dialOutEnabled, sipConfigured } from '../../domain/sip.js';
 import type { Services } from '../../services/index.js';
-import { ocsRoute } from '../ocs/route.js';
+import { OcsReply, ocsRoute } from '../ocs/route.js';
 
 // Advertised only while they work: SIP needs secret and dial-in info, dial-out also sip_dialout.
 registerFeatures([
@@ -17,7 +17,8 @@ registerFeatures([
   { name: 'sip-support-dialout', when: dialOutEnabled },
 ]);
 
-const ROOM = '/apps/spreed/api/v4/room/:token';
+const V4 = '/apps/spreed/api/v4';
+const ROOM = `${V4}/room/:token`;
 const Token = Type.String();
 /** The conversation record (contract "Conversation"; built by the conversation presenter). */
 const Conversation = Type.Object(
@@ -83,5 +84,31 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
       await services.sip.rejectedDialOut(ctx, params.token, params.callId, params.options);
       return null;
     },
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V4}/call/:token/dialout/:attendeeId`,
+    auth: 'public',
+    talk: true,
+    summary: 'Call a phone attendee (SIP dial-out): recorded for the SIP bridge, which reads it from GET /dialout/pending',
+    params: Type.Object({ token: Token, attendeeId: Type.Integer({ 'x-error': 'attendeeId' }) }, { required: ['token', 'attendeeId'] }),
+    response: Type.Null(),
+    handler: async ({ params, ctx }) => {
+      await services.sip.startDialOut(ctx, params.token, params.attendeeId);
+      return new OcsReply(null, 201);
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${V4}/dialout/pending`,
+    auth: 'public',
+    summary: 'SIP bridge (Parley): the dial-outs to place, each {token, callId, number, options}; signed over the word "dialout"',
+    params: Type.Object({}),
+    response: Type.Array(
+      Type.Object({ token: Type.String(), callId: Type.String(), number: Type.String(), options: Type.Object({}, { additionalProperties: true }) }),
+    ),
+    handler: async ({ ctx }) => services.sip.pendingDialOuts(ctx),
   });
 }
