@@ -157,6 +157,29 @@ for (const dialect of dialects()) {
     });
 
     describe('GET /room/{token}', () => {
+      it('a group conversation without a name gets its users\' display names, saved (default names)', async () => {
+        const nameless = await createRoom(p, 'alice', { roomType: 2, roomName: 'Soon nameless' });
+        await seedUser(p, nameless.token, 'bob');
+        await seedUser(p, nameless.token, 'dave');
+        // Rows made by other means (an import) may have no name; Parley's own paths refuse one.
+        await setRoom(p, nameless.token, { name: '' });
+        const r = await get(`/room/${nameless.token}`, 'bob');
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.data.name, 'Alice A, Bob B, dave');
+        assert.equal(r.data.displayName, 'Alice A, Bob B, dave');
+        assert.equal((await roomRow(p, nameless.token))!.name, 'Alice A, Bob B, dave');
+        // Over 64 characters: the first 60 and "…".
+        for (let i = 0; i < 8; i++) {
+          await createUser(p, `long-name-${i}`, { displayName: `Participant number ${i}` });
+          await seedUser(p, nameless.token, `long-name-${i}`);
+        }
+        await setRoom(p, nameless.token, { name: '' });
+        const listed = (await get('/room', 'alice')).data.find((c: any) => c.token === nameless.token);
+        const expected = Array.from('Alice A, Bob B, dave, Participant number 0, Participant number 1, Participant number 2').slice(0, 60).join('') + '…';
+        assert.equal(listed.name, expected);
+        assert.equal((await roomRow(p, nameless.token))!.name, expected);
+      });
+
       it('participant: 200 with the record and the hash headers', async () => {
         const r = await get(`/room/${group.token}`, 'alice');
         assert.equal(r.status, 200);

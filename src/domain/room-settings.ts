@@ -118,3 +118,18 @@ export function isValidNotificationLevel(level: number): boolean {
 export function isValidCallNotificationLevel(level: number): boolean {
   return oneOf(level, NotificationCalls);
 }
+
+/** Longest default name before it is cut to DEFAULT_NAME_KEEP characters and "…" (Talk's 64/60). */
+const DEFAULT_NAME_MAX = 64;
+const DEFAULT_NAME_KEEP = 60;
+
+/**
+ * The name Talk computes and saves for a group or public conversation without one
+ * (talk-behaviour.md §4 "Default names"): its users' display names joined with ", ", cut to 60
+ * characters (code points) and "…" when longer than 64.
+ */
+export function defaultRoomName(displayNames: string[]): string {
+  const name = displayNames.join(', ');
+  const chars = Array.from(name);
+  return chars.length > DEFAULT_NAME_MAX ? chars.slice(0, DEFAULT_NAME_KEEP).join('') + '…' : name;
+}

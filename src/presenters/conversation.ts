@@ -34,6 +34,7 @@ import {
   isLoggedInModeratorType,
   serverDefaultPermissions,
 } from '../domain/permissions.js';
+import { defaultRoomName, isGroupOrPublic } from '../domain/room-settings.js';
 import { isSipCompatibleToken, newAttendeePin } from '../domain/tokens.js';
 import type { AppConfigSnapshot } from '../services/app-config.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
@@ -420,6 +421,19 @@ export class ConversationPresenter {
     if (expired.length) {
       await this.deps.rooms.liftExpiredLobbies([...new Set(expired.map((v) => v.room.id))], now);
       for (const v of expired) v.room = { ...v.room, lobby_state: 0, lobby_timer: 0, last_activity: now };
+    }
+
+    // A group or public conversation without a name gets one from its users, saved (talk-behaviour.md
+    // §4 "Default names"). Parley's own paths never leave a name empty; imported rows may.
+    const nameless = views.filter((v) => v.room.name === '' && isGroupOrPublic(v.room.type));
+    if (nameless.length) {
+      const names = await this.deps.attendees.userDisplayNames([...new Set(nameless.map((v) => v.room.id))]);
+      for (const v of nameless) {
+        const name = defaultRoomName(names.get(v.room.id) ?? []);
+        if (name === '') continue;
+        await this.deps.rooms.setNameIfEmpty(v.room.id, name);
+        v.room = { ...v.room, name };
+      }
     }
 
     const otherIds = new Set<string>();

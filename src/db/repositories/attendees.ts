@@ -98,6 +98,27 @@ export class AttendeesRepository {
    * lastCommonReadMessage per room: the lowest `last_read_message` of the `users` attendees whose
    * read privacy is public (talk-behaviour.md §5), for several rooms in one query.
    */
+  /** Per room, its users' display names (the account's, else the user id) in the order they joined. */
+  async userDisplayNames(roomIds: number[]): Promise<Map<number, string[]>> {
+    const out = new Map<number, string[]>();
+    if (roomIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('attendees as a')
+      .leftJoin('users as u', 'u.id', 'a.actor_id')
+      .select(['a.room_id', 'a.actor_id', 'u.display_name'])
+      .where('a.room_id', 'in', roomIds)
+      .where('a.actor_type', '=', 'users')
+      .orderBy('a.room_id')
+      .orderBy('a.id')
+      .execute();
+    for (const r of rows) {
+      const list = out.get(r.room_id) ?? [];
+      list.push(r.display_name || r.actor_id);
+      out.set(r.room_id, list);
+    }
+    return out;
+  }
+
   async commonReadMessages(roomIds: number[]): Promise<Map<number, number>> {
     if (roomIds.length === 0) return new Map();
     const rows = await this.db

@@ -108,6 +108,11 @@ export class RoomsRepository {
       .execute();
   }
 
+  /** Saves a computed default name, unless someone named the room in the meantime. */
+  async setNameIfEmpty(id: number, name: string): Promise<void> {
+    await this.db.updateTable('rooms').set({ name }).where('id', '=', id).where('name', '=', '').execute();
+  }
+
   /** One-to-one room between two users: Talk dedupes on the JSON name. */
   findOneToOne(name: string): Promise<RoomRow | undefined> {
     return this.db.selectFrom('rooms').selectAll().where('type', '=', 1).where('name', '=', name).orderBy('id').executeTakeFirst();
