@@ -101,4 +101,4 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
 }
 
 export { sql };
-export { changeStamp, compiledRead, freshReads } from './direct-reads.js';
+export { afterFreshReads, changeStamp, compiledRead } from './direct-reads.js';

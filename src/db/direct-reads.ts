@@ -11,12 +11,13 @@
  * 2. A result cache checked against a change stamp: the database's cross-process change signal
  *    (the WAL-index header, see wal-stamp.ts; SQLite's `data_version` when the header cannot be
  *    read) plus the number of write statements run by any connection of this process. A cached
- *    result is used only under the stamp it was read under. The signal is read once per HTTP
- *    request: `freshReads` runs as each request starts and marks the rest of the event-loop
- *    turn as request-scoped; reads in that turn use the signal read after the latest request
- *    start, so every request sees every commit made before it started, by any process. Outside
- *    a request-scoped turn (jobs, commands, tests calling services) every cached read checks
- *    the signal itself. Writes by this process move the stamp at once.
+ *    result is used only under the stamp it was read under. The signal is read once per batch
+ *    of HTTP requests: `afterFreshReads` holds each request as it starts until the event loop's
+ *    check phase, then releases every request of that poll phase together and marks the rest of
+ *    the turn as request-scoped; reads in that turn share one reading taken after all of those
+ *    requests arrived, so every request sees every commit made before it started, by any
+ *    process. Outside a request-scoped turn (jobs, commands, tests calling services) every
+ *    cached read checks the signal itself. Writes by this process move the stamp at once.
  *
  * On PostgreSQL none of this applies: the reads are ordinary Kysely queries.
  */
@@ -35,8 +36,10 @@ interface DirectReader {
   wal: WalHeaderStamp | undefined;
   /** Change signal read since the latest request start in this turn (request-scoped turns only). */
   dataVersion?: string;
-  /** True from a request start to the end of that event-loop turn. */
+  /** True from the release of a batch of requests to the end of that event-loop turn. */
   scoped: boolean;
+  /** Requests that started in this poll phase, released together (afterFreshReads). */
+  waiting: Array<() => void>;
 }
 
 /** Write statements run by every connection of this process (all of them move every stamp). */
@@ -59,6 +62,7 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
     stampStatement: database.prepare('PRAGMA data_version').pluck(),
     wal: !database.memory && String(database.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal' ? new WalHeaderStamp(database.name) : undefined,
     scoped: false,
+    waiting: [],
   };
   const cache = new Map<string, SQLite.Statement>();
   const prepare = database.prepare.bind(database);
@@ -76,20 +80,35 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
 }
 
 /**
- * Called as each HTTP request starts: its reads check the change signal again (once), and the rest
- * of this event-loop turn may share that reading.
+ * Called as each HTTP request starts (its headers have been read); `proceed` continues the
+ * request once the change signal may be read again. Requests are held until the check phase
+ * of the event loop (setImmediate), after every socket that was ready in this poll phase has
+ * been read; then they all go on, and the first read among them takes one fresh reading that
+ * the rest share. That reading is taken after each of those requests arrived, so each still
+ * sees every commit made, by any process, before it started; it costs one signal read per
+ * batch of requests instead of one per request.
  */
-export function freshReads(kysely: Kysely<Database>): void {
+export function afterFreshReads(kysely: Kysely<Database>, proceed: () => void): void {
   const reader = readers.get(kysely);
-  if (reader === undefined) return;
+  if (reader === undefined) return proceed();
+  reader.waiting.push(proceed);
+  if (reader.waiting.length === 1) setImmediate(releaseWaiting, reader);
+}
+
+function releaseWaiting(reader: DirectReader): void {
+  const waiting = reader.waiting;
+  reader.waiting = [];
   reader.dataVersion = undefined;
   if (!reader.scoped) {
     reader.scoped = true;
+    // The request-scoped turn ends in the next loop iteration's check phase, before the next
+    // batch is released (which starts a new one).
     setImmediate(() => {
       reader.scoped = false;
       reader.dataVersion = undefined;
     });
   }
+  for (const proceed of waiting) proceed();
 }
 
 /** Stops direct reads on a connection that is being closed (releases the `-shm` handle). */

@@ -5,7 +5,7 @@
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ApiError } from '../domain/errors.js';
-import { freshReads } from '../db/database.js';
+import { afterFreshReads } from '../db/database.js';
 import type { Services } from '../services/index.js';
 import { negotiateFormat, renderOcs, versionFromUrl } from './ocs/envelope.js';
 import { parsePhpQuery } from './ocs/php-form.js';
@@ -93,11 +93,11 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     return reply.code(apiErr.status).send(apiErr.data);
   });
 
-  // Each request's cached hot reads check the database's change stamp again (db/direct-reads.ts),
-  // so a request sees every commit made, by any process, before it started.
+  // Each request's cached hot reads use a change stamp read after it arrived (db/direct-reads.ts),
+  // so a request sees every commit made, by any process, before it started; requests arriving
+  // together share one reading.
   app.addHook('onRequest', (_request, _reply, done) => {
-    freshReads(services.db.kysely);
-    done();
+    afterFreshReads(services.db.kysely, done);
   });
 
   // One JSON line per request; never the query string (it may carry passwords).
