@@ -1,5 +1,5 @@
 /**
- * Rendered answers of hot reads (GET /room, GET /room/{token}; issue 3 item 8), kept per caller
+ * Rendered answers of hot reads (GET /room, GET /room/{token}, capabilities), kept per caller
  * and reused only while nothing they were computed from can have changed:
  *
  * - the database's change stamp (db/direct-reads.ts `changeStamp`: any commit by any process,
@@ -44,7 +44,7 @@ export class RenderedCache {
    */
   async through(
     key: string | undefined,
-    compute: () => Promise<{ rendered: { body: string; contentType: string; httpStatus: number }; until: number; headers?: Record<string, string> }>,
+    compute: () => Promise<{ rendered: { body: string | Buffer; contentType: string; httpStatus: number }; until: number; headers?: Record<string, string> }>,
   ): Promise<RenderedAnswer> {
     // Taken before `compute` reads anything (see the file comment).
     const stamp = key === undefined ? undefined : this.stamp();
@@ -74,10 +74,11 @@ export class RenderedCache {
     key: string | undefined,
     stamp: string | undefined,
     until: number,
-    rendered: { body: string; contentType: string; httpStatus: number },
+    rendered: { body: string | Buffer; contentType: string; httpStatus: number },
     headers?: Record<string, string>,
   ): RenderedAnswer {
-    const answer: RenderedAnswer = { body: Buffer.from(rendered.body), contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
+    const body = typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body;
+    const answer: RenderedAnswer = { body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
     if (key === undefined || stamp === undefined) return answer;
     // Re-inserted so the bounded map forgets the least recently computed entry first.
     this.entries.delete(key);

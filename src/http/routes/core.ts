@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Services } from '../../services/index.js';
 import { PRODUCT_NAME, SERVER_VERSION, SERVER_VERSION_FULL } from '../../domain/version.js';
 import { BoundedMap } from '../../domain/bounded-map.js';
+import { RenderedCache } from '../../services/rendered-cache.js';
 import { renderOcs } from '../ocs/envelope.js';
 import { RawReply, ocsRoute } from '../ocs/route.js';
 
@@ -30,6 +31,10 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
   // is exact; clients poll this route, so it skips re-serialising and re-hashing (ETag) the same
   // document. Bodies are kept as bytes so nothing is re-encoded per request.
   const rendered = new BoundedMap<string, { body: Buffer; contentType: string; etag: string }>(1000);
+  // In front of that, the caller's answer while the database is unchanged (SQLite's change
+  // stamp, see RenderedCache): the document depends only on stored state and the caller, so
+  // this skips re-deriving its inputs and key on every poll. Nothing in it expires by itself.
+  const answers = new RenderedCache(services.db);
 
   ocsRoute(app, services, {
     method: 'GET',
@@ -42,17 +47,20 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
     }),
     summary: 'Server capabilities (Nextcloud shape, spreed for Talk)',
     handler: async ({ ctx, version, format }) => {
-      const view = await services.capabilities.view(ctx);
-      const cacheKey = `${version}${format}${view.key}`;
-      let hit = rendered.get(cacheKey);
-      if (hit === undefined) {
-        // Nextcloud's ETag: md5 of the JSON of the data (talk-reference.md §2.1).
-        const etag = `"${createHash('md5').update(JSON.stringify(view.document)).digest('hex')}"`;
-        const r = renderOcs(version, format, 200, view.document);
-        hit = { body: Buffer.from(r.body), contentType: r.contentType, etag };
-        rendered.set(cacheKey, hit);
-      }
-      return new RawReply(hit.body, hit.contentType, 200, { ETag: hit.etag });
+      const answer = await answers.through(`${version}:${format}:${ctx.userId ?? ''}`, async () => {
+        const view = await services.capabilities.view(ctx);
+        const cacheKey = `${version}${format}${view.key}`;
+        let hit = rendered.get(cacheKey);
+        if (hit === undefined) {
+          // Nextcloud's ETag: md5 of the JSON of the data (talk-reference.md §2.1).
+          const etag = `"${createHash('md5').update(JSON.stringify(view.document)).digest('hex')}"`;
+          const r = renderOcs(version, format, 200, view.document);
+          hit = { body: Buffer.from(r.body), contentType: r.contentType, etag };
+          rendered.set(cacheKey, hit);
+        }
+        return { rendered: { body: hit.body, contentType: hit.contentType, httpStatus: 200 }, until: Infinity, headers: { ETag: hit.etag } };
+      });
+      return new RawReply(answer.body, answer.contentType, 200, answer.headers);
     },
   });
 }
