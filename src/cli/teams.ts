@@ -3,21 +3,8 @@
  * team follow its membership changes.
  */
 import type { Command } from 'commander';
-import { ApiError } from '../domain/errors.js';
-import { CommandError, withServices } from './index.js';
-
-/** Turns a service refusal into a clean command failure. */
-async function run(fn: Parameters<typeof withServices>[0]): Promise<void> {
-  try {
-    await withServices(fn);
-  } catch (e) {
-    if (e instanceof ApiError) {
-      const d = e.data as { message?: string; error?: string } | null;
-      throw new CommandError(d?.message ?? d?.error ?? e.message);
-    }
-    throw e;
-  }
-}
+import { CommandError } from './index.js';
+import { runCommand as run } from './helpers.js';
 
 export function teamCommands(program: Command): void {
   program
