@@ -26,10 +26,10 @@ export function registerJob(def: JobDef): void {
 }
 
 /** Identifies this process in job_runs.last_owner. */
-export const PROCESS_ID = `${process.pid}-${randomBytes(4).toString('hex')}`;
+const PROCESS_ID = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
-/** Listeners told about every finished run (metrics). */
-export const jobRunListeners: Array<(name: string, status: 'ok' | 'failed', ms: number) => void> = [];
+/** Schedule rows this process has made sure exist, per database (one INSERT per job, not per tick). */
+const ensured = new WeakMap<object, Set<string>>();
 
 export interface RunOutcome {
   ran: boolean;
@@ -46,23 +46,27 @@ export function scaledInterval(job: JobDef, scale: number): number {
 /** Claims and runs one job if it is due (or whatever the schedule with `force`). */
 export async function runJobIfDue(services: Services, job: JobDef, force = false): Promise<RunOutcome> {
   const repo = new JobRunsRepository(services.db.kysely);
-  await repo.ensure(job.name);
+  let known = ensured.get(services.db.kysely);
+  if (!known) ensured.set(services.db.kysely, (known = new Set()));
+  if (!known.has(job.name)) {
+    await repo.ensure(job.name);
+    known.add(job.name);
+  }
   const now = Math.floor(Date.now() / 1000);
   if (!(await repo.claim(job.name, now, now + scaledInterval(job, services.settings.jobIntervalScale), PROCESS_ID, force))) return { ran: false };
   const started = Date.now();
+  let outcome: RunOutcome;
   try {
-    const summary = (await job.run(services, now)) ?? '';
-    await repo.finish(job.name, Math.floor(Date.now() / 1000), 'ok');
-    await repo.record({ name: job.name, started_at: now, finished_at: Math.floor(Date.now() / 1000), owner: PROCESS_ID, status: 'ok', summary });
-    jobRunListeners.forEach((fn) => fn(job.name, 'ok', Date.now() - started));
-    return { ran: true, status: 'ok', summary };
+    outcome = { ran: true, status: 'ok', summary: (await job.run(services, now)) ?? '' };
   } catch (err) {
-    const message = (err as Error)?.message ?? String(err);
-    await repo.finish(job.name, Math.floor(Date.now() / 1000), 'failed', message);
-    await repo.record({ name: job.name, started_at: now, finished_at: Math.floor(Date.now() / 1000), owner: PROCESS_ID, status: 'failed', summary: message });
-    jobRunListeners.forEach((fn) => fn(job.name, 'failed', Date.now() - started));
-    return { ran: true, status: 'failed', error: message };
+    outcome = { ran: true, status: 'failed', error: (err as Error)?.message ?? String(err) };
   }
+  const status = outcome.status!;
+  const finishedAt = Math.floor(Date.now() / 1000);
+  await repo.finish(job.name, finishedAt, status, outcome.error);
+  await repo.record({ name: job.name, started_at: now, finished_at: finishedAt, owner: PROCESS_ID, status, summary: outcome.summary ?? outcome.error ?? '' });
+  services.metrics.recordJobRun(job.name, status, Date.now() - started);
+  return outcome;
 }
 
 export async function jobStates(services: Services): Promise<Array<{ job: JobDef; row?: JobRunRow }>> {

@@ -7,7 +7,6 @@
 import type { Db } from '../db/database.js';
 import { MetricsRepository } from '../db/repositories/metrics.js';
 import { Counter, counterValue, exposition, gauge, Histogram } from '../domain/openmetrics.js';
-import { jobRunListeners } from '../jobs/runner.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -32,10 +31,12 @@ export class MetricsService {
       this.queryTime.observe(ms / 1000);
       if (failed) this.queryErrors.inc();
     });
-    jobRunListeners.push((name, status, ms) => {
-      this.jobRuns.inc({ job: name, result: status });
-      this.jobTime.observe(ms / 1000, { job: name });
-    });
+  }
+
+  /** One finished periodic job run (jobs/runner.ts). */
+  recordJobRun(name: string, status: 'ok' | 'failed', ms: number): void {
+    this.jobRuns.inc({ job: name, result: status });
+    this.jobTime.observe(ms / 1000, { job: name });
   }
 
   /** One answered request; `route` is the route pattern (never the URL, which may carry secrets). */
