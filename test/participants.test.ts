@@ -371,6 +371,22 @@ for (const dialect of dialects()) {
       assert.equal((await list(p, room.token)).length, 301);
     });
 
+    it('a group of 1,500 members is added whole (more rows than one SQLite statement can bind)', async () => {
+      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Crowd' });
+      await p.services.directory.createGroup('crowd');
+      // Accounts are written straight to the table: hashing 1,500 passwords would take minutes.
+      for (let i = 0; i < 1500; i++) {
+        await p.services.directory.users.insertWithGroups(
+          { id: `crowd-${i}`, display_name: `Crowd ${i}`, email: '', enabled: 1, password_hash: 'x', created_at: 0, last_login: 0 },
+          ['crowd'],
+        );
+      }
+      const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crowd', source: 'groups' } });
+      assert.equal(r.status, 200, r.text);
+      const users = (await attendeesOf(p, room.token)).filter((a) => a.actor_type === 'users' && a.actor_id.startsWith('crowd-'));
+      assert.equal(users.length, 1500);
+    });
+
     it('lobby: 412 for non-moderators without the lobby-ignore bit', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Lobby' });
       await seedUser(p, room.token, 'user', 3);

@@ -34,7 +34,7 @@ export class MembershipSync {
     const user = await this.directory.users.find(userId);
     if (!user) return;
     const now = nowSeconds();
-    const existing = await this.repo.actorsInRooms(roomIds, ActorType.USERS, [userId]);
+    const existing = await this.rooms.repos.attendees.actorsInRooms(roomIds, ActorType.USERS, [userId]);
     await this.repo.setParticipantType(
       existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id),
       ParticipantType.USER,
@@ -55,7 +55,7 @@ export class MembershipSync {
       const groups = (await this.directory.groups.groupsOf(userId)).filter((g) => !(type === ActorType.GROUPS && g === sourceId));
       const teams = (await this.teams.teamsOf(userId)).filter((t) => !(type === ActorType.CIRCLES && t === sourceId));
       const kept = await this.repo.roomsWithAnySource(rooms, groups, teams);
-      const leaving = (await this.repo.actorsInRooms(rooms.filter((r) => !kept.has(r)), ActorType.USERS, [userId])).filter(
+      const leaving = (await this.rooms.repos.attendees.actorsInRooms(rooms.filter((r) => !kept.has(r)), ActorType.USERS, [userId])).filter(
         (a) => a.participant_type === ParticipantType.USER,
       );
       await this.repo.deleteAttendees(leaving.map((a) => a.id));
@@ -66,7 +66,7 @@ export class MembershipSync {
   private async sourceDeleted(type: SourceType, sourceId: string, members: string[]): Promise<void> {
     const roomIds = await this.repo.roomsWithActor(type, sourceId);
     if (roomIds.length === 0) return;
-    const sourceRows = await this.repo.actorsInRooms(roomIds, type, [sourceId]);
+    const sourceRows = await this.rooms.repos.attendees.actorsInRooms(roomIds, type, [sourceId]);
     await this.repo.deleteAttendees(sourceRows.map((a) => a.id));
     await this.memberRemoved(type, sourceId, members, roomIds);
   }

@@ -155,7 +155,7 @@ export class ParticipantsService {
     if (!moderator && parent.breakout_room_status !== BreakoutStatus.STARTED) throw badRequest('status', 'Breakout rooms are not started');
     const children = await this.rooms.repos.rooms.childrenOf(parent.token);
     if (moderator || parent.breakout_room_mode === BreakoutMode.FREE) return children;
-    const mine = new Set((await this.repo.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
+    const mine = new Set((await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
     return children.filter((c) => mine.has(c.id));
   }
 
@@ -201,7 +201,7 @@ export class ParticipantsService {
       const parent = await this.rooms.repos.rooms.findByToken(room.object_id);
       if (parent) {
         const siblings = (await this.rooms.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
-        const inSiblings = await this.repo.actorsInRooms(siblings.map((s) => s.id), ActorType.USERS, [user.id]);
+        const inSiblings = await this.rooms.repos.attendees.actorsInRooms(siblings.map((s) => s.id), ActorType.USERS, [user.id]);
         if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
           throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
         }
@@ -217,7 +217,7 @@ export class ParticipantsService {
    * existing members keep their role. Bumps lastActivity when anybody was added or changed.
    */
   private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = []): Promise<void> {
-    const existing = await this.repo.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
+    const existing = await this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
     const have = new Set(existing.map((a) => a.actor_id));
     const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id);
     const fresh = users.filter((u) => !have.has(u.id));
@@ -375,7 +375,7 @@ export class ParticipantsService {
     }
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
     for (const t of targets) {
-      for (const c of await this.repo.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
+      for (const c of await this.rooms.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
     }
     await this.repo.deleteAttendees([...ids]);
     await this.sessions.endSessions(undefined, [], [], [room.id, ...children.map((c) => c.id)]);
@@ -386,7 +386,7 @@ export class ParticipantsService {
   private async membersOnlyThrough(room: RoomRow, source: AttendeeRow): Promise<AttendeeRow[]> {
     const memberIds =
       source.actor_type === ActorType.GROUPS ? await this.directory.groups.membersOf(source.actor_id) : await this.teams.membersOf(source.actor_id);
-    const rows = (await this.repo.actorsInRooms([room.id], ActorType.USERS, memberIds)).filter((a) => a.participant_type === ParticipantType.USER);
+    const rows = (await this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, memberIds)).filter((a) => a.participant_type === ParticipantType.USER);
     if (rows.length === 0) return [];
     const others = (await this.rooms.repos.attendees.forRoom(room.id)).filter(
       (a) => (a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES) && a.id !== source.id,
@@ -419,7 +419,7 @@ export class ParticipantsService {
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
     if (children.length) {
-      const inChildren = await this.repo.actorsInRooms(children.map((c) => c.id), target.actor_type, [target.actor_id]);
+      const inChildren = await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), target.actor_type, [target.actor_id]);
       if (promote) {
         await this.repo.setParticipantType(inChildren.map((a) => a.id), change.type, now);
         const have = new Set(inChildren.map((a) => a.room_id));

@@ -457,12 +457,13 @@ export class RoomsService {
   async addAttendees(roomId: number, specs: NewAttendeeSpec[]): Promise<AttendeeRow[]> {
     const now = nowSeconds();
     await this.repos.attendees.insertIgnoringDuplicates(specs.map((s) => this.attendeeRow(roomId, now, s)));
-    const out: AttendeeRow[] = [];
-    for (const s of specs) {
-      const row = await this.repos.attendees.find(roomId, s.actorType, s.actorId);
-      if (row) out.push(row);
+    // Read back with one query per actor type, in the order of `specs`.
+    const stored = new Map<string, AttendeeRow>();
+    for (const type of new Set(specs.map((s) => s.actorType))) {
+      const ids = specs.filter((s) => s.actorType === type).map((s) => s.actorId);
+      for (const row of await this.repos.attendees.actorsInRooms([roomId], type, ids)) stored.set(`${type}\0${row.actor_id}`, row);
     }
-    return out;
+    return specs.flatMap((s) => stored.get(`${s.actorType}\0${s.actorId}`) ?? []);
   }
 
   /** Adds one attendee (see addAttendees). */

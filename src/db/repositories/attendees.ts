@@ -8,6 +8,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { AttendeesTable, Database } from '../schema.js';
+import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
 export type NewAttendee = Insertable<AttendeesTable>;
@@ -49,6 +50,18 @@ export class AttendeesRepository {
       .where('actor_type', '=', actorType)
       .where('actor_id', '=', actorId)
       .executeTakeFirst();
+  }
+
+  /** Attendee rows of the given actors in the given rooms (one query per 5,000 actors). */
+  async actorsInRooms(roomIds: number[], actorType: string, actorIds: string[]): Promise<AttendeeRow[]> {
+    if (roomIds.length === 0 || actorIds.length === 0) return [];
+    const out: AttendeeRow[] = [];
+    for (const part of chunks([...new Set(actorIds)])) {
+      out.push(
+        ...(await this.db.selectFrom('attendees').selectAll().where('room_id', 'in', roomIds).where('actor_type', '=', actorType).where('actor_id', 'in', part).execute()),
+      );
+    }
+    return out;
   }
 
   findById(id: number): Promise<AttendeeRow | undefined> {
@@ -145,23 +158,26 @@ export class AttendeesRepository {
     const userIds = [...new Set(rows.filter((r) => r.actor_type === 'users').map((r) => r.actor_id))];
     if (userIds.length) {
       const privateReaders = new Set<string>();
-      for (let i = 0; i < userIds.length; i += 5000) {
+      for (const part of chunks(userIds, IN_LIST_CHUNK)) {
         const found = await this.db
           .selectFrom('user_preferences')
           .select('user_id')
           .where('key', '=', 'read_status_privacy')
           .where('value', '=', '1')
-          .where('user_id', 'in', userIds.slice(i, i + 5000))
+          .where('user_id', 'in', part)
           .execute();
         for (const f of found) privateReaders.add(f.user_id);
       }
       rows = rows.map((r) => (r.actor_type === 'users' ? { ...r, read_privacy: privateReaders.has(r.actor_id) ? 1 : 0 } : r));
     }
-    await this.db
-      .insertInto('attendees')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['room_id', 'actor_type', 'actor_id']).doNothing())
-      .execute();
+    // One statement per slice: a large group or team would exceed SQLite's parameter cap.
+    for (const part of chunks(rows, rowsPerInsert(Object.keys(rows[0]).length))) {
+      await this.db
+        .insertInto('attendees')
+        .values(part)
+        .onConflict((oc) => oc.columns(['room_id', 'actor_type', 'actor_id']).doNothing())
+        .execute();
+    }
   }
 
   // ---- updates ----

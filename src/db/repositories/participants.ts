@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { AttendeeRow } from './attendees.js';
 import type { SessionRow } from './sessions.js';
+import { chunks } from '../chunks.js';
 
 /** One attendee with one of its sessions (session fields null when it has none). */
 export interface AttendeeSessionRow {
@@ -15,13 +16,6 @@ export interface AttendeeSessionRow {
   session: SessionRow | null;
 }
 
-const CHUNK = 5000;
-
-function chunks<T>(list: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += CHUNK) out.push(list.slice(i, i + CHUNK));
-  return out;
-}
 
 export class ParticipantsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -175,17 +169,6 @@ export class ParticipantsRepository {
     return new Set(rows.map((r) => Number(r.room_id)));
   }
 
-  /** Attendee rows of the given actors in the given rooms (one query). */
-  actorsInRooms(roomIds: number[], actorType: string, actorIds: string[]): Promise<AttendeeRow[]> {
-    if (roomIds.length === 0 || actorIds.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('attendees')
-      .selectAll()
-      .where('room_id', 'in', roomIds)
-      .where('actor_type', '=', actorType)
-      .where('actor_id', 'in', actorIds)
-      .execute();
-  }
 
   /** Sets the type of several attendees at once (self-joined members becoming permanent). */
   async setParticipantType(ids: number[], type: number, now: number): Promise<void> {
