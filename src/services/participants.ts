@@ -112,8 +112,9 @@ export class ParticipantsService {
 
     // Stale sessions and guests that are gone are cleaned up on the way (talk-behaviour.md §7).
     if (merged.staleSessionIds.length) {
-      const staleAttendees = rows.filter((r) => r.session && merged.staleSessionIds.includes(r.session.id)).map((r) => r.attendee.id);
-      await this.sessions.endSessions(undefined, merged.staleSessionIds, staleAttendees, [...roomsById.keys()]);
+      const stale = new Set(merged.staleSessionIds);
+      const staleAttendees = rows.filter((r) => r.session && stale.has(r.session.id)).map((r) => r.attendee.id);
+      await this.sessions.endSessions({ sessionIds: merged.staleSessionIds, attendeeIds: staleAttendees, roomIds: [...roomsById.keys()], pingedBefore: now - SESSION_TIMEOUT_KILL });
     }
     if (merged.goneGuestIds.length) await this.repo.deleteAttendees(merged.goneGuestIds);
 
@@ -378,7 +379,7 @@ export class ParticipantsService {
       for (const c of await this.rooms.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
     }
     await this.repo.deleteAttendees([...ids]);
-    await this.sessions.endSessions(undefined, [], [], [room.id, ...children.map((c) => c.id)]);
+    await this.sessions.endSessions({ sessionIds: [], attendeeIds: [], roomIds: [room.id, ...children.map((c) => c.id)] });
     if (room.type !== RoomType.ONE_TO_ONE && room.type !== RoomType.ONE_TO_ONE_FORMER && !opts.selfJoinedLeaving) await this.rooms.touch([room.id]);
   }
 

@@ -174,17 +174,18 @@ export class SessionService {
     const hit = await this.repo.sessionInRoom(found.room.id, entry.sessionId);
     await this.cookies.forget(ctx, found.room.token);
     if (!hit) return;
-    await this.endSessions(found.room.id, [hit.session.id], [hit.attendee.id]);
+    await this.endSessions({ sessionIds: [hit.session.id], attendeeIds: [hit.attendee.id], roomIds: [found.room.id] });
   }
 
   /**
-   * Removes sessions, then the attendees that existed only for them (self-joined users, nameless
-   * plain guests), and ends the call when nobody is left in it.
+   * Removes sessions (with `pingedBefore`, only those still stale: a ping since keeps one), then
+   * the attendees that existed only for them (self-joined users, nameless plain guests), and ends
+   * the calls of `roomIds` that nobody is left in.
    */
-  async endSessions(roomId: number | undefined, sessionIds: number[], attendeeIds: number[], roomIds: number[] = roomId ? [roomId] : []): Promise<void> {
-    await this.repo.deleteSessions(sessionIds);
-    await this.repo.deleteAttendees(await this.repo.sessionlessTransients([...new Set(attendeeIds)]));
-    await this.repo.endEmptyCalls([...new Set(roomIds)], nowSeconds() - SESSION_TIMEOUT);
+  async endSessions(end: { sessionIds: number[]; attendeeIds: number[]; roomIds: number[]; pingedBefore?: number }): Promise<void> {
+    await this.repo.deleteSessions(end.sessionIds, end.pingedBefore);
+    await this.repo.deleteSessionlessTransients(end.attendeeIds);
+    await this.repo.endEmptyCalls([...new Set(end.roomIds)], nowSeconds() - SESSION_TIMEOUT);
   }
 
   /** PUT participants/state: 404 without a session of the caller; 400 for a state other than 0/1. */
@@ -205,9 +206,10 @@ export class SessionService {
   async cleanupStale(now = nowSeconds(), batch = 5000): Promise<number> {
     let total = 0;
     for (;;) {
-      const stale = await this.repo.staleSessions(now - SESSION_TIMEOUT_KILL, batch);
+      const before = now - SESSION_TIMEOUT_KILL;
+      const stale = await this.repo.staleSessions(before, batch);
       if (stale.length === 0) break;
-      await this.endSessions(undefined, stale.map((s) => s.id), stale.map((s) => s.attendee_id), stale.map((s) => s.room_id));
+      await this.endSessions({ sessionIds: stale.map((s) => s.id), attendeeIds: stale.map((s) => s.attendee_id), roomIds: stale.map((s) => s.room_id), pingedBefore: before });
       total += stale.length;
       if (stale.length < batch) break;
     }

@@ -117,8 +117,13 @@ export class ParticipantsRepository {
     await this.db.updateTable('sessions').set({ state }).where('id', '=', id).execute();
   }
 
-  async deleteSessions(ids: number[]): Promise<void> {
-    for (const part of chunks(ids)) await this.db.deleteFrom('sessions').where('id', 'in', part).execute();
+  /** Deletes sessions; with `pingedBefore`, only those still not pinged since then (cleanup of stale ones). */
+  async deleteSessions(ids: number[], pingedBefore?: number): Promise<void> {
+    for (const part of chunks(ids)) {
+      let q = this.db.deleteFrom('sessions').where('id', 'in', part);
+      if (pingedBefore !== undefined) q = q.where('last_ping', '<=', pingedBefore);
+      await q.execute();
+    }
   }
 
   async sessionCount(attendeeId: number): Promise<number> {
@@ -195,24 +200,24 @@ export class ParticipantsRepository {
   }
 
   /**
-   * Attendees that exist only while they have a session: self-joined users (type 5) and nameless
-   * guests (type 4) without custom permissions, among `attendeeIds`, that have no session left.
+   * Deletes the attendees that exist only while they have a session: self-joined users (type 5)
+   * and nameless guests (type 4) without custom permissions, among `attendeeIds`, that have no
+   * session left. One statement, so a session created meanwhile (a join) keeps its attendee.
    */
-  async sessionlessTransients(attendeeIds: number[]): Promise<number[]> {
-    if (attendeeIds.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('attendees as a')
-      .select('a.id')
-      .where('a.id', 'in', attendeeIds)
-      .where((eb) =>
-        eb.or([
-          eb('a.participant_type', '=', 5),
-          eb.and([eb('a.participant_type', '=', 4), eb('a.actor_type', '=', 'guests'), eb('a.display_name', '=', ''), eb('a.permissions', 'in', [0, 1])]),
-        ]),
-      )
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('sessions as s').select('s.id').whereRef('s.attendee_id', '=', 'a.id'))))
-      .execute();
-    return rows.map((r) => Number(r.id));
+  async deleteSessionlessTransients(attendeeIds: number[]): Promise<void> {
+    for (const part of chunks([...new Set(attendeeIds)])) {
+      await this.db
+        .deleteFrom('attendees')
+        .where('id', 'in', part)
+        .where((eb) =>
+          eb.or([
+            eb('participant_type', '=', 5),
+            eb.and([eb('participant_type', '=', 4), eb('actor_type', '=', 'guests'), eb('display_name', '=', ''), eb('permissions', 'in', [0, 1])]),
+          ]),
+        )
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('sessions').select('sessions.id').whereRef('sessions.attendee_id', '=', 'attendees.id'))))
+        .execute();
+    }
   }
 
   /** Ends calls in these rooms when no live in-call session remains (talk-behaviour.md §10). */
