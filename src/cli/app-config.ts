@@ -7,8 +7,7 @@
 import type { Command } from 'commander';
 import { maskConfigValue } from '../app-config/registry.js';
 import type { Services } from '../services/index.js';
-import { outputFormat, printOutput, runCommand, withOutputOption, type OutputFormat } from './helpers.js';
-import { CommandError } from './index.js';
+import { CommandError, outputFormat, printOutput, runCommand, withOutputOption, type OutputFormat } from './helpers.js';
 
 type OutputOpts = { output: string };
 

@@ -1,13 +1,27 @@
 /**
- * Shared pieces of `parley` commands: service refusals as clean command failures, the
+ * Shared pieces of `parley` commands: the services of one command, command failures (and
+ * service refusals as clean command failures), the
  * `--output=plain|json|json_pretty` option of list commands (as Nextcloud's occ), and
  * password input (`--password-from-env` reading OC_PASS, or a hidden prompt on a terminal).
  */
 import readline from 'node:readline';
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors.js';
+import { openServices } from '../boot.js';
 import type { Services } from '../services/index.js';
-import { CommandError, withServices } from './index.js';
+
+/** A command failure: printed as `error: message` with exit code 1, nothing changed. */
+export class CommandError extends Error {}
+
+/** Opens the services for one command and closes the database afterwards. */
+export async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
+  const services = await openServices();
+  try {
+    return await fn(services);
+  } finally {
+    await services.db.close();
+  }
+}
 
 /** Runs `fn` with the services; an ApiError (nothing was changed) becomes a CommandError. */
 export async function runCommand<T>(fn: (s: Services) => Promise<T>): Promise<T> {

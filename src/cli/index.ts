@@ -3,8 +3,7 @@
  * module to `commandModules` (user:*, group:*, config:app:*, talk:*, team:*, phone-number:*, jobs:*).
  */
 import { Command } from 'commander';
-import type { Services } from '../services/index.js';
-import { openServices } from '../boot.js';
+import { withServices } from './helpers.js';
 import { serveCommand } from './serve.js';
 import { userCommands } from './users.js';
 import { groupCommands } from './groups.js';
@@ -15,18 +14,8 @@ import { talkServerCommands } from './talk-servers.js';
 import { talkRoomCommands } from './talk-rooms.js';
 import { appConfigCommands } from './app-config.js';
 
-/** Opens the services for one command and closes the database afterwards. */
-export async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
-  const services = await openServices();
-  try {
-    return await fn(services);
-  } finally {
-    await services.db.close();
-  }
-}
-
-/** A command failure: printed as `error: message` with exit code 1, nothing changed. */
-export class CommandError extends Error {}
+// src/main.ts and the test helper catch these; the command modules take them from helpers.ts.
+export { CommandError, withServices } from './helpers.js';
 
 export type CommandModule = (program: Command) => void;
 

@@ -1,7 +1,7 @@
 /** `parley jobs:list` and `parley jobs:run NAME`. */
 import type { Command } from 'commander';
 import { jobs, jobStates, runJobIfDue, scaledInterval } from '../jobs/index.js';
-import { CommandError, withServices } from './index.js';
+import { CommandError, withServices } from './helpers.js';
 
 const fmt = (t: number | undefined) => (t ? new Date(t * 1000).toISOString() : 'never');
 

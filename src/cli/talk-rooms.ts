@@ -6,8 +6,7 @@
  * nothing.
  */
 import type { Command } from 'commander';
-import { CommandError } from './index.js';
-import { runCommand } from './helpers.js';
+import { CommandError, runCommand } from './helpers.js';
 
 /** Collects a repeatable option (`--user a --user b`), as occ's VALUE_IS_ARRAY options. */
 const collect = (value: string, previous: string[]) => [...previous, value];

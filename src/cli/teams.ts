@@ -3,8 +3,7 @@
  * team follow its membership changes.
  */
 import type { Command } from 'commander';
-import { CommandError } from './index.js';
-import { runCommand as run } from './helpers.js';
+import { CommandError, runCommand as run } from './helpers.js';
 
 export function teamCommands(program: Command): void {
   program
