@@ -30,6 +30,7 @@ for (const dialect of dialects()) {
         assert.deepEqual(r.data, { groups: ['admin', 'sales', 'staff'] });
         assert.deepEqual((await call(p, 'GET', '/cloud/groups', { as: admin, query: { search: 'ST' } })).data.groups, ['staff']);
         assert.deepEqual((await call(p, 'GET', '/cloud/groups', { as: admin, query: { limit: 2, offset: 1 } })).data.groups, ['sales', 'staff']);
+        assert.deepEqual((await call(p, 'GET', '/cloud/groups', { as: admin, query: { search: '_' } })).data.groups, [], 'a "_" matches only itself');
       });
 
       it('non-admin 403, anonymous 401; v1 403 keeps HTTP 200', async () => {

@@ -34,6 +34,12 @@ for (const dialect of dialects()) {
         assert.deepEqual((await call(p, 'GET', '/cloud/users', { as: admin, query: { offset: 2 } })).data.users, ['carol']);
       });
 
+      it('search wildcards match themselves: "_" and "%" find no user without them', async () => {
+        for (const search of ['_', '%', 'b_b', '\\']) {
+          assert.deepEqual((await call(p, 'GET', '/cloud/users', { as: admin, query: { search } })).data.users, [], search);
+        }
+      });
+
       it('rejects a non-numeric or negative limit with 400 limit', async () => {
         for (const limit of ['abc', '-1']) {
           const r = await call(p, 'GET', '/cloud/users', { as: admin, query: { limit } });

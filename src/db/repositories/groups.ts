@@ -1,5 +1,6 @@
 /** SQL for groups and group membership. */
 import type { Kysely } from 'kysely';
+import { anyColumnContains, page } from '../search.js';
 import type { Database, GroupsTable } from '../schema.js';
 
 export type GroupRow = GroupsTable;
@@ -18,22 +19,20 @@ export class GroupsRepository {
 
   list(search: string, limit: number | undefined, offset: number): Promise<GroupRow[]> {
     let q = this.db.selectFrom('groups').selectAll().orderBy('id');
-    if (search) {
-      const like = `%${search.toLowerCase()}%`;
-      q = q.where((eb) => eb.or([eb(eb.fn('lower', ['id']), 'like', like), eb(eb.fn('lower', ['display_name']), 'like', like)]));
-    }
-    if (limit !== undefined) q = q.limit(limit);
-    if (offset) q = q.offset(offset).$if(limit === undefined, (qq) => qq.limit(1_000_000));
-    return q.execute();
+    if (search) q = q.where(anyColumnContains(['id', 'display_name'], search));
+    return page(q, limit, offset).execute();
   }
 
   async insert(row: GroupRow): Promise<void> {
     await this.db.insertInto('groups').values(row).execute();
   }
 
+  /** Deletes the group with its memberships (one transaction). */
   async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('group_members').where('group_id', '=', id).execute();
-    await this.db.deleteFrom('groups').where('id', '=', id).execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('group_members').where('group_id', '=', id).execute();
+      await trx.deleteFrom('groups').where('id', '=', id).execute();
+    });
   }
 
   async groupsOf(userId: string): Promise<string[]> {
@@ -46,24 +45,18 @@ export class GroupsRepository {
     return rows.map((r) => r.user_id);
   }
 
+  /** Adds a member; false when already a member (one statement, so concurrent adds cannot collide). */
   async addMember(groupId: string, userId: string): Promise<boolean> {
-    const exists = await this.db
-      .selectFrom('group_members')
-      .select('user_id')
-      .where('group_id', '=', groupId)
-      .where('user_id', '=', userId)
+    const res = await this.db
+      .insertInto('group_members')
+      .values({ group_id: groupId, user_id: userId })
+      .onConflict((oc) => oc.columns(['group_id', 'user_id']).doNothing())
       .executeTakeFirst();
-    if (exists) return false;
-    await this.db.insertInto('group_members').values({ group_id: groupId, user_id: userId }).execute();
-    return true;
+    return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
   async removeMember(groupId: string, userId: string): Promise<boolean> {
     const res = await this.db.deleteFrom('group_members').where('group_id', '=', groupId).where('user_id', '=', userId).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
-  }
-
-  async removeUserEverywhere(userId: string): Promise<void> {
-    await this.db.deleteFrom('group_members').where('user_id', '=', userId).execute();
   }
 }

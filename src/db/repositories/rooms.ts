@@ -5,6 +5,7 @@
  */
 import type { Kysely, Selectable, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
+import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 
 export type RoomRow = Selectable<RoomsTable>;
@@ -151,10 +152,7 @@ export class RoomsRepository {
           ),
         ),
       );
-    if (term !== '') {
-      const like = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-      q = q.where(sql<boolean>`lower(name) like ${like} escape '\\'`);
-    }
+    if (term !== '') q = q.where(anyColumnContains(['name'], term));
     return q.orderBy('id').execute();
   }
 

@@ -1,5 +1,6 @@
 /** SQL for accounts. */
 import type { Kysely } from 'kysely';
+import { anyColumnContains, page } from '../search.js';
 import type { Database, UsersTable } from '../schema.js';
 import { compiledRead } from '../database.js';
 
@@ -77,19 +78,8 @@ export class UsersRepository {
   /** Ids matching `search` in id, display name or email, ordered by id. */
   list(search: string, limit: number | undefined, offset: number): Promise<UserRow[]> {
     let q = this.db.selectFrom('users').selectAll().orderBy('id');
-    if (search) {
-      const like = `%${search.toLowerCase()}%`;
-      q = q.where((eb) =>
-        eb.or([
-          eb(eb.fn('lower', ['id']), 'like', like),
-          eb(eb.fn('lower', ['display_name']), 'like', like),
-          eb(eb.fn('lower', ['email']), 'like', like),
-        ]),
-      );
-    }
-    if (limit !== undefined) q = q.limit(limit);
-    if (offset) q = q.offset(offset).$if(limit === undefined, (qq) => qq.limit(1_000_000));
-    return q.execute();
+    if (search) q = q.where(anyColumnContains(['id', 'display_name', 'email'], search));
+    return page(q, limit, offset).execute();
   }
 
   async count(): Promise<number> {
