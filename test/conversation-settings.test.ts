@@ -10,7 +10,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { attendeesOf, createRoom, joinGuest, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
 
 const OLD = 100;
 
@@ -26,15 +26,6 @@ for (const dialect of dialects()) {
     const req = (method: string, token: string, path: string, who: string | Caller | undefined, body?: unknown) =>
       call(p, method, `${V4}/room/${token}${path}`, { as: typeof who === 'string' ? as(who) : who, body });
     const get = (token: string, who: string | Caller | undefined) => req('GET', token, '', who);
-
-    /** Joins a public conversation as an anonymous guest; returns the caller (cookie) and attendee id. */
-    async function joinGuest(token: string, participantType = 4): Promise<{ caller: Caller; attendeeId: number }> {
-      const r = await call(p, 'POST', `${V4}/room/${token}/participants/active`, {});
-      assert.equal(r.status, 200, r.text);
-      const cookie = r.headers.get('set-cookie')!.split(';')[0];
-      if (participantType !== 4) await p.services.rooms.repos.attendees.update(r.data.attendeeId, { participant_type: participantType });
-      return { caller: { headers: { Cookie: cookie } }, attendeeId: r.data.attendeeId };
-    }
 
     /** A conversation of alice with bob (moderator) and carol (user); lastActivity set back to OLD. */
     async function room(roomType = 2, name = 'Room'): Promise<string> {
@@ -123,7 +114,7 @@ for (const dialect of dialects()) {
 
       it('guest moderators may set it', async () => {
         const t = await room(3);
-        const g = await joinGuest(t, 6);
+        const g = await joinGuest(p, t, 6);
         const r = await req('PUT', t, '/description', g.caller, { description: 'By a guest moderator' });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.participantType, 6);
@@ -155,8 +146,8 @@ for (const dialect of dialects()) {
         const t = await room(3);
         await seedUser(p, t, 'dave', 5);
         await seedAttendee(p, t, { actorType: 'groups', actorId: 'staff', participantType: 3 });
-        const g = await joinGuest(t);
-        const gm = await joinGuest(t, 6);
+        const g = await joinGuest(p, t);
+        const gm = await joinGuest(p, t, 6);
         await seedAttendee(p, t, { actorType: 'emails', actorId: 'x@example.org', participantType: 4 });
         const r = await req('DELETE', t, '/public', 'bob');
         assert.equal(r.status, 200, r.text);
@@ -208,7 +199,7 @@ for (const dialect of dialects()) {
         assert.equal((await req('DELETE', child, '/public', 'alice')).data.error, 'breakout-room');
         assert.equal((await roomRow(p, child))!.type, 3);
         const pub = await room(3);
-        const gm = await joinGuest(pub, 6);
+        const gm = await joinGuest(p, pub, 6);
         const r = await req('DELETE', pub, '/public', gm.caller);
         assert.deepEqual([r.status, r.data.error], [403, 'moderator']);
         assert.equal((await roomRow(p, pub))!.type, 3);
@@ -311,7 +302,7 @@ for (const dialect of dialects()) {
         await setRoom(p, child, { object_type: 'room', object_id: g });
         assert.deepEqual((await req('PUT', child, '/password', 'alice', { password: 'correct horse battery' })).data.error, 'breakout-room');
         const pub = await room(3);
-        const gm = await joinGuest(pub, 6);
+        const gm = await joinGuest(p, pub, 6);
         assert.equal((await req('PUT', pub, '/password', gm.caller, { password: 'correct horse battery' })).status, 200);
         const c = await req('PUT', pub, '/password', 'carol', { password: '' });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
@@ -371,7 +362,7 @@ for (const dialect of dialects()) {
         const c = await req('PUT', t, '/permissions/default', 'carol', { permissions: 4 });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
         assert.equal((await roomRow(p, t))!.default_permissions, 0);
-        const gm = await joinGuest(t, 6);
+        const gm = await joinGuest(p, t, 6);
         assert.equal((await req('PUT', t, '/permissions/default', gm.caller, { permissions: 4 })).status, 200);
         assert.equal((await roomRow(p, t))!.default_permissions, 5);
       });
@@ -415,7 +406,7 @@ for (const dialect of dialects()) {
       it('401 guest for guests and guest moderators, 404 for strangers; one-to-one works', async () => {
         const t = await room(3);
         for (const type of [4, 6]) {
-          const g = await joinGuest(t, type);
+          const g = await joinGuest(p, t, type);
           for (const [m, path, body] of [['POST', '/favorite'], ['DELETE', '/favorite'], ['POST', '/notify', { level: 1 }], ['POST', '/notify-calls', { level: 0 }]] as const) {
             const r = await req(m, t, path, g.caller, body);
             assert.deepEqual([r.status, r.data.error], [401, 'guest'], `${type} ${m} ${path}`);
@@ -451,7 +442,7 @@ for (const dialect of dialects()) {
         assert.equal((await req('POST', parent, '/message-expiration', 'carol', { seconds: 60 })).status, 403);
         const one = await oneToOne();
         assert.equal((await req('POST', one, '/message-expiration', 'alice', { seconds: 60 })).data.messageExpiration, 60);
-        const gm = await joinGuest(parent, 6);
+        const gm = await joinGuest(p, parent, 6);
         assert.equal((await req('POST', parent, '/message-expiration', gm.caller, { seconds: 60 })).status, 200);
       });
     });
@@ -509,8 +500,8 @@ for (const dialect of dialects()) {
 
       it('the lobby holds back users and guests without bit 8 (record and 412 on the participant list), not moderators', async () => {
         const t = await room(3);
-        const guest = await joinGuest(t);
-        const gm = await joinGuest(t, 6);
+        const guest = await joinGuest(p, t);
+        const gm = await joinGuest(p, t, 6);
         await seedUser(p, t, 'dave', 3);
         const dave = (await attendeesOf(p, t)).find((a) => a.actor_id === 'dave')!;
         await p.services.rooms.repos.attendees.update(dave.id, { permissions: 1 | 4 | 8 | 128 });
@@ -553,7 +544,7 @@ for (const dialect of dialects()) {
         assert.equal((await req('PUT', t, '/webinar/lobby', 'alice', { state: 2 })).data.error, 'value');
         assert.equal((await req('PUT', t, '/webinar/lobby', 'carol', { state: 1 })).status, 403);
         const pub = await room(3);
-        const gm = await joinGuest(pub, 6);
+        const gm = await joinGuest(p, pub, 6);
         assert.deepEqual((await req('PUT', pub, '/webinar/lobby', gm.caller, { state: 1 })).data, { error: 'moderator', message: 'Only moderators can do this' });
         assert.equal((await roomRow(p, t))!.lobby_state, 0);
         assert.equal((await roomRow(p, pub))!.lobby_state, 0);

@@ -3,11 +3,11 @@
  * modifiedSince (LATEST rule, real clock), constant query counts, JSON and XML.
  */
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
-import { countQueries, createRoom, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (const dialect of dialects()) {
   describe(`conversation reads [${dialect}]`, () => {
@@ -336,13 +336,11 @@ for (const dialect of dialects()) {
       for (const f of ['conversation-v2', 'conversation-v3', 'chat']) assert.ok(!features.includes(f), f);
     });
 
-    it('guest attendees found through a participant finder see the participant record', async () => {
-      const guest = await seedAttendee(p, pub.token, { actorType: 'guests', actorId: 'guest-1', displayName: 'G', participantType: 4 });
-      p.services.rooms.participantFinders.push(async (ctx, room) =>
-        ctx.headers['x-test-guest'] === 'guest-1' && room.id === guest.room_id ? { attendee: guest } : undefined,
-      );
-      const r = await call(p, 'GET', `${V4}/room/${pub.token}`, { headers: { 'X-Test-Guest': 'guest-1' } });
+    it('a guest who joined (cookie session) sees the participant record', async () => {
+      const guest = await joinGuest(p, pub.token);
+      const r = await call(p, 'GET', `${V4}/room/${pub.token}`, { as: guest.caller });
       assert.equal(r.status, 200);
+      assert.equal(r.data.attendeeId, guest.attendeeId);
       assert.equal(r.data.actorType, 'guests');
       assert.equal(r.data.participantType, 4);
       assert.equal(r.data.notificationLevel, 3);

@@ -5,8 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
-import { createRoom, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 
 /** Every field of the contract table not marked Removed, plus the §4.3 extras. */
 const FIELDS = [
@@ -33,12 +33,6 @@ for (const dialect of dialects()) {
       room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Record' });
       await seedUser(p, room.token, 'bob', 3);
       await seedUser(p, room.token, 'carol', 3);
-      p.services.rooms.participantFinders.push(async (ctx, r) => {
-        const id = ctx.headers['x-test-guest'];
-        if (typeof id !== 'string') return undefined;
-        const attendee = await p.services.rooms.repos.attendees.find(r.id, 'guests', id);
-        return attendee ? { attendee } : undefined;
-      });
     });
     after(async () => p.close());
 
@@ -48,6 +42,15 @@ for (const dialect of dialects()) {
       const r = await get(token, user, extra);
       assert.equal(r.status, 200, r.text);
       return r.data;
+    };
+    /** A guest of the group conversation `room`: guests join public conversations only, so it is public while the guest joins. */
+    const groupGuest = async (): Promise<Caller> => {
+      await setRoom(p, room.token, { type: 3 });
+      try {
+        return (await joinGuest(p, room.token)).caller;
+      } finally {
+        await setRoom(p, room.token, { type: 2 });
+      }
     };
     const withConfig = async (values: Record<string, string>, fn: () => Promise<void>) => {
       for (const [k, v] of Object.entries(values)) await p.services.appConfig.set(k, v);
@@ -229,16 +232,16 @@ for (const dialect of dialects()) {
         assert.equal((await rec(numeric.token, 'alice')).canEnableSIP, false);
         await p.services.appConfig.delete('sip_bridge_groups');
         // Guests have no PIN.
-        await seedAttendee(p, room.token, { actorType: 'guests', actorId: 'g-sip', participantType: 4 });
-        const g = await rec(room.token, undefined, { headers: { 'X-Test-Guest': 'g-sip' } });
+        const g = await rec(room.token, undefined, { as: await groupGuest() });
+        assert.equal(g.actorType, 'guests');
         assert.equal(g.attendeePin, null);
       });
       await setRoom(p, room.token, { sip_enabled: 0 });
     });
 
     it('guests: participant record with "Private conversation" outside public rooms, notificationLevel 3', async () => {
-      await seedAttendee(p, room.token, { actorType: 'guests', actorId: 'g-1', displayName: 'G', participantType: 4 });
-      const g = await rec(room.token, undefined, { headers: { 'X-Test-Guest': 'g-1' } });
+      const g = await rec(room.token, undefined, { as: await groupGuest() });
+      assert.equal(g.type, 2);
       assert.equal(g.displayName, 'Private conversation');
       assert.equal(g.actorType, 'guests');
       assert.equal(g.notificationLevel, 3);

@@ -13,7 +13,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { createRoom, joinGuest, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 
 type Kind = 'owner' | 'moderator' | 'user' | 'selfJoined' | 'guest' | 'guestModerator' | 'stranger' | 'anonymous';
 const KINDS: Kind[] = ['owner', 'moderator', 'user', 'selfJoined', 'guest', 'guestModerator', 'stranger', 'anonymous'];
@@ -105,13 +105,6 @@ for (const dialect of dialects()) {
     });
     after(async () => p.close());
 
-    async function joinGuest(token: string, participantType: number): Promise<Caller> {
-      const r = await call(p, 'POST', `${V4}/room/${token}/participants/active`, {});
-      assert.equal(r.status, 200, r.text);
-      if (participantType !== 4) await p.services.rooms.repos.attendees.update(r.data.attendeeId, { participant_type: participantType });
-      return { headers: { Cookie: r.headers.get('set-cookie')!.split(';')[0] } };
-    }
-
     /**
      * A conversation of the given type with every kind of caller it can have: alice owner, bob
      * moderator, carol user, dave self-joined, a guest and a guest moderator; erin is a stranger.
@@ -138,8 +131,8 @@ for (const dialect of dialects()) {
       if (type === 3) {
         await seedUser(p, r.token, 'dave', 5);
         callers.set('selfJoined', as('dave'));
-        callers.set('guest', await joinGuest(r.token, 4));
-        callers.set('guestModerator', await joinGuest(r.token, 6));
+        callers.set('guest', (await joinGuest(p, r.token)).caller);
+        callers.set('guestModerator', (await joinGuest(p, r.token, 6)).caller);
       }
       return { token: r.token, callers };
     }

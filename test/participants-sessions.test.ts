@@ -2,16 +2,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { attendeesOf, createRoom, NO_THROTTLE, roomRow, setRoom, V4 } from './helpers/rooms.js';
+import { attendeesOf, cookieOf, createRoom, NO_THROTTLE, roomRow, setRoom, V4 } from './helpers/rooms.js';
 import { hashPassword } from '../src/domain/passwords.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
-
-/** The parley_session cookie from a response, as a Cookie header value. */
-function cookieOf(r: { headers: Headers }): string | undefined {
-  const set = r.headers.get('set-cookie');
-  const m = set ? /parley_session=([^;]+)/.exec(set) : null;
-  return m ? `parley_session=${m[1]}` : undefined;
-}
 
 const guest = (cookie?: string): Caller => ({ headers: cookie ? { Cookie: cookie } : {} });
 
@@ -34,7 +27,7 @@ for (const dialect of dialects()) {
       assert.ok(cookie, 'a cookie session is set');
       assert.match(j.headers.get('set-cookie')!, /HttpOnly/);
       assert.match(j.headers.get('set-cookie')!, /SameSite=Lax/);
-      const withCookie: Caller = { ...as('owner'), headers: { Cookie: cookie! } };
+      const withCookie: Caller = { ...as('owner'), headers: { Cookie: cookie } };
       const g = await call(p, 'GET', `${V4}/room/${room.token}`, { as: withCookie });
       assert.equal(g.data.sessionId, j.data.sessionId, 'the cookie session finds its own session');
       const list = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner') });
@@ -66,7 +59,7 @@ for (const dialect of dialects()) {
       const j = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('member') });
       assert.equal(j.status, 200, j.text);
       assert.equal(j.data.participantType, 5);
-      const cookie = cookieOf(j)!;
+      const cookie = cookieOf(j);
       const l = await call(p, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: { ...as('member'), headers: { Cookie: cookie } } });
       assert.equal(l.status, 200);
       assert.equal((await attendeesOf(p, room.token)).some((a) => a.actor_id === 'member'), false);
@@ -92,7 +85,7 @@ for (const dialect of dialects()) {
     it('409 with force=false while the cookie session is active; force=true replaces it', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Conflict' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
-      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first)! } };
+      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first) } };
       const c = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: caller, body: { force: false } });
       assert.equal(c.status, 409);
       assert.equal(c.data.sessionId, first.data.sessionId);
@@ -111,14 +104,14 @@ for (const dialect of dialects()) {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Stale' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
       await p.services.db.kysely.updateTable('sessions').set({ last_ping: Math.floor(Date.now() / 1000) - 45 }).where('session_id', '=', first.data.sessionId).execute();
-      const r = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: { ...as('owner'), headers: { Cookie: cookieOf(first)! } }, body: { force: false } });
+      const r = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: { ...as('owner'), headers: { Cookie: cookieOf(first) } }, body: { force: false } });
       assert.equal(r.status, 200);
     });
 
     it('two joins with force=false at the same moment on one cookie session: one 200, one 409', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Race' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
-      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first)! } };
+      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first) } };
       await call(p, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: caller });
       for (let round = 0; round < 5; round++) {
         const [a, b] = await Promise.all([
@@ -135,7 +128,7 @@ for (const dialect of dialects()) {
     it('state: 200 with 0 and 1, 400 for other values, 404 without a session', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'State' });
       const j = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
-      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(j)! } };
+      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(j) } };
       for (const state of [0, 1]) {
         const r = await call(p, 'PUT', `${V4}/room/${room.token}/participants/state`, { as: caller, body: { state } });
         assert.equal(r.status, 200);
@@ -232,7 +225,7 @@ for (const dialect of dialects()) {
     it('two force=false joins on one cookie session, one per process: exactly one session and one 409', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Two processes' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
-      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first)! } };
+      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first) } };
       await call(q, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: caller });
       for (let round = 0; round < 5; round++) {
         const [a, b] = await Promise.all([

@@ -5,14 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { attendeesOf, countQueries, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { attendeesOf, cookieOf, countQueries, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
 import { startSmtp, type SmtpSink } from './helpers/smtp.js';
-
-function cookieOf(r: { headers: Headers }): string {
-  const m = /parley_session=([^;]+)/.exec(r.headers.get('set-cookie') ?? '');
-  assert.ok(m, 'cookie set');
-  return `parley_session=${m[1]}`;
-}
 
 async function joinAs(p: Parley, token: string, who: Caller): Promise<Caller> {
   const r = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: who });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { RoomPatch, RoomRow } from '../../src/db/repositories/rooms.js';
 import type { AttendeeRow } from '../../src/db/repositories/attendees.js';
 import type { NewAttendeeSpec } from '../../src/services/rooms.js';
-import { as, call, type Parley } from './parley.js';
+import { as, call, type Caller, type Parley } from './parley.js';
 
 export const V4 = '/apps/spreed/api/v4';
 
@@ -45,6 +45,25 @@ export function seedUser(p: Parley, token: string, userId: string, participantTy
 export async function attendeesOf(p: Parley, token: string): Promise<AttendeeRow[]> {
   const row = await roomRow(p, token);
   return row ? p.services.rooms.repos.attendees.forRoom(row.id) : [];
+}
+
+/** The parley_session cookie a response sets, as a Cookie header value (asserts that it is set). */
+export function cookieOf(r: { headers: Headers }): string {
+  const m = /parley_session=([^;]+)/.exec(r.headers.get('set-cookie') ?? '');
+  assert.ok(m, 'a cookie session is set');
+  return `parley_session=${m[1]}`;
+}
+
+/**
+ * Joins a public conversation as an anonymous guest (POST participants/active); a type other
+ * than 4 (e.g. 6, guest moderator) is then set on the attendee row. Returns the caller (its
+ * session cookie) and the attendee id.
+ */
+export async function joinGuest(p: Parley, token: string, participantType = 4): Promise<{ caller: Caller; attendeeId: number }> {
+  const r = await call(p, 'POST', `${V4}/room/${token}/participants/active`, {});
+  assert.equal(r.status, 200, r.text);
+  if (participantType !== 4) await p.services.rooms.repos.attendees.update(r.data.attendeeId, { participant_type: participantType });
+  return { caller: { headers: { Cookie: cookieOf(r) } }, attendeeId: r.data.attendeeId };
 }
 
 /** Counts SQL statements run by `fn` (hot-endpoint query budgets). */
