@@ -3,7 +3,7 @@
  * team follow its membership changes.
  */
 import type { Command } from 'commander';
-import { CommandError, runCommand as run } from './helpers.js';
+import { CommandError, outputFormat, printOutput, runCommand, withOutputOption } from './helpers.js';
 
 export function teamCommands(program: Command): void {
   program
@@ -12,10 +12,8 @@ export function teamCommands(program: Command): void {
     .argument('<teamId>', 'team id')
     .option('--display-name <name>', 'display name (defaults to the id)')
     .action(async (teamId: string, opts: { displayName?: string }) => {
-      await run(async (s) => {
-        const t = await s.teams.create(teamId, opts.displayName);
-        console.log(`team ${t.id} created`);
-      });
+      const t = await runCommand((s) => s.teams.create(teamId, opts.displayName));
+      console.log(`team ${t.id} created`);
     });
 
   program
@@ -23,25 +21,21 @@ export function teamCommands(program: Command): void {
     .description('delete a team; conversations lose the team and the members it brought')
     .argument('<teamId>', 'team id')
     .action(async (teamId: string) => {
-      await run(async (s) => {
-        await s.teams.delete(teamId);
-        console.log(`team ${teamId} deleted`);
-      });
+      await runCommand((s) => s.teams.delete(teamId));
+      console.log(`team ${teamId} deleted`);
     });
 
-  program
-    .command('team:list')
-    .description('list teams with their member counts')
-    .option('--output <format>', 'plain or json', 'plain')
-    .action(async (opts: { output: string }) => {
-      await run(async (s) => {
-        const teams = await s.teams.list();
-        const counts = await s.teams.memberCounts();
-        const rows = teams.map((t) => ({ id: t.id, displayName: t.display_name, members: counts.get(t.id) ?? 0 }));
-        if (opts.output === 'json') console.log(JSON.stringify(rows));
-        else for (const r of rows) console.log(`${r.id}\t${r.displayName}\t${r.members} member(s)`);
-      });
+  withOutputOption(
+    program.command('team:list').description('list teams with their member counts'),
+  ).action(async (opts: { output: string }) => {
+    const format = outputFormat(opts.output);
+    const rows = await runCommand(async (s) => {
+      const teams = await s.teams.list();
+      const counts = await s.teams.memberCounts();
+      return teams.map((t) => ({ id: t.id, displayName: t.display_name, members: counts.get(t.id) ?? 0 }));
     });
+    printOutput(format, rows, () => rows.map((r) => `${r.id}\t${r.displayName}\t${r.members} member(s)`));
+  });
 
   program
     .command('team:adduser')
@@ -49,10 +43,8 @@ export function teamCommands(program: Command): void {
     .argument('<teamId>', 'team id')
     .argument('<userId>', 'user id')
     .action(async (teamId: string, userId: string) => {
-      await run(async (s) => {
-        const added = await s.teams.addMember(teamId, userId);
-        console.log(added ? `${userId} added to ${teamId}` : `${userId} is already in ${teamId}`);
-      });
+      const added = await runCommand((s) => s.teams.addMember(teamId, userId));
+      console.log(added ? `${userId} added to ${teamId}` : `${userId} is already in ${teamId}`);
     });
 
   program
@@ -61,10 +53,8 @@ export function teamCommands(program: Command): void {
     .argument('<teamId>', 'team id')
     .argument('<userId>', 'user id')
     .action(async (teamId: string, userId: string) => {
-      await run(async (s) => {
-        const removed = await s.teams.removeMember(teamId, userId);
-        if (!removed) throw new CommandError(`${userId} is not in ${teamId}`);
-        console.log(`${userId} removed from ${teamId}`);
-      });
+      const removed = await runCommand((s) => s.teams.removeMember(teamId, userId));
+      if (!removed) throw new CommandError(`${userId} is not in ${teamId}`);
+      console.log(`${userId} removed from ${teamId}`);
     });
 }
