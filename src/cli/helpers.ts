@@ -60,10 +60,10 @@ export function printOutput(format: OutputFormat, data: unknown, plain: () => st
   }
 }
 
-/** Parses a non-negative whole-number option (limit, offset). */
-export function wholeNumber(name: string, value: string | undefined): number | undefined {
+/** Parses a non-negative whole-number option (limit, offset) of at most `maxDigits` digits. */
+export function wholeNumber(name: string, value: string | undefined, maxDigits = 9): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(value)) throw new CommandError(`--${name} must be a whole number, got "${value}"`);
+  if (!new RegExp(`^\\d{1,${maxDigits}}$`).test(value)) throw new CommandError(`--${name} must be a whole number, got "${value}"`);
   return Number(value);
 }
 

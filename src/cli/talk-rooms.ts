@@ -6,7 +6,7 @@
  * nothing.
  */
 import type { Command } from 'commander';
-import { CommandError, runCommand } from './helpers.js';
+import { CommandError, runCommand, wholeNumber } from './helpers.js';
 
 /** Collects a repeatable option (`--user a --user b`), as occ's VALUE_IS_ARRAY options. */
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -18,12 +18,8 @@ function flag(name: string, value: string | undefined): boolean | undefined {
   return value === '1';
 }
 
-/** A whole number of seconds or a scope; the service checks the range. */
-function whole(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{1,12}$/.test(value)) throw new CommandError(`--${name} must be a whole number, got "${value}"`);
-  return Number(value);
-}
+/** A whole number of seconds or a scope (up to 12 digits); the service checks the range. */
+const whole = (name: string, value: string | undefined) => wholeNumber(name, value, 12);
 
 interface CreateOpts {
   description?: string;
