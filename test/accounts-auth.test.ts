@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { hashPassword } from '../src/domain/passwords.js';
 import { admin, as, basic, call, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
+import { NO_THROTTLE } from './helpers/rooms.js';
 
 /** GET from a chosen local address (127.0.0.x), to act as another client. */
 function getFrom(p: Parley, path: string, authorization: string, localAddress: string): Promise<{ status: number; body: any }> {
@@ -35,7 +36,7 @@ for (const dialect of dialects()) {
   describe(`accounts: login and app passwords [${dialect}]`, () => {
     let p: Parley;
     before(async () => {
-      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' } });
+      p = await startParley(dialect, { env: NO_THROTTLE });
       for (const u of ['bob', 'carol', 'dan', 'eve', 'fay']) await createUser(p, u);
     });
     after(async () => p.close());

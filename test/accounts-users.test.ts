@@ -6,15 +6,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { NO_THROTTLE } from './helpers/rooms.js';
 
 // Failed logins in these suites must not throttle the next tests (throttling has its own file).
-const env = { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' };
 
 for (const dialect of dialects()) {
   describe(`accounts: users [${dialect}]`, () => {
     let p: Parley;
     before(async () => {
-      p = await startParley(dialect, { env });
+      p = await startParley(dialect, { env: NO_THROTTLE });
       await createUser(p, 'bob', { displayName: 'Bob B', email: 'bob@example.com', groups: ['staff'] });
       await createUser(p, 'carol', { displayName: 'Carol C' });
     });

@@ -4,6 +4,7 @@
  * max_call_duration) on the real clock with short windows. jobs:list and jobs:run too.
  */
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { ParticipantsRepository } from '../src/db/repositories/participants.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
@@ -13,7 +14,6 @@ import { runCli } from './helpers/cli.js';
 
 const DAY = 86400;
 const now = () => Math.floor(Date.now() / 1000);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (const dialect of dialects()) {
   describe(`housekeeping jobs [${dialect}]`, () => {

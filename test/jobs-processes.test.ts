@@ -5,6 +5,7 @@
  * there. PostgreSQL only (SQLite is one process's file).
  */
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -16,7 +17,6 @@ import { createRoom, roomRow, setRoom } from './helpers/rooms.js';
 
 const DAY = 86400;
 const now = () => Math.floor(Date.now() / 1000);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `parley serve` as a real process; resolves once it listens. */
 function serve(env: Record<string, string>): Promise<ChildProcess> {

@@ -6,23 +6,16 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
-import { bridgeHeaders } from './helpers/sip-bridge.js';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
 
-const V4 = '/apps/spreed/api/v4';
 const SECRET = 'the-bridge-shared-secret';
-const SIP = { sipGroups: ['sip'], dialInInfo: 'Dial +49 30 123456', sharedSecret: SECRET };
-
-async function configureSip(p: Parley, body = SIP): Promise<void> {
-  const r = await call(p, 'POST', '/apps/spreed/api/v1/settings/sip', { as: admin, body });
-  assert.equal(r.status, 200);
-}
 
 /** A group conversation of alice with SIP (PIN) enabled; returns its token and alice's PIN. */
 async function sipRoom(p: Parley, name: string): Promise<{ token: string; pin: string; attendeeId: number }> {
-  const created = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 2, roomName: name } });
-  assert.equal(created.status, 201);
-  const r = await call(p, 'PUT', `${V4}/room/${created.data.token}/webinar/sip`, { as: as('alice'), body: { state: 1 } });
+  const created = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+  const r = await call(p, 'PUT', `${V4}/room/${created.token}/webinar/sip`, { as: as('alice'), body: { state: 1 } });
   assert.equal(r.status, 200);
   return { token: r.data.token, pin: r.data.attendeePin, attendeeId: r.data.attendeeId };
 }
@@ -41,7 +34,7 @@ for (const dialect of dialects()) {
     let room: { token: string; pin: string; attendeeId: number };
     let other: { token: string; pin: string; attendeeId: number };
     before(async () => {
-      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' } });
+      p = await startParley(dialect, { env: NO_THROTTLE });
       await createUser(p, 'alice', { groups: ['sip'] });
       await createUser(p, 'mallory');
     });
@@ -56,7 +49,7 @@ for (const dialect of dialects()) {
     });
 
     it('setup: SIP configured, two conversations with dial-in', async () => {
-      await configureSip(p);
+      await configureSip(p, SECRET);
       room = await sipRoom(p, 'Weekly sync');
       other = await sipRoom(p, 'Other room');
       assert.match(room.pin, /^\d{7}$/);
@@ -183,7 +176,7 @@ for (const dialect of dialects()) {
     });
 
     it('old secret → 401 once the admin rotates it; the new one passes', async () => {
-      await configureSip(p, { ...SIP, sharedSecret: 'rotated-secret' });
+      await configureSip(p, 'rotated-secret');
       const old = await call(p, 'POST', `${V4}/room/${room.token}/verify-dialin`, { headers: bridgeHeaders(SECRET, room.token), body: { pin: room.pin } });
       assertRefused(old, room.token);
       const fresh = await call(p, 'POST', `${V4}/room/${room.token}/verify-dialin`, {
@@ -191,7 +184,7 @@ for (const dialect of dialects()) {
         body: { pin: room.pin },
       });
       assert.equal(fresh.status, 200);
-      await configureSip(p);
+      await configureSip(p, SECRET);
     });
 
     describe('dial-out', () => {
@@ -244,7 +237,7 @@ for (const dialect of dialects()) {
       });
 
       it('rejected-dialout: resets the call id; mismatch 400, unknown/other attendee 404, missing attendeeId 400', async () => {
-        await p.services.sip.recordDialOutCallId(phone.id, 'call-123');
+        await p.services.rooms.repos.attendees.update(phone.id, { call_id: 'call-123' });
         const del = (body: unknown, token = room.token) => call(p, 'DELETE', `${V4}/room/${token}/rejected-dialout`, { headers: bridgeHeaders(SECRET, token), body });
         const callIdOf = async () => (await p.services.rooms.repos.attendees.findById(phone.id))!.call_id;
 
@@ -288,7 +281,7 @@ for (const dialect of dialects()) {
     before(async () => {
       p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '1', BRUTE_FORCE_MAX_ATTEMPTS: '3' } });
       await createUser(p, 'alice', { groups: ['sip'] });
-      await configureSip(p);
+      await configureSip(p, SECRET);
     });
     after(async () => p.close());
 

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isSipCompatibleToken } from '../src/domain/tokens.js';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { NO_THROTTLE } from './helpers/rooms.js';
 
 const V4 = '/apps/spreed/api/v4';
 const SIP = { sipGroups: ['sip'], dialInInfo: 'Dial +49 30 123456 and enter the conversation ID', sharedSecret: 'bridge-secret' };
@@ -37,7 +38,7 @@ for (const dialect of dialects()) {
     let alphaToken: string;
     let room: any;
     before(async () => {
-      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' } });
+      p = await startParley(dialect, { env: NO_THROTTLE });
       await createUser(p, 'alice', { groups: ['sip'] });
       await createUser(p, 'bob', { groups: ['other'] });
       await createUser(p, 'carol', { groups: ['sip'] });

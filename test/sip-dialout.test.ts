@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { runCli } from './helpers/cli.js';
-import { bridgeHeaders } from './helpers/sip-bridge.js';
+import { attendeesOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
 
-const V4 = '/apps/spreed/api/v4';
 const SECRET = 'dialout-bridge-secret';
 const NUMBER = '+493012345678';
 
@@ -29,30 +29,22 @@ for (const dialect of dialects()) {
     const setConfig = (key: string, value: string) => p.services.appConfig.set(key, value);
 
     before(async () => {
-      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' } });
+      p = await startParley(dialect, { env: NO_THROTTLE });
       await createUser(p, 'alice', { groups: ['sip'] });
       await createUser(p, 'bob');
       await createUser(p, 'carol');
       await createUser(p, 'dave');
-      const r = await call(p, 'POST', '/apps/spreed/api/v1/settings/sip', {
-        as: admin,
-        body: { sipGroups: ['sip'], dialInInfo: 'Dial +49 30 123456', sharedSecret: SECRET },
-      });
-      assert.equal(r.status, 200);
+      await configureSip(p, SECRET);
       await setConfig('sip_dialout', 'yes');
-      token = (await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 2, roomName: 'Dial-out' } })).data.token;
-      const room = (await p.services.rooms.repos.rooms.findByToken(token))!;
-      await p.services.rooms.addAttendees(room.id, [
-        { actorType: 'users', actorId: 'bob', participantType: 2 },
-        { actorType: 'users', actorId: 'carol', participantType: 3 },
-      ]);
+      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Dial-out' })).token;
+      await seedUser(p, token, 'bob', 2);
+      const carol = await seedUser(p, token, 'carol', 3);
       const added = await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: NUMBER, source: 'phones' } });
       assert.equal(added.status, 200, added.text);
-      const rows = await p.services.rooms.repos.attendees.forRoom(room.id);
-      const phone = rows.find((a) => a.actor_type === 'phones')!;
+      const phone = (await attendeesOf(p, token)).find((a) => a.actor_type === 'phones')!;
       phoneId = phone.id;
       phoneActor = phone.actor_id;
-      userAttendeeId = rows.find((a) => a.actor_id === 'carol')!.id;
+      userAttendeeId = carol.id;
     });
     after(async () => p.close());
 
@@ -101,7 +93,7 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 404, String(id));
         assert.equal(r.data.error, 'participant');
       }
-      const other = (await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 2, roomName: 'Other' } })).data.token;
+      const other = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Other' })).token;
       const r = await dialOut('alice', phoneId, other);
       assert.equal(r.status, 404);
       const bad = await dialOut('alice', 'abc');

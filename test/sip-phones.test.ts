@@ -6,18 +6,17 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
-import { bridgeHeaders } from './helpers/sip-bridge.js';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { attendeesOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
 
-const V4 = '/apps/spreed/api/v4';
 const SECRET = 'phones-bridge-secret';
 
 for (const dialect of dialects()) {
   describe(`SIP phone participants [${dialect}]`, () => {
     let p: Parley;
     let token: string;
-    const phonesIn = async () =>
-      (await p.services.rooms.repos.attendees.forRoom((await p.services.rooms.repos.rooms.findByToken(token))!.id)).filter((a) => a.actor_type === 'phones');
+    const phonesIn = async () => (await attendeesOf(p, token)).filter((a) => a.actor_type === 'phones');
     const addPhone = (user: string, number: unknown) =>
       call(p, 'POST', `${V4}/room/${token}/participants`, { as: as(user), body: { newParticipant: number, source: 'phones' } });
     const list = async (user: string) => {
@@ -27,22 +26,14 @@ for (const dialect of dialects()) {
     };
 
     before(async () => {
-      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' } });
+      p = await startParley(dialect, { env: NO_THROTTLE });
       await createUser(p, 'alice', { groups: ['sip'] });
       await createUser(p, 'bob', { groups: ['other'] });
       await createUser(p, 'carol', { groups: ['sip'] });
-      const r = await call(p, 'POST', '/apps/spreed/api/v1/settings/sip', {
-        as: admin,
-        body: { sipGroups: ['sip'], dialInInfo: 'Dial +49 30 123456', sharedSecret: SECRET },
-      });
-      assert.equal(r.status, 200);
-      const created = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 2, roomName: 'Dial-out' } });
-      token = created.data.token;
-      const row = (await p.services.rooms.repos.rooms.findByToken(token))!;
-      await p.services.rooms.addAttendees(row.id, [
-        { actorType: 'users', actorId: 'bob', participantType: 2 },
-        { actorType: 'users', actorId: 'carol', participantType: 3 },
-      ]);
+      await configureSip(p, SECRET);
+      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Dial-out' })).token;
+      await seedUser(p, token, 'bob', 2);
+      await seedUser(p, token, 'carol', 3);
     });
     after(async () => p.close());
 
@@ -84,7 +75,7 @@ for (const dialect of dialects()) {
 
     it('phoneNumber and callId are shown only to moderators allowed to configure SIP', async () => {
       const [phone] = await phonesIn();
-      await p.services.sip.recordDialOutCallId(phone.id, 'call-42');
+      await p.services.rooms.repos.attendees.update(phone.id, { call_id: 'call-42' });
       const forAlice = (await list('alice')).find((e) => e.actorType === 'phones');
       assert.equal(forAlice.phoneNumber, '+493012345678');
       assert.equal(forAlice.callId, 'call-42');
