@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { maskConfigValue } from '../app-config/registry.js';
 import type { Services } from '../services/index.js';
-import { CommandError, outputFormat, printOutput, runCommand, withOutputOption, type OutputFormat } from './helpers.js';
+import { CommandError, outputFormat, printOutput, runCommand, withOutputOption } from './helpers.js';
 
 type OutputOpts = { output: string };
 
@@ -23,11 +23,6 @@ function plainLines(data: Record<string, unknown>, prefix = '  - '): string[] {
     }
   }
   return out;
-}
-
-/** Prints one value: as is (plain) or JSON-encoded, as occ's writeMixedInOutputFormat. */
-function printValue(format: OutputFormat, value: string): void {
-  printOutput(format, value, () => [value]);
 }
 
 /** The apps to list: all of them, or the one named (unknown → error, nothing printed). */
@@ -51,7 +46,9 @@ export function appConfigCommands(program: Command): void {
       s.appConfig.requireApp(app);
       return s.appConfig.read(name);
     });
-    printValue(format, entry.isDefault && opts.defaultValue !== undefined ? opts.defaultValue : entry.value);
+    const value = entry.isDefault && opts.defaultValue !== undefined ? opts.defaultValue : entry.value;
+    // As is (plain) or JSON-encoded, as occ's writeMixedInOutputFormat.
+    printOutput(format, value, () => [value]);
   });
 
   withOutputOption(
@@ -93,23 +90,23 @@ export function appConfigCommands(program: Command): void {
       console.log(`Config value '${name}' of app '${app}' deleted`);
     });
 
-  program
-    .command('config:app:list')
-    .description('list stored app config values, as occ config:list (secrets masked)')
-    .argument('[app]', 'app id (spreed), or all')
-    .option('--defaults', 'also list the keys that are not set, with their default')
-    .option('--output <format>', 'output format: plain, json, json_pretty', 'json_pretty')
-    .action(async (app: string | undefined, opts: OutputOpts & { defaults?: boolean }) => {
-      const format = outputFormat(opts.output);
-      const apps = await runCommand(async (s) => {
-        const out: Record<string, Record<string, string>> = {};
-        for (const id of appsToList(s, app)) {
-          const entries = opts.defaults ? await s.appConfig.list() : await s.appConfig.listStored();
-          out[id] = Object.fromEntries(entries.map((e) => [e.key, e.value]));
-        }
-        return out;
-      });
-      const data = { apps };
-      printOutput(format, data, () => plainLines(data));
+  withOutputOption(
+    program
+      .command('config:app:list')
+      .description('list stored app config values, as occ config:list (secrets masked)')
+      .argument('[app]', 'app id (spreed), or all')
+      .option('--defaults', 'also list the keys that are not set, with their default'),
+    'json_pretty',
+  ).action(async (app: string | undefined, opts: OutputOpts & { defaults?: boolean }) => {
+    const format = outputFormat(opts.output);
+    const apps = await runCommand(async (s) => {
+      const ids = appsToList(s, app);
+      // The service holds one app's config (spreed), so each listed app shows the same entries.
+      const entries = opts.defaults ? await s.appConfig.list() : await s.appConfig.listStored();
+      const values = Object.fromEntries(entries.map((e) => [e.key, e.value]));
+      return Object.fromEntries(ids.map((id) => [id, values]));
     });
+    const data = { apps };
+    printOutput(format, data, () => plainLines(data));
+  });
 }

@@ -39,9 +39,9 @@ export async function runCommand<T>(fn: (s: Services) => Promise<T>): Promise<T>
 export const OUTPUT_FORMATS = ['plain', 'json', 'json_pretty'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** Adds `--output`, validated before anything runs. */
-export function withOutputOption(cmd: Command): Command {
-  return cmd.option('--output <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`, 'plain');
+/** Adds `--output` (`defaultFormat` when not given); the action validates it with outputFormat before anything runs. */
+export function withOutputOption(cmd: Command, defaultFormat: OutputFormat = 'plain'): Command {
+  return cmd.option('--output <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`, defaultFormat);
 }
 
 export function outputFormat(value: string): OutputFormat {
