@@ -5,10 +5,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, basic, call, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
+import { as, basic, call, createUser, dialects, passwordOf, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { RoomAvatarsRepository } from '../src/db/repositories/room-avatars.js';
 import { png } from './helpers/images.js';
-import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { attendeesOf, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 
 const V1 = '/apps/spreed/api/v1/breakout-rooms';
 
@@ -317,6 +317,45 @@ for (const dialect of dialects()) {
         assert.equal(s2.data.token, room1.token);
         assert.ok((await memberIds(room1.token)).includes('carol:3'));
         assert.ok(!(await memberIds(room2.token)).includes('carol:3'), 'switching leaves the other room');
+      });
+    });
+
+    describe('GET room/{token}/breakout-rooms/participants', () => {
+      it('200 with the children\'s participants for the parent moderator; 403 guest; 404 stranger and unknown token; 412 in the lobby', async () => {
+        const { token, ids } = await parentRoom('Who is where');
+        const r = await br('POST', token, '', 'alice', { mode: 2, amount: 2, attendeeMap: JSON.stringify({ [ids.carol]: 0, [ids.dave]: 1 }) });
+        assert.equal(r.status, 200, r.text);
+        const [room1, room2] = await children(token);
+        // Guests join public conversations only: the parent is public while one joins.
+        await setRoom(p, token, { type: 3 });
+        const guest = await joinGuest(p, token);
+        await setRoom(p, token, { type: 2 });
+        const path = `${V4}/room/${token}/breakout-rooms/participants`;
+
+        const all = await call(p, 'GET', path, { as: as('alice') });
+        assert.equal(all.status, 200, all.text);
+        const where = (rows: any[]) => rows.map((e) => `${e.roomToken === token ? 'parent' : e.roomToken === room1.token ? 'Room 1' : e.roomToken === room2.token ? 'Room 2' : e.roomToken}:${e.actorType === 'guests' ? 'guest' : e.actorId}`).sort();
+        assert.deepEqual(where(all.data), [
+          'Room 1:alice', 'Room 1:bob', 'Room 1:carol',
+          'Room 2:alice', 'Room 2:bob', 'Room 2:dave',
+          'parent:alice', 'parent:bob', 'parent:carol', 'parent:dave', 'parent:erin', 'parent:guest',
+        ]);
+        const parentOnly = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') });
+        assert.deepEqual(where(parentOnly.data), where(all.data).filter((e) => e.startsWith('parent:')), 'the plain list has the parent only');
+
+        // With the lobby on: 412 for a normal user; 403 and 404 are answered before the lobby.
+        await setRoom(p, token, { lobby_state: 1 });
+        const refused: Array<[string, Caller, number, string]> = [
+          [token, as('carol'), 412, 'lobby'],
+          [token, guest.caller, 403, 'participant'],
+          [token, as('frank'), 404, 'room'],
+          ['unknowntok', as('alice'), 404, 'room'],
+        ];
+        for (const [t, who, status, error] of refused) {
+          const got = await call(p, 'GET', `${V4}/room/${t}/breakout-rooms/participants`, { as: who });
+          assert.deepEqual([got.status, got.data?.error], [status, error], `${t} ${JSON.stringify(who)}`);
+        }
+        assert.equal((await call(p, 'GET', path, { as: as('alice') })).status, 200, 'moderators pass the lobby');
       });
     });
 
