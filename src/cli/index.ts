@@ -14,8 +14,9 @@ import { talkServerCommands } from './talk-servers.js';
 import { talkRoomCommands } from './talk-rooms.js';
 import { appConfigCommands } from './app-config.js';
 
-// src/main.ts and the test helper catch these; the command modules take them from helpers.ts.
-export { CommandError, withServices } from './helpers.js';
+// The test helper (test/helpers/cli.ts) tells command failures apart by this class; the command
+// modules take it from helpers.ts.
+export { CommandError } from './helpers.js';
 
 export type CommandModule = (program: Command) => void;
 
