@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { attendeesOf, cookieOf, countQueries, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { attendeesOf, cookieOf, countQueries, createRoom, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { startSmtp, type SmtpSink } from './helpers/smtp.js';
 
 async function joinAs(p: Parley, token: string, who: Caller): Promise<Caller> {
@@ -195,6 +195,12 @@ for (const dialect of dialects()) {
       const r1 = await call(p, 'POST', `${V4}/room/${one.data.token}/participants`, { as: as('owner'), body: { newParticipant: 'extra' } });
       assert.equal(r1.status, 400);
       assert.equal(r1.data.error, 'room-type');
+      // A conversation for a password-protected share (video verification) takes nobody else either.
+      const share = await createRoom(p, 'owner', { roomType: 3, roomName: 'Share' });
+      await setRoom(p, share.token, { object_type: 'share:password', object_id: 'abc' });
+      const r2 = await call(p, 'POST', `${V4}/room/${share.token}/participants`, { as: as('owner'), body: { newParticipant: 'extra' } });
+      assert.deepEqual([r2.status, r2.data.error], [400, 'room-type']);
+      assert.equal((await attendeesOf(p, share.token)).length, 1);
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Bad adds' });
       const cases: Array<[Record<string, unknown>, number, string]> = [
         [{ newParticipant: 'extra', source: 'bots' }, 400, 'source'],
@@ -263,32 +269,35 @@ for (const dialect of dialects()) {
     it('moderators: the state table (3→2, 2→3), 400 for no-ops and groups, 403 for self and owners', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Roles' });
       await seedUser(p, room.token, 'user', 3);
-      await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crew', source: 'groups' } });
+      const crew = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crew', source: 'groups' } });
+      assert.equal(crew.status, 200, crew.text);
       const rows = await list(p, room.token);
       const mod = (method: string, who: string, attendeeId: unknown) => call(p, method, `${V4}/room/${room.token}/moderators`, { as: as(who), body: { attendeeId } });
+      /** [status, data.error]: a refusal for the reason named, not for a missing attendee id. */
+      const outcome = async (method: string, who: string, attendeeId: unknown) => {
+        const r = await mod(method, who, attendeeId);
+        return [r.status, r.data?.error];
+      };
       const type = async (actorId: string) => (await attendeesOf(p, room.token)).find((a) => a.actor_id === actorId)!.participant_type;
       assert.equal((await mod('POST', 'owner', idOf(rows, 'user'))).status, 200);
       assert.equal(await type('user'), 2);
-      const again = await mod('POST', 'owner', idOf(rows, 'user'));
-      assert.equal(again.status, 400);
-      const selfDemote = await mod('DELETE', 'user', idOf(rows, 'user'));
-      assert.equal(selfDemote.status, 403);
-      assert.equal(selfDemote.data.error, 'self');
-      const owner = await mod('POST', 'user', idOf(rows, 'owner'));
-      assert.equal(owner.status, 403);
-      assert.equal(owner.data.error, 'owner');
-      assert.equal((await mod('DELETE', 'user', idOf(rows, 'owner'))).status, 400);
-      assert.equal((await mod('POST', 'owner', idOf(rows, 'crew'))).status, 400);
+      assert.deepEqual(await outcome('POST', 'owner', idOf(rows, 'user')), [400, 'type'], 'already a moderator');
+      assert.deepEqual(await outcome('DELETE', 'user', idOf(rows, 'user')), [403, 'self']);
+      assert.deepEqual(await outcome('POST', 'user', idOf(rows, 'owner')), [403, 'owner']);
+      assert.deepEqual(await outcome('DELETE', 'user', idOf(rows, 'owner')), [400, 'type'], 'an owner is not demoted');
+      assert.deepEqual(await outcome('POST', 'owner', idOf(rows, 'crew')), [400, 'type'], 'a group is no moderator');
       assert.equal((await mod('DELETE', 'owner', idOf(rows, 'user'))).status, 200);
       assert.equal(await type('user'), 3);
-      assert.equal((await mod('DELETE', 'owner', idOf(rows, 'user'))).status, 400);
-      assert.equal((await mod('POST', 'owner', 999999)).status, 404);
+      assert.deepEqual(await outcome('DELETE', 'owner', idOf(rows, 'user')), [400, 'type'], 'already a user');
+      assert.deepEqual(await outcome('POST', 'owner', 999999), [404, 'participant']);
     });
 
     it('permissions: set, add and remove with the contract seeds; Custom added; bad input 400', async () => {
       const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Perms' });
       await seedUser(p, room.token, 'user', 3);
       await joinAs(p, room.token, as('selfj'));
+      const crew = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crew', source: 'groups' } });
+      assert.equal(crew.status, 200, crew.text);
       const rows = await list(p, room.token);
       const put = (body: Record<string, unknown>) => call(p, 'PUT', `${V4}/room/${room.token}/attendees/permissions`, { as: as('owner'), body });
       const perms = async (actorId: string) => (await attendeesOf(p, room.token)).find((a) => a.actor_id === actorId)!;
@@ -311,6 +320,7 @@ for (const dialect of dialects()) {
         [{ attendeeId: idOf(rows, 'user'), method: 'set' }, 400, 'permissions'],
         [{ method: 'set', permissions: 4 }, 400, 'attendeeId'],
         [{ attendeeId: 999999, method: 'set', permissions: 4 }, 404, 'participant'],
+        [{ attendeeId: idOf(rows, 'crew'), method: 'set', permissions: 4 }, 400, 'type'],
       ];
       for (const [body, status, error] of bad) {
         const res = await put(body);
