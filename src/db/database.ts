@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from './direct-reads.js';
@@ -100,5 +100,4 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
   }
 }
 
-export { sql };
 export { afterFreshReads, changeStamp, compiledRead } from './direct-reads.js';

@@ -153,30 +153,21 @@ function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[
   return rows;
 }
 
-export interface CompiledReadOptions {
-  /** Cache results by parameters, checked against the change stamp (for small, hot rows). */
-  cache?: boolean;
-}
-
 /**
- * A hot read, compiled once from a Kysely template; each call passes the parameters in the
- * template's order (`find(id)` → `[id]`). Callers get their own copies of the rows.
+ * A hot read of small rows, compiled once from a Kysely template; each call passes the
+ * parameters in the template's order (`find(id)` → `[id]`). Results are cached by parameters
+ * and checked against the change stamp. Callers get their own copies of the rows.
  */
-export function compiledRead<R extends object>(
-  db: Kysely<Database>,
-  template: Compilable<R>,
-  options: CompiledReadOptions = {},
-): (parameters: readonly unknown[]) => Promise<R[]> {
+export function compiledRead<R extends object>(db: Kysely<Database>, template: Compilable<R>): (parameters: readonly unknown[]) => Promise<R[]> {
   const compiled = template.compile();
   if (compiled.parameters.length === 0) throw new Error('compiledRead: the template needs its parameters');
-  const results = options.cache ? new BoundedMap<string, { stamp: string; rows: R[] }>(10_000) : undefined;
+  const results = new BoundedMap<string, { stamp: string; rows: R[] }>(10_000);
   return async (parameters) => {
     if (parameters.length !== compiled.parameters.length) throw new Error('compiledRead: wrong number of parameters');
     const reader = readers.get(db);
     if (reader === undefined || reader.database.inTransaction) {
       return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
     }
-    if (results === undefined) return run<R>(reader, compiled.sql, parameters);
     const stamp = currentStamp(reader);
     const key = JSON.stringify(parameters);
     let hit = results.get(key);

@@ -4,7 +4,7 @@
  * handler and every route module.
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
-import { ApiError } from '../domain/errors.js';
+import { ApiError, payloadTooLarge } from '../domain/errors.js';
 import { afterFreshReads } from '../db/database.js';
 import type { Services } from '../services/index.js';
 import { negotiateFormat, renderOcs, versionFromUrl } from './ocs/envelope.js';
@@ -45,7 +45,6 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     requestIdHeader: 'x-request-id',
   }) as unknown as FastifyInstance;
   app.decorate('ocsRoutes', [] as OcsRouteDef<any>[]);
-  app.decorate('services', services);
 
   // JSON: an empty body is an empty bag (clients send Content-Type on bodiless DELETEs).
   app.removeContentTypeParser('application/json');
@@ -79,7 +78,7 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     const isOcs = request.url.startsWith('/ocs/');
     let apiErr: ApiError;
     if (err instanceof ApiError) apiErr = err;
-    else if (err?.statusCode === 413 || err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiErr = new ApiError(413, { error: 'body', message: 'The request body is too large' });
+    else if (err?.statusCode === 413 || err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiErr = payloadTooLarge('body', 'The request body is too large');
     else if (typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       apiErr = new ApiError(err.statusCode, { error: 'request', message: String(err.message ?? 'Bad request') });
     } else {

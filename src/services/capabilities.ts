@@ -28,9 +28,6 @@ const CONFIG_LOCAL = {
   experiments: ['enabled'],
 };
 
-/** Kept here for callers that imported it from capabilities; the rule lives in domain/sip.ts. */
-export { sipConfigured };
-
 type EffectivePreferences = ReturnType<typeof effectivePreferences>;
 
 function deepFreeze<T>(value: T): T {
@@ -66,10 +63,6 @@ export class CapabilitiesService {
   private readonly cache = new BoundedMap<string, Record<string, unknown>>(500);
 
   constructor(private readonly preferences: PreferencesService) {}
-
-  async document(ctx: RequestContext): Promise<Record<string, unknown>> {
-    return (await this.view(ctx)).document;
-  }
 
   /** The caller's document with its cache key (talk-reference.md §2.1). */
   async view(ctx: RequestContext): Promise<CapabilitiesView> {

@@ -7,7 +7,7 @@ import type { Db } from '../db/database.js';
 import { UsersRepository, type UserRow } from '../db/repositories/users.js';
 import { GroupsRepository, type GroupRow } from '../db/repositories/groups.js';
 import { AppPasswordsRepository } from '../db/repositories/app-passwords.js';
-import { badRequest, notFound, ocsFailure } from '../domain/errors.js';
+import { notFound, ocsFailure } from '../domain/errors.js';
 import { displayNameProblem, emailProblem, groupIdProblem, passwordProblem, userIdProblem } from '../domain/accounts.js';
 import { hashPassword } from '../domain/passwords.js';
 
@@ -42,7 +42,7 @@ export class DirectoryService {
     credentialsChanged: [],
   };
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.users = new UsersRepository(db.kysely);
     this.groups = new GroupsRepository(db.kysely);
     this.appPasswords = new AppPasswordsRepository(db.kysely);
@@ -236,9 +236,5 @@ export class DirectoryService {
 
   async userCount(): Promise<number> {
     return this.users.count();
-  }
-
-  badInput(field: string, message: string): never {
-    throw badRequest(field, message);
   }
 }

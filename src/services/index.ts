@@ -83,7 +83,7 @@ export interface Services {
 
 export function createServices(db: Db, settings: Settings): Services {
   const directory = new DirectoryService(db);
-  const appConfig = new AppConfigService(new AppConfigRepository(db.kysely, db.dialect), directory.groups);
+  const appConfig = new AppConfigService(new AppConfigRepository(db.kysely), directory.groups);
   const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));

@@ -174,7 +174,7 @@ export class ParticipantsService {
     const now = nowSeconds();
     switch (source) {
       case 'users':
-        await this.addUser(ctx, room, newParticipant, isBreakoutChild, now);
+        await this.addUser(room, newParticipant, isBreakoutChild, now);
         return [];
       case 'groups':
         await this.addGroup(room, newParticipant, now);
@@ -195,7 +195,7 @@ export class ParticipantsService {
     }
   }
 
-  private async addUser(ctx: RequestContext, room: RoomRow, userId: string, isBreakoutChild: boolean, now: number): Promise<void> {
+  private async addUser(room: RoomRow, userId: string, isBreakoutChild: boolean, now: number): Promise<void> {
     const user = userId === '' ? undefined : await this.directory.users.find(userId);
     if (!user) throw notFound('new-participant', 'The user to add does not exist');
     if (isBreakoutChild) {

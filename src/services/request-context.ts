@@ -7,7 +7,6 @@ import type { AppConfigService, AppConfigSnapshot } from './app-config.js';
 import type { DirectoryService } from './directory.js';
 import { ADMIN_GROUP } from './directory.js';
 
-export type ActorKind = 'user' | 'guest' | 'anonymous';
 
 export class RequestContext {
   private groupsPromise?: Promise<string[]>;

@@ -92,7 +92,6 @@ export interface RoomListeners {
   roomsDeleted: Array<(rooms: RoomRow[]) => Promise<void>>;
 }
 
-const OBJECT_FIELD_MAX = 64;
 const GROUP_NAME_MAX = 64;
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);

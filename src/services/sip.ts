@@ -6,11 +6,11 @@
  * Conversation lookup, the record and PIN generation come from RoomsService and its presenter;
  * the bridge's signature check from SipBridgeService.
  */
-import { randomBytes } from 'node:crypto';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { ActorType, ParticipantType, Permission, StartCalls } from '../domain/constants.js';
 import { badRequest, forbidden, notFound, notImplemented, preconditionFailed } from '../domain/errors.js';
+import { randomHex } from '../domain/passwords.js';
 import { effectivePermissions, hasPermission, serverDefaultPermissions } from '../domain/permissions.js';
 import {
   DIALOUT_REQUEST_TTL,
@@ -183,7 +183,7 @@ export class SipService {
     const userNumber = attendee.actor_type === ActorType.USERS ? await this.phoneNumbers.first(attendee.actor_id) : undefined;
     const caller = dialOutCallerNumber(cfg, userNumber);
     await this.rooms.repos.attendees.update(target.id, {
-      call_id: randomBytes(16).toString('hex'),
+      call_id: randomHex(16),
       dialout_request: JSON.stringify(dialOutRequest(target, caller)),
       dialout_requested_at: nowSeconds(),
     });

@@ -1,17 +1,14 @@
 /** SQL for app config values and the cache generation that tells processes to reload. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { compiledRead, type Dialect } from '../database.js';
+import { compiledRead } from '../database.js';
 
 export class AppConfigRepository {
   /** Read on every request (AppConfigService.snapshot), hence compiled once. */
   private readonly generationRead;
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
-  ) {
-    this.generationRead = compiledRead(db, db.selectFrom('cache_state').select('generation').where('id', '=', 1), { cache: true });
+  constructor(private readonly db: Kysely<Database>) {
+    this.generationRead = compiledRead(db, db.selectFrom('cache_state').select('generation').where('id', '=', 1));
   }
 
   async all(): Promise<Map<string, string>> {
@@ -44,6 +41,5 @@ export class AppConfigRepository {
         .where('id', '=', 1)
         .execute();
     });
-    void this.dialect;
   }
 }

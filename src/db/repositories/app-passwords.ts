@@ -37,8 +37,4 @@ export class AppPasswordsRepository {
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('app_passwords').where('id', '=', id).execute();
   }
-
-  async deleteForUser(userId: string): Promise<void> {
-    await this.db.deleteFrom('app_passwords').where('user_id', '=', userId).execute();
-  }
 }

@@ -2,11 +2,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
-export interface Count<K extends string> {
-  key: K;
-  count: number;
-}
-
 export class MetricsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 

@@ -126,15 +126,6 @@ export class ParticipantsRepository {
     }
   }
 
-  async sessionCount(attendeeId: number): Promise<number> {
-    const r = await this.db
-      .selectFrom('sessions')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('attendee_id', '=', attendeeId)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
-  }
-
   // ---- attendees ----
 
   /** Removes attendees and all their sessions (one transaction). */

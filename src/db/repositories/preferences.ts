@@ -15,7 +15,7 @@ export class PreferencesRepository {
   private readonly forUserRead;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.forUserRead = compiledRead(db, db.selectFrom('user_preferences').select(['key', 'value']).where('user_id', '=', ''), { cache: true });
+    this.forUserRead = compiledRead(db, db.selectFrom('user_preferences').select(['key', 'value']).where('user_id', '=', ''));
   }
 
   /** Read on hot requests (capabilities, X-Service-Hash), hence compiled once. */
@@ -46,9 +46,5 @@ export class PreferencesRepository {
 
   async delete(userId: string, key: string): Promise<void> {
     await this.db.deleteFrom('user_preferences').where('user_id', '=', userId).where('key', '=', key).execute();
-  }
-
-  async deleteForUser(userId: string): Promise<void> {
-    await this.db.deleteFrom('user_preferences').where('user_id', '=', userId).execute();
   }
 }

@@ -4,7 +4,6 @@
  * total number of rooms.
  */
 import type { Kysely, Selectable, Updateable, Insertable } from 'kysely';
-import { sql } from 'kysely';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 

@@ -10,7 +10,7 @@ export class UsersRepository {
   private readonly findRead;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.findRead = compiledRead(db, db.selectFrom('users').selectAll().where('id', '=', ''), { cache: true });
+    this.findRead = compiledRead(db, db.selectFrom('users').selectAll().where('id', '=', ''));
   }
 
   /** Read on every authenticated request (credential check), hence compiled once. */
@@ -34,17 +34,9 @@ export class UsersRepository {
     return this.db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
   }
 
-  async insert(row: UserRow): Promise<void> {
-    await this.db.insertInto('users').values(row).execute();
-  }
-
   async update(id: string, patch: Partial<Omit<UserRow, 'id'>>): Promise<number> {
     const res = await this.db.updateTable('users').set(patch).where('id', '=', id).executeTakeFirst();
     return Number(res.numUpdatedRows);
-  }
-
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('users').where('id', '=', id).execute();
   }
 
   /** Inserts a user and its group memberships in one transaction (all or nothing). */

@@ -21,7 +21,7 @@ registerFeatures([
   { name: 'start-call-flag' },
 ]);
 
-export const V4 = '/apps/spreed/api/v4';
+const V4 = '/apps/spreed/api/v4';
 
 const Token = Type.String();
 
