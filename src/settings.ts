@@ -68,17 +68,21 @@ function scaleSetting(env: NodeJS.ProcessEnv, name: string): number {
   return n;
 }
 
-function smtpUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = (env.SMTP_URL ?? '').trim();
+/**
+ * `env[name]` (trimmed; undefined when unset), which must parse as a URL with one of `protocols`
+ * (`'http:'`); otherwise the error says it `must be ${expected}`. It quotes the bad value only
+ * with `echo`: the database and SMTP URLs may carry a password, so theirs are never printed.
+ */
+function urlSetting(env: NodeJS.ProcessEnv, name: string, protocols: string[], expected: string, echo: boolean): string | undefined {
+  const raw = (env[name] ?? '').trim();
   if (!raw) return undefined;
-  let u: URL;
+  let protocol = '';
   try {
-    u = new URL(raw);
+    protocol = new URL(raw).protocol;
   } catch {
-    // Never echo the value: it may carry the SMTP password.
-    throw new SettingsError('SMTP_URL must be an smtp:// or smtps:// URL');
+    // not a URL: refused below
   }
-  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new SettingsError('SMTP_URL must start with smtp:// or smtps://');
+  if (!protocols.includes(protocol)) throw new SettingsError(`${name} must be ${expected}${echo ? `, got "${raw}"` : ''}`);
   return raw;
 }
 
@@ -111,20 +115,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (/\s/.test(host)) throw new SettingsError(`HOST must be a host name or address, got "${env.HOST}"`);
   const dataDir = path.resolve((env.DATA_DIR ?? '').trim() || './data');
 
-  let databaseUrl: string | undefined;
-  const rawDb = (env.DATABASE_URL ?? '').trim();
-  if (rawDb) {
-    let parsed: URL;
-    try {
-      parsed = new URL(rawDb);
-    } catch {
-      throw new SettingsError('DATABASE_URL must be a postgres:// URL (or unset for SQLite)');
-    }
-    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-      throw new SettingsError(`DATABASE_URL must start with postgres:// (got ${parsed.protocol}//...)`);
-    }
-    databaseUrl = rawDb;
-  }
+  const databaseUrl = urlSetting(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], 'a postgres:// URL (or unset for SQLite)', false);
   const databaseSchema = (env.DATABASE_SCHEMA ?? '').trim() || undefined;
   if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new SettingsError('DATABASE_SCHEMA must be a lower-case SQL identifier');
@@ -143,18 +134,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
 
-  let baseUrl = (env.BASE_URL ?? '').trim();
-  if (baseUrl) {
-    try {
-      const u = new URL(baseUrl);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-    } catch {
-      throw new SettingsError(`BASE_URL must be an http:// or https:// URL, got "${env.BASE_URL}"`);
-    }
-    baseUrl = baseUrl.replace(/\/+$/, '');
-  } else {
-    baseUrl = `http://localhost:${port}`;
-  }
+  const givenBaseUrl = urlSetting(env, 'BASE_URL', ['http:', 'https:'], 'an http:// or https:// URL', true);
+  const baseUrl = givenBaseUrl ? givenBaseUrl.replace(/\/+$/, '') : `http://localhost:${port}`;
 
   return {
     port,
@@ -172,7 +153,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     jobs: boolSetting(env, 'JOBS', true),
     jobIntervalScale: scaleSetting(env, 'JOB_INTERVAL_SCALE'),
     metricsAllow: cidrListSetting(env, 'METRICS_ALLOW'),
-    smtpUrl: smtpUrlSetting(env),
+    smtpUrl: urlSetting(env, 'SMTP_URL', ['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', false),
     mailFrom: mailFromSetting(env, baseUrl),
   };
 }
