@@ -89,6 +89,21 @@ export function effectivePermissions(c: PermissionChain): number {
   return c.serverDefault;
 }
 
+/** effectivePermissions of an attendee row in its room row (the chain as stored). */
+export function permissionsIn(
+  room: { call_permissions: number; default_permissions: number },
+  attendee: { participant_type: number; permissions: number },
+  serverDefault: number,
+): number {
+  return effectivePermissions({
+    participantType: attendee.participant_type,
+    attendeePermissions: attendee.permissions,
+    callPermissions: room.call_permissions,
+    defaultPermissions: room.default_permissions,
+    serverDefault,
+  });
+}
+
 export interface StartCallInput {
   roomType: number;
   participantType: number;

@@ -29,9 +29,9 @@ import {
   canDeleteConversation,
   canLeaveConversation,
   canStartCall,
-  effectivePermissions,
   heldInLobby,
   isLoggedInModeratorType,
+  permissionsIn,
   serverDefaultPermissions,
 } from '../domain/permissions.js';
 import { defaultRoomName, isGroupOrPublic } from '../domain/room-settings.js';
@@ -316,13 +316,7 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   }
 
   const serverDefault = serverDefaultPermissions(cfg.raw('default_permissions'));
-  const effective = effectivePermissions({
-    participantType: attendee.participant_type,
-    attendeePermissions: attendee.permissions,
-    callPermissions: room.call_permissions,
-    defaultPermissions: room.default_permissions,
-    serverDefault,
-  });
+  const effective = permissionsIn(room, attendee, serverDefault);
   r.permissions = effective;
   r.attendeePermissions = attendee.permissions;
   r.callPermissions = room.call_permissions;

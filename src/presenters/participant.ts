@@ -11,7 +11,7 @@ import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
 import { ActorType, ParticipantType } from '../domain/constants.js';
 import { isSessionAlive } from '../domain/participants.js';
-import { effectivePermissions, isLoggedInModeratorType } from '../domain/permissions.js';
+import { isLoggedInModeratorType, permissionsIn } from '../domain/permissions.js';
 import { phoneFieldsFor } from '../domain/sip.js';
 import type { PublicStatus } from '../domain/user-status.js';
 
@@ -147,13 +147,7 @@ export function formatParticipant(e: MergedAttendee, env: ParticipantEnv): Parti
     actorId: a.actor_id,
     actorType: a.actor_type,
     displayName,
-    permissions: effectivePermissions({
-      participantType: a.participant_type,
-      attendeePermissions: a.permissions,
-      callPermissions: room.call_permissions,
-      defaultPermissions: room.default_permissions,
-      serverDefault: env.serverDefault,
-    }),
+    permissions: permissionsIn(room, a, env.serverDefault),
     attendeePermissions: a.permissions,
     attendeePin: sipOn && canSee ? pin : '',
     phoneNumber: phone.phoneNumber,

@@ -9,7 +9,7 @@ import type { ParticipantsRepository } from '../db/repositories/participants.js'
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, BreakoutMode, BreakoutStatus, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
-import { ApiError, badRequest, forbidden, notFound, notImplemented } from '../domain/errors.js';
+import { ApiError, badRequest, forbidden, lobbyActive, notFound, notImplemented } from '../domain/errors.js';
 import { invitationMail } from '../domain/invitation-mail.js';
 import {
   applyPermissionMethod,
@@ -22,7 +22,7 @@ import {
 } from '../domain/participants.js';
 import { randomString, sha256Hex } from '../domain/passwords.js';
 import {
-  effectivePermissions,
+  permissionsIn,
   heldInLobby,
   isGuestType,
   isLoggedInModeratorType,
@@ -92,14 +92,7 @@ export class ParticipantsService {
     };
     if (opts.breakout) guestCheck();
     const lobby = room.lobby_timer > 0 && room.lobby_timer < now ? 0 : room.lobby_state;
-    const effective = effectivePermissions({
-      participantType: viewer.participant_type,
-      attendeePermissions: viewer.permissions,
-      callPermissions: room.call_permissions,
-      defaultPermissions: room.default_permissions,
-      serverDefault,
-    });
-    if (heldInLobby(lobby, viewer.participant_type, effective)) throw new ApiError(412, { error: 'lobby' });
+    if (heldInLobby(lobby, viewer.participant_type, permissionsIn(room, viewer, serverDefault))) throw lobbyActive();
     guestCheck();
 
     const roomList: RoomRow[] = [room];

@@ -11,7 +11,7 @@ import type { RoomRow } from '../db/repositories/rooms.js';
 import { ActorType, ParticipantType, Permission, StartCalls } from '../domain/constants.js';
 import { badRequest, forbidden, notFound, notImplemented, preconditionFailed } from '../domain/errors.js';
 import { randomHex } from '../domain/passwords.js';
-import { effectivePermissions, hasPermission, serverDefaultPermissions } from '../domain/permissions.js';
+import { hasPermission, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import {
   DIALOUT_REQUEST_TTL,
   dialOutCallerNumber,
@@ -167,13 +167,7 @@ export class SipService {
   async startDialOut(ctx: RequestContext, token: string, attendeeId: number): Promise<void> {
     const { room, attendee } = await this.rooms.requireParticipant(ctx, token);
     const cfg = await ctx.config();
-    const effective = effectivePermissions({
-      participantType: attendee.participant_type,
-      attendeePermissions: attendee.permissions,
-      callPermissions: room.call_permissions,
-      defaultPermissions: room.default_permissions,
-      serverDefault: serverDefaultPermissions(cfg.get('default_permissions')),
-    });
+    const effective = permissionsIn(room, attendee, serverDefaultPermissions(cfg.get('default_permissions')));
     if (cfg.int('start_calls') === StartCalls.NOBODY || !hasPermission(effective, Permission.START_CALL)) {
       throw forbidden('permissions', 'You are not allowed to start calls in this conversation');
     }
