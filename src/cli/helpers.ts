@@ -36,7 +36,7 @@ export async function runCommand<T>(fn: (s: Services) => Promise<T>): Promise<T>
   }
 }
 
-export const OUTPUT_FORMATS = ['plain', 'json', 'json_pretty'] as const;
+const OUTPUT_FORMATS = ['plain', 'json', 'json_pretty'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Adds `--output` (`defaultFormat` when not given); the action validates it with outputFormat before anything runs. */

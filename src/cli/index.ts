@@ -18,9 +18,9 @@ import { appConfigCommands } from './app-config.js';
 // modules take it from helpers.ts.
 export { CommandError } from './helpers.js';
 
-export type CommandModule = (program: Command) => void;
+type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkRoomCommands, teamCommands, phoneNumberCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
+const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkRoomCommands, teamCommands, phoneNumberCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
 
 export function buildProgram(): Command {
   const program = new Command();
