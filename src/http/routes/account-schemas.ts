@@ -5,7 +5,6 @@
 import { Type } from '@sinclair/typebox';
 
 /** PHP's empty array: `data: []` of calls that answer nothing. */
-export const EmptyData = Type.Array(Type.Never(), { maxItems: 0, description: 'always []' });
 
 export const UserIds = Type.Object({ users: Type.Array(Type.String()) });
 export const GroupIds = Type.Object({ groups: Type.Array(Type.String()) });

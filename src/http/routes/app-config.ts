@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
+import { EmptyList } from './common-schemas.js';
 
 const BASE = '/apps/provisioning_api/api/v1/config/apps';
 
@@ -25,7 +26,6 @@ const AppParams = Type.Object({
 /** Nextcloud wraps these answers in a `data` key inside the OCS data. */
 const KeyList = Type.Object({ data: Type.Array(Type.String()) });
 const Value = Type.Object({ data: Type.String({ description: 'the stored string (secrets masked), else the default' }) });
-const Empty = Type.Array(Type.Never(), { maxItems: 0, description: 'always []' });
 
 const KeyParams = Type.Object({
   app: Type.String(),
@@ -78,7 +78,7 @@ export async function appConfigRoutes(app: FastifyInstance, services: Services):
     auth: 'admin',
     // `value` stays raw: the registry validates and normalises it per key type.
     params: Type.Object({ ...KeyParams.properties, value: Type.Optional(Type.Unknown()) }),
-    response: Empty,
+    response: EmptyList,
     summary: 'Set one config value (validated by the registry)',
     handler: async ({ params }) => {
       config.requireApp(params.app);
@@ -92,7 +92,7 @@ export async function appConfigRoutes(app: FastifyInstance, services: Services):
     path: `${BASE}/:app/:key`,
     auth: 'admin',
     params: KeyParams,
-    response: Empty,
+    response: EmptyList,
     summary: 'Delete one config value (the default applies again)',
     handler: async ({ params }) => {
       config.requireApp(params.app);

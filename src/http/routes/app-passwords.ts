@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
-import { AppPassword, EmptyData } from './account-schemas.js';
+import { AppPassword } from './account-schemas.js';
+import { EmptyList } from './common-schemas.js';
 
 export async function appPasswordRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const prov = services.provisioning;
@@ -27,7 +28,7 @@ export async function appPasswordRoutes(app: FastifyInstance, services: Services
     path: '/core/apppassword',
     auth: 'user',
     params: Type.Object({}),
-    response: EmptyData,
+    response: EmptyList,
     summary: 'Revoke the app password used by this request (403 without one)',
     handler: async ({ ctx }) => {
       await prov.revokeAppPassword(ctx);

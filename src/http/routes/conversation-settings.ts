@@ -16,6 +16,7 @@ import type { Services } from '../../services/index.js';
 import type { CallerRoom } from '../../services/rooms.js';
 import type { RequestContext } from '../../services/request-context.js';
 import { ocsRoute, type OcsRouteDef } from '../ocs/route.js';
+import { ROOM, Token } from './common-schemas.js';
 
 // What these endpoints and the record fields they set make true (talk-reference.md §2.2 gating table).
 registerFeatures([
@@ -30,8 +31,6 @@ registerFeatures([
   { name: 'message-expiration' },
 ]);
 
-const ROOM = '/apps/spreed/api/v4/room/:token';
-const Token = Type.String();
 /** An int field whose wrong type is reported under Talk's reason for that endpoint. */
 const Int = (reason: string) => Type.Integer({ 'x-error': reason });
 

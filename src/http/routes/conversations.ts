@@ -11,6 +11,7 @@ import type { Services } from '../../services/index.js';
 import { nowSeconds } from '../../services/rooms.js';
 import { renderOcs } from '../ocs/envelope.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
+import { Token, V4 } from './common-schemas.js';
 
 // What these endpoints and the record make true (talk-reference.md §2.2), in Talk's order.
 registerFeatures([
@@ -21,9 +22,7 @@ registerFeatures([
   { name: 'start-call-flag' },
 ]);
 
-const V4 = '/apps/spreed/api/v4';
 
-const Token = Type.String();
 
 export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const rooms = services.rooms;

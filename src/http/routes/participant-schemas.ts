@@ -31,11 +31,9 @@ export const ParticipantSchema = Type.Object({
 
 export const ParticipantListSchema = Type.Array(ParticipantSchema);
 
-/** The conversation record (described by the conversations area). */
-export const ConversationRecordRef = Type.Object({}, { additionalProperties: true, description: 'conversation record' });
+import { EmptyList } from './common-schemas.js';
 
-export const NullData = Type.Null();
-export const EmptyList = Type.Array(Type.Never(), { maxItems: 0 });
+export { EmptyList, NullData } from './common-schemas.js';
 export const AddResult = Type.Union([Type.Object({ type: Type.Integer() }), EmptyList]);
 
 /** Nextcloud's private user status record. */

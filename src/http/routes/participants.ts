@@ -7,11 +7,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { registerFeatures } from '../../domain/features.js';
+import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { newCookieHeaders, registerCookieSessions } from '../auth/cookie-session.js';
 import { renderOcs } from '../ocs/envelope.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
-import { AddResult, ConversationRecordRef, EmptyList, NullData, ParticipantListSchema } from './participant-schemas.js';
+import { AddResult, EmptyList, NullData, ParticipantListSchema } from './participant-schemas.js';
+import { V4 } from './common-schemas.js';
 
 registerCookieSessions();
 
@@ -25,7 +27,6 @@ registerFeatures([
   { name: 'session-state' },
 ]);
 
-const V4 = '/apps/spreed/api/v4';
 const AttendeeId = Type.Integer({ 'x-error': 'attendeeId' });
 const Method = Type.String({ maxLength: 32, 'x-error': 'method' });
 const Permissions = Type.Integer({ 'x-error': 'permissions' });
@@ -113,7 +114,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Join a conversation (new session); 409 when this browser session is still active and force=false',
-    response: ConversationRecordRef,
+    response: ConversationSchema,
     params: Type.Object({
       token: Type.String(),
       password: Type.String({ default: '', maxLength: 1024, 'x-error': 'password' }),
@@ -147,7 +148,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Set the session state: 0 inactive, 1 active',
-    response: ConversationRecordRef,
+    response: ConversationSchema,
     params: Type.Object({ token: Type.String(), state: Type.Integer({ 'x-error': 'state' }) }, { required: ['token', 'state'] }),
     handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await sessions.setState(ctx, params.token, params.state)),
   });

@@ -8,11 +8,11 @@ import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
+import { EmptyList } from './common-schemas.js';
 
 const PATH = '/apps/provisioning_api/api/v1/config/users/:appId/:configKey';
 
 /** Nextcloud answers an empty list. */
-const Empty = Type.Array(Type.Never(), { maxItems: 0 });
 
 const target = {
   appId: Type.String({ maxLength: 64 }),
@@ -36,7 +36,7 @@ export async function provisioningConfigRoutes(app: FastifyInstance, services: S
       configValue: Type.Optional(Type.String({ maxLength: 64 })),
       value: Type.Optional(Type.String({ maxLength: 64, 'x-error': 'configValue' })),
     }),
-    response: Empty,
+    response: EmptyList,
     handler: async ({ params, ctx }) => {
       requireSpreed(params.appId);
       const value = params.configValue ?? params.value;
@@ -52,7 +52,7 @@ export async function provisioningConfigRoutes(app: FastifyInstance, services: S
     auth: 'user',
     summary: "Reset one of the caller's own spreed preferences to the server default",
     params: Type.Object(target),
-    response: Empty,
+    response: EmptyList,
     handler: async ({ params, ctx }) => {
       requireSpreed(params.appId);
       await services.preferences.deleteProvisioned(ctx.userId!, params.configKey);

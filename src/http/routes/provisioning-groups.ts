@@ -7,7 +7,8 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
 import { pageParams } from './provisioning-users.js';
-import { EmptyData, GroupIds, UserIds } from './account-schemas.js';
+import { GroupIds, UserIds } from './account-schemas.js';
+import { EmptyList } from './common-schemas.js';
 
 const groupid = Type.String({ 'x-error': 'groupid' });
 
@@ -30,7 +31,7 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
     auth: 'admin',
     summary: 'Create a group (groupid, displayname)',
     params: Type.Object({ groupid: Type.String({ default: '' }), displayname: Type.String({ default: '' }) }),
-    response: EmptyData,
+    response: EmptyList,
     handler: async ({ params }) => {
       await prov.createGroup(params.groupid, params.displayname);
       return [];
@@ -43,7 +44,7 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
     auth: 'admin',
     summary: 'Delete a group (not admin)',
     params: Type.Object({ groupid }),
-    response: EmptyData,
+    response: EmptyList,
     handler: async ({ params }) => {
       await prov.deleteGroup(params.groupid);
       return [];

@@ -8,7 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
-import { CreatedUser, EmptyData, GroupIds, UserDetails, UserIds } from './account-schemas.js';
+import { CreatedUser, GroupIds, UserDetails, UserIds } from './account-schemas.js';
+import { EmptyList } from './common-schemas.js';
 
 const userid = Type.String({ 'x-error': 'userid' });
 
@@ -85,7 +86,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
       key: Type.String({ maxLength: 64 }),
       value: Type.String(),
     }),
-    response: EmptyData,
+    response: EmptyList,
     handler: async ({ params, ctx }) => {
       await prov.editUser(ctx, params.userid, params.key, params.value);
       return [];
@@ -98,7 +99,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'admin',
     summary: 'Delete a user (not yourself)',
     params: Type.Object({ userid }),
-    response: EmptyData,
+    response: EmptyList,
     handler: async ({ params, ctx }) => {
       await prov.deleteUser(ctx, params.userid);
       return [];
@@ -115,7 +116,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
       auth: 'admin',
       summary: `${enabled ? 'Enable' : 'Disable'} a user (not yourself)`,
       params: Type.Object({ userid }),
-      response: EmptyData,
+      response: EmptyList,
       handler: async ({ params, ctx }) => {
         await prov.setEnabled(ctx, params.userid, enabled);
         return [];
@@ -141,7 +142,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'admin',
     summary: 'Add a user to a group (groupid)',
     params: membership,
-    response: EmptyData,
+    response: EmptyList,
     handler: async ({ params }) => {
       await prov.addToGroup(params.userid, params.groupid);
       return [];
@@ -154,7 +155,7 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     auth: 'admin',
     summary: 'Remove a user from a group (groupid)',
     params: membership,
-    response: EmptyData,
+    response: EmptyList,
     handler: async ({ params, ctx }) => {
       await prov.removeFromGroup(ctx, params.userid, params.groupid);
       return [];

@@ -7,8 +7,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { registerFeatures } from '../../domain/features.js';
 import { dialOutEnabled, sipConfigured } from '../../domain/sip.js';
+import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
+import { ROOM, Token, V4 } from './common-schemas.js';
 
 // Advertised only while they work: SIP needs secret and dial-in info, dial-out also sip_dialout.
 registerFeatures([
@@ -17,14 +19,6 @@ registerFeatures([
   { name: 'sip-support-dialout', when: dialOutEnabled },
 ]);
 
-const V4 = '/apps/spreed/api/v4';
-const ROOM = `${V4}/room/:token`;
-const Token = Type.String();
-/** The conversation record (contract "Conversation"; built by the conversation presenter). */
-const Conversation = Type.Object(
-  { id: Type.Integer(), token: Type.String(), type: Type.Integer(), sipEnabled: Type.Integer(), attendeeId: Type.Integer(), attendeePin: Type.Union([Type.String(), Type.Null()]) },
-  { additionalProperties: true, description: 'Conversation record' },
-);
 /** The bridge sends `options` as an object or as its JSON text. */
 const Options = Type.Union([Type.String({ maxLength: 4096 }), Type.Object({}, { additionalProperties: true })], { default: '', 'x-error': 'options' });
 
@@ -36,7 +30,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     talk: true,
     summary: 'Enable SIP dial-in for a conversation: state 0 off, 1 with PIN, 2 without PIN (moderators in sip_bridge_groups)',
     params: Type.Object({ token: Token, state: Type.Integer({ 'x-error': 'value' }) }),
-    response: Conversation,
+    response: ConversationSchema,
     handler: async ({ params, ctx }) => {
       const caller = await services.sip.setConversationSip(ctx, params.token, params.state);
       return services.rooms.presenter.presentOne(ctx, caller);
@@ -49,7 +43,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     auth: 'public',
     summary: 'SIP bridge (deprecated): the conversation as seen by the attendee with this dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ maxLength: 64 }) }),
-    response: Conversation,
+    response: ConversationSchema,
     handler: async ({ params, ctx }) => services.sip.participantByPin(ctx, params.token, params.pin),
   });
 
@@ -59,7 +53,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     auth: 'public',
     summary: 'SIP bridge: verify a dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ default: '', maxLength: 64 }) }),
-    response: Conversation,
+    response: ConversationSchema,
     handler: async ({ params, ctx }) => services.sip.verifyDialIn(ctx, params.token, params.pin),
   });
 
@@ -69,7 +63,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     auth: 'public',
     summary: 'SIP bridge: verify a dial-out number (options: actorId, actorType phones, attendeeId)',
     params: Type.Object({ token: Token, number: Type.String({ default: '', maxLength: 64 }), options: Options }),
-    response: Conversation,
+    response: ConversationSchema,
     handler: async ({ params, ctx }) => services.sip.verifyDialOut(ctx, params.token, params.number, params.options),
   });
 
