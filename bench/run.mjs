@@ -29,7 +29,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const dist = path.join(root, 'dist');
+const distDir = path.join(root, 'dist');
 const BASELINE = 'hello';
 const ADMIN = { user: 'admin', password: 'bench-admin-password-1' };
 
@@ -40,6 +40,10 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
 const basic = (user, password) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
+/** The headers of an OCS request answered in JSON (entries spread them into theirs). */
+const ocs = Object.freeze({ 'OCS-APIRequest': 'true', Accept: 'application/json' });
+/** Imports a module of the build, e.g. `await dist('db/repositories/rooms.js')`. */
+const dist = (p) => import(pathToFileURL(path.join(distDir, p)).href);
 
 /** Loads every route entry (default export: one entry or a list), baseline first. */
 async function loadRoutes() {
@@ -108,7 +112,7 @@ function load(url, req, seconds) {
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(dist, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run bench` (it builds first)');
+  if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run bench` (it builds first)');
   const routes = await loadRoutes();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   const env = {
@@ -124,20 +128,21 @@ async function main() {
   delete env.DATABASE_SCHEMA;
 
   // Seed through the built services, in this process, before the server starts.
-  const { openServices, ensureAdminAccount } = await import(pathToFileURL(path.join(dist, 'boot.js')).href);
-  const { loadSettings } = await import(pathToFileURL(path.join(dist, 'settings.js')).href);
+  const { openServices, ensureAdminAccount } = await dist('boot.js');
+  const { loadSettings } = await dist('settings.js');
   const services = await openServices(loadSettings(env));
   await ensureAdminAccount(services, () => undefined);
-  const tools = { services, admin: ADMIN, basic };
-  const state = new Map();
-  for (const r of routes) state.set(r.name, r.seed ? await r.seed(tools) : undefined);
+  const tools = { services, admin: ADMIN, basic, ocs, dist };
+  // Entries may share one seed function: it runs once and they all get its state.
+  const seeded = new Map();
+  for (const r of routes) if (r.seed && !seeded.has(r.seed)) seeded.set(r.seed, await r.seed(tools));
   await services.db.close();
 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // BENCH_PROF=dir: the server writes a V8 CPU profile there as it exits (SIGTERM, end of run).
   const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROF)}`] : [];
-  const child = spawn(process.execPath, [...profile, path.join(dist, 'main.js'), 'serve'], {
+  const child = spawn(process.execPath, [...profile, path.join(distDir, 'main.js'), 'serve'], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -155,7 +160,7 @@ async function main() {
     await waitUntilUp(url, child);
     const requests = new Map();
     for (const r of routes) {
-      const ctx = { url, admin: ADMIN, basic, state: state.get(r.name) };
+      const ctx = { url, admin: ADMIN, basic, ocs, state: seeded.get(r.seed) };
       if (r.prepare) ctx.state = await r.prepare(ctx);
       const req = await r.request(ctx);
       await probe(r, req);

@@ -3,8 +3,6 @@
  * An entry: { name, seed?(tools) → state, prepare?(ctx) → state, request(ctx) → {method?, path, headers?, body?},
  * expectStatus? } — see bench/routes/README.md.
  */
-const OCS = { 'OCS-APIRequest': 'true', Accept: 'application/json' };
-
 export default [
   {
     name: 'hello',
@@ -15,12 +13,12 @@ export default [
     name: 'capabilities',
     async seed({ services }) {
       await services.directory.createUser({ id: 'bench-user', password: 'bench-user-password-1', displayName: 'Bench User' });
-      await services.preferences.repo.set('bench-user', 'attachment_folder', '/Bench');
+      await services.preferences.setUserSetting('bench-user', 'attachment_folder', '/Bench');
       return { user: 'bench-user', password: 'bench-user-password-1' };
     },
-    request: ({ basic, state }) => ({
+    request: ({ basic, ocs, state }) => ({
       path: '/ocs/v2.php/cloud/capabilities?format=json',
-      headers: { ...OCS, Authorization: basic(state.user, state.password) },
+      headers: { ...ocs, Authorization: basic(state.user, state.password) },
     }),
   },
 ];

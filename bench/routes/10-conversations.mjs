@@ -6,18 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const OCS = { 'OCS-APIRequest': 'true', Accept: 'application/json' };
 const USER = { user: 'bench-rooms', password: 'bench-rooms-password-1' };
 const TOTAL = 10_000;
 const MINE = 200;
-const dist = (p) => new URL(`../../dist/${p}`, import.meta.url).href;
 
-/** Seeds once (the three entries share it): 10,000 rooms, the bench user in 200 of them. */
-let seeded;
-async function seed({ services }) {
-  if (seeded) return seeded;
-  const { ROOM_DEFAULTS } = await import(dist('db/repositories/rooms.js'));
-  const { ATTENDEE_DEFAULTS } = await import(dist('db/repositories/attendees.js'));
+/** 10,000 rooms, the bench user in 200 of them (the three entries share it; run.mjs runs it once). */
+async function seed({ services, dist }) {
+  const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
+  const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
   await services.directory.createUser({ id: USER.user, password: USER.password, displayName: 'Bench Rooms' });
   const others = [];
   for (let i = 0; i < 20; i++) {
@@ -52,9 +48,9 @@ async function seed({ services }) {
   });
 
   // The exact GET /room body, rendered in-process, for the pre-rendered baseline route.
-  const { RequestContext } = await import(dist('services/request-context.js'));
-  const { renderOcs } = await import(dist('http/ocs/envelope.js'));
-  const { PRERENDERED_DIR } = await import(dist('http/routes/bench-prerendered.js'));
+  const { RequestContext } = await dist('services/request-context.js');
+  const { renderOcs } = await dist('http/ocs/envelope.js');
+  const { PRERENDERED_DIR } = await dist('http/routes/bench-prerendered.js');
   const user = await services.directory.getUser(USER.user);
   const ctx = new RequestContext(services.directory, services.appConfig, user, '127.0.0.1');
   const views = await services.rooms.listForUser(ctx, { modifiedSince: 0, includeStatus: false });
@@ -63,8 +59,7 @@ async function seed({ services }) {
   const dir = path.join(services.settings.dataDir, PRERENDERED_DIR);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'room-list.json'), renderOcs(2, 'json', 200, data).body);
-  seeded = { ...USER, token: myToken };
-  return seeded;
+  return { ...USER, token: myToken };
 }
 
 export default [
@@ -77,17 +72,17 @@ export default [
     name: 'room-list',
     vs: 'room-list-prerendered',
     seed,
-    request: ({ basic, state }) => ({
+    request: ({ basic, ocs, state }) => ({
       path: '/ocs/v2.php/apps/spreed/api/v4/room?format=json',
-      headers: { ...OCS, Authorization: basic(state.user, state.password) },
+      headers: { ...ocs, Authorization: basic(state.user, state.password) },
     }),
   },
   {
     name: 'room-get',
     seed,
-    request: ({ basic, state }) => ({
+    request: ({ basic, ocs, state }) => ({
       path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}?format=json`,
-      headers: { ...OCS, Authorization: basic(state.user, state.password) },
+      headers: { ...ocs, Authorization: basic(state.user, state.password) },
     }),
   },
 ];

@@ -3,16 +3,13 @@
  * conversation, and join churn (a browser re-joining with its cookie session: every request
  * creates a session and removes the one it replaces).
  */
-const OCS = { 'OCS-APIRequest': 'true', Accept: 'application/json' };
 const USER = { user: 'bench-parts', password: 'bench-parts-password-1' };
 const ATTENDEES = 5000;
-const dist = (p) => new URL(`../../dist/${p}`, import.meta.url).href;
 
-let seeded;
-async function seed({ services }) {
-  if (seeded) return seeded;
-  const { ROOM_DEFAULTS } = await import(dist('db/repositories/rooms.js'));
-  const { ATTENDEE_DEFAULTS } = await import(dist('db/repositories/attendees.js'));
+/** One conversation with 5,000 attendees (both entries share it; run.mjs runs it once). */
+async function seed({ services, dist }) {
+  const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
+  const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
   await services.directory.createUser({ id: USER.user, password: USER.password, displayName: 'Bench Participants' });
   const cfg = await services.appConfig.snapshot();
   const now = Math.floor(Date.now() / 1000);
@@ -36,34 +33,33 @@ async function seed({ services }) {
     }
     for (let i = 0; i < rows.length; i += 500) await repos.attendees.insertIgnoringDuplicates(rows.slice(i, i + 500));
   });
-  seeded = { token };
-  return seeded;
+  return { token };
 }
 
 export default [
   {
     name: 'participants-5000',
     seed,
-    request: ({ basic, state }) => ({
+    request: ({ basic, ocs, state }) => ({
       path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants?format=json`,
-      headers: { ...OCS, Authorization: basic(USER.user, USER.password) },
+      headers: { ...ocs, Authorization: basic(USER.user, USER.password) },
     }),
   },
   {
     name: 'join-churn',
     seed,
-    async prepare({ url, basic, state }) {
+    async prepare({ url, basic, ocs, state }) {
       const res = await fetch(`${url}/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants/active?format=json`, {
         method: 'POST',
-        headers: { ...OCS, Authorization: basic(USER.user, USER.password) },
+        headers: { ...ocs, Authorization: basic(USER.user, USER.password) },
       });
       const cookie = /parley_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
       return { ...state, cookie };
     },
-    request: ({ basic, state }) => ({
+    request: ({ basic, ocs, state }) => ({
       method: 'POST',
       path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants/active?format=json`,
-      headers: { ...OCS, Authorization: basic(USER.user, USER.password), Cookie: state.cookie, 'Content-Type': 'application/json' },
+      headers: { ...ocs, Authorization: basic(USER.user, USER.password), Cookie: state.cookie, 'Content-Type': 'application/json' },
       body: JSON.stringify({ force: true }),
     }),
   },
