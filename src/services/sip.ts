@@ -83,6 +83,17 @@ export class SipService {
     return room;
   }
 
+  /**
+   * GET /room/{token} as the SIP bridge asks it: undefined when the request carries no bridge
+   * signature; 401 when it is wrong; else the conversation (any type) in the limited view with
+   * the name forced and no last message (talk-behaviour.md §7).
+   */
+  async bridgeRecord(ctx: RequestContext, token: string): Promise<ConversationRecord | undefined> {
+    if (!(await this.bridge.detect(ctx, token))) return undefined;
+    const caller = await this.rooms.getRoomForCaller(ctx, token, { sipBridge: true });
+    return this.rooms.presenter.presentOne(ctx, { room: caller.room, forceName: true }, { includeLastMessage: false });
+  }
+
   /** The record the bridge gets: the attendee's view with the room name forced, no last message. */
   private present(ctx: RequestContext, room: RoomRow, attendee: AttendeeRow): Promise<ConversationRecord> {
     return this.rooms.presenter.presentOne(ctx, { room, attendee, forceName: true }, { includeLastMessage: false });

@@ -9,7 +9,7 @@ import { registerFeatures } from '../../domain/features.js';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { nowSeconds } from '../../services/rooms.js';
-import { renderOcs } from '../ocs/envelope.js';
+import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 
@@ -40,21 +40,13 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       includeLastMessage: Type.Boolean({ default: true }),
     }),
     response: ConversationListSchema,
-    handler: async ({ params, ctx, version, format }) => {
+    handler: async (call) => {
+      const { params, ctx } = call;
       // Contract: without noStatusUpdate=1 the caller counts as online (participants area, user status).
       if (params.noStatusUpdate === 0) await services.userStatus.markOnline(ctx.userId!);
       // Taken before the query, so a change made while it runs is returned again next time.
       const modifiedBefore = String(nowSeconds());
-      const headers = {
-        ...(await services.serviceHash.headers(ctx)),
-        'X-Service-Modified-Before': modifiedBefore,
-        'X-Nextcloud-Talk-Modified-Before': modifiedBefore,
-      };
-      // A cookie session picks the caller's own sessions (sessionId, lastPing): not in the key, not cached.
-      const key = ctx.guestSessionKey
-        ? undefined
-        : `list\0${ctx.userId}\0${version}\0${format}\0${params.includeStatus}\0${params.includeLastMessage}\0${params.modifiedSince}`;
-      const answer = await rooms.rendered.through(key, async () => {
+      const answer = await cachedOcsAnswer(rooms.rendered, call, ['list', params.includeStatus, params.includeLastMessage, params.modifiedSince], async () => {
         const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
         const validity = { until: Infinity };
         const data = await rooms.presenter.present(ctx, views, {
@@ -62,8 +54,9 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
           includeLastMessage: params.includeLastMessage,
           validity,
         });
-        return { rendered: renderOcs(version, format, 200, data), until: validity.until };
+        return { data, until: validity.until, headers: await services.serviceHash.headers(ctx) };
       });
+      const headers = { ...answer.headers, 'X-Service-Modified-Before': modifiedBefore, 'X-Nextcloud-Talk-Modified-Before': modifiedBefore };
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
     },
   });
@@ -98,26 +91,20 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     summary: 'One conversation (participants, guests, and non-participants where it is listed or public)',
     params: Type.Object({ token: Token }),
     response: ConversationSchema,
-    handler: async ({ params, ctx, version, format }) => {
+    handler: async (call) => {
+      const { params, ctx } = call;
       // A signed SIP-bridge request sees any conversation in the limited view (talk-behaviour.md §7).
-      const bridge = await services.sipBridge.detect(ctx, params.token);
-      const headers = await services.serviceHash.headers(ctx);
-      if (bridge) {
-        const caller = await rooms.getRoomForCaller(ctx, params.token, { sipBridge: bridge });
-        const record = await rooms.presenter.presentOne(ctx, { room: caller.room, forceName: true }, { includeLastMessage: false });
-        return new OcsReply(record, 200, headers);
-      }
-      // Logged-in callers without a cookie session: the record depends only on the user, the
-      // database and the clock (see RenderedCache). Only found conversations are cached, so a
-      // miss is always looked up (and throttled) again.
-      const key = ctx.userId === undefined || ctx.guestSessionKey ? undefined : `room\0${ctx.userId}\0${params.token}\0${version}\0${format}`;
-      const answer = await rooms.rendered.through(key, async () => {
+      const bridgeRecord = await services.sip.bridgeRecord(ctx, params.token);
+      if (bridgeRecord) return new OcsReply(bridgeRecord, 200, await services.serviceHash.headers(ctx));
+      // The record depends only on the user, the database and the clock. Only found
+      // conversations are cached, so a miss is always looked up (and throttled) again.
+      const answer = await cachedOcsAnswer(rooms.rendered, call, ['room', params.token], async () => {
         const caller = await rooms.getRoomForCaller(ctx, params.token);
         const validity = { until: Infinity };
         const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true, validity });
-        return { rendered: renderOcs(version, format, 200, record), until: validity.until };
+        return { data: record, until: validity.until, headers: await services.serviceHash.headers(ctx) };
       });
-      return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
+      return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
     },
   });
 

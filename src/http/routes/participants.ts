@@ -10,10 +10,10 @@ import { registerFeatures } from '../../domain/features.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { newCookieHeaders, registerCookieSessions } from '../auth/cookie-session.js';
-import { renderOcs } from '../ocs/envelope.js';
+import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { AddResult, EmptyList, NullData, ParticipantListSchema } from './participant-schemas.js';
-import { V4 } from './common-schemas.js';
+import { Token, V4 } from './common-schemas.js';
 
 registerCookieSessions();
 
@@ -46,16 +46,13 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       talk: true,
       summary: breakout ? 'Participants of a conversation and its breakout rooms' : 'Participants of a conversation',
       response: ParticipantListSchema,
-      params: Type.Object({ includeStatus: Type.Boolean({ default: false }) }),
-      handler: async ({ ctx, params, request, version, format }) => {
-        const token = (request.params as { token: string }).token;
-        // Reused while provably unchanged (services/rendered-cache.ts), for logged-in callers
-        // without a cookie session; a failure (404, 403, 412) is never stored.
-        const key = ctx.userId === undefined || ctx.guestSessionKey ? undefined : `participants\0${breakout}\0${ctx.userId}\0${token}\0${params.includeStatus}\0${version}\0${format}`;
-        const answer = await services.rooms.rendered.through(key, async () => {
-          const out = await participants.list(ctx, token, { includeStatus: params.includeStatus, breakout });
+      params: Type.Object({ token: Token, includeStatus: Type.Boolean({ default: false }) }, { required: ['token'] }),
+      handler: async (call) => {
+        const { ctx, params } = call;
+        const answer = await cachedOcsAnswer(services.rooms.rendered, call, ['participants', breakout, params.token, params.includeStatus], async () => {
+          const out = await participants.list(ctx, params.token, { includeStatus: params.includeStatus, breakout });
           const headers: Record<string, string> = out.withStatuses ? { 'X-Nextcloud-Has-User-Statuses': 'true' } : {};
-          return { rendered: renderOcs(version, format, 200, out.records), until: out.until, headers };
+          return { data: out.records, until: out.until, headers };
         });
         return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
       },
