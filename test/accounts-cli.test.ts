@@ -18,7 +18,7 @@ import { dropSchema } from '../src/db/database.js';
 import { verifyPassword } from '../src/domain/passwords.js';
 import type { Services } from '../src/services/index.js';
 import { loadSettings } from '../src/settings.js';
-import { runCli, spawnCli, type Run } from './helpers/cli.js';
+import { expectRefusal, runCli, spawnCli, type Run } from './helpers/cli.js';
 import { dialects, freshEnv } from './helpers/parley.js';
 
 const MAIN = path.resolve('src/main.ts');
@@ -33,11 +33,6 @@ for (const dialect of dialects()) {
     /** `parley ...args` as a real process with stdin closed (not a terminal). */
     const spawned = (args: string[], extra: Record<string, string> = {}): Promise<Run> => spawnCli({ ...env, ...extra }, args);
 
-    const failsWith = (r: Run, pattern: RegExp) => {
-      assert.equal(r.code, 1, r.stdout + r.stderr);
-      assert.match(r.stderr, /^error: /);
-      assert.match(r.stderr, pattern);
-    };
 
     before(async () => {
       env = freshEnv(dialect);
@@ -65,10 +60,10 @@ for (const dialect of dialects()) {
 
     it('user:add refusals exit 1 and create nothing (the duplicate as a real process)', async () => {
       const dup = await spawned(['user:add', 'alice', '--password-from-env', '--display-name', 'Impostor'], { OC_PASS: 'other-pass-1' });
-      failsWith(dup, /User already exists/);
-      failsWith(await parley(['user:add', 'bob', '--password-from-env', '-g', 'staff', 'nope'], { OC_PASS: 'bob-secret-1' }), /group nope does not exist/);
-      failsWith(await parley(['user:add', 'bob', '--password-from-env'], { OC_PASS: '' }), /OC_PASS is empty/);
-      failsWith(await parley(['user:add', 'bad/id', '--password-from-env'], { OC_PASS: 'bob-secret-1' }), /Only the following characters/);
+      expectRefusal(dup, /User already exists/);
+      expectRefusal(await parley(['user:add', 'bob', '--password-from-env', '-g', 'staff', 'nope'], { OC_PASS: 'bob-secret-1' }), /group nope does not exist/);
+      expectRefusal(await parley(['user:add', 'bob', '--password-from-env'], { OC_PASS: '' }), /OC_PASS is empty/);
+      expectRefusal(await parley(['user:add', 'bad/id', '--password-from-env'], { OC_PASS: 'bob-secret-1' }), /Only the following characters/);
       assert.equal(await s.directory.getUser('bad/id'), undefined);
       assert.equal((await s.directory.getUser('alice'))?.display_name, 'Alice A');
       assert.ok(await verifyPassword((await s.directory.getUser('alice'))!.password_hash, 'alice-secret-1'));
@@ -108,7 +103,7 @@ for (const dialect of dialects()) {
     const itSqlite = dialect === 'sqlite' ? it : it.skip;
 
     itSqlite('user:add without a password source, stdin not a terminal (a real process): exit 1', async () => {
-      failsWith(await spawned(['user:add', 'bob']), /--password-from-env/);
+      expectRefusal(await spawned(['user:add', 'bob']), /--password-from-env/);
       assert.equal(await s.directory.getUser('bob'), undefined);
     });
 
@@ -124,8 +119,8 @@ for (const dialect of dialects()) {
     });
 
     it('user:list with a bad --output or --limit exits 1', async () => {
-      failsWith(await parley(['user:list', '--limit', 'many']), /--limit must be a whole number/);
-      failsWith(await parley(['user:list', '--output=xml']), /--output must be one of plain, json, json_pretty/);
+      expectRefusal(await parley(['user:list', '--limit', 'many']), /--limit must be a whole number/);
+      expectRefusal(await parley(['user:list', '--output=xml']), /--output must be one of plain, json, json_pretty/);
     });
 
     it('user:reset-password sets a new password; an unknown user exits 1', async () => {
@@ -134,12 +129,12 @@ for (const dialect of dialects()) {
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /Successfully reset password for carol/);
       assert.ok(await verifyPassword((await s.directory.getUser('carol'))!.password_hash, 'carol-new-pass'));
-      failsWith(unknown, /User does not exist/);
+      expectRefusal(unknown, /User does not exist/);
       assert.ok(await verifyPassword((await s.directory.getUser('carol'))!.password_hash, 'carol-new-pass'));
     });
 
     it('user:disable and user:enable; an unknown user exits 1', async () => {
-      failsWith(await parley(['user:disable', 'nobody']), /User does not exist/);
+      expectRefusal(await parley(['user:disable', 'nobody']), /User does not exist/);
       const off = await parley(['user:disable', 'carol']);
       assert.equal(off.code, 0, off.stderr);
       assert.equal((await s.directory.getUser('carol'))?.enabled, 0);
@@ -166,13 +161,13 @@ for (const dialect of dialects()) {
     it('group refusals exit 1 and change nothing', async () => {
       await s.directory.createGroup('admin');
       await s.directory.addToGroup('admin', 'alice');
-      failsWith(await parley(['group:add', 'devs']), /group exists/);
-      failsWith(await parley(['group:adduser', 'nope', 'carol']), /group does not exist/);
-      failsWith(await parley(['group:adduser', 'devs', 'nobody']), /user does not exist/);
-      failsWith(await parley(['group:removeuser', 'devs', 'nobody']), /user does not exist/);
-      failsWith(await parley(['group:delete', 'admin']), /admin group cannot be deleted/);
-      failsWith(await parley(['group:delete', 'nope']), /group does not exist/);
-      failsWith(await parley(['group:list', '--output=yaml']), /--output must be one of/);
+      expectRefusal(await parley(['group:add', 'devs']), /group exists/);
+      expectRefusal(await parley(['group:adduser', 'nope', 'carol']), /group does not exist/);
+      expectRefusal(await parley(['group:adduser', 'devs', 'nobody']), /user does not exist/);
+      expectRefusal(await parley(['group:removeuser', 'devs', 'nobody']), /user does not exist/);
+      expectRefusal(await parley(['group:delete', 'admin']), /admin group cannot be deleted/);
+      expectRefusal(await parley(['group:delete', 'nope']), /group does not exist/);
+      expectRefusal(await parley(['group:list', '--output=yaml']), /--output must be one of/);
       assert.equal((await s.directory.groups.find('devs'))?.display_name, 'Developers');
       assert.deepEqual(await s.directory.membersOf('admin'), ['alice']);
       assert.deepEqual(await s.directory.membersOf('devs'), []);
@@ -183,7 +178,7 @@ for (const dialect of dialects()) {
       const delUser = await parley(['user:delete', 'carol']);
       assert.equal(delGroup.code, 0, delGroup.stderr);
       assert.equal(delUser.code, 0, delUser.stderr);
-      failsWith(await parley(['user:delete', 'nobody']), /User does not exist/);
+      expectRefusal(await parley(['user:delete', 'nobody']), /User does not exist/);
       assert.equal(await s.directory.groups.find('devs'), undefined);
       assert.equal(await s.directory.getUser('carol'), undefined);
       assert.ok(await s.directory.getUser('alice'));

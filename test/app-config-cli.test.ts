@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SENSITIVE_MASK } from '../src/app-config/registry.js';
-import { runCli, spawnCli, type Run } from './helpers/cli.js';
+import { expectRefusal, runCli, spawnCli } from './helpers/cli.js';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 
 const API = '/apps/provisioning_api/api/v1/config/apps/spreed';
@@ -19,11 +19,6 @@ for (const dialect of dialects()) {
     const parley = (...args: string[]) => runCli(p.env, args);
     const spawned = (...args: string[]) => spawnCli(p.env, args);
     const apiValue = async (key: string) => (await call(p, 'GET', `${API}/${key}`, { as: admin })).data.data;
-    const fails = (r: Run, pattern: RegExp) => {
-      assert.equal(r.code, 1, r.stdout + r.stderr);
-      assert.match(r.stderr, /^error: /m);
-      assert.match(r.stderr, pattern);
-    };
 
     before(async () => {
       p = await startParley(dialect);
@@ -41,13 +36,13 @@ for (const dialect of dialects()) {
     });
 
     it('config:app:set refusals (a real process for the wrong type) exit 1 and store nothing', async () => {
-      fails(await spawned('config:app:set', 'spreed', 'start_calls', '--value=abc'), /start_calls must be a whole number/);
-      fails(await parley('config:app:set', 'spreed', 'start_calls', '--value=9'), /at most 3/);
-      fails(await parley('config:app:set', 'spreed', 'allowed_groups', '--value=["nobody"]'), /unknown group "nobody"/);
-      fails(await parley('config:app:set', 'spreed', 'no_such_key', '--value=1'), /Unknown app config key/);
-      fails(await parley('config:app:set', 'files', 'start_calls', '--value=1'), /Invalid app id given/);
-      fails(await parley('config:app:set', 'spreed', 'start_calls'), /--value is required/);
-      fails(await parley('config:app:set', 'spreed', 'max_call_duration', '--value=60', '--update-only'), /not updated, as it has not been set before/);
+      expectRefusal(await spawned('config:app:set', 'spreed', 'start_calls', '--value=abc'), /start_calls must be a whole number/);
+      expectRefusal(await parley('config:app:set', 'spreed', 'start_calls', '--value=9'), /at most 3/);
+      expectRefusal(await parley('config:app:set', 'spreed', 'allowed_groups', '--value=["nobody"]'), /unknown group "nobody"/);
+      expectRefusal(await parley('config:app:set', 'spreed', 'no_such_key', '--value=1'), /Unknown app config key/);
+      expectRefusal(await parley('config:app:set', 'files', 'start_calls', '--value=1'), /Invalid app id given/);
+      expectRefusal(await parley('config:app:set', 'spreed', 'start_calls'), /--value is required/);
+      expectRefusal(await parley('config:app:set', 'spreed', 'max_call_duration', '--value=60', '--update-only'), /not updated, as it has not been set before/);
       assert.equal(await apiValue('start_calls'), '3');
       assert.equal(await apiValue('max_call_duration'), '0');
       const keys = (await call(p, 'GET', API, { as: admin })).data.data as string[];
@@ -61,9 +56,9 @@ for (const dialect of dialects()) {
       assert.equal((await parley('config:app:get', 'spreed', 'max_gif_size')).stdout, '3145728\n');
       assert.equal((await parley('config:app:get', 'spreed', 'sip_bridge_dialout_number', '--default-value=+49')).stdout, '+49\n');
       assert.equal((await parley('config:app:get', 'spreed', 'start_calls', '--output=json')).stdout, '"3"\n');
-      fails(await parley('config:app:get', 'spreed', 'no_such_key'), /Unknown app config key/);
-      fails(await parley('config:app:get', 'core', 'start_calls'), /Invalid app id given/);
-      fails(await parley('config:app:get', 'spreed', 'start_calls', '--output=yaml'), /--output must be one of/);
+      expectRefusal(await parley('config:app:get', 'spreed', 'no_such_key'), /Unknown app config key/);
+      expectRefusal(await parley('config:app:get', 'core', 'start_calls'), /Invalid app id given/);
+      expectRefusal(await parley('config:app:get', 'spreed', 'start_calls', '--output=yaml'), /--output must be one of/);
     });
 
     it('secrets are stored but printed masked by set, get and list', async () => {
@@ -101,7 +96,7 @@ for (const dialect of dialects()) {
 
       const withDefaults = JSON.parse((await parley('config:app:list', '--defaults')).stdout);
       assert.equal(withDefaults.apps.spreed.max_gif_size, '3145728');
-      fails(await parley('config:app:list', 'files'), /Invalid app id given/);
+      expectRefusal(await parley('config:app:list', 'files'), /Invalid app id given/);
     });
 
     it('config:app:delete (a real process) removes the value; --error-if-not-exists fails on an unset key', async () => {
@@ -111,8 +106,8 @@ for (const dialect of dialects()) {
       assert.equal(await apiValue('start_calls'), '0');
       const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
       assert.equal(caps.data.capabilities.spreed.config.call.enabled, true);
-      fails(await parley('config:app:delete', 'spreed', 'start_calls', '--error-if-not-exists'), /could not be deleted because it did not exist/);
-      fails(await parley('config:app:delete', 'spreed', 'no_such_key'), /Unknown app config key/);
+      expectRefusal(await parley('config:app:delete', 'spreed', 'start_calls', '--error-if-not-exists'), /could not be deleted because it did not exist/);
+      expectRefusal(await parley('config:app:delete', 'spreed', 'no_such_key'), /Unknown app config key/);
       assert.equal((await parley('config:app:delete', 'spreed', 'start_calls')).code, 0, 'deleting an unset key is fine');
     });
   });

@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, call, dialects, startParley, type Parley } from './helpers/parley.js';
-import { runCli, spawnCli, type Run } from './helpers/cli.js';
+import { expectRefusal, runCli, spawnCli, type Run } from './helpers/cli.js';
 
 const CONFIG = '/apps/provisioning_api/api/v1/config/apps/spreed';
 
@@ -17,11 +17,6 @@ for (const dialect of dialects()) {
 
     const parley = (...args: string[]) => runCli(p.env, args);
     const ok = (r: Run) => assert.equal(r.code, 0, r.stdout + r.stderr);
-    const failsWith = (r: Run, pattern: RegExp) => {
-      assert.equal(r.code, 1, r.stdout + r.stderr);
-      assert.match(r.stderr, /^error: /);
-      assert.match(r.stderr, pattern);
-    };
     const stored = async (key: string) => (await p.services.appConfig.snapshot()).raw(key);
 
     before(async () => {
@@ -34,7 +29,7 @@ for (const dialect of dialects()) {
       assert.equal(good.code, 0, good.stderr);
       assert.equal(good.stdout, 'Added stun.binary.example:443.\n');
       const bad = await spawnCli(p.env, ['talk:stun:add', 'stun.binary.example:443']);
-      failsWith(bad, /already configured/);
+      expectRefusal(bad, /already configured/);
       assert.equal(await stored('stun_servers'), '["stun.binary.example:443"]');
       ok(await parley('talk:stun:delete', 'stun.binary.example:443'));
     });
@@ -48,9 +43,9 @@ for (const dialect of dialects()) {
       ok(json);
       assert.deepEqual(JSON.parse(json.stdout), ['stun.example.org:3478']);
 
-      failsWith(await parley('talk:stun:add', 'https://not-a-host-port'), /host:port/);
-      failsWith(await parley('talk:stun:delete', 'other.example.org:1'), /no STUN server/);
-      failsWith(await parley('talk:stun:list', '--output=xml'), /--output must be one of plain, json, json_pretty/);
+      expectRefusal(await parley('talk:stun:add', 'https://not-a-host-port'), /host:port/);
+      expectRefusal(await parley('talk:stun:delete', 'other.example.org:1'), /no STUN server/);
+      expectRefusal(await parley('talk:stun:list', '--output=xml'), /--output must be one of plain, json, json_pretty/);
       assert.equal(await stored('stun_servers'), '["stun.example.org:3478"]');
 
       ok(await parley('talk:stun:delete', 'stun.example.org:3478'));
@@ -59,11 +54,11 @@ for (const dialect of dialects()) {
 
     it('talk:turn:add with --secret or --generate-secret; secrets never listed', async () => {
       ok(await parley('talk:turn:add', 'turn,turns', 'turn.example.org:3478', 'udp,tcp', '--secret=turn-secret-1'));
-      failsWith(await parley('talk:turn:add', 'turn', 'turn2.example.org:3478', 'udp'), /--secret or --generate-secret/);
-      failsWith(await parley('talk:turn:add', 'stun', 'turn2.example.org:3478', 'udp', '--secret=x'), /schemes must be one of/);
-      failsWith(await parley('talk:turn:add', 'turn', 'turn2.example.org:3478', 'sctp', '--secret=x'), /protocols must be one of/);
-      failsWith(await parley('talk:turn:add', 'turn', 'turn:turn2.example.org:3478', 'udp', '--secret=x'), /without a turn: or turns: prefix/);
-      failsWith(await parley('talk:turn:add', 'turn', 'turn2.example.org:3478', 'udp', '--secret=x', '--generate-secret'), /either/);
+      expectRefusal(await parley('talk:turn:add', 'turn', 'turn2.example.org:3478', 'udp'), /--secret or --generate-secret/);
+      expectRefusal(await parley('talk:turn:add', 'stun', 'turn2.example.org:3478', 'udp', '--secret=x'), /schemes must be one of/);
+      expectRefusal(await parley('talk:turn:add', 'turn', 'turn2.example.org:3478', 'sctp', '--secret=x'), /protocols must be one of/);
+      expectRefusal(await parley('talk:turn:add', 'turn', 'turn:turn2.example.org:3478', 'udp', '--secret=x'), /without a turn: or turns: prefix/);
+      expectRefusal(await parley('talk:turn:add', 'turn', 'turn2.example.org:3478', 'udp', '--secret=x', '--generate-secret'), /either/);
       const gen = await parley('talk:turn:add', 'turns', 'turn2.example.org:5349', 'tcp', '--generate-secret');
       ok(gen);
       const secret = /Generated secret: (\S+)/.exec(gen.stdout)![1];
@@ -79,21 +74,21 @@ for (const dialect of dialects()) {
       assert.ok(!JSON.stringify(list).includes('turn-secret-1'));
       assert.deepEqual(JSON.parse((await stored('turn_servers'))!).map((t: any) => t.secret), ['turn-secret-1', secret]);
 
-      failsWith(await parley('talk:turn:delete', 'turn', 'turn.example.org:3478', 'udp'), /no TURN server/);
+      expectRefusal(await parley('talk:turn:delete', 'turn', 'turn.example.org:3478', 'udp'), /no TURN server/);
       ok(await parley('talk:turn:delete', 'turn,turns', 'turn.example.org:3478', 'udp,tcp'));
       assert.equal(JSON.parse((await stored('turn_servers'))!).length, 1);
     });
 
     it('talk:signaling:add --verify, list (secret hidden), delete', async () => {
       ok(await parley('talk:signaling:add', 'https://hpb.example.org', 'hpb-secret-1', '--verify'));
-      failsWith(await parley('talk:signaling:add', 'ftp://hpb.example.org', 'x'), /http\(s\) URL/);
-      failsWith(await parley('talk:signaling:add', 'https://hpb.example.org', 'x'), /already configured/);
+      expectRefusal(await parley('talk:signaling:add', 'ftp://hpb.example.org', 'x'), /http\(s\) URL/);
+      expectRefusal(await parley('talk:signaling:add', 'https://hpb.example.org', 'x'), /already configured/);
       const pretty = await parley('talk:signaling:list', '--output=json_pretty');
       ok(pretty);
       assert.match(pretty.stdout, /\n {4}"servers"/);
       assert.deepEqual(JSON.parse(pretty.stdout), { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: '***REMOVED SENSITIVE VALUE***' });
       assert.deepEqual(JSON.parse((await stored('signaling_servers'))!), { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: 'hpb-secret-1' });
-      failsWith(await parley('talk:signaling:delete', 'https://other.example.org'), /no server/);
+      expectRefusal(await parley('talk:signaling:delete', 'https://other.example.org'), /no server/);
       ok(await parley('talk:signaling:delete', 'https://hpb.example.org'));
       assert.deepEqual(JSON.parse((await stored('signaling_servers'))!).servers, []);
     });
@@ -102,7 +97,7 @@ for (const dialect of dialects()) {
       ok(await parley('talk:recording:add', 'https://rec.example.org', 'rec-secret-1'));
       const plain = await parley('talk:recording:list');
       assert.equal(plain.stdout, '  - https://rec.example.org (verify: no)\n  - secret: set\n');
-      failsWith(await parley('talk:recording:add', 'https://rec2.example.org', ''), /must not be empty/);
+      expectRefusal(await parley('talk:recording:add', 'https://rec2.example.org', ''), /must not be empty/);
       ok(await parley('talk:recording:delete', 'https://rec.example.org'));
       assert.equal((await parley('talk:recording:list')).stdout, '  - secret: set\n');
     });

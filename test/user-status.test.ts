@@ -128,6 +128,9 @@ for (const dialect of dialects()) {
     });
 
     it('deleting the user deletes the status', async () => {
+      const set = await call(p, 'PUT', `${BASE}/message/custom`, { as: as('dave'), body: { statusIcon: '🙂', message: 'leaving' } });
+      assert.equal(set.status, 200, set.text);
+      assert.equal((await p.services.userStatus.forUsers(['dave'])).size, 1, 'dave has a status before');
       await p.services.directory.deleteUser('dave');
       assert.equal((await p.services.userStatus.forUsers(['dave'])).size, 0);
     });

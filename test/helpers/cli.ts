@@ -3,6 +3,7 @@
  * already loaded; the command opens its own database connection exactly as the real binary
  * does), `spawnCli` as a real process (slow: about a second of CPU per run).
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { buildProgram, CommandError } from '../../src/cli/index.js';
@@ -46,6 +47,18 @@ export async function runCli(env: Record<string, string>, args: string[]): Promi
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);
   }
+}
+
+/**
+ * A clean refusal: exit code 1 and stderr starting `error: ` — not `(unexpected) error: `, which
+ * runCli prints for a crash — and matching `pattern` when given. `what` names the case.
+ */
+export function expectRefusal(r: Run, pattern?: RegExp, what?: string): void {
+  const why = `${what ? what + ': ' : ''}${r.stdout}${r.stderr}`;
+  assert.equal(r.code, 1, why);
+  assert.match(r.stderr, /^error: /, why);
+  assert.doesNotMatch(r.stderr, /\(unexpected\)/, why);
+  if (pattern) assert.match(r.stderr, pattern, why);
 }
 
 /** `parley ...args` as a real process (stdin closed). */
