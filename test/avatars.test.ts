@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { as, basic, call, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
-import { createRoom, NO_THROTTLE, roomRow, seedUser, setRoom } from './helpers/rooms.js';
+import { createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom } from './helpers/rooms.js';
 import { jpeg, png } from './helpers/images.js';
 
 for (const dialect of dialects()) {
@@ -30,11 +30,16 @@ for (const dialect of dialects()) {
     const url = (token: string, api = 'v4', suffix = '') => `${p.url}/ocs/v2.php/apps/spreed/api/${api}/room/${token}/avatar${suffix}?format=json`;
     const auth = (user?: string): Record<string, string> => (user ? { Authorization: basic(user, passwordOf(user)) } : {});
 
-    async function upload(token: string, file: Buffer | string | undefined, opts: { user?: string; api?: string; field?: string; type?: string; name?: string } = {}) {
+    /** `headers` (e.g. a guest's cookie) replace alice's (or `user`'s) credentials. */
+    async function upload(
+      token: string,
+      file: Buffer | string | undefined,
+      opts: { user?: string; api?: string; field?: string; type?: string; name?: string; headers?: Record<string, string> } = {},
+    ) {
       const form = new FormData();
       form.append('other', 'value');
       if (file !== undefined) form.append(opts.field ?? 'file', new Blob([typeof file === "string" ? file : new Uint8Array(file)], { type: opts.type ?? 'image/png' }), opts.name ?? 'avatar.png');
-      const res = await fetch(url(token, opts.api), { method: 'POST', body: form, headers: { 'OCS-APIRequest': 'true', ...auth(opts.user ?? 'alice') } });
+      const res = await fetch(url(token, opts.api), { method: 'POST', body: form, headers: { 'OCS-APIRequest': 'true', ...(opts.headers ?? auth(opts.user ?? 'alice')) } });
       const body: any = await res.json();
       return { status: res.status, data: body.ocs.data };
     }
@@ -121,11 +126,31 @@ for (const dialect of dialects()) {
       assert.equal(csrf.status, 412);
       assert.equal((await call(p, 'DELETE', `/apps/spreed/api/v4/room/${group.token}/avatar`, { as: as('carol') })).status, 403);
       assert.equal((await get(group.token, { user: 'frank' })).status, 404);
+      assert.equal((await get(group.token, { user: 'frank', dark: true })).status, 404);
       assert.equal((await get(group.token, { user: undefined, headers: {} })).status, 200, 'alice by default');
       const anonGet = await fetch(url(group.token));
       assert.equal(anonGet.status, 404);
       assert.equal((await get('nonexistent1')).status, 404);
       assert.equal((await roomRow(p, group.token))!.avatar, kept);
+    });
+
+    it('guest moderators may upload and remove an avatar, plain guests get 403 (public conversation)', async () => {
+      const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Guest pictures' });
+      const guest = await joinGuest(p, pub.token);
+      const guestModerator = await joinGuest(p, pub.token, 6);
+      const refused = await upload(pub.token, png(8, 8), { headers: guest.caller.headers });
+      assert.deepEqual([refused.status, refused.data.error], [403, 'moderator']);
+      assert.equal((await roomRow(p, pub.token))!.avatar, '');
+      const r = await upload(pub.token, png(8, 8), { headers: guestModerator.caller.headers });
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      assert.equal(r.data.isCustomAvatar, true);
+      assert.notEqual((await roomRow(p, pub.token))!.avatar, '');
+      const keep = await call(p, 'DELETE', `/apps/spreed/api/v4/room/${pub.token}/avatar`, { as: guest.caller });
+      assert.deepEqual([keep.status, keep.data.error], [403, 'moderator']);
+      const del = await call(p, 'DELETE', `/apps/spreed/api/v4/room/${pub.token}/avatar`, { as: guestModerator.caller });
+      assert.equal(del.status, 200, del.text);
+      assert.equal(del.data.isCustomAvatar, false);
+      assert.equal((await roomRow(p, pub.token))!.avatar, '');
     });
 
     it('DELETE goes back to the generated image; listed rooms show it to any user', async () => {

@@ -125,6 +125,7 @@ const TOKEN_ENDPOINTS: Array<[string, string, Record<string, unknown>?]> = [
   ['POST', '/message-expiration', { seconds: 60 }],
   ['PUT', '/listable', { scope: 1 }],
   ['PUT', '/webinar/lobby', { state: 1 }],
+  ['DELETE', '/avatar'],
 ];
 const MALFORMED_TOKENS = ['NOT-A-TOKEN', 'abc', 'a'.repeat(31), 'ab_cd1234', 'nosuchroom'];
 

@@ -93,6 +93,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'message expiration', method: 'POST', path: '/message-expiration', body: { seconds: 3600 }, expect: moderators({ oneToOne: OK }) },
   { name: 'listable', method: 'PUT', path: '/listable', body: { scope: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
   { name: 'lobby', method: 'PUT', path: '/webinar/lobby', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+  { name: 'avatar delete', method: 'DELETE', path: '/avatar', expect: moderators({ oneToOne: OK }) },
 ];
 
 for (const dialect of dialects()) {
