@@ -111,7 +111,7 @@ for (const dialect of dialects()) {
       assert.equal(noRoom.data.error, 'room');
     });
 
-    it('POST verify-dialin: 200 with the attendee’s record; 404 unknown PIN', async () => {
+    it('POST verify-dialin: 200 with the attendee’s record; 404 participant for an unknown or malformed PIN', async () => {
       const r = await call(p, 'POST', `${V4}/room/${room.token}/verify-dialin`, { headers: bridgeHeaders(SECRET, room.token), body: { pin: room.pin } });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.data.actorId, 'alice');
@@ -120,7 +120,7 @@ for (const dialect of dialects()) {
       assert.equal(form.status, 200);
       for (const pin of ['0000000', '', 'abc', '1'.repeat(40)]) {
         const bad = await call(p, 'POST', `${V4}/room/${room.token}/verify-dialin`, { headers: bridgeHeaders(SECRET, room.token), body: { pin } });
-        assert.ok([404, 400].includes(bad.status), `${pin}: ${bad.status}`);
+        assert.deepEqual([bad.status, bad.data.error], [404, 'participant'], pin);
       }
     });
 
@@ -261,6 +261,28 @@ for (const dialect of dialects()) {
         assert.equal(await callIdOf(), null);
         r = await del({ callId: 'call-123', options: { attendeeId: phone.id } });
         assert.equal(r.status, 400, 'already reset');
+      });
+
+      it('a valid signature over an unknown numeric token: 404 room on every bridge endpoint', async () => {
+        const unknown = '2323232323';
+        const good = { actorId: phone.actor_id, actorType: 'phones', attendeeId: phone.id };
+        for (const [method, path, body] of [
+          ['POST', 'verify-dialin', { pin: room.pin }],
+          ['POST', 'verify-dialout', { number: '+4930123456789', options: good }],
+          ['DELETE', 'rejected-dialout', { callId: 'call-123', options: good }],
+        ] as const) {
+          const r = await call(p, method, `${V4}/room/${unknown}/${path}`, { headers: bridgeHeaders(SECRET, unknown), body });
+          assert.deepEqual([r.status, r.data.error], [404, 'room'], path);
+        }
+      });
+
+      it('rejected-dialout unsigned or wrongly signed: 401, the call id kept', async () => {
+        await p.services.rooms.repos.attendees.update(phone.id, { call_id: 'call-456' });
+        const body = { callId: 'call-456', options: { attendeeId: phone.id } };
+        for (const headers of [{}, bridgeHeaders('wrong', room.token), bridgeHeaders(SECRET, other.token)]) {
+          assertRefused(await call(p, 'DELETE', `${V4}/room/${room.token}/rejected-dialout`, { headers, body }), room.token);
+        }
+        assert.equal((await p.services.rooms.repos.attendees.findById(phone.id))!.call_id, 'call-456');
       });
 
       it('addPhoneParticipant: 400 phone for non-E.164 numbers, 501 sip when dial-out is off', async () => {
