@@ -108,6 +108,28 @@ for (const dialect of dialects()) {
       assert.equal(r.status, 200);
     });
 
+    it('an in-call session conflicts for 60 s without a ping (409 at 45 s), not after (200 at 61 s)', async () => {
+      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'In call' });
+      const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
+      assert.equal(first.status, 200, first.text);
+      const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first) } };
+      const pingedAgo = (seconds: number) =>
+        p.services.db.kysely
+          .updateTable('sessions')
+          .set({ in_call: 7, last_ping: Math.floor(Date.now() / 1000) - seconds })
+          .where('session_id', '=', first.data.sessionId)
+          .execute();
+      await pingedAgo(45);
+      const conflict = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: caller, body: { force: false } });
+      assert.equal(conflict.status, 409, conflict.text);
+      assert.equal(conflict.data.sessionId, first.data.sessionId);
+      assert.equal(conflict.data.inCall, 7);
+      await pingedAgo(61);
+      const replaced = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: caller, body: { force: false } });
+      assert.equal(replaced.status, 200, replaced.text);
+      assert.notEqual(replaced.data.sessionId, first.data.sessionId);
+    });
+
     it('two joins with force=false at the same moment on one cookie session: one 200, one 409', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Race' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
