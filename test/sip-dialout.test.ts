@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
-import { runCli } from './helpers/cli.js';
+import { expectRefusal, runCli } from './helpers/cli.js';
 import { attendeesOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
 
@@ -72,18 +72,52 @@ for (const dialect of dialects()) {
       assert.equal(carol.data.error, 'permissions');
       assert.equal((await call(p, 'PUT', `${V4}/room/${token}/permissions/default`, { as: as('alice'), body: { permissions: 0 } })).status, 200);
       await setConfig('start_calls', '3');
-      const alice = await dialOut('alice', phoneId);
-      assert.equal(alice.status, 403);
-      await p.services.appConfig.delete('start_calls');
+      try {
+        const alice = await dialOut('alice', phoneId);
+        assert.equal(alice.status, 403);
+      } finally {
+        await p.services.appConfig.delete('start_calls');
+      }
+      assert.equal((await phoneRow()).call_id, null);
+    });
+
+    it('403 permissions comes before 501: a user without the start-call permission while dial-out is off', async () => {
+      assert.equal((await call(p, 'PUT', `${V4}/room/${token}/permissions/default`, { as: as('alice'), body: { permissions: 1 | 4 | 8 } })).status, 200);
+      await setConfig('sip_dialout', 'no');
+      try {
+        const carol = await dialOut('carol', phoneId);
+        assert.deepEqual([carol.status, carol.data.error], [403, 'permissions']);
+        const alice = await dialOut('alice', phoneId);
+        assert.deepEqual([alice.status, alice.data.error], [501, 'dialout'], 'a moderator may start calls: 501');
+      } finally {
+        await setConfig('sip_dialout', 'yes');
+        assert.equal((await call(p, 'PUT', `${V4}/room/${token}/permissions/default`, { as: as('alice'), body: { permissions: 0 } })).status, 200);
+      }
+      assert.equal((await phoneRow()).call_id, null);
+    });
+
+    it('with SIP not configured (no shared secret): 501 dialout to start, 501 sip for the pending list', async () => {
+      await configureSip(p, '');
+      try {
+        const r = await dialOut('alice', phoneId);
+        assert.deepEqual([r.status, r.data.error], [501, 'dialout']);
+        const list = await pending();
+        assert.deepEqual([list.status, list.data.error], [501, 'sip']);
+      } finally {
+        await configureSip(p, SECRET);
+      }
       assert.equal((await phoneRow()).call_id, null);
     });
 
     it('501 dialout while dial-out is off', async () => {
       await setConfig('sip_dialout', 'no');
-      const r = await dialOut('alice', phoneId);
-      assert.equal(r.status, 501);
-      assert.equal(r.data.error, 'dialout');
-      await setConfig('sip_dialout', 'yes');
+      try {
+        const r = await dialOut('alice', phoneId);
+        assert.equal(r.status, 501);
+        assert.equal(r.data.error, 'dialout');
+      } finally {
+        await setConfig('sip_dialout', 'yes');
+      }
       assert.equal((await phoneRow()).call_id, null);
     });
 
@@ -104,9 +138,15 @@ for (const dialect of dialects()) {
 
     it('pending list: 501 while dial-out is off, 401 without a valid signature, [] when nothing waits', async () => {
       await setConfig('sip_dialout', 'no');
-      assert.equal((await pending()).status, 501);
-      await setConfig('sip_dialout', 'yes');
+      try {
+        const off = await pending();
+        assert.deepEqual([off.status, off.data.error], [501, 'dialout']);
+      } finally {
+        await setConfig('sip_dialout', 'yes');
+      }
       assert.equal((await pending({})).status, 401);
+      const basicAuth = await call(p, 'GET', `${V4}/dialout/pending`, { as: admin });
+      assert.deepEqual([basicAuth.status, basicAuth.data], [401, { error: 'sip-bridge' }], 'an admin login is no bridge signature');
       assert.equal((await pending(bridgeHeaders(SECRET, token))).status, 401, 'signed over a token, not "dialout"');
       assert.equal((await pending(bridgeHeaders('old-secret', 'dialout'))).status, 401);
       const r = await pending();
@@ -136,27 +176,30 @@ for (const dialect of dialects()) {
 
     it('the caller: sip_bridge_dialout_number, then prefix + the user\'s first number, anonymous hides it', async () => {
       const options = async () => ((await pending()).data as any[]).find((e) => e.options.attendeeId === phoneId).options;
-      await setConfig('sip_bridge_dialout_number', '+4930999000');
-      assert.equal((await dialOut('alice', phoneId)).status, 201);
-      assert.equal((await options()).caller, '+4930999000');
+      try {
+        await setConfig('sip_bridge_dialout_number', '+4930999000');
+        assert.equal((await dialOut('alice', phoneId)).status, 201);
+        assert.equal((await options()).caller, '+4930999000');
 
-      assert.equal((await runCli(p.env, ['phone-number:add', '49 170 5550001', 'alice'])).code, 0);
-      assert.equal((await runCli(p.env, ['phone-number:add', '491705550002', 'alice'])).code, 0);
-      assert.equal((await dialOut('alice', phoneId)).status, 201);
-      assert.equal((await options()).caller, '+491705550001', 'prefix "+" + the first number');
-      await setConfig('sip_bridge_dialout_prefix', '00');
-      assert.equal((await dialOut('alice', phoneId)).status, 201);
-      assert.equal((await options()).caller, '00491705550001');
-      // Bob has no number: the fallback number.
-      assert.equal((await dialOut('bob', phoneId)).status, 201);
-      assert.equal((await options()).caller, '+4930999000');
+        assert.equal((await runCli(p.env, ['phone-number:add', '49 170 5550001', 'alice'])).code, 0);
+        assert.equal((await runCli(p.env, ['phone-number:add', '491705550002', 'alice'])).code, 0);
+        assert.equal((await dialOut('alice', phoneId)).status, 201);
+        assert.equal((await options()).caller, '+491705550001', 'prefix "+" + the first number');
+        await setConfig('sip_bridge_dialout_prefix', '00');
+        assert.equal((await dialOut('alice', phoneId)).status, 201);
+        assert.equal((await options()).caller, '00491705550001');
+        // Bob has no number: the fallback number.
+        assert.equal((await dialOut('bob', phoneId)).status, 201);
+        assert.equal((await options()).caller, '+4930999000');
 
-      await setConfig('sip_bridge_dialout_anonymous', 'true');
-      assert.equal((await dialOut('alice', phoneId)).status, 201);
-      const anon = await options();
-      assert.equal(anon.anonymous, true);
-      assert.equal('caller' in anon, false);
-      for (const key of ['sip_bridge_dialout_anonymous', 'sip_bridge_dialout_prefix', 'sip_bridge_dialout_number']) await p.services.appConfig.delete(key);
+        await setConfig('sip_bridge_dialout_anonymous', 'true');
+        assert.equal((await dialOut('alice', phoneId)).status, 201);
+        const anon = await options();
+        assert.equal(anon.anonymous, true);
+        assert.equal('caller' in anon, false);
+      } finally {
+        for (const key of ['sip_bridge_dialout_anonymous', 'sip_bridge_dialout_prefix', 'sip_bridge_dialout_number']) await p.services.appConfig.delete(key);
+      }
     });
 
     it('verify-dialout takes the request off the list; the call id stays until rejected-dialout resets it', async () => {
@@ -215,9 +258,7 @@ for (const dialect of dialects()) {
         ['phone-number:add', '491705550001', 'bob'],
         ['phone-number:remove', '4930000'],
       ]) {
-        const r = await runCli(p.env, args);
-        assert.equal(r.code, 1, args.join(' '));
-        assert.match(r.stderr, /error/i, args.join(' '));
+        expectRefusal(await runCli(p.env, args), undefined, args.join(' '));
       }
       assert.deepEqual(await list('bob'), []);
       assert.equal((await runCli(p.env, ['phone-number:add', '--force', '491705550001', 'bob'])).code, 0);
@@ -226,6 +267,23 @@ for (const dialect of dialects()) {
       assert.deepEqual(await list('bob'), []);
       assert.equal((await call(p, 'DELETE', '/cloud/users/alice', { as: admin })).status, 200);
       assert.deepEqual(await list(), []);
+    });
+  });
+
+  describe(`SIP dial-out pending list brute-force cap [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '1', BRUTE_FORCE_MAX_ATTEMPTS: '3' } });
+      await configureSip(p, SECRET);
+      await p.services.appConfig.set('sip_dialout', 'yes');
+    });
+    after(async () => p.close());
+
+    it('repeated bad signatures end in 429, even for a correct one', async () => {
+      const pending = (headers: Record<string, string>) => call(p, 'GET', `${V4}/dialout/pending`, { headers });
+      for (let i = 0; i < 3; i++) assert.equal((await pending(bridgeHeaders('guess-' + i, 'dialout'))).status, 401);
+      assert.equal((await pending(bridgeHeaders('guess-x', 'dialout'))).status, 429);
+      assert.equal((await pending(bridgeHeaders(SECRET, 'dialout'))).status, 429);
     });
   });
 }
