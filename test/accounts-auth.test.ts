@@ -156,12 +156,16 @@ for (const dialect of dialects()) {
 
     it("a disabled user's app password stops working; deleting the user removes their app passwords", async () => {
       await createUser(p, 'gus');
-      const token = (await call(p, 'GET', '/core/getapppassword', { as: as('gus') })).data.apppassword;
-      await call(p, 'PUT', '/cloud/users/gus/disable', { as: admin });
+      const ap = await call(p, 'GET', '/core/getapppassword', { as: as('gus') });
+      assert.equal(ap.status, 200, ap.text);
+      const token: string = ap.data.apppassword;
+      assert.equal((await call(p, 'GET', '/cloud/user', { as: { user: 'gus', password: token } })).status, 200, 'the app password works before');
+      assert.equal((await call(p, 'PUT', '/cloud/users/gus/disable', { as: admin })).status, 200);
       await expect401(basic('gus', token), 'disabled user app password');
-      await call(p, 'DELETE', '/cloud/users/gus', { as: admin });
-      const rows = await p.services.db.kysely.selectFrom('app_passwords').selectAll().where('user_id', '=', 'gus').execute();
-      assert.equal(rows.length, 0);
+      const rowsOfGus = () => p.services.db.kysely.selectFrom('app_passwords').selectAll().where('user_id', '=', 'gus').execute();
+      assert.equal((await rowsOfGus()).length, 1, 'the app password is stored before the delete');
+      assert.equal((await call(p, 'DELETE', '/cloud/users/gus', { as: admin })).status, 200);
+      assert.equal((await rowsOfGus()).length, 0);
     });
   });
 
