@@ -26,6 +26,11 @@ for (const dialect of dialects()) {
     const req = (method: string, token: string, path: string, who: string | Caller | undefined, body?: unknown) =>
       call(p, method, `${V4}/room/${token}${path}`, { as: typeof who === 'string' ? as(who) : who, body });
     const get = (token: string, who: string | Caller | undefined) => req('GET', token, '', who);
+    /** [status, data.error] of an answer. */
+    const outcome = async (answer: Promise<{ status: number; data: any }>) => {
+      const r = await answer;
+      return [r.status, r.data?.error];
+    };
 
     /** A conversation of alice with bob (moderator) and carol (user); lastActivity set back to OLD. */
     async function room(roomType = 2, name = 'Room'): Promise<string> {
@@ -104,7 +109,7 @@ for (const dialect of dialects()) {
         assert.equal(r.data.error, 'type');
         const t = await room();
         await setRoom(p, t, { object_type: 'event', object_id: '1#2' });
-        assert.equal((await req('PUT', t, '/description', 'alice', { description: 'x' })).data.error, 'event');
+        assert.deepEqual(await outcome(req('PUT', t, '/description', 'alice', { description: 'x' })), [400, 'event']);
         const c = await req('PUT', t, '/description', 'carol', { description: 'x' });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
         const e = await req('PUT', t, '/description', 'erin', { description: 'x' });
@@ -193,10 +198,10 @@ for (const dialect of dialects()) {
         }
         const parent = await room(2);
         await setRoom(p, parent, { breakout_room_mode: 1 });
-        assert.equal((await req('POST', parent, '/public', 'alice')).data.error, 'breakout-room');
+        assert.deepEqual(await outcome(req('POST', parent, '/public', 'alice')), [400, 'breakout-room']);
         const child = await room(3);
         await setRoom(p, child, { object_type: 'room', object_id: parent });
-        assert.equal((await req('DELETE', child, '/public', 'alice')).data.error, 'breakout-room');
+        assert.deepEqual(await outcome(req('DELETE', child, '/public', 'alice')), [400, 'breakout-room']);
         assert.equal((await roomRow(p, child))!.type, 3);
         const pub = await room(3);
         const gm = await joinGuest(p, pub, 6);
@@ -300,7 +305,7 @@ for (const dialect of dialects()) {
         assert.deepEqual([r.status, r.data.error], [403, 'type']);
         const child = await room(3);
         await setRoom(p, child, { object_type: 'room', object_id: g });
-        assert.deepEqual((await req('PUT', child, '/password', 'alice', { password: 'correct horse battery' })).data.error, 'breakout-room');
+        assert.deepEqual(await outcome(req('PUT', child, '/password', 'alice', { password: 'correct horse battery' })), [400, 'breakout-room']);
         const pub = await room(3);
         const gm = await joinGuest(p, pub, 6);
         assert.equal((await req('PUT', pub, '/password', gm.caller, { password: 'correct horse battery' })).status, 200);
@@ -352,13 +357,13 @@ for (const dialect of dialects()) {
 
       it('400 mode, type (one-to-one), breakout-room, value; 403 for users; guest moderators may', async () => {
         const t = await room(3);
-        assert.deepEqual((await req('PUT', t, '/permissions/everyone', 'alice', { permissions: 4 })).data.error, 'mode');
+        assert.deepEqual(await outcome(req('PUT', t, '/permissions/everyone', 'alice', { permissions: 4 })), [400, 'mode']);
         const one = await oneToOne();
-        assert.equal((await req('PUT', one, '/permissions/default', 'alice', { permissions: 4 })).data.error, 'type');
+        assert.deepEqual(await outcome(req('PUT', one, '/permissions/default', 'alice', { permissions: 4 })), [400, 'type']);
         const child = await room(2);
         await setRoom(p, child, { object_type: 'room', object_id: t });
-        assert.equal((await req('PUT', child, '/permissions/default', 'alice', { permissions: 4 })).data.error, 'breakout-room');
-        for (const v of [256, -1]) assert.equal((await req('PUT', t, '/permissions/default', 'alice', { permissions: v })).data.error, 'value');
+        assert.deepEqual(await outcome(req('PUT', child, '/permissions/default', 'alice', { permissions: 4 })), [400, 'breakout-room']);
+        for (const v of [256, -1]) assert.deepEqual(await outcome(req('PUT', t, '/permissions/default', 'alice', { permissions: v })), [400, 'value']);
         const c = await req('PUT', t, '/permissions/default', 'carol', { permissions: 4 });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
         assert.equal((await roomRow(p, t))!.default_permissions, 0);
@@ -397,7 +402,7 @@ for (const dialect of dialects()) {
         }
         const c = await req('POST', t, '/notify-calls', 'carol', { level: 0 });
         assert.equal(c.data.notificationCalls, 0);
-        assert.equal((await req('POST', t, '/notify-calls', 'carol', { level: 2 })).data.error, 'level');
+        assert.deepEqual(await outcome(req('POST', t, '/notify-calls', 'carol', { level: 2 })), [400, 'level']);
         const row = (await attendeesOf(p, t)).find((a) => a.actor_id === 'carol')!;
         assert.deepEqual([row.notification_level, row.notification_calls], [3, 0]);
         assert.ok(row.last_attendee_activity > OLD);
@@ -435,10 +440,10 @@ for (const dialect of dialects()) {
         const parent = await room(3);
         const child = await room(2);
         await setRoom(p, child, { object_type: 'room', object_id: parent });
-        assert.equal((await req('POST', child, '/message-expiration', 'alice', { seconds: 60 })).data.error, 'breakout-room');
+        assert.deepEqual(await outcome(req('POST', child, '/message-expiration', 'alice', { seconds: 60 })), [400, 'breakout-room']);
         const former = await room(2);
         await setRoom(p, former, { type: 5 });
-        assert.equal((await req('POST', former, '/message-expiration', 'alice', { seconds: 60 })).data.error, 'type');
+        assert.deepEqual(await outcome(req('POST', former, '/message-expiration', 'alice', { seconds: 60 })), [400, 'type']);
         assert.equal((await req('POST', parent, '/message-expiration', 'carol', { seconds: 60 })).status, 403);
         const one = await oneToOne();
         assert.equal((await req('POST', one, '/message-expiration', 'alice', { seconds: 60 })).data.messageExpiration, 60);
@@ -463,12 +468,12 @@ for (const dialect of dialects()) {
 
       it('400 type for one-to-one, 400 breakout-room, 400 value for scope 3, 403 for users', async () => {
         const one = await oneToOne();
-        assert.equal((await req('PUT', one, '/listable', 'alice', { scope: 1 })).data.error, 'type');
+        assert.deepEqual(await outcome(req('PUT', one, '/listable', 'alice', { scope: 1 })), [400, 'type']);
         const t = await room(2);
         const child = await room(2);
         await setRoom(p, child, { object_type: 'room', object_id: t });
-        assert.equal((await req('PUT', child, '/listable', 'alice', { scope: 1 })).data.error, 'breakout-room');
-        assert.equal((await req('PUT', t, '/listable', 'alice', { scope: 3 })).data.error, 'value');
+        assert.deepEqual(await outcome(req('PUT', child, '/listable', 'alice', { scope: 1 })), [400, 'breakout-room']);
+        assert.deepEqual(await outcome(req('PUT', t, '/listable', 'alice', { scope: 3 })), [400, 'value']);
         assert.equal((await req('PUT', t, '/listable', 'carol', { scope: 1 })).status, 403);
         assert.equal((await roomRow(p, t))!.listable, 0);
       });
@@ -532,16 +537,16 @@ for (const dialect of dialects()) {
         const t = await room(2);
         const child = await room(2);
         await setRoom(p, child, { object_type: 'room', object_id: t });
-        assert.equal((await req('PUT', child, '/webinar/lobby', 'alice', { state: 1 })).data.error, 'breakout-room');
+        assert.deepEqual(await outcome(req('PUT', child, '/webinar/lobby', 'alice', { state: 1 })), [400, 'breakout-room']);
         const one = await oneToOne();
-        assert.equal((await req('PUT', one, '/webinar/lobby', 'alice', { state: 1 })).data.error, 'type');
+        assert.deepEqual(await outcome(req('PUT', one, '/webinar/lobby', 'alice', { state: 1 })), [400, 'type']);
         const file = await room(2);
         await setRoom(p, file, { object_type: 'file', object_id: '42' });
-        assert.equal((await req('PUT', file, '/webinar/lobby', 'alice', { state: 1 })).data.error, 'object');
+        assert.deepEqual(await outcome(req('PUT', file, '/webinar/lobby', 'alice', { state: 1 })), [400, 'object']);
         const ev = await room(2);
         await setRoom(p, ev, { object_type: 'event', object_id: '1#2' });
         assert.equal((await req('PUT', ev, '/webinar/lobby', 'alice', { state: 1 })).status, 200);
-        assert.equal((await req('PUT', t, '/webinar/lobby', 'alice', { state: 2 })).data.error, 'value');
+        assert.deepEqual(await outcome(req('PUT', t, '/webinar/lobby', 'alice', { state: 2 })), [400, 'value']);
         assert.equal((await req('PUT', t, '/webinar/lobby', 'carol', { state: 1 })).status, 403);
         const pub = await room(3);
         const gm = await joinGuest(p, pub, 6);
