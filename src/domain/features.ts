@@ -25,3 +25,10 @@ export function activeFeatures(cfg: AppConfigSnapshot): { features: string[]; lo
   const on = FEATURES.filter((f) => !f.when || f.when(cfg));
   return { features: on.map((f) => f.name), local: on.filter((f) => f.local).map((f) => f.name) };
 }
+
+/** Call recording works: external signaling, `call_recording` on and a recording server with a secret. */
+export function recordingAvailable(cfg: AppConfigSnapshot): boolean {
+  if ((cfg.get('signaling_mode') || 'internal') === 'internal' || cfg.get('call_recording') !== 'yes') return false;
+  const servers = cfg.json<{ servers?: unknown[]; secret?: string }>('recording_servers', {});
+  return Array.isArray(servers?.servers) && servers.servers.length > 0 && !!servers.secret;
+}

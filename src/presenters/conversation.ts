@@ -31,6 +31,7 @@ import {
   canStartCall,
   heldInLobby,
   isLoggedInModeratorType,
+  isOneToOneKind,
   permissionsIn,
   serverDefaultPermissions,
 } from '../domain/permissions.js';
@@ -39,6 +40,7 @@ import { isSipCompatibleToken, newAttendeePin } from '../domain/tokens.js';
 import type { AppConfigSnapshot } from '../services/app-config.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
 import { sipConfigured } from '../domain/sip.js';
+import { recordingAvailable } from '../domain/features.js';
 import type { RequestContext } from '../services/request-context.js';
 
 /** One conversation as seen by the caller. */
@@ -101,13 +103,15 @@ export interface FormatEnv {
   commonRead: ReadonlyMap<number, number>;
   includeStatus: boolean;
   includeLastMessage: boolean;
+  /** Read from the config once per request, not per record: */
+  serverDefault: number;
+  recordingAvailable: boolean;
+  startCalls: number;
+  startCallsGroups: string[];
+  deleteOneToOne: boolean;
 }
 
 export const PRIVATE_CONVERSATION = 'Private conversation';
-
-function isOneToOneKind(type: number): boolean {
-  return type === RoomType.ONE_TO_ONE || type === RoomType.ONE_TO_ONE_FORMER;
-}
 
 /** The two user ids of a one-to-one conversation (its name is their JSON list), or undefined. */
 export function oneToOneUserIds(room: RoomRow): string[] | undefined {
@@ -143,23 +147,22 @@ function defaultAvatarPath(room: RoomRow): string {
   return `img/icon-conversation-${kind}-bright.svg`;
 }
 
+/** md5 stems of the few default icon paths, computed once each. */
+const defaultAvatarVersions = new Map<string, string>();
+
 /** avatarVersion: the custom avatar's stem, else the first 8 hex digits of md5(default icon path). */
 export function avatarVersion(room: RoomRow): string {
   if (room.avatar !== '') return room.avatar.split('.')[0];
-  return createHash('md5').update(defaultAvatarPath(room)).digest('hex').slice(0, 8);
-}
-
-/** Recording available: external signaling, call_recording on and a recording server with secret. */
-function recordingAvailable(cfg: AppConfigSnapshot): boolean {
-  if ((cfg.get('signaling_mode') || 'internal') === 'internal' || cfg.get('call_recording') !== 'yes') return false;
-  const servers = cfg.json<{ servers?: unknown[]; secret?: string }>('recording_servers', {});
-  return Array.isArray(servers?.servers) && servers.servers.length > 0 && !!servers.secret;
+  const path = defaultAvatarPath(room);
+  let version = defaultAvatarVersions.get(path);
+  if (version === undefined) defaultAvatarVersions.set(path, (version = createHash('md5').update(path).digest('hex').slice(0, 8)));
+  return version;
 }
 
 /** recordingConsent: the room's value when the admin chose "optional" (2), else the global one. */
-function recordingConsent(room: RoomRow, cfg: AppConfigSnapshot): number {
-  if (!recordingAvailable(cfg)) return 0;
-  const global = cfg.int('recording_consent');
+function recordingConsent(room: RoomRow, env: FormatEnv): number {
+  if (!env.recordingAvailable) return 0;
+  const global = env.cfg.int('recording_consent');
   return global === 2 ? room.recording_consent : global;
 }
 
@@ -246,7 +249,7 @@ function defaults(room: RoomRow, env: FormatEnv): ConversationRecord {
     isCustomAvatar: room.avatar !== '',
     breakoutRoomMode: 0,
     breakoutRoomStatus: 0,
-    recordingConsent: recordingConsent(room, env.cfg),
+    recordingConsent: recordingConsent(room, env),
     mentionPermissions: room.mention_permissions,
     isArchived: false,
     isImportant: false,
@@ -315,8 +318,7 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
     r.sessionId = session.session_id;
   }
 
-  const serverDefault = serverDefaultPermissions(cfg.raw('default_permissions'));
-  const effective = permissionsIn(room, attendee, serverDefault);
+  const effective = permissionsIn(room, attendee, env.serverDefault);
   r.permissions = effective;
   r.attendeePermissions = attendee.permissions;
   r.callPermissions = room.call_permissions;
@@ -337,7 +339,7 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
     roomType: room.type,
     participantType: attendee.participant_type,
     actorType: attendee.actor_type,
-    deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
+    deleteOneToOne: env.deleteOneToOne,
   };
   r.canDeleteConversation = canDeleteConversation(leaveDelete);
   r.canLeaveConversation = canLeaveConversation(leaveDelete);
@@ -362,8 +364,8 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
     participantType: attendee.participant_type,
     actorType: attendee.actor_type,
     effectivePermissions: effective,
-    startCalls: cfg.int('start_calls'),
-    startCallsGroups: cfg.list('start_calls_groups'),
+    startCalls: env.startCalls,
+    startCallsGroups: env.startCallsGroups,
     inStartCallsGroups: env.inStartCallsGroups,
   });
   // Read status follows the caller's read_status_privacy: private readers see 0 (talk-behaviour.md §5).
@@ -421,13 +423,14 @@ export class ConversationPresenter {
     // §4 "Default names"). Parley's own paths never leave a name empty; imported rows may.
     const nameless = views.filter((v) => v.room.name === '' && isGroupOrPublic(v.room.type));
     if (nameless.length) {
-      const names = await this.deps.attendees.userDisplayNames([...new Set(nameless.map((v) => v.room.id))]);
+      const users = await this.deps.attendees.userDisplayNames([...new Set(nameless.map((v) => v.room.id))]);
+      const names = new Map<number, string>();
       for (const v of nameless) {
-        const name = defaultRoomName(names.get(v.room.id) ?? []);
-        if (name === '') continue;
-        await this.deps.rooms.setNameIfEmpty(v.room.id, name);
-        v.room = { ...v.room, name };
+        const name = defaultRoomName(users.get(v.room.id) ?? []);
+        if (name !== '') names.set(v.room.id, name);
       }
+      await this.deps.rooms.setNamesIfEmpty(names);
+      for (const v of nameless) if (names.has(v.room.id)) v.room = { ...v.room, name: names.get(v.room.id)! };
     }
 
     const otherIds = new Set<string>();
@@ -477,6 +480,11 @@ export class ConversationPresenter {
       commonRead,
       includeStatus,
       includeLastMessage: opts.includeLastMessage !== false,
+      serverDefault: serverDefaultPermissions(cfg.raw('default_permissions')),
+      recordingAvailable: recordingAvailable(cfg),
+      startCalls: cfg.int('start_calls'),
+      startCallsGroups: cfg.list('start_calls_groups'),
+      deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
     };
     if (opts.validity) opts.validity.until = stableUntil(views, statuses, now);
     return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));

@@ -8,7 +8,7 @@
  * Anything added to the document must come from `cfg` or from the inputs.
  */
 import { BoundedMap } from '../domain/bounded-map.js';
-import { FEATURES, activeFeatures } from '../domain/features.js';
+import { FEATURES, activeFeatures, recordingAvailable } from '../domain/features.js';
 import { sipConfigured } from '../domain/sip.js';
 import { SERVER_VERSION, TALK_VERSION } from '../domain/version.js';
 import type { AppConfigSnapshot } from './app-config.js';
@@ -106,15 +106,12 @@ export class CapabilitiesService {
     const { user, prefs, canCreate, canEnableSip, federationAllowed } = inputs;
     const { features, local } = activeFeatures(cfg);
     const signalingMode = cfg.get('signaling_mode') || 'internal';
-    const recordingServers = cfg.json<{ servers?: unknown[]; secret?: string }>('recording_servers', {});
-    const recordingAvailable =
-      signalingMode !== 'internal' && cfg.get('call_recording') === 'yes' && Array.isArray(recordingServers?.servers) &&
-      recordingServers.servers.length > 0 && !!recordingServers.secret;
+    const recording = recordingAvailable(cfg);
     const call: Record<string, unknown> = {
       enabled: cfg.int('start_calls') !== 3,
       'breakout-rooms': cfg.bool('breakout_rooms'),
-      recording: recordingAvailable,
-      'recording-consent': recordingAvailable ? cfg.int('recording_consent') : 0,
+      recording,
+      'recording-consent': recording ? cfg.int('recording_consent') : 0,
       'supported-reactions': SUPPORTED_REACTIONS,
       'predefined-backgrounds': [],
       'predefined-backgrounds-v2': [],

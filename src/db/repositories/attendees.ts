@@ -107,10 +107,6 @@ export class AttendeesRepository {
       .execute();
   }
 
-  /**
-   * lastCommonReadMessage per room: the lowest `last_read_message` of the `users` attendees whose
-   * read privacy is public (talk-behaviour.md §5), for several rooms in one query.
-   */
   /** Per room, its users' display names (the account's, else the user id) in the order they joined. */
   async userDisplayNames(roomIds: number[]): Promise<Map<number, string[]>> {
     const out = new Map<number, string[]>();
@@ -132,6 +128,10 @@ export class AttendeesRepository {
     return out;
   }
 
+  /**
+   * lastCommonReadMessage per room: the lowest `last_read_message` of the `users` attendees whose
+   * read privacy is public (talk-behaviour.md §5), for several rooms in one query.
+   */
   async commonReadMessages(roomIds: number[]): Promise<Map<number, number>> {
     if (roomIds.length === 0) return new Map();
     const rows = await this.db

@@ -4,6 +4,7 @@
  * total number of rooms.
  */
 import type { Kysely, Selectable, Updateable, Insertable } from 'kysely';
+import { sql } from 'kysely';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 
@@ -108,9 +109,16 @@ export class RoomsRepository {
       .execute();
   }
 
-  /** Saves a computed default name, unless someone named the room in the meantime. */
-  async setNameIfEmpty(id: number, name: string): Promise<void> {
-    await this.db.updateTable('rooms').set({ name }).where('id', '=', id).where('name', '=', '').execute();
+  /** Saves computed default names (room id → name) in one statement, except where someone named the room meanwhile. */
+  async setNamesIfEmpty(names: ReadonlyMap<number, string>): Promise<void> {
+    if (names.size === 0) return;
+    const cases = sql.join([...names].map(([id, name]) => sql`when ${id} then ${name}`), sql` `);
+    await this.db
+      .updateTable('rooms')
+      .set({ name: sql<string>`case id ${cases} end` })
+      .where('id', 'in', [...names.keys()])
+      .where('name', '=', '')
+      .execute();
   }
 
   /** One-to-one room between two users: Talk dedupes on the JSON name. */
