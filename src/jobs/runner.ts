@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { JobRunsRepository, type JobRunRow } from '../db/repositories/job-runs.js';
 import type { Services } from '../services/index.js';
+import { nowSeconds } from '../domain/time.js';
 
 export interface JobDef {
   name: string;
@@ -52,7 +53,7 @@ export async function runJobIfDue(services: Services, job: JobDef, force = false
     await repo.ensure(job.name);
     known.add(job.name);
   }
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   if (!(await repo.claim(job.name, now, now + scaledInterval(job, services.settings.jobIntervalScale), PROCESS_ID, force))) return { ran: false };
   const started = Date.now();
   let outcome: RunOutcome;
@@ -62,7 +63,7 @@ export async function runJobIfDue(services: Services, job: JobDef, force = false
     outcome = { ran: true, status: 'failed', error: (err as Error)?.message ?? String(err) };
   }
   const status = outcome.status!;
-  const finishedAt = Math.floor(Date.now() / 1000);
+  const finishedAt = nowSeconds();
   await repo.finish(job.name, finishedAt, status, outcome.error);
   await repo.record({ name: job.name, started_at: now, finished_at: finishedAt, owner: PROCESS_ID, status, summary: outcome.summary ?? outcome.error ?? '' });
   services.metrics.recordJobRun(job.name, status, Date.now() - started);

@@ -42,6 +42,7 @@ import type { ConversationRecordShape } from './conversation-schema.js';
 import { sipConfigured } from '../domain/sip.js';
 import { recordingAvailable } from '../domain/features.js';
 import type { RequestContext } from '../services/request-context.js';
+import { nowSeconds } from '../domain/time.js';
 
 /** One conversation as seen by the caller. */
 export interface ConversationView {
@@ -408,7 +409,7 @@ export class ConversationPresenter {
    */
   async present(ctx: RequestContext, views: ConversationView[], opts: PresentOptions = {}): Promise<ConversationRecord[]> {
     const cfg = await ctx.config();
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     const userId = ctx.userId;
     const sip = sipConfigured(cfg);
 

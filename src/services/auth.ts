@@ -10,6 +10,7 @@ import { notLoggedIn } from '../domain/errors.js';
 import { newAppPassword, sha256Hex, verifyPassword } from '../domain/passwords.js';
 import type { BruteForceService } from './brute-force.js';
 import type { DirectoryService } from './directory.js';
+import { nowSeconds } from '../domain/time.js';
 
 export interface AuthenticatedUser {
   user: UserRow;
@@ -105,7 +106,7 @@ export class AuthService {
   }
 
   private async recordLogin(user: UserRow): Promise<void> {
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     if (now - Number(user.last_login) < LAST_LOGIN_RESOLUTION_SECONDS) return;
     await this.directory.users.touchLastLogin(user.id, now);
     user.last_login = now;
@@ -119,7 +120,7 @@ export class AuthService {
   /** Creates an app password for a user; the clear text is returned once and never stored. */
   async createAppPassword(userId: string, name: string): Promise<string> {
     const token = newAppPassword();
-    await this.directory.appPasswords.insert(userId, sha256Hex(token), name.slice(0, 255), Math.floor(Date.now() / 1000));
+    await this.directory.appPasswords.insert(userId, sha256Hex(token), name.slice(0, 255), nowSeconds());
     return token;
   }
 

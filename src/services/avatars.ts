@@ -18,7 +18,8 @@ import { randomString } from '../domain/passwords.js';
 import { listableScopesFor, otherUserId } from '../presenters/conversation.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
-import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+import { type CallerRoom, type RoomsService } from './rooms.js';
+import { nowSeconds } from '../domain/time.js';
 
 /** Upload limit (Talk's). */
 export const AVATAR_MAX_BYTES = 20 * 1024 * 1024;

@@ -26,7 +26,8 @@ import { badRequest } from '../domain/errors.js';
 import { isModeratorType } from '../domain/permissions.js';
 import type { ConversationView } from '../presenters/conversation.js';
 import type { RequestContext } from './request-context.js';
-import { nowSeconds, RoomsService, type CallerRoom } from './rooms.js';
+import { RoomsService, type CallerRoom } from './rooms.js';
+import { nowSeconds } from '../domain/time.js';
 
 export interface ConfigureInput {
   mode: number;

@@ -6,6 +6,7 @@
 import { isIPv4 } from 'node:net';
 import type { BruteForceRepository } from '../db/repositories/brute-force.js';
 import { tooManyRequests } from '../domain/errors.js';
+import { nowSeconds } from '../domain/time.js';
 
 export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret';
 
@@ -32,7 +33,7 @@ export class BruteForceService {
 
   /** Sleeps for the current delay, or throws 429 when the cap is reached. */
   async throttle(ip: string, action: ThrottleAction): Promise<void> {
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     const attempts = await this.repo.count(subnetOf(ip), action, now - WINDOW_SECONDS);
     if (attempts === 0) return;
     if (attempts >= this.maxAttempts) throw tooManyRequests();
@@ -41,7 +42,7 @@ export class BruteForceService {
   }
 
   async recordFailure(ip: string, action: ThrottleAction): Promise<void> {
-    await this.repo.record(subnetOf(ip), action, Math.floor(Date.now() / 1000));
+    await this.repo.record(subnetOf(ip), action, nowSeconds());
   }
 
   async reset(ip: string, action: ThrottleAction): Promise<void> {

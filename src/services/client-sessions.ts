@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { ClientRoomEntry, ClientSessionsRepository } from '../db/repositories/client-sessions.js';
 import { sha256Hex } from '../domain/passwords.js';
 import type { RequestContext } from './request-context.js';
+import { nowSeconds } from '../domain/time.js';
 
 export const SESSION_COOKIE = 'parley_session';
 /** 32 random bytes, base64url. */
@@ -56,7 +57,7 @@ export class ClientSessionService {
    */
   async remember(ctx: RequestContext, token: string, sessionId: string | null, guestActorId: string | null): Promise<void> {
     ctx.guestSessionKey ??= randomBytes(32).toString('base64url');
-    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), Math.floor(Date.now() / 1000));
+    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), nowSeconds());
     await this.repo.remember(id, token, tabIdOf(ctx), sessionId, guestActorId);
   }
 
@@ -66,7 +67,7 @@ export class ClientSessionService {
    */
   async claim(ctx: RequestContext, token: string, expected: string | null, next: string, guestActorId: string | null): Promise<boolean> {
     ctx.guestSessionKey ??= randomBytes(32).toString('base64url');
-    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), Math.floor(Date.now() / 1000));
+    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), nowSeconds());
     return this.repo.claim(id, token, tabIdOf(ctx), expected, next, guestActorId);
   }
 

@@ -10,6 +10,7 @@ import { AppPasswordsRepository } from '../db/repositories/app-passwords.js';
 import { notFound, ocsFailure } from '../domain/errors.js';
 import { displayNameProblem, emailProblem, groupIdProblem, passwordProblem, userIdProblem } from '../domain/accounts.js';
 import { hashPassword } from '../domain/passwords.js';
+import { nowSeconds } from '../domain/time.js';
 
 export const ADMIN_GROUP = 'admin';
 
@@ -126,7 +127,7 @@ export class DirectoryService {
       email,
       enabled: 1,
       password_hash: await hashPassword(input.password),
-      created_at: Math.floor(Date.now() / 1000),
+      created_at: nowSeconds(),
       last_login: 0,
     };
     try {

@@ -10,6 +10,7 @@ import type { UserRow } from '../db/repositories/users.js';
 import { randomString, sha256Hex } from '../domain/passwords.js';
 import type { AuthService } from './auth.js';
 import type { DirectoryService } from './directory.js';
+import { nowSeconds } from '../domain/time.js';
 
 /** Absolute lifetime of a login session. */
 export const LOGIN_SESSION_SECONDS = 12 * 3600;
@@ -37,7 +38,7 @@ export class LoginSessionService {
     const header = 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
     const { user } = await this.auth.authenticate(header, ip);
     const token = randomString(64);
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     await this.repo.insert(sha256Hex(token), user.id, now, now + LOGIN_SESSION_SECONDS);
     if (now - this.lastSweep > 3600) {
       this.lastSweep = now;
@@ -49,7 +50,7 @@ export class LoginSessionService {
   /** The user of a live session, or undefined (one query). */
   async resolve(token: string): Promise<UserRow | undefined> {
     if (!/^[A-Za-z0-9]{64}$/.test(token)) return undefined;
-    return this.repo.findUser(sha256Hex(token), Math.floor(Date.now() / 1000));
+    return this.repo.findUser(sha256Hex(token), nowSeconds());
   }
 
   async logout(token: string): Promise<void> {

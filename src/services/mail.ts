@@ -7,6 +7,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { MailOutboxRepository } from '../db/repositories/mail-outbox.js';
 import type { Settings } from '../settings.js';
+import { nowSeconds } from '../domain/time.js';
 
 export interface MailMessage {
   to: string;
@@ -57,7 +58,7 @@ export class MailService {
         this.log.warn({ to: msg.to, subject: msg.subject, error: (err as Error)?.message ?? 'unknown' }, 'mail could not be sent over SMTP; kept in the outbox');
       }
     }
-    await this.outbox.insert(msg.to, msg.subject, msg.text, Math.floor(Date.now() / 1000));
+    await this.outbox.insert(msg.to, msg.subject, msg.text, nowSeconds());
     this.log.info({ to: msg.to, subject: msg.subject }, 'mail written to the outbox (no SMTP_URL)');
     return 'outbox';
   }

@@ -7,8 +7,9 @@
 import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import { ActorType, ParticipantType, RoomType } from '../domain/constants.js';
 import type { DirectoryService } from './directory.js';
-import { nowSeconds, type RoomsService } from './rooms.js';
+import { type RoomsService } from './rooms.js';
 import type { TeamsService } from './teams.js';
+import { nowSeconds } from '../domain/time.js';
 
 type SourceType = typeof ActorType.GROUPS | typeof ActorType.CIRCLES;
 

@@ -36,10 +36,11 @@ import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord }
 import type { DirectoryService } from './directory.js';
 import type { MailService } from './mail.js';
 import type { RequestContext } from './request-context.js';
-import { nowSeconds, type NewAttendeeSpec, type RoomsService } from './rooms.js';
+import { type NewAttendeeSpec, type RoomsService } from './rooms.js';
 import type { SessionService } from './sessions.js';
 import type { TeamsService } from './teams.js';
 import type { UserStatusService } from './user-status.js';
+import { nowSeconds } from '../domain/time.js';
 
 /** Contract Limits: statuses only below this many participant rows. */
 export const STATUS_ROW_LIMIT = 100;

@@ -8,7 +8,7 @@ import type { PhoneNumberRow, PhoneNumbersRepository } from '../db/repositories/
 import { badRequest, notFound } from '../domain/errors.js';
 import { normalizeUserPhoneNumber } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
-import { nowSeconds } from './rooms.js';
+import { nowSeconds } from '../domain/time.js';
 
 export class PhoneNumbersService {
   constructor(

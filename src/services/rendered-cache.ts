@@ -15,6 +15,7 @@
  */
 import { changeStamp, type Db } from '../db/database.js';
 import { BoundedMap } from '../domain/bounded-map.js';
+import { nowSeconds } from '../domain/time.js';
 
 export interface RenderedAnswer {
   /** Encoded once: sending a large string re-encodes it on every write. */
@@ -62,7 +63,7 @@ export class RenderedCache {
   /** The answer stored under `key` for this stamp, unless its time has passed. */
   get(key: string, stamp: string): RenderedAnswer | undefined {
     const e = this.entries.get(key);
-    if (e === undefined || e.stamp !== stamp || Math.floor(Date.now() / 1000) > e.until) return undefined;
+    if (e === undefined || e.stamp !== stamp || nowSeconds() > e.until) return undefined;
     return e.answer;
   }
 

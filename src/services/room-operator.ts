@@ -35,7 +35,8 @@ import type { DirectoryService } from './directory.js';
 import type { ParticipantsService } from './participants.js';
 import { RequestContext, SystemContext } from './request-context.js';
 import type { RoomSettingsService } from './room-settings.js';
-import { normalizeRoomName, nowSeconds, type RoomsService } from './rooms.js';
+import { normalizeRoomName, type RoomsService } from './rooms.js';
+import { nowSeconds } from '../domain/time.js';
 
 /** `talk:room:create <name>` options. */
 export interface CreateRoomInput {

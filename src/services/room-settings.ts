@@ -33,7 +33,8 @@ import {
   type PermissionMode,
 } from '../domain/room-settings.js';
 import type { RequestContext } from './request-context.js';
-import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+import { type CallerRoom, type RoomsService } from './rooms.js';
+import { nowSeconds } from '../domain/time.js';
 
 type Participating = CallerRoom & { attendee: AttendeeRow };
 

@@ -32,6 +32,7 @@ import { sipConfigured } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
 import type { RequestContext } from './request-context.js';
+import { nowSeconds } from '../domain/time.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -94,7 +95,6 @@ export interface RoomListeners {
 
 const GROUP_NAME_MAX = 64;
 
-export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
  * One-to-one name: the two user ids, sorted, as PHP's json_encode writes them (Talk dedupes on

@@ -19,7 +19,8 @@ import { listableScopesFor } from '../presenters/conversation.js';
 import type { BruteForceService } from './brute-force.js';
 import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from './request-context.js';
-import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+import { type CallerRoom, type RoomsService } from './rooms.js';
+import { nowSeconds } from '../domain/time.js';
 
 export interface JoinInput {
   password: string;

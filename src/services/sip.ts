@@ -28,8 +28,9 @@ import { isWellFormedToken } from '../domain/tokens.js';
 import type { ConversationRecord } from '../presenters/conversation.js';
 import type { PhoneNumbersService } from './phone-numbers.js';
 import type { RequestContext } from './request-context.js';
-import { nowSeconds, type CallerRoom, type RoomsService } from './rooms.js';
+import { type CallerRoom, type RoomsService } from './rooms.js';
 import type { SipBridgeService } from './sip-bridge.js';
+import { nowSeconds } from '../domain/time.js';
 
 /** What the signature of the pending dial-out list covers instead of a conversation token. */
 export const DIALOUT_LIST_SIGNED_DATA = 'dialout';

@@ -8,6 +8,7 @@ import type { TeamsRepository, TeamRow } from '../db/repositories/teams.js';
 import { displayNameProblem, groupIdProblem } from '../domain/accounts.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { DirectoryService } from './directory.js';
+import { nowSeconds } from '../domain/time.js';
 
 export interface TeamListeners {
   memberAdded: Array<(teamId: string, userId: string) => Promise<void>>;
@@ -58,7 +59,7 @@ export class TeamsService {
     const nameProblem = displayNameProblem(name);
     if (nameProblem) throw badRequest('displayName', nameProblem);
     if (await this.repo.find(id)) throw badRequest('team', `Team ${id} already exists`);
-    const row = { id, display_name: name, created_at: Math.floor(Date.now() / 1000) };
+    const row = { id, display_name: name, created_at: nowSeconds() };
     try {
       await this.repo.insert(row);
     } catch {

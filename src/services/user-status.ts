@@ -15,6 +15,7 @@ import {
   type PublicStatus,
 } from '../domain/user-status.js';
 import type { DirectoryService } from './directory.js';
+import { nowSeconds } from '../domain/time.js';
 
 /** Nextcloud's private status record (UserStatusController::formatStatus). */
 export interface OwnStatus {
@@ -28,7 +29,7 @@ export interface OwnStatus {
   statusIsUserDefined: boolean;
 }
 
-const now = () => Math.floor(Date.now() / 1000);
+const now = nowSeconds;
 
 function format(row: UserStatusRow): OwnStatus {
   const e = effectiveStatus(row, now());

@@ -8,10 +8,10 @@ import { Type } from '@sinclair/typebox';
 import { registerFeatures } from '../../domain/features.js';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
-import { nowSeconds } from '../../services/rooms.js';
 import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
+import { nowSeconds } from '../../domain/time.js';
 
 // What these endpoints and the record make true (talk-reference.md §2.2), in Talk's order.
 registerFeatures([
