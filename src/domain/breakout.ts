@@ -3,6 +3,7 @@
  * limits, the attendee map, the automatic distribution and which children a participant sees.
  */
 import { BreakoutMode, BreakoutStatus } from './constants.js';
+import { badRequest } from './errors.js';
 import { isModeratorType } from './permissions.js';
 
 export const BREAKOUT_MIN_ROOMS = 1;
@@ -79,6 +80,13 @@ export function breakoutListProblem(i: BreakoutListInput): 'mode' | 'status' | u
   if (i.mode === BreakoutMode.NOT_CONFIGURED) return 'mode';
   if (!isModeratorType(i.participantType) && i.status !== BreakoutStatus.STARTED) return 'status';
   return undefined;
+}
+
+/** breakoutListProblem as the catalog's 400 (listing breakout rooms, or their participants). */
+export function requireBreakoutListable(i: BreakoutListInput): void {
+  const problem = breakoutListProblem(i);
+  if (problem === 'mode') throw badRequest('mode', 'The conversation has no breakout rooms configured');
+  if (problem === 'status') throw badRequest('status', 'The breakout rooms are not started');
 }
 
 /** Moderators and free selection see every child; everyone else only the rooms they are in. */

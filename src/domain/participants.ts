@@ -5,7 +5,7 @@
  */
 import { randomString } from './passwords.js';
 import { ParticipantType, Permission, RoomType, SESSION_TIMEOUT_KILL } from './constants.js';
-import { isLoggedInModeratorType } from './permissions.js';
+import { isLoggedInModeratorType, isOneToOneKind } from './permissions.js';
 
 /** Contract limit: session ids are 512-character strings. */
 export const SESSION_ID_LENGTH = 512;
@@ -33,14 +33,9 @@ export function mayReplaceWithoutAsking(lastPing: number, inCall: number, now: n
   return lastPing < now - 60 || (inCall === 0 && lastPing < now - 40);
 }
 
-/** Conversation kinds without participant management (one-to-one, former one-to-one, note-to-self). */
+/** Conversation kinds without participant management nor publishing permissions (one-to-one, former one-to-one, note-to-self). */
 export function isFixedMembershipRoom(roomType: number): boolean {
   return roomType === RoomType.ONE_TO_ONE || roomType === RoomType.ONE_TO_ONE_FORMER || roomType === RoomType.NOTE_TO_SELF;
-}
-
-/** Conversation kinds without publishing permissions (one-to-one and former one-to-one). */
-export function supportsPublishingPermissions(roomType: number): boolean {
-  return roomType !== RoomType.ONE_TO_ONE && roomType !== RoomType.ONE_TO_ONE_FORMER && roomType !== RoomType.NOTE_TO_SELF;
 }
 
 export type RoleChange = { ok: true; type: number } | { ok: false; status: 400 | 403; error: string; message: string };
@@ -123,6 +118,6 @@ export function leaveOutcome(i: { participantType: number; roomType: number; obj
   if (isLoggedInModeratorType(t) && i.counts.users > 1 && i.counts.moderators === 1) return 'last-moderator';
   const countsAsUser = t === ParticipantType.OWNER || t === ParticipantType.MODERATOR || t === ParticipantType.USER;
   if (i.roomType !== RoomType.CHANGELOG && i.objectType !== 'file' && i.counts.users === 1 && countsAsUser) return 'delete-room';
-  if (i.deleteOneToOne && (i.roomType === RoomType.ONE_TO_ONE || i.roomType === RoomType.ONE_TO_ONE_FORMER)) return 'delete-room';
+  if (i.deleteOneToOne && isOneToOneKind(i.roomType)) return 'delete-room';
   return 'remove';
 }

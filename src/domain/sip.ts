@@ -5,8 +5,9 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppConfigSnapshot } from '../services/app-config.js';
-import { RoomType, SipState } from './constants.js';
+import { SipState } from './constants.js';
 import { isSipCompatibleToken } from './tokens.js';
+import { isGroupOrPublic } from './room-settings.js';
 
 /** "SIP configured": shared secret and dial-in info both non-empty. */
 export function sipConfigured(cfg: AppConfigSnapshot): boolean {
@@ -145,7 +146,7 @@ export function phoneFieldsFor(
  */
 export function sipStateProblem(room: { type: number; object_type: string; token: string }, state: number): string | null {
   if (room.object_type === 'room') return 'breakout-room';
-  if (room.type !== RoomType.GROUP && room.type !== RoomType.PUBLIC) return 'type';
+  if (!isGroupOrPublic(room.type)) return 'type';
   if (!(Object.values(SipState) as number[]).includes(state)) return 'value';
   if (!isSipCompatibleToken(room.token)) return 'token';
   return null;

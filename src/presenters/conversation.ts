@@ -348,7 +348,7 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
     isUser &&
     env.sipConfigured &&
     isSipCompatibleToken(room.token) &&
-    (room.type === RoomType.GROUP || room.type === RoomType.PUBLIC) &&
+    isGroupOrPublic(room.type) &&
     isLoggedInModeratorType(attendee.participant_type) &&
     env.inSipBridgeGroups;
 

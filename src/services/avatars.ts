@@ -9,11 +9,11 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
-import type { RoomRow } from '../db/repositories/rooms.js';
 import { iconAvatar, initialsAvatar } from '../domain/avatar-svg.js';
 import { RoomType } from '../domain/constants.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { inspectImage } from '../domain/images.js';
+import { isOneToOneKind } from '../domain/permissions.js';
 import { randomString } from '../domain/passwords.js';
 import { listableScopesFor, otherUserId } from '../presenters/conversation.js';
 import type { DirectoryService } from './directory.js';
@@ -55,7 +55,7 @@ export class AvatarService {
    */
   async upload(ctx: RequestContext, token: unknown, file: AvatarUpload | undefined): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token);
-    if (isOneToOne(found.room)) throw badRequest('type', 'One-to-one conversations cannot have an avatar');
+    if (isOneToOneKind(found.room.type)) throw badRequest('type', 'One-to-one conversations cannot have an avatar');
     if (!file) throw badRequest('file', 'No image file was uploaded (multipart field "file")');
     if (file.tooBig || !file.data) throw badRequest('size', 'The file is too big (at most 20 MiB)');
     if (file.data.length === 0) throw badRequest('file', 'The uploaded file is empty');
@@ -95,7 +95,7 @@ export class AvatarService {
       if (stored) return { body: stored.data, contentType: stored.content_type, etag: `"${stored.version}"` };
     }
     let svg: string;
-    const other = isOneToOne(room) ? otherUserId(room, ctx.userId) : undefined;
+    const other = isOneToOneKind(room.type) ? otherUserId(room, ctx.userId) : undefined;
     if (other !== undefined) {
       const user = await this.directory.users.find(other);
       svg = initialsAvatar(other, user?.display_name ?? other, dark).svg;
@@ -106,6 +106,3 @@ export class AvatarService {
   }
 }
 
-function isOneToOne(room: RoomRow): boolean {
-  return room.type === RoomType.ONE_TO_ONE || room.type === RoomType.ONE_TO_ONE_FORMER;
-}

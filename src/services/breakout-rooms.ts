@@ -13,7 +13,7 @@ import { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import {
   BREAKOUT_OBJECT_TYPE,
-  breakoutListProblem,
+  requireBreakoutListable,
   breakoutRoomName,
   distributeAutomatically,
   isConfigurableMode,
@@ -226,9 +226,7 @@ export class BreakoutRoomsService {
   async list(ctx: RequestContext, token: unknown): Promise<ConversationView[]> {
     const { room: parent, attendee } = await this.rooms.requireParticipant(ctx, token);
     const rule = { mode: parent.breakout_room_mode, status: parent.breakout_room_status, participantType: attendee.participant_type };
-    const problem = breakoutListProblem(rule);
-    if (problem === 'mode') throw badRequest('mode', 'The conversation has no breakout rooms configured');
-    if (problem === 'status') throw badRequest('status', 'The breakout rooms are not started');
+    requireBreakoutListable(rule);
     const children = await this.children(parent);
     const mine = await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));

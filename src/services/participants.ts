@@ -8,7 +8,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
-import { ActorType, BreakoutMode, BreakoutStatus, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
+import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
 import { ApiError, badRequest, forbidden, lobbyActive, notFound, notImplemented } from '../domain/errors.js';
 import { invitationMail } from '../domain/invitation-mail.js';
 import {
@@ -18,7 +18,6 @@ import {
   isPermissionMethod,
   leaveOutcome,
   promotion,
-  supportsPublishingPermissions,
 } from '../domain/participants.js';
 import { randomString, sha256Hex } from '../domain/passwords.js';
 import {
@@ -28,6 +27,7 @@ import {
   isLoggedInModeratorType,
   isModeratorType,
   isValidPermissionValue,
+  isOneToOneKind,
   serverDefaultPermissions,
 } from '../domain/permissions.js';
 import { dialOutEnabled, sipConfigured } from '../domain/sip.js';
@@ -41,6 +41,7 @@ import type { SessionService } from './sessions.js';
 import type { TeamsService } from './teams.js';
 import type { UserStatusService } from './user-status.js';
 import { nowSeconds } from '../domain/time.js';
+import { requireBreakoutListable, seesAllBreakoutRooms } from '../domain/breakout.js';
 
 /** Contract Limits: statuses only below this many participant rows. */
 export const STATUS_ROW_LIMIT = 100;
@@ -145,11 +146,10 @@ export class ParticipantsService {
 
   /** Breakout children the caller may see (Talk's BreakoutRoomService::getBreakoutRooms). */
   private async visibleBreakoutRooms(parent: RoomRow, viewer: AttendeeRow): Promise<RoomRow[]> {
-    if (parent.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) throw badRequest('mode', 'The conversation has no breakout rooms configured');
-    const moderator = isModeratorType(viewer.participant_type);
-    if (!moderator && parent.breakout_room_status !== BreakoutStatus.STARTED) throw badRequest('status', 'Breakout rooms are not started');
+    const rule = { mode: parent.breakout_room_mode, status: parent.breakout_room_status, participantType: viewer.participant_type };
+    requireBreakoutListable(rule);
     const children = await this.rooms.repos.rooms.childrenOf(parent.token);
-    if (moderator || parent.breakout_room_mode === BreakoutMode.FREE) return children;
+    if (seesAllBreakoutRooms(rule)) return children;
     const mine = new Set((await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
     return children.filter((c) => mine.has(c.id));
   }
@@ -321,7 +321,7 @@ export class ParticipantsService {
     const found = await this.rooms.requireModerator(ctx, token);
     const { room, attendee: caller } = found;
     const target = await this.attendeeIn(room, attendeeId);
-    if (room.type === RoomType.ONE_TO_ONE || room.type === RoomType.ONE_TO_ONE_FORMER || room.type === RoomType.NOTE_TO_SELF) {
+    if (isFixedMembershipRoom(room.type)) {
       throw badRequest('room-type', 'Participants cannot be removed from this kind of conversation');
     }
     if (target.id === caller.id) return this.leave(ctx, room, caller);
@@ -374,7 +374,7 @@ export class ParticipantsService {
     }
     await this.repo.deleteAttendees([...ids]);
     await this.sessions.endSessions({ sessionIds: [], attendeeIds: [], roomIds: [room.id, ...children.map((c) => c.id)] });
-    if (room.type !== RoomType.ONE_TO_ONE && room.type !== RoomType.ONE_TO_ONE_FORMER && !opts.selfJoinedLeaving) await this.rooms.touch([room.id]);
+    if (!isOneToOneKind(room.type) && !opts.selfJoinedLeaving) await this.rooms.touch([room.id]);
   }
 
   /** Plain members (type 3) of a group/team attendee that no other group or team of the room covers. */
@@ -432,7 +432,7 @@ export class ParticipantsService {
   async setPermissions(ctx: RequestContext, token: unknown, attendeeId: number, method: string, permissions: number): Promise<ParticipantRecord[]> {
     const { room } = await this.rooms.requireModerator(ctx, token);
     const target = await this.attendeeIn(room, attendeeId);
-    if (!supportsPublishingPermissions(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
     if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
       throw badRequest('type', 'Permissions of groups and teams cannot be set');
     }
@@ -472,7 +472,7 @@ export class ParticipantsService {
   /** PUT attendees/permissions/all: deprecated, validates and does nothing (contract). */
   async setAllPermissions(ctx: RequestContext, token: unknown, method: string, permissions: number): Promise<void> {
     const { room } = await this.rooms.requireModerator(ctx, token);
-    if (!supportsPublishingPermissions(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
     if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
     if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
   }

@@ -23,7 +23,7 @@ import {
   RoomType,
 } from '../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
-import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType } from '../domain/permissions.js';
+import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../domain/permissions.js';
 import { isWellFormedToken, newToken } from '../domain/tokens.js';
 import { ConversationPresenter, listableScopesFor, type ConversationView } from '../presenters/conversation.js';
 import type { AppConfigSnapshot } from './app-config.js';
@@ -33,6 +33,7 @@ import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
 import type { RequestContext } from './request-context.js';
 import { nowSeconds } from '../domain/time.js';
+import { isGroupOrPublic } from '../domain/room-settings.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -270,7 +271,7 @@ export class RoomsService {
     if (!user) throw notFound('invite');
     const cfg = await ctx.config();
     if (input.roomType === RoomType.ONE_TO_ONE) return this.createOneToOne(ctx, cfg, input.invite);
-    if (input.roomType !== RoomType.GROUP && input.roomType !== RoomType.PUBLIC) {
+    if (!isGroupOrPublic(input.roomType)) {
       throw badRequest('type', 'roomType must be 1 (one-to-one), 2 (group) or 3 (public)');
     }
     if (!(await ctx.inGroupList(cfg.list('start_conversations')))) {
@@ -398,7 +399,7 @@ export class RoomsService {
    */
   async createWithoutOwner(ctx: RequestContext, type: number, rawName: string): Promise<RoomRow> {
     if (!ctx.isSystem) throw forbidden('permissions', 'Only the operator can create conversations without an owner');
-    if (type !== RoomType.GROUP && type !== RoomType.PUBLIC) throw badRequest('type', 'Only group and public conversations can be created this way');
+    if (!isGroupOrPublic(type)) throw badRequest('type', 'Only group and public conversations can be created this way');
     const name = normalizeRoomName(rawName);
     if (name === undefined) throw badRequest('name', `The name must be 1 to ${ROOM_NAME_MAX} characters`);
     const cfg = await ctx.config();
@@ -485,7 +486,7 @@ export class RoomsService {
     const found = await this.requireModerator(ctx, token);
     const room = found.room;
     if (room.object_type === 'event') throw badRequest('event', 'Event conversations cannot be renamed');
-    if (room.type === RoomType.ONE_TO_ONE || room.type === RoomType.ONE_TO_ONE_FORMER) {
+    if (isOneToOneKind(room.type)) {
       throw badRequest('type', 'One-to-one conversations cannot be renamed');
     }
     if (rawName.trim() === room.name) return found;

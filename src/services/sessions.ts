@@ -21,6 +21,7 @@ import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';
+import { isGroupOrPublic } from '../domain/room-settings.js';
 
 export interface JoinInput {
   password: string;
@@ -103,7 +104,7 @@ export class SessionService {
         const listable = room.listable !== ListableScope.NONE && (await listableScopesFor(ctx)).includes(room.listable);
         if (!listable) await this.checkPassword(ctx, room, input.password);
         let type: number;
-        if ((room.type === RoomType.GROUP || room.type === RoomType.PUBLIC) && listable) type = ParticipantType.USER;
+        if (isGroupOrPublic(room.type) && listable) type = ParticipantType.USER;
         else if (room.type === RoomType.PUBLIC) type = ParticipantType.USER_SELF_JOINED;
         else throw notFound('room');
         attendee = await this.rooms.addAttendee(room.id, {
