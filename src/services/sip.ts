@@ -162,11 +162,6 @@ export class SipService {
     await this.clearDialOutRequest(attendee.id, { call_id: null });
   }
 
-  /** Records the bridge's call id for a dial-out (set when the dial-out starts). */
-  async recordDialOutCallId(attendeeId: number, callId: string): Promise<void> {
-    await this.rooms.repos.attendees.update(attendeeId, { call_id: callId });
-  }
-
   // ---- starting a dial-out (POST /call/{token}/dialout/{attendeeId}) ----
 
   /**
