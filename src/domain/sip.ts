@@ -5,13 +5,28 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppConfigSnapshot } from '../services/app-config.js';
-import { SipState } from './constants.js';
+import { ActorType, SipState } from './constants.js';
 import { isSipCompatibleToken } from './tokens.js';
 import { isGroupOrPublic } from './room-settings.js';
 
 /** "SIP configured": shared secret and dial-in info both non-empty. */
 export function sipConfigured(cfg: AppConfigSnapshot): boolean {
   return cfg.get('sip_bridge_shared_secret') !== '' && cfg.get('sip_bridge_dialin_info') !== '';
+}
+
+/** The room's attendees dial in with a PIN: SIP configured and switched on for the room. */
+export function roomUsesPins(sipIsConfigured: boolean, room: { sip_enabled: number }): boolean {
+  return sipIsConfigured && room.sip_enabled !== SipState.DISABLED;
+}
+
+/** Actors that get a dial-in PIN: users and e-mail guests (talk-behaviour.md §1 "Attendee PIN"). */
+export function actorGetsPin(actorType: string): boolean {
+  return actorType === ActorType.USERS || actorType === ActorType.EMAILS;
+}
+
+/** An attendee that should have a PIN in this room and has none yet (generated lazily on read). */
+export function needsAttendeePin(sipIsConfigured: boolean, room: { sip_enabled: number }, a: { actor_type: string; pin: string | null }): boolean {
+  return roomUsesPins(sipIsConfigured, room) && a.pin === null && actorGetsPin(a.actor_type);
 }
 
 /** SIP dial-out works: SIP configured and `sip_dialout` is not `no`. */

@@ -23,7 +23,6 @@ import {
   RoomType,
   SESSION_TIMEOUT,
   SESSION_TIMEOUT_KILL,
-  SipState,
 } from '../domain/constants.js';
 import {
   canDeleteConversation,
@@ -39,7 +38,7 @@ import { defaultRoomName, isGroupOrPublic } from '../domain/room-settings.js';
 import { isSipCompatibleToken, newAttendeePin } from '../domain/tokens.js';
 import type { AppConfigSnapshot } from '../services/app-config.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
-import { sipConfigured } from '../domain/sip.js';
+import { actorGetsPin, needsAttendeePin, roomUsesPins, sipConfigured } from '../domain/sip.js';
 import { recordingAvailable } from '../domain/features.js';
 import type { RequestContext } from '../services/request-context.js';
 import { nowSeconds } from '../domain/time.js';
@@ -325,10 +324,9 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   r.callPermissions = room.call_permissions;
   r.defaultPermissions = room.default_permissions;
 
-  const sipOn = env.sipConfigured && room.sip_enabled !== SipState.DISABLED;
   r.sipEnabled = env.sipConfigured ? room.sip_enabled : 0;
-  if (sipOn) {
-    if (attendee.actor_type === ActorType.USERS || attendee.actor_type === ActorType.EMAILS) {
+  if (roomUsesPins(env.sipConfigured, room)) {
+    if (actorGetsPin(attendee.actor_type)) {
       r.attendeePin = attendee.pin ?? env.newPins.get(attendee.id) ?? '';
     } else {
       r.attendeePin = null;
@@ -449,7 +447,7 @@ export class ConversationPresenter {
     if (sip) {
       for (const v of views) {
         const a = v.attendee;
-        if (a && v.room.sip_enabled !== 0 && a.pin === null && (a.actor_type === ActorType.USERS || a.actor_type === ActorType.EMAILS)) {
+        if (a && needsAttendeePin(true, v.room, a)) {
           newPins.set(a.id, newAttendeePin());
         }
       }

@@ -12,7 +12,7 @@ import type { SessionRow } from '../db/repositories/sessions.js';
 import { ActorType, ParticipantType } from '../domain/constants.js';
 import { isSessionAlive } from '../domain/participants.js';
 import { isLoggedInModeratorType, permissionsIn } from '../domain/permissions.js';
-import { phoneFieldsFor } from '../domain/sip.js';
+import { needsAttendeePin, phoneFieldsFor, roomUsesPins } from '../domain/sip.js';
 import type { PublicStatus } from '../domain/user-status.js';
 
 export interface ParticipantRecord {
@@ -127,7 +127,7 @@ export function formatParticipant(e: MergedAttendee, env: ParticipantEnv): Parti
   let displayName = a.display_name;
   if (a.actor_type === ActorType.USERS && displayName === '') displayName = env.userNames.get(a.actor_id) ?? a.actor_id;
   const pin = env.newPins.get(a.id) ?? a.pin ?? '';
-  const sipOn = env.sipConfigured && room.sip_enabled !== 0;
+  const sipOn = roomUsesPins(env.sipConfigured, room);
   const phone =
     a.actor_type === ActorType.PHONES
       ? phoneFieldsFor(a, {
@@ -171,11 +171,6 @@ export function pinsNeeded(entries: MergedAttendee[], env: Pick<ParticipantEnv, 
     .map((e) => e.attendee)
     .filter((a) => {
       const room = env.rooms.get(a.room_id)!;
-      return (
-        room.sip_enabled !== 0 &&
-        a.pin === null &&
-        (a.actor_type === ActorType.USERS || a.actor_type === ActorType.EMAILS) &&
-        privileged(env.viewers.get(a.room_id), a)
-      );
+      return needsAttendeePin(true, room, a) && privileged(env.viewers.get(a.room_id), a);
     });
 }

@@ -30,7 +30,7 @@ import {
   isOneToOneKind,
   serverDefaultPermissions,
 } from '../domain/permissions.js';
-import { dialOutEnabled, sipConfigured } from '../domain/sip.js';
+import { dialOutEnabled, roomUsesPins, sipConfigured } from '../domain/sip.js';
 import { newAttendeePin } from '../domain/tokens.js';
 import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../presenters/participant.js';
 import type { DirectoryService } from './directory.js';
@@ -258,7 +258,7 @@ export class ParticipantsService {
     const existing = await this.rooms.repos.attendees.find(room.id, ActorType.EMAILS, actorId);
     if (existing) return changed;
     const cfg = await ctx.config();
-    const withPin = sipConfigured(cfg) && room.sip_enabled !== 0;
+    const withPin = roomUsesPins(sipConfigured(cfg), room);
     const [attendee] = await this.rooms.addAttendees(room.id, [
       { actorType: ActorType.EMAILS, actorId, displayName: email, participantType: ParticipantType.GUEST },
     ]);
@@ -270,7 +270,7 @@ export class ParticipantsService {
 
   private async sendInvitation(ctx: RequestContext, room: RoomRow, inviter: AttendeeRow, guest: AttendeeRow): Promise<void> {
     const cfg = await ctx.config();
-    const sip = sipConfigured(cfg) && room.sip_enabled !== 0;
+    const sip = roomUsesPins(sipConfigured(cfg), room);
     const mail = invitationMail({
       baseUrl: this.baseUrl,
       token: room.token,
@@ -293,7 +293,7 @@ export class ParticipantsService {
       targets = await this.rooms.repos.attendees.forRoom(room.id);
     }
     const cfg = await ctx.config();
-    const sip = sipConfigured(cfg) && room.sip_enabled !== 0;
+    const sip = roomUsesPins(sipConfigured(cfg), room);
     for (const t of targets.filter((a) => a.actor_type === ActorType.EMAILS && a.invited_cloud_id)) {
       let guest = t;
       if (sip && t.pin === null) {
