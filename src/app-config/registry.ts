@@ -227,6 +227,11 @@ export function storedKeyName(name: string, def: ConfigKey): string {
 export class ConfigValueError extends Error {}
 
 const BOOL_TRUE = ['yes', '1', 'true', 'on'];
+
+/** How a stored boolean reads as true (any case, surrounding spaces ignored). */
+export function isTrueValue(stored: string): boolean {
+  return BOOL_TRUE.includes(stored.trim().toLowerCase());
+}
 const BOOL_FALSE = ['no', '0', 'false', 'off', ''];
 
 /**

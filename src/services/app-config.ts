@@ -6,6 +6,7 @@ import {
   CONFIG_KEYS,
   ConfigValueError,
   findConfigKey,
+  isTrueValue,
   maskConfigValue,
   normalizeConfigValue,
   restoreMaskedSecrets,
@@ -54,7 +55,7 @@ export class AppConfigSnapshot {
   }
 
   bool(key: string): boolean {
-    return ['yes', '1', 'true', 'on'].includes(this.get(key).trim().toLowerCase());
+    return isTrueValue(this.get(key));
   }
 
   /** A JSON list of strings (group lists are read on every Talk request: parsed once per snapshot). */

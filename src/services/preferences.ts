@@ -4,7 +4,12 @@
  */
 import type { PreferencesRepository } from '../db/repositories/preferences.js';
 import { validateProvisioningSetting, validateUserSetting } from '../domain/user-settings.js';
+import { badRequest } from '../domain/errors.js';
 import type { AppConfigSnapshot } from './app-config.js';
+
+function requireSpreed(appId: string): void {
+  if (appId !== 'spreed') throw badRequest('app', `Unknown app "${appId}"; only spreed is provided here`);
+}
 
 export class PreferencesService {
   constructor(readonly repo: PreferencesRepository) {}
@@ -20,14 +25,21 @@ export class PreferencesService {
     else await this.repo.set(userId, v.key, v.value);
   }
 
-  /** Provisioning `POST /config/users/spreed/{configKey}` for the caller's own preference. */
-  async setProvisioned(userId: string, key: string, value: string): Promise<void> {
+  /**
+   * Provisioning `POST /config/users/{appId}/{configKey}` for the caller's own preference: 400
+   * `app` for an app other than spreed (only Talk's preferences live in Parley), 400
+   * `configValue` without a value, 400 for an invalid key or value.
+   */
+  async setProvisioned(userId: string, appId: string, key: string, value: string | undefined): Promise<void> {
+    requireSpreed(appId);
+    if (value === undefined) throw badRequest('configValue', 'configValue is required');
     const v = validateProvisioningSetting(key, value);
     await this.repo.set(userId, v.key, v.value);
   }
 
-  /** Provisioning `DELETE`: back to the app-config fallback. */
-  async deleteProvisioned(userId: string, key: string): Promise<void> {
+  /** Provisioning `DELETE`: back to the app-config fallback (400 `app` / key as above). */
+  async deleteProvisioned(userId: string, appId: string, key: string): Promise<void> {
+    requireSpreed(appId);
     const v = validateProvisioningSetting(key);
     await this.repo.delete(userId, v.key);
   }

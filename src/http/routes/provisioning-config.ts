@@ -5,24 +5,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { badRequest } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
 import { EmptyList } from './common-schemas.js';
 
 const PATH = '/apps/provisioning_api/api/v1/config/users/:appId/:configKey';
 
-/** Nextcloud answers an empty list. */
-
 const target = {
   appId: Type.String({ maxLength: 64 }),
   configKey: Type.String({ maxLength: 64 }),
 };
-
-/** Only Talk's own preferences live in Parley. */
-function requireSpreed(appId: string): void {
-  if (appId !== 'spreed') throw badRequest('app', `Unknown app "${appId}"; only spreed is provided here`);
-}
 
 export async function provisioningConfigRoutes(app: FastifyInstance, services: Services): Promise<void> {
   ocsRoute(app, services, {
@@ -38,10 +30,7 @@ export async function provisioningConfigRoutes(app: FastifyInstance, services: S
     }),
     response: EmptyList,
     handler: async ({ params, ctx }) => {
-      requireSpreed(params.appId);
-      const value = params.configValue ?? params.value;
-      if (value === undefined) throw badRequest('configValue', 'configValue is required');
-      await services.preferences.setProvisioned(ctx.userId!, params.configKey, value);
+      await services.preferences.setProvisioned(ctx.userId!, params.appId, params.configKey, params.configValue ?? params.value);
       return [];
     },
   });
@@ -54,8 +43,7 @@ export async function provisioningConfigRoutes(app: FastifyInstance, services: S
     params: Type.Object(target),
     response: EmptyList,
     handler: async ({ params, ctx }) => {
-      requireSpreed(params.appId);
-      await services.preferences.deleteProvisioned(ctx.userId!, params.configKey);
+      await services.preferences.deleteProvisioned(ctx.userId!, params.appId, params.configKey);
       return [];
     },
   });
