@@ -10,6 +10,7 @@ import type { ClientRoomEntry, ClientSessionsRepository } from '../db/repositori
 import { sha256Hex } from '../domain/passwords.js';
 import type { RequestContext } from './request-context.js';
 import { nowSeconds } from '../domain/time.js';
+import { cookieValue } from '../domain/cookies.js';
 
 export const SESSION_COOKIE = 'parley_session';
 /** 32 random bytes, base64url. */
@@ -20,16 +21,8 @@ const TAB_PATTERN = /^[a-zA-Z0-9]{64}$/;
 
 /** The cookie value from a Cookie header, when well-formed. */
 export function sessionKeyFromCookie(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const i = part.indexOf('=');
-    if (i < 0) continue;
-    if (part.slice(0, i).trim() === SESSION_COOKIE) {
-      const v = part.slice(i + 1).trim();
-      return KEY_PATTERN.test(v) ? v : undefined;
-    }
-  }
-  return undefined;
+  const v = cookieValue(header, SESSION_COOKIE);
+  return v !== undefined && KEY_PATTERN.test(v) ? v : undefined;
 }
 
 /** The tab id of the request ('' when absent or malformed). */

@@ -6,20 +6,15 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../../services/index.js';
+import { cookieValue } from '../../domain/cookies.js';
 import { LOGIN_SESSION_SECONDS } from '../../services/login-sessions.js';
 import { userResolvers } from '../ocs/route.js';
 
 export const LOGIN_COOKIE = 'parley_login';
 
-/** The value of one cookie from the Cookie header, or undefined. */
+/** The value of one cookie of the request, or undefined. */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return undefined;
+  return cookieValue(request.headers.cookie, name);
 }
 
 export function loginCookie(services: Services, token: string): string {
