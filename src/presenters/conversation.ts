@@ -111,10 +111,10 @@ export interface FormatEnv {
   deleteOneToOne: boolean;
 }
 
-export const PRIVATE_CONVERSATION = 'Private conversation';
+const PRIVATE_CONVERSATION = 'Private conversation';
 
 /** The two user ids of a one-to-one conversation (its name is their JSON list), or undefined. */
-export function oneToOneUserIds(room: RoomRow): string[] | undefined {
+function oneToOneUserIds(room: RoomRow): string[] | undefined {
   if (!isOneToOneKind(room.type)) return undefined;
   try {
     const parsed = JSON.parse(room.name);
@@ -167,7 +167,7 @@ function recordingConsent(room: RoomRow, env: FormatEnv): number {
 }
 
 /** notificationLevel when the attendee kept the default (talk-reference.md §1.7). */
-export function resolveNotificationLevel(stored: number, room: RoomRow, attendee: AttendeeRow, cfg: AppConfigSnapshot): number {
+function resolveNotificationLevel(stored: number, room: RoomRow, attendee: AttendeeRow, cfg: AppConfigSnapshot): number {
   if (stored !== NotificationLevel.DEFAULT) return stored;
   if (attendee.actor_type === ActorType.GUESTS || attendee.actor_type === ActorType.EMAILS) return NotificationLevel.NEVER;
   if (attendee.participant_type === ParticipantType.GUEST || attendee.participant_type === ParticipantType.GUEST_MODERATOR) {
@@ -280,7 +280,7 @@ function roomFields(r: ConversationRecord, room: RoomRow): void {
  * Formats one conversation for the caller (pure). `listableForCaller`: the room is listed for
  * this caller (scope 2, or scope 1 for a non-guest-app user).
  */
-export function formatConversation(view: ConversationView, env: FormatEnv, listableForCaller: boolean): ConversationRecord {
+function formatConversation(view: ConversationView, env: FormatEnv, listableForCaller: boolean): ConversationRecord {
   const { room, attendee, session } = view;
   const r = defaults(room, env);
   const { cfg } = env;

@@ -27,7 +27,7 @@ export function clearedLoginCookie(): string {
 }
 
 /** The user of the request's login session, if any. */
-export async function sessionUser(request: FastifyRequest, services: Services) {
+async function sessionUser(request: FastifyRequest, services: Services) {
   const token = readCookie(request, LOGIN_COOKIE);
   return token ? services.loginSessions.resolve(token) : undefined;
 }

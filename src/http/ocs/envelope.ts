@@ -25,7 +25,7 @@ export interface OcsMeta {
  * Builds meta and HTTP status from the controller status (`status`) and an optional special
  * OCS code (997 not logged in, 998 not found).
  */
-export function ocsMeta(version: OcsVersion, status: number, message: string | undefined, ocsCode?: number): { meta: OcsMeta; httpStatus: number } {
+function ocsMeta(version: OcsVersion, status: number, message: string | undefined, ocsCode?: number): { meta: OcsMeta; httpStatus: number } {
   const code = ocsCode ?? status;
   if (version === 1) {
     // v1: 200 becomes 100; everything answers HTTP 200 except "not logged in".

@@ -97,7 +97,7 @@ export const userResolvers: Array<(request: FastifyRequest, services: Services) 
 /** Later layers (guest cookie sessions) extend the context here. */
 export const contextHooks: Array<(ctx: RequestContext, request: FastifyRequest, services: Services) => Promise<void>> = [];
 
-export function csrfPasses(request: FastifyRequest): boolean {
+function csrfPasses(request: FastifyRequest): boolean {
   const h = request.headers['ocs-apirequest'];
   if (typeof h === 'string' && h.trim() !== '') return true;
   const auth = request.headers.authorization;

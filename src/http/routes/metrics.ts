@@ -8,7 +8,7 @@ import { OPENMETRICS_CONTENT_TYPE } from '../../domain/openmetrics.js';
 import type { Services } from '../../services/index.js';
 
 /** The addresses that may scrape: loopback plus the configured networks. */
-export function metricsAllowList(extra: string[]): net.BlockList {
+function metricsAllowList(extra: string[]): net.BlockList {
   const list = new net.BlockList();
   list.addSubnet('127.0.0.0', 8, 'ipv4');
   list.addAddress('::1', 'ipv6');
@@ -20,7 +20,7 @@ export function metricsAllowList(extra: string[]): net.BlockList {
   return list;
 }
 
-export function clientAllowed(list: net.BlockList, ip: string): boolean {
+function clientAllowed(list: net.BlockList, ip: string): boolean {
   // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
   const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
   if (v4) return list.check(v4, 'ipv4');

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /** Contract "Participant" record (talk-reference.md §4.2). */
-export const ParticipantSchema = Type.Object({
+const ParticipantSchema = Type.Object({
   roomToken: Type.String(),
   inCall: Type.Integer(),
   lastPing: Type.Integer(),

@@ -13,7 +13,7 @@ import { buildContext } from '../ocs/route.js';
 import { escapeHtml, page, PAGE_HEADERS, scriptJson } from '../pages/html.js';
 import { webAsset } from '../web-assets.js';
 
-export const ADMIN_PAGE_PATH = '/settings/admin/talk';
+const ADMIN_PAGE_PATH = '/settings/admin/talk';
 /** Where the page saves a key (Nextcloud's provisioning app-config API). */
 const APP_CONFIG_API = '/ocs/v2.php/apps/provisioning_api/api/v1/config/apps/spreed/';
 

@@ -53,7 +53,7 @@ function parseJson(text: string | null, fallback: unknown): unknown {
 }
 
 /** Human form of a default for the "Default:" line. */
-export function describeDefault(def: ConfigKey): string {
+function describeDefault(def: ConfigKey): string {
   if (def.default === '') return 'not set';
   if (def.choices?.[def.default]) return `${def.choices[def.default]} (${def.default})`;
   if (def.type === 'bool') return ['yes', '1'].includes(def.default) ? 'on' : 'off';
