@@ -121,28 +121,35 @@ function coerceValue(schema: any, value: unknown, name: string): unknown {
 }
 
 /**
- * Coerces a merged bag against an object schema. Unknown extra fields are ignored (clients
- * send `format` and friends); a field's `x-error` names the `data.error` reason on failure.
+ * Compiles an object schema once (at route registration) into a function that coerces a merged
+ * bag against it. Unknown extra fields are ignored (clients send `format` and friends); a
+ * field's `x-error` names the `data.error` reason on failure.
  */
-export function coerceParams<T>(schema: TObject | undefined, bag: Bag): T {
-  if (!schema) return bag as T;
-  const out: Bag = {};
+export function compileParams<T>(schema: TObject | undefined): (bag: Bag) => T {
+  if (!schema) return (bag) => bag as T;
   const required = new Set<string>((schema as any).required ?? []);
-  for (const [name, prop] of Object.entries(schema.properties as Record<string, TSchema>)) {
+  const fields = Object.entries(schema.properties as Record<string, TSchema>).map(([name, prop]) => {
     const p = prop as any;
-    const value = bag[name];
-    const errorName: string = p['x-error'] ?? name;
-    if (value === undefined) {
-      if (p.default !== undefined) out[name] = structuredClone(p.default);
-      else if (required.has(name)) throw invalidField(errorName, `${name} is required`);
-      continue;
+    // Only object defaults need a copy per request (a handler may change its own params).
+    const copyDefault = p.default !== null && typeof p.default === 'object';
+    return { name, p, errorName: (p['x-error'] as string | undefined) ?? name, required: required.has(name), copyDefault };
+  });
+  return (bag) => {
+    const out: Bag = {};
+    for (const f of fields) {
+      const value = bag[f.name];
+      if (value === undefined) {
+        if (f.p.default !== undefined) out[f.name] = f.copyDefault ? structuredClone(f.p.default) : f.p.default;
+        else if (f.required) throw invalidField(f.errorName, `${f.name} is required`);
+        continue;
+      }
+      try {
+        out[f.name] = coerceValue(f.p, value, f.name);
+      } catch (e) {
+        if (e instanceof CoerceError) throw invalidField(f.errorName, e.message);
+        throw e;
+      }
     }
-    try {
-      out[name] = coerceValue(p, value, name);
-    } catch (e) {
-      if (e instanceof CoerceError) throw invalidField(errorName, e.message);
-      throw e;
-    }
-  }
-  return out as T;
+    return out as T;
+  };
 }

@@ -10,8 +10,8 @@ import { ApiError, adminRequired, forbidden, notLoggedIn } from '../../domain/er
 import type { Services } from '../../services/index.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { RequestContext } from '../../services/request-context.js';
-import { negotiateFormat, renderOcs, versionFromUrl, type OcsFormat, type OcsVersion } from './envelope.js';
-import { coerceParams, mergeParams } from './params.js';
+import { negotiateFormat, renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
+import { compileParams, mergeParams } from './params.js';
 
 export type RouteAuth = 'public' | 'user' | 'admin';
 
@@ -105,8 +105,9 @@ function csrfPasses(request: FastifyRequest): boolean {
 }
 
 export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, services: Services, def: OcsRouteDef<S>): void {
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const version = versionFromUrl(request.url);
+  const coerce = compileParams<any>(def.params);
+  // One handler per prefix, so the envelope version is known without reading the URL.
+  const handlerFor = (version: OcsVersion) => async (request: FastifyRequest, reply: FastifyReply) => {
     const bag = mergeParams(request.query, request.body, request.params);
     const format = negotiateFormat(bag.format, request.headers.accept);
     try {
@@ -118,7 +119,7 @@ export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, se
       if (def.auth !== 'public' && !ctx.user) throw notLoggedIn();
       if (def.auth === 'admin' && !(await ctx.isAdmin())) throw adminRequired();
       if (def.talk && !(await ctx.canUseTalk())) throw forbidden('allowed_groups', 'You are not allowed to use Talk');
-      const params = coerceParams<any>(def.params, bag);
+      const params = coerce(bag);
       const result = await def.handler({ params, ctx, version, format, request, reply });
       if (reply.sent) return reply;
       if (result instanceof RawReply) {
@@ -140,7 +141,7 @@ export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, se
     app.route({
       method: def.method,
       url: prefix + def.path,
-      handler,
+      handler: handlerFor(prefix === '/ocs/v1.php' ? 1 : 2),
       config: { ocs: { auth: def.auth, summary: def.summary, params: def.params } },
     });
   }
