@@ -72,6 +72,8 @@ export interface NewAttendeeSpec {
   readPrivacy?: number;
   favorite?: boolean;
   notificationLevel?: number;
+  /** Phone attendees (actor type `phones`): the number they are called on. */
+  phoneNumber?: string;
 }
 
 export interface CreateInput {
@@ -441,6 +443,7 @@ export class RoomsService {
       display_name: spec.displayName ?? '',
       participant_type: spec.participantType,
       permissions: spec.permissions ?? 0,
+      phone_number: spec.phoneNumber ?? null,
       read_privacy: spec.readPrivacy ?? 0,
       favorite: spec.favorite ? 1 : 0,
       notification_level: spec.notificationLevel ?? 0,

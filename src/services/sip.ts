@@ -222,13 +222,12 @@ export class SipService {
     const normalized = number.replace(/[\s\-().]/g, '');
     if (!isE164(normalized)) throw badRequest('phone', 'The phone number must be in E.164 format, e.g. +4930123456');
     const now = nowSeconds();
-    const attendee = await this.rooms.addAttendee(room.id, {
+    return this.rooms.addAttendee(room.id, {
       actorType: ActorType.PHONES,
       actorId: phoneActorId(normalized, now),
       displayName: phoneDisplayName(normalized),
       participantType: ParticipantType.USER,
+      phoneNumber: normalized,
     });
-    await this.rooms.repos.attendees.update(attendee.id, { phone_number: normalized });
-    return { ...attendee, phone_number: normalized };
   }
 }
