@@ -5,7 +5,7 @@
  * leaves every conversation (one-to-one conversations become "former one-to-one").
  */
 import type { ParticipantsRepository } from '../db/repositories/participants.js';
-import { ActorType, ParticipantType, RoomType } from '../domain/constants.js';
+import { ActorType, ParticipantType } from '../domain/constants.js';
 import type { DirectoryService } from './directory.js';
 import { type RoomsService } from './rooms.js';
 import type { TeamsService } from './teams.js';
@@ -42,9 +42,8 @@ export class MembershipSync {
       now,
     );
     const have = new Set(existing.map((a) => a.room_id));
-    for (const roomId of roomIds.filter((id) => !have.has(id))) {
-      await this.rooms.addAttendee(roomId, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.USER });
-    }
+    const spec = { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.USER };
+    await this.rooms.repos.attendees.insertIgnoringDuplicates(roomIds.filter((id) => !have.has(id)).map((id) => this.rooms.attendeeRow(id, now, spec)));
     await this.rooms.touch(roomIds, now);
   }
 
@@ -76,9 +75,6 @@ export class MembershipSync {
     const rows = await this.rooms.repos.attendees.forActor(ActorType.USERS, userId);
     if (rows.length === 0) return;
     await this.repo.deleteAttendees(rows.map((a) => a.id));
-    const rooms = await this.rooms.repos.rooms.findByIds(rows.map((a) => a.room_id));
-    for (const r of rooms.filter((room) => room.type === RoomType.ONE_TO_ONE)) {
-      await this.rooms.repos.rooms.update(r.id, { type: RoomType.ONE_TO_ONE_FORMER });
-    }
+    await this.rooms.repos.rooms.markFormerOneToOne(rows.map((a) => a.room_id));
   }
 }

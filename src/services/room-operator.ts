@@ -359,7 +359,7 @@ export class RoomOperatorService {
           continue;
         }
         await this.participants.removeAttendees(room, [mine]);
-        if (room.type === RoomType.ONE_TO_ONE) await this.rooms.repos.rooms.update(room.id, { type: RoomType.ONE_TO_ONE_FORMER });
+        await this.rooms.repos.rooms.markFormerOneToOne([room.id]);
       }
     }
   }

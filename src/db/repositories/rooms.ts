@@ -5,6 +5,7 @@
  */
 import type { Kysely, Selectable, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
+import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 
@@ -86,6 +87,12 @@ export class RoomsRepository {
 
   async update(id: number, patch: RoomPatch): Promise<void> {
     await this.db.updateTable('rooms').set(patch).where('id', '=', id).execute();
+  }
+
+  /** One-to-one conversations among `ids` become former one-to-ones (a participant is gone). */
+  async markFormerOneToOne(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('rooms').set({ type: RoomType.ONE_TO_ONE_FORMER }).where('id', 'in', ids).where('type', '=', RoomType.ONE_TO_ONE).execute();
   }
 
   /** Sets last_activity to `now` (never moves it backwards). */
