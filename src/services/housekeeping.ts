@@ -74,7 +74,7 @@ export class HousekeepingService {
 
   /** Lobby timers: every lobby whose time has come is lifted, read or not. */
   liftExpiredLobbies(now: number): Promise<number> {
-    return this.repo.liftExpiredLobbies(now);
+    return this.rooms.repos.rooms.liftExpiredLobbies('all', now);
   }
 
   /** Empty conversations (Talk's RemoveEmptyRooms): no attendee left besides groups and teams. */

@@ -31,17 +31,6 @@ export class HousekeepingRepository {
     return Number(res.numUpdatedRows);
   }
 
-  /** Lifts every lobby whose timer has passed (talk-behaviour.md §11); returns how many. */
-  async liftExpiredLobbies(now: number): Promise<number> {
-    const res = await this.db
-      .updateTable('rooms')
-      .set({ lobby_state: 0, lobby_timer: 0, last_activity: now })
-      .where('lobby_timer', '>', 0)
-      .where('lobby_timer', '<', now)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows);
-  }
-
   /**
    * Rooms nobody is in: no attendee besides groups and teams (circles). The changelog (type 4)
    * and file conversations are kept (talk-behaviour.md §11, RemoveEmptyRooms).

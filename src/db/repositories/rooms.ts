@@ -105,15 +105,11 @@ export class RoomsRepository {
    * Lifts the lobby of rooms whose timer has passed (talk-behaviour.md §11), in one statement.
    * Only rows still carrying an expired timer are touched, so concurrent readers agree.
    */
-  async liftExpiredLobbies(ids: number[], now: number): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db
-      .updateTable('rooms')
-      .set({ lobby_state: 0, lobby_timer: 0, last_activity: now })
-      .where('id', 'in', ids)
-      .where('lobby_timer', '>', 0)
-      .where('lobby_timer', '<', now)
-      .execute();
+  async liftExpiredLobbies(ids: number[] | 'all', now: number): Promise<number> {
+    if (ids !== 'all' && ids.length === 0) return 0;
+    let q = this.db.updateTable('rooms').set({ lobby_state: 0, lobby_timer: 0, last_activity: now }).where('lobby_timer', '>', 0).where('lobby_timer', '<', now);
+    if (ids !== 'all') q = q.where('id', 'in', ids);
+    return Number((await q.executeTakeFirst()).numUpdatedRows);
   }
 
   /** Saves computed default names (room id → name) in one statement, except where someone named the room meanwhile. */
