@@ -17,6 +17,24 @@ export interface AttendeeSessionRow {
 }
 
 
+/** Session columns selected next to an attendee's (`s_`-prefixed so they do not collide). */
+const SESSION_COLS = ['s.id as s_id', 's.session_id as s_session_id', 's.in_call as s_in_call', 's.last_ping as s_last_ping', 's.state as s_state'] as const;
+
+interface PrefixedSession {
+  s_id: number | string;
+  s_session_id: string;
+  s_in_call: number;
+  s_last_ping: number | string;
+  s_state: number;
+}
+
+/** Splits a row of attendee columns plus SESSION_COLS into the two records (PostgreSQL bigints arrive as strings). */
+function splitSessionRow<R extends PrefixedSession>(r: R): { session: SessionRow; rest: Omit<R, keyof PrefixedSession> } {
+  const { s_id, s_session_id, s_in_call, s_last_ping, s_state, ...rest } = r;
+  const attendeeId = Number((rest as unknown as { id: number }).id);
+  return { session: { id: Number(s_id), attendee_id: attendeeId, session_id: s_session_id, in_call: s_in_call, last_ping: Number(s_last_ping), state: s_state }, rest };
+}
+
 export class ParticipantsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -68,16 +86,13 @@ export class ParticipantsRepository {
       .selectFrom('sessions as s')
       .innerJoin('attendees as a', 'a.id', 's.attendee_id')
       .selectAll('a')
-      .select(['s.id as s_id', 's.session_id as s_session_id', 's.in_call as s_in_call', 's.last_ping as s_last_ping', 's.state as s_state'])
+      .select(SESSION_COLS)
       .where('s.session_id', '=', sessionId)
       .$if(roomId !== undefined, (q) => q.where('a.room_id', '=', roomId!))
       .executeTakeFirst();
     if (!r) return undefined;
-    const { s_id, s_session_id, s_in_call, s_last_ping, s_state, ...attendee } = r;
-    return {
-      attendee: attendee as AttendeeRow,
-      session: { id: Number(s_id), attendee_id: attendee.id, session_id: s_session_id, in_call: s_in_call, last_ping: Number(s_last_ping), state: s_state },
-    };
+    const { session, rest } = splitSessionRow(r);
+    return { attendee: rest as AttendeeRow, session };
   }
 
   /**
@@ -92,18 +107,15 @@ export class ParticipantsRepository {
       .innerJoin('sessions as s', 's.session_id', 'r.session_id')
       .innerJoin('attendees as a', 'a.id', 's.attendee_id')
       .selectAll('a')
-      .select(['r.token as r_token', 's.id as s_id', 's.session_id as s_session_id', 's.in_call as s_in_call', 's.last_ping as s_last_ping', 's.state as s_state'])
+      .select(['r.token as r_token', ...SESSION_COLS])
       .where('c.key_hash', '=', keyHash)
       .where('r.tab_id', '=', tabId)
       .where('r.token', 'in', tokens)
       .execute();
     return rows.map((r) => {
-      const { r_token, s_id, s_session_id, s_in_call, s_last_ping, s_state, ...attendee } = r;
-      return {
-        token: r_token,
-        attendee: attendee as AttendeeRow,
-        session: { id: Number(s_id), attendee_id: attendee.id, session_id: s_session_id, in_call: s_in_call, last_ping: Number(s_last_ping), state: s_state },
-      };
+      const { session, rest } = splitSessionRow(r);
+      const { r_token, ...attendee } = rest;
+      return { token: r_token, attendee: attendee as AttendeeRow, session };
     });
   }
 
