@@ -45,6 +45,8 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     requestIdHeader: 'x-request-id',
   }) as unknown as FastifyInstance;
   app.decorate('ocsRoutes', [] as OcsRouteDef<any>[]);
+  // Mail without SMTP is logged (recipient and subject only) through the server's logger.
+  services.mail.useLogger(app.log);
 
   // JSON: an empty body is an empty bag (clients send Content-Type on bodiless DELETEs).
   app.removeContentTypeParser('application/json');

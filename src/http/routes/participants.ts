@@ -33,7 +33,6 @@ const Permissions = Type.Integer({ 'x-error': 'permissions' });
 
 export async function participantRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const { participants, sessions, rooms } = services;
-  services.mail.useLogger(app.log);
 
   for (const [path, breakout] of [
     [`${V4}/room/:token/participants`, false],
