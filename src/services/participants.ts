@@ -418,9 +418,8 @@ export class ParticipantsService {
       if (promote) {
         await this.repo.setParticipantType(inChildren.map((a) => a.id), change.type, now);
         const have = new Set(inChildren.map((a) => a.room_id));
-        for (const c of children.filter((ch) => !have.has(ch.id))) {
-          await this.rooms.addAttendee(c.id, { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: change.type });
-        }
+        const spec = { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: change.type };
+        await this.rooms.repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));
       } else {
         await this.repo.deleteAttendees(inChildren.map((a) => a.id));
       }
