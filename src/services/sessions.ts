@@ -11,7 +11,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
-import { ActorType, ListableScope, ParticipantType, RoomType, SESSION_TIMEOUT, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
+import { ActorType, ListableScope, ParticipantType, RoomType, SESSION_TIMEOUT, SESSION_TIMEOUT_KILL, SessionState } from '../domain/constants.js';
 import { badRequest, conflict, forbidden, notFound } from '../domain/errors.js';
 import { isSessionAlive, mayReplaceWithoutAsking, newSessionId } from '../domain/participants.js';
 import { verifyPassword } from '../domain/passwords.js';
@@ -194,7 +194,7 @@ export class SessionService {
   async setState(ctx: RequestContext, token: unknown, state: number): Promise<CallerRoom> {
     const found = await this.rooms.getRoomForCaller(ctx, token);
     if (!found.attendee || !found.session) throw notFound('participant', 'You have no session in this conversation');
-    if (state !== 0 && state !== 1) throw badRequest('state', 'state must be 0 (inactive) or 1 (active)');
+    if (state !== SessionState.INACTIVE && state !== SessionState.ACTIVE) throw badRequest('state', 'state must be 0 (inactive) or 1 (active)');
     await this.repo.setSessionState(found.session.id, state);
     return { ...found, session: { ...found.session, state } };
   }
