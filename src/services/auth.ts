@@ -48,9 +48,7 @@ export class AuthService {
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
     private readonly cacheSeconds: number,
-  ) {
-    directory.listeners.credentialsChanged.push((userId) => this.forget(userId));
-  }
+  ) {}
 
   /** Drops cached credentials of a user (this process; other processes see the new hash). */
   forget(userId: string): void {

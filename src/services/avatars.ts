@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
 import { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
 import { iconAvatar, initialsAvatar } from '../domain/avatar-svg.js';
 import { RoomType } from '../domain/constants.js';
@@ -46,7 +47,11 @@ export class AvatarService {
     private readonly directory: DirectoryService,
   ) {
     this.repo = new RoomAvatarsRepository(db.kysely);
-    rooms.listeners.roomsDeleted.push((deleted) => this.repo.deleteForRooms(deleted.map((r) => r.id)));
+  }
+
+  /** Deleted conversations take their avatars with them (subscribed to `rooms.deleted`). */
+  async forgetRooms(rooms: RoomRow[]): Promise<void> {
+    await this.repo.deleteForRooms(rooms.map((r) => r.id));
   }
 
   /**

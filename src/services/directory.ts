@@ -1,8 +1,9 @@
 /**
  * Users and groups: the account directory used by the provisioning API, the CLI and
- * every area that needs to know who exists. Other areas subscribe to changes (a user
- * deleted, a member added to or removed from a group) through the listeners below.
+ * every area that needs to know who exists. Changes other areas follow (a user deleted, a member
+ * added to or removed from a group, credentials changed) are announced on the event bus.
  */
+import type { EventBus } from '../events/bus.js';
 import type { Db } from '../db/database.js';
 import { UsersRepository, type UserRow } from '../db/repositories/users.js';
 import { GroupsRepository, type GroupRow } from '../db/repositories/groups.js';
@@ -13,15 +14,6 @@ import { hashPassword } from '../domain/passwords.js';
 import { nowSeconds } from '../domain/time.js';
 
 export const ADMIN_GROUP = 'admin';
-
-export interface DirectoryListeners {
-  userDeleted: Array<(userId: string) => Promise<void>>;
-  memberAdded: Array<(groupId: string, userId: string) => Promise<void>>;
-  memberRemoved: Array<(groupId: string, userId: string) => Promise<void>>;
-  groupDeleted: Array<(groupId: string, members: string[]) => Promise<void>>;
-  /** Password changed or user disabled: auth caches drop the user's credentials. */
-  credentialsChanged: Array<(userId: string) => void>;
-}
 
 export interface NewUser {
   id: string;
@@ -35,15 +27,10 @@ export class DirectoryService {
   readonly users: UsersRepository;
   readonly groups: GroupsRepository;
   readonly appPasswords: AppPasswordsRepository;
-  readonly listeners: DirectoryListeners = {
-    userDeleted: [],
-    memberAdded: [],
-    memberRemoved: [],
-    groupDeleted: [],
-    credentialsChanged: [],
-  };
-
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly events: EventBus,
+  ) {
     this.users = new UsersRepository(db.kysely);
     this.groups = new GroupsRepository(db.kysely);
     this.appPasswords = new AppPasswordsRepository(db.kysely);
@@ -136,7 +123,7 @@ export class DirectoryService {
       // A concurrent insert of the same id won the race (primary key).
       throw ocsFailure(102, 'userid', 'User already exists');
     }
-    for (const g of groups) for (const fn of this.listeners.memberAdded) await fn(g, input.id);
+    for (const groupId of groups) await this.events.emit('group.member-added', { groupId, userId: input.id });
     return row;
   }
 
@@ -146,7 +133,7 @@ export class DirectoryService {
     if (problem) throw ocsFailure(102, 'password', problem);
     await this.requireUser(userId);
     await this.users.update(userId, { password_hash: await hashPassword(password) });
-    this.listeners.credentialsChanged.forEach((fn) => fn(userId));
+    await this.events.emit('user.credentials-changed', { userId });
   }
 
   async setDisplayName(userId: string, name: string): Promise<void> {
@@ -166,15 +153,15 @@ export class DirectoryService {
   async setEnabled(userId: string, enabled: boolean): Promise<void> {
     await this.requireUser(userId);
     await this.users.update(userId, { enabled: enabled ? 1 : 0 });
-    if (!enabled) this.listeners.credentialsChanged.forEach((fn) => fn(userId));
+    if (!enabled) await this.events.emit('user.credentials-changed', { userId });
   }
 
-  /** Deletes a user; listeners (conversations) clean up first, then the account goes in one transaction. */
+  /** Deletes a user; subscribers of `user.deleting` (conversations, ...) clean up first, then the account goes in one transaction. */
   async deleteUser(userId: string): Promise<void> {
     await this.requireUser(userId);
-    for (const fn of this.listeners.userDeleted) await fn(userId);
+    await this.events.emit('user.deleting', { userId });
     await this.users.deleteAccount(userId);
-    this.listeners.credentialsChanged.forEach((fn) => fn(userId));
+    await this.events.emit('user.credentials-changed', { userId });
   }
 
   /** Creates a group (101 invalid id or display name, 102 exists). The display name defaults to the id. */
@@ -200,7 +187,7 @@ export class DirectoryService {
     if (!g) throw ocsFailure(101, 'groupid', 'group does not exist');
     const members = await this.groups.membersOf(id);
     await this.groups.delete(id);
-    for (const fn of this.listeners.groupDeleted) await fn(id, members);
+    await this.events.emit('group.deleted', { groupId: id, members });
   }
 
   async addToGroup(groupId: string, userId: string): Promise<void> {
@@ -208,7 +195,7 @@ export class DirectoryService {
     if (!(await this.groups.find(groupId))) throw ocsFailure(102, 'groupid', 'group does not exist');
     if (!(await this.users.find(userId))) throw ocsFailure(103, 'userid', 'user does not exist');
     if (await this.groups.addMember(groupId, userId)) {
-      for (const fn of this.listeners.memberAdded) await fn(groupId, userId);
+      await this.events.emit('group.member-added', { groupId, userId });
     }
   }
 
@@ -217,7 +204,7 @@ export class DirectoryService {
     if (!(await this.groups.find(groupId))) throw ocsFailure(102, 'groupid', 'group does not exist');
     if (!(await this.users.find(userId))) throw ocsFailure(103, 'userid', 'user does not exist');
     if (await this.groups.removeMember(groupId, userId)) {
-      for (const fn of this.listeners.memberRemoved) await fn(groupId, userId);
+      await this.events.emit('group.member-removed', { groupId, userId });
     }
   }
 
@@ -230,7 +217,7 @@ export class DirectoryService {
       return 'created';
     }
     await this.users.update(userId, { password_hash: await hashPassword(password), enabled: 1 });
-    this.listeners.credentialsChanged.forEach((fn) => fn(userId));
+    await this.events.emit('user.credentials-changed', { userId });
     await this.groups.addMember(ADMIN_GROUP, userId);
     return 'updated';
   }

@@ -5,6 +5,8 @@
  */
 import type { Db } from '../db/database.js';
 import type { Settings } from '../settings.js';
+import { EventBus } from '../events/bus.js';
+import { subscribeAll } from '../events/subscribers.js';
 import { AppConfigRepository } from '../db/repositories/app-config.js';
 import { BruteForceRepository } from '../db/repositories/brute-force.js';
 import { PreferencesRepository } from '../db/repositories/preferences.js';
@@ -47,6 +49,8 @@ import { ProvisioningService } from './provisioning.js';
 
 export interface Services {
   db: Db;
+  /** "This happened": emitted by the owning service, subscribed in events/subscribers.ts. */
+  events: EventBus;
   settings: Settings;
   directory: DirectoryService;
   appConfig: AppConfigService;
@@ -82,22 +86,23 @@ export interface Services {
 }
 
 export function createServices(db: Db, settings: Settings): Services {
-  const directory = new DirectoryService(db);
+  const events = new EventBus();
+  const directory = new DirectoryService(db, events);
   const appConfig = new AppConfigService(new AppConfigRepository(db.kysely), directory.groups);
   const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
   const serviceHash = new ServiceHashService(preferences);
-  const rooms = new RoomsService(db, directory, bruteForce);
+  const rooms = new RoomsService(db, directory, bruteForce, events);
   const roomSettings = new RoomSettingsService(rooms, new RoomSettingsRepository(db.kysely));
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
-  const userStatus = new UserStatusService(new UserStatusRepository(db.kysely), directory);
+  const userStatus = new UserStatusService(new UserStatusRepository(db.kysely));
   const mail = new MailService(settings, new MailOutboxRepository(db.kysely));
-  const teams = new TeamsService(new TeamsRepository(db.kysely), directory);
+  const teams = new TeamsService(new TeamsRepository(db.kysely), directory, events);
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
-  const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth, directory);
+  const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth);
   const sipBridge = new SipBridgeService(bruteForce);
   const phoneNumbers = new PhoneNumbersService(new PhoneNumbersRepository(db.kysely), directory);
   const sip = new SipService(rooms, sipBridge, phoneNumbers);
@@ -105,12 +110,13 @@ export function createServices(db: Db, settings: Settings): Services {
   const participantsRepo = new ParticipantsRepository(db.kysely);
   const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce);
   const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl);
-  new MembershipSync(rooms, participantsRepo, directory, teams);
+  const membershipSync = new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
   const breakoutRooms = new BreakoutRoomsService(db, rooms);
   const avatars = new AvatarService(db, rooms, directory);
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

@@ -9,7 +9,6 @@ import type { LoginSessionsRepository } from '../db/repositories/login-sessions.
 import type { UserRow } from '../db/repositories/users.js';
 import { randomString, sha256Hex } from '../domain/passwords.js';
 import type { AuthService } from './auth.js';
-import type { DirectoryService } from './directory.js';
 import { nowSeconds } from '../domain/time.js';
 
 /** Absolute lifetime of a login session. */
@@ -21,13 +20,11 @@ export class LoginSessionService {
   constructor(
     private readonly repo: LoginSessionsRepository,
     private readonly auth: AuthService,
-    directory: DirectoryService,
-  ) {
-    const end = (userId: string) => this.repo.deleteForUser(userId).catch(() => undefined);
-    directory.listeners.credentialsChanged.push((userId) => void end(userId));
-    directory.listeners.userDeleted.push(async (userId) => {
-      await end(userId);
-    });
+  ) {}
+
+  /** Ends every login session of a user (credentials changed, user deleted). */
+  async endAllFor(userId: string): Promise<void> {
+    await this.repo.deleteForUser(userId);
   }
 
   /**

@@ -19,17 +19,9 @@ export class MembershipSync {
     private readonly repo: ParticipantsRepository,
     private readonly directory: DirectoryService,
     private readonly teams: TeamsService,
-  ) {
-    directory.listeners.memberAdded.push((g, u) => this.memberAdded(ActorType.GROUPS, g, u));
-    directory.listeners.memberRemoved.push((g, u) => this.memberRemoved(ActorType.GROUPS, g, [u]));
-    directory.listeners.groupDeleted.push((g, members) => this.sourceDeleted(ActorType.GROUPS, g, members));
-    directory.listeners.userDeleted.push((u) => this.userDeleted(u));
-    teams.listeners.memberAdded.push((t, u) => this.memberAdded(ActorType.CIRCLES, t, u));
-    teams.listeners.memberRemoved.push((t, u) => this.memberRemoved(ActorType.CIRCLES, t, [u]));
-    teams.listeners.teamDeleted.push((t, members) => this.sourceDeleted(ActorType.CIRCLES, t, members));
-  }
+  ) {}
 
-  private async memberAdded(type: SourceType, sourceId: string, userId: string): Promise<void> {
+  async memberAdded(type: SourceType, sourceId: string, userId: string): Promise<void> {
     const roomIds = await this.repo.roomsWithActor(type, sourceId);
     if (roomIds.length === 0) return;
     const user = await this.directory.users.find(userId);
@@ -48,7 +40,7 @@ export class MembershipSync {
   }
 
   /** Members leave the conversations the source brought them into, unless another group/team keeps them. */
-  private async memberRemoved(type: SourceType, sourceId: string, userIds: string[], roomIds?: number[]): Promise<void> {
+  async memberRemoved(type: SourceType, sourceId: string, userIds: string[], roomIds?: number[]): Promise<void> {
     const rooms = roomIds ?? (await this.repo.roomsWithActor(type, sourceId));
     if (rooms.length === 0) return;
     for (const userId of userIds) {
@@ -63,7 +55,7 @@ export class MembershipSync {
     await this.rooms.touch(rooms);
   }
 
-  private async sourceDeleted(type: SourceType, sourceId: string, members: string[]): Promise<void> {
+  async sourceDeleted(type: SourceType, sourceId: string, members: string[]): Promise<void> {
     const roomIds = await this.repo.roomsWithActor(type, sourceId);
     if (roomIds.length === 0) return;
     const sourceRows = await this.rooms.repos.attendees.actorsInRooms(roomIds, type, [sourceId]);
@@ -71,7 +63,7 @@ export class MembershipSync {
     await this.memberRemoved(type, sourceId, members, roomIds);
   }
 
-  private async userDeleted(userId: string): Promise<void> {
+  async userDeleted(userId: string): Promise<void> {
     const rows = await this.rooms.repos.attendees.forActor(ActorType.USERS, userId);
     if (rows.length === 0) return;
     await this.repo.deleteAttendees(rows.map((a) => a.id));

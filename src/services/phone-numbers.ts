@@ -14,10 +14,11 @@ export class PhoneNumbersService {
   constructor(
     readonly repo: PhoneNumbersRepository,
     private readonly directory: DirectoryService,
-  ) {
-    directory.listeners.userDeleted.push(async (userId) => {
-      await this.repo.deleteForUser(userId);
-    });
+  ) {}
+
+  /** A deleted user's numbers go with them (subscribed to `user.deleting`). */
+  async removeAllOf(userId: string): Promise<void> {
+    await this.repo.deleteForUser(userId);
   }
 
   /**

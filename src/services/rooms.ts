@@ -28,6 +28,7 @@ import { isWellFormedToken, newToken } from '../domain/tokens.js';
 import { ConversationPresenter, listableScopesFor, type ConversationView } from '../presenters/conversation.js';
 import type { AppConfigSnapshot } from './app-config.js';
 import type { BruteForceService } from './brute-force.js';
+import type { EventBus } from '../events/bus.js';
 import { sipConfigured } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
@@ -91,11 +92,6 @@ export interface ListOptions {
   includeStatus: boolean;
 }
 
-export interface RoomListeners {
-  /** After conversations were deleted (the rows as they were). */
-  roomsDeleted: Array<(rooms: RoomRow[]) => Promise<void>>;
-}
-
 const GROUP_NAME_MAX = 64;
 
 
@@ -133,7 +129,6 @@ export class RoomsService {
   readonly participantFinders: ParticipantFinder[] = [];
   /** Finds the caller's own sessions; until installed, records show sessionId '0'. */
   sessionFinder?: SessionFinder;
-  readonly listeners: RoomListeners = { roomsDeleted: [] };
   /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
   readonly rendered: RenderedCache;
 
@@ -141,6 +136,7 @@ export class RoomsService {
     private readonly db: Db,
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
+    private readonly events: EventBus,
   ) {
     this.repos = RoomsService.reposFor(db.kysely);
     this.presenter = new ConversationPresenter({ users: directory.users, rooms: this.repos.rooms, attendees: this.repos.attendees });
@@ -542,6 +538,6 @@ export class RoomsService {
   /** Tells the areas that keep per-room data (avatars, caches) that these rooms are gone. */
   async announceDeleted(rooms: RoomRow[]): Promise<void> {
     if (rooms.length === 0) return;
-    for (const fn of this.listeners.roomsDeleted) await fn(rooms);
+    await this.events.emit('rooms.deleted', { rooms });
   }
 }

@@ -1,29 +1,26 @@
 /**
  * A small teams ("circles") directory (issue 4 item 3): enough for `source=circles` when adding
  * participants or creating conversations, and for the `circles-support` feature. Managed with
- * `parley team:*`. Membership changes are announced to listeners so conversations that contain a
+ * `parley team:*`. Membership changes are announced on the event bus so conversations that contain a
  * team follow it, as they follow groups.
  */
 import type { TeamsRepository, TeamRow } from '../db/repositories/teams.js';
 import { displayNameProblem, groupIdProblem } from '../domain/accounts.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { DirectoryService } from './directory.js';
+import type { EventBus } from '../events/bus.js';
 import { nowSeconds } from '../domain/time.js';
 
-export interface TeamListeners {
-  memberAdded: Array<(teamId: string, userId: string) => Promise<void>>;
-  memberRemoved: Array<(teamId: string, userId: string) => Promise<void>>;
-  teamDeleted: Array<(teamId: string, members: string[]) => Promise<void>>;
-}
-
 export class TeamsService {
-  readonly listeners: TeamListeners = { memberAdded: [], memberRemoved: [], teamDeleted: [] };
-
   constructor(
     private readonly repo: TeamsRepository,
     private readonly directory: DirectoryService,
-  ) {
-    directory.listeners.userDeleted.push((userId) => this.repo.removeUserEverywhere(userId));
+    private readonly events: EventBus,
+  ) {}
+
+  /** A deleted user leaves every team (subscribed to `user.deleting`). */
+  removeUserEverywhere(userId: string): Promise<void> {
+    return this.repo.removeUserEverywhere(userId);
   }
 
   find(id: string): Promise<TeamRow | undefined> {
@@ -72,21 +69,21 @@ export class TeamsService {
     await this.require(id);
     const members = await this.repo.membersOf(id);
     await this.repo.delete(id);
-    for (const fn of this.listeners.teamDeleted) await fn(id, members);
+    await this.events.emit('team.deleted', { teamId: id, members });
   }
 
   async addMember(teamId: string, userId: string): Promise<boolean> {
     await this.require(teamId);
     await this.directory.requireUser(userId);
     const added = await this.repo.addMember(teamId, userId);
-    if (added) for (const fn of this.listeners.memberAdded) await fn(teamId, userId);
+    if (added) await this.events.emit('team.member-added', { teamId, userId });
     return added;
   }
 
   async removeMember(teamId: string, userId: string): Promise<boolean> {
     await this.require(teamId);
     const removed = await this.repo.removeMember(teamId, userId);
-    if (removed) for (const fn of this.listeners.memberRemoved) await fn(teamId, userId);
+    if (removed) await this.events.emit('team.member-removed', { teamId, userId });
     return removed;
   }
 }

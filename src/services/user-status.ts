@@ -14,7 +14,6 @@ import {
   publicStatus,
   type PublicStatus,
 } from '../domain/user-status.js';
-import type { DirectoryService } from './directory.js';
 import { nowSeconds } from '../domain/time.js';
 
 /** Nextcloud's private status record (UserStatusController::formatStatus). */
@@ -52,9 +51,11 @@ function blank(userId: string): UserStatusRow {
 export class UserStatusService {
   constructor(
     private readonly repo: UserStatusRepository,
-    directory: DirectoryService,
-  ) {
-    directory.listeners.userDeleted.push((userId) => this.repo.delete(userId));
+  ) {}
+
+  /** A deleted user's status goes with them (subscribed to `user.deleting`). */
+  forget(userId: string): Promise<void> {
+    return this.repo.delete(userId);
   }
 
   /** GET .../user_status: 404 when the user never had a status (as Nextcloud). */

@@ -1,0 +1,49 @@
+/**
+ * Who follows what: every subscription to the event bus, in one place. Reading this file tells
+ * what else happens when a user, group, team or conversation changes. Handlers of one event run
+ * in the order listed here.
+ */
+import { ActorType } from '../domain/constants.js';
+import type { EventBus } from './bus.js';
+import type { AuthService } from '../services/auth.js';
+import type { AvatarService } from '../services/avatars.js';
+import type { LoginSessionService } from '../services/login-sessions.js';
+import type { MembershipSync } from '../services/membership-sync.js';
+import type { PhoneNumbersService } from '../services/phone-numbers.js';
+import type { TeamsService } from '../services/teams.js';
+import type { UserStatusService } from '../services/user-status.js';
+
+export interface Subscribers {
+  auth: AuthService;
+  loginSessions: LoginSessionService;
+  userStatus: UserStatusService;
+  teams: TeamsService;
+  phoneNumbers: PhoneNumbersService;
+  membershipSync: MembershipSync;
+  avatars: AvatarService;
+}
+
+export function subscribeAll(bus: EventBus, s: Subscribers): void {
+  // Credentials: cached verifications and login cookies stop working at once.
+  bus.on('user.credentials-changed', ({ userId }) => s.auth.forget(userId));
+  bus.on('user.credentials-changed', ({ userId }) => s.loginSessions.endAllFor(userId));
+
+  // A deleted user: what belongs to them goes, then they leave their conversations
+  // (one-to-ones become former one-to-ones; conversations left without users are deleted).
+  bus.on('user.deleting', ({ userId }) => s.userStatus.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.teams.removeUserEverywhere(userId));
+  bus.on('user.deleting', ({ userId }) => s.loginSessions.endAllFor(userId));
+  bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
+  bus.on('user.deleting', ({ userId }) => s.membershipSync.userDeleted(userId));
+
+  // Conversations follow the groups and teams that were added to them (contract "Add participant").
+  bus.on('group.member-added', ({ groupId, userId }) => s.membershipSync.memberAdded(ActorType.GROUPS, groupId, userId));
+  bus.on('group.member-removed', ({ groupId, userId }) => s.membershipSync.memberRemoved(ActorType.GROUPS, groupId, [userId]));
+  bus.on('group.deleted', ({ groupId, members }) => s.membershipSync.sourceDeleted(ActorType.GROUPS, groupId, members));
+  bus.on('team.member-added', ({ teamId, userId }) => s.membershipSync.memberAdded(ActorType.CIRCLES, teamId, userId));
+  bus.on('team.member-removed', ({ teamId, userId }) => s.membershipSync.memberRemoved(ActorType.CIRCLES, teamId, [userId]));
+  bus.on('team.deleted', ({ teamId, members }) => s.membershipSync.sourceDeleted(ActorType.CIRCLES, teamId, members));
+
+  // Per-room data kept outside the room tables.
+  bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
+}
