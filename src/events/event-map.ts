@@ -6,6 +6,7 @@
  * the change has committed.
  */
 import type { RoomRow } from '../db/repositories/rooms.js';
+import type { ChatActor } from '../services/chat.js';
 
 export interface EventMap {
   /** A password changed, the user was disabled or deleted: cached credentials must go. */
@@ -23,4 +24,9 @@ export interface EventMap {
   'team.deleted': { teamId: string; members: string[] };
   /** Conversations were deleted (the rows as they were), after commit. */
   'rooms.deleted': { rooms: RoomRow[] };
+  /**
+   * A user's chat message was committed (notifications and the signaling server follow it):
+   * the room as it was before the post, the new id, its author and the users it mentions.
+   */
+  'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };
 }

@@ -46,6 +46,8 @@ import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
+import { Wakeups } from '../db/notify.js';
+import { ChatService } from './chat.js';
 
 export interface Services {
   db: Db;
@@ -83,10 +85,14 @@ export interface Services {
   /** Users' phone numbers (`parley phone-number:*`): the dial-out caller number. */
   phoneNumbers: PhoneNumbersService;
   provisioning: ProvisioningService;
+  /** Cross-process wake-ups (chat long-poll, internal signaling): db/notify.ts. */
+  wakeups: Wakeups;
+  chat: ChatService;
 }
 
 export function createServices(db: Db, settings: Settings): Services {
   const events = new EventBus();
+  const wakeups = new Wakeups(db, settings.databaseUrl);
   const directory = new DirectoryService(db, events);
   const appConfig = new AppConfigService(new AppConfigRepository(db.kysely), directory.groups);
   const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
@@ -117,6 +123,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars });
+  const chat = new ChatService(db, events, wakeups);
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, wakeups, chat, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }
