@@ -42,6 +42,8 @@ import { actorGetsPin, needsAttendeePin, roomUsesPins, sipConfigured } from '../
 import { recordingAvailable } from '../domain/features.js';
 import type { RequestContext } from '../services/request-context.js';
 import { nowSeconds } from '../domain/time.js';
+import type { RoomChatState } from '../services/chat-api.js';
+import { formatChatMessage } from './chat-message.js';
 
 /** One conversation as seen by the caller. */
 export interface ConversationView {
@@ -68,6 +70,8 @@ export interface PresentOptions {
    * status expiring all change a record without a write (caches of rendered records use it).
    */
   validity?: { until: number };
+  /** The rooms' chat (lastMessage, unread count) loaded by the chat service; absent: defaults. */
+  chat?: ReadonlyMap<number, RoomChatState>;
 }
 
 export interface UserStatus {
@@ -103,6 +107,7 @@ export interface FormatEnv {
   commonRead: ReadonlyMap<number, number>;
   includeStatus: boolean;
   includeLastMessage: boolean;
+  chat?: ReadonlyMap<number, RoomChatState>;
   /** Read from the config once per request, not per record: */
   serverDefault: number;
   recordingAvailable: boolean;
@@ -369,7 +374,16 @@ function formatConversation(view: ConversationView, env: FormatEnv, listableForC
   });
   // Read status follows the caller's read_status_privacy: private readers see 0 (talk-behaviour.md §5).
   if (attendee.read_privacy === 0) r.lastCommonReadMessage = env.commonRead.get(room.id) ?? 0;
-  // Without a chat backend there are no unread counters and no last message: the defaults stand.
+  // Mention flags follow the attendee's markers (talk-chat-calls.md §1.5); direct ignores @all.
+  r.unreadMention = attendee.last_mention_message > 0 && attendee.last_mention_message > attendee.last_read_message;
+  r.unreadMentionDirect = attendee.last_mention_direct > 0 && attendee.last_mention_direct > attendee.last_read_message;
+  const chat = env.chat?.get(room.id);
+  if (chat) {
+    r.unreadMessages = chat.unread;
+    if (env.includeLastMessage && chat.lastMessage) {
+      r.lastMessage = formatChatMessage(chat.lastMessage, { token: room.token, viewer: { type: attendee.actor_type, id: attendee.actor_id } }, false);
+    }
+  }
 
   if (env.includeStatus && room.type === RoomType.ONE_TO_ONE && other !== undefined) {
     const st = env.statuses.get(other);
@@ -479,6 +493,7 @@ export class ConversationPresenter {
       commonRead,
       includeStatus,
       includeLastMessage: opts.includeLastMessage !== false,
+      chat: opts.chat,
       serverDefault: serverDefaultPermissions(cfg.raw('default_permissions')),
       recordingAvailable: recordingAvailable(cfg),
       startCalls: cfg.int('start_calls'),

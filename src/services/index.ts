@@ -48,6 +48,8 @@ import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
 import { Wakeups } from '../db/notify.js';
 import { ChatService } from './chat.js';
+import { ChatApiService } from './chat-api.js';
+import { ChatMentions } from './chat-mentions.js';
 
 export interface Services {
   db: Db;
@@ -88,6 +90,8 @@ export interface Services {
   /** Cross-process wake-ups (chat long-poll, internal signaling): db/notify.ts. */
   wakeups: Wakeups;
   chat: ChatService;
+  chatApi: ChatApiService;
+  chatMentions: ChatMentions;
 }
 
 export function createServices(db: Db, settings: Settings): Services {
@@ -124,6 +128,8 @@ export function createServices(db: Db, settings: Settings): Services {
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars });
   const chat = new ChatService(db, events, wakeups);
+  const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
+  const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, wakeups, chat, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, wakeups, chat, chatApi, chatMentions, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

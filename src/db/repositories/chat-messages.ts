@@ -10,6 +10,8 @@ import { chunks } from '../chunks.js';
 
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type NewChatMessage = Insertable<ChatMessagesTable>;
+/** A message as read: the row plus its author's current display name when the author is a user. */
+export type ChatMessageRead = ChatMessageRow & { user_display_name: string | null };
 export type ChatMessagePatch = Updateable<Omit<ChatMessagesTable, 'id' | 'room_id'>>;
 
 /** Column values of a new message besides room, actor, type and time (the migration's defaults). */
@@ -44,14 +46,20 @@ export class ChatMessagesRepository {
     return Number(r.id);
   }
 
-  findInRoom(roomId: number, id: number, now: number): Promise<ChatMessageRow | undefined> {
-    return this.visible(now).where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+  findInRoom(roomId: number, id: number, now: number): Promise<ChatMessageRead | undefined> {
+    return this.visible(now).where('m.room_id', '=', roomId).where('m.id', '=', id).executeTakeFirst();
+  }
+
+  /** Whether `id` is a message of the room (expired or not): offsets of other rooms are ignored. */
+  async existsInRoom(roomId: number, id: number): Promise<boolean> {
+    const r = await this.db.selectFrom('chat_messages').select('id').where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+    return r !== undefined;
   }
 
   /** Messages by id (parents, last messages), expired ones left out. */
-  async findByIds(ids: number[], now: number): Promise<ChatMessageRow[]> {
-    const out: ChatMessageRow[] = [];
-    for (const part of chunks([...new Set(ids)])) out.push(...(await this.visible(now).where('id', 'in', part).execute()));
+  async findByIds(ids: number[], now: number): Promise<ChatMessageRead[]> {
+    const out: ChatMessageRead[] = [];
+    for (const part of chunks([...new Set(ids)])) out.push(...(await this.visible(now).where('m.id', 'in', part).execute()));
     return out;
   }
 
@@ -59,35 +67,28 @@ export class ChatMessagesRepository {
    * History page (lookIntoFuture=0): newest first, ids below `beforeId` (or up to it when
    * `inclusive`), `beforeId` 0 = from the newest.
    */
-  history(roomId: number, beforeId: number, inclusive: boolean, limit: number): Promise<ChatMessageRow[]> {
-    let q = this.db.selectFrom('chat_messages').selectAll().where('room_id', '=', roomId);
-    if (beforeId > 0) q = q.where('id', inclusive ? '<=' : '<', beforeId);
-    return q.orderBy('id', 'desc').limit(limit).execute();
+  history(roomId: number, beforeId: number, inclusive: boolean, limit: number): Promise<ChatMessageRead[]> {
+    let q = this.withNames().where('m.room_id', '=', roomId);
+    if (beforeId > 0) q = q.where('m.id', inclusive ? '<=' : '<', beforeId);
+    return q.orderBy('m.id', 'desc').limit(limit).execute();
   }
 
   /** Future page (lookIntoFuture=1): oldest first, ids above `afterId` (or from it when `inclusive`). */
-  future(roomId: number, afterId: number, inclusive: boolean, limit: number): Promise<ChatMessageRow[]> {
-    return this.db
-      .selectFrom('chat_messages')
-      .selectAll()
-      .where('room_id', '=', roomId)
-      .where('id', inclusive ? '>=' : '>', afterId)
-      .orderBy('id', 'asc')
+  future(roomId: number, afterId: number, inclusive: boolean, limit: number): Promise<ChatMessageRead[]> {
+    return this.withNames()
+      .where('m.room_id', '=', roomId)
+      .where('m.id', inclusive ? '>=' : '>', afterId)
+      .orderBy('m.id', 'asc')
       .limit(limit)
       .execute();
   }
 
   /** The newest visible message id of a room of one of `types` below `beforeId` (0 when none). */
   async previousId(roomId: number, beforeId: number, now: number, types?: string[]): Promise<number> {
-    let q = this.visible(now).clearSelect().select('id').where('room_id', '=', roomId).where('id', '<', beforeId);
-    if (types) q = q.where('message_type', 'in', types);
-    const r = await q.orderBy('id', 'desc').limit(1).executeTakeFirst();
+    let q = this.visible(now).clearSelect().select('m.id').where('m.room_id', '=', roomId).where('m.id', '<', beforeId);
+    if (types) q = q.where('m.message_type', 'in', types);
+    const r = await q.orderBy('m.id', 'desc').limit(1).executeTakeFirst();
     return r ? Number(r.id) : 0;
-  }
-
-  /** The newest visible message of a room (after clearing or expiry the room's pointer may be stale). */
-  latest(roomId: number, now: number): Promise<ChatMessageRow | undefined> {
-    return this.visible(now).where('room_id', '=', roomId).orderBy('id', 'desc').limit(1).executeTakeFirst();
   }
 
   /**
@@ -126,11 +127,17 @@ export class ChatMessagesRepository {
     return Number(r.numDeletedRows);
   }
 
-  private visible(now: number) {
+  /** Messages with their user authors' current display names (one join, no query per row). */
+  private withNames() {
     return this.db
-      .selectFrom('chat_messages')
-      .selectAll()
-      .where((eb) => eb.or([eb('expires_at', '=', 0), eb('expires_at', '>', now)]));
+      .selectFrom('chat_messages as m')
+      .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'm.actor_id').on('m.actor_type', '=', 'users'))
+      .selectAll('m')
+      .select('u.display_name as user_display_name');
+  }
+
+  private visible(now: number) {
+    return this.withNames().where((eb) => eb.or([eb('m.expires_at', '=', 0), eb('m.expires_at', '>', now)]));
   }
 }
 

@@ -21,6 +21,7 @@ import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
+import { chatRoutes } from './chat.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -43,4 +44,5 @@ export const routeModules: RouteModule[] = [
   settingsRoutes,
   provisioningConfigRoutes,
   sipRoutes,
+  chatRoutes,
 ];
