@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom } from './helpers/rooms.js';
 
 const V1 = '/apps/spreed/api/v1';
 

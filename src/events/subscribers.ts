@@ -12,6 +12,7 @@ import type { MembershipSync } from '../services/membership-sync.js';
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
 import type { UserStatusService } from '../services/user-status.js';
+import type { ChatSystemMessages } from '../services/chat-system-messages.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -21,6 +22,7 @@ export interface Subscribers {
   phoneNumbers: PhoneNumbersService;
   membershipSync: MembershipSync;
   avatars: AvatarService;
+  chatSystemMessages: ChatSystemMessages;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -46,4 +48,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
 
   // Per-room data kept outside the room tables.
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
+
+  // The chat is the conversation's history: changes become system messages in their transaction.
+  bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
+  bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
 }

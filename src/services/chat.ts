@@ -15,7 +15,10 @@ import { CHAT_MESSAGE_DEFAULTS, ChatMessagesRepository, type NewChatMessage } fr
 import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
 import type { Wakeups } from '../db/notify.js';
 import type { EventBus } from '../events/bus.js';
-import { MessageType } from '../domain/chat.js';
+import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
+import { ActorType } from '../domain/constants.js';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { RequestContext } from './request-context.js';
 import { nowSeconds } from '../domain/time.js';
 
 /** Who a message is from: an attendee's actor, or guests/system, guests/cli. */
@@ -23,6 +26,20 @@ export interface ChatActor {
   type: string;
   id: string;
   displayName: string;
+}
+
+/**
+ * The actor a change is recorded under (talk-chat-calls.md §2 "General"): the acting
+ * participant, else the logged-in user, else guests/cli for the operator, else guests/system.
+ */
+export function chatActorOf(ctx: RequestContext, attendee?: AttendeeRow): ChatActor {
+  if (attendee && attendee.id > 0) {
+    const displayName = attendee.actor_type === ActorType.USERS && ctx.user?.id === attendee.actor_id ? ctx.user.display_name : attendee.display_name;
+    return { type: attendee.actor_type, id: attendee.actor_id, displayName };
+  }
+  if (ctx.user) return { type: ActorType.USERS, id: ctx.user.id, displayName: ctx.user.display_name };
+  if (ctx.isSystem) return { ...CLI_ACTOR };
+  return { ...SYSTEM_ACTOR };
 }
 
 /** The wake-up channel of chat: key = room id. */

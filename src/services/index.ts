@@ -50,6 +50,7 @@ import { Wakeups } from '../db/notify.js';
 import { ChatService } from './chat.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatMentions } from './chat-mentions.js';
+import { ChatSystemMessages } from './chat-system-messages.js';
 
 export interface Services {
   db: Db;
@@ -97,6 +98,7 @@ export interface Services {
 export function createServices(db: Db, settings: Settings): Services {
   const events = new EventBus();
   const wakeups = new Wakeups(db, settings.databaseUrl);
+  const chat = new ChatService(db, events, wakeups);
   const directory = new DirectoryService(db, events);
   const appConfig = new AppConfigService(new AppConfigRepository(db.kysely), directory.groups);
   const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
@@ -126,8 +128,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const avatars = new AvatarService(db, rooms, directory);
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars });
-  const chat = new ChatService(db, events, wakeups);
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, chatSystemMessages: new ChatSystemMessages(chat) });
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);

@@ -35,6 +35,7 @@ import { newAttendeePin } from '../domain/tokens.js';
 import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../presenters/participant.js';
 import type { DirectoryService } from './directory.js';
 import type { MailService } from './mail.js';
+import { chatActorOf } from './chat.js';
 import type { RequestContext } from './request-context.js';
 import { type NewAttendeeSpec, type RoomsService } from './rooms.js';
 import type { SessionService } from './sessions.js';
@@ -410,7 +411,10 @@ export class ParticipantsService {
     if (!change.ok) throw new ApiError(change.status, { error: change.error, message: change.message });
     const now = nowSeconds();
     const patch = change.type === ParticipantType.MODERATOR ? { participant_type: change.type, permissions: 0 } : { participant_type: change.type };
-    await this.rooms.repos.attendees.update(target.id, { ...patch, last_attendee_activity: now });
+    await this.rooms.transaction(async (repos, trx) => {
+      await repos.attendees.update(target.id, { ...patch, last_attendee_activity: now });
+      await this.rooms.announceTypeChange(trx, room, chatActorOf(ctx, caller), target, change.type);
+    });
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
     if (children.length) {

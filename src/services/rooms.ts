@@ -35,6 +35,8 @@ import { RenderedCache } from './rendered-cache.js';
 import type { RequestContext } from './request-context.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
+import type { RoomChange } from '../events/event-map.js';
+import { chatActorOf, type ChatActor } from './chat.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -148,8 +150,18 @@ export class RoomsService {
   }
 
   /** Runs `fn` in one transaction with repositories bound to it. */
-  transaction<T>(fn: (repos: RoomRepos) => Promise<T>): Promise<T> {
-    return this.db.kysely.transaction().execute((trx) => fn(RoomsService.reposFor(trx)));
+  transaction<T>(fn: (repos: RoomRepos, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.kysely.transaction().execute((trx) => fn(RoomsService.reposFor(trx), trx));
+  }
+
+  /** Announces a new participant type inside its transaction (moderator promoted/demoted). */
+  announceTypeChange(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendee: AttendeeRow, to: number): Promise<void> {
+    return this.events.emit('attendee.type-changed', { trx, room, actor, attendee, from: attendee.participant_type, to });
+  }
+
+  /** Announces a change inside its transaction (the chat records it as a system message). */
+  announceChange(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, change: RoomChange): Promise<void> {
+    return this.events.emit('room.changed', { trx, room, actor, change });
   }
 
   // ---- lookup (talk-behaviour.md §3) ----
@@ -298,7 +310,7 @@ export class RoomsService {
     if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
 
     const now = nowSeconds();
-    const room = await this.transaction(async (repos) => {
+    const room = await this.transaction(async (repos, trx) => {
       const row: NewRoom = {
         ...this.roomDefaults(cfg, now),
         token: await this.newToken(cfg, repos),
@@ -323,7 +335,9 @@ export class RoomsService {
         }
       }
       await repos.attendees.insertIgnoringDuplicates(members);
-      return (await repos.rooms.findById(id))!;
+      const created = (await repos.rooms.findById(id))!;
+      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
+      return created;
     });
     return { caller: await this.callerView(ctx, room), created: true };
   }
@@ -344,7 +358,7 @@ export class RoomsService {
     const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
     const members = await this.directory.users.existing(memberIds);
     const now = nowSeconds();
-    const room = await this.transaction(async (repos) => {
+    const room = await this.transaction(async (repos, trx) => {
       const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.GROUP });
       await repos.attendees.insertIgnoringDuplicates([
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
@@ -359,7 +373,9 @@ export class RoomsService {
           this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER }),
         ),
       ]);
-      return (await repos.rooms.findById(id))!;
+      const created = (await repos.rooms.findById(id))!;
+      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
+      return created;
     });
     return { caller: await this.callerView(ctx, room), created: true };
   }
@@ -379,14 +395,16 @@ export class RoomsService {
       return { caller: await this.callerView(ctx, existing), created: false };
     }
     if (target.id === user.id) throw forbidden('invite', 'You cannot start a conversation with yourself');
-    const room = await this.transaction(async (repos) => {
+    const room = await this.transaction(async (repos, trx) => {
       const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
       // Both users are owners of a one-to-one conversation (T17 behaviour: it shows up for both).
       await repos.attendees.insertIgnoringDuplicates([
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: target.id, displayName: target.display_name, participantType: ParticipantType.OWNER }),
       ]);
-      return (await repos.rooms.findById(id))!;
+      const created = (await repos.rooms.findById(id))!;
+      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
+      return created;
     });
     return { caller: await this.callerView(ctx, room), created: true };
   }
@@ -402,8 +420,12 @@ export class RoomsService {
     if (name === undefined) throw badRequest('name', `The name must be 1 to ${ROOM_NAME_MAX} characters`);
     const cfg = await ctx.config();
     const now = nowSeconds();
-    const id = await this.transaction(async (repos) => repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type }));
-    return (await this.repos.rooms.findById(id))!;
+    return this.transaction(async (repos, trx) => {
+      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type });
+      const created = (await repos.rooms.findById(id))!;
+      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
+      return created;
+    });
   }
 
   /** Column values every new conversation starts with. */
@@ -494,8 +516,12 @@ export class RoomsService {
     const now = nowSeconds();
     // Renaming from an empty (generated) name is not "activity" in Talk (no system message).
     const patch = room.name === '' ? { name } : { name, last_activity: Math.max(now, room.last_activity) };
-    await this.repos.rooms.update(room.id, patch);
-    return { ...found, room: { ...room, ...patch } };
+    const renamed = { ...room, ...patch };
+    await this.transaction(async (repos, trx) => {
+      await repos.rooms.update(room.id, patch);
+      if (room.name !== '') await this.announceChange(trx, renamed, chatActorOf(ctx, found.attendee), { kind: 'renamed', oldName: room.name, newName: name });
+    });
+    return { ...found, room: renamed };
   }
 
   /**
