@@ -301,6 +301,20 @@ for (const dialect of dialects()) {
       });
     });
 
+    it('capabilities list exactly the chat features implemented, and config.chat', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const spreed = r.data.capabilities.spreed;
+      for (const f of ['chat-v2', 'chat-read-marker', 'chat-unread', 'chat-read-last', 'chat-read-status', 'direct-mention-flag', 'mention-flag', 'edit-messages', 'delete-messages', 'delete-messages-unlimited', 'clear-history', 'chat-get-context', 'chat-replies', 'chat-reference-id', 'silent-send', 'system-messages']) {
+        assert.ok(spreed.features.includes(f), f);
+      }
+      assert.ok(spreed['features-local'].includes('chat-read-status'));
+      for (const f of ['reactions', 'talk-polls', 'rich-object-sharing', 'threads', 'pinned-messages', 'scheduled-messages', 'remind-me-later']) {
+        assert.ok(!spreed.features.includes(f), `${f} is not implemented`);
+      }
+      assert.equal(spreed.config.chat['max-length'], 32000);
+      assert.equal(spreed.config.chat['read-privacy'], 0);
+    });
+
     describe('mention autocomplete', () => {
       it('lists participants matching the search (not the caller) and the everyone entry', async () => {
         const r = await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice'), query: { search: 'bo' } });
