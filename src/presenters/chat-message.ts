@@ -33,8 +33,9 @@ function phpMap(obj: Record<string, unknown>): Record<string, unknown> | unknown
   return Object.keys(obj).length === 0 ? [] : obj;
 }
 
-function displayNameOf(row: { actor_type: string; actor_display_name: string; user_display_name?: string | null }): string {
-  if (row.actor_type === ActorType.USERS) return row.user_display_name ?? row.actor_display_name;
+function displayNameOf(row: { actor_type: string; actor_id: string; actor_display_name: string; user_display_name?: string | null }): string {
+  // A user without a display name is shown by id, as Nextcloud does.
+  if (row.actor_type === ActorType.USERS) return row.user_display_name || row.actor_display_name || row.actor_id;
   return row.actor_display_name;
 }
 

@@ -66,7 +66,7 @@ export class ChatMentions {
       if (ref.kind === 'user') {
         const u = users.get(ref.id);
         if (!u) continue;
-        objects.set(key, userObject(u.id, u.display_name));
+        objects.set(key, userObject(u.id, u.display_name || u.id));
         const a = byActor.get(`${ActorType.USERS}\0${u.id}`);
         if (a && !isAuthor(a)) {
           direct.add(a.id);
