@@ -78,6 +78,16 @@ for (const dialect of dialects()) {
       assert.equal(row.last_mention_direct, id2);
     });
 
+    it('deleting a conversation deletes its messages', async () => {
+      const doomed = await createRoom(p, 'alice', { roomType: 2, roomName: 'Doomed' });
+      const id = (await roomRow(p, doomed.token))!.id;
+      await post(doomed.token, 'bye');
+      const count = async () => (await p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', id).execute()).length;
+      assert.ok((await count()) >= 2);
+      await p.services.rooms.deleteRooms([(await roomRow(p, doomed.token))!]);
+      assert.equal(await count(), 0);
+    });
+
     it("new messages expire after the room's message expiration", async () => {
       await setRoom(p, room2.token, { message_expiration: 3600 });
       const id = await post(room2.token, 'short-lived');

@@ -13,6 +13,7 @@ import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
 import type { UserStatusService } from '../services/user-status.js';
 import type { ChatSystemMessages } from '../services/chat-system-messages.js';
+import type { ChatService } from '../services/chat.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -23,6 +24,7 @@ export interface Subscribers {
   membershipSync: MembershipSync;
   avatars: AvatarService;
   chatSystemMessages: ChatSystemMessages;
+  chat: ChatService;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -48,6 +50,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
 
   // Per-room data kept outside the room tables.
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
+  bus.on('rooms.deleted', ({ rooms }) => s.chat.forgetRooms(rooms));
 
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));

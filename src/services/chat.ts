@@ -139,6 +139,11 @@ export class ChatService {
     return id;
   }
 
+  /** Deleted conversations take their messages along (after commit; room ids are never reused). */
+  async forgetRooms(rooms: RoomRow[]): Promise<void> {
+    await new ChatMessagesRepository(this.db.kysely).deleteForRooms(rooms.map((r) => r.id));
+  }
+
   /** Wakes the long-polls of a room (after a change that is not a new message: edits, clears). */
   wake(roomId: number, via?: Kysely<Database>): Promise<void> {
     return this.wakeups.notify(CHAT_CHANNEL, roomId, via);

@@ -128,7 +128,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const avatars = new AvatarService(db, rooms, directory);
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, chatSystemMessages: new ChatSystemMessages(chat) });
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, chatSystemMessages: new ChatSystemMessages(chat), chat });
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
