@@ -49,7 +49,7 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
   let message = row.message;
   let parameters: Record<string, unknown> = parseObject(row.message_parameters);
   let systemMessage = '';
-  let messageType = row.message_type;
+  const messageType = row.message_type;
   let reactions = parseObject(row.reactions);
 
   if (row.message_type === MessageType.SYSTEM) {

@@ -25,7 +25,7 @@ import {
 } from '../domain/chat.js';
 import { ActorType, Permission, ReadOnlyState, RoomType } from '../domain/constants.js';
 import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge } from '../domain/errors.js';
-import { hasPermission, heldInLobby, isLoggedInModeratorType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import { hasPermission, heldInLobby, isLoggedInModeratorType, isModeratorType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import type { MessageEnv } from '../presenters/chat-message.js';
 import { CHAT_CHANNEL, type ChatActor, type ChatService } from './chat.js';
@@ -142,7 +142,8 @@ export class ChatApiService {
       actor.displayName = [...input.actorDisplayName.trim()].slice(0, GUEST_NAME_MAX).join('');
       if (actor.displayName !== acc.attendee.display_name) await this.rooms.repos.attendees.update(acc.attendee.id, { display_name: actor.displayName });
     }
-    const canMentionAll = acc.room.mention_permissions === 0 || isLoggedInModeratorType(acc.attendee.participant_type) || acc.attendee.participant_type === 6;
+    // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
+    const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll, replyTo: parent });
     const id = await this.chat.postUserMessage(acc.room, {
       actor,
@@ -285,9 +286,8 @@ export class ChatApiService {
   /** POST /chat/{token}/read (§1.6): null = the last message, 0 = -2 (first message unread). */
   async setReadMarker(ctx: RequestContext, token: unknown, lastRead: number | null): Promise<CallerRoom> {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
-    let marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
+    const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
     if (marker < UNREAD_FIRST_MESSAGE) throw badRequest('lastReadMessage', 'lastReadMessage must be -2 or more');
-    if (lastRead === null && marker === 0) marker = 0;
     await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, marker, nowSeconds());
     return { room: acc.room, attendee: { ...acc.attendee, last_read_message: marker } };
   }
