@@ -17,6 +17,8 @@ export interface MessageEnv {
   viewer?: { type: string; id: string };
   /** Parents by id (replies, and the messages that message_deleted/edited are about). */
   parents?: ReadonlyMap<number, ChatMessageRead>;
+  /** The viewer's own reactions by message id (`reactionsSelf`, §1.4: only when they reacted). */
+  reactionsSelf?: ReadonlyMap<number, string[]>;
 }
 
 function parseObject(json: string): Record<string, unknown> {
@@ -49,7 +51,7 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
   let message = row.message;
   let parameters: Record<string, unknown> = parseObject(row.message_parameters);
   let systemMessage = '';
-  const messageType = row.message_type;
+  let messageType = row.message_type;
   let reactions = parseObject(row.reactions);
 
   if (row.message_type === MessageType.SYSTEM) {
@@ -61,6 +63,15 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     const objects: Record<string, unknown> = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
     for (const [k, v] of Object.entries(parameters)) if (v && typeof v === 'object') objects[k] = v;
     parameters = objects;
+  } else if (row.message_type === 'reaction' || row.message_type === 'reaction_deleted') {
+    // Reaction rows are system messages whose text is the emoji (§1.4 "Stored verbs").
+    systemMessage = row.message_type;
+    messageType = MessageType.SYSTEM;
+    message = row.message_type === 'reaction' ? row.message : 'Reaction deleted by author';
+    parameters = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
+  } else if (row.message_type === 'object_shared') {
+    // Shared objects (polls) are comments to clients (§1.4 "Stored verbs").
+    messageType = MessageType.COMMENT;
   } else if (row.message_type === MessageType.COMMENT_DELETED) {
     const byAuthor = row.deleted_by_type === row.actor_type && row.deleted_by_id === row.actor_id;
     const byViewer = env.viewer !== undefined && env.viewer.type === row.deleted_by_type && env.viewer.id === row.deleted_by_id;
@@ -92,6 +103,8 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     out.lastEditActorDisplayName = row.last_edit_actor_display_name;
     out.lastEditTimestamp = row.last_edit_at;
   }
+  const own = env.reactionsSelf?.get(row.id);
+  if (own && messageType !== MessageType.COMMENT_DELETED) out.reactionsSelf = own;
   if (messageType === MessageType.COMMENT_DELETED) out.deleted = true;
   if (row.silent) out.silent = true;
   if (withParent && row.parent_id !== null) {

@@ -12,6 +12,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import { AttendeesRepository } from '../db/repositories/attendees.js';
 import { ChatMessagesRepository, UNREAD_TYPES, type ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
+import { ChatReactionsRepository } from '../db/repositories/chat-reactions.js';
 import type { Wakeups } from '../db/notify.js';
 import {
   CHAT_MAX_LENGTH,
@@ -357,9 +358,12 @@ export class ChatApiService {
     const parents = new Map<number, ChatMessageRead>();
     if (parentIds.length) for (const p of await this.messages.findByIds(parentIds, now)) if (p.room_id === acc.room.id) parents.set(p.id, p);
     const commonRead = await this.commonReadFor({ room: acc.room, attendee: acc.attendee });
+    // reactionsSelf for the whole page in one statement (§1.4).
+    const reactedIds = rows.flatMap((r) => (r.reactions !== '{}' ? [r.id] : []));
+    const reactionsSelf = reactedIds.length ? await new ChatReactionsRepository(this.db.kysely).ownOn(reactedIds, acc.actor.type, acc.actor.id) : undefined;
     let notModified = emptyIs304 && fetched.length === 0;
     // 200 [] instead of 304 when only the common read moved (§1.3 lastCommonReadId).
     if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId) notModified = false;
-    return { rows, env: { token: acc.room.token, viewer: { type: acc.actor.type, id: acc.actor.id }, parents }, lastGiven, commonRead, notModified };
+    return { rows, env: { token: acc.room.token, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf }, lastGiven, commonRead, notModified };
   }
 }

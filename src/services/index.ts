@@ -49,6 +49,7 @@ import { ProvisioningService } from './provisioning.js';
 import { Wakeups } from '../db/notify.js';
 import { ChatService } from './chat.js';
 import { ChatApiService } from './chat-api.js';
+import { ChatReactionsService } from './chat-reactions.js';
 import { ChatMentions } from './chat-mentions.js';
 import { ChatSystemMessages } from './chat-system-messages.js';
 
@@ -92,6 +93,7 @@ export interface Services {
   wakeups: Wakeups;
   chat: ChatService;
   chatApi: ChatApiService;
+  chatReactions: ChatReactionsService;
   chatMentions: ChatMentions;
 }
 
@@ -131,6 +133,7 @@ export function createServices(db: Db, settings: Settings): Services {
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, chatSystemMessages: new ChatSystemMessages(chat), chat });
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
+  const chatReactions = new ChatReactionsService(db, chatApi, chat, wakeups);
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, wakeups, chat, chatApi, chatMentions, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, wakeups, chat, chatApi, chatReactions, chatMentions, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

@@ -18,6 +18,7 @@ import { roomAvatars } from './0401-room-avatars.js';
 import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
 import { chatMessages } from './0600-chat.js';
+import { chatReactions } from './0601-chat-reactions.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -33,4 +34,5 @@ export const migrations: ParleyMigration[] = [
   jobHistory,
   loginSessions,
   chatMessages,
+  chatReactions,
 ];

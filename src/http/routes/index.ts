@@ -22,6 +22,7 @@ import { webPageRoutes } from './web-pages.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 import { chatRoutes } from './chat.js';
+import { chatReactionRoutes } from './chat-reactions.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -45,4 +46,5 @@ export const routeModules: RouteModule[] = [
   provisioningConfigRoutes,
   sipRoutes,
   chatRoutes,
+  chatReactionRoutes,
 ];

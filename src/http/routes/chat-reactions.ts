@@ -1,0 +1,60 @@
+/**
+ * Reactions (talk-chat-calls.md §3.1, base api/v1): add (201 new, 200 already there), remove,
+ * list (optional `reaction` filter). Thin: coerce, call ChatReactionsService.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { registerFeatures } from '../../domain/features.js';
+import type { Services } from '../../services/index.js';
+import { OcsReply, ocsRoute } from '../ocs/route.js';
+import { Token } from './common-schemas.js';
+
+registerFeatures([{ name: 'reactions' }]);
+
+const PATH = '/apps/spreed/api/v1/reaction/:token/:messageId';
+const MessageId = Type.Integer({ minimum: 0, 'x-error': 'message' });
+const Reaction = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\x00]*$', 'x-error': 'reaction' });
+const ReactionsMap = Type.Record(Type.String(), Type.Array(Type.Record(Type.String(), Type.Unknown())));
+
+/** `{}` when empty (§3.1): an object, never PHP's `[]`. */
+const mapReply = (map: Record<string, unknown>, status = 200) => new OcsReply(map, status);
+
+export async function chatReactionRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const reactions = services.chatReactions;
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: PATH,
+    auth: 'public',
+    talk: true,
+    summary: 'React to a message (201 added, 200 already reacted)',
+    params: Type.Object({ token: Token, messageId: MessageId, reaction: Reaction }),
+    response: ReactionsMap,
+    handler: async ({ params, ctx }) => {
+      const r = await reactions.add(ctx, params.token, params.messageId, params.reaction);
+      return mapReply(r.reactions, r.created ? 201 : 200);
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: PATH,
+    auth: 'public',
+    talk: true,
+    summary: 'Remove a reaction',
+    params: Type.Object({ token: Token, messageId: MessageId, reaction: Reaction }),
+    response: ReactionsMap,
+    handler: async ({ params, ctx }) => mapReply(await reactions.remove(ctx, params.token, params.messageId, params.reaction)),
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: PATH,
+    auth: 'public',
+    talk: true,
+    summary: 'List the reactions of a message (optionally of one emoji)',
+    params: Type.Object({ token: Token, messageId: MessageId, reaction: Type.Optional(Reaction) }),
+    response: ReactionsMap,
+    handler: async ({ params, ctx }) => mapReply(await reactions.list(ctx, params.token, params.messageId, params.reaction)),
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Reactions (talk-chat-calls.md §3.1): add, remove and list the reactions of a message.
+ * Storage as Talk: a `reaction` chat row per actor and emoji (unique index, migration 0601),
+ * turned into `reaction_deleted` on removal, which posts `reaction_revoked`; the reacted
+ * message's emoji → count map is recomputed in the same transaction under the room's row lock.
+ *
+ * Permission: Parley has no permission bit 256 (REACT, Talk 34+), so reacting needs the chat
+ * permission (128), as in Talk before 34; `react-permission` is therefore not advertised.
+ */
+import type { Db } from '../db/database.js';
+import { CHAT_MESSAGE_DEFAULTS, ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
+import { ChatReactionsRepository, REACTION, type ReactionRead } from '../db/repositories/chat-reactions.js';
+import { RoomsRepository } from '../db/repositories/rooms.js';
+import { isSingleEmoji } from '../domain/emoji.js';
+import { ActorType } from '../domain/constants.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { nowSeconds } from '../domain/time.js';
+import type { ChatAccess, ChatApiService } from './chat-api.js';
+import { CHAT_CHANNEL, type ChatService } from './chat.js';
+import type { Wakeups } from '../db/notify.js';
+import type { RequestContext } from './request-context.js';
+
+/** Messages that take reactions: text, shared objects (polls) and voice/recordings (§3.1 "Reactable"). */
+export const REACTABLE_TYPES = new Set(['comment', 'object_shared', 'voice-message', 'record-audio', 'record-video']);
+
+/** `{emoji: [{actorType, actorId, actorDisplayName, timestamp}]}` (§3.1 "Map format"). */
+export type ReactionsMap = Record<string, { actorType: string; actorId: string; actorDisplayName: string; timestamp: number }[]>;
+
+export class ChatReactionsService {
+  private readonly messages: ChatMessagesRepository;
+  private readonly reactions: ChatReactionsRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly chatApi: ChatApiService,
+    private readonly chat: ChatService,
+    private readonly wakeups: Wakeups,
+  ) {
+    this.messages = new ChatMessagesRepository(db.kysely);
+    this.reactions = new ChatReactionsRepository(db.kysely);
+  }
+
+  /** POST: `created` false when the actor had already reacted so (Talk answers 200 then). */
+  async add(ctx: RequestContext, token: unknown, messageId: number, emoji: string): Promise<{ created: boolean; reactions: ReactionsMap }> {
+    const acc = await this.chatApi.access(ctx, token, { write: true, chat: true });
+    const target = await this.reactable(acc, messageId, 400);
+    if (!isSingleEmoji(emoji)) throw badRequest('reaction', 'A reaction is exactly one emoji');
+    const now = nowSeconds();
+    const created = await this.db.kysely.transaction().execute(async (trx) => {
+      // The room lock orders this with the room's other posts (ChatService) and the count refresh.
+      await new RoomsRepository(trx).lockForMessage(acc.room.id, 0);
+      const repo = new ChatReactionsRepository(trx);
+      const id = await repo.insertOnce({
+        ...CHAT_MESSAGE_DEFAULTS,
+        room_id: acc.room.id,
+        actor_type: acc.actor.type,
+        actor_id: acc.actor.id,
+        actor_display_name: acc.actor.displayName,
+        message: emoji,
+        message_type: REACTION,
+        parent_id: target.id,
+        created_at: now,
+        // A reaction expires with its message (§3.1 "Storage").
+        expires_at: target.expires_at,
+      });
+      if (id === 0) return false;
+      await repo.refreshCounts(target.id);
+      await this.wakeups.notify(CHAT_CHANNEL, acc.room.id, trx);
+      return true;
+    });
+    return { created, reactions: await this.map(target.id) };
+  }
+
+  /** DELETE: 404 when the actor has no such reaction; posts `reaction_revoked` (skip-update, §2). */
+  async remove(ctx: RequestContext, token: unknown, messageId: number, emoji: string): Promise<ReactionsMap> {
+    const acc = await this.chatApi.access(ctx, token, { write: true, chat: true });
+    const target = await this.reactable(acc, messageId, 404);
+    const removed = await this.db.kysely.transaction().execute(async (trx) => {
+      await new RoomsRepository(trx).lockForMessage(acc.room.id, 0);
+      const repo = new ChatReactionsRepository(trx);
+      // Under the room lock: of two concurrent removals only one finds the row.
+      const reactionId = await repo.findOne(target.id, acc.actor.type, acc.actor.id, emoji);
+      if (reactionId === 0) return false;
+      await repo.markDeleted(reactionId);
+      await repo.refreshCounts(target.id);
+      await this.chat.postSystemMessage(trx, acc.room, acc.actor, 'reaction_revoked', { message: reactionId }, { parentId: target.id, skipRoomUpdate: true });
+      return true;
+    });
+    if (!removed) throw notFound('reaction', 'The reaction does not exist');
+    return this.map(target.id);
+  }
+
+  /** GET: all reactions of the message, or those of one emoji. */
+  async list(ctx: RequestContext, token: unknown, messageId: number, emoji: string | undefined): Promise<ReactionsMap> {
+    const acc = await this.chatApi.access(ctx, token, { lobby: true });
+    const target = await this.reactable(acc, messageId, 404);
+    return this.map(target.id, emoji);
+  }
+
+  /** The message to react to: 404 when missing; not reactable → `statusIfNot` (400 on add, 404 otherwise). */
+  private async reactable(acc: ChatAccess, messageId: number, statusIfNot: 400 | 404): Promise<ChatMessageRead> {
+    const target = messageId > 0 ? await this.messages.findInRoom(acc.room.id, messageId, nowSeconds()) : undefined;
+    if (!target) throw notFound('message', 'The message does not exist');
+    if (!REACTABLE_TYPES.has(target.message_type)) {
+      throw statusIfNot === 400 ? badRequest('message', 'This message cannot be reacted to') : notFound('message', 'This message cannot be reacted to');
+    }
+    return target;
+  }
+
+  private async map(messageId: number, emoji?: string): Promise<ReactionsMap> {
+    const out: ReactionsMap = {};
+    for (const r of await this.reactions.list(messageId, emoji)) (out[r.message] ??= []).push(reactionActor(r));
+    return out;
+  }
+}
+
+function reactionActor(r: ReactionRead) {
+  const name = r.actor_type === ActorType.USERS ? r.user_display_name || r.actor_display_name || r.actor_id : r.actor_display_name;
+  return { actorType: r.actor_type, actorId: r.actor_id, actorDisplayName: name, timestamp: r.created_at };
+}

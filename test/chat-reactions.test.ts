@@ -1,0 +1,183 @@
+/**
+ * Reactions (talk-chat-calls.md §3.1): add (201/200), remove, list with filter, every refusal,
+ * the reaction rows and reaction_revoked in the chat, `reactions`/`reactionsSelf` on messages
+ * and `reactions` on lastMessage, and two concurrent adds of one reaction storing one.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, NO_THROTTLE, seedUser, setRoom, V4 } from './helpers/rooms.js';
+
+const V1 = '/apps/spreed/api/v1';
+
+for (const dialect of dialects()) {
+  describe(`chat reactions [${dialect}]`, () => {
+    let p: Parley;
+    let room: any;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      await createUser(p, 'alice', { displayName: 'Alice A' });
+      await createUser(p, 'bob', { displayName: 'Bob B' });
+      await createUser(p, 'dave');
+      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Reacts' });
+      await seedUser(p, room.token, 'bob');
+    });
+    after(async () => p.close());
+
+    const send = async (token: string, who: string, message: string) => {
+      const r = await call(p, 'POST', `${V1}/chat/${token}`, { as: as(who), body: { message } });
+      assert.equal(r.status, 201, r.text);
+      return r.data.id as number;
+    };
+    const react = (method: string, token: string, id: number | string, who: string, reaction?: string, query = false) =>
+      call(p, method, `${V1}/reaction/${token}/${id}`, {
+        as: as(who),
+        ...(reaction === undefined ? {} : query ? { query: { reaction } } : { body: { reaction } }),
+      });
+    const history = async (token: string, who: string) =>
+      (await call(p, 'GET', `${V1}/chat/${token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
+
+    it('201 on a new reaction, 200 when it already exists; the map as Talk sends it', async () => {
+      const id = await send(room.token, 'alice', 'React to me');
+      const a = await react('POST', room.token, id, 'bob', '👍');
+      assert.equal(a.status, 201, a.text);
+      assert.deepEqual(Object.keys(a.data), ['👍']);
+      assert.equal(a.data['👍'][0].actorType, 'users');
+      assert.equal(a.data['👍'][0].actorId, 'bob');
+      assert.equal(a.data['👍'][0].actorDisplayName, 'Bob B');
+      assert.ok(Math.abs(a.data['👍'][0].timestamp - Date.now() / 1000) < 5);
+      const again = await react('POST', room.token, id, 'bob', '👍');
+      assert.equal(again.status, 200);
+      assert.equal(again.data['👍'].length, 1);
+      assert.equal((await react('POST', room.token, id, 'alice', '👍')).status, 201);
+      // Multi-code-point emoji are one emoji.
+      assert.equal((await react('POST', room.token, id, 'alice', '👨‍👩‍👧')).status, 201);
+      const list = await react('GET', room.token, id, 'alice');
+      assert.equal(list.status, 200);
+      assert.deepEqual(list.data['👍'].map((x: any) => x.actorId), ['bob', 'alice']);
+      assert.equal(list.data['👨‍👩‍👧'].length, 1);
+      const filtered = await react('GET', room.token, id, 'alice', '👨‍👩‍👧', true);
+      assert.deepEqual(Object.keys(filtered.data), ['👨‍👩‍👧']);
+    });
+
+    it('messages carry reactions and the viewer’s reactionsSelf; lastMessage carries reactions', async () => {
+      const id = await send(room.token, 'alice', 'Counted');
+      await react('POST', room.token, id, 'bob', '🎉');
+      await react('POST', room.token, id, 'alice', '🎉');
+      await react('POST', room.token, id, 'alice', '❤️');
+      const forAlice = (await history(room.token, 'alice')).find((m) => m.id === id);
+      assert.deepEqual(forAlice.reactions, { '❤️': 1, '🎉': 2 });
+      assert.deepEqual([...forAlice.reactionsSelf].sort(), ['❤️', '🎉'].sort());
+      const forBob = (await history(room.token, 'bob')).find((m) => m.id === id);
+      assert.deepEqual(forBob.reactionsSelf, ['🎉']);
+      // Reactions do not move lastMessage; it shows the reacted message with its counts.
+      const rec = await call(p, 'GET', `${V4}/room/${room.token}`, { as: as('bob') });
+      assert.equal(rec.data.lastMessage.id, id);
+      assert.deepEqual(rec.data.lastMessage.reactions, { '❤️': 1, '🎉': 2 });
+      // The reaction rows are in the chat as Talk stores them: system `reaction`, parent = the message.
+      const rows = (await history(room.token, 'alice')).filter((m) => m.systemMessage === 'reaction' && m.parent?.id === id);
+      assert.equal(rows.length, 3);
+      assert.ok(rows.some((m) => m.message === '❤️' && m.actorId === 'alice' && m.messageType === 'system' && m.isReplyable === false));
+      // A viewer without reactions on a message has no reactionsSelf.
+      const other = await send(room.token, 'alice', 'No reactions from bob');
+      await react('POST', room.token, other, 'alice', '👀');
+      assert.equal((await history(room.token, 'bob')).find((m) => m.id === other).reactionsSelf, undefined);
+    });
+
+    it('DELETE: 200 with the map after removal, reaction_revoked posted, then 404', async () => {
+      const id = await send(room.token, 'alice', 'Undo');
+      await react('POST', room.token, id, 'bob', '🙂');
+      await react('POST', room.token, id, 'alice', '🙂');
+      const d = await react('DELETE', room.token, id, 'bob', '🙂');
+      assert.equal(d.status, 200, d.text);
+      assert.deepEqual(d.data['🙂'].map((x: any) => x.actorId), ['alice']);
+      const msgs = await history(room.token, 'alice');
+      assert.deepEqual(msgs.find((m) => m.id === id).reactions, { '🙂': 1 });
+      const revoked = msgs.find((m) => m.systemMessage === 'reaction_revoked');
+      assert.ok(revoked, 'reaction_revoked posted');
+      assert.equal(revoked.parent.id, id);
+      assert.equal(revoked.actorId, 'bob');
+      assert.ok(msgs.some((m) => m.systemMessage === 'reaction_deleted' && m.parent?.id === id));
+      assert.equal((await react('DELETE', room.token, id, 'bob', '🙂')).status, 404);
+      await react('DELETE', room.token, id, 'alice', '🙂');
+      const empty = await react('GET', room.token, id, 'alice');
+      assert.equal(empty.status, 200);
+      assert.deepEqual(empty.data, {});
+      assert.match(empty.text, /"data":\{\}/);
+      // reaction_revoked does not move lastMessage (skip-update, §2).
+      const rec = await call(p, 'GET', `${V4}/room/${room.token}`, { as: as('alice') });
+      assert.notEqual(rec.data.lastMessage.systemMessage, 'reaction_revoked');
+    });
+
+    it('400 for anything but one emoji, a missing reaction and non-reactable messages', async () => {
+      const id = await send(room.token, 'alice', 'Strict');
+      for (const bad of ['a', '👍👍', '1', 'thumbs', '👍 ']) {
+        const r = await react('POST', room.token, id, 'bob', bad);
+        assert.equal(r.status, 400, bad);
+        assert.equal(r.data.error, 'reaction');
+      }
+      const none = await react('POST', room.token, id, 'bob');
+      assert.equal(none.status, 400);
+      assert.equal(none.data.error, 'reaction');
+      const nul = await react('POST', room.token, id, 'bob', '\u0000');
+      assert.equal(nul.status, 400);
+      const system = (await history(room.token, 'alice')).find((m) => m.systemMessage === 'conversation_created');
+      const sys = await react('POST', room.token, system.id, 'bob', '👍');
+      assert.equal(sys.status, 400);
+      assert.equal(sys.data.error, 'message');
+      assert.equal((await react('GET', room.token, system.id, 'bob')).status, 404);
+      assert.equal((await react('DELETE', room.token, system.id, 'bob', '👍')).status, 404);
+      assert.equal((await react('POST', room.token, 'abc', 'bob', '👍')).status, 400);
+      assert.deepEqual((await react('GET', room.token, id, 'bob')).data, {});
+    });
+
+    it('404 for missing messages, other rooms’ messages and non-participants', async () => {
+      const other = await createRoom(p, 'dave', { roomType: 2, roomName: 'Elsewhere' });
+      const foreign = await send(other.token, 'dave', 'Not yours');
+      assert.equal((await react('POST', room.token, foreign, 'bob', '👍')).status, 404);
+      assert.equal((await react('POST', room.token, 99999999, 'bob', '👍')).status, 404);
+      assert.equal((await react('GET', room.token, 99999999, 'bob')).status, 404);
+      assert.equal((await react('DELETE', room.token, 99999999, 'bob', '👍')).status, 404);
+      const id = await send(room.token, 'alice', 'Members only');
+      assert.equal((await react('POST', room.token, id, 'dave', '👍')).status, 404);
+      assert.equal((await react('GET', room.token, id, 'dave')).status, 404);
+      assert.deepEqual((await react('GET', room.token, id, 'alice')).data, {});
+    });
+
+    it('403 read-only, 412 lobby, 403 without chat permission; GET only needs the lobby', async () => {
+      const r = await createRoom(p, 'alice', { roomType: 2, roomName: 'Locked' });
+      await seedUser(p, r.token, 'bob');
+      const id = await send(r.token, 'alice', 'Locked message');
+      await setRoom(p, r.token, { read_only: 1 });
+      const ro = await react('POST', r.token, id, 'bob', '👍');
+      assert.equal(ro.status, 403);
+      assert.equal(ro.data.error, 'readOnly');
+      assert.equal((await react('GET', r.token, id, 'bob')).status, 200);
+      await setRoom(p, r.token, { read_only: 0, lobby_state: 1, default_permissions: 1 | 2 });
+      assert.equal((await react('POST', r.token, id, 'bob', '👍')).status, 412);
+      assert.equal((await react('GET', r.token, id, 'bob')).status, 412);
+      await setRoom(p, r.token, { lobby_state: 0 });
+      const perm = await react('POST', r.token, id, 'bob', '👍');
+      assert.equal(perm.status, 403);
+      assert.equal(perm.data.error, 'permission');
+      assert.equal((await react('DELETE', r.token, id, 'bob', '👍')).status, 403);
+      assert.equal((await react('GET', r.token, id, 'bob')).status, 200);
+      assert.deepEqual((await react('GET', r.token, id, 'alice')).data, {});
+    });
+
+    it('concurrent adds of one reaction store it once (unique index)', async () => {
+      const id = await send(room.token, 'alice', 'Race');
+      const rs = await Promise.all(Array.from({ length: 6 }, () => react('POST', room.token, id, 'bob', '🚀')));
+      assert.deepEqual(rs.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 201]);
+      const list = await react('GET', room.token, id, 'alice');
+      assert.equal(list.data['🚀'].length, 1);
+      assert.deepEqual((await history(room.token, 'alice')).find((m) => m.id === id).reactions, { '🚀': 1 });
+    });
+
+    it('capability reactions is advertised', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      assert.ok(r.data.capabilities.spreed.features.includes('reactions'));
+      assert.ok(!r.data.capabilities.spreed.features.includes('react-permission'));
+    });
+  });
+}
