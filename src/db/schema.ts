@@ -257,6 +257,33 @@ export interface ChatMessagesTable {
   reactions: string;
 }
 
+export interface PollsTable {
+  id: Generated<number>;
+  room_id: number;
+  question: string;
+  /** JSON array of strings. */
+  options: string;
+  actor_type: string;
+  actor_id: string;
+  actor_display_name: string;
+  status: number;
+  result_mode: number;
+  max_votes: number;
+  /** JSON object "option-<i>" -> count. */
+  votes: string;
+  num_voters: number;
+  created_at: number;
+}
+
+export interface PollVotesTable {
+  id: Generated<number>;
+  poll_id: number;
+  actor_type: string;
+  actor_id: string;
+  actor_display_name: string;
+  option_id: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -281,4 +308,6 @@ export interface Database {
   room_avatars: RoomAvatarsTable;
   login_sessions: LoginSessionsTable;
   chat_messages: ChatMessagesTable;
+  polls: PollsTable;
+  poll_votes: PollVotesTable;
 }

@@ -43,6 +43,9 @@ const TEXTS: Record<string, Render> = {
   message_expiration_disabled: (_p, you) => `${you ? 'You' : '{actor}'} disabled the message expiration`,
   avatar_set: (_p, you) => `${you ? 'You' : '{actor}'} set the conversation picture`,
   avatar_removed: (_p, you) => `${you ? 'You' : '{actor}'} removed the conversation picture`,
+  reaction_revoked: (_p, you) => `${you ? 'You' : '{actor}'} deleted a reaction`,
+  poll_voted: () => 'Someone voted on the poll {poll}',
+  poll_closed: (_p, you) => `${you ? 'You' : '{actor}'} ended the poll {poll}`,
   breakout_rooms_started: () => 'Breakout rooms started',
   breakout_rooms_stopped: () => 'Breakout rooms stopped',
 };

@@ -14,6 +14,7 @@ import type { TeamsService } from '../services/teams.js';
 import type { UserStatusService } from '../services/user-status.js';
 import type { ChatSystemMessages } from '../services/chat-system-messages.js';
 import type { ChatService } from '../services/chat.js';
+import type { PollsService } from '../services/polls.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -25,6 +26,7 @@ export interface Subscribers {
   avatars: AvatarService;
   chatSystemMessages: ChatSystemMessages;
   chat: ChatService;
+  polls: PollsService;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -51,6 +53,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // Per-room data kept outside the room tables.
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chat.forgetRooms(rooms));
+  bus.on('rooms.deleted', ({ rooms }) => s.polls.forgetRooms(rooms.map((r) => r.id)));
 
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));

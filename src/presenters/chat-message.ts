@@ -60,7 +60,8 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     const viewerIsUser = env.viewer !== undefined && user !== undefined && user.type === 'user' && env.viewer.type === ActorType.USERS && user.id === env.viewer.id;
     message = systemMessageText(row.system_message, parameters, isViewer, viewerIsUser);
     // Rendered values that are not rich objects (names inlined in the text) are not parameters.
-    const objects: Record<string, unknown> = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
+    // poll_voted is anonymous: no actor (talk-chat-calls.md §2).
+    const objects: Record<string, unknown> = row.system_message === 'poll_voted' ? {} : { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
     for (const [k, v] of Object.entries(parameters)) if (v && typeof v === 'object') objects[k] = v;
     parameters = objects;
   } else if (row.message_type === 'reaction' || row.message_type === 'reaction_deleted') {

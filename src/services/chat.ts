@@ -107,6 +107,20 @@ export class ChatService {
   }
 
   /**
+   * Posts a shared object (a poll) as the actor's chat message inside the caller's transaction:
+   * stored `object_shared`, shown as a comment `{object}` (talk-chat-calls.md §1.4, §3.2).
+   */
+  async postSharedObject(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, parameters: Record<string, unknown>): Promise<number> {
+    const now = nowSeconds();
+    return this.insert(trx, room, now, {
+      ...this.baseRow(room, actor, now),
+      message: '{object}',
+      message_type: 'object_shared',
+      message_parameters: JSON.stringify(parameters),
+    }, { bump: true });
+  }
+
+  /**
    * Posts a user's message (checks done by the caller) in its own transaction, then announces
    * `chat.message-posted`. Returns the new id.
    */

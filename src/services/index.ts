@@ -50,6 +50,7 @@ import { Wakeups } from '../db/notify.js';
 import { ChatService } from './chat.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatReactionsService } from './chat-reactions.js';
+import { PollsService } from './polls.js';
 import { ChatMentions } from './chat-mentions.js';
 import { ChatSystemMessages } from './chat-system-messages.js';
 
@@ -94,6 +95,7 @@ export interface Services {
   chat: ChatService;
   chatApi: ChatApiService;
   chatReactions: ChatReactionsService;
+  polls: PollsService;
   chatMentions: ChatMentions;
 }
 
@@ -130,10 +132,11 @@ export function createServices(db: Db, settings: Settings): Services {
   const avatars = new AvatarService(db, rooms, directory);
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, chatSystemMessages: new ChatSystemMessages(chat), chat });
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
   const chatReactions = new ChatReactionsService(db, chatApi, chat, wakeups);
+  const polls = new PollsService(db, chatApi, chat);
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, chatSystemMessages: new ChatSystemMessages(chat), chat, polls });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, wakeups, chat, chatApi, chatReactions, chatMentions, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, wakeups, chat, chatApi, chatReactions, polls, chatMentions, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

@@ -19,6 +19,7 @@ import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
 import { chatMessages } from './0600-chat.js';
 import { chatReactions } from './0601-chat-reactions.js';
+import { polls } from './0602-polls.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -35,4 +36,5 @@ export const migrations: ParleyMigration[] = [
   loginSessions,
   chatMessages,
   chatReactions,
+  polls,
 ];

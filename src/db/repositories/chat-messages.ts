@@ -36,7 +36,7 @@ export const CHAT_MESSAGE_DEFAULTS = {
 } satisfies Partial<NewChatMessage>;
 
 /** Message types counted as unread chat (Talk counts verbs comment and object_shared). */
-export const UNREAD_TYPES = ['comment', 'voice-message', 'record-audio', 'record-video'];
+export const UNREAD_TYPES = ['comment', 'object_shared', 'voice-message', 'record-audio', 'record-video'];
 
 export class ChatMessagesRepository {
   constructor(private readonly db: Kysely<Database>) {}

@@ -23,6 +23,7 @@ import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 import { chatRoutes } from './chat.js';
 import { chatReactionRoutes } from './chat-reactions.js';
+import { pollRoutes } from './polls.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -47,4 +48,5 @@ export const routeModules: RouteModule[] = [
   sipRoutes,
   chatRoutes,
   chatReactionRoutes,
+  pollRoutes,
 ];

@@ -1,0 +1,180 @@
+/**
+ * Polls (talk-chat-calls.md §3.2): create (posts the poll as an `object_shared` chat message),
+ * show, vote (replaces the voter's votes; empty withdraws; `poll_voted` for public polls) and
+ * close (`poll_closed`). Drafts are not built (`talk-polls-drafts` is not advertised; `draft`
+ * is refused). Rendering per viewer follows Talk's PollController::renderPoll.
+ */
+import type { Db } from '../db/database.js';
+import { PollsRepository, type PollRow, type PollVoteRow } from '../db/repositories/polls.js';
+import { SYSTEM_ACTOR } from '../domain/chat.js';
+import { actorObject } from '../domain/chat-rich-objects.js';
+import { ActorType, RoomType } from '../domain/constants.js';
+import { badRequest, forbidden, notFound } from '../domain/errors.js';
+import { isModeratorType } from '../domain/permissions.js';
+import { nowSeconds } from '../domain/time.js';
+import type { ChatAccess, ChatApiService } from './chat-api.js';
+import type { ChatService } from './chat.js';
+import type { RequestContext } from './request-context.js';
+
+export const PollStatus = { OPEN: 0, CLOSED: 1 } as const;
+export const PollMode = { PUBLIC: 0, HIDDEN: 1 } as const;
+const QUESTION_MAX_BYTES = 32000;
+const OPTIONS_MAX_BYTES = 60000;
+
+export interface PollInput {
+  question: string;
+  options: unknown[];
+  resultMode: number;
+  maxVotes: number;
+  draft: boolean;
+}
+
+/** A poll as a viewer sees it (a plain object for the OCS layer). */
+export type PollRecord = Record<string, unknown>;
+
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+/** The rich object of a poll in chat messages (§2 poll_voted / poll_closed, §3.2 object_shared). */
+const pollObject = (p: { id: number; question: string }) => ({ type: 'talk-poll', id: String(p.id), name: p.question });
+
+export class PollsService {
+  private readonly polls: PollsRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly chatApi: ChatApiService,
+    private readonly chat: ChatService,
+  ) {
+    this.polls = new PollsRepository(db.kysely);
+  }
+
+  /** POST /poll/{token}: 201 with the poll. */
+  async create(ctx: RequestContext, token: unknown, input: PollInput): Promise<PollRecord> {
+    const acc = await this.chatApi.access(ctx, token, { write: true, chat: true });
+    if (acc.room.type !== RoomType.GROUP && acc.room.type !== RoomType.PUBLIC) throw badRequest('room', 'Polls are only possible in group and public conversations');
+    if (input.draft) throw badRequest('draft', 'Poll drafts are not supported');
+    const question = input.question.trim();
+    if (question === '' || bytes(question) > QUESTION_MAX_BYTES) throw badRequest('question', 'The question is empty or too long');
+    if (!input.options.every((o) => typeof o === 'string')) throw badRequest('options', 'Options must be strings');
+    const options = input.options as string[];
+    if (options.filter((o) => o.trim() !== '').length < 2) throw badRequest('options', 'At least two options are needed');
+    if (bytes(JSON.stringify(options)) > OPTIONS_MAX_BYTES) throw badRequest('options', 'The options are too long');
+    const now = nowSeconds();
+    const id = await this.db.kysely.transaction().execute(async (trx) => {
+      const pollId = await new PollsRepository(trx).insert({
+        room_id: acc.room.id,
+        question,
+        options: JSON.stringify(options),
+        actor_type: acc.actor.type,
+        actor_id: acc.actor.id,
+        actor_display_name: acc.actor.displayName,
+        status: PollStatus.OPEN,
+        result_mode: input.resultMode,
+        max_votes: input.maxVotes,
+        votes: '{}',
+        num_voters: 0,
+        created_at: now,
+      });
+      await this.chat.postSharedObject(trx, acc.room, acc.actor, {
+        actor: actorObject(acc.actor.type, acc.actor.id, acc.actor.displayName),
+        object: pollObject({ id: pollId, question }),
+      });
+      return pollId;
+    });
+    return this.show(acc, await this.require(acc, id));
+  }
+
+  /** GET /poll/{token}/{pollId}. */
+  async get(ctx: RequestContext, token: unknown, pollId: number): Promise<PollRecord> {
+    const acc = await this.chatApi.access(ctx, token, { lobby: true });
+    return this.show(acc, await this.require(acc, pollId));
+  }
+
+  /** POST /poll/{token}/{pollId}: 400 `poll` when closed, 400 `options` for invalid choices. */
+  async vote(ctx: RequestContext, token: unknown, pollId: number, optionIds: unknown[]): Promise<PollRecord> {
+    const acc = await this.chatApi.access(ctx, token, { lobby: true });
+    const poll = await this.require(acc, pollId);
+    if (poll.status !== PollStatus.OPEN) throw badRequest('poll', 'The poll is closed');
+    const count = (JSON.parse(poll.options) as unknown[]).length;
+    const ids = optionIds.map((o) => (typeof o === 'number' ? o : typeof o === 'string' && /^\d+$/.test(o) ? Number(o) : NaN));
+    if (ids.some((o) => !Number.isInteger(o) || o < 0 || o >= count) || new Set(ids).size !== ids.length || (poll.max_votes > 0 && ids.length > poll.max_votes)) {
+      throw badRequest('options', 'Invalid options');
+    }
+    const voted = await this.db.kysely.transaction().execute(async (trx) => {
+      const repo = new PollsRepository(trx);
+      // The poll's row lock: votes and a concurrent close serialise here.
+      if (!(await repo.lockOpen(poll.id))) return false;
+      await repo.replaceVotes(poll.id, acc.actor, ids);
+      // Public polls announce a vote anonymously (§2 poll_voted: actor guests/system).
+      if (poll.result_mode === PollMode.PUBLIC && ids.length > 0) {
+        await this.chat.postSystemMessage(trx, acc.room, { ...SYSTEM_ACTOR }, 'poll_voted', { poll: pollObject(poll) });
+      }
+      return true;
+    });
+    if (!voted) throw badRequest('poll', 'The poll is closed');
+    return this.show(acc, await this.require(acc, poll.id));
+  }
+
+  /** DELETE /poll/{token}/{pollId}: author or moderator; 400 when already closed. */
+  async close(ctx: RequestContext, token: unknown, pollId: number): Promise<PollRecord> {
+    const acc = await this.chatApi.access(ctx, token, { lobby: true });
+    const poll = await this.require(acc, pollId);
+    if (!this.isAuthor(acc, poll) && !isModeratorType(acc.attendee.participant_type)) throw forbidden('poll', 'Only the author or a moderator can close the poll');
+    const closed = await this.db.kysely.transaction().execute(async (trx) => {
+      if (!(await new PollsRepository(trx).close(poll.id))) return false;
+      await this.chat.postSystemMessage(trx, acc.room, acc.actor, 'poll_closed', { poll: pollObject(poll) });
+      return true;
+    });
+    if (!closed) throw badRequest('poll', 'The poll is already closed');
+    return this.show(acc, await this.require(acc, poll.id));
+  }
+
+  /** Forget the polls of deleted conversations. */
+  forgetRooms(roomIds: number[]): Promise<void> {
+    return this.polls.deleteForRooms(roomIds);
+  }
+
+  private async require(acc: ChatAccess, pollId: number): Promise<PollRow> {
+    const poll = pollId > 0 ? await this.polls.findInRoom(acc.room.id, pollId) : undefined;
+    if (!poll) throw notFound('poll', 'The poll does not exist');
+    return poll;
+  }
+
+  private isAuthor(acc: ChatAccess, poll: PollRow): boolean {
+    return poll.actor_type === acc.actor.type && poll.actor_id === acc.actor.id;
+  }
+
+  /** Talk's renderPoll (§3.2 "Poll object"). */
+  private async show(acc: ChatAccess, poll: PollRow): Promise<PollRecord> {
+    const votedSelf = await this.polls.votedBy(poll.id, acc.actor.type, acc.actor.id);
+    const counts = JSON.parse(poll.votes) as Record<string, number>;
+    const out: PollRecord = {
+      id: poll.id,
+      question: poll.question,
+      options: JSON.parse(poll.options),
+      actorType: poll.actor_type,
+      actorId: poll.actor_id,
+      actorDisplayName: poll.actor_display_name,
+      status: poll.status,
+      resultMode: poll.result_mode,
+      maxVotes: poll.max_votes,
+      // PHP's empty array is JSON [].
+      votes: Object.keys(counts).length ? counts : [],
+      numVoters: poll.num_voters,
+      votedSelf,
+    };
+    const canSeeSummary = votedSelf.length > 0 && poll.result_mode === PollMode.PUBLIC;
+    if (!canSeeSummary && poll.status === PollStatus.OPEN) {
+      out.votes = [];
+      // Moderators and the author see the number of voters, to know when to close.
+      if (!isModeratorType(acc.attendee.participant_type) && !this.isAuthor(acc, poll)) out.numVoters = 0;
+    } else if (poll.result_mode === PollMode.PUBLIC && poll.status === PollStatus.CLOSED) {
+      out.details = (await this.polls.details(poll.id)).map(detail);
+    }
+    return out;
+  }
+}
+
+function detail(v: PollVoteRow) {
+  const name = v.actor_type === ActorType.USERS ? v.actor_display_name || v.actor_id : v.actor_display_name;
+  return { actorType: v.actor_type, actorId: v.actor_id, actorDisplayName: name, optionId: Number(v.option_id) };
+}

@@ -1,0 +1,179 @@
+/**
+ * Polls (talk-chat-calls.md §3.2): create (the object_shared chat message), show, vote
+ * (replace, withdraw, maxVotes), close; public and hidden results per viewer; poll_voted
+ * (anonymous) and poll_closed; every refusal.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, NO_THROTTLE, seedUser, setRoom } from './helpers/rooms.js';
+
+const V1 = '/apps/spreed/api/v1';
+
+for (const dialect of dialects()) {
+  describe(`polls [${dialect}]`, () => {
+    let p: Parley;
+    let room: any;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u, { displayName: u.toUpperCase() });
+      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Votes' });
+      await seedUser(p, room.token, 'bob');
+      await seedUser(p, room.token, 'carol');
+    });
+    after(async () => p.close());
+
+    const create = (who: string, body: Record<string, unknown>, token = room.token) => call(p, 'POST', `${V1}/poll/${token}`, { as: as(who), body });
+    const show = (who: string, id: number | string) => call(p, 'GET', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
+    const vote = (who: string, id: number | string, optionIds: unknown[]) => call(p, 'POST', `${V1}/poll/${room.token}/${id}`, { as: as(who), body: { optionIds } });
+    const close = (who: string, id: number | string) => call(p, 'DELETE', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
+    const history = async (who = 'alice') => (await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
+
+    it('201: the poll and its object_shared chat message', async () => {
+      const r = await create('bob', { question: '  Lunch?  ', options: ['Pizza', 'Sushi', 'Salad'], resultMode: 0, maxVotes: 1 });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(r.data, {
+        id: r.data.id, question: 'Lunch?', options: ['Pizza', 'Sushi', 'Salad'], actorType: 'users', actorId: 'bob', actorDisplayName: 'BOB',
+        status: 0, resultMode: 0, maxVotes: 1, votes: [], numVoters: 0, votedSelf: [],
+      });
+      const msg = (await history())[0];
+      assert.equal(msg.messageType, 'comment');
+      assert.equal(msg.systemMessage, '');
+      assert.equal(msg.message, '{object}');
+      assert.deepEqual(msg.messageParameters.object, { type: 'talk-poll', id: String(r.data.id), name: 'Lunch?' });
+      assert.equal(msg.messageParameters.actor.id, 'bob');
+      const rec = await call(p, 'GET', `/apps/spreed/api/v4/room/${room.token}`, { as: as('alice') });
+      assert.equal(rec.data.lastMessage.id, msg.id);
+      assert.equal(rec.data.unreadMessages >= 1, true);
+    });
+
+    it('public results: hidden until one votes; poll_voted is anonymous; replace, withdraw; close shows details', async () => {
+      const { data: poll } = await create('alice', { question: 'Colour', options: ['Red', 'Green', 'Blue'], resultMode: 0, maxVotes: 2 });
+      const v = await vote('bob', poll.id, [0, 2]);
+      assert.equal(v.status, 200, v.text);
+      assert.deepEqual(v.data.votedSelf, [0, 2]);
+      assert.deepEqual(v.data.votes, { 'option-0': 1, 'option-2': 1 });
+      assert.equal(v.data.numVoters, 1);
+      // Carol has not voted: no results, no voter count; the author sees the count.
+      const carol = (await show('carol', poll.id)).data;
+      assert.deepEqual(carol.votes, []);
+      assert.equal(carol.numVoters, 0);
+      const author = (await show('alice', poll.id)).data;
+      assert.deepEqual(author.votes, []);
+      assert.equal(author.numVoters, 1);
+      const voted = (await history()).find((m) => m.systemMessage === 'poll_voted');
+      assert.ok(voted);
+      assert.equal(voted.actorType, 'guests');
+      assert.equal(voted.actorId, 'system');
+      assert.equal(voted.messageParameters.actor, undefined);
+      assert.deepEqual(voted.messageParameters.poll, { type: 'talk-poll', id: String(poll.id), name: 'Colour' });
+      // Voting again replaces; an empty list withdraws.
+      assert.deepEqual((await vote('bob', poll.id, [1])).data.votes, { 'option-1': 1 });
+      await vote('carol', poll.id, [1]);
+      const withdrawn = await vote('bob', poll.id, []);
+      assert.deepEqual(withdrawn.data.votedSelf, []);
+      assert.deepEqual(withdrawn.data.votes, []);
+      assert.deepEqual((await show('carol', poll.id)).data.votes, { 'option-1': 1 });
+      const c = await close('alice', poll.id);
+      assert.equal(c.status, 200, c.text);
+      assert.equal(c.data.status, 1);
+      assert.deepEqual(c.data.votes, { 'option-1': 1 });
+      assert.deepEqual(c.data.details, [{ actorType: 'users', actorId: 'carol', actorDisplayName: 'CAROL', optionId: 1 }]);
+      const closed = (await history('bob')).find((m) => m.systemMessage === 'poll_closed');
+      assert.equal(closed.actorId, 'alice');
+      assert.equal(closed.message, '{actor} ended the poll {poll}');
+      assert.equal(closed.messageParameters.poll.id, String(poll.id));
+      // After closing everyone sees the result.
+      assert.deepEqual((await show('bob', poll.id)).data.votes, { 'option-1': 1 });
+    });
+
+    it('hidden results: no votes until closed, no poll_voted, no details', async () => {
+      const before = (await history()).filter((m) => m.systemMessage === 'poll_voted').length;
+      const { data: poll } = await create('alice', { question: 'Secret', options: ['Yes', 'No'], resultMode: 1 });
+      const v = await vote('bob', poll.id, [0]);
+      assert.deepEqual(v.data.votes, []);
+      assert.equal(v.data.numVoters, 0);
+      assert.deepEqual(v.data.votedSelf, [0]);
+      assert.equal((await show('alice', poll.id)).data.numVoters, 1);
+      assert.equal((await history()).filter((m) => m.systemMessage === 'poll_voted').length, before);
+      const c = await close('alice', poll.id);
+      assert.deepEqual(c.data.votes, { 'option-0': 1 });
+      assert.equal(c.data.details, undefined);
+    });
+
+    it('vote: 400 options (duplicates, too many, out of range, not numeric), 400 poll closed, 404', async () => {
+      const { data: poll } = await create('alice', { question: 'Pick', options: ['A', 'B', 'C'], maxVotes: 2 });
+      for (const bad of [[0, 0], [0, 1, 2], [3], [-1], ['x']]) {
+        const r = await vote('bob', poll.id, bad);
+        assert.equal(r.status, 400, JSON.stringify(bad));
+        assert.equal(r.data.error, 'options');
+      }
+      assert.deepEqual((await show('bob', poll.id)).data.votedSelf, []);
+      assert.equal((await vote('bob', 99999999, [0])).status, 404);
+      assert.equal((await vote('dave', poll.id, [0])).status, 404);
+      await close('alice', poll.id);
+      const r = await vote('bob', poll.id, [0]);
+      assert.equal(r.status, 400);
+      assert.equal(r.data.error, 'poll');
+    });
+
+    it('close: 403 for others, 400 when already closed, moderators may close, 404', async () => {
+      const { data: poll } = await create('bob', { question: 'Mine', options: ['A', 'B'] });
+      const r = await close('carol', poll.id);
+      assert.equal(r.status, 403);
+      assert.equal(r.data.error, 'poll');
+      assert.equal((await close('alice', poll.id)).status, 200);
+      const again = await close('bob', poll.id);
+      assert.equal(again.status, 400);
+      assert.equal(again.data.error, 'poll');
+      assert.equal((await close('bob', 99999999)).status, 404);
+      assert.equal((await show('bob', 99999999)).status, 404);
+      assert.equal((await show('dave', poll.id)).status, 404);
+    });
+
+    it('create: 400 question, options, room type, draft; 403 read-only / permission; 412 lobby; 404', async () => {
+      const bad = async (body: Record<string, unknown>, error: string) => {
+        const r = await create('bob', body);
+        assert.equal(r.status, 400, JSON.stringify(body));
+        assert.equal(r.data.error, error);
+      };
+      await bad({ question: '   ', options: ['A', 'B'] }, 'question');
+      await bad({ question: 'x'.repeat(32001), options: ['A', 'B'] }, 'question');
+      await bad({ options: ['A', 'B'] }, 'question');
+      await bad({ question: 'Q', options: ['A', '  '] }, 'options');
+      await bad({ question: 'Q' }, 'options');
+      await bad({ question: 'Q', options: ['A', 'B'], resultMode: 2 }, 'resultMode');
+      await bad({ question: 'Q', options: ['A', 'B'], draft: true }, 'draft');
+      await bad({ question: 'Q\u0000', options: ['A', 'B'] }, 'question');
+      const one = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: 1, invite: 'bob' } });
+      const r1 = await create('alice', { question: 'Q', options: ['A', 'B'] }, one.data.token);
+      assert.equal(r1.status, 400);
+      assert.equal(r1.data.error, 'room');
+      assert.equal((await create('dave', { question: 'Q', options: ['A', 'B'] })).status, 404);
+      const locked = await createRoom(p, 'alice', { roomType: 2, roomName: 'Locked polls' });
+      await seedUser(p, locked.token, 'bob');
+      await setRoom(p, locked.token, { read_only: 1 });
+      assert.equal((await create('bob', { question: 'Q', options: ['A', 'B'] }, locked.token)).status, 403);
+      await setRoom(p, locked.token, { read_only: 0, lobby_state: 1, default_permissions: 1 | 2 });
+      assert.equal((await create('bob', { question: 'Q', options: ['A', 'B'] }, locked.token)).status, 412);
+      await setRoom(p, locked.token, { lobby_state: 0 });
+      const perm = await create('bob', { question: 'Q', options: ['A', 'B'] }, locked.token);
+      assert.equal(perm.status, 403);
+      assert.equal(perm.data.error, 'permission');
+    });
+
+    it('concurrent votes of several users all count', async () => {
+      const { data: poll } = await create('alice', { question: 'Race', options: ['A', 'B'] });
+      await Promise.all(['alice', 'bob', 'carol'].map((u) => vote(u, poll.id, [1])));
+      const c = await close('alice', poll.id);
+      assert.deepEqual(c.data.votes, { 'option-1': 3 });
+      assert.equal(c.data.numVoters, 3);
+    });
+
+    it('capability talk-polls is advertised, drafts are not', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      assert.ok(r.data.capabilities.spreed.features.includes('talk-polls'));
+      assert.ok(!r.data.capabilities.spreed.features.includes('talk-polls-drafts'));
+    });
+  });
+}
