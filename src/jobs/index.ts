@@ -8,6 +8,7 @@ import './inactivity-lock.js';
 import './lobby-timer.js';
 import './empty-rooms.js';
 import './call-duration.js';
+import './message-expiration.js';
 
 export { jobs, registerJob, runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';
 export type { JobDef, RunOutcome } from './runner.js';

@@ -511,6 +511,8 @@ function stableUntil(views: ConversationView[], statuses: ReadonlyMap<string, Us
   for (const v of views) {
     // A timer expires once `lobby_timer < now`; a session is pinged or dies after a timeout.
     if (v.room.lobby_timer > 0) until = Math.min(until, v.room.lobby_timer);
+    // Expiring messages leave lastMessage and the unread count without a write (talk-chat-calls.md §1.6).
+    if (v.room.message_expiration > 0) until = Math.min(until, now + 1);
     if (v.session) until = Math.min(until, v.session.last_ping + SESSION_TIMEOUT, v.session.last_ping + SESSION_TIMEOUT_KILL - 1);
   }
   for (const st of statuses.values()) until = Math.min(until, st.stableUntil ?? now);

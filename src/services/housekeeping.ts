@@ -4,6 +4,7 @@
  * afresh, so a second process running the same step right after changes nothing more.
  */
 import type { Db } from '../db/database.js';
+import { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
 import { HousekeepingRepository } from '../db/repositories/housekeeping.js';
 import { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
@@ -32,6 +33,8 @@ export class HousekeepingService {
   private readonly repo: HousekeepingRepository;
   private readonly members: ParticipantsRepository;
 
+  private readonly messages: ChatMessagesRepository;
+
   constructor(
     db: Db,
     private readonly rooms: RoomsService,
@@ -39,6 +42,16 @@ export class HousekeepingService {
   ) {
     this.repo = new HousekeepingRepository(db.kysely);
     this.members = new ParticipantsRepository(db.kysely);
+    this.messages = new ChatMessagesRepository(db.kysely);
+  }
+
+  /**
+   * Message expiration (Talk's ExpireChatMessages, talk-chat-calls.md §1.6): deletes messages
+   * (and reactions, which carry their message's expiry) past `expires_at`. One statement, so
+   * two processes running it at once delete each row once; reads already hide them.
+   */
+  deleteExpiredMessages(now: number): Promise<number> {
+    return this.messages.deleteExpired(now);
   }
 
   /**
