@@ -51,6 +51,7 @@ import { ChatService } from './chat.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatReactionsService } from './chat-reactions.js';
 import { PollsService } from './polls.js';
+import { BreakoutBroadcastService } from './breakout-broadcast.js';
 import { ChatMentions } from './chat-mentions.js';
 import { ChatSystemMessages } from './chat-system-messages.js';
 
@@ -96,6 +97,7 @@ export interface Services {
   chatApi: ChatApiService;
   chatReactions: ChatReactionsService;
   polls: PollsService;
+  breakoutBroadcast: BreakoutBroadcastService;
   chatMentions: ChatMentions;
 }
 
@@ -136,7 +138,8 @@ export function createServices(db: Db, settings: Settings): Services {
   const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
   const chatReactions = new ChatReactionsService(db, chatApi, chat, wakeups);
   const polls = new PollsService(db, chatApi, chat);
+  const breakoutBroadcast = new BreakoutBroadcastService(rooms, breakoutRooms, chat, chatMentions);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, chatSystemMessages: new ChatSystemMessages(chat), chat, polls });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, wakeups, chat, chatApi, chatReactions, polls, chatMentions, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

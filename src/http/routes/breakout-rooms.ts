@@ -2,7 +2,7 @@
  * Breakout rooms (feature `breakout-rooms-v1`): the management API real clients use under
  * api/v1 (talk-reference.md §4.5) and the contract's `GET api/v4/room/{token}/breakout-rooms`.
  * Thin: coerce, call BreakoutRoomsService, present. (`GET .../breakout-rooms/participants`
- * lives with the participant routes; `POST .../broadcast` needs chat, which Parley has not.)
+ * lives with the participant routes.)
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -11,7 +11,7 @@ import { ConversationListSchema, ConversationSchema } from '../../presenters/con
 import type { Services } from '../../services/index.js';
 import type { RequestContext } from '../../services/request-context.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
-import { ocsRoute } from '../ocs/route.js';
+import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { V4 } from './common-schemas.js';
 
 // Advertised only while new breakout rooms may be created (app config breakout_rooms).
@@ -43,6 +43,17 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     ),
     response: ConversationListSchema,
     handler: async ({ ctx, params }) => roomList(ctx, await breakoutRooms.configure(ctx, params.token, params)),
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V1}/broadcast`,
+    auth: 'user',
+    talk: true,
+    summary: 'Post a message into every breakout room (moderators): 201 with the breakout rooms',
+    params: Type.Object({ token: Type.String(), message: Type.String({ pattern: '^[^\\x00]*$', 'x-error': 'message' }) }),
+    response: ConversationListSchema,
+    handler: async ({ ctx, params }) => new OcsReply(await rooms.presenter.present(ctx, await services.breakoutBroadcast.broadcast(ctx, params.token, params.message)), 201),
   });
 
   ocsRoute(app, services, {
