@@ -19,6 +19,8 @@ import { sipRoutes } from './sip.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
+import { loginFlowRoutes } from './login-flows.js';
+import { userAvatarRoutes } from './user-avatars.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 
@@ -33,6 +35,8 @@ export const routeModules: RouteModule[] = [
   conversationSettingsRoutes,
   benchPrerenderedRoutes,
   webPageRoutes,
+  loginFlowRoutes,
+  userAvatarRoutes,
   metricsRoutes,
   openApiRoutes,
   userStatusRoutes,
