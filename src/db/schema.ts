@@ -252,6 +252,25 @@ export interface UserAvatarsTable {
   updated_at: number;
 }
 
+/** A notification of the notifications app, created by Talk's events (migration 0702). */
+export interface NotificationsTable {
+  id: Generated<number>;
+  user_id: string;
+  app: string;
+  subject: string;
+  object_type: string;
+  object_id: string;
+  room_id: number;
+  message_id: number;
+  /** JSON object: actorId / callee / userType, userId, ... as Talk stores them. */
+  subject_params: string;
+  message: string;
+  /** JSON object: the chat message's rich parameters. */
+  message_params: string;
+  missed: number;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -277,4 +296,5 @@ export interface Database {
   login_sessions: LoginSessionsTable;
   login_flows: LoginFlowsTable;
   user_avatars: UserAvatarsTable;
+  notifications: NotificationsTable;
 }

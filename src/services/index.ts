@@ -45,6 +45,8 @@ import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
 import { LoginFlowService } from './login-flows.js';
+import { NotificationService } from './notifications.js';
+import { NotificationsRepository } from '../db/repositories/notifications.js';
 import { UserAvatarService } from './user-avatars.js';
 import { UserAvatarsRepository } from '../db/repositories/user-avatars.js';
 import { LoginFlowsRepository } from '../db/repositories/login-flows.js';
@@ -71,6 +73,8 @@ export interface Services {
   loginSessions: LoginSessionService;
   /** Login Flow v2 / v1: how Talk apps obtain an app password. */
   loginFlows: LoginFlowService;
+  /** The notifications app: Talk's invitation, mention and call notifications (no push). */
+  notifications: NotificationService;
   serverLists: ServerListsService;
   metrics: MetricsService;
   userStatus: UserStatusService;
@@ -113,7 +117,8 @@ export function createServices(db: Db, settings: Settings): Services {
   const serverLists = new ServerListsService(appConfig);
   const participantsRepo = new ParticipantsRepository(db.kysely);
   const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce);
-  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl);
+  const notifications = new NotificationService(new NotificationsRepository(db.kysely), rooms, directory, userStatus);
+  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications);
   new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
   const breakoutRooms = new BreakoutRoomsService(db, rooms);
@@ -122,5 +127,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

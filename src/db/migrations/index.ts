@@ -19,6 +19,7 @@ import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
 import { loginFlows } from './0700-login-flows.js';
 import { userAvatars } from './0701-user-avatars.js';
+import { notifications } from './0702-notifications.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -35,4 +36,5 @@ export const migrations: ParleyMigration[] = [
   loginSessions,
   loginFlows,
   userAvatars,
+  notifications,
 ];

@@ -21,6 +21,7 @@ import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
 import { loginFlowRoutes } from './login-flows.js';
 import { userAvatarRoutes } from './user-avatars.js';
+import { notificationRoutes } from './notifications.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 
@@ -37,6 +38,7 @@ export const routeModules: RouteModule[] = [
   webPageRoutes,
   loginFlowRoutes,
   userAvatarRoutes,
+  notificationRoutes,
   metricsRoutes,
   openApiRoutes,
   userStatusRoutes,

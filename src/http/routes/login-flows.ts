@@ -21,6 +21,7 @@ import type { LoginFlowKind } from '../../services/login-flows.js';
 import type { Services } from '../../services/index.js';
 import { LOGIN_COOKIE, readCookie } from '../auth/login-session.js';
 import { escapeHtml, foreignOrigin, page, PAGE_HEADERS, sendPage } from '../pages/html.js';
+import { serverUrl } from '../server-url.js';
 
 export const FLOW_COOKIE = 'parley_flow';
 const V2 = '/index.php/login/v2';
@@ -28,17 +29,6 @@ const V1 = '/index.php/login/flow';
 const baseOf = (kind: LoginFlowKind) => (kind === 'v2' ? V2 : V1);
 /** The v1 grant ends in a redirect to the app's nc:// scheme, which the form-action must allow (§7.2). */
 const V1_CSP = { 'Content-Security-Policy': PAGE_HEADERS['Content-Security-Policy'].replace("form-action 'self'", "form-action 'self' nc:") };
-
-/**
- * The address clients store: BASE_URL when set; otherwise the request's scheme and host
- * (X-Forwarded-Proto / X-Forwarded-Ssl honoured, as Nextcloud does for §7.2).
- */
-export function serverUrl(services: Services, request: FastifyRequest): string {
-  if (services.settings.baseUrlGiven) return services.settings.baseUrl;
-  const fwd = String(request.headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase();
-  const https = fwd === 'https' || String(request.headers['x-forwarded-ssl'] ?? '').toLowerCase() === 'on';
-  return `${https ? 'https' : request.protocol}://${request.headers.host ?? 'localhost'}`;
-}
 
 function flowCookie(services: Services, request: FastifyRequest, state: string): string {
   const secure = serverUrl(services, request).startsWith('https:') ? '; Secure' : '';
