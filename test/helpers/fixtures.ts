@@ -12,7 +12,19 @@
 import { after, before } from 'node:test';
 import type { Services } from '../../src/services/index.js';
 import { ActorType, ParticipantType, RoomType } from '../../src/domain/constants.js';
-import { as, call, createUser, passwordOf, startParley, type CallOptions, type CallResult, type Caller, type DialectName, type Parley, type StartOptions } from './parley.js';
+import {
+  as,
+  call,
+  createUser,
+  passwordOf,
+  startParley,
+  type CallOptions,
+  type CallResult,
+  type Caller,
+  type DialectName,
+  type Parley,
+  type StartOptions,
+} from './parley.js';
 import { createRoom, joinGuest, seedAttendee } from './rooms.js';
 
 export { ActorType, ParticipantType, RoomType };
