@@ -9,8 +9,10 @@ import type { AuthService } from '../services/auth.js';
 import type { AvatarService } from '../services/avatars.js';
 import type { LoginSessionService } from '../services/login-sessions.js';
 import type { MembershipSync } from '../services/membership-sync.js';
+import type { NotificationService } from '../services/notifications.js';
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
+import type { UserAvatarService } from '../services/user-avatars.js';
 import type { UserStatusService } from '../services/user-status.js';
 import type { ChatSystemMessages } from '../services/chat-system-messages.js';
 import type { ChatService } from '../services/chat.js';
@@ -26,6 +28,8 @@ export interface Subscribers {
   avatars: AvatarService;
   chatSystemMessages: ChatSystemMessages;
   chat: ChatService;
+  userAvatars: UserAvatarService;
+  notifications: NotificationService;
   polls: PollsService;
 }
 
@@ -40,6 +44,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.teams.removeUserEverywhere(userId));
   bus.on('user.deleting', ({ userId }) => s.loginSessions.endAllFor(userId));
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
+  bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.membershipSync.userDeleted(userId));
 
   // Conversations follow the groups and teams that were added to them (contract "Add participant").
@@ -58,4 +64,5 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
   bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
+  bus.on('rooms.deleted', ({ rooms }) => s.notifications.forgetRooms(rooms));
 }

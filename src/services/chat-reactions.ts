@@ -1,6 +1,6 @@
 /**
  * Reactions (talk-chat-calls.md §3.1): add, remove and list the reactions of a message.
- * Storage as Talk: a `reaction` chat row per actor and emoji (unique index, migration 0601),
+ * Storage as Talk: a `reaction` chat row per actor and emoji (unique index, migration 0703),
  * turned into `reaction_deleted` on removal, which posts `reaction_revoked`; the reacted
  * message's emoji → count map is recomputed in the same transaction under the room's row lock.
  *

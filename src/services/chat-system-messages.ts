@@ -57,7 +57,10 @@ export class ChatSystemMessages {
 
   async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange }): Promise<void> {
     const msg = roomChangeMessage(e.room, e.change);
-    if (msg) await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, msg.params ?? {});
+    // The change already moved lastActivity in this transaction: record it at that same second.
+    const now = Math.floor(Date.now() / 1000);
+    const at = Math.abs(now - e.room.last_activity) <= 5 ? e.room.last_activity : now;
+    if (msg) await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, msg.params ?? {}, { at });
   }
 
   async typeChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number }): Promise<void> {

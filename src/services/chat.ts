@@ -75,6 +75,8 @@ export interface SystemMessageOptions {
    * lastMessage/lastActivity (talk-chat-calls.md §2 "skip-update").
    */
   skipRoomUpdate?: boolean;
+  /** The change's own time (unix seconds), so the message and lastActivity agree with it. */
+  at?: number;
 }
 
 export class ChatService {
@@ -96,7 +98,7 @@ export class ChatService {
     parameters: Record<string, unknown> = {},
     opts: SystemMessageOptions = {},
   ): Promise<number> {
-    const now = nowSeconds();
+    const now = opts.at ?? nowSeconds();
     return this.insert(trx, room, now, {
       ...this.baseRow(room, actor, now),
       message_type: MessageType.SYSTEM,

@@ -18,8 +18,11 @@ import { roomAvatars } from './0401-room-avatars.js';
 import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
 import { chatMessages } from './0600-chat.js';
-import { chatReactions } from './0601-chat-reactions.js';
-import { polls } from './0602-polls.js';
+import { loginFlows } from './0700-login-flows.js';
+import { userAvatars } from './0701-user-avatars.js';
+import { notifications } from './0702-notifications.js';
+import { chatReactions } from './0703-chat-reactions.js';
+import { polls } from './0704-polls.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -35,6 +38,9 @@ export const migrations: ParleyMigration[] = [
   jobHistory,
   loginSessions,
   chatMessages,
+  loginFlows,
+  userAvatars,
+  notifications,
   chatReactions,
   polls,
 ];

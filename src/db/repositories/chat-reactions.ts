@@ -30,7 +30,7 @@ export class ChatReactionsRepository {
     const r = await this.db
       .insertInto('chat_messages')
       .values(row)
-      .onConflict((oc) => oc.doNothing()) // the partial unique index (migration 0601) is the only one that can conflict
+      .onConflict((oc) => oc.doNothing()) // the partial unique index (migration 0703) is the only one that can conflict
       .returning('id')
       .executeTakeFirst();
     return r ? Number(r.id) : 0;

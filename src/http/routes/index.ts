@@ -19,6 +19,9 @@ import { sipRoutes } from './sip.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
+import { loginFlowRoutes } from './login-flows.js';
+import { userAvatarRoutes } from './user-avatars.js';
+import { notificationRoutes } from './notifications.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 import { chatRoutes } from './chat.js';
@@ -36,6 +39,9 @@ export const routeModules: RouteModule[] = [
   conversationSettingsRoutes,
   benchPrerenderedRoutes,
   webPageRoutes,
+  loginFlowRoutes,
+  userAvatarRoutes,
+  notificationRoutes,
   metricsRoutes,
   openApiRoutes,
   userStatusRoutes,

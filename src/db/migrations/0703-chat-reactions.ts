@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import type { ParleyMigration } from './helpers.js';
 
 export const chatReactions: ParleyMigration = {
-  name: '0601-chat-reactions',
+  name: '0703-chat-reactions',
   async up({ db }) {
     await db.schema
       .createIndex('chat_messages_reaction_unique')

@@ -8,7 +8,7 @@ import type { ParleyMigration } from './helpers.js';
 import { withSerialId } from './helpers.js';
 
 export const polls: ParleyMigration = {
-  name: '0602-polls',
+  name: '0704-polls',
   async up({ db, dialect }) {
     await withSerialId(db.schema.createTable('polls'), dialect)
       .addColumn('room_id', 'bigint', (c) => c.notNull())
