@@ -84,7 +84,7 @@ export interface Services {
 export function createServices(db: Db, settings: Settings): Services {
   const directory = new DirectoryService(db);
   const appConfig = new AppConfigService(new AppConfigRepository(db.kysely), directory.groups);
-  const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
+  const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely, db.dialect), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
@@ -112,5 +112,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db, [bruteForce.checks]), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

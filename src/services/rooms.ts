@@ -170,8 +170,7 @@ export class RoomsService {
       // counts as a failure, so guessing stays slow while a successful lookup costs no query.
       // The operator has no address to throttle.
       if (!ctx.isSystem) {
-        await this.bruteForce.throttle(ctx.ip, 'talkRoomToken');
-        await this.bruteForce.recordFailure(ctx.ip, 'talkRoomToken');
+        await this.bruteForce.failure(ctx.ip, 'talkRoomToken');
       }
       throw notFound('room');
     }
