@@ -40,12 +40,15 @@ function hasNulOrTooDeep(value: unknown, depth = 0): boolean {
   return false;
 }
 
-/** 400 for the first bag entry (or key) with a NUL byte; `errorNames` maps fields to their `data.error`. */
+/**
+ * 400 for the first bag entry (or key) with a NUL byte: `data.error` is the field's reason
+ * (`errorNames`, the contract's name for it, else the field), the message names the field.
+ */
 export function refuseNulBytes(bag: Bag, errorNames: ReadonlyMap<string, string> = new Map()): void {
   for (const [name, value] of Object.entries(bag)) {
     if (name.includes('\0') || hasNulOrTooDeep(value)) {
-      const field = errorNames.get(name) ?? name.replace(/\0/g, '');
-      throw invalidField(field, `${field} must not contain a NUL byte (or nest too deeply)`);
+      const field = name.replace(/\0/g, '');
+      throw invalidField(errorNames.get(name) ?? field, `${field} must not contain a NUL byte (or nest too deeply)`);
     }
   }
 }
