@@ -226,6 +226,33 @@ export function storedKeyName(name: string, def: ConfigKey): string {
 
 export class ConfigValueError extends Error {}
 
+/** Bounds of structured (JSON) values: server lists nest 3 deep and are a few KB at most. */
+export const MAX_JSON_CONFIG_LENGTH = 65_536;
+export const MAX_JSON_CONFIG_DEPTH = 16;
+
+/**
+ * Parses a structured config value within the bounds, so that no later recursive walk (secret
+ * masking, validation) can overflow the stack on a hostile 10,000-level value: too long or too
+ * deep is a ConfigValueError (400), checked without recursion.
+ */
+export function parseBoundedJson(value: string): unknown {
+  if (value.length > MAX_JSON_CONFIG_LENGTH) throw new ConfigValueError(`is too long (at most ${MAX_JSON_CONFIG_LENGTH} characters)`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ConfigValueError('must be valid JSON');
+  }
+  const stack: Array<[unknown, number]> = [[parsed, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_JSON_CONFIG_DEPTH) throw new ConfigValueError(`nests too deeply (at most ${MAX_JSON_CONFIG_DEPTH} levels)`);
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return parsed;
+}
+
 const BOOL_TRUE = ['yes', '1', 'true', 'on'];
 
 /** How a stored boolean reads as true (any case, surrounding spaces ignored). */
@@ -281,15 +308,9 @@ export function normalizeConfigValue(def: ConfigKey, raw: unknown): string {
       return JSON.stringify([...new Set(parsed as string[])]);
     }
     case 'json': {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(value);
-      } catch {
-        throw new ConfigValueError('must be valid JSON');
-      }
+      const parsed = parseBoundedJson(value);
       const problem = def.validateJson?.(parsed);
       if (problem) throw new ConfigValueError(problem);
-      if (value.length > 65536) throw new ConfigValueError('is too long');
       return JSON.stringify(parsed);
     }
   }

@@ -101,7 +101,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const events = new EventBus();
   const directory = new DirectoryService(db, events);
   const appConfig = new AppConfigService(new AppConfigRepository(db.kysely), directory.groups);
-  const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
+  const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely, db.dialect), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
@@ -133,5 +133,5 @@ export function createServices(db: Db, settings: Settings): Services {
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db, [bruteForce.checks]), db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

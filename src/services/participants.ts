@@ -16,7 +16,9 @@ import {
   demotion,
   isFixedMembershipRoom,
   isPermissionMethod,
+  lastModeratorWouldGo,
   leaveOutcome,
+  memberCount,
   promotion,
 } from '../domain/participants.js';
 import { randomString, sha256Hex } from '../domain/passwords.js';
@@ -24,7 +26,6 @@ import {
   permissionsIn,
   heldInLobby,
   isGuestType,
-  isLoggedInModeratorType,
   isModeratorType,
   isValidPermissionValue,
   isOneToOneKind,
@@ -330,9 +331,40 @@ export class ParticipantsService {
       throw badRequest('room-type', 'Participants cannot be removed from this kind of conversation');
     }
     if (target.id === caller.id) return this.leave(ctx, room, caller);
-    if (target.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
-    if (isModeratorType(target.participant_type)) throw badRequest('moderator', 'Moderators cannot be removed; demote them first');
-    await this.removeAttendees(room, [target]);
+    // Checked again under the room lock: roles may have changed since they were read.
+    const removed = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const all = await repos.attendees.forRoom(room.id);
+      this.assertStillModerator(ctx, all, caller);
+      const current = all.find((a) => a.id === target.id);
+      if (!current) return undefined;
+      if (current.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
+      if (isModeratorType(current.participant_type)) throw badRequest('moderator', 'Moderators cannot be removed; demote them first');
+      await repos.attendees.deleteByIds([current.id]);
+      return current;
+    });
+    if (removed) await this.removeAttendees(room, [removed]);
+  }
+
+  /**
+   * Operator removal (occ talk:room:remove): any role, but never the last logged-in moderator or
+   * owner while other users stay; decided and written under the room lock.
+   */
+  async removeAsOperator(room: RoomRow, targets: AttendeeRow[]): Promise<void> {
+    const ids = targets.map((t) => t.id);
+    await this.rooms.lockedTransaction(room.id, async (repos) => {
+      if (lastModeratorWouldGo(await repos.attendees.forRoom(room.id), { removed: ids })) {
+        throw badRequest('last-moderator', 'No other moderators or owners would be left');
+      }
+      await repos.attendees.deleteByIds(ids);
+    });
+    await this.removeAttendees(room, targets);
+  }
+
+  /** 403 `moderator` when the caller (read under the lock) is no longer a moderator; the operator always is. */
+  private assertStillModerator(ctx: RequestContext, all: AttendeeRow[], caller: AttendeeRow): void {
+    if (ctx.isSystem) return;
+    const me = all.find((a) => a.id === caller.id);
+    if (!me || !isModeratorType(me.participant_type)) throw forbidden('moderator', 'Only moderators can do this');
   }
 
   /** DELETE participants/self. */
@@ -342,20 +374,24 @@ export class ParticipantsService {
   }
 
   private async leave(ctx: RequestContext, room: RoomRow, me: AttendeeRow): Promise<void> {
-    const all = await this.rooms.repos.attendees.forRoom(room.id);
-    const people = all.filter((a) => a.actor_type !== ActorType.GROUPS && a.actor_type !== ActorType.CIRCLES);
-    const counts = {
-      users: people.filter((a) => [ParticipantType.OWNER, ParticipantType.MODERATOR, ParticipantType.USER].includes(a.participant_type as 1 | 2 | 3)).length,
-      moderators: people.filter((a) => isLoggedInModeratorType(a.participant_type)).length,
-    };
     const cfg = await ctx.config();
-    const outcome = leaveOutcome({
-      participantType: me.participant_type,
-      roomType: room.type,
-      objectType: room.object_type,
-      counts,
-      deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
+    // Decided on the rows as they are under the room lock, and the attendee row deleted in the
+    // same step, so two moderators leaving at once cannot both pass the last-moderator rule.
+    const outcome = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const all = await repos.attendees.forRoom(room.id);
+      const mine = all.find((a) => a.id === me.id);
+      if (!mine) return 'gone' as const;
+      const decided = leaveOutcome({
+        participantType: mine.participant_type,
+        roomType: room.type,
+        objectType: room.object_type,
+        counts: memberCount(all),
+        deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
+      });
+      if (decided === 'remove') await repos.attendees.deleteByIds([mine.id]);
+      return decided;
     });
+    if (outcome === 'gone') return;
     if (outcome === 'last-moderator') throw badRequest('last-moderator', 'You are the only moderator; promote somebody else first');
     if (outcome === 'delete-room') return this.rooms.deleteRooms([room]);
     await this.removeAttendees(room, [me], { selfJoinedLeaving: me.participant_type === ParticipantType.USER_SELF_JOINED });
@@ -416,11 +452,23 @@ export class ParticipantsService {
     if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
       throw badRequest('type', 'Groups and teams cannot be moderators');
     }
-    const change = promote ? promotion(target.participant_type) : demotion(target.participant_type);
-    if (!change.ok) throw new ApiError(change.status, { error: change.error, message: change.message });
     const now = nowSeconds();
-    const patch = change.type === ParticipantType.MODERATOR ? { participant_type: change.type, permissions: 0 } : { participant_type: change.type };
-    await this.rooms.repos.attendees.update(target.id, { ...patch, last_attendee_activity: now });
+    // Decided under the room lock on the roles as they are then: two moderators demoting each
+    // other at once cannot both succeed, and the last logged-in moderator or owner stays.
+    const change = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const all = await repos.attendees.forRoom(room.id);
+      this.assertStillModerator(ctx, all, caller);
+      const current = all.find((a) => a.id === target.id);
+      if (!current) throw notFound('participant', 'The participant does not exist in this conversation');
+      const decided = promote ? promotion(current.participant_type) : demotion(current.participant_type);
+      if (!decided.ok) throw new ApiError(decided.status, { error: decided.error, message: decided.message });
+      if (!promote && lastModeratorWouldGo(all, { demoted: [current.id] })) {
+        throw badRequest('last-moderator', 'No other moderators or owners would be left');
+      }
+      const patch = decided.type === ParticipantType.MODERATOR ? { participant_type: decided.type, permissions: 0 } : { participant_type: decided.type };
+      await repos.attendees.update(current.id, { ...patch, last_attendee_activity: now });
+      return decided;
+    });
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
     if (children.length) {

@@ -319,7 +319,7 @@ export class RoomOperatorService {
     const ctx = this.system();
     const room = await this.groupCall(ctx, token);
     const targets = await this.requireParticipants(room, userIds);
-    await this.participants.removeAttendees(room, targets);
+    await this.participants.removeAsOperator(room, targets);
   }
 
   /** Promotes (or demotes) users, each by the API's rules, all checked before the first change. */

@@ -152,6 +152,17 @@ export class RoomsService {
     return this.db.kysely.transaction().execute((trx) => fn(RoomsService.reposFor(trx)));
   }
 
+  /**
+   * Runs `fn` in one transaction holding the conversation's row lock, so decisions over several
+   * attendee rows ("a moderator stays") and the write they allow are one step across processes.
+   */
+  lockedTransaction<T>(roomId: number, fn: (repos: RoomRepos) => Promise<T>): Promise<T> {
+    return this.transaction(async (repos) => {
+      await repos.rooms.lockRow(roomId);
+      return fn(repos);
+    });
+  }
+
   // ---- lookup (talk-behaviour.md §3) ----
 
   /**
@@ -166,8 +177,7 @@ export class RoomsService {
       // counts as a failure, so guessing stays slow while a successful lookup costs no query.
       // The operator has no address to throttle.
       if (!ctx.isSystem) {
-        await this.bruteForce.throttle(ctx.ip, 'talkRoomToken');
-        await this.bruteForce.recordFailure(ctx.ip, 'talkRoomToken');
+        await this.bruteForce.failure(ctx.ip, 'talkRoomToken');
       }
       throw notFound('room');
     }
@@ -369,18 +379,14 @@ export class RoomsService {
     const target = invite === '' ? undefined : await this.directory.users.find(invite);
     if (!target) throw notFound('invite', 'The user to invite does not exist');
     const name = oneToOneName(user.id, target.id);
-    const existing = await this.repos.rooms.findOneToOne(name);
     const now = nowSeconds();
-    if (existing) {
-      // The caller may have left: add them back as owner (no-op when still there).
-      await this.repos.attendees.insertIgnoringDuplicates([
-        this.attendeeRow(existing.id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
-      ]);
-      return { caller: await this.callerView(ctx, existing), created: false };
-    }
+    const existing = await this.repos.rooms.findOneToOne(name);
+    if (existing) return { caller: await this.rejoinOneToOne(ctx, existing, now), created: false };
     if (target.id === user.id) throw forbidden('invite', 'You cannot start a conversation with yourself');
     const room = await this.transaction(async (repos) => {
-      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
+      // Insert-or-get: the unique index on the pair name lets one simultaneous request win.
+      const id = await repos.rooms.insertOneToOne({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
+      if (id === undefined) return undefined;
       // Both users are owners of a one-to-one conversation (T17 behaviour: it shows up for both).
       await repos.attendees.insertIgnoringDuplicates([
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
@@ -388,7 +394,19 @@ export class RoomsService {
       ]);
       return (await repos.rooms.findById(id))!;
     });
-    return { caller: await this.callerView(ctx, room), created: true };
+    if (room) return { caller: await this.callerView(ctx, room), created: true };
+    const winner = await this.repos.rooms.findOneToOne(name);
+    if (!winner) throw new Error('one-to-one insert conflicted but no conversation of the pair exists');
+    return { caller: await this.rejoinOneToOne(ctx, winner, now), created: false };
+  }
+
+  /** The pair's one-to-one exists: the caller may have left, so they are added back as owner (no-op when still there). */
+  private async rejoinOneToOne(ctx: RequestContext, room: RoomRow, now: number): Promise<CallerRoom> {
+    const user = ctx.user!;
+    await this.repos.attendees.insertIgnoringDuplicates([
+      this.attendeeRow(room.id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
+    ]);
+    return this.callerView(ctx, room);
   }
 
   /**

@@ -150,16 +150,14 @@ export class SessionService {
     }
     // The session this cookie had before is replaced ("leave as duplicate").
     if (previous) await this.repo.deleteSessions([previous.session.id]);
-    if (input.password !== '') await this.bruteForce.reset(ctx.ip, 'talkRoomPassword');
     return { room, attendee, session };
   }
 
   /** Password gate: 403 `password`, throttled (talkRoomPassword); 429 past the cap. */
   private async checkPassword(ctx: RequestContext, room: RoomRow, password: string): Promise<void> {
     if (room.password === '') return;
-    await this.bruteForce.throttle(ctx.ip, 'talkRoomPassword');
-    if (password !== '' && (await verifyPassword(room.password, password))) return;
-    await this.bruteForce.recordFailure(ctx.ip, 'talkRoomPassword');
+    // One counted attempt whose count and decision are atomic (brute-force.ts); a match clears it.
+    if (await this.bruteForce.guard(ctx.ip, 'talkRoomPassword', async () => password !== '' && verifyPassword(room.password, password))) return;
     throw forbidden('password', 'The password is wrong');
   }
 

@@ -201,6 +201,12 @@ export class AttendeesRepository {
 
   // ---- deletes ----
 
+  /** Attendee rows only (their sessions and breakout copies are the caller's next step). */
+  async deleteByIds(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.deleteFrom('attendees').where('id', 'in', ids).execute();
+  }
+
   async deleteForRooms(roomIds: number[]): Promise<void> {
     if (roomIds.length === 0) return;
     await this.db.deleteFrom('attendees').where('room_id', 'in', roomIds).execute();
