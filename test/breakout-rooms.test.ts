@@ -392,7 +392,8 @@ for (const dialect of dialects()) {
         const { token } = await parentRoom('Manual child');
         await br('POST', token, '', 'alice', { mode: 3, amount: 1 });
         const child = await createRoom(p, 'bob', { roomType: 3, roomName: 'Extra', objectType: 'room', objectId: token });
-        assert.equal(child.type, 3, 'POST /room with roomType 3 ignores objectType (Talk)');
+        assert.equal(child.type, 2, 'roomType 3 with objectType room is a child too, of the parent type (contract state table)');
+        assert.equal(child.objectId, token);
         const real = await createRoom(p, 'bob', { roomType: 2, roomName: 'Extra', objectType: 'room', objectId: token });
         assert.equal(real.lobbyState, 1);
         assert.equal(real.objectId, token);

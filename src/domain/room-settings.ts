@@ -79,7 +79,7 @@ export function listableProblem(room: RoomFacts, scope: number): string | null {
 
 /**
  * PUT permissions/{mode}: the mode, then conversations that cannot publish permissions
- * (one-to-one, former one-to-one, note-to-self), then breakout rooms, then the value (0..255).
+ * (one-to-one, former one-to-one, note-to-self), then breakout rooms, then the value (0..511).
  */
 export function permissionsProblem(room: RoomFacts, mode: string, permissions: number): string | null {
   if (!Object.hasOwn(PERMISSION_MODES, mode)) return 'mode';

@@ -89,13 +89,13 @@ export function createServices(db: Db, settings: Settings): Services {
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
   const serviceHash = new ServiceHashService(preferences);
-  const rooms = new RoomsService(db, directory, bruteForce);
+  const teams = new TeamsService(new TeamsRepository(db.kysely), directory);
+  const rooms = new RoomsService(db, directory, bruteForce, teams);
   const roomSettings = new RoomSettingsService(rooms, new RoomSettingsRepository(db.kysely));
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const userStatus = new UserStatusService(new UserStatusRepository(db.kysely), directory);
   const mail = new MailService(settings, new MailOutboxRepository(db.kysely));
-  const teams = new TeamsService(new TeamsRepository(db.kysely), directory);
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
   const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth, directory);
   const sipBridge = new SipBridgeService(bruteForce);

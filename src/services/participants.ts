@@ -436,7 +436,7 @@ export class ParticipantsService {
       throw badRequest('type', 'Permissions of groups and teams cannot be set');
     }
     if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
-    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
+    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
     const value = applyPermissionMethod(method, permissions, {
       attendee: target.permissions,
       call: room.call_permissions,
@@ -473,7 +473,7 @@ export class ParticipantsService {
     const { room } = await this.rooms.requireModerator(ctx, token);
     if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
     if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
-    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
+    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
   }
 
   // ---- guests ----

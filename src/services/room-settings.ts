@@ -176,7 +176,7 @@ export class RoomSettingsService {
   async setPermissions(ctx: RequestContext, token: unknown, mode: string, permissions: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token);
     const problem = permissionsProblem(found.room, mode, permissions);
-    if (problem) refuse(problem, 'permissions must be 0 to 255');
+    if (problem) refuse(problem, 'permissions must be 0 to 511');
     const column = PERMISSION_MODES[mode as PermissionMode];
     const patch: RoomPatch = { [column]: withCustomBit(permissions) };
     const now = nowSeconds();

@@ -74,10 +74,25 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       roomName: Type.String({ default: '', 'x-error': 'name' }),
       objectType: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
       objectId: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
+      // Talk's current create-time settings (talk-reference.md §4.3), each optional.
+      password: Type.Optional(Type.String({ maxLength: 1024, 'x-error': 'password' })),
+      readOnly: Type.Optional(Type.Integer({ 'x-error': 'read-only' })),
+      listable: Type.Optional(Type.Integer({ 'x-error': 'listable' })),
+      messageExpiration: Type.Optional(Type.Integer({ 'x-error': 'message-expiration' })),
+      lobbyState: Type.Optional(Type.Integer({ 'x-error': 'lobby' })),
+      lobbyTimer: Type.Optional(Type.Integer({ 'x-error': 'lobby-timer' })),
+      sipEnabled: Type.Optional(Type.Integer({ 'x-error': 'sip-enabled' })),
+      permissions: Type.Optional(Type.Integer({ 'x-error': 'permissions' })),
+      recordingConsent: Type.Optional(Type.Integer({ 'x-error': 'recording-consent' })),
+      mentionPermissions: Type.Optional(Type.Integer({ 'x-error': 'mention-permissions' })),
+      description: Type.Optional(Type.String({ 'x-error': 'description' })),
+      emoji: Type.Optional(Type.String({ maxLength: 64, 'x-error': 'avatar' })),
+      avatarColor: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'avatar' })),
     }),
     response: ConversationSchema,
     handler: async ({ params, ctx }) => {
-      const { caller, created } = await rooms.create(ctx, params);
+      const { roomType, invite, source, roomName, objectType, objectId, ...options } = params;
+      const { caller, created } = await rooms.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
       const record = await rooms.presenter.presentOne(ctx, caller);
       return new OcsReply(record, created ? 201 : 200);
     },
