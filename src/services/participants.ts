@@ -158,6 +158,8 @@ export class ParticipantsService {
 
   /** Returns `{type}` when adding an e-mail guest made the conversation public, else `[]`. */
   async add(ctx: RequestContext, token: unknown, newParticipant: string, source: string): Promise<{ type: number } | []> {
+    // Contract: 404 for anyone the conversation is not found for (anonymous callers included),
+    // 403 for participants who are not logged-in moderators (guests and guest moderators too).
     const { room, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     if (isFixedMembershipRoom(room.type) || room.object_type === 'share:password') {
       throw badRequest('room-type', 'Participants cannot be added to this kind of conversation');
@@ -432,6 +434,8 @@ export class ParticipantsService {
     const { room } = await this.rooms.requireModerator(ctx, token);
     const target = await this.attendeeIn(room, attendeeId);
     if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    // Moderators, owners and guest moderators always have every permission (talk-behaviour.md §7).
+    if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
     if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
       throw badRequest('type', 'Permissions of groups and teams cannot be set');
     }

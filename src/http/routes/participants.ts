@@ -61,7 +61,8 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V4}/room/:token/participants`,
-    auth: 'user',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Add a user, group, team (circle) or e-mail guest',
     response: AddResult,
@@ -93,7 +94,8 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'DELETE',
     path: `${V4}/room/:token/participants/self`,
-    auth: 'user',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Leave a conversation for good',
     response: NullData,
@@ -199,7 +201,8 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V4}/room/:token/participants/resend-invitations`,
-    auth: 'user',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Send the invitation mails again (all e-mail guests, or one attendee)',
     response: NullData,
