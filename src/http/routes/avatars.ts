@@ -44,6 +44,21 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
     });
 
     ocsRoute(app, services, {
+      method: 'POST',
+      path: `${base}/emoji`,
+      auth: 'public',
+      talk: true,
+      summary: 'Set an emoji avatar (one emoji on a colour of six hex digits)',
+      params: Type.Object({
+        token: Type.String(),
+        emoji: Type.String({ maxLength: 64, 'x-error': 'emoji' }),
+        color: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'color' })),
+      }),
+      response: ConversationSchema,
+      handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await avatars.setEmoji(ctx, params.token, params.emoji, params.color ?? '')),
+    });
+
+    ocsRoute(app, services, {
       method: 'DELETE',
       path: base,
       auth: 'public',
