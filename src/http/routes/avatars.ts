@@ -30,6 +30,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       path: base,
       auth: 'public',
       talk: true,
+      capability: 'avatar',
       summary: 'Upload a conversation avatar (multipart field "file"; PNG or JPEG, square, at most 20 MiB)',
       params: Type.Object({
         token: Type.String(),
@@ -48,6 +49,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       path: `${base}/emoji`,
       auth: 'public',
       talk: true,
+      capability: 'avatar',
       summary: 'Set an emoji avatar (one emoji on a colour of six hex digits)',
       params: Type.Object({
         token: Type.String(),
@@ -63,6 +65,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       path: base,
       auth: 'public',
       talk: true,
+      capability: 'avatar',
       summary: 'Remove the conversation avatar (back to the generated one)',
       params: Type.Object({ token: Type.String() }),
       response: ConversationSchema,

@@ -20,6 +20,10 @@ registerFeatures([
   { name: 'last-room-activity' },
   { name: 'locked-one-to-one-rooms' },
   { name: 'start-call-flag' },
+  // GET /room/{token} carries the other user's status of a one-to-one without includeStatus.
+  { name: 'single-conversation-status' },
+  // POST /room and POST /room/{token}/public take a password.
+  { name: 'conversation-creation-password' },
 ]);
 
 
@@ -126,6 +130,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
   ocsRoute(app, services, {
     method: 'GET',
     path: `${V4}/listed-room`,
+    capability: 'listable-rooms',
     auth: 'user',
     talk: true,
     summary: 'Open (listable) conversations the caller is not in, filtered by searchTerm',

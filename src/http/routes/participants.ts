@@ -43,6 +43,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       path,
       auth: 'public',
       talk: true,
+      capability: breakout ? 'breakout-rooms-v1' : undefined,
       summary: breakout ? 'Participants of a conversation and its breakout rooms' : 'Participants of a conversation',
       response: ParticipantListSchema,
       params: Type.Object({ token: Token, includeStatus: Type.Boolean({ default: false }) }, { required: ['token'] }),
@@ -143,6 +144,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'PUT',
     path: `${V4}/room/:token/participants/state`,
+    capability: 'session-state',
     auth: 'public',
     talk: true,
     summary: 'Set the session state: 0 inactive, 1 active',
@@ -201,6 +203,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V4}/room/:token/participants/resend-invitations`,
+    capability: 'sip-support',
     // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
     auth: 'public',
     talk: true,

@@ -12,9 +12,13 @@ import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { ROOM, Token, V4 } from './common-schemas.js';
 
-// Advertised only while they work: SIP needs secret and dial-in info, dial-out also sip_dialout.
+// sip-support is advertised always, as Talk does (talk-reference.md §2.2): its endpoints exist
+// and answer 412/501 until SIP is configured, and `config.call.sip-enabled` tells clients whether
+// it is. The PIN-less mode and dial-out are advertised only while they work.
+// The bridge endpoints stay routed without sip-support-dialout: the contract lists 501 (SIP or
+// dial-out not configured) for them, which only a routed endpoint can answer (docs/compatibility.md).
 registerFeatures([
-  { name: 'sip-support', when: sipConfigured },
+  { name: 'sip-support' },
   { name: 'sip-support-nopin', when: sipConfigured },
   { name: 'sip-support-dialout', when: dialOutEnabled },
 ]);
@@ -40,6 +44,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
   ocsRoute(app, services, {
     method: 'GET',
     path: `${ROOM}/pin/:pin`,
+    capability: 'sip-support',
     auth: 'public',
     summary: 'SIP bridge (deprecated): the conversation as seen by the attendee with this dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ maxLength: 64 }) }),
