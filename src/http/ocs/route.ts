@@ -63,6 +63,14 @@ export interface OcsRouteDef<S extends TObject | undefined> {
    * not exist (Nextcloud's 404 for unknown routes), as the contract's general rules say.
    */
   capability?: string;
+  /**
+   * Statuses this route answers besides the ones derived from its definition (200, and 400, 401,
+   * 403, 404, 429 where its parameters, auth and path make them possible), each with what it
+   * means; for the API document. A status given here with a schema answers that `data`.
+   */
+  statuses?: Record<number, string | { description: string; schema: TSchema }>;
+  /** Media types of a raw (non-OCS) success answer, for the API document (avatar images). */
+  rawContent?: string[];
   /** Schema of the OCS `data` payload on success, for the API document (GET /openapi.json). */
   response?: TSchema;
   handler: (call: OcsCall<S extends TObject ? Static<S> : Record<string, unknown>>) => Promise<unknown>;

@@ -80,6 +80,8 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
         talk: true,
         csrf: false,
         summary: variant ? 'The conversation avatar for dark themes (raw image)' : 'The conversation avatar (raw image: PNG, JPEG or generated SVG)',
+        rawContent: ['image/png', 'image/jpeg', 'image/svg+xml'],
+        statuses: { 304: 'not modified (If-None-Match matched the ETag)' },
         params: Type.Object({ token: Type.String(), darkTheme: Type.Boolean({ default: false, 'x-error': 'darkTheme' }) }),
         response: Type.String({ description: 'the image bytes (not an OCS envelope)', contentMediaType: 'image/*' }),
         handler: async ({ ctx, params, request }) => {

@@ -71,6 +71,11 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     auth: 'user',
     talk: true,
     summary: 'Create a conversation (one-to-one, group, public, breakout child)',
+    statuses: {
+      200: { description: 'the one-to-one conversation already exists', schema: ConversationSchema },
+      201: { description: 'created', schema: ConversationSchema },
+      404: 'the user, group or team to invite does not exist',
+    },
     params: Type.Object({
       roomType: Type.Integer({ 'x-error': 'type' }),
       invite: Type.String({ default: '', maxLength: 255, 'x-error': 'invite' }),

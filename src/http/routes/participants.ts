@@ -113,6 +113,12 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Join a conversation (new session); 409 when this browser session is still active and force=false',
+    statuses: {
+      409: {
+        description: 'the caller already has an active session here (force=false)',
+        schema: Type.Object({ sessionId: Type.String(), inCall: Type.Integer(), lastPing: Type.Integer() }),
+      },
+    },
     response: ConversationSchema,
     params: Type.Object({
       token: Type.String(),
