@@ -161,7 +161,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   k({ key: 'session-ping-limit', type: 'int', default: '200', min: 1, max: 100_000, section: S.signaling, description: 'number of sessions the HPB can ping in one request' }),
   k({ key: 'token_entropy', type: 'int', default: '8', min: 8, max: 30, section: S.general, description: 'length of conversation tokens' }),
   k({ key: 'default_group_notification', type: 'int', default: '1', ui: true, min: 1, max: 3, choices: { 1: 'All messages', 2: '@-mentions only', 3: 'Off' }, section: S.general, description: 'default notification level for group conversations: 1 always, 2 mentions, 3 never' }),
-  k({ key: 'default_permissions', type: 'int', default: '246', hash: true, min: 0, max: 255, section: S.general, description: 'default permissions for non-moderators (bit flags)' }),
+  k({ key: 'default_permissions', type: 'int', default: '246', hash: true, min: 0, max: 511, section: S.general, description: 'default permissions for non-moderators (bit flags)' }),
   k({ key: 'recording_consent', type: 'int', default: '0', hash: true, ui: true, min: 0, max: 2, choices: { 0: 'Not required', 1: 'Required', 2: 'Moderators decide per conversation' }, section: S.recording, description: 'recording consent: 0 not needed, 1 required, 2 per conversation' }),
   k({ key: 'grid_videos_limit', type: 'int', default: '19', min: 1, max: 1000, section: S.general, description: 'maximum number of videos shown besides the own video' }),
   k({ key: 'sip_dialin_default', type: 'int', default: '0', min: 0, max: 2, section: S.sip, description: 'default SIP dial-in value for new conversations' }),

@@ -47,7 +47,7 @@ export type RoleChange = { ok: true; type: number } | { ok: false; status: 400 |
 export function promotion(type: number): RoleChange {
   if (type === ParticipantType.USER) return { ok: true, type: ParticipantType.MODERATOR };
   if (type === ParticipantType.GUEST) return { ok: true, type: ParticipantType.GUEST_MODERATOR };
-  if (type === ParticipantType.OWNER) return { ok: false, status: 403, error: 'owner', message: 'The owner cannot be promoted' };
+  // An owner is already a moderator: Talk's type check answers first (400), before any owner rule.
   return { ok: false, status: 400, error: 'type', message: 'Only normal users (type 3) and guests (type 4) can be promoted' };
 }
 

@@ -46,7 +46,7 @@ export function withCustomBit(permissions: number): number {
   return permissions === 0 ? 0 : permissions | Permission.CUSTOM;
 }
 
-/** True for a value a client may send as permissions (0..255). */
+/** True for a value a client may send as permissions (0..511, talk-reference.md §1.5). */
 export function isValidPermissionValue(permissions: number): boolean {
   return Number.isInteger(permissions) && permissions >= 0 && permissions <= PERMISSIONS_MAX_CUSTOM;
 }
@@ -57,7 +57,7 @@ export function hasPermission(effective: number, bit: number): boolean {
 
 /**
  * The server default from app config `default_permissions`: its int value when the stored string is
- * non-empty (clamped to 0..255), else 246.
+ * non-empty (clamped to 0..511), else 246.
  */
 export function serverDefaultPermissions(configValue: string | undefined): number {
   const v = (configValue ?? '').trim();

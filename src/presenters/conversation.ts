@@ -255,6 +255,11 @@ function defaults(room: RoomRow, env: FormatEnv): ConversationRecord {
     isImportant: false,
     isSensitive: false,
     liveTranscriptionLanguageId: '',
+    lastPinnedId: 0,
+    hiddenPinnedId: 0,
+    hasScheduledMessages: 0,
+    tagIds: [],
+    attributes: 0,
     ...(env.includeLastMessage ? { lastMessage: [] } : {}),
   };
 }
@@ -326,11 +331,8 @@ function formatConversation(view: ConversationView, env: FormatEnv, listableForC
 
   r.sipEnabled = env.sipConfigured ? room.sip_enabled : 0;
   if (roomUsesPins(env.sipConfigured, room)) {
-    if (actorGetsPin(attendee.actor_type)) {
-      r.attendeePin = attendee.pin ?? env.newPins.get(attendee.id) ?? '';
-    } else {
-      r.attendeePin = null;
-    }
+    // Contract type column: a string, never null (Talk sends null to actors without a PIN).
+    r.attendeePin = actorGetsPin(attendee.actor_type) ? (attendee.pin ?? env.newPins.get(attendee.id) ?? '') : '';
   }
 
   const isUser = attendee.actor_type === ActorType.USERS;

@@ -8,7 +8,7 @@ import type { Db } from '../db/database.js';
 import { UsersRepository, type UserRow } from '../db/repositories/users.js';
 import { GroupsRepository, type GroupRow } from '../db/repositories/groups.js';
 import { AppPasswordsRepository } from '../db/repositories/app-passwords.js';
-import { notFound, ocsFailure } from '../domain/errors.js';
+import { notFound, ocsFailure, ocsNotFound } from '../domain/errors.js';
 import { displayNameProblem, emailProblem, groupIdProblem, passwordProblem, userIdProblem } from '../domain/accounts.js';
 import { hashPassword } from '../domain/passwords.js';
 import { nowSeconds } from '../domain/time.js';
@@ -179,6 +179,18 @@ export class DirectoryService {
       throw ocsFailure(102, 'groupid', 'group exists');
     }
     return row;
+  }
+
+  /**
+   * Nextcloud's `PUT /cloud/groups/{groupid}` with `key=displayname`: renames the group; its
+   * attendees in conversations show the new name. 404 (998) unknown group, 101 bad key or name.
+   */
+  async updateGroup(id: string, key: string, value: string): Promise<void> {
+    if (!(await this.groups.find(id))) throw ocsNotFound('groupid', 'group does not exist');
+    if (key !== 'displayname') throw ocsFailure(101, 'key', 'Only key "displayname" can be changed');
+    const problem = value.trim() === '' ? 'The display name must not be empty' : displayNameProblem(value);
+    if (problem) throw ocsFailure(101, 'displayname', problem);
+    await this.groups.rename(id, value);
   }
 
   async deleteGroup(id: string): Promise<void> {

@@ -106,13 +106,13 @@ export function createServices(db: Db, settings: Settings): Services {
   const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
   const capabilities = new CapabilitiesService(preferences);
   const serviceHash = new ServiceHashService(preferences);
-  const rooms = new RoomsService(db, directory, bruteForce, events);
+  const teams = new TeamsService(new TeamsRepository(db.kysely), directory, events);
+  const rooms = new RoomsService(db, directory, bruteForce, events, teams);
   const roomSettings = new RoomSettingsService(rooms, new RoomSettingsRepository(db.kysely));
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const userStatus = new UserStatusService(new UserStatusRepository(db.kysely));
   const mail = new MailService(settings, new MailOutboxRepository(db.kysely));
-  const teams = new TeamsService(new TeamsRepository(db.kysely), directory, events);
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
   const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth);
   const loginFlows = new LoginFlowService(new LoginFlowsRepository(db.kysely), auth, directory, settings.loginFlowLifetimeSeconds);

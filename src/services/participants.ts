@@ -161,6 +161,8 @@ export class ParticipantsService {
 
   /** Returns `{type}` when adding an e-mail guest made the conversation public, else `[]`. */
   async add(ctx: RequestContext, token: unknown, newParticipant: string, source: string): Promise<{ type: number } | []> {
+    // Contract: 404 for anyone the conversation is not found for (anonymous callers included),
+    // 403 for participants who are not logged-in moderators (guests and guest moderators too).
     const { room, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     if (isFixedMembershipRoom(room.type) || room.object_type === 'share:password') {
       throw badRequest('room-type', 'Participants cannot be added to this kind of conversation');
@@ -490,11 +492,13 @@ export class ParticipantsService {
     const { room } = await this.rooms.requireModerator(ctx, token);
     const target = await this.attendeeIn(room, attendeeId);
     if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    // Moderators, owners and guest moderators always have every permission (talk-behaviour.md §7).
+    if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
     if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
       throw badRequest('type', 'Permissions of groups and teams cannot be set');
     }
     if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
-    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
+    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
     const value = applyPermissionMethod(method, permissions, {
       attendee: target.permissions,
       call: room.call_permissions,
@@ -531,7 +535,7 @@ export class ParticipantsService {
     const { room } = await this.rooms.requireModerator(ctx, token);
     if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
     if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
-    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
+    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
   }
 
   // ---- guests ----

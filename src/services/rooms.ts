@@ -11,7 +11,13 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { ATTENDEE_DEFAULTS, AttendeesRepository, type AttendeeRow, type NewAttendee } from '../db/repositories/attendees.js';
-import { ROOM_DEFAULTS, RoomsRepository, type NewRoom, type RoomRow } from '../db/repositories/rooms.js';
+import { ROOM_DEFAULTS, RoomsRepository, type NewRoom, type RoomPatch, type RoomRow } from '../db/repositories/rooms.js';
+import { RoomAvatarsRepository, type RoomAvatarRow } from '../db/repositories/room-avatars.js';
+import { createOptionsPatch, isCreateOptionsProblem, type CreateOptions } from '../domain/create-options.js';
+import { emojiAvatarRow } from '../domain/avatar-svg.js';
+import { hashPassword } from '../domain/passwords.js';
+import { passwordPolicyViolation } from '../domain/password-policy.js';
+import type { TeamsService } from './teams.js';
 import { SessionsRepository, type SessionRow } from '../db/repositories/sessions.js';
 import {
   ActorType,
@@ -84,6 +90,14 @@ export interface CreateInput {
   roomName: string;
   objectType: string;
   objectId: string;
+  /** Talk's create-time settings (password, readOnly, listable, ...); all optional. */
+  options?: CreateOptions;
+}
+
+/** Create-time options after validation: the room columns and an emoji avatar to store. */
+interface CheckedCreateOptions {
+  patch: RoomPatch;
+  avatar?: { column: string; row: Omit<RoomAvatarRow, 'room_id' | 'updated_at'> };
 }
 
 export interface ListOptions {
@@ -137,6 +151,7 @@ export class RoomsService {
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
     private readonly events: EventBus,
+    private readonly teams: TeamsService,
   ) {
     this.repos = RoomsService.reposFor(db.kysely);
     this.presenter = new ConversationPresenter({ users: directory.users, rooms: this.repos.rooms, attendees: this.repos.attendees });
@@ -175,13 +190,17 @@ export class RoomsService {
     if (!found) {
       // Only misses are throttled: a guess waits (or gets 429 past the cap) before its 404 and
       // counts as a failure, so guessing stays slow while a successful lookup costs no query.
-      // The operator has no address to throttle.
-      if (!ctx.isSystem) {
-        await this.bruteForce.failure(ctx.ip, 'talkRoomToken');
-      }
+      await this.throttleMiss(ctx);
       throw notFound('room');
     }
     return found;
+  }
+
+  /** A token miss: waits (or 429 past the cap) and counts as a failure of the caller's address. */
+  async throttleMiss(ctx: RequestContext): Promise<void> {
+    // The operator has no address to throttle.
+    if (ctx.isSystem) return;
+    await this.bruteForce.failure(ctx.ip, 'talkRoomToken');
   }
 
   /** Same visibility rules without throttling; undefined when missing or not visible. */
@@ -273,7 +292,14 @@ export class RoomsService {
 
   // ---- creation (talk-behaviour.md §4) ----
 
-  /** POST /room. Returns the caller's view and whether it was created (201) or existed (200). */
+  /**
+   * POST /room. Returns the caller's view and whether it was created (201) or existed (200).
+   * Group invites (`invite` with roomType 2) come from a team when `source=circles` and from a
+   * group for every other source (Talk's legacy form). `objectType=room` makes a breakout child
+   * of any group or public parent the caller moderates; its type is the parent's (contract state
+   * table). Talk's create-time options (domain/create-options.ts) apply to every kind but
+   * one-to-one and are written in the creating transaction.
+   */
   async create(ctx: RequestContext, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
     const user = ctx.user;
     if (!user) throw notFound('invite');
@@ -285,46 +311,25 @@ export class RoomsService {
     if (!(await ctx.inGroupList(cfg.list('start_conversations')))) {
       throw forbidden('permissions', 'You are not allowed to create conversations');
     }
-    if (input.roomType === RoomType.GROUP && input.invite !== '') return this.createGroupInvite(ctx, cfg, input);
+    if (input.roomType === RoomType.GROUP && input.invite !== '') {
+      return input.source === 'circles' ? this.createTeamInvite(ctx, cfg, input) : this.createGroupInvite(ctx, cfg, input);
+    }
 
     let type: number = input.roomType;
     let parent: CallerRoom | undefined;
-    if (input.roomType === RoomType.GROUP) {
-      if (input.objectType !== '' && input.objectType !== 'room') throw badRequest('object', 'objectType must be empty or "room"');
-      if (input.objectType === '' && input.objectId !== '') throw badRequest('object', 'objectId needs objectType "room"');
-      if (input.objectType === 'room') {
-        parent = await this.lookup(ctx, input.objectId);
-        if (!parent) throw badRequest('room', 'The parent conversation does not exist');
-        if (!parent.attendee || !isModeratorType(parent.attendee.participant_type)) {
-          throw badRequest('permissions', 'Only moderators of the parent conversation can create breakout rooms');
-        }
-        if (parent.room.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) {
-          throw badRequest('mode', 'The parent conversation has no breakout rooms configured');
-        }
-        type = parent.room.type;
-      }
+    if (input.objectType !== '' && input.objectType !== 'room') throw badRequest('object', 'objectType must be empty or "room"');
+    if (input.objectType === '' && input.objectId !== '') throw badRequest('object', 'objectId needs objectType "room"');
+    if (input.objectType === 'room') {
+      parent = await this.breakoutParent(ctx, input.objectId);
+      type = parent.room.type;
     }
     const name = normalizeRoomName(input.roomName);
     if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    const options = await this.createOptions(ctx, cfg, type, input);
 
     const now = nowSeconds();
-    const room = await this.transaction(async (repos) => {
-      const row: NewRoom = {
-        ...this.roomDefaults(cfg, now),
-        token: await this.newToken(cfg, repos),
-        name,
-        type,
-      };
-      if (parent) {
-        row.object_type = 'room';
-        row.object_id = parent.room.token;
-        // Children of stopped breakout rooms start behind the lobby (contract state table).
-        if (parent.room.breakout_room_status === BreakoutStatus.STOPPED) row.lobby_state = LobbyState.NON_MODERATORS;
-      }
-      const id = await repos.rooms.insert(row);
-      const members: NewAttendee[] = [
-        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
-      ];
+    const room = await this.insertRoom(cfg, { name, type }, options, async (id, repos) => {
+      const members: NewAttendee[] = [this.ownerRow(id, now, user)];
       if (parent) {
         // Every other moderator of the parent joins the child with their parent participant type.
         for (const m of await repos.attendees.moderatorsOf(parent.room.id)) {
@@ -332,46 +337,128 @@ export class RoomsService {
           members.push(this.attendeeRow(id, now, { actorType: m.actor_type, actorId: m.actor_id, displayName: m.display_name, participantType: m.participant_type }));
         }
       }
-      await repos.attendees.insertIgnoringDuplicates(members);
-      return (await repos.rooms.findById(id))!;
+      return members;
+    }, parent && {
+      object_type: 'room',
+      object_id: parent.room.token,
+      // Children of stopped breakout rooms start behind the lobby (contract state table).
+      ...(parent.room.breakout_room_status === BreakoutStatus.STOPPED ? { lobby_state: LobbyState.NON_MODERATORS } : {}),
     });
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
-  private async createGroupInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
-    const user = ctx.user!;
-    if (input.source === 'circles' || input.source === 'teams') throw badRequest('source', 'Teams (circles) are not supported');
-    if (input.source !== '' && input.source !== 'groups') throw badRequest('source', 'source must be groups');
-    const group = await this.directory.groups.find(input.invite);
-    if (!group) throw notFound('invite', 'The group to invite does not exist');
-    let name: string | undefined;
-    if (input.roomName.trim() !== '') {
-      name = normalizeRoomName(input.roomName);
-      if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
-    } else {
-      name = groupRoomName(group.display_name || group.id) || group.id;
+  /**
+   * The parent of a breakout child being created. A missing parent and one the caller is not in
+   * answer the same throttled 400 `room`, so POST /room cannot tell existing tokens from missing
+   * ones (the same rule as every other token miss); only a participant learns `permissions`.
+   */
+  private async breakoutParent(ctx: RequestContext, token: string): Promise<CallerRoom> {
+    const parent = await this.lookup(ctx, token);
+    if (!parent?.attendee) {
+      await this.throttleMiss(ctx);
+      throw badRequest('room', 'The parent conversation does not exist');
     }
-    const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
-    const members = await this.directory.users.existing(memberIds);
+    if (!isModeratorType(parent.attendee.participant_type)) {
+      throw badRequest('permissions', 'Only moderators of the parent conversation can create breakout rooms');
+    }
+    if (parent.room.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) {
+      throw badRequest('mode', 'The parent conversation has no breakout rooms configured');
+    }
+    return parent;
+  }
+
+  /** Talk's create-time options for a conversation of `type`: validated, password hashed. */
+  private async createOptions(ctx: RequestContext, cfg: AppConfigSnapshot, type: number, input: CreateInput): Promise<CheckedCreateOptions> {
+    const sipAllowed = sipConfigured(cfg) && (await ctx.inGroupList(cfg.list('sip_bridge_groups')));
+    const checked = createOptionsPatch(type, input.options ?? {}, { sipAllowed, forcePasswords: cfg.bool('force_passwords') });
+    if (isCreateOptionsProblem(checked)) throw badRequest(checked.error, checked.message);
+    if (checked.password !== '') {
+      const violation = passwordPolicyViolation(checked.password, cfg.int('password_policy_min_length'));
+      if (violation) throw badRequest('password', violation);
+      checked.patch.password = await hashPassword(checked.password);
+    }
+    return { patch: checked.patch, avatar: checked.avatar && emojiAvatarRow(checked.avatar.emoji, checked.avatar.color) };
+  }
+
+  /**
+   * Inserts a conversation with its options, its attendees (built by `members` from the new id)
+   * and an emoji avatar, in one transaction.
+   */
+  private async insertRoom(
+    cfg: AppConfigSnapshot,
+    base: { name: string; type: number },
+    options: CheckedCreateOptions,
+    members: (id: number, repos: RoomRepos) => Promise<NewAttendee[]>,
+    extra: Partial<NewRoom> = {},
+  ): Promise<RoomRow> {
     const now = nowSeconds();
-    const room = await this.transaction(async (repos) => {
-      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.GROUP });
-      await repos.attendees.insertIgnoringDuplicates([
-        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
-        this.attendeeRow(id, now, {
-          actorType: ActorType.GROUPS,
-          actorId: group.id,
-          displayName: group.display_name,
-          participantType: ParticipantType.USER,
-          readPrivacy: 1,
-        }),
-        ...members.map((m) =>
-          this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER }),
-        ),
-      ]);
+    return this.db.kysely.transaction().execute(async (trx) => {
+      const repos = RoomsService.reposFor(trx);
+      const row: NewRoom = { ...this.roomDefaults(cfg, now), ...options.patch, ...extra, token: await this.newToken(cfg, repos), ...base };
+      if (options.avatar) row.avatar = options.avatar.column;
+      const id = await repos.rooms.insert(row);
+      await repos.attendees.insertIgnoringDuplicates(await members(id, repos));
+      if (options.avatar) await new RoomAvatarsRepository(trx).insert(id, { ...options.avatar.row, updated_at: now });
       return (await repos.rooms.findById(id))!;
     });
+  }
+
+  private ownerRow(roomId: number, now: number, user: { id: string; display_name: string }): NewAttendee {
+    return this.attendeeRow(roomId, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER });
+  }
+
+  /** A name for an invite-created conversation: `roomName` when given, else the group's or team's. */
+  private inviteName(roomName: string, displayName: string, id: string): string {
+    if (roomName.trim() === '') return groupRoomName(displayName || id) || id;
+    const name = normalizeRoomName(roomName);
+    if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    return name;
+  }
+
+  /** roomType 2 with a group `invite`: the group attendee and every member (talk-behaviour.md §4). */
+  private async createGroupInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const group = await this.directory.groups.find(input.invite);
+    if (!group) throw notFound('invite', 'The group to invite does not exist');
+    const name = this.inviteName(input.roomName, group.display_name, group.id);
+    const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
+    const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
+    const members = await this.directory.users.existing(memberIds);
+    const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
+    const room = await this.insertRoom(cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
     return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  /**
+   * roomType 2 with `source=circles`: a team the caller belongs to (else 404 `invite`, as
+   * Talk's "circle not found or not a member"); the team attendee and its members join.
+   */
+  private async createTeamInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const team = await this.teams.find(input.invite);
+    const memberIds = team ? await this.teams.membersOf(team.id) : [];
+    if (!team || !memberIds.includes(user.id)) throw notFound('invite', 'The team to invite does not exist');
+    const name = this.inviteName(input.roomName, team.display_name, team.id);
+    const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
+    const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
+    const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
+    const room = await this.insertRoom(cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  /** Owner, the group or team attendee (read privacy private, as Talk) and its members. */
+  private inviteRows(
+    id: number,
+    user: { id: string; display_name: string },
+    actor: { actorType: string; actorId: string; displayName: string },
+    members: Array<{ id: string; display_name: string }>,
+  ): NewAttendee[] {
+    const now = nowSeconds();
+    return [
+      this.ownerRow(id, now, user),
+      this.attendeeRow(id, now, { ...actor, participantType: ParticipantType.USER, readPrivacy: 1 }),
+      ...members.map((m) => this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER })),
+    ];
   }
 
   private async createOneToOne(ctx: RequestContext, cfg: AppConfigSnapshot, invite: string): Promise<{ caller: CallerRoom; created: boolean }> {

@@ -12,6 +12,7 @@ import type { UserRow } from '../../db/repositories/users.js';
 import { RequestContext } from '../../services/request-context.js';
 import { negotiateFormat, renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
 import { compileParams, mergeParams } from './params.js';
+import { activeFeatures } from '../../domain/features.js';
 
 export type RouteAuth = 'public' | 'user' | 'admin';
 
@@ -57,9 +58,31 @@ export interface OcsRouteDef<S extends TObject | undefined> {
   params?: S;
   /** One-line description for the API document. */
   summary?: string;
+  /**
+   * The capability the contract names as required: while it is not advertised, the route does
+   * not exist (Nextcloud's 404 for unknown routes), as the contract's general rules say.
+   */
+  capability?: string;
+  /**
+   * Statuses this route answers besides the ones derived from its definition (200, and 400, 401,
+   * 403, 404, 429 where its parameters, auth and path make them possible), each with what it
+   * means; for the API document. A status given here with a schema answers that `data`.
+   */
+  statuses?: Record<number, string | { description: string; schema: TSchema }>;
+  /** Media types of a raw (non-OCS) success answer, for the API document (avatar images). */
+  rawContent?: string[];
   /** Schema of the OCS `data` payload on success, for the API document (GET /openapi.json). */
   response?: TSchema;
   handler: (call: OcsCall<S extends TObject ? Static<S> : Record<string, unknown>>) => Promise<unknown>;
+}
+
+const NOT_FOUND_MESSAGE =
+  'Invalid query, please check the syntax. API specifications are here: http://www.freedesktop.org/wiki/Specifications/open-collaboration-services.\n';
+
+/** Nextcloud's answer for a route that does not exist (OCS 998 on v1, 404 on v2). */
+export function sendRouteNotFound(reply: FastifyReply, version: OcsVersion, format: OcsFormat): FastifyReply {
+  const r = renderOcs(version, format, 404, [], NOT_FOUND_MESSAGE, version === 1 ? 998 : 404);
+  return reply.code(r.httpStatus).type(format === 'json' ? 'application/json; charset=utf-8' : 'text/xml; charset=UTF-8').send(r.body);
 }
 
 export function sendOcsError(reply: FastifyReply, version: OcsVersion, format: OcsFormat, err: ApiError): FastifyReply {
@@ -111,6 +134,9 @@ export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, se
     const bag = mergeParams(request.query, request.body, request.params);
     const format = negotiateFormat(bag.format, request.headers.accept);
     try {
+      if (def.capability && !activeFeatures(await services.appConfig.snapshot()).features.includes(def.capability)) {
+        return sendRouteNotFound(reply, version, format);
+      }
       if (def.csrf !== false && !csrfPasses(request)) {
         return reply.code(412).type('application/json; charset=utf-8').send('{"message":"CSRF check failed"}');
       }

@@ -30,6 +30,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       path: base,
       auth: 'public',
       talk: true,
+      capability: 'avatar',
       summary: 'Upload a conversation avatar (multipart field "file"; PNG or JPEG, square, at most 20 MiB)',
       params: Type.Object({
         token: Type.String(),
@@ -44,10 +45,27 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
     });
 
     ocsRoute(app, services, {
+      method: 'POST',
+      path: `${base}/emoji`,
+      auth: 'public',
+      talk: true,
+      capability: 'avatar',
+      summary: 'Set an emoji avatar (one emoji on a colour of six hex digits)',
+      params: Type.Object({
+        token: Type.String(),
+        emoji: Type.String({ maxLength: 64, 'x-error': 'emoji' }),
+        color: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'color' })),
+      }),
+      response: ConversationSchema,
+      handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await avatars.setEmoji(ctx, params.token, params.emoji, params.color ?? '')),
+    });
+
+    ocsRoute(app, services, {
       method: 'DELETE',
       path: base,
       auth: 'public',
       talk: true,
+      capability: 'avatar',
       summary: 'Remove the conversation avatar (back to the generated one)',
       params: Type.Object({ token: Type.String() }),
       response: ConversationSchema,
@@ -62,6 +80,8 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
         talk: true,
         csrf: false,
         summary: variant ? 'The conversation avatar for dark themes (raw image)' : 'The conversation avatar (raw image: PNG, JPEG or generated SVG)',
+        rawContent: ['image/png', 'image/jpeg', 'image/svg+xml'],
+        statuses: { 304: 'not modified (If-None-Match matched the ETag)' },
         params: Type.Object({ token: Type.String(), darkTheme: Type.Boolean({ default: false, 'x-error': 'darkTheme' }) }),
         response: Type.String({ description: 'the image bytes (not an OCS envelope)', contentMediaType: 'image/*' }),
         handler: async ({ ctx, params, request }) => {

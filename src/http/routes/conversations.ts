@@ -20,6 +20,10 @@ registerFeatures([
   { name: 'last-room-activity' },
   { name: 'locked-one-to-one-rooms' },
   { name: 'start-call-flag' },
+  // GET /room/{token} carries the other user's status of a one-to-one without includeStatus.
+  { name: 'single-conversation-status' },
+  // POST /room and POST /room/{token}/public take a password.
+  { name: 'conversation-creation-password' },
 ]);
 
 
@@ -67,6 +71,11 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     auth: 'user',
     talk: true,
     summary: 'Create a conversation (one-to-one, group, public, breakout child)',
+    statuses: {
+      200: { description: 'the one-to-one conversation already exists', schema: ConversationSchema },
+      201: { description: 'created', schema: ConversationSchema },
+      404: 'the user, group or team to invite does not exist',
+    },
     params: Type.Object({
       roomType: Type.Integer({ 'x-error': 'type' }),
       invite: Type.String({ default: '', maxLength: 255, 'x-error': 'invite' }),
@@ -74,10 +83,25 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       roomName: Type.String({ default: '', 'x-error': 'name' }),
       objectType: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
       objectId: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
+      // Talk's current create-time settings (talk-reference.md §4.3), each optional.
+      password: Type.Optional(Type.String({ maxLength: 1024, 'x-error': 'password' })),
+      readOnly: Type.Optional(Type.Integer({ 'x-error': 'read-only' })),
+      listable: Type.Optional(Type.Integer({ 'x-error': 'listable' })),
+      messageExpiration: Type.Optional(Type.Integer({ 'x-error': 'message-expiration' })),
+      lobbyState: Type.Optional(Type.Integer({ 'x-error': 'lobby' })),
+      lobbyTimer: Type.Optional(Type.Integer({ 'x-error': 'lobby-timer' })),
+      sipEnabled: Type.Optional(Type.Integer({ 'x-error': 'sip-enabled' })),
+      permissions: Type.Optional(Type.Integer({ 'x-error': 'permissions' })),
+      recordingConsent: Type.Optional(Type.Integer({ 'x-error': 'recording-consent' })),
+      mentionPermissions: Type.Optional(Type.Integer({ 'x-error': 'mention-permissions' })),
+      description: Type.Optional(Type.String({ 'x-error': 'description' })),
+      emoji: Type.Optional(Type.String({ maxLength: 64, 'x-error': 'avatar' })),
+      avatarColor: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'avatar' })),
     }),
     response: ConversationSchema,
     handler: async ({ params, ctx }) => {
-      const { caller, created } = await rooms.create(ctx, params);
+      const { roomType, invite, source, roomName, objectType, objectId, ...options } = params;
+      const { caller, created } = await rooms.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
       const record = await rooms.presenter.presentOne(ctx, caller);
       return new OcsReply(record, created ? 201 : 200);
     },
@@ -111,6 +135,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
   ocsRoute(app, services, {
     method: 'GET',
     path: `${V4}/listed-room`,
+    capability: 'listable-rooms',
     auth: 'user',
     talk: true,
     summary: 'Open (listable) conversations the caller is not in, filtered by searchTerm',

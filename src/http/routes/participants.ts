@@ -43,6 +43,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       path,
       auth: 'public',
       talk: true,
+      capability: breakout ? 'breakout-rooms-v1' : undefined,
       summary: breakout ? 'Participants of a conversation and its breakout rooms' : 'Participants of a conversation',
       response: ParticipantListSchema,
       params: Type.Object({ token: Token, includeStatus: Type.Boolean({ default: false }) }, { required: ['token'] }),
@@ -61,7 +62,8 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V4}/room/:token/participants`,
-    auth: 'user',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Add a user, group, team (circle) or e-mail guest',
     response: AddResult,
@@ -93,7 +95,8 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'DELETE',
     path: `${V4}/room/:token/participants/self`,
-    auth: 'user',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Leave a conversation for good',
     response: NullData,
@@ -110,6 +113,12 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Join a conversation (new session); 409 when this browser session is still active and force=false',
+    statuses: {
+      409: {
+        description: 'the caller already has an active session here (force=false)',
+        schema: Type.Object({ sessionId: Type.String(), inCall: Type.Integer(), lastPing: Type.Integer() }),
+      },
+    },
     response: ConversationSchema,
     params: Type.Object({
       token: Type.String(),
@@ -141,6 +150,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'PUT',
     path: `${V4}/room/:token/participants/state`,
+    capability: 'session-state',
     auth: 'public',
     talk: true,
     summary: 'Set the session state: 0 inactive, 1 active',
@@ -199,7 +209,9 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V4}/room/:token/participants/resend-invitations`,
-    auth: 'user',
+    capability: 'sip-support',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Send the invitation mails again (all e-mail guests, or one attendee)',
     response: NullData,

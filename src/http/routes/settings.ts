@@ -32,11 +32,10 @@ export async function settingsRoutes(app: FastifyInstance, services: Services): 
     },
   });
 
-  // Always routed, although the contract names sip-support as its capability: that feature is
-  // advertised only once SIP is configured, and this is the endpoint that configures it.
   ocsRoute(app, services, {
     method: 'POST',
     path: `${SETTINGS}/sip`,
+    capability: 'sip-support',
     auth: 'admin',
     summary: 'Set the SIP bridge settings (admin): sipGroups, dialInInfo, sharedSecret, all in one request',
     params: Type.Object({

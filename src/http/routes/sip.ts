@@ -12,9 +12,13 @@ import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { ROOM, Token, V4 } from './common-schemas.js';
 
-// Advertised only while they work: SIP needs secret and dial-in info, dial-out also sip_dialout.
+// sip-support is advertised always, as Talk does (talk-reference.md §2.2): its endpoints exist
+// and answer 412/501 until SIP is configured, and `config.call.sip-enabled` tells clients whether
+// it is. The PIN-less mode and dial-out are advertised only while they work.
+// The bridge endpoints stay routed without sip-support-dialout: the contract lists 501 (SIP or
+// dial-out not configured) for them, which only a routed endpoint can answer (docs/compatibility.md).
 registerFeatures([
-  { name: 'sip-support', when: sipConfigured },
+  { name: 'sip-support' },
   { name: 'sip-support-nopin', when: sipConfigured },
   { name: 'sip-support-dialout', when: dialOutEnabled },
 ]);
@@ -40,7 +44,9 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
   ocsRoute(app, services, {
     method: 'GET',
     path: `${ROOM}/pin/:pin`,
+    capability: 'sip-support',
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge (deprecated): the conversation as seen by the attendee with this dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ maxLength: 64 }) }),
     response: ConversationSchema,
@@ -51,6 +57,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'POST',
     path: `${ROOM}/verify-dialin`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge: verify a dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ default: '', maxLength: 64 }) }),
     response: ConversationSchema,
@@ -61,6 +68,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'POST',
     path: `${ROOM}/verify-dialout`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge: verify a dial-out number (options: actorId, actorType phones, attendeeId)',
     params: Type.Object({ token: Token, number: Type.String({ default: '', maxLength: 64 }), options: Options }),
     response: ConversationSchema,
@@ -71,6 +79,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'DELETE',
     path: `${ROOM}/rejected-dialout`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge: reset the call id of a rejected dial-out',
     params: Type.Object({ token: Token, callId: Type.String({ default: '', maxLength: 255 }), options: Options }),
     response: Type.Null(),
@@ -84,6 +93,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'POST',
     path: `${V4}/call/:token/dialout/:attendeeId`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     talk: true,
     summary: 'Call a phone attendee (SIP dial-out): recorded for the SIP bridge, which reads it from GET /dialout/pending',
     params: Type.Object({ token: Token, attendeeId: Type.Integer({ 'x-error': 'attendeeId' }) }, { required: ['token', 'attendeeId'] }),
@@ -98,6 +108,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'GET',
     path: `${V4}/dialout/pending`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge (Parley): the dial-outs to place, each {token, callId, number, options}; signed over the word "dialout"',
     params: Type.Object({}),
     response: Type.Array(
