@@ -5,19 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
-import { dialOutEnabled, sipConfigured } from '../../domain/sip.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { ROOM, Token, V4 } from './common-schemas.js';
-
-// Advertised only while they work: SIP needs secret and dial-in info, dial-out also sip_dialout.
-registerFeatures([
-  { name: 'sip-support', when: sipConfigured },
-  { name: 'sip-support-nopin', when: sipConfigured },
-  { name: 'sip-support-dialout', when: dialOutEnabled },
-]);
 
 /** The bridge sends `options` as an object or as its JSON text. */
 const Options = Type.Union([Type.String({ maxLength: 4096 }), Type.Object({}, { additionalProperties: true })], { default: '', 'x-error': 'options' });
