@@ -5,7 +5,7 @@
  * nothing is added at module load). A feature with a condition is advertised only while the
  * condition holds.
  */
-import type { AppConfigSnapshot } from '../services/app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { dialOutEnabled, sipConfigured } from './sip.js';
 
 export interface FeatureDef {

@@ -11,7 +11,7 @@ import { BoundedMap } from '../domain/bounded-map.js';
 import { activeFeatures, recordingAvailable } from '../domain/features.js';
 import { sipConfigured } from '../domain/sip.js';
 import { SERVER_VERSION, TALK_VERSION } from '../domain/version.js';
-import type { AppConfigSnapshot } from './app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { effectivePreferences, type PreferencesService } from './preferences.js';
 import type { RequestContext } from './request-context.js';
 

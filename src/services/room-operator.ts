@@ -29,11 +29,11 @@ import {
   readOnlyProblem,
   type RoomFacts,
 } from '../domain/room-settings.js';
-import { listableScopesFor } from '../presenters/conversation.js';
-import type { AppConfigService, AppConfigSnapshot } from './app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
+import type { AppConfigService } from './app-config.js';
 import type { DirectoryService } from './directory.js';
 import type { ParticipantsService } from './participants.js';
-import { RequestContext, SystemContext } from './request-context.js';
+import { RequestContext, SystemContext, listableScopesFor } from './request-context.js';
 import type { RoomSettingsService } from './room-settings.js';
 import { normalizeRoomName, type RoomsService } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';

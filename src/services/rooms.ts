@@ -25,14 +25,17 @@ import {
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
 import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../domain/permissions.js';
 import { isWellFormedToken, newToken } from '../domain/tokens.js';
-import { ConversationPresenter, listableScopesFor, type ConversationView } from '../presenters/conversation.js';
-import type { AppConfigSnapshot } from './app-config.js';
+import type { ConversationView } from '../presenters/conversation.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { BruteForceService } from './brute-force.js';
 import type { EventBus } from '../events/bus.js';
 import { sipConfigured } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
-import type { RequestContext } from './request-context.js';
+import { listableScopesFor, type RequestContext } from './request-context.js';
+import type { CallerSessions } from './caller-sessions.js';
+import type { ConversationViewService } from './conversation-view.js';
+import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
 
@@ -49,15 +52,6 @@ export interface RoomRepos {
   attendees: AttendeesRepository;
   sessions: SessionsRepository;
 }
-
-/**
- * Finds the caller's attendee when they are not a logged-in user's `users` row (guests by their
- * cookie session, installed by the guest-session area). Return undefined when not found.
- */
-export type ParticipantFinder = (ctx: RequestContext, room: RoomRow) => Promise<{ attendee: AttendeeRow; session?: SessionRow } | undefined>;
-
-/** Finds the caller's own sessions for several attendee rows in one query (attendee id → session). */
-export type SessionFinder = (ctx: RequestContext, views: Array<{ room: RoomRow; attendee: AttendeeRow }>) => Promise<Map<number, SessionRow>>;
 
 export interface LookupOptions {
   /** A validated SIP-bridge request sees every conversation (talk-behaviour.md §3). */
@@ -123,23 +117,21 @@ function systemAttendee(room: RoomRow): AttendeeRow {
 }
 
 export class RoomsService {
-  readonly repos: RoomRepos;
-  readonly presenter: ConversationPresenter;
-  /** Extra ways to find the caller's attendee (guests); tried in order after the user lookup. */
-  readonly participantFinders: ParticipantFinder[] = [];
-  /** Finds the caller's own sessions; until installed, records show sessionId '0'. */
-  sessionFinder?: SessionFinder;
   /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
   readonly rendered: RenderedCache;
 
   constructor(
     private readonly db: Db,
+    /** The repositories bundle of createServices (new code takes its repositories from there). */
+    readonly repos: RoomRepos,
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
     private readonly events: EventBus,
+    /** Finds guests and the caller's own sessions by cookie session. */
+    private readonly callerSessions: CallerSessions,
+    /** The conversation records (services.conversationView; kept here for existing call sites). */
+    readonly presenter: ConversationViewService,
   ) {
-    this.repos = RoomsService.reposFor(db.kysely);
-    this.presenter = new ConversationPresenter({ users: directory.users, rooms: this.repos.rooms, attendees: this.repos.attendees });
     this.rendered = new RenderedCache(db);
   }
 
@@ -183,23 +175,21 @@ export class RoomsService {
     let session: SessionRow | undefined;
     if (ctx.userId !== undefined) attendee = await this.repos.attendees.find(room.id, ActorType.USERS, ctx.userId);
     if (!attendee) {
-      for (const finder of this.participantFinders) {
-        const hit = await finder(ctx, room);
-        if (hit) {
-          attendee = hit.attendee;
-          session = hit.session;
-          break;
-        }
-      }
+      const guest = await this.callerSessions.findGuest(ctx, room);
+      attendee = guest?.attendee;
+      session = guest?.session;
     }
-    const visible =
-      attendee !== undefined ||
-      ctx.isSystem ||
-      opts.sipBridge === true ||
-      room.type === RoomType.PUBLIC ||
-      (ctx.user !== undefined && room.listable !== 0 && (await listableScopesFor(ctx)).includes(room.listable));
-    if (!visible) return undefined;
-    if (attendee && !session && this.sessionFinder) session = (await this.sessionFinder(ctx, [{ room, attendee }])).get(attendee.id);
+    const visibility = conversationVisibility({
+      isAttendee: attendee !== undefined,
+      isSystem: ctx.isSystem,
+      sipBridge: opts.sipBridge === true,
+      loggedIn: ctx.user !== undefined,
+      roomType: room.type,
+      listable: room.listable,
+    });
+    if (visibility === 'hidden') return undefined;
+    if (visibility === 'if-listed' && !isListedFor(room.listable, await listableScopesFor(ctx))) return undefined;
+    if (attendee && !session) session = (await this.callerSessions.findOwnSessions(ctx, [{ room, attendee }])).get(attendee.id);
     return { room, attendee, session };
   }
 
@@ -246,8 +236,8 @@ export class RoomsService {
         : undefined;
     const rooms = await this.repos.rooms.findByIds([...byRoom.keys()], modified);
     const views: CallerRoom[] = rooms.map((room) => ({ room, attendee: byRoom.get(room.id)! }));
-    if (this.sessionFinder && views.length) {
-      const sessions = await this.sessionFinder(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
+    if (views.length) {
+      const sessions = await this.callerSessions.findOwnSessions(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
       for (const v of views) v.session = sessions.get(v.attendee!.id);
     }
     return views;
