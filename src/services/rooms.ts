@@ -19,7 +19,6 @@ import {
   BreakoutStatus,
   LobbyState,
   ParticipantType,
-  ROOM_NAME_MAX,
   RoomType,
 } from '../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
@@ -38,6 +37,7 @@ import type { ConversationViewService } from './conversation-view.js';
 import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
+import { requireRoomName } from '../domain/room-name.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -97,13 +97,6 @@ export function oneToOneName(a: string, b: string): string {
   const ids = [a, b].sort();
   const json = JSON.stringify(ids).replace(/\//g, '\\/');
   return json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
-}
-
-/** Name rule for create and rename: trimmed, 1..255 characters (multibyte-aware), else undefined. */
-export function normalizeRoomName(raw: string): string | undefined {
-  const name = raw.trim();
-  if (name === '' || [...name].length > ROOM_NAME_MAX) return undefined;
-  return name;
 }
 
 /** Group display name as a room name: leading space dropped, cut to 64, trailing space dropped. */
@@ -284,8 +277,7 @@ export class RoomsService {
         type = parent.room.type;
       }
     }
-    const name = normalizeRoomName(input.roomName);
-    if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(input.roomName);
 
     const now = nowSeconds();
     const room = await this.transaction(async (repos) => {
@@ -326,8 +318,7 @@ export class RoomsService {
     if (!group) throw notFound('invite', 'The group to invite does not exist');
     let name: string | undefined;
     if (input.roomName.trim() !== '') {
-      name = normalizeRoomName(input.roomName);
-      if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+      name = requireRoomName(input.roomName);
     } else {
       name = groupRoomName(group.display_name || group.id) || group.id;
     }
@@ -388,8 +379,7 @@ export class RoomsService {
   async createWithoutOwner(ctx: RequestContext, type: number, rawName: string): Promise<RoomRow> {
     if (!ctx.isSystem) throw forbidden('permissions', 'Only the operator can create conversations without an owner');
     if (!isGroupOrPublic(type)) throw badRequest('type', 'Only group and public conversations can be created this way');
-    const name = normalizeRoomName(rawName);
-    if (name === undefined) throw badRequest('name', `The name must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(rawName);
     const cfg = await ctx.config();
     const now = nowSeconds();
     const id = await this.transaction(async (repos) => repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type }));
@@ -479,8 +469,7 @@ export class RoomsService {
       throw badRequest('type', 'One-to-one conversations cannot be renamed');
     }
     if (rawName.trim() === room.name) return found;
-    const name = normalizeRoomName(rawName);
-    if (name === undefined) throw badRequest('value', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(rawName, 'value');
     const now = nowSeconds();
     // Renaming from an empty (generated) name is not "activity" in Talk (no system message).
     const patch = room.name === '' ? { name } : { name, last_activity: Math.max(now, room.last_activity) };
