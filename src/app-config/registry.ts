@@ -27,14 +27,14 @@ export interface ConfigKey {
   secret: boolean;
   boolStyle?: BoolStyle;
   /** Allowed values for enum-like strings. */
-  enum?: string[];
+  enum?: readonly string[];
   min?: number;
   max?: number;
   maxLength?: number;
   /** For json keys: checks the decoded value, returns an error message or null. */
   validateJson?: (value: unknown) => string | null;
   /** Other names that address the same key (Nextcloud's real key names, reference §5). */
-  aliases?: string[];
+  aliases?: readonly string[];
   /** A prefix key (`signaling_token_privkey_*`): any key starting with `key` matches. */
   prefix?: boolean;
   description: string;
@@ -50,7 +50,8 @@ export const SENSITIVE_MASK = '***REMOVED SENSITIVE VALUE***';
 
 type KeyInput = Partial<ConfigKey> & Pick<ConfigKey, 'key' | 'type' | 'description' | 'section'>;
 
-function k(input: KeyInput): ConfigKey {
+/** One key; `const` keeps its name, type and enum as literal types (see AppConfigKey below). */
+function k<const I extends KeyInput>(input: I): ConfigKey & I {
   return {
     default: '',
     hash: false,
@@ -128,7 +129,7 @@ export const CONFIG_SECTIONS: readonly string[] = [
 ];
 export const INTERNAL_SECTION = S.internal;
 
-export const CONFIG_KEYS: readonly ConfigKey[] = [
+export const CONFIG_KEYS = [
   k({ key: 'allowed_groups', type: 'groups', default: '[]', hash: true, ui: true, section: S.access, description: 'group ids allowed to use the service (everyone when empty)' }),
   k({ key: 'sip_bridge_groups', type: 'groups', default: '[]', hash: true, ui: true, section: S.sip, description: 'group ids allowed to enable SIP dial-in in a conversation' }),
   k({ key: 'start_conversations', type: 'groups', default: '[]', hash: true, ui: true, section: S.access, description: 'group ids allowed to create conversations (everyone when empty)' }),
@@ -203,7 +204,19 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   k({ key: 'backgrounds_upload_users', type: 'bool', default: '1', boolStyle: '10', section: S.backgrounds, description: 'users may upload custom virtual backgrounds' }),
   k({ key: 'guests_play_sounds', type: 'bool', default: '1', boolStyle: '10', section: S.general, description: 'guests hear join and leave sounds by default' }),
   k({ key: 'password_policy_min_length', type: 'int', default: '10', ui: true, min: 0, max: 1024, section: S.general, description: 'minimum length of conversation passwords (Parley password policy)' }),
-];
+] as const satisfies readonly ConfigKey[];
+
+type KeyDef = (typeof CONFIG_KEYS)[number];
+type PlainKeyDef = Exclude<KeyDef, { prefix: true }>;
+
+/** Every registry key name (not aliases, not prefixed keys): app-config reads take only these. */
+export type AppConfigKey = PlainKeyDef['key'];
+/** A stored name of a prefixed key (`signaling_token_privkey_ES256`). */
+export type PrefixedConfigKey = `${Extract<KeyDef, { prefix: true }>['key']}${string}`;
+/** The keys of one registry type (`int`, `bool`, ...). */
+export type ConfigKeyOfType<T extends ConfigType> = Extract<PlainKeyDef, { type: T }>['key'];
+/** The string a key reads as: its allowed values for enum keys, else any string. */
+export type ConfigStringValue<K extends AppConfigKey> = Extract<PlainKeyDef, { key: K }> extends { enum: readonly (infer E)[] } ? E : string;
 
 const byName = new Map<string, ConfigKey>();
 for (const def of CONFIG_KEYS) {

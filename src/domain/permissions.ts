@@ -14,18 +14,23 @@ import {
   ActorType,
 } from './constants.js';
 
+/** Owner, moderator and guest moderator: Talk's "has moderator permissions" (SQL `in` lists use it too). */
+export const MODERATOR_TYPES: readonly number[] = Object.freeze([ParticipantType.OWNER, ParticipantType.MODERATOR, ParticipantType.GUEST_MODERATOR]);
+
+/** Owner and moderator, not guest moderator: Talk's "logged-in moderator". */
+export const LOGGED_IN_MODERATOR_TYPES: readonly number[] = Object.freeze([ParticipantType.OWNER, ParticipantType.MODERATOR]);
+
+/** Guest, self-joined user, guest moderator: attendees that exist only while a conversation is public. */
+export const PUBLIC_ONLY_TYPES: readonly number[] = Object.freeze([ParticipantType.GUEST, ParticipantType.USER_SELF_JOINED, ParticipantType.GUEST_MODERATOR]);
+
 /** Owner, moderator or guest moderator (Talk's "has moderator permissions"). */
 export function isModeratorType(participantType: number): boolean {
-  return (
-    participantType === ParticipantType.OWNER ||
-    participantType === ParticipantType.MODERATOR ||
-    participantType === ParticipantType.GUEST_MODERATOR
-  );
+  return MODERATOR_TYPES.includes(participantType);
 }
 
 /** Owner or moderator, but not a guest moderator (Talk's "logged-in moderator"). */
 export function isLoggedInModeratorType(participantType: number): boolean {
-  return participantType === ParticipantType.OWNER || participantType === ParticipantType.MODERATOR;
+  return LOGGED_IN_MODERATOR_TYPES.includes(participantType);
 }
 
 /** Guest or guest moderator. */

@@ -7,9 +7,8 @@
  * avatarVersion (computed by the presenter) change whenever the image does.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/database.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
-import { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
+import type { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
 import { emojiAvatarRow, iconAvatar, initialsAvatar } from '../domain/avatar-svg.js';
 import { AVATAR_COLOR, isSingleEmoji } from '../domain/create-options.js';
 import { RoomType } from '../domain/constants.js';
@@ -17,7 +16,8 @@ import { badRequest, notFound } from '../domain/errors.js';
 import { inspectImage, type ImageInfo } from '../domain/images.js';
 import { isOneToOneKind } from '../domain/permissions.js';
 import { randomString } from '../domain/passwords.js';
-import { listableScopesFor, otherUserId } from '../presenters/conversation.js';
+import { otherUserId } from '../presenters/conversation.js';
+import { listableScopesFor } from './request-context.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
@@ -55,15 +55,11 @@ export interface AvatarImage {
 }
 
 export class AvatarService {
-  private readonly repo: RoomAvatarsRepository;
-
   constructor(
-    db: Db,
+    private readonly repo: RoomAvatarsRepository,
     private readonly rooms: RoomsService,
     private readonly directory: DirectoryService,
-  ) {
-    this.repo = new RoomAvatarsRepository(db.kysely);
-  }
+  ) {}
 
   /** Deleted conversations take their avatars with them (subscribed to `rooms.deleted`). */
   async forgetRooms(rooms: RoomRow[]): Promise<void> {

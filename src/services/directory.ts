@@ -4,10 +4,10 @@
  * added to or removed from a group, credentials changed) are announced on the event bus.
  */
 import type { EventBus } from '../events/bus.js';
-import type { Db } from '../db/database.js';
-import { UsersRepository, type UserRow } from '../db/repositories/users.js';
-import { GroupsRepository, type GroupRow } from '../db/repositories/groups.js';
-import { AppPasswordsRepository } from '../db/repositories/app-passwords.js';
+import type { Repositories } from '../db/repositories/index.js';
+import type { UsersRepository, UserRow } from '../db/repositories/users.js';
+import type { GroupsRepository, GroupRow } from '../db/repositories/groups.js';
+import type { AppPasswordsRepository } from '../db/repositories/app-passwords.js';
 import { notFound, ocsFailure, ocsNotFound } from '../domain/errors.js';
 import { displayNameProblem, emailProblem, groupIdProblem, passwordProblem, userIdProblem } from '../domain/accounts.js';
 import { hashPassword } from '../domain/passwords.js';
@@ -28,12 +28,12 @@ export class DirectoryService {
   readonly groups: GroupsRepository;
   readonly appPasswords: AppPasswordsRepository;
   constructor(
-    db: Db,
+    repos: Pick<Repositories, 'users' | 'groups' | 'appPasswords'>,
     private readonly events: EventBus,
   ) {
-    this.users = new UsersRepository(db.kysely);
-    this.groups = new GroupsRepository(db.kysely);
-    this.appPasswords = new AppPasswordsRepository(db.kysely);
+    this.users = repos.users;
+    this.groups = repos.groups;
+    this.appPasswords = repos.appPasswords;
   }
 
   getUser(id: string): Promise<UserRow | undefined> {

@@ -3,9 +3,8 @@
  * talk-behaviour.md §10, §11). Each method is one idempotent step that reads the app config
  * afresh, so a second process running the same step right after changes nothing more.
  */
-import type { Db } from '../db/database.js';
-import { HousekeepingRepository } from '../db/repositories/housekeeping.js';
-import { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { HousekeepingRepository } from '../db/repositories/housekeeping.js';
+import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { SESSION_TIMEOUT } from '../domain/constants.js';
 import type { AppConfigService } from './app-config.js';
@@ -29,17 +28,12 @@ function eventEnded(room: RoomRow, cutoff: number): boolean {
 }
 
 export class HousekeepingService {
-  private readonly repo: HousekeepingRepository;
-  private readonly members: ParticipantsRepository;
-
   constructor(
-    db: Db,
+    private readonly repo: HousekeepingRepository,
+    private readonly members: ParticipantsRepository,
     private readonly rooms: RoomsService,
     private readonly appConfig: AppConfigService,
-  ) {
-    this.repo = new HousekeepingRepository(db.kysely);
-    this.members = new ParticipantsRepository(db.kysely);
-  }
+  ) {}
 
   /**
    * Retention (Talk's ExpireObjectRooms): phone_temporary, event and instant_meeting rooms idle

@@ -9,7 +9,7 @@ import type { ParticipantsRepository } from '../db/repositories/participants.js'
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
-import { ApiError, badRequest, forbidden, lobbyActive, notFound, notImplemented } from '../domain/errors.js';
+import { ApiError, badRequest, forbidden, lobbyActive, notFound } from '../domain/errors.js';
 import { invitationMail } from '../domain/invitation-mail.js';
 import {
   applyPermissionMethod,
@@ -61,13 +61,12 @@ export interface ListResult {
 
 export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones'] as const;
 
-/** Adds a phone attendee for dial-out (installed by the SIP area: 501 `sip`, 400 `phone`). */
-export type PhoneAdder = (ctx: RequestContext, room: RoomRow, number: string) => Promise<unknown>;
+/** Adds a phone attendee for dial-out (the SIP service: 501 `sip`, 400 `phone`). */
+export interface PhoneAdder {
+  addPhoneParticipant(ctx: RequestContext, room: RoomRow, number: string): Promise<unknown>;
+}
 
 export class ParticipantsService {
-  /** `source=phones`; until the SIP area installs it, phones answer 501 `sip`. */
-  phoneAdder?: PhoneAdder;
-
   constructor(
     private readonly rooms: RoomsService,
     private readonly repo: ParticipantsRepository,
@@ -78,6 +77,8 @@ export class ParticipantsService {
     private readonly mail: MailService,
     private readonly baseUrl: string,
     private readonly notifications: NotificationService,
+    /** `source=phones` (dial-out). */
+    private readonly phones: PhoneAdder,
   ) {}
 
   // ---- list (GET participants, GET breakout-rooms/participants) ----
@@ -183,8 +184,7 @@ export class ParticipantsService {
         await this.notifications.invited(room, ctx.userId, await this.addTeam(ctx, room, newParticipant, now));
         return [];
       case 'phones':
-        if (!this.phoneAdder) throw notImplemented('sip');
-        await this.phoneAdder(ctx, room, newParticipant);
+        await this.phones.addPhoneParticipant(ctx, room, newParticipant);
         await this.rooms.touch([room.id], now);
         return [];
       default: {

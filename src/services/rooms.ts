@@ -25,22 +25,25 @@ import {
   BreakoutStatus,
   LobbyState,
   ParticipantType,
-  ROOM_NAME_MAX,
   RoomType,
 } from '../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
 import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../domain/permissions.js';
 import { isWellFormedToken, newToken } from '../domain/tokens.js';
-import { ConversationPresenter, listableScopesFor, type ConversationView } from '../presenters/conversation.js';
-import type { AppConfigSnapshot } from './app-config.js';
+import type { ConversationView } from '../presenters/conversation.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { BruteForceService } from './brute-force.js';
 import type { EventBus } from '../events/bus.js';
 import { sipConfigured } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
-import type { RequestContext } from './request-context.js';
+import { listableScopesFor, type RequestContext } from './request-context.js';
+import type { CallerSessions } from './caller-sessions.js';
+import type { ConversationViewService } from './conversation-view.js';
+import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
+import { requireRoomName } from '../domain/room-name.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -55,15 +58,6 @@ export interface RoomRepos {
   attendees: AttendeesRepository;
   sessions: SessionsRepository;
 }
-
-/**
- * Finds the caller's attendee when they are not a logged-in user's `users` row (guests by their
- * cookie session, installed by the guest-session area). Return undefined when not found.
- */
-export type ParticipantFinder = (ctx: RequestContext, room: RoomRow) => Promise<{ attendee: AttendeeRow; session?: SessionRow } | undefined>;
-
-/** Finds the caller's own sessions for several attendee rows in one query (attendee id → session). */
-export type SessionFinder = (ctx: RequestContext, views: Array<{ room: RoomRow; attendee: AttendeeRow }>) => Promise<Map<number, SessionRow>>;
 
 export interface LookupOptions {
   /** A validated SIP-bridge request sees every conversation (talk-behaviour.md §3). */
@@ -119,13 +113,6 @@ export function oneToOneName(a: string, b: string): string {
   return json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
-/** Name rule for create and rename: trimmed, 1..255 characters (multibyte-aware), else undefined. */
-export function normalizeRoomName(raw: string): string | undefined {
-  const name = raw.trim();
-  if (name === '' || [...name].length > ROOM_NAME_MAX) return undefined;
-  return name;
-}
-
 /** Group display name as a room name: leading space dropped, cut to 64, trailing space dropped. */
 function groupRoomName(displayName: string): string {
   return [...displayName.trimStart()].slice(0, GROUP_NAME_MAX).join('').trimEnd();
@@ -137,24 +124,22 @@ function systemAttendee(room: RoomRow): AttendeeRow {
 }
 
 export class RoomsService {
-  readonly repos: RoomRepos;
-  readonly presenter: ConversationPresenter;
-  /** Extra ways to find the caller's attendee (guests); tried in order after the user lookup. */
-  readonly participantFinders: ParticipantFinder[] = [];
-  /** Finds the caller's own sessions; until installed, records show sessionId '0'. */
-  sessionFinder?: SessionFinder;
   /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
   readonly rendered: RenderedCache;
 
   constructor(
     private readonly db: Db,
+    /** The repositories bundle of createServices (new code takes its repositories from there). */
+    readonly repos: RoomRepos,
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
     private readonly events: EventBus,
     private readonly teams: TeamsService,
+    /** Finds guests and the caller's own sessions by cookie session. */
+    private readonly callerSessions: CallerSessions,
+    /** The conversation records (services.conversationView; kept here for existing call sites). */
+    readonly presenter: ConversationViewService,
   ) {
-    this.repos = RoomsService.reposFor(db.kysely);
-    this.presenter = new ConversationPresenter({ users: directory.users, rooms: this.repos.rooms, attendees: this.repos.attendees });
     this.rendered = new RenderedCache(db);
   }
 
@@ -212,23 +197,21 @@ export class RoomsService {
     let session: SessionRow | undefined;
     if (ctx.userId !== undefined) attendee = await this.repos.attendees.find(room.id, ActorType.USERS, ctx.userId);
     if (!attendee) {
-      for (const finder of this.participantFinders) {
-        const hit = await finder(ctx, room);
-        if (hit) {
-          attendee = hit.attendee;
-          session = hit.session;
-          break;
-        }
-      }
+      const guest = await this.callerSessions.findGuest(ctx, room);
+      attendee = guest?.attendee;
+      session = guest?.session;
     }
-    const visible =
-      attendee !== undefined ||
-      ctx.isSystem ||
-      opts.sipBridge === true ||
-      room.type === RoomType.PUBLIC ||
-      (ctx.user !== undefined && room.listable !== 0 && (await listableScopesFor(ctx)).includes(room.listable));
-    if (!visible) return undefined;
-    if (attendee && !session && this.sessionFinder) session = (await this.sessionFinder(ctx, [{ room, attendee }])).get(attendee.id);
+    const visibility = conversationVisibility({
+      isAttendee: attendee !== undefined,
+      isSystem: ctx.isSystem,
+      sipBridge: opts.sipBridge === true,
+      loggedIn: ctx.user !== undefined,
+      roomType: room.type,
+      listable: room.listable,
+    });
+    if (visibility === 'hidden') return undefined;
+    if (visibility === 'if-listed' && !isListedFor(room.listable, await listableScopesFor(ctx))) return undefined;
+    if (attendee && !session) session = (await this.callerSessions.findOwnSessions(ctx, [{ room, attendee }])).get(attendee.id);
     return { room, attendee, session };
   }
 
@@ -275,8 +258,8 @@ export class RoomsService {
         : undefined;
     const rooms = await this.repos.rooms.findByIds([...byRoom.keys()], modified);
     const views: CallerRoom[] = rooms.map((room) => ({ room, attendee: byRoom.get(room.id)! }));
-    if (this.sessionFinder && views.length) {
-      const sessions = await this.sessionFinder(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
+    if (views.length) {
+      const sessions = await this.callerSessions.findOwnSessions(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
       for (const v of views) v.session = sessions.get(v.attendee!.id);
     }
     return views;
@@ -323,8 +306,7 @@ export class RoomsService {
       parent = await this.breakoutParent(ctx, input.objectId);
       type = parent.room.type;
     }
-    const name = normalizeRoomName(input.roomName);
-    if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(input.roomName);
     const options = await this.createOptions(ctx, cfg, type, input);
 
     const now = nowSeconds();
@@ -410,9 +392,7 @@ export class RoomsService {
   /** A name for an invite-created conversation: `roomName` when given, else the group's or team's. */
   private inviteName(roomName: string, displayName: string, id: string): string {
     if (roomName.trim() === '') return groupRoomName(displayName || id) || id;
-    const name = normalizeRoomName(roomName);
-    if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
-    return name;
+    return requireRoomName(roomName);
   }
 
   /** roomType 2 with a group `invite`: the group attendee and every member (talk-behaviour.md §4). */
@@ -503,8 +483,7 @@ export class RoomsService {
   async createWithoutOwner(ctx: RequestContext, type: number, rawName: string): Promise<RoomRow> {
     if (!ctx.isSystem) throw forbidden('permissions', 'Only the operator can create conversations without an owner');
     if (!isGroupOrPublic(type)) throw badRequest('type', 'Only group and public conversations can be created this way');
-    const name = normalizeRoomName(rawName);
-    if (name === undefined) throw badRequest('name', `The name must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(rawName);
     const cfg = await ctx.config();
     const now = nowSeconds();
     const id = await this.transaction(async (repos) => repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type }));
@@ -594,8 +573,7 @@ export class RoomsService {
       throw badRequest('type', 'One-to-one conversations cannot be renamed');
     }
     if (rawName.trim() === room.name) return found;
-    const name = normalizeRoomName(rawName);
-    if (name === undefined) throw badRequest('value', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(rawName, 'value');
     const now = nowSeconds();
     // Renaming from an empty (generated) name is not "activity" in Talk (no system message).
     const patch = room.name === '' ? { name } : { name, last_activity: Math.max(now, room.last_activity) };

@@ -8,8 +8,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { ApiError, adminRequired, forbidden, notLoggedIn } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
-import type { UserRow } from '../../db/repositories/users.js';
 import { RequestContext } from '../../services/request-context.js';
+import { sessionKeyFromCookie } from '../../services/client-sessions.js';
+import { loginSessionUser } from '../auth/login-session.js';
 import { negotiateFormat, renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
 import { compileParams, mergeParams } from './params.js';
 import { activeFeatures } from '../../domain/features.js';
@@ -91,7 +92,11 @@ export function sendOcsError(reply: FastifyReply, version: OcsVersion, format: O
   return reply.code(r.httpStatus).type(r.contentType).send(r.body);
 }
 
-/** Builds the request context: Basic auth (or anonymous) plus whatever later layers attach. */
+/**
+ * Builds the request context: Basic auth, else the browser login session cookie of Parley's web
+ * pages (CSRF still applies: OCS routes need OCS-APIRequest), else anonymous; plus the guest's
+ * cookie session key when the request carries one.
+ */
 export async function buildContext(services: Services, request: FastifyRequest): Promise<RequestContext> {
   const header = request.headers.authorization;
   let user;
@@ -101,24 +106,15 @@ export async function buildContext(services: Services, request: FastifyRequest):
     user = authed.user;
     appPasswordId = authed.appPasswordId;
   } else {
-    for (const resolve of userResolvers) {
-      user = await resolve(request, services);
-      if (user) break;
-    }
+    user = await loginSessionUser(request, services);
   }
   const ctx = new RequestContext(services.directory, services.appConfig, user, request.ip, appPasswordId, request.headers);
-  for (const hook of contextHooks) await hook(ctx, request, services);
+  // A well-formed `parley_session` cookie goes on the context without a query: services look it
+  // up only when they need it, so endpoints that do not care pay nothing.
+  const guestKey = sessionKeyFromCookie(request.headers.cookie);
+  if (guestKey) ctx.guestSessionKey = guestKey;
   return ctx;
 }
-
-/**
- * Without an Authorization header, these may find the user another way (the browser login
- * session cookie of Parley's web pages). CSRF still applies: OCS routes need OCS-APIRequest.
- */
-export const userResolvers: Array<(request: FastifyRequest, services: Services) => Promise<UserRow | undefined>> = [];
-
-/** Later layers (guest cookie sessions) extend the context here. */
-export const contextHooks: Array<(ctx: RequestContext, request: FastifyRequest, services: Services) => Promise<void>> = [];
 
 function csrfPasses(request: FastifyRequest): boolean {
   const h = request.headers['ocs-apirequest'];

@@ -6,14 +6,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import { AVATAR_MAX_BYTES, type AvatarUpload } from '../../services/avatars.js';
 import type { Services } from '../../services/index.js';
 import { registerMultipart, UploadedFile } from '../multipart.js';
 import { ocsRoute, RawReply } from '../ocs/route.js';
-
-registerFeatures([{ name: 'avatar', local: true }]);
 
 /** 24 hours, as the contract's Limits ask; the version in the URL (`?v=`) busts it. */
 const CACHE_CONTROL = 'private, max-age=86400, immutable';

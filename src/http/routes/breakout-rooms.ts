@@ -6,16 +6,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import type { RequestContext } from '../../services/request-context.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { ocsRoute } from '../ocs/route.js';
 import { V4 } from './common-schemas.js';
-
-// Advertised only while new breakout rooms may be created (app config breakout_rooms).
-registerFeatures([{ name: 'breakout-rooms-v1', when: (cfg) => cfg.bool('breakout_rooms') }]);
 
 const V1 = '/apps/spreed/api/v1/breakout-rooms/:token';
 const TokenOnly = Type.Object({ token: Type.String() });

@@ -9,7 +9,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { LOBBY_TIMER_MAX } from '../../domain/room-settings.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
@@ -17,19 +16,6 @@ import type { CallerRoom } from '../../services/rooms.js';
 import type { RequestContext } from '../../services/request-context.js';
 import { ocsRoute, type OcsRouteDef } from '../ocs/route.js';
 import { ROOM, Token } from './common-schemas.js';
-
-// What these endpoints and the record fields they set make true (talk-reference.md §2.2 gating table).
-registerFeatures([
-  { name: 'favorites', local: true },
-  { name: 'notification-levels' },
-  { name: 'read-only-rooms' },
-  { name: 'listable-rooms', local: true },
-  { name: 'webinary-lobby' },
-  { name: 'room-description' },
-  { name: 'notification-calls' },
-  { name: 'conversation-permissions' },
-  { name: 'message-expiration' },
-]);
 
 /** An int field whose wrong type is reported under Talk's reason for that endpoint. */
 const Int = (reason: string) => Type.Integer({ 'x-error': reason });

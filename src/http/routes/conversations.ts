@@ -5,28 +5,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 import { nowSeconds } from '../../domain/time.js';
-
-// What these endpoints and the record make true (talk-reference.md §2.2), in Talk's order.
-registerFeatures([
-  { name: 'conversation-v4' },
-  { name: 'empty-group-room' },
-  { name: 'last-room-activity' },
-  { name: 'locked-one-to-one-rooms' },
-  { name: 'start-call-flag' },
-  // GET /room/{token} carries the other user's status of a one-to-one without includeStatus.
-  { name: 'single-conversation-status' },
-  // POST /room and POST /room/{token}/public take a password.
-  { name: 'conversation-creation-password' },
-]);
-
-
 
 export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const rooms = services.rooms;

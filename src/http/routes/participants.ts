@@ -6,26 +6,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
-import { newCookieHeaders, registerCookieSessions } from '../auth/cookie-session.js';
+import { newCookieHeaders } from '../auth/cookie-session.js';
 import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { AddResult, EmptyList, NullData, ParticipantListSchema } from './participant-schemas.js';
 import { Token, V4 } from './common-schemas.js';
-
-registerCookieSessions();
-
-// What these endpoints make true (talk-reference.md §2.2).
-registerFeatures([
-  { name: 'guest-display-names' },
-  { name: 'multi-room-users' },
-  { name: 'invite-groups-and-mails' },
-  { name: 'circles-support' },
-  { name: 'publishing-permissions' },
-  { name: 'session-state' },
-]);
 
 const AttendeeId = Type.Integer({ 'x-error': 'attendeeId' });
 const Method = Type.String({ maxLength: 32, 'x-error': 'method' });

@@ -4,12 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
-
-// The user setting `typing_privacy` exists (talk-reference.md §2.2 "typing-privacy").
-registerFeatures([{ name: 'typing-privacy' }]);
 
 const SETTINGS = '/apps/spreed/api/v1/settings';
 

@@ -5,24 +5,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
-import { dialOutEnabled, sipConfigured } from '../../domain/sip.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { ROOM, Token, V4 } from './common-schemas.js';
 
-// sip-support is advertised always, as Talk does (talk-reference.md §2.2): its endpoints exist
-// and answer 412/501 until SIP is configured, and `config.call.sip-enabled` tells clients whether
-// it is. The PIN-less mode and dial-out are advertised only while they work.
 // The bridge endpoints stay routed without sip-support-dialout: the contract lists 501 (SIP or
 // dial-out not configured) for them, which only a routed endpoint can answer (docs/compatibility.md).
-registerFeatures([
-  { name: 'sip-support' },
-  { name: 'sip-support-nopin', when: sipConfigured },
-  { name: 'sip-support-dialout', when: dialOutEnabled },
-]);
-
 /** The bridge sends `options` as an object or as its JSON text. */
 const Options = Type.Union([Type.String({ maxLength: 4096 }), Type.Object({}, { additionalProperties: true })], { default: '', 'x-error': 'options' });
 
