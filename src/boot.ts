@@ -7,6 +7,7 @@ import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { randomString } from './domain/passwords.js';
 import { createServices, type Services } from './services/index.js';
+import { ensureSignalingSecrets } from './services/signaling-secrets.js';
 import { loadSettings, type Settings } from './settings.js';
 
 export async function openServices(settings: Settings = loadSettings()): Promise<Services> {
@@ -17,7 +18,10 @@ export async function openServices(settings: Settings = loadSettings()): Promise
     await db.close();
     throw e;
   }
-  return createServices(db, settings);
+  const services = createServices(db, settings);
+  // Talk generates these on first use; Parley on the first start (contract app config rows).
+  await ensureSignalingSecrets(services.appConfig);
+  return services;
 }
 
 /**

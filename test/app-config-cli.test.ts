@@ -45,7 +45,8 @@ for (const dialect of dialects()) {
       expectRefusal(await parley('config:app:set', 'spreed', 'max_call_duration', '--value=60', '--update-only'), /not updated, as it has not been set before/);
       assert.equal(await apiValue('start_calls'), '3');
       assert.equal(await apiValue('max_call_duration'), '0');
-      const keys = (await call(p, 'GET', API, { as: admin })).data.data as string[];
+      // Besides the signaling secrets every start generates (services/signaling-secrets.ts).
+      const keys = ((await call(p, 'GET', API, { as: admin })).data.data as string[]).filter((k) => !k.startsWith('signaling_t'));
       assert.deepEqual(keys, ['start_calls']);
     });
 

@@ -94,7 +94,7 @@ for (const dialect of dialects()) {
         assert.equal((await children(token)).length, 0);
       });
 
-      it('400 room for public, one-to-one and breakout rooms; 400 config when disabled', async () => {
+      it('400 room for public, one-to-one and breakout rooms; no route while the capability is off', async () => {
         const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Open' });
         assert.equal((await br('POST', pub.token, '', 'alice', { mode: 1, amount: 2 })).data.error, 'room');
         const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
@@ -103,9 +103,11 @@ for (const dialect of dialects()) {
         const { token } = await parentRoom('Disabled');
         await p.services.appConfig.set('breakout_rooms', 'no');
         try {
+          // Contract: an endpoint with a required capability exists only while it is advertised.
           const r = await br('POST', token, '', 'alice', { mode: 1, amount: 2 });
-          assert.equal(r.status, 400);
-          assert.equal(r.data.error, 'config');
+          assert.deepEqual([r.status, r.meta.statuscode, r.data], [404, 404, []]);
+          const list = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('alice') });
+          assert.deepEqual([list.status, list.data], [404, []]);
           const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
           assert.ok(!caps.data.capabilities.spreed.features.includes('breakout-rooms-v1'));
           assert.equal(caps.data.capabilities.spreed.config.call['breakout-rooms'], false);
@@ -392,7 +394,8 @@ for (const dialect of dialects()) {
         const { token } = await parentRoom('Manual child');
         await br('POST', token, '', 'alice', { mode: 3, amount: 1 });
         const child = await createRoom(p, 'bob', { roomType: 3, roomName: 'Extra', objectType: 'room', objectId: token });
-        assert.equal(child.type, 3, 'POST /room with roomType 3 ignores objectType (Talk)');
+        assert.equal(child.type, 2, 'roomType 3 with objectType room is a child too, of the parent type (contract state table)');
+        assert.equal(child.objectId, token);
         const real = await createRoom(p, 'bob', { roomType: 2, roomName: 'Extra', objectType: 'room', objectId: token });
         assert.equal(real.lobbyState, 1);
         assert.equal(real.objectId, token);

@@ -179,7 +179,9 @@ for (const dialect of dialects()) {
         return p.services.db.stats.queries - before;
       };
       const warm = await count();
-      assert.ok(warm <= 3, `authenticated capabilities took ${warm} queries`);
+      // 4: the brute-force cap is checked before a cached credential is honoured (one read;
+      // on SQLite usually answered from the change-stamped cache), docs/security.md.
+      assert.ok(warm <= 4, `authenticated capabilities took ${warm} queries`);
       // A new generation: cached reads are checked again, the config and document reloaded.
       await setConfig('max_gif_size', 42);
       const rebuilt = await count();

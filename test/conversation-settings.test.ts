@@ -136,14 +136,15 @@ for (const dialect of dialects()) {
         assert.equal(r.data.hasPassword, false);
         await assertBumped(t, r);
         await setRoom(p, t, { last_activity: OLD });
-        assert.equal((await req('POST', t, '/public', 'bob')).data.type, 3);
+        // Contract: already public is "not a group conversation" (400), and changes nothing.
+        assert.deepEqual(await outcome(req('POST', t, '/public', 'bob')), [400, 'type']);
         await assertNotBumped(t);
         const back = await req('DELETE', t, '/public', 'alice');
         assert.equal(back.status, 200);
         assert.equal(back.data.type, 2);
         await assertBumped(t, back);
         await setRoom(p, t, { last_activity: OLD });
-        assert.equal((await req('DELETE', t, '/public', 'alice')).status, 200);
+        assert.deepEqual(await outcome(req('DELETE', t, '/public', 'alice')), [400, 'type']);
         await assertNotBumped(t);
       });
 
@@ -213,7 +214,7 @@ for (const dialect of dialects()) {
 
     describe('PUT /room/{token}/read-only', () => {
       it('state 1 and back (record readOnly, lastActivity); same state is a no-op', async () => {
-        const t = await room(2);
+        const t = await room(3);
         const r = await req('PUT', t, '/read-only', 'alice', { state: 1 });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.readOnly, 1);
@@ -227,7 +228,7 @@ for (const dialect of dialects()) {
       });
 
       it('read-only takes everyone out of the call, which ends it (call permissions back to 0)', async () => {
-        const t = await room(2);
+        const t = await room(3);
         const ids = (await attendeesOf(p, t)).map((a) => a.id);
         await seedCall(t, ids);
         await p.services.rooms.repos.rooms.update((await roomRow(p, t))!.id, { call_permissions: 5 });
@@ -248,6 +249,10 @@ for (const dialect of dialects()) {
         const c = await req('PUT', t, '/read-only', 'carol', { state: 1 });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
         assert.equal((await roomRow(p, t))!.read_only, 0);
+        // Contract: "403 ... or conversation not public", also for the unchanged state.
+        const group = await room(2);
+        for (const state of [1, 0]) assert.deepEqual(await outcome(req('PUT', group, '/read-only', 'alice', { state })), [403, 'type']);
+        assert.equal((await roomRow(p, group))!.read_only, 0);
         await assertNotBumped(t);
       });
     });
@@ -336,7 +341,7 @@ for (const dialect of dialects()) {
       });
 
       it('call: stored as call permissions (in the chain before the default) and reset to 0 when the call ends', async () => {
-        const t = await room(2);
+        const t = await room(3);
         const r = await req('PUT', t, '/permissions/call', 'alice', { permissions: 4 });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.callPermissions, 5);
@@ -363,7 +368,7 @@ for (const dialect of dialects()) {
         const child = await room(2);
         await setRoom(p, child, { object_type: 'room', object_id: t });
         assert.deepEqual(await outcome(req('PUT', child, '/permissions/default', 'alice', { permissions: 4 })), [400, 'breakout-room']);
-        for (const v of [256, -1]) assert.deepEqual(await outcome(req('PUT', t, '/permissions/default', 'alice', { permissions: v })), [400, 'value']);
+        for (const v of [512, -1]) assert.deepEqual(await outcome(req('PUT', t, '/permissions/default', 'alice', { permissions: v })), [400, 'value']);
         const c = await req('PUT', t, '/permissions/default', 'carol', { permissions: 4 });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
         assert.equal((await roomRow(p, t))!.default_permissions, 0);
@@ -454,28 +459,32 @@ for (const dialect of dialects()) {
 
     describe('PUT /room/{token}/listable', () => {
       it('scope 1 lists it for other users (GET /listed-room), 0 hides it again; lastActivity moves', async () => {
-        const t = await room(2, 'Open house');
+        const t = await room(3, 'Open house');
         const r = await req('PUT', t, '/listable', 'alice', { scope: 1 });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.listable, 1);
         await assertBumped(t, r);
         const listed = await call(p, 'GET', `${V4}/listed-room`, { as: as('erin'), query: { searchTerm: 'open house' } });
         assert.deepEqual(listed.data.map((x: any) => x.token), [t]);
-        assert.equal((await get(t, 'erin')).status, 200);
         await req('PUT', t, '/listable', 'alice', { scope: 0 });
-        assert.equal((await get(t, 'erin')).status, 404);
+        const unlisted = await call(p, 'GET', `${V4}/listed-room`, { as: as('erin'), query: { searchTerm: 'open house' } });
+        assert.deepEqual(unlisted.data, []);
       });
 
       it('400 type for one-to-one, 400 breakout-room, 400 value for scope 3, 403 for users', async () => {
         const one = await oneToOne();
         assert.deepEqual(await outcome(req('PUT', one, '/listable', 'alice', { scope: 1 })), [400, 'type']);
-        const t = await room(2);
-        const child = await room(2);
+        const t = await room(3);
+        const child = await room(3);
         await setRoom(p, child, { object_type: 'room', object_id: t });
         assert.deepEqual(await outcome(req('PUT', child, '/listable', 'alice', { scope: 1 })), [400, 'breakout-room']);
         assert.deepEqual(await outcome(req('PUT', t, '/listable', 'alice', { scope: 3 })), [400, 'value']);
         assert.equal((await req('PUT', t, '/listable', 'carol', { scope: 1 })).status, 403);
         assert.equal((await roomRow(p, t))!.listable, 0);
+        // Contract: "403 ... or conversation not public".
+        const group = await room(2);
+        assert.deepEqual(await outcome(req('PUT', group, '/listable', 'alice', { scope: 1 })), [403, 'type']);
+        assert.equal((await roomRow(p, group))!.listable, 0);
       });
     });
 
@@ -587,7 +596,8 @@ for (const dialect of dialects()) {
         }
         assert.ok(spreed['features-local'].includes('favorites'));
         assert.ok(spreed['features-local'].includes('listable-rooms'));
-        assert.ok(!spreed.features.includes('conversation-creation-password'), 'POST /room takes no password');
+        assert.ok(spreed.features.includes('conversation-creation-password'), 'POST /room and POST public take a password');
+        assert.ok(!spreed.features.includes('conversation-creation-all'), 'POST /room takes no participants map');
       });
     });
   });

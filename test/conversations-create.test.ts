@@ -146,17 +146,17 @@ for (const dialect of dialects()) {
       assert.equal(named.data.name, 'Own name');
     });
 
-    it('group invite: 404 invite for an unknown group, 400 source for circles/unknown sources', async () => {
+    it('group invite: 404 invite for an unknown group; every source but circles is a group invite (Talk)', async () => {
       const before = await roomCount(p);
       const r = await post('alice', { roomType: 2, invite: 'no-such-group' });
       assert.equal(r.status, 404);
       assert.equal(r.data.error, 'invite');
-      for (const source of ['circles', 'emails']) {
-        const s = await post('alice', { roomType: 2, invite: 'team', source });
-        assert.equal(s.status, 400);
-        assert.equal(s.data.error, 'source');
-      }
       assert.equal(await roomCount(p), before);
+      for (const source of ['group', 'emails', 'whatever']) {
+        const s = await post('alice', { roomType: 2, invite: 'team', source });
+        assert.equal(s.status, 201, source);
+        assert.ok((await attendeesOf(p, s.data.token)).some((a) => a.actor_type === 'groups' && a.actor_id === 'team'), source);
+      }
     });
 
     it('start_conversations: 403 permissions outside the groups (not for one-to-one)', async () => {

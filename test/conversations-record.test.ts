@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { cookieOf, countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 
 /** Every field of the contract table not marked Removed, plus the §4.3 extras. */
 const FIELDS = [
@@ -18,6 +18,8 @@ const FIELDS = [
   'lastCommonReadMessage', 'lastMessage', 'objectType', 'objectId', 'breakoutRoomMode', 'breakoutRoomStatus', 'avatarVersion',
   'callStartTime', 'callRecording', 'notificationCalls', 'isCustomAvatar', 'recordingConsent', 'mentionPermissions',
   'isArchived', 'isImportant', 'isSensitive', 'liveTranscriptionLanguageId',
+  // Required by Talk's current OpenAPI.
+  'lastPinnedId', 'hiddenPinnedId', 'hasScheduledMessages', 'tagIds', 'attributes',
 ];
 const REMOVED = ['participantInCall', 'count', 'numGuests', 'participants', 'guestList'];
 
@@ -234,7 +236,7 @@ for (const dialect of dialects()) {
         // Guests have no PIN.
         const g = await rec(room.token, undefined, { as: await groupGuest() });
         assert.equal(g.actorType, 'guests');
-        assert.equal(g.attendeePin, null);
+        assert.equal(g.attendeePin, '', 'a string, never null (contract type column)');
       });
       await setRoom(p, room.token, { sip_enabled: 0 });
     });
@@ -249,36 +251,39 @@ for (const dialect of dialects()) {
       assert.equal(g.canDeleteConversation, false);
     });
 
-    it('sessions and user statuses come from installed finders, in one batch', async () => {
+    it("the caller's own session and the other user's status, statuses loaded in one batch", async () => {
       const one = await createRoom(p, 'carol', { roomType: 1, invite: 'bob' });
-      p.services.rooms.sessionFinder = async (_ctx, views) =>
-        new Map(views.map((v) => [v.attendee.id, { id: 1, attendee_id: v.attendee.id, session_id: 'sess-' + v.attendee.actor_id, in_call: 7, last_ping: 42, state: 1 }]));
-      const presenter = p.services.rooms.presenter;
-      const previous = presenter.userStatusLoader;
-      let calls = 0;
-      presenter.userStatusLoader = async (ids) => {
-        calls++;
-        return new Map(ids.map((id) => [id, { status: 'dnd', icon: '🎧', message: 'Busy', clearAt: null }]));
-      };
-      try {
-        const r = await rec(one.token, 'carol');
-        assert.equal(r.sessionId, 'sess-carol');
-        assert.equal(r.participantFlags, 7);
-        assert.equal(r.lastPing, 42);
-        assert.equal(r.status, 'dnd');
-        assert.equal(r.statusIcon, '🎧');
-        assert.equal(r.statusMessage, 'Busy');
-        const list = await call(p, 'GET', `${V4}/room`, { as: as('carol') });
-        assert.ok(list.data.every((c: any) => !('status' in c)), 'no status without includeStatus');
-        calls = 0;
-        const withStatus = await call(p, 'GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true' } });
-        assert.equal(calls, 1);
-        assert.equal(withStatus.data.find((c: any) => c.token === one.token).status, 'dnd');
-        assert.ok(!('status' in withStatus.data.find((c: any) => c.token === room.token)));
-      } finally {
-        p.services.rooms.sessionFinder = undefined;
-        presenter.userStatusLoader = previous;
-      }
+      const joined = await call(p, 'POST', `${V4}/room/${one.token}/participants/active`, { as: as('carol') });
+      assert.equal(joined.status, 200, joined.text);
+      const carol: Caller = { ...as('carol'), headers: { Cookie: cookieOf(joined) } };
+      await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('bob'), body: { statusType: 'dnd' } });
+      const msg = await call(p, 'PUT', '/apps/user_status/api/v1/user_status/message/custom', { as: as('bob'), body: { statusIcon: '🎧', message: 'Busy' } });
+      assert.equal(msg.status, 200, msg.text);
+
+      const r = await rec(one.token, undefined, { as: carol });
+      assert.equal(r.sessionId, joined.data.sessionId);
+      assert.equal(r.participantFlags, 0);
+      assert.ok(r.lastPing > 0);
+      assert.equal(r.status, 'dnd');
+      assert.equal(r.statusIcon, '🎧');
+      assert.equal(r.statusMessage, 'Busy');
+      // Without the session cookie the same user has no session in the record.
+      assert.equal((await rec(one.token, 'carol')).sessionId, '0');
+
+      const list = await call(p, 'GET', `${V4}/room`, { as: as('carol') });
+      assert.ok(list.data.every((c: any) => !('status' in c)), 'no status without includeStatus');
+      const withStatus = await call(p, 'GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true' } });
+      assert.equal(withStatus.data.find((c: any) => c.token === one.token).status, 'dnd');
+      assert.ok(!('status' in withStatus.data.find((c: any) => c.token === room.token)));
+
+      // A second one-to-one with a status costs no extra query: statuses come in one batch.
+      const listCost = () => countQueries(p, () => call(p, 'GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true', modifiedSince: 1 } }));
+      // Both measured right after a write, so neither answer comes from the rendered-answer cache.
+      await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('bob'), body: { statusType: 'dnd' } });
+      const before = await listCost();
+      await createRoom(p, 'carol', { roomType: 1, invite: 'alice' });
+      await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('alice'), body: { statusType: 'away' } });
+      assert.equal(await listCost(), before);
     });
   });
 }

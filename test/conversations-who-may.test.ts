@@ -48,6 +48,14 @@ function moderators(opts: { loggedInOnly?: boolean; oneToOne: Expect }) {
   };
 }
 
+/** A moderator endpoint that works only on conversations of type `only`; allowed callers get `otherwise` elsewhere. */
+function onlyOn(only: RoomType, otherwise: Expect, base: (k: Kind, t: RoomType) => Expect) {
+  return (k: Kind, t: RoomType): Expect => {
+    const e = base(k, t);
+    return e[0] === 200 && t !== only ? otherwise : e;
+  };
+}
+
 /** Endpoints for logged-in participants: guests (and guest moderators) get 401 guest. */
 const loggedInParticipants = (k: Kind): Expect => (outsider(k) ? NOT_FOUND : k === 'guest' || k === 'guestModerator' ? GUEST : OK);
 
@@ -71,9 +79,11 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'rename', method: 'PUT', path: '', body: { roomName: 'Renamed' }, expect: moderators({ oneToOne: [400, 'type'] }) },
   { name: 'delete', method: 'DELETE', path: '', expect: moderators({ oneToOne: [400, 'type'] }), destructive: true },
   { name: 'description', method: 'PUT', path: '/description', body: { description: 'About' }, expect: moderators({ oneToOne: [400, 'type'] }) },
-  { name: 'make public', method: 'POST', path: '/public', expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
-  { name: 'make group', method: 'DELETE', path: '/public', expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
-  { name: 'read-only', method: 'PUT', path: '/read-only', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+  // Contract: 400 "not a group conversation" / "not a public conversation" (already public or group too).
+  { name: 'make public', method: 'POST', path: '/public', expect: onlyOn(2, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
+  { name: 'make group', method: 'DELETE', path: '/public', expect: onlyOn(3, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
+  // Contract: "403 not moderator/owner or conversation not public".
+  { name: 'read-only', method: 'PUT', path: '/read-only', body: { state: 1 }, expect: onlyOn(3, [403, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })) },
   {
     name: 'password',
     method: 'PUT',
@@ -91,7 +101,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'notify', method: 'POST', path: '/notify', body: { level: 2 }, expect: loggedInParticipants },
   { name: 'notify-calls', method: 'POST', path: '/notify-calls', body: { level: 0 }, expect: loggedInParticipants },
   { name: 'message expiration', method: 'POST', path: '/message-expiration', body: { seconds: 3600 }, expect: moderators({ oneToOne: OK }) },
-  { name: 'listable', method: 'PUT', path: '/listable', body: { scope: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+  { name: 'listable', method: 'PUT', path: '/listable', body: { scope: 1 }, expect: onlyOn(3, [403, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })) },
   { name: 'lobby', method: 'PUT', path: '/webinar/lobby', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
   { name: 'avatar delete', method: 'DELETE', path: '/avatar', expect: moderators({ oneToOne: OK }) },
 ];

@@ -30,11 +30,11 @@ describe('effective permissions', () => {
     for (const t of [3, 4, 5]) assert.equal(effectivePermissions({ ...base, participantType: t, attendeePermissions: 1 }), 1);
   });
 
-  it('reads the server default from app config, 246 when empty, clamped to 0..255', () => {
+  it('reads the server default from app config, 246 when empty, clamped to 0..511', () => {
     assert.equal(serverDefaultPermissions(undefined), 246);
     assert.equal(serverDefaultPermissions(''), 246);
     assert.equal(serverDefaultPermissions('126'), 126);
-    assert.equal(serverDefaultPermissions('999'), 255);
+    assert.equal(serverDefaultPermissions('999'), 511);
     assert.equal(serverDefaultPermissions('abc'), 246);
   });
 
@@ -45,7 +45,8 @@ describe('effective permissions', () => {
     assert.equal(isCustom(129), true);
     assert.equal(isCustom(128), false);
     assert.equal(isValidPermissionValue(255), true);
-    assert.equal(isValidPermissionValue(256), false);
+    assert.equal(isValidPermissionValue(512), false);
+    assert.equal(isValidPermissionValue(511), true);
     assert.equal(isValidPermissionValue(-1), false);
   });
 

@@ -46,9 +46,10 @@ for (const dialect of dialects()) {
     });
     after(async () => p.close());
 
-    it('without SIP configured: no sip features, alphanumeric tokens, 412 on webinar/sip', async () => {
+    it('without SIP configured: sip-support only (as Talk), alphanumeric tokens, 412 on webinar/sip', async () => {
       const f = await features(p);
-      for (const name of ['sip-support', 'sip-support-nopin', 'sip-support-dialout']) assert.ok(!f.includes(name), name);
+      assert.ok(f.includes('sip-support'), 'advertised as Talk advertises it');
+      for (const name of ['sip-support-nopin', 'sip-support-dialout']) assert.ok(!f.includes(name), name);
       const r = await createRoom(p, 'alice', 'before sip');
       alphaToken = r.token;
       assert.match(alphaToken, /^[a-z0-9]{8,}$/);

@@ -203,7 +203,7 @@ for (const dialect of dialects()) {
       const before = await stateOf(token);
       expectRefusal(await parley('talk:room:demote', token, 'bob', 'eve'), /eve: Only moderators/);
       expectRefusal(await parley('talk:room:promote', token, 'eve', 'bob'), /bob: Only normal users/);
-      expectRefusal(await parley('talk:room:promote', token, 'alice'), /alice: The owner cannot be promoted/);
+      expectRefusal(await parley('talk:room:promote', token, 'alice'), /alice: Only normal users \(type 3\) and guests \(type 4\) can be promoted/);
       expectRefusal(await parley('talk:room:promote', token, 'eve', 'frank'), /User 'frank' is no participant/);
       expectRefusal(await parley('talk:room:demote', 'nosuchroom', 'bob'), /Room not found/);
       assert.deepEqual(await stateOf(token), before);

@@ -17,7 +17,7 @@ for (const dialect of dialects()) {
 
     const parley = (...args: string[]) => runCli(p.env, args);
     const ok = (r: Run) => assert.equal(r.code, 0, r.stdout + r.stderr);
-    const stored = async (key: string) => (await p.services.appConfig.snapshot()).raw(key);
+    const stored = async (key: string) => (await p.services.appConfig.snapshot()).values.get(key);
 
     before(async () => {
       p = await startParley(dialect);

@@ -27,14 +27,14 @@ export interface ConfigKey {
   secret: boolean;
   boolStyle?: BoolStyle;
   /** Allowed values for enum-like strings. */
-  enum?: string[];
+  enum?: readonly string[];
   min?: number;
   max?: number;
   maxLength?: number;
   /** For json keys: checks the decoded value, returns an error message or null. */
   validateJson?: (value: unknown) => string | null;
   /** Other names that address the same key (Nextcloud's real key names, reference §5). */
-  aliases?: string[];
+  aliases?: readonly string[];
   /** A prefix key (`signaling_token_privkey_*`): any key starting with `key` matches. */
   prefix?: boolean;
   description: string;
@@ -50,7 +50,8 @@ export const SENSITIVE_MASK = '***REMOVED SENSITIVE VALUE***';
 
 type KeyInput = Partial<ConfigKey> & Pick<ConfigKey, 'key' | 'type' | 'description' | 'section'>;
 
-function k(input: KeyInput): ConfigKey {
+/** One key; `const` keeps its name, type and enum as literal types (see AppConfigKey below). */
+function k<const I extends KeyInput>(input: I): ConfigKey & I {
   return {
     default: '',
     hash: false,
@@ -128,7 +129,7 @@ export const CONFIG_SECTIONS: readonly string[] = [
 ];
 export const INTERNAL_SECTION = S.internal;
 
-export const CONFIG_KEYS: readonly ConfigKey[] = [
+export const CONFIG_KEYS = [
   k({ key: 'allowed_groups', type: 'groups', default: '[]', hash: true, ui: true, section: S.access, description: 'group ids allowed to use the service (everyone when empty)' }),
   k({ key: 'sip_bridge_groups', type: 'groups', default: '[]', hash: true, ui: true, section: S.sip, description: 'group ids allowed to enable SIP dial-in in a conversation' }),
   k({ key: 'start_conversations', type: 'groups', default: '[]', hash: true, ui: true, section: S.access, description: 'group ids allowed to create conversations (everyone when empty)' }),
@@ -161,7 +162,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   k({ key: 'session-ping-limit', type: 'int', default: '200', min: 1, max: 100_000, section: S.signaling, description: 'number of sessions the HPB can ping in one request' }),
   k({ key: 'token_entropy', type: 'int', default: '8', min: 8, max: 30, section: S.general, description: 'length of conversation tokens' }),
   k({ key: 'default_group_notification', type: 'int', default: '1', ui: true, min: 1, max: 3, choices: { 1: 'All messages', 2: '@-mentions only', 3: 'Off' }, section: S.general, description: 'default notification level for group conversations: 1 always, 2 mentions, 3 never' }),
-  k({ key: 'default_permissions', type: 'int', default: '246', hash: true, min: 0, max: 255, section: S.general, description: 'default permissions for non-moderators (bit flags)' }),
+  k({ key: 'default_permissions', type: 'int', default: '246', hash: true, min: 0, max: 511, section: S.general, description: 'default permissions for non-moderators (bit flags)' }),
   k({ key: 'recording_consent', type: 'int', default: '0', hash: true, ui: true, min: 0, max: 2, choices: { 0: 'Not required', 1: 'Required', 2: 'Moderators decide per conversation' }, section: S.recording, description: 'recording consent: 0 not needed, 1 required, 2 per conversation' }),
   k({ key: 'grid_videos_limit', type: 'int', default: '19', min: 1, max: 1000, section: S.general, description: 'maximum number of videos shown besides the own video' }),
   k({ key: 'sip_dialin_default', type: 'int', default: '0', min: 0, max: 2, section: S.sip, description: 'default SIP dial-in value for new conversations' }),
@@ -203,7 +204,19 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   k({ key: 'backgrounds_upload_users', type: 'bool', default: '1', boolStyle: '10', section: S.backgrounds, description: 'users may upload custom virtual backgrounds' }),
   k({ key: 'guests_play_sounds', type: 'bool', default: '1', boolStyle: '10', section: S.general, description: 'guests hear join and leave sounds by default' }),
   k({ key: 'password_policy_min_length', type: 'int', default: '10', ui: true, min: 0, max: 1024, section: S.general, description: 'minimum length of conversation passwords (Parley password policy)' }),
-];
+] as const satisfies readonly ConfigKey[];
+
+type KeyDef = (typeof CONFIG_KEYS)[number];
+type PlainKeyDef = Exclude<KeyDef, { prefix: true }>;
+
+/** Every registry key name (not aliases, not prefixed keys): app-config reads take only these. */
+export type AppConfigKey = PlainKeyDef['key'];
+/** A stored name of a prefixed key (`signaling_token_privkey_ES256`). */
+export type PrefixedConfigKey = `${Extract<KeyDef, { prefix: true }>['key']}${string}`;
+/** The keys of one registry type (`int`, `bool`, ...). */
+export type ConfigKeyOfType<T extends ConfigType> = Extract<PlainKeyDef, { type: T }>['key'];
+/** The string a key reads as: its allowed values for enum keys, else any string. */
+export type ConfigStringValue<K extends AppConfigKey> = Extract<PlainKeyDef, { key: K }> extends { enum: readonly (infer E)[] } ? E : string;
 
 const byName = new Map<string, ConfigKey>();
 for (const def of CONFIG_KEYS) {
@@ -225,6 +238,33 @@ export function storedKeyName(name: string, def: ConfigKey): string {
 }
 
 export class ConfigValueError extends Error {}
+
+/** Bounds of structured (JSON) values: server lists nest 3 deep and are a few KB at most. */
+export const MAX_JSON_CONFIG_LENGTH = 65_536;
+export const MAX_JSON_CONFIG_DEPTH = 16;
+
+/**
+ * Parses a structured config value within the bounds, so that no later recursive walk (secret
+ * masking, validation) can overflow the stack on a hostile 10,000-level value: too long or too
+ * deep is a ConfigValueError (400), checked without recursion.
+ */
+export function parseBoundedJson(value: string): unknown {
+  if (value.length > MAX_JSON_CONFIG_LENGTH) throw new ConfigValueError(`is too long (at most ${MAX_JSON_CONFIG_LENGTH} characters)`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ConfigValueError('must be valid JSON');
+  }
+  const stack: Array<[unknown, number]> = [[parsed, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_JSON_CONFIG_DEPTH) throw new ConfigValueError(`nests too deeply (at most ${MAX_JSON_CONFIG_DEPTH} levels)`);
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return parsed;
+}
 
 const BOOL_TRUE = ['yes', '1', 'true', 'on'];
 
@@ -281,15 +321,9 @@ export function normalizeConfigValue(def: ConfigKey, raw: unknown): string {
       return JSON.stringify([...new Set(parsed as string[])]);
     }
     case 'json': {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(value);
-      } catch {
-        throw new ConfigValueError('must be valid JSON');
-      }
+      const parsed = parseBoundedJson(value);
       const problem = def.validateJson?.(parsed);
       if (problem) throw new ConfigValueError(problem);
-      if (value.length > 65536) throw new ConfigValueError('is too long');
       return JSON.stringify(parsed);
     }
   }

@@ -11,7 +11,7 @@ export function jobsCommands(program: Command): void {
   ).action(async (opts: { output: string }) => {
     const format = outputFormat(opts.output);
     const rows = await runCommand(async (services) =>
-      (await jobStates(services)).map(({ job, row }) => ({
+      (await jobStates(services, jobs)).map(({ job, row }) => ({
         name: job.name,
         interval: scaledInterval(job, services.settings.jobIntervalScale),
         lastRun: row?.last_run_at ? row.last_run_at : null,

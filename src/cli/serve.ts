@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ensureAdminAccount, openServices } from '../boot.js';
 import { buildServer } from '../http/server.js';
-import { startJobs } from '../jobs/index.js';
+import { jobs, startJobs } from '../jobs/index.js';
 
 export function serveCommand(program: Command): void {
   program.command('serve').description('start the server (also what `parley` without a command does)').action(serve);
@@ -12,7 +12,7 @@ export async function serve(): Promise<void> {
   const services = await openServices();
   await ensureAdminAccount(services);
   const app = await buildServer(services);
-  const stopJobs = services.settings.jobs ? startJobs(services, app.log) : async () => undefined;
+  const stopJobs = services.settings.jobs ? startJobs(services, jobs, app.log) : async () => undefined;
   const shutdown = async () => {
     await stopJobs();
     await app.close();

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import type { LogEvent } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from 'kysely';
+import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from './direct-reads.js';
 
@@ -76,7 +76,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
   // Several processes may share the file; wait for a writer instead of failing.
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = OFF');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
+  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), log });
   attachDirectReads(kysely, database, stats);
   return {
     kysely,
@@ -87,6 +87,30 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       return kysely.destroy();
     },
   };
+}
+
+/**
+ * SQLite transactions begin IMMEDIATE. A deferred transaction that reads first and writes later
+ * cannot wait for another process's writer: SQLite answers SQLITE_BUSY at once to the upgrade
+ * (the busy timeout is not consulted, to avoid a deadlock), which surfaced as "database is
+ * locked" 500s when a CLI command ran beside a server. Taking the write lock at BEGIN makes
+ * the busy timeout apply, so writers in other processes queue instead of failing; it also makes
+ * every transaction a per-database write lock, which the room-level invariants rely on.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly cfg: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(cfg);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.cfg);
+  }
 }
 
 /** Drops a test schema on PostgreSQL (used by the test harness only). */

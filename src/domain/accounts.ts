@@ -14,7 +14,10 @@ export function userIdProblem(id: string): string | null {
 
 // Matching control characters is the point here (names are shown in clients and logs).
 // eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\x00-\x1f\x7f]/;
+export const CONTROL_CHARS = /[\x00-\x1f\x7f]/;
+/** The same characters, every occurrence (for stripping). */
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARS_ALL = /[\x00-\x1f\x7f]/g;
 
 export function groupIdProblem(id: string): string | null {
   if (id.trim().length === 0) return 'Invalid group name';

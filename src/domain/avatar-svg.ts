@@ -112,3 +112,23 @@ export function nameAvatar(displayName: string, size: number, dark: boolean): Ge
       `<text x="50%" y="350" style="font-weight:normal;font-size:280px;font-family:'Noto Sans';text-anchor:middle;fill:#${hex(fg)}">${letter}</text></svg>`,
   };
 }
+
+/**
+ * An emoji on a colour (Talk's `POST /room/{token}/avatar/emoji`; colour six hex digits, empty
+ * for Talk's neutral grey). The same image serves the light and dark variants, as in Talk.
+ */
+export function emojiAvatar(emoji: string, color: string): GeneratedAvatar {
+  const bg = color === '' ? '#dbdbdb' : `#${color.toLowerCase()}`;
+  const body = `<text x="256" y="256" dy=".35em" text-anchor="middle" font-size="320">${escapeXml(emoji)}</text>`;
+  return { svg: frame(bg, body) };
+}
+
+/**
+ * The stored form of an emoji avatar: the `rooms.avatar` column (`<version>.svg`, the version
+ * a hash of the image so it changes with it) and the `room_avatars` row without ids and time.
+ */
+export function emojiAvatarRow(emoji: string, color: string): { column: string; row: { version: string; content_type: string; data: Buffer } } {
+  const { svg } = emojiAvatar(emoji, color);
+  const version = createHash('sha1').update(svg).digest('hex').slice(0, 16);
+  return { column: `${version}.svg`, row: { version, content_type: 'image/svg+xml', data: Buffer.from(svg) } };
+}

@@ -26,12 +26,17 @@ export const Permission = {
   PUBLISH_VIDEO: 32,
   PUBLISH_SCREEN: 64,
   CHAT: 128,
+  /** Add/remove reactions: Talk 24 (NC 34) splits it from CHAT (talk-reference.md §1.5). */
+  REACT: 256,
 } as const;
 
 /** All bits except CUSTOM. */
 export const PERMISSIONS_MAX_DEFAULT = 254;
-/** All bits. */
-export const PERMISSIONS_MAX_CUSTOM = 255;
+/**
+ * All bits, including REACT: today's Talk clients send up to 511 (talk-reference.md §1.5), so
+ * values up to it are accepted and stored.
+ */
+export const PERMISSIONS_MAX_CUSTOM = 511;
 /** Server fallback when app config default_permissions is empty (254 minus lobby-ignore). */
 export const PERMISSIONS_SERVER_DEFAULT = 246;
 

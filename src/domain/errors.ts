@@ -8,6 +8,8 @@
  * not exist or the caller may not see it.
  */
 
+import { ROOM_NAME_MAX } from './constants.js';
+
 export type ErrorData = Record<string, unknown> | unknown[] | null;
 
 export class ApiError extends Error {
@@ -48,6 +50,9 @@ export const adminRequired = () => new ApiError(403, reason('admin'), 'Logged in
 
 /** 403 with a reason (not a moderator, owner protected, password wrong, ...). */
 export const forbidden = (error: string, message?: string) => new ApiError(403, reason(error, message));
+
+/** 400: a conversation name breaking the rule of domain/room-name.ts (one message everywhere). */
+export const invalidRoomName = (field = 'name') => badRequest(field, `Invalid room name: it must be 1 to ${ROOM_NAME_MAX} characters`);
 
 /** 404 with a reason; conversations always use `notFound('room')` whatever the cause. */
 export const notFound = (error: string, message?: string) => new ApiError(404, reason(error, message));

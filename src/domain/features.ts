@@ -1,10 +1,12 @@
 /**
  * Capability feature names Parley advertises. A name goes into this list only when the
  * feature it gates works end to end (issue 2: "exactly what Parley implements, never more").
- * Each area adds its names here when it lands, in Talk's order (talk-reference.md §2.2).
- * A feature with a condition is advertised only while the condition holds.
+ * Each area adds its names to FEATURES when it lands (one list, read by the capabilities service;
+ * nothing is added at module load). A feature with a condition is advertised only while the
+ * condition holds.
  */
-import type { AppConfigSnapshot } from '../services/app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
+import { dialOutEnabled, sipConfigured } from './sip.js';
 
 export interface FeatureDef {
   name: string;
@@ -14,15 +16,77 @@ export interface FeatureDef {
   when?: (cfg: AppConfigSnapshot) => boolean;
 }
 
-export const FEATURES: FeatureDef[] = [];
+export const FEATURES: readonly FeatureDef[] = Object.freeze([
+  // Conversations (contract "Conversations").
+  { name: 'conversation-v4' },
+  { name: 'empty-group-room' },
+  { name: 'last-room-activity' },
+  { name: 'locked-one-to-one-rooms' },
+  { name: 'start-call-flag' },
+  // GET /room/{token} carries the other user's status of a one-to-one without includeStatus.
+  { name: 'single-conversation-status' },
+  // POST /room and POST /room/{token}/public take a password.
+  { name: 'conversation-creation-password' },
+  // Breakout rooms, while the admin allows them.
+  { name: 'breakout-rooms-v1', when: (cfg) => cfg.bool('breakout_rooms') },
+  // Conversation avatars.
+  { name: 'avatar', local: true },
+  // Conversation settings.
+  { name: 'favorites', local: true },
+  { name: 'notification-levels' },
+  { name: 'read-only-rooms' },
+  { name: 'listable-rooms', local: true },
+  { name: 'webinary-lobby' },
+  { name: 'room-description' },
+  { name: 'notification-calls' },
+  { name: 'conversation-permissions' },
+  { name: 'message-expiration' },
+  // Participants and sessions.
+  { name: 'guest-display-names' },
+  { name: 'multi-room-users' },
+  { name: 'invite-groups-and-mails' },
+  { name: 'circles-support' },
+  { name: 'publishing-permissions' },
+  { name: 'session-state' },
+  // User settings.
+  { name: 'typing-privacy' },
+  // sip-support is advertised always, as Talk does (talk-reference.md §2.2): its endpoints exist
+  // and answer 412/501 until SIP is configured, and `config.call.sip-enabled` tells clients whether
+  // it is. The PIN-less mode and dial-out are advertised only while they work.
+  { name: 'sip-support' },
+  { name: 'sip-support-nopin', when: sipConfigured },
+  { name: 'sip-support-dialout', when: dialOutEnabled },
+  // Chat (talk-chat-calls.md §6), in Talk's order.
+  { name: 'chat-v2' },
+  { name: 'system-messages' },
+  { name: 'mention-flag' },
+  { name: 'chat-read-marker' },
+  { name: 'chat-unread' },
+  { name: 'chat-replies' },
+  { name: 'chat-reference-id' },
+  { name: 'delete-messages' },
+  { name: 'rich-object-delete' },
+  { name: 'silent-send' },
+  { name: 'direct-mention-flag' },
+  { name: 'chat-read-last' },
+  { name: 'clear-history' },
+  { name: 'chat-permission' },
+  { name: 'chat-get-context' },
+  { name: 'delete-messages-unlimited' },
+  { name: 'edit-messages' },
+  { name: 'edit-messages-note-to-self' },
+  { name: 'silent-send-state' },
+  { name: 'markdown-messages' },
+  { name: 'mention-permissions' },
+  { name: 'chat-read-status', local: true },
+  // Reactions (§3.1): permission bit 256 does not exist here, so no `react-permission`.
+  { name: 'reactions' },
+  // Polls (§3.2): no drafts, so no `talk-polls-drafts` / `edit-draft-poll`.
+  { name: 'talk-polls' },
+] satisfies FeatureDef[]);
 
-/** Adds feature definitions (called at module load by each area). Idempotent by name. */
-export function registerFeatures(defs: FeatureDef[]): void {
-  for (const d of defs) if (!FEATURES.some((f) => f.name === d.name)) FEATURES.push(d);
-}
-
-export function activeFeatures(cfg: AppConfigSnapshot): { features: string[]; local: string[] } {
-  const on = FEATURES.filter((f) => !f.when || f.when(cfg));
+export function activeFeatures(cfg: AppConfigSnapshot, features: readonly FeatureDef[] = FEATURES): { features: string[]; local: string[] } {
+  const on = features.filter((f) => !f.when || f.when(cfg));
   return { features: on.map((f) => f.name), local: on.filter((f) => f.local).map((f) => f.name) };
 }
 

@@ -4,7 +4,7 @@
  * sessions count as alive, and the shapes of generated identifiers. No I/O.
  */
 import { randomString } from './passwords.js';
-import { ParticipantType, Permission, RoomType, SESSION_TIMEOUT_KILL } from './constants.js';
+import { ActorType, ParticipantType, Permission, RoomType, SESSION_TIMEOUT_KILL } from './constants.js';
 import { isLoggedInModeratorType, isOneToOneKind } from './permissions.js';
 
 /** Contract limit: session ids are 512-character strings. */
@@ -47,7 +47,7 @@ export type RoleChange = { ok: true; type: number } | { ok: false; status: 400 |
 export function promotion(type: number): RoleChange {
   if (type === ParticipantType.USER) return { ok: true, type: ParticipantType.MODERATOR };
   if (type === ParticipantType.GUEST) return { ok: true, type: ParticipantType.GUEST_MODERATOR };
-  if (type === ParticipantType.OWNER) return { ok: false, status: 403, error: 'owner', message: 'The owner cannot be promoted' };
+  // An owner is already a moderator: Talk's type check answers first (400), before any owner rule.
   return { ok: false, status: 400, error: 'type', message: 'Only normal users (type 3) and guests (type 4) can be promoted' };
 }
 
@@ -104,6 +104,38 @@ export interface MemberCount {
   users: number;
   /** Attendees of type 1 or 2. */
   moderators: number;
+}
+
+type MemberRow = { id: number; actor_type: string; participant_type: number };
+
+/** Counts attendees for the leave rules (groups and teams are not members who can moderate). */
+export function memberCount(attendees: MemberRow[]): MemberCount {
+  let users = 0;
+  let moderators = 0;
+  for (const a of attendees) {
+    if (a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES) continue;
+    const t = a.participant_type;
+    if (t === ParticipantType.OWNER || t === ParticipantType.MODERATOR || t === ParticipantType.USER) users++;
+    if (isLoggedInModeratorType(t)) moderators++;
+  }
+  return { users, moderators };
+}
+
+/**
+ * Contract (DELETE attendees, participants/self, moderators): "no other moderators or owners
+ * would be left". True when the change takes away a logged-in moderator or owner and users
+ * remain, none of them one. `removed` leave the room; `demoted` stay as normal users.
+ */
+export function lastModeratorWouldGo(attendees: MemberRow[], change: { removed?: number[]; demoted?: number[] }): boolean {
+  const removed = new Set(change.removed ?? []);
+  const demoted = new Set(change.demoted ?? []);
+  const touched = attendees.filter((a) => removed.has(a.id) || demoted.has(a.id));
+  if (!touched.some((a) => isLoggedInModeratorType(a.participant_type))) return false;
+  const after = attendees
+    .filter((a) => !removed.has(a.id))
+    .map((a) => (demoted.has(a.id) ? { ...a, participant_type: ParticipantType.USER } : a));
+  const counts = memberCount(after);
+  return counts.users > 0 && counts.moderators === 0;
 }
 
 export type LeaveOutcome = 'last-moderator' | 'delete-room' | 'remove';

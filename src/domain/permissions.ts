@@ -14,18 +14,23 @@ import {
   ActorType,
 } from './constants.js';
 
+/** Owner, moderator and guest moderator: Talk's "has moderator permissions" (SQL `in` lists use it too). */
+export const MODERATOR_TYPES: readonly number[] = Object.freeze([ParticipantType.OWNER, ParticipantType.MODERATOR, ParticipantType.GUEST_MODERATOR]);
+
+/** Owner and moderator, not guest moderator: Talk's "logged-in moderator". */
+export const LOGGED_IN_MODERATOR_TYPES: readonly number[] = Object.freeze([ParticipantType.OWNER, ParticipantType.MODERATOR]);
+
+/** Guest, self-joined user, guest moderator: attendees that exist only while a conversation is public. */
+export const PUBLIC_ONLY_TYPES: readonly number[] = Object.freeze([ParticipantType.GUEST, ParticipantType.USER_SELF_JOINED, ParticipantType.GUEST_MODERATOR]);
+
 /** Owner, moderator or guest moderator (Talk's "has moderator permissions"). */
 export function isModeratorType(participantType: number): boolean {
-  return (
-    participantType === ParticipantType.OWNER ||
-    participantType === ParticipantType.MODERATOR ||
-    participantType === ParticipantType.GUEST_MODERATOR
-  );
+  return MODERATOR_TYPES.includes(participantType);
 }
 
 /** Owner or moderator, but not a guest moderator (Talk's "logged-in moderator"). */
 export function isLoggedInModeratorType(participantType: number): boolean {
-  return participantType === ParticipantType.OWNER || participantType === ParticipantType.MODERATOR;
+  return LOGGED_IN_MODERATOR_TYPES.includes(participantType);
 }
 
 /** Guest or guest moderator. */
@@ -46,7 +51,7 @@ export function withCustomBit(permissions: number): number {
   return permissions === 0 ? 0 : permissions | Permission.CUSTOM;
 }
 
-/** True for a value a client may send as permissions (0..255). */
+/** True for a value a client may send as permissions (0..511, talk-reference.md §1.5). */
 export function isValidPermissionValue(permissions: number): boolean {
   return Number.isInteger(permissions) && permissions >= 0 && permissions <= PERMISSIONS_MAX_CUSTOM;
 }
@@ -57,7 +62,7 @@ export function hasPermission(effective: number, bit: number): boolean {
 
 /**
  * The server default from app config `default_permissions`: its int value when the stored string is
- * non-empty (clamped to 0..255), else 246.
+ * non-empty (clamped to 0..511), else 246.
  */
 export function serverDefaultPermissions(configValue: string | undefined): number {
   const v = (configValue ?? '').trim();

@@ -62,24 +62,33 @@ export function publicToggleProblem(room: RoomFacts): string | null {
   return null;
 }
 
-/** PUT read-only: group and public conversations only (contract), state 0 or 1. */
-export function readOnlyProblem(room: RoomFacts, state: number): string | null {
+/**
+ * PUT read-only: group and public conversations only (400 `type`), and of those only public ones
+ * (`not-public`, the contract's 403 "conversation not public", for API callers: the
+ * operator keeps Talk's rule), state 0 or 1.
+ */
+export function readOnlyProblem(room: RoomFacts, state: number, publicOnly = false): string | null {
   if (!isGroupOrPublic(room.type)) return 'type';
+  if (publicOnly && room.type !== RoomType.PUBLIC) return 'not-public';
   if (!oneOf(state, ReadOnlyState)) return 'value';
   return null;
 }
 
-/** PUT listable: group and public only, not breakout rooms, scope 0, 1 or 2. */
-export function listableProblem(room: RoomFacts, scope: number): string | null {
+/**
+ * PUT listable: group and public only, not breakout rooms, public only (`not-public`, the
+ * contract's 403), scope 0, 1 or 2.
+ */
+export function listableProblem(room: RoomFacts, scope: number, publicOnly = false): string | null {
   if (!isGroupOrPublic(room.type)) return 'type';
   if (isBreakoutChild(room)) return 'breakout-room';
+  if (publicOnly && room.type !== RoomType.PUBLIC) return 'not-public';
   if (!oneOf(scope, ListableScope)) return 'value';
   return null;
 }
 
 /**
  * PUT permissions/{mode}: the mode, then conversations that cannot publish permissions
- * (one-to-one, former one-to-one, note-to-self), then breakout rooms, then the value (0..255).
+ * (one-to-one, former one-to-one, note-to-self), then breakout rooms, then the value (0..511).
  */
 export function permissionsProblem(room: RoomFacts, mode: string, permissions: number): string | null {
   if (!Object.hasOwn(PERMISSION_MODES, mode)) return 'mode';

@@ -4,7 +4,7 @@
  * "dial-out enabled" additionally needs app config `sip_dialout` != `no`.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { AppConfigSnapshot } from '../services/app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { ActorType, SipState } from './constants.js';
 import { isSipCompatibleToken } from './tokens.js';
 import { isGroupOrPublic } from './room-settings.js';

@@ -7,7 +7,9 @@
  * - `POST /settings/user` takes attachment_folder, read_status_privacy, typing_privacy and
  *   play_sounds;
  * - the provisioning endpoint takes calls_start_without_media, blur_virtual_background,
- *   conversations_list_style and chat_style.
+ *   conversations_list_style and chat_style, plus the keys today's Talk web client writes for its
+ *   own use (conversations_sort_order, conversations_group_mode): Parley stores those for the
+ *   client and reads nothing from them, so any short lowercase word is accepted.
  * The contract says the provisioning keys "cannot be set through POST /settings/user", so they
  * are refused there (LATEST Talk accepts three of them; the contract wins).
  */
@@ -18,18 +20,30 @@ export const USER_SETTING_KEYS = ['attachment_folder', 'read_status_privacy', 't
 export type UserSettingKey = (typeof USER_SETTING_KEYS)[number];
 
 /** Keys of the provisioning endpoint (`/config/users/spreed/{configKey}`). */
-export const PROVISIONING_KEYS = ['calls_start_without_media', 'blur_virtual_background', 'conversations_list_style', 'chat_style'] as const;
+export const PROVISIONING_KEYS = [
+  'calls_start_without_media',
+  'blur_virtual_background',
+  'conversations_list_style',
+  'chat_style',
+  'conversations_sort_order',
+  'conversations_group_mode',
+] as const;
 export type ProvisioningKey = (typeof PROVISIONING_KEYS)[number];
 
 /** Longest accepted attachment folder path (characters). */
 export const ATTACHMENT_FOLDER_MAX = 255;
 
 const YES_NO = ['yes', 'no'];
-const PROVISIONING_VALUES: Record<ProvisioningKey, string[]> = {
+/** A value only the client reads: a short lowercase word. */
+const CLIENT_WORD = /^[a-z0-9_-]{1,32}$/;
+/** Allowed values, or a pattern for the keys only the client interprets. */
+const PROVISIONING_VALUES: Record<ProvisioningKey, string[] | RegExp> = {
   calls_start_without_media: YES_NO,
   blur_virtual_background: YES_NO,
   conversations_list_style: ['two-lines', 'compact'],
   chat_style: ['split', 'unified'],
+  conversations_sort_order: CLIENT_WORD,
+  conversations_group_mode: CLIENT_WORD,
 };
 
 export function isUserSettingKey(key: string): key is UserSettingKey {
@@ -89,6 +103,8 @@ export function validateProvisioningSetting(key: string, value?: string): { key:
   }
   if (value === undefined) return { key, value: '' };
   const allowed = PROVISIONING_VALUES[key];
-  if (!allowed.includes(value)) throw badRequest('value', `${key} must be one of: ${allowed.join(', ')}`);
+  if (allowed instanceof RegExp) {
+    if (!allowed.test(value)) throw badRequest('value', `${key} must be a lowercase word of 1 to 32 letters, digits, - or _`);
+  } else if (!allowed.includes(value)) throw badRequest('value', `${key} must be one of: ${allowed.join(', ')}`);
   return { key, value };
 }

@@ -31,12 +31,54 @@ const ERROR_DATA = {
   ],
 };
 
+/** The body Nextcloud answers a request without the OCS-APIRequest header with (not an envelope). */
+const CSRF_BODY = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
+
+type StatusDoc = { description: string; schema?: Json };
+
+/**
+ * Every status the route can answer (contract "Errors" 1: each endpoint lists its statuses):
+ * the ones its definition makes possible, plus the ones it declares (`statuses`).
+ */
+function statusesOf(def: OcsRouteDef<any>, pathNames: string[], hasParams: boolean): Record<string, StatusDoc> {
+  const out: Record<string, StatusDoc> = { '200': { description: 'success' } };
+  if (hasParams) out['400'] = { description: 'invalid input (data.error names the field or the rule broken)' };
+  out['401'] = { description: def.auth === 'public' ? 'wrong credentials, or a guest where only users may' : 'not logged in or wrong credentials (OCS 997)' };
+  if (def.auth === 'admin') out['403'] = { description: 'the account is not an admin' };
+  if (def.talk) out['403'] = { description: 'not allowed (allowed_groups, or the role the operation needs)' };
+  if (pathNames.length) out['404'] = { description: 'not found for the caller (indistinguishable from missing)' };
+  if (def.capability) out['404'] = { description: `${out['404']?.description ?? 'not found'}; the route does not exist while capability ${def.capability} is not advertised` };
+  if (def.csrf !== false) out['412'] = { description: 'CSRF check failed: the OCS-APIRequest header is missing', schema: CSRF_BODY };
+  out['429'] = { description: 'too many failed attempts from this address (brute-force throttle)' };
+  for (const [status, doc] of Object.entries(def.statuses ?? {})) {
+    out[status] = typeof doc === 'string' ? { description: doc } : { description: doc.description, schema: plain(doc.schema) };
+  }
+  return out;
+}
+
+function responseOf(def: OcsRouteDef<any>, status: string, doc: StatusDoc): Json {
+  const ok = Number(status) < 300;
+  if (ok && def.rawContent) {
+    const content = Object.fromEntries(def.rawContent.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]));
+    return { description: `${doc.description} (the raw image, not an OCS envelope)`, content };
+  }
+  if (Number(status) === 304) return { description: doc.description };
+  const data = doc.schema && status !== '412' ? doc.schema : ok ? (plain(def.response) ?? {}) : ERROR_DATA;
+  const schema = status === '412' ? { anyOf: [doc.schema ?? CSRF_BODY, envelope(ERROR_DATA)] } : envelope(data);
+  return { description: doc.description, content: { 'application/json': { schema } } };
+}
+
+/** Fields a client may leave out: optional ones and those with a default. */
+function requiredFields(props: Record<string, Json>, required: Set<string>): Set<string> {
+  return new Set([...required].filter((name) => props[name] && props[name].default === undefined));
+}
+
 function operation(def: OcsRouteDef<any>): Json {
   const pathNames = [...def.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
   const params = plain(def.params as TObject | undefined) as { properties?: Record<string, Json>; required?: string[] } | undefined;
   const props = params?.properties ?? {};
-  const required = new Set(params?.required ?? []);
-  const inBody = def.method === 'POST' || def.method === 'PUT';
+  const required = requiredFields(props, new Set(params?.required ?? []));
+  const inBody = def.method === 'POST' || def.method === 'PUT' || def.method === 'DELETE';
   const parameters: Json[] = [];
   const bodyProps: Record<string, Json> = {};
   for (const name of pathNames) parameters.push({ name, in: 'path', required: true, schema: props[name] ?? { type: 'string' } });
@@ -46,21 +88,28 @@ function operation(def: OcsRouteDef<any>): Json {
     else parameters.push({ name, in: 'query', required: required.has(name), schema });
   }
   parameters.push({ name: 'OCS-APIRequest', in: 'header', required: def.csrf !== false, schema: { type: 'string', enum: ['true'] } });
+  const statuses = statusesOf(def, pathNames, Object.keys(props).length > 0);
   const op: Json = {
     operationId: `${def.method.toLowerCase()}${def.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: def.summary ?? '',
     tags: [/^\/apps\/([^/]+)/.exec(def.path)?.[1] ?? def.path.split('/')[1] ?? 'core'],
     parameters,
-    responses: {
-      '200': { description: 'OCS success (the `data` member is described here)', content: { 'application/json': { schema: envelope(plain(def.response) ?? {}) } } },
-      default: { description: 'OCS failure: the HTTP status (v2) and `data.error`', content: { 'application/json': { schema: envelope(ERROR_DATA) } } },
-    },
+    responses: Object.fromEntries(Object.entries(statuses).map(([status, doc]) => [status, responseOf(def, status, doc)])),
     'x-parley-auth': def.auth,
   };
+  if (def.capability) op['x-parley-capability'] = def.capability;
   if (def.auth !== 'public') op.security = [{ basic: [] }, { loginSession: [] }];
   if (inBody && Object.keys(bodyProps).length) {
+    // Talk reads the same fields from a query string, a form or a JSON body (DELETE included).
     const schema = { type: 'object', properties: bodyProps, required: [...required].filter((r) => r in bodyProps) };
-    op.requestBody = { content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } };
+    op.requestBody = {
+      required: schema.required.length > 0,
+      content: {
+        'application/json': { schema },
+        'application/x-www-form-urlencoded': { schema },
+        ...('file' in bodyProps ? { 'multipart/form-data': { schema } } : {}),
+      },
+    };
   }
   return op;
 }

@@ -7,13 +7,11 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 
 import { ApiError, payloadTooLarge } from '../domain/errors.js';
 import { afterFreshReads } from '../db/database.js';
 import type { Services } from '../services/index.js';
-import { negotiateFormat, renderOcs, versionFromUrl } from './ocs/envelope.js';
+import { negotiateFormat, versionFromUrl } from './ocs/envelope.js';
 import { parsePhpQuery } from './ocs/php-form.js';
-import { sendOcsError, type OcsRouteDef } from './ocs/route.js';
+import { sendOcsError, sendRouteNotFound, type OcsRouteDef } from './ocs/route.js';
 import { routeModules } from './routes/index.js';
 
-const NOT_FOUND_MESSAGE =
-  'Invalid query, please check the syntax. API specifications are here: http://www.freedesktop.org/wiki/Specifications/open-collaboration-services.\n';
 
 export interface BuildOptions {
   /** Log requests (off in tests unless asked). */
@@ -74,8 +72,7 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
       const version = versionFromUrl(request.url);
       const q = request.query as Record<string, unknown> | undefined;
       const format = negotiateFormat(q?.format, undefined, false);
-      const r = renderOcs(version, format, 404, [], NOT_FOUND_MESSAGE, version === 1 ? 998 : 404);
-      return reply.code(r.httpStatus).type(format === 'json' ? 'application/json; charset=utf-8' : 'text/xml; charset=UTF-8').send(r.body);
+      return sendRouteNotFound(reply, version, format);
     }
     return reply.code(404).type('application/json; charset=utf-8').send({ message: 'Not found' });
   });

@@ -3,9 +3,9 @@
  * calls running longer are ended for everyone; calls with nobody left in them end as well. An
  * ended call loses its call permissions (contract state table).
  */
-import { registerJob } from './runner.js';
+import type { JobDef } from './runner.js';
 
-registerJob({
+export const callDurationJob: JobDef = {
   name: 'call-duration',
   intervalSeconds: 60,
   description: 'end calls past max_call_duration and calls nobody is in; reset call permissions',
@@ -13,4 +13,4 @@ registerJob({
     const { overlong, abandoned } = await services.housekeeping.endCalls(now);
     return `${overlong} past the maximum, ${abandoned} abandoned`;
   },
-});
+};

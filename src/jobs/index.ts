@@ -1,14 +1,17 @@
 /**
- * Loads every job module (each calls registerJob). Areas add one import line here; `serve` and
- * the `jobs:*` commands import this file.
+ * Every periodic job, in the order a scheduler tick tries them. Areas add their job here; `serve`
+ * passes this list to startJobs and the `jobs:*` commands read it (nothing registers at load).
  */
-import './stale-sessions.js';
-import './retention.js';
-import './inactivity-lock.js';
-import './lobby-timer.js';
-import './empty-rooms.js';
-import './call-duration.js';
-import './message-expiration.js';
+import type { JobDef } from './runner.js';
+import { staleSessionsJob } from './stale-sessions.js';
+import { retentionJob } from './retention.js';
+import { inactivityLockJob } from './inactivity-lock.js';
+import { lobbyTimerJob } from './lobby-timer.js';
+import { emptyRoomsJob } from './empty-rooms.js';
+import { callDurationJob } from './call-duration.js';
+import { messageExpirationJob } from './message-expiration.js';
 
-export { jobs, registerJob, runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';
+export const jobs: readonly JobDef[] = Object.freeze([staleSessionsJob, retentionJob, inactivityLockJob, lobbyTimerJob, emptyRoomsJob, callDurationJob, messageExpirationJob]);
+
+export { runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';
 export type { JobDef, RunOutcome } from './runner.js';

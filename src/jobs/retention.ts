@@ -3,9 +3,9 @@
  * instant-meeting conversations idle for retention_phone_rooms / retention_event_rooms /
  * retention_instant_meetings days, classified ones for retention_classified_rooms seconds.
  */
-import { registerJob } from './runner.js';
+import type { JobDef } from './runner.js';
 
-registerJob({
+export const retentionJob: JobDef = {
   name: 'retention',
   intervalSeconds: 3600,
   description: 'delete phone, event, instant-meeting and classified conversations past their retention',
@@ -13,4 +13,4 @@ registerJob({
     const deleted = await services.housekeeping.expireObjectRooms(now);
     return Object.entries(deleted).map(([type, n]) => `${n} ${type}`).join(', ') || 'retention disabled';
   },
-});
+};

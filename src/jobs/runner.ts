@@ -19,13 +19,6 @@ export interface JobDef {
   run(services: Services, now: number): Promise<string | void>;
 }
 
-/** The job list; each area adds its jobs (registerJob at module load). */
-export const jobs: JobDef[] = [];
-
-export function registerJob(def: JobDef): void {
-  if (!jobs.some((j) => j.name === def.name)) jobs.push(def);
-}
-
 /** Identifies this process in job_runs.last_owner. */
 const PROCESS_ID = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
@@ -70,16 +63,16 @@ export async function runJobIfDue(services: Services, job: JobDef, force = false
   return outcome;
 }
 
-export async function jobStates(services: Services): Promise<Array<{ job: JobDef; row?: JobRunRow }>> {
+export async function jobStates(services: Services, jobs: readonly JobDef[]): Promise<Array<{ job: JobDef; row?: JobRunRow }>> {
   const rows = await new JobRunsRepository(services.db.kysely).all();
   return jobs.map((job) => ({ job, row: rows.find((r) => r.name === job.name) }));
 }
 
 /**
- * Starts the scheduler: every `tickMs` each due job is tried (the database decides who runs it).
- * Returns a function that stops it.
+ * Starts the scheduler over `jobs` (jobs/index.ts): every `tickMs` each due job is tried (the
+ * database decides who runs it). Returns a function that stops it.
  */
-export function startJobs(services: Services, log: FastifyBaseLogger, tickMs = 1000): () => Promise<void> {
+export function startJobs(services: Services, jobs: readonly JobDef[], log: FastifyBaseLogger, tickMs = 1000): () => Promise<void> {
   let current: Promise<void> | undefined;
   let stopped = false;
   const tick = async () => {

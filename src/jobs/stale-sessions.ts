@@ -4,11 +4,11 @@
  * end, and cookie sessions unused for a week are forgotten. Every step is idempotent, so a run
  * that overlaps another process's is harmless.
  */
-import { registerJob } from './runner.js';
+import type { JobDef } from './runner.js';
 
 const COOKIE_SESSION_MAX_AGE = 7 * 24 * 3600;
 
-registerJob({
+export const staleSessionsJob: JobDef = {
   name: 'stale-sessions',
   intervalSeconds: 30,
   description: 'remove sessions without a ping for 100 s and forget unused cookie sessions',
@@ -17,4 +17,4 @@ registerJob({
     const cookies = await services.clientSessions.prune(now, COOKIE_SESSION_MAX_AGE);
     return `${sessions} session(s), ${cookies} cookie session(s)`;
   },
-});
+};

@@ -53,7 +53,7 @@ export const ConversationSchema = Type.Object(
     callPermissions: Int(),
     defaultPermissions: Int(),
     canEnableSIP: Bool(),
-    attendeePin: NullableStr,
+    attendeePin: Str(),
     description: Str(),
     lastCommonReadMessage: Int(),
     listable: Int('0 participants only, 1 regular users, 2 everyone'),
@@ -69,6 +69,14 @@ export const ConversationSchema = Type.Object(
     isImportant: Bool(),
     isSensitive: Bool(),
     liveTranscriptionLanguageId: Str(),
+    // Required by Talk's current OpenAPI (clients generated from it reject records without them).
+    // Their features (pinned and scheduled messages, tags, presets) are not advertised; the
+    // values are true for Parley: nothing pinned, nothing scheduled, no tags, no preset.
+    lastPinnedId: Int('id of the last pinned message, 0 = none (feature pinned-messages, not advertised)'),
+    hiddenPinnedId: Int('pinned message the user hid, 0 = none'),
+    hasScheduledMessages: Int('1 when the user has scheduled messages here (feature scheduled-messages, not advertised)'),
+    tagIds: Type.Array(Type.String(), { description: "ids of the user's conversation tags" }),
+    attributes: Int('conversation preset bits, 0 = none (feature conversation-presets, not advertised)'),
     lastMessage: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown())])),
     status: Type.Optional(Str('one-to-one with includeStatus: the other user status')),
     statusIcon: Type.Optional(NullableStr),

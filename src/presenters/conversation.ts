@@ -3,21 +3,16 @@
  * computed as talk-behaviour.md §5 describes: the participant view, the two non-participant
  * views (listable / restricted) and the lobby effect.
  *
- * `ConversationPresenter.present` formats any number of conversations with a constant number of
- * queries: everything a record needs beyond its room/attendee/session rows (other users' display
- * names, group membership, expired lobby timers, lazily generated PINs, user statuses) is loaded
- * or written once per call, in batches. `formatConversation` itself is pure.
+ * Pure: `formatConversation` maps loaded rows plus a FormatEnv to the record. Loading what a record
+ * needs beyond its rows (other users' names, group membership, statuses) and the lazy repairs
+ * (expired lobby timers, default names, PINs) happen in services/conversation-view.ts.
  */
 import { createHash } from 'node:crypto';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import type { AttendeesRepository } from '../db/repositories/attendees.js';
-import type { RoomRow, RoomsRepository } from '../db/repositories/rooms.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
-import type { UsersRepository } from '../db/repositories/users.js';
 import {
   ActorType,
-  GUEST_APP_GROUP,
-  ListableScope,
   NotificationLevel,
   ParticipantType,
   RoomType,
@@ -32,18 +27,20 @@ import {
   isLoggedInModeratorType,
   isOneToOneKind,
   permissionsIn,
-  serverDefaultPermissions,
 } from '../domain/permissions.js';
-import { defaultRoomName, isGroupOrPublic } from '../domain/room-settings.js';
-import { isSipCompatibleToken, newAttendeePin } from '../domain/tokens.js';
-import type { AppConfigSnapshot } from '../services/app-config.js';
+import { isGroupOrPublic } from '../domain/room-settings.js';
+import { isSipCompatibleToken } from '../domain/tokens.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
-import { actorGetsPin, needsAttendeePin, roomUsesPins, sipConfigured } from '../domain/sip.js';
-import { recordingAvailable } from '../domain/features.js';
-import type { RequestContext } from '../services/request-context.js';
-import { nowSeconds } from '../domain/time.js';
-import type { RoomChatState } from '../services/chat-api.js';
+import { actorGetsPin, roomUsesPins } from '../domain/sip.js';
+import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { formatChatMessage } from './chat-message.js';
+
+/** A room's chat as its conversation record shows it (loaded by the chat service). */
+export interface RoomChatState {
+  unread: number;
+  lastMessage?: ChatMessageRead;
+}
 
 /** One conversation as seen by the caller. */
 export interface ConversationView {
@@ -82,9 +79,6 @@ export interface UserStatus {
   /** The last second at which this status still reads the same (no database change needed). */
   stableUntil?: number;
 }
-
-/** Loads the statuses of several users in one query (installed by the user-status area). */
-export type UserStatusLoader = (userIds: string[]) => Promise<Map<string, UserStatus>>;
 
 /** The record (API v4): the shape `ConversationSchema` describes (one definition of the fields). */
 export type ConversationRecord = ConversationRecordShape;
@@ -260,6 +254,11 @@ function defaults(room: RoomRow, env: FormatEnv): ConversationRecord {
     isImportant: false,
     isSensitive: false,
     liveTranscriptionLanguageId: '',
+    lastPinnedId: 0,
+    hiddenPinnedId: 0,
+    hasScheduledMessages: 0,
+    tagIds: [],
+    attributes: 0,
     ...(env.includeLastMessage ? { lastMessage: [] } : {}),
   };
 }
@@ -285,7 +284,7 @@ function roomFields(r: ConversationRecord, room: RoomRow): void {
  * Formats one conversation for the caller (pure). `listableForCaller`: the room is listed for
  * this caller (scope 2, or scope 1 for a non-guest-app user).
  */
-function formatConversation(view: ConversationView, env: FormatEnv, listableForCaller: boolean): ConversationRecord {
+export function formatConversation(view: ConversationView, env: FormatEnv, listableForCaller: boolean): ConversationRecord {
   const { room, attendee, session } = view;
   const r = defaults(room, env);
   const { cfg } = env;
@@ -331,11 +330,8 @@ function formatConversation(view: ConversationView, env: FormatEnv, listableForC
 
   r.sipEnabled = env.sipConfigured ? room.sip_enabled : 0;
   if (roomUsesPins(env.sipConfigured, room)) {
-    if (actorGetsPin(attendee.actor_type)) {
-      r.attendeePin = attendee.pin ?? env.newPins.get(attendee.id) ?? '';
-    } else {
-      r.attendeePin = null;
-    }
+    // Contract type column: a string, never null (Talk sends null to actors without a PIN).
+    r.attendeePin = actorGetsPin(attendee.actor_type) ? (attendee.pin ?? env.newPins.get(attendee.id) ?? '') : '';
   }
 
   const isUser = attendee.actor_type === ActorType.USERS;
@@ -397,116 +393,8 @@ function formatConversation(view: ConversationView, env: FormatEnv, listableForC
   return r;
 }
 
-/** Repositories the presenter batch-loads from. */
-export interface PresenterDeps {
-  users: UsersRepository;
-  rooms: RoomsRepository;
-  attendees: AttendeesRepository;
-}
-
-export class ConversationPresenter {
-  /** Installed by the user-status area; until then one-to-one records carry no status. */
-  userStatusLoader?: UserStatusLoader;
-
-  constructor(private readonly deps: PresenterDeps) {}
-
-  /** Formats one conversation (see `present`). */
-  async presentOne(ctx: RequestContext, view: ConversationView, opts: PresentOptions = {}): Promise<ConversationRecord> {
-    return (await this.present(ctx, [view], opts))[0];
-  }
-
-  /**
-   * Formats conversations for the caller with a constant number of queries: at most one each for
-   * expired lobby timers, other users' display names, the caller's groups, new PINs and statuses.
-   */
-  async present(ctx: RequestContext, views: ConversationView[], opts: PresentOptions = {}): Promise<ConversationRecord[]> {
-    const cfg = await ctx.config();
-    const now = nowSeconds();
-    const userId = ctx.userId;
-    const sip = sipConfigured(cfg);
-
-    // Lobby timers are applied lazily on read (talk-behaviour.md §11): lift and save expired ones.
-    const expired = views.filter((v) => v.room.lobby_timer > 0 && v.room.lobby_timer < now);
-    if (expired.length) {
-      await this.deps.rooms.liftExpiredLobbies([...new Set(expired.map((v) => v.room.id))], now);
-      for (const v of expired) v.room = { ...v.room, lobby_state: 0, lobby_timer: 0, last_activity: now };
-    }
-
-    // A group or public conversation without a name gets one from its users, saved (talk-behaviour.md
-    // §4 "Default names"). Parley's own paths never leave a name empty; imported rows may.
-    const nameless = views.filter((v) => v.room.name === '' && isGroupOrPublic(v.room.type));
-    if (nameless.length) {
-      const users = await this.deps.attendees.userDisplayNames([...new Set(nameless.map((v) => v.room.id))]);
-      const names = new Map<number, string>();
-      for (const v of nameless) {
-        const name = defaultRoomName(users.get(v.room.id) ?? []);
-        if (name !== '') names.set(v.room.id, name);
-      }
-      await this.deps.rooms.setNamesIfEmpty(names);
-      for (const v of nameless) if (names.has(v.room.id)) v.room = { ...v.room, name: names.get(v.room.id)! };
-    }
-
-    const otherIds = new Set<string>();
-    for (const v of views) {
-      if (!isOneToOneKind(v.room.type)) continue;
-      const other = otherUserId(v.room, userId);
-      if (other !== undefined) otherIds.add(other);
-    }
-    const userNames = new Map<string, string>();
-    if (otherIds.size) {
-      for (const u of await this.deps.users.existing([...otherIds])) userNames.set(u.id, u.display_name);
-    }
-
-    const newPins = new Map<number, string>();
-    if (sip) {
-      for (const v of views) {
-        const a = v.attendee;
-        if (a && needsAttendeePin(true, v.room, a)) {
-          newPins.set(a.id, newAttendeePin());
-        }
-      }
-      if (newPins.size) await this.deps.attendees.setPins(newPins, now);
-    }
-
-    const anyParticipant = views.some((v) => v.attendee);
-    const publicReaders = views.filter((v) => v.attendee && v.attendee.read_privacy === 0).map((v) => v.room.id);
-    const commonRead = publicReaders.length ? await this.deps.attendees.commonReadMessages([...new Set(publicReaders)]) : new Map<number, number>();
-    const inStartCallsGroups = anyParticipant ? await ctx.inGroupList(cfg.list('start_calls_groups')) : false;
-    // Only a logged-in caller can enable SIP; the SIP bridge sees attendees' records with false.
-    const inSipBridgeGroups = anyParticipant && sip && ctx.user !== undefined ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
-    const listableScopes = views.some((v) => !v.attendee) ? await listableScopesFor(ctx) : [];
-
-    let statuses: ReadonlyMap<string, UserStatus> = new Map();
-    const includeStatus = opts.includeStatus === true;
-    if (includeStatus && this.userStatusLoader && otherIds.size) statuses = await this.userStatusLoader([...otherIds]);
-
-    const env: FormatEnv = {
-      now,
-      userId,
-      cfg,
-      sipConfigured: sip,
-      userNames,
-      inStartCallsGroups,
-      inSipBridgeGroups,
-      statuses,
-      newPins,
-      commonRead,
-      includeStatus,
-      includeLastMessage: opts.includeLastMessage !== false,
-      chat: opts.chat,
-      serverDefault: serverDefaultPermissions(cfg.raw('default_permissions')),
-      recordingAvailable: recordingAvailable(cfg),
-      startCalls: cfg.int('start_calls'),
-      startCallsGroups: cfg.list('start_calls_groups'),
-      deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
-    };
-    if (opts.validity) opts.validity.until = stableUntil(views, statuses, now);
-    return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
-  }
-}
-
 /** See PresentOptions.validity: the earliest moment one of these records changes by itself. */
-function stableUntil(views: ConversationView[], statuses: ReadonlyMap<string, UserStatus>, now: number): number {
+export function stableUntil(views: ConversationView[], statuses: ReadonlyMap<string, UserStatus>, now: number): number {
   let until = Infinity;
   for (const v of views) {
     // A timer expires once `lobby_timer < now`; a session is pinged or dies after a timeout.
@@ -517,14 +405,4 @@ function stableUntil(views: ConversationView[], statuses: ReadonlyMap<string, Us
   }
   for (const st of statuses.values()) until = Math.min(until, st.stableUntil ?? now);
   return until;
-}
-
-/**
- * The listable scopes under which a room is listed for the caller: none for anonymous callers,
- * scope 2 for everyone logged in, scope 1 too unless the user is a guest-app account.
- */
-export async function listableScopesFor(ctx: RequestContext): Promise<number[]> {
-  if (!ctx.user) return [];
-  const groups = await ctx.groups();
-  return groups.includes(GUEST_APP_GROUP) ? [ListableScope.ALL] : [ListableScope.USERS, ListableScope.ALL];
 }

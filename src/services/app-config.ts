@@ -6,7 +6,6 @@ import {
   CONFIG_KEYS,
   ConfigValueError,
   findConfigKey,
-  isTrueValue,
   maskConfigValue,
   normalizeConfigValue,
   restoreMaskedSecrets,
@@ -14,6 +13,7 @@ import {
   storedKeyName,
   type ConfigKey,
 } from '../app-config/registry.js';
+import { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { AppConfigRepository } from '../db/repositories/app-config.js';
 import type { GroupsRepository } from '../db/repositories/groups.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
@@ -23,66 +23,6 @@ import { badRequest, forbidden, notFound } from '../domain/errors.js';
  * id it will not touch; Parley only has Talk's (`spreed`).
  */
 export const APP_IDS: readonly string[] = ['spreed'];
-
-/** An immutable view of all app config values at one moment. */
-export class AppConfigSnapshot {
-  constructor(
-    readonly values: ReadonlyMap<string, string>,
-    readonly generation: number,
-  ) {}
-
-  /** Stored value, or the registry default. */
-  get(key: string): string {
-    const v = this.values.get(key);
-    if (v !== undefined) return v;
-    const def = findConfigKey(key);
-    return def ? def.default : '';
-  }
-
-  /** Stored string only when set (no default). */
-  raw(key: string): string | undefined {
-    return this.values.get(key);
-  }
-
-  int(key: string): number {
-    const v = this.get(key).trim();
-    const n = /^-?\d+$/.test(v) ? Number(v) : NaN;
-    if (Number.isNaN(n)) {
-      const d = findConfigKey(key)?.default ?? '0';
-      return Number(d) || 0;
-    }
-    return n;
-  }
-
-  bool(key: string): boolean {
-    return isTrueValue(this.get(key));
-  }
-
-  /** A JSON list of strings (group lists are read on every Talk request: parsed once per snapshot). */
-  list(key: string): string[] {
-    let parsed = this.lists.get(key);
-    if (parsed === undefined) {
-      try {
-        const value: unknown = JSON.parse(this.get(key) || '[]');
-        parsed = Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : [];
-      } catch {
-        parsed = [];
-      }
-      this.lists.set(key, parsed);
-    }
-    return [...parsed];
-  }
-
-  private readonly lists = new Map<string, string[]>();
-
-  json<T = unknown>(key: string, fallback: T): T {
-    try {
-      return JSON.parse(this.get(key)) as T;
-    } catch {
-      return fallback;
-    }
-  }
-}
 
 export interface ConfigEntry {
   key: string;
@@ -136,7 +76,7 @@ export class AppConfigService {
       value = normalizeConfigValue(def, raw);
       // A masked secret sent back (read, edited, saved) keeps the stored secret.
       if (def.secret && value.includes(SENSITIVE_MASK)) {
-        value = restoreMaskedSecrets(def, value, (await this.snapshot()).raw(storedKeyName(name, def)));
+        value = restoreMaskedSecrets(def, value, (await this.snapshot()).values.get(storedKeyName(name, def)));
       }
     } catch (e) {
       if (e instanceof ConfigValueError) throw badRequest('value', `${def.key} ${e.message}`);
@@ -160,11 +100,17 @@ export class AppConfigService {
     this.cached = undefined;
   }
 
+  /** Stores generated values for keys that have none yet; a value another process stored first wins. */
+  async setMissing(values: Array<{ key: string; value: string }>): Promise<void> {
+    await this.repo.insertMissing(values);
+    this.cached = undefined;
+  }
+
   /** Removes a stored value (the registry default applies again); returns whether one was stored. */
   async delete(name: string): Promise<boolean> {
     const def = this.definition(name);
     const key = storedKeyName(name, def);
-    const existed = (await this.snapshot()).raw(key) !== undefined;
+    const existed = (await this.snapshot()).values.has(key);
     await this.repo.write([{ key, value: undefined }]);
     this.cached = undefined;
     return existed;
@@ -192,7 +138,7 @@ export class AppConfigService {
     const def = this.definition(name);
     const snap = await this.snapshot();
     const key = storedKeyName(name, def);
-    const stored = snap.raw(key);
+    const stored = snap.values.get(key);
     if (stored === undefined && onlyStored) throw notFound('key', `${key} is not set`);
     return { key, value: maskConfigValue(def, stored ?? def.default), isDefault: stored === undefined, def };
   }
@@ -208,7 +154,7 @@ export class AppConfigService {
         }
         continue;
       }
-      const stored = snap.raw(def.key);
+      const stored = snap.values.get(def.key);
       out.push({ key: def.key, value: maskConfigValue(def, stored ?? def.default), isDefault: stored === undefined, def });
     }
     return out;

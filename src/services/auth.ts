@@ -37,7 +37,8 @@ export function parseBasic(header: string): { login: string; password: string } 
   if (!m) return null;
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const i = decoded.indexOf(':');
-  if (i <= 0) return null;
+  // A NUL byte cannot be part of a login (PostgreSQL refuses it in text): malformed.
+  if (i <= 0 || decoded.includes('\0')) return null;
   return { login: decoded.slice(0, i), password: decoded.slice(i + 1) };
 }
 
@@ -60,6 +61,13 @@ export class AuthService {
    * disabled users, 429 when the client address is past the failed-login cap.
    */
   async authenticate(header: string, ip: string): Promise<AuthenticatedUser> {
+    const creds = parseBasic(header);
+    if (!creds) await this.fail(ip);
+    const { login, password } = creds!;
+    // The cap comes before any credential is honoured: a capped address must not learn from a
+    // 200 that a cached or app password is right (README "Security", docs/security.md).
+    await this.bruteForce.assertBelowCap(ip, 'login');
+
     const now = Date.now();
     const key = sha256Hex(header);
     const hit = this.cache.get(key);
@@ -69,14 +77,8 @@ export class AuthService {
       this.cache.delete(key);
     }
 
-    const creds = parseBasic(header);
-    if (!creds) {
-      await this.fail(ip);
-    }
-    const { login, password } = creds!;
-
-    // App passwords are 72 random characters: a direct hash lookup, no throttle delay needed
-    // for the happy path, but failures still count.
+    // App passwords are 72 random characters: a direct hash lookup (nothing to guess within
+    // any number of attempts), so no delay on the happy path; a disabled one counts as a failure.
     if (password.length === 72) {
       const ap = await this.directory.appPasswords.findLogin(sha256Hex(password));
       if (ap && ap.userId === login) {
@@ -89,18 +91,18 @@ export class AuthService {
       }
     }
 
-    await this.bruteForce.throttle(ip, 'login');
-    const user = await this.directory.users.find(login);
-    if (!user || !user.enabled || !(await verifyPassword(user.password_hash, password))) {
-      await this.fail(ip);
-    }
-    await this.bruteForce.reset(ip, 'login');
-    await this.recordLogin(user!);
+    let user: UserRow | undefined;
+    const ok = await this.bruteForce.guard(ip, 'login', async () => {
+      user = await this.directory.users.find(login);
+      return user !== undefined && Boolean(user.enabled) && (await verifyPassword(user.password_hash, password));
+    });
+    if (!ok || !user) throw notLoggedIn();
+    await this.recordLogin(user);
     if (this.cacheSeconds > 0) {
       if (this.cache.size >= MAX_CACHE) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(key, { userId: user!.id, passwordHash: user!.password_hash, expires: now + this.cacheSeconds * 1000 });
+      this.cache.set(key, { userId: user.id, passwordHash: user.password_hash, expires: now + this.cacheSeconds * 1000 });
     }
-    return { user: user! };
+    return { user };
   }
 
   private async recordLogin(user: UserRow): Promise<void> {
@@ -110,8 +112,9 @@ export class AuthService {
     user.last_login = now;
   }
 
+  /** A failure without a password check (malformed header, disabled app password). */
   private async fail(ip: string): Promise<never> {
-    await this.bruteForce.recordFailure(ip, 'login');
+    await this.bruteForce.failure(ip, 'login');
     throw notLoggedIn();
   }
 

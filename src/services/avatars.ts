@@ -7,16 +7,17 @@
  * avatarVersion (computed by the presenter) change whenever the image does.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/database.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
-import { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
-import { iconAvatar, initialsAvatar } from '../domain/avatar-svg.js';
+import type { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
+import { emojiAvatarRow, iconAvatar, initialsAvatar } from '../domain/avatar-svg.js';
+import { AVATAR_COLOR, isSingleEmoji } from '../domain/create-options.js';
 import { RoomType } from '../domain/constants.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { inspectImage, type ImageInfo } from '../domain/images.js';
 import { isOneToOneKind } from '../domain/permissions.js';
 import { randomString } from '../domain/passwords.js';
-import { listableScopesFor, otherUserId } from '../presenters/conversation.js';
+import { otherUserId } from '../presenters/conversation.js';
+import { listableScopesFor } from './request-context.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
@@ -54,15 +55,11 @@ export interface AvatarImage {
 }
 
 export class AvatarService {
-  private readonly repo: RoomAvatarsRepository;
-
   constructor(
-    db: Db,
+    private readonly repo: RoomAvatarsRepository,
     private readonly rooms: RoomsService,
     private readonly directory: DirectoryService,
-  ) {
-    this.repo = new RoomAvatarsRepository(db.kysely);
-  }
+  ) {}
 
   /** Deleted conversations take their avatars with them (subscribed to `rooms.deleted`). */
   async forgetRooms(rooms: RoomRow[]): Promise<void> {
@@ -82,6 +79,22 @@ export class AvatarService {
     const now = Math.max(nowSeconds(), found.room.last_activity);
     await this.repo.save(found.room.id, { version, content_type: info.contentType, data, updated_at: now }, avatar);
     return { ...found, room: { ...found.room, avatar, last_activity: now } };
+  }
+
+  /**
+   * POST avatar/emoji (Talk's current clients): moderators (guest moderators too); one emoji on
+   * a colour of six hex digits ('' for Talk's neutral grey). 400 `type` (one-to-one), `emoji`,
+   * `color`.
+   */
+  async setEmoji(ctx: RequestContext, token: unknown, emoji: string, color: string): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token);
+    if (isOneToOneKind(found.room.type)) throw badRequest('type', 'One-to-one conversations cannot have an avatar');
+    if (!isSingleEmoji(emoji)) throw badRequest('emoji', 'emoji must be exactly one emoji');
+    if (color !== '' && !AVATAR_COLOR.test(color)) throw badRequest('color', 'color must be six hex digits, e.g. ff8800');
+    const { column, row } = emojiAvatarRow(emoji, color);
+    const now = Math.max(nowSeconds(), found.room.last_activity);
+    await this.repo.save(found.room.id, { ...row, updated_at: now }, column);
+    return { ...found, room: { ...found.room, avatar: column, last_activity: now } };
   }
 
   /** DELETE avatar: moderators (guest moderators too); back to the generated image. */

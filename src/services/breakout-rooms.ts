@@ -7,9 +7,8 @@
  * conversations (objectType `room`, objectId = parent token) created through RoomsService's
  * repositories; membership changes reuse the participants repository.
  */
-import type { Db } from '../db/database.js';
 import type { AttendeeRow, NewAttendee } from '../db/repositories/attendees.js';
-import { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import {
   BREAKOUT_OBJECT_TYPE,
@@ -36,14 +35,10 @@ export interface ConfigureInput {
 }
 
 export class BreakoutRoomsService {
-  private readonly members: ParticipantsRepository;
-
   constructor(
-    db: Db,
+    private readonly members: ParticipantsRepository,
     private readonly rooms: RoomsService,
-  ) {
-    this.members = new ParticipantsRepository(db.kysely);
-  }
+  ) {}
 
   private children(parent: RoomRow): Promise<RoomRow[]> {
     return this.rooms.repos.rooms.childrenOf(parent.token);

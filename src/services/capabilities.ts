@@ -9,10 +9,10 @@
  */
 import { CHAT_MAX_LENGTH } from '../domain/chat.js';
 import { BoundedMap } from '../domain/bounded-map.js';
-import { FEATURES, activeFeatures, recordingAvailable } from '../domain/features.js';
+import { activeFeatures, recordingAvailable } from '../domain/features.js';
 import { sipConfigured } from '../domain/sip.js';
 import { SERVER_VERSION, TALK_VERSION } from '../domain/version.js';
-import type { AppConfigSnapshot } from './app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { effectivePreferences, type PreferencesService } from './preferences.js';
 import type { RequestContext } from './request-context.js';
 
@@ -59,7 +59,7 @@ const NOTIFICATION_ENDPOINTS = ['list', 'get', 'delete', 'delete-all', 'icons', 
 
 export class CapabilitiesService {
   /**
-   * Documents by key. The key holds the config generation, the registered features and the
+   * Documents by key. The key holds the config generation and the
    * caller's inputs (preferences, group rules), all re-read on every request, so a cached
    * document is never stale, in any process; it only saves rebuilding (and, in routes/core.ts,
    * re-rendering) the same document.
@@ -73,7 +73,7 @@ export class CapabilitiesService {
     const cfg = await ctx.config();
     // A user outside `allowed_groups` gets no spreed key at all (null inputs).
     const inputs = (await ctx.canUseTalk()) ? await this.inputs(ctx, cfg) : null;
-    const key = `${cfg.generation}#${FEATURES.length}#${JSON.stringify(inputs)}`;
+    const key = `${cfg.generation}#${JSON.stringify(inputs)}`;
     let document = this.cache.get(key);
     if (document === undefined) {
       // Shared by every caller with the same key: frozen, so a change to it fails loudly.

@@ -29,6 +29,7 @@ import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge
 import { hasPermission, heldInLobby, isLoggedInModeratorType, isModeratorType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import type { MessageEnv } from '../presenters/chat-message.js';
+import type { RoomChatState } from '../presenters/conversation.js';
 import { CHAT_CHANNEL, type ChatActor, type ChatService } from './chat.js';
 import type { ChatMentions } from './chat-mentions.js';
 import type { CallerRoom, RoomsService } from './rooms.js';
@@ -53,11 +54,8 @@ export interface MessagePage {
   notModified: boolean;
 }
 
-/** A room's chat as its conversation record shows it. */
-export interface RoomChatState {
-  unread: number;
-  lastMessage?: ChatMessageRead;
-}
+/** A room's chat as its conversation record shows it (the presenter owns the shape). */
+export type { RoomChatState } from '../presenters/conversation.js';
 
 export interface ReceiveInput {
   lookIntoFuture: boolean;

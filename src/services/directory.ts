@@ -4,11 +4,11 @@
  * added to or removed from a group, credentials changed) are announced on the event bus.
  */
 import type { EventBus } from '../events/bus.js';
-import type { Db } from '../db/database.js';
-import { UsersRepository, type UserRow } from '../db/repositories/users.js';
-import { GroupsRepository, type GroupRow } from '../db/repositories/groups.js';
-import { AppPasswordsRepository } from '../db/repositories/app-passwords.js';
-import { notFound, ocsFailure } from '../domain/errors.js';
+import type { Repositories } from '../db/repositories/index.js';
+import type { UsersRepository, UserRow } from '../db/repositories/users.js';
+import type { GroupsRepository, GroupRow } from '../db/repositories/groups.js';
+import type { AppPasswordsRepository } from '../db/repositories/app-passwords.js';
+import { notFound, ocsFailure, ocsNotFound } from '../domain/errors.js';
 import { displayNameProblem, emailProblem, groupIdProblem, passwordProblem, userIdProblem } from '../domain/accounts.js';
 import { hashPassword } from '../domain/passwords.js';
 import { nowSeconds } from '../domain/time.js';
@@ -28,12 +28,12 @@ export class DirectoryService {
   readonly groups: GroupsRepository;
   readonly appPasswords: AppPasswordsRepository;
   constructor(
-    db: Db,
+    repos: Pick<Repositories, 'users' | 'groups' | 'appPasswords'>,
     private readonly events: EventBus,
   ) {
-    this.users = new UsersRepository(db.kysely);
-    this.groups = new GroupsRepository(db.kysely);
-    this.appPasswords = new AppPasswordsRepository(db.kysely);
+    this.users = repos.users;
+    this.groups = repos.groups;
+    this.appPasswords = repos.appPasswords;
   }
 
   getUser(id: string): Promise<UserRow | undefined> {
@@ -179,6 +179,18 @@ export class DirectoryService {
       throw ocsFailure(102, 'groupid', 'group exists');
     }
     return row;
+  }
+
+  /**
+   * Nextcloud's `PUT /cloud/groups/{groupid}` with `key=displayname`: renames the group; its
+   * attendees in conversations show the new name. 404 (998) unknown group, 101 bad key or name.
+   */
+  async updateGroup(id: string, key: string, value: string): Promise<void> {
+    if (!(await this.groups.find(id))) throw ocsNotFound('groupid', 'group does not exist');
+    if (key !== 'displayname') throw ocsFailure(101, 'key', 'Only key "displayname" can be changed');
+    const problem = value.trim() === '' ? 'The display name must not be empty' : displayNameProblem(value);
+    if (problem) throw ocsFailure(101, 'displayname', problem);
+    await this.groups.rename(id, value);
   }
 
   async deleteGroup(id: string): Promise<void> {

@@ -3,10 +3,9 @@
  * talk-behaviour.md §10, §11). Each method is one idempotent step that reads the app config
  * afresh, so a second process running the same step right after changes nothing more.
  */
-import type { Db } from '../db/database.js';
-import { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
-import { HousekeepingRepository } from '../db/repositories/housekeeping.js';
-import { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { HousekeepingRepository } from '../db/repositories/housekeeping.js';
+import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { SESSION_TIMEOUT } from '../domain/constants.js';
 import type { AppConfigService } from './app-config.js';
@@ -30,20 +29,13 @@ function eventEnded(room: RoomRow, cutoff: number): boolean {
 }
 
 export class HousekeepingService {
-  private readonly repo: HousekeepingRepository;
-  private readonly members: ParticipantsRepository;
-
-  private readonly messages: ChatMessagesRepository;
-
   constructor(
-    db: Db,
+    private readonly repo: HousekeepingRepository,
+    private readonly members: ParticipantsRepository,
     private readonly rooms: RoomsService,
     private readonly appConfig: AppConfigService,
-  ) {
-    this.repo = new HousekeepingRepository(db.kysely);
-    this.members = new ParticipantsRepository(db.kysely);
-    this.messages = new ChatMessagesRepository(db.kysely);
-  }
+    private readonly messages: ChatMessagesRepository,
+  ) {}
 
   /**
    * Message expiration (Talk's ExpireChatMessages, talk-chat-calls.md §1.6): deletes messages

@@ -1,15 +1,13 @@
 /**
  * The service container: one instance of each service over one database. Built by `serve`,
  * by the CLI and by tests; routes and commands receive it and never construct services.
- * Each capability area adds its services here.
+ * Each capability area adds its services here, in createServices' dependency order.
  */
 import type { Db } from '../db/database.js';
 import type { Settings } from '../settings.js';
 import { EventBus } from '../events/bus.js';
 import { subscribeAll } from '../events/subscribers.js';
-import { AppConfigRepository } from '../db/repositories/app-config.js';
-import { BruteForceRepository } from '../db/repositories/brute-force.js';
-import { PreferencesRepository } from '../db/repositories/preferences.js';
+import { createRepositories } from '../db/repositories/index.js';
 import { AppConfigService } from './app-config.js';
 import { AuthService } from './auth.js';
 import { BruteForceService } from './brute-force.js';
@@ -19,18 +17,11 @@ import { DirectoryService } from './directory.js';
 import { LoginSessionService } from './login-sessions.js';
 import { ServerListsService } from './server-lists.js';
 import { MetricsService } from './metrics.js';
-import { LoginSessionsRepository } from '../db/repositories/login-sessions.js';
-import { UserStatusRepository } from '../db/repositories/user-status.js';
-import { MailOutboxRepository } from '../db/repositories/mail-outbox.js';
-import { TeamsRepository } from '../db/repositories/teams.js';
-import { PhoneNumbersRepository } from '../db/repositories/phone-numbers.js';
-import { ClientSessionsRepository } from '../db/repositories/client-sessions.js';
 import { UserStatusService } from './user-status.js';
 import { MailService } from './mail.js';
 import { TeamsService } from './teams.js';
 import { PhoneNumbersService } from './phone-numbers.js';
 import { ClientSessionService } from './client-sessions.js';
-import { ParticipantsRepository } from '../db/repositories/participants.js';
 import { SessionService } from './sessions.js';
 import { ParticipantsService } from './participants.js';
 import { RoomOperatorService } from './room-operator.js';
@@ -41,7 +32,6 @@ import { BreakoutRoomsService } from './breakout-rooms.js';
 import { AvatarService } from './avatars.js';
 import { HousekeepingService } from './housekeeping.js';
 import { RoomSettingsService } from './room-settings.js';
-import { RoomSettingsRepository } from '../db/repositories/room-settings.js';
 import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
@@ -54,12 +44,12 @@ import { PollsService } from './polls.js';
 import { BreakoutBroadcastService } from './breakout-broadcast.js';
 import { ChatMentions } from './chat-mentions.js';
 import { ChatSystemMessages } from './chat-system-messages.js';
+import { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
 import { LoginFlowService } from './login-flows.js';
 import { NotificationService } from './notifications.js';
-import { NotificationsRepository } from '../db/repositories/notifications.js';
 import { UserAvatarService } from './user-avatars.js';
-import { UserAvatarsRepository } from '../db/repositories/user-avatars.js';
-import { LoginFlowsRepository } from '../db/repositories/login-flows.js';
+import { CallerSessions } from './caller-sessions.js';
+import { ConversationViewService } from './conversation-view.js';
 
 export interface Services {
   db: Db;
@@ -75,6 +65,8 @@ export interface Services {
   /** X-Service-Hash / X-Nextcloud-Talk-Hash for GET /room and GET /room/{token}. */
   serviceHash: ServiceHashService;
   rooms: RoomsService;
+  /** The conversation records: batch loads, lazy repairs, then the pure presenter. */
+  conversationView: ConversationViewService;
   breakoutRooms: BreakoutRoomsService;
   avatars: AvatarService;
   /** User and guest avatars at Nextcloud's /index.php/avatar paths. */
@@ -113,42 +105,52 @@ export interface Services {
   chatMentions: ChatMentions;
 }
 
+/**
+ * Builds the repositories bundle once, then every service in dependency order: each receives its
+ * collaborators here, through its constructor, and nothing is wired after construction. The one
+ * exception to "services call each other directly" is the event bus: "this happened" notices go
+ * through `events`, and every subscription is listed in events/subscribers.ts.
+ */
 export function createServices(db: Db, settings: Settings): Services {
+  const repos = createRepositories(db.kysely, db.dialect);
   const events = new EventBus();
   const wakeups = new Wakeups(db, settings.databaseUrl);
   const chat = new ChatService(db, events, wakeups);
-  const directory = new DirectoryService(db, events);
-  const appConfig = new AppConfigService(new AppConfigRepository(db.kysely), directory.groups);
-  const bruteForce = new BruteForceService(new BruteForceRepository(db.kysely), settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
+  const directory = new DirectoryService(repos, events);
+  const appConfig = new AppConfigService(repos.appConfig, directory.groups);
+  const bruteForce = new BruteForceService(repos.bruteForce, settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
-  const preferences = new PreferencesService(new PreferencesRepository(db.kysely));
+  const preferences = new PreferencesService(repos.preferences);
   const capabilities = new CapabilitiesService(preferences);
   const serviceHash = new ServiceHashService(preferences);
-  const rooms = new RoomsService(db, directory, bruteForce, events);
-  const roomSettings = new RoomSettingsService(rooms, new RoomSettingsRepository(db.kysely));
+  const userStatus = new UserStatusService(repos.userStatus);
+  const clientSessions = new ClientSessionService(repos.clientSessions, settings.baseUrl.startsWith('https:'));
+  // Conversations: the lookup recognises guests and the caller's sessions by cookie session, and
+  // the records are loaded (with statuses) by the conversation view service.
+  const callerSessions = new CallerSessions(repos.participants, clientSessions);
+  const conversationView = new ConversationViewService(repos, userStatus);
+  const roomRepos = { rooms: repos.rooms, attendees: repos.attendees, sessions: repos.sessions };
+  const teams = new TeamsService(repos.teams, directory, events);
+  const rooms = new RoomsService(db, roomRepos, directory, bruteForce, events, teams, callerSessions, conversationView);
+  const roomSettings = new RoomSettingsService(rooms, repos.roomSettings);
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
-  const userStatus = new UserStatusService(new UserStatusRepository(db.kysely));
-  const mail = new MailService(settings, new MailOutboxRepository(db.kysely));
-  const teams = new TeamsService(new TeamsRepository(db.kysely), directory, events);
-  const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
-  const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth);
-  const loginFlows = new LoginFlowService(new LoginFlowsRepository(db.kysely), auth, directory, settings.loginFlowLifetimeSeconds);
+  const mail = new MailService(settings, repos.mailOutbox);
+  const loginSessions = new LoginSessionService(repos.loginSessions, auth);
+  const loginFlows = new LoginFlowService(repos.loginFlows, auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
-  const phoneNumbers = new PhoneNumbersService(new PhoneNumbersRepository(db.kysely), directory);
+  const phoneNumbers = new PhoneNumbersService(repos.phoneNumbers, directory);
   const sip = new SipService(rooms, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
-  const participantsRepo = new ParticipantsRepository(db.kysely);
-  const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce);
-  const notifications = new NotificationService(new NotificationsRepository(db.kysely), rooms, directory, userStatus);
-  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications);
-  const membershipSync = new MembershipSync(rooms, participantsRepo, directory, teams);
-  rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
-  const breakoutRooms = new BreakoutRoomsService(db, rooms);
-  const userAvatars = new UserAvatarService(new UserAvatarsRepository(db.kysely), directory);
-  const avatars = new AvatarService(db, rooms, directory);
-  const housekeeping = new HousekeepingService(db, rooms, appConfig);
-  participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
+  const sessions = new SessionService(rooms, repos.participants, clientSessions, bruteForce);
+  const notifications = new NotificationService(repos.notifications, rooms, directory, userStatus);
+  const participants = new ParticipantsService(rooms, repos.participants, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications, sip);
+  const membershipSync = new MembershipSync(rooms, repos.participants, directory, teams);
+  const breakoutRooms = new BreakoutRoomsService(repos.participants, rooms);
+  const userAvatars = new UserAvatarService(repos.userAvatars, directory);
+  const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
+  const housekeeping = new HousekeepingService(repos.housekeeping, repos.participants, rooms, appConfig, new ChatMessagesRepository(db.kysely));
+  const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
   const chatReactions = new ChatReactionsService(db, chatApi, chat, wakeups);
@@ -156,5 +158,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, breakoutRooms, chat, chatMentions);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, polls });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }

@@ -10,6 +10,7 @@
  * row first (one winner), then the page redirects to `nc://login/...`.
  * Flows live `loginFlowLifetimeSeconds` (Nextcloud: 1200 s) from their start.
  */
+import { CONTROL_CHARS_ALL } from '../domain/accounts.js';
 import type { LoginFlowRow, LoginFlowsRepository } from '../db/repositories/login-flows.js';
 import type { UserRow } from '../db/repositories/users.js';
 import { forbidden } from '../domain/errors.js';
@@ -57,7 +58,7 @@ export class LoginFlowService {
   }
 
   private static clientName(userAgent: string | undefined): string {
-    const name = (userAgent ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+    const name = (userAgent ?? '').replace(CONTROL_CHARS_ALL, '').trim();
     return [...(name || UNKNOWN_CLIENT)].slice(0, 255).join('');
   }
 

@@ -6,6 +6,7 @@
  */
 import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import { ActorType, ParticipantType } from '../domain/constants.js';
+import { isOneToOneKind } from '../domain/permissions.js';
 import type { DirectoryService } from './directory.js';
 import { type RoomsService } from './rooms.js';
 import type { TeamsService } from './teams.js';
@@ -63,10 +64,20 @@ export class MembershipSync {
     await this.memberRemoved(type, sourceId, members, roomIds);
   }
 
+  /**
+   * A deleted user leaves every conversation as Talk's Manager::removeUserFromAllRooms does (and
+   * `talk:user:remove`): a group or public conversation where they were the last user is
+   * deleted (with its breakout rooms); a one-to-one becomes a former one. Constant queries.
+   */
   async userDeleted(userId: string): Promise<void> {
     const rows = await this.rooms.repos.attendees.forActor(ActorType.USERS, userId);
     if (rows.length === 0) return;
+    const roomIds = rows.map((a) => a.room_id);
+    const userCounts = await this.repo.userCounts(roomIds);
+    const rooms = await this.rooms.repos.rooms.findByIds(roomIds);
+    const orphaned = rooms.filter((r) => !isOneToOneKind(r.type) && (userCounts.get(r.id) ?? 0) <= 1);
     await this.repo.deleteAttendees(rows.map((a) => a.id));
-    await this.rooms.repos.rooms.markFormerOneToOne(rows.map((a) => a.room_id));
+    await this.rooms.repos.rooms.markFormerOneToOne(roomIds);
+    await this.rooms.deleteRooms(orphaned);
   }
 }

@@ -5,8 +5,8 @@
  * Counters are per process, as Prometheus expects of each scraped target.
  */
 import type { Db } from '../db/database.js';
-import { MetricsRepository } from '../db/repositories/metrics.js';
-import { Counter, counterValue, exposition, gauge, Histogram } from '../domain/openmetrics.js';
+import type { MetricsRepository } from '../db/repositories/metrics.js';
+import { Counter, counterValue, exposition, gauge, Histogram, type MetricFamily } from '../domain/openmetrics.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -22,11 +22,14 @@ export class MetricsService {
   private readonly queryErrors = new Counter('parley_db_query_errors', 'SQL statements that failed');
   private readonly jobRuns = new Counter('parley_job_runs', 'Periodic job runs by this process, by job and result');
   private readonly jobTime = new Histogram('parley_job_duration_seconds', 'Time of periodic job runs, by job', JOB_BUCKETS);
-  private readonly repo: MetricsRepository;
   private readonly started = Date.now() / 1000;
 
-  constructor(private readonly db: Db) {
-    this.repo = new MetricsRepository(db.kysely);
+  constructor(
+    private readonly db: Db,
+    private readonly repo: MetricsRepository,
+    /** Families other services keep (the brute-force throttle's secret checks). */
+    private readonly families: MetricFamily[] = [],
+  ) {
     db.stats.queryListeners.push((ms, failed) => {
       this.queryTime.observe(ms / 1000);
       if (failed) this.queryErrors.inc();
@@ -55,6 +58,7 @@ export class MetricsService {
       ...counterValue('parley_db_queries', 'SQL statements sent since start (includes the ones of this scrape)', this.db.stats.queries),
       ...this.queryTime.render(),
       ...this.queryErrors.render(),
+      ...this.families.flatMap((f) => f.render()),
     ];
     const pool = this.db.pool;
     if (pool) {

@@ -9,14 +9,16 @@ import type { ParticipantsRepository } from '../db/repositories/participants.js'
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
-import { ApiError, badRequest, forbidden, lobbyActive, notFound, notImplemented } from '../domain/errors.js';
+import { ApiError, badRequest, forbidden, lobbyActive, notFound } from '../domain/errors.js';
 import { invitationMail } from '../domain/invitation-mail.js';
 import {
   applyPermissionMethod,
   demotion,
   isFixedMembershipRoom,
   isPermissionMethod,
+  lastModeratorWouldGo,
   leaveOutcome,
+  memberCount,
   promotion,
 } from '../domain/participants.js';
 import { randomString, sha256Hex } from '../domain/passwords.js';
@@ -24,7 +26,6 @@ import {
   permissionsIn,
   heldInLobby,
   isGuestType,
-  isLoggedInModeratorType,
   isModeratorType,
   isValidPermissionValue,
   isOneToOneKind,
@@ -61,13 +62,12 @@ export interface ListResult {
 
 export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones'] as const;
 
-/** Adds a phone attendee for dial-out (installed by the SIP area: 501 `sip`, 400 `phone`). */
-export type PhoneAdder = (ctx: RequestContext, room: RoomRow, number: string) => Promise<unknown>;
+/** Adds a phone attendee for dial-out (the SIP service: 501 `sip`, 400 `phone`). */
+export interface PhoneAdder {
+  addPhoneParticipant(ctx: RequestContext, room: RoomRow, number: string): Promise<unknown>;
+}
 
 export class ParticipantsService {
-  /** `source=phones`; until the SIP area installs it, phones answer 501 `sip`. */
-  phoneAdder?: PhoneAdder;
-
   constructor(
     private readonly rooms: RoomsService,
     private readonly repo: ParticipantsRepository,
@@ -78,6 +78,8 @@ export class ParticipantsService {
     private readonly mail: MailService,
     private readonly baseUrl: string,
     private readonly notifications: NotificationService,
+    /** `source=phones` (dial-out). */
+    private readonly phones: PhoneAdder,
   ) {}
 
   // ---- list (GET participants, GET breakout-rooms/participants) ----
@@ -161,6 +163,8 @@ export class ParticipantsService {
 
   /** Returns `{type}` when adding an e-mail guest made the conversation public, else `[]`. */
   async add(ctx: RequestContext, token: unknown, newParticipant: string, source: string): Promise<{ type: number } | []> {
+    // Contract: 404 for anyone the conversation is not found for (anonymous callers included),
+    // 403 for participants who are not logged-in moderators (guests and guest moderators too).
     const { room, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     if (isFixedMembershipRoom(room.type) || room.object_type === 'share:password') {
       throw badRequest('room-type', 'Participants cannot be added to this kind of conversation');
@@ -181,8 +185,7 @@ export class ParticipantsService {
         await this.notifications.invited(room, ctx.userId, await this.addTeam(ctx, room, newParticipant, now));
         return [];
       case 'phones':
-        if (!this.phoneAdder) throw notImplemented('sip');
-        await this.phoneAdder(ctx, room, newParticipant);
+        await this.phones.addPhoneParticipant(ctx, room, newParticipant);
         await this.rooms.touch([room.id], now);
         return [];
       default: {
@@ -331,9 +334,40 @@ export class ParticipantsService {
       throw badRequest('room-type', 'Participants cannot be removed from this kind of conversation');
     }
     if (target.id === caller.id) return this.leave(ctx, room, caller);
-    if (target.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
-    if (isModeratorType(target.participant_type)) throw badRequest('moderator', 'Moderators cannot be removed; demote them first');
-    await this.removeAttendees(room, [target]);
+    // Checked again under the room lock: roles may have changed since they were read.
+    const removed = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const all = await repos.attendees.forRoom(room.id);
+      this.assertStillModerator(ctx, all, caller);
+      const current = all.find((a) => a.id === target.id);
+      if (!current) return undefined;
+      if (current.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
+      if (isModeratorType(current.participant_type)) throw badRequest('moderator', 'Moderators cannot be removed; demote them first');
+      await repos.attendees.deleteByIds([current.id]);
+      return current;
+    });
+    if (removed) await this.removeAttendees(room, [removed]);
+  }
+
+  /**
+   * Operator removal (occ talk:room:remove): any role, but never the last logged-in moderator or
+   * owner while other users stay; decided and written under the room lock.
+   */
+  async removeAsOperator(room: RoomRow, targets: AttendeeRow[]): Promise<void> {
+    const ids = targets.map((t) => t.id);
+    await this.rooms.lockedTransaction(room.id, async (repos) => {
+      if (lastModeratorWouldGo(await repos.attendees.forRoom(room.id), { removed: ids })) {
+        throw badRequest('last-moderator', 'No other moderators or owners would be left');
+      }
+      await repos.attendees.deleteByIds(ids);
+    });
+    await this.removeAttendees(room, targets);
+  }
+
+  /** 403 `moderator` when the caller (read under the lock) is no longer a moderator; the operator always is. */
+  private assertStillModerator(ctx: RequestContext, all: AttendeeRow[], caller: AttendeeRow): void {
+    if (ctx.isSystem) return;
+    const me = all.find((a) => a.id === caller.id);
+    if (!me || !isModeratorType(me.participant_type)) throw forbidden('moderator', 'Only moderators can do this');
   }
 
   /** DELETE participants/self. */
@@ -343,20 +377,24 @@ export class ParticipantsService {
   }
 
   private async leave(ctx: RequestContext, room: RoomRow, me: AttendeeRow): Promise<void> {
-    const all = await this.rooms.repos.attendees.forRoom(room.id);
-    const people = all.filter((a) => a.actor_type !== ActorType.GROUPS && a.actor_type !== ActorType.CIRCLES);
-    const counts = {
-      users: people.filter((a) => [ParticipantType.OWNER, ParticipantType.MODERATOR, ParticipantType.USER].includes(a.participant_type as 1 | 2 | 3)).length,
-      moderators: people.filter((a) => isLoggedInModeratorType(a.participant_type)).length,
-    };
     const cfg = await ctx.config();
-    const outcome = leaveOutcome({
-      participantType: me.participant_type,
-      roomType: room.type,
-      objectType: room.object_type,
-      counts,
-      deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
+    // Decided on the rows as they are under the room lock, and the attendee row deleted in the
+    // same step, so two moderators leaving at once cannot both pass the last-moderator rule.
+    const outcome = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const all = await repos.attendees.forRoom(room.id);
+      const mine = all.find((a) => a.id === me.id);
+      if (!mine) return 'gone' as const;
+      const decided = leaveOutcome({
+        participantType: mine.participant_type,
+        roomType: room.type,
+        objectType: room.object_type,
+        counts: memberCount(all),
+        deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
+      });
+      if (decided === 'remove') await repos.attendees.deleteByIds([mine.id]);
+      return decided;
     });
+    if (outcome === 'gone') return;
     if (outcome === 'last-moderator') throw badRequest('last-moderator', 'You are the only moderator; promote somebody else first');
     if (outcome === 'delete-room') return this.rooms.deleteRooms([room]);
     await this.removeAttendees(room, [me], { selfJoinedLeaving: me.participant_type === ParticipantType.USER_SELF_JOINED });
@@ -417,13 +455,23 @@ export class ParticipantsService {
     if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
       throw badRequest('type', 'Groups and teams cannot be moderators');
     }
-    const change = promote ? promotion(target.participant_type) : demotion(target.participant_type);
-    if (!change.ok) throw new ApiError(change.status, { error: change.error, message: change.message });
     const now = nowSeconds();
-    const patch = change.type === ParticipantType.MODERATOR ? { participant_type: change.type, permissions: 0 } : { participant_type: change.type };
-    await this.rooms.transaction(async (repos, trx) => {
-      await repos.attendees.update(target.id, { ...patch, last_attendee_activity: now });
-      await this.rooms.announceTypeChange(trx, room, chatActorOf(ctx, caller), target, change.type);
+    // Decided under the room lock on the roles as they are then: two moderators demoting each
+    // other at once cannot both succeed, and the last logged-in moderator or owner stays.
+    const change = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+      const all = await repos.attendees.forRoom(room.id);
+      this.assertStillModerator(ctx, all, caller);
+      const current = all.find((a) => a.id === target.id);
+      if (!current) throw notFound('participant', 'The participant does not exist in this conversation');
+      const decided = promote ? promotion(current.participant_type) : demotion(current.participant_type);
+      if (!decided.ok) throw new ApiError(decided.status, { error: decided.error, message: decided.message });
+      if (!promote && lastModeratorWouldGo(all, { demoted: [current.id] })) {
+        throw badRequest('last-moderator', 'No other moderators or owners would be left');
+      }
+      const patch = decided.type === ParticipantType.MODERATOR ? { participant_type: decided.type, permissions: 0 } : { participant_type: decided.type };
+      await repos.attendees.update(current.id, { ...patch, last_attendee_activity: now });
+      await this.rooms.announceTypeChange(trx, room, chatActorOf(ctx, caller), current, decided.type);
+      return decided;
     });
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
@@ -446,11 +494,13 @@ export class ParticipantsService {
     const { room } = await this.rooms.requireModerator(ctx, token);
     const target = await this.attendeeIn(room, attendeeId);
     if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    // Moderators, owners and guest moderators always have every permission (talk-behaviour.md §7).
+    if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
     if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
       throw badRequest('type', 'Permissions of groups and teams cannot be set');
     }
     if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
-    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
+    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
     const value = applyPermissionMethod(method, permissions, {
       attendee: target.permissions,
       call: room.call_permissions,
@@ -487,7 +537,7 @@ export class ParticipantsService {
     const { room } = await this.rooms.requireModerator(ctx, token);
     if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
     if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
-    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 255');
+    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
   }
 
   // ---- guests ----

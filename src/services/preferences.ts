@@ -5,7 +5,7 @@
 import type { PreferencesRepository } from '../db/repositories/preferences.js';
 import { validateProvisioningSetting, validateUserSetting } from '../domain/user-settings.js';
 import { badRequest } from '../domain/errors.js';
-import type { AppConfigSnapshot } from './app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 
 function requireSpreed(appId: string): void {
   if (appId !== 'spreed') throw badRequest('app', `Unknown app "${appId}"; only spreed is provided here`);

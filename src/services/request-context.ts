@@ -3,9 +3,11 @@
  * HTTP objects. Group membership and the app-config snapshot are loaded lazily, at most once.
  */
 import type { UserRow } from '../db/repositories/users.js';
-import type { AppConfigService, AppConfigSnapshot } from './app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
+import type { AppConfigService } from './app-config.js';
 import type { DirectoryService } from './directory.js';
 import { ADMIN_GROUP } from './directory.js';
+import { listableScopes } from '../domain/visibility.js';
 
 
 export class RequestContext {
@@ -85,4 +87,9 @@ export class SystemContext extends RequestContext {
   override get isSystem(): boolean {
     return true;
   }
+}
+
+/** The listable scopes under which rooms are listed for the caller (domain/visibility.ts). */
+export async function listableScopesFor(ctx: RequestContext): Promise<number[]> {
+  return ctx.user ? listableScopes(true, await ctx.groups()) : [];
 }

@@ -14,7 +14,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { GroupRow } from '../db/repositories/groups.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { UserRow } from '../db/repositories/users.js';
-import { ActorType, ListableScope, ParticipantType, ROOM_NAME_MAX, RoomType } from '../domain/constants.js';
+import { ActorType, ListableScope, ParticipantType, RoomType } from '../domain/constants.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { passwordPolicyViolation } from '../domain/password-policy.js';
 import { demotion, promotion } from '../domain/participants.js';
@@ -29,13 +29,14 @@ import {
   readOnlyProblem,
   type RoomFacts,
 } from '../domain/room-settings.js';
-import { listableScopesFor } from '../presenters/conversation.js';
-import type { AppConfigService, AppConfigSnapshot } from './app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
+import type { AppConfigService } from './app-config.js';
 import type { DirectoryService } from './directory.js';
 import type { ParticipantsService } from './participants.js';
-import { RequestContext, SystemContext } from './request-context.js';
+import { RequestContext, SystemContext, listableScopesFor } from './request-context.js';
 import type { RoomSettingsService } from './room-settings.js';
-import { normalizeRoomName, type RoomsService } from './rooms.js';
+import type { RoomsService } from './rooms.js';
+import { requireRoomName } from '../domain/room-name.js';
 import { nowSeconds } from '../domain/time.js';
 
 /** `talk:room:create <name>` options. */
@@ -187,7 +188,7 @@ export class RoomOperatorService {
     const ctx = this.system();
     const cfg = await ctx.config();
     const type = input.public ? RoomType.PUBLIC : RoomType.GROUP;
-    if (normalizeRoomName(input.name) === undefined) throw badRequest('name', `Invalid room name: it must be 1 to ${ROOM_NAME_MAX} characters.`);
+    requireRoomName(input.name);
     const projected: Projected = { type, description: '', object_type: '', breakout_room_mode: 0, password: '', listable: 0, read_only: 0 };
     this.checkDescription(projected, input.description);
     this.checkReadOnly(projected, input.readOnly);
@@ -234,9 +235,7 @@ export class RoomOperatorService {
     const room = await this.groupCall(ctx, token);
     const projected: Projected = { ...room };
 
-    if (input.name !== undefined && input.name.trim() !== room.name && normalizeRoomName(input.name) === undefined) {
-      throw badRequest('name', `Invalid room name: it must be 1 to ${ROOM_NAME_MAX} characters.`);
-    }
+    if (input.name !== undefined && input.name.trim() !== room.name) requireRoomName(input.name);
     this.checkDescription(projected, input.description);
     const toPublic = input.public === true && room.type !== RoomType.PUBLIC;
     const toGroup = input.public === false && room.type !== RoomType.GROUP;
@@ -319,7 +318,7 @@ export class RoomOperatorService {
     const ctx = this.system();
     const room = await this.groupCall(ctx, token);
     const targets = await this.requireParticipants(room, userIds);
-    await this.participants.removeAttendees(room, targets);
+    await this.participants.removeAsOperator(room, targets);
   }
 
   /** Promotes (or demotes) users, each by the API's rules, all checked before the first change. */

@@ -51,6 +51,12 @@ const MESSAGES: Record<string, string> = {
   mode: 'mode must be "default" or "call"',
 };
 
+/**
+ * Read-only and listable on a conversation that is not public: the contract's "403 ... or
+ * conversation not public" (Talk allows group conversations; docs/compatibility.md).
+ */
+const notPublic = () => forbidden('type', 'Only public conversations support this setting');
+
 function refuse(reason: string, valueMessage: string): never {
   throw badRequest(reason, reason === 'value' ? valueMessage : MESSAGES[reason]);
 }
@@ -130,7 +136,8 @@ export class RoomSettingsService {
     // A given password is input: refused by the policy even when the call is otherwise a no-op.
     const violation = password === '' ? undefined : passwordPolicyViolation(password, cfg.int('password_policy_min_length'));
     if (violation) throw badRequest('password', violation);
-    if (room.type === RoomType.PUBLIC) return found;
+    // Contract: "400 conversation is not a group conversation" (already public included).
+    if (room.type !== RoomType.GROUP) refuse('type', '');
     const problem = publicToggleProblem(room);
     if (problem) refuse(problem, '');
     const patch: RoomPatch = { type: RoomType.PUBLIC };
@@ -146,7 +153,8 @@ export class RoomSettingsService {
   async makeGroup(ctx: RequestContext, token: unknown): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     const room = found.room;
-    if (room.type === RoomType.GROUP) return found;
+    // Contract: "400 conversation is not a public conversation" (already group included).
+    if (room.type !== RoomType.PUBLIC) refuse('type', '');
     const problem = publicToggleProblem(room);
     if (problem) refuse(problem, '');
     const patch: RoomPatch = { type: RoomType.GROUP, last_activity: Math.max(nowSeconds(), room.last_activity) };
@@ -157,8 +165,9 @@ export class RoomSettingsService {
   /** PUT read-only (logged-in moderators): 0/1; read-only also ends everyone's call participation. */
   async setReadOnly(ctx: RequestContext, token: unknown, state: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const problem = readOnlyProblem(found.room, state, !ctx.isSystem);
+    if (problem === 'not-public') throw notPublic();
     if (state === found.room.read_only) return found;
-    const problem = readOnlyProblem(found.room, state);
     if (problem) refuse(problem, 'state must be 0 (read-write) or 1 (read-only)');
     const change: RoomChange = { kind: 'read-only', state };
     if (state === ReadOnlyState.READ_ONLY) return this.saveDisconnecting(found, { read_only: state }, 'everyone', ctx, change);
@@ -194,7 +203,7 @@ export class RoomSettingsService {
   async setPermissions(ctx: RequestContext, token: unknown, mode: string, permissions: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token);
     const problem = permissionsProblem(found.room, mode, permissions);
-    if (problem) refuse(problem, 'permissions must be 0 to 255');
+    if (problem) refuse(problem, 'permissions must be 0 to 511');
     const column = PERMISSION_MODES[mode as PermissionMode];
     const patch: RoomPatch = { [column]: withCustomBit(permissions) };
     const now = nowSeconds();
@@ -215,8 +224,9 @@ export class RoomSettingsService {
   /** PUT listable (logged-in moderators): scope 0 participants only, 1 regular users, 2 everyone. */
   async setListable(ctx: RequestContext, token: unknown, scope: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const problem = listableProblem(found.room, scope, !ctx.isSystem);
+    if (problem === 'not-public') throw notPublic();
     if (scope === found.room.listable) return found;
-    const problem = listableProblem(found.room, scope);
     if (problem) refuse(problem, 'scope must be 0, 1 or 2');
     return this.save(found, { listable: scope }, true, ctx, { kind: 'listable', scope });
   }

@@ -11,7 +11,13 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { ATTENDEE_DEFAULTS, AttendeesRepository, type AttendeeRow, type NewAttendee } from '../db/repositories/attendees.js';
-import { ROOM_DEFAULTS, RoomsRepository, type NewRoom, type RoomRow } from '../db/repositories/rooms.js';
+import { ROOM_DEFAULTS, RoomsRepository, type NewRoom, type RoomPatch, type RoomRow } from '../db/repositories/rooms.js';
+import { RoomAvatarsRepository, type RoomAvatarRow } from '../db/repositories/room-avatars.js';
+import { createOptionsPatch, isCreateOptionsProblem, type CreateOptions } from '../domain/create-options.js';
+import { emojiAvatarRow } from '../domain/avatar-svg.js';
+import { hashPassword } from '../domain/passwords.js';
+import { passwordPolicyViolation } from '../domain/password-policy.js';
+import type { TeamsService } from './teams.js';
 import { SessionsRepository, type SessionRow } from '../db/repositories/sessions.js';
 import {
   ActorType,
@@ -19,24 +25,27 @@ import {
   BreakoutStatus,
   LobbyState,
   ParticipantType,
-  ROOM_NAME_MAX,
   RoomType,
 } from '../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
 import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../domain/permissions.js';
 import { isWellFormedToken, newToken } from '../domain/tokens.js';
-import { ConversationPresenter, listableScopesFor, type ConversationView } from '../presenters/conversation.js';
-import type { AppConfigSnapshot } from './app-config.js';
+import type { ConversationView } from '../presenters/conversation.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { BruteForceService } from './brute-force.js';
 import type { EventBus } from '../events/bus.js';
 import { sipConfigured } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
-import type { RequestContext } from './request-context.js';
+import { listableScopesFor, type RequestContext } from './request-context.js';
+import type { CallerSessions } from './caller-sessions.js';
+import type { ConversationViewService } from './conversation-view.js';
+import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
 import type { RoomChange } from '../events/event-map.js';
 import { chatActorOf, type ChatActor } from './chat.js';
+import { requireRoomName } from '../domain/room-name.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -51,15 +60,6 @@ export interface RoomRepos {
   attendees: AttendeesRepository;
   sessions: SessionsRepository;
 }
-
-/**
- * Finds the caller's attendee when they are not a logged-in user's `users` row (guests by their
- * cookie session, installed by the guest-session area). Return undefined when not found.
- */
-export type ParticipantFinder = (ctx: RequestContext, room: RoomRow) => Promise<{ attendee: AttendeeRow; session?: SessionRow } | undefined>;
-
-/** Finds the caller's own sessions for several attendee rows in one query (attendee id → session). */
-export type SessionFinder = (ctx: RequestContext, views: Array<{ room: RoomRow; attendee: AttendeeRow }>) => Promise<Map<number, SessionRow>>;
 
 export interface LookupOptions {
   /** A validated SIP-bridge request sees every conversation (talk-behaviour.md §3). */
@@ -86,6 +86,14 @@ export interface CreateInput {
   roomName: string;
   objectType: string;
   objectId: string;
+  /** Talk's create-time settings (password, readOnly, listable, ...); all optional. */
+  options?: CreateOptions;
+}
+
+/** Create-time options after validation: the room columns and an emoji avatar to store. */
+interface CheckedCreateOptions {
+  patch: RoomPatch;
+  avatar?: { column: string; row: Omit<RoomAvatarRow, 'room_id' | 'updated_at'> };
 }
 
 export interface ListOptions {
@@ -107,13 +115,6 @@ export function oneToOneName(a: string, b: string): string {
   return json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
-/** Name rule for create and rename: trimmed, 1..255 characters (multibyte-aware), else undefined. */
-export function normalizeRoomName(raw: string): string | undefined {
-  const name = raw.trim();
-  if (name === '' || [...name].length > ROOM_NAME_MAX) return undefined;
-  return name;
-}
-
 /** Group display name as a room name: leading space dropped, cut to 64, trailing space dropped. */
 function groupRoomName(displayName: string): string {
   return [...displayName.trimStart()].slice(0, GROUP_NAME_MAX).join('').trimEnd();
@@ -125,23 +126,22 @@ function systemAttendee(room: RoomRow): AttendeeRow {
 }
 
 export class RoomsService {
-  readonly repos: RoomRepos;
-  readonly presenter: ConversationPresenter;
-  /** Extra ways to find the caller's attendee (guests); tried in order after the user lookup. */
-  readonly participantFinders: ParticipantFinder[] = [];
-  /** Finds the caller's own sessions; until installed, records show sessionId '0'. */
-  sessionFinder?: SessionFinder;
   /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
   readonly rendered: RenderedCache;
 
   constructor(
     private readonly db: Db,
+    /** The repositories bundle of createServices (new code takes its repositories from there). */
+    readonly repos: RoomRepos,
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
     private readonly events: EventBus,
+    private readonly teams: TeamsService,
+    /** Finds guests and the caller's own sessions by cookie session. */
+    private readonly callerSessions: CallerSessions,
+    /** The conversation records (services.conversationView; kept here for existing call sites). */
+    readonly presenter: ConversationViewService,
   ) {
-    this.repos = RoomsService.reposFor(db.kysely);
-    this.presenter = new ConversationPresenter({ users: directory.users, rooms: this.repos.rooms, attendees: this.repos.attendees });
     this.rendered = new RenderedCache(db);
   }
 
@@ -164,6 +164,17 @@ export class RoomsService {
     return this.events.emit('room.changed', { trx, room, actor, change });
   }
 
+  /**
+   * Runs `fn` in one transaction holding the conversation's row lock, so decisions over several
+   * attendee rows ("a moderator stays") and the write they allow are one step across processes.
+   */
+  lockedTransaction<T>(roomId: number, fn: (repos: RoomRepos, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.transaction(async (repos, trx) => {
+      await repos.rooms.lockRow(roomId);
+      return fn(repos, trx);
+    });
+  }
+
   // ---- lookup (talk-behaviour.md §3) ----
 
   /**
@@ -176,14 +187,17 @@ export class RoomsService {
     if (!found) {
       // Only misses are throttled: a guess waits (or gets 429 past the cap) before its 404 and
       // counts as a failure, so guessing stays slow while a successful lookup costs no query.
-      // The operator has no address to throttle.
-      if (!ctx.isSystem) {
-        await this.bruteForce.throttle(ctx.ip, 'talkRoomToken');
-        await this.bruteForce.recordFailure(ctx.ip, 'talkRoomToken');
-      }
+      await this.throttleMiss(ctx);
       throw notFound('room');
     }
     return found;
+  }
+
+  /** A token miss: waits (or 429 past the cap) and counts as a failure of the caller's address. */
+  async throttleMiss(ctx: RequestContext): Promise<void> {
+    // The operator has no address to throttle.
+    if (ctx.isSystem) return;
+    await this.bruteForce.failure(ctx.ip, 'talkRoomToken');
   }
 
   /** Same visibility rules without throttling; undefined when missing or not visible. */
@@ -195,23 +209,21 @@ export class RoomsService {
     let session: SessionRow | undefined;
     if (ctx.userId !== undefined) attendee = await this.repos.attendees.find(room.id, ActorType.USERS, ctx.userId);
     if (!attendee) {
-      for (const finder of this.participantFinders) {
-        const hit = await finder(ctx, room);
-        if (hit) {
-          attendee = hit.attendee;
-          session = hit.session;
-          break;
-        }
-      }
+      const guest = await this.callerSessions.findGuest(ctx, room);
+      attendee = guest?.attendee;
+      session = guest?.session;
     }
-    const visible =
-      attendee !== undefined ||
-      ctx.isSystem ||
-      opts.sipBridge === true ||
-      room.type === RoomType.PUBLIC ||
-      (ctx.user !== undefined && room.listable !== 0 && (await listableScopesFor(ctx)).includes(room.listable));
-    if (!visible) return undefined;
-    if (attendee && !session && this.sessionFinder) session = (await this.sessionFinder(ctx, [{ room, attendee }])).get(attendee.id);
+    const visibility = conversationVisibility({
+      isAttendee: attendee !== undefined,
+      isSystem: ctx.isSystem,
+      sipBridge: opts.sipBridge === true,
+      loggedIn: ctx.user !== undefined,
+      roomType: room.type,
+      listable: room.listable,
+    });
+    if (visibility === 'hidden') return undefined;
+    if (visibility === 'if-listed' && !isListedFor(room.listable, await listableScopesFor(ctx))) return undefined;
+    if (attendee && !session) session = (await this.callerSessions.findOwnSessions(ctx, [{ room, attendee }])).get(attendee.id);
     return { room, attendee, session };
   }
 
@@ -258,8 +270,8 @@ export class RoomsService {
         : undefined;
     const rooms = await this.repos.rooms.findByIds([...byRoom.keys()], modified);
     const views: CallerRoom[] = rooms.map((room) => ({ room, attendee: byRoom.get(room.id)! }));
-    if (this.sessionFinder && views.length) {
-      const sessions = await this.sessionFinder(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
+    if (views.length) {
+      const sessions = await this.callerSessions.findOwnSessions(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
       for (const v of views) v.session = sessions.get(v.attendee!.id);
     }
     return views;
@@ -275,7 +287,14 @@ export class RoomsService {
 
   // ---- creation (talk-behaviour.md §4) ----
 
-  /** POST /room. Returns the caller's view and whether it was created (201) or existed (200). */
+  /**
+   * POST /room. Returns the caller's view and whether it was created (201) or existed (200).
+   * Group invites (`invite` with roomType 2) come from a team when `source=circles` and from a
+   * group for every other source (Talk's legacy form). `objectType=room` makes a breakout child
+   * of any group or public parent the caller moderates; its type is the parent's (contract state
+   * table). Talk's create-time options (domain/create-options.ts) apply to every kind but
+   * one-to-one and are written in the creating transaction.
+   */
   async create(ctx: RequestContext, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
     const user = ctx.user;
     if (!user) throw notFound('invite');
@@ -287,46 +306,24 @@ export class RoomsService {
     if (!(await ctx.inGroupList(cfg.list('start_conversations')))) {
       throw forbidden('permissions', 'You are not allowed to create conversations');
     }
-    if (input.roomType === RoomType.GROUP && input.invite !== '') return this.createGroupInvite(ctx, cfg, input);
+    if (input.roomType === RoomType.GROUP && input.invite !== '') {
+      return input.source === 'circles' ? this.createTeamInvite(ctx, cfg, input) : this.createGroupInvite(ctx, cfg, input);
+    }
 
     let type: number = input.roomType;
     let parent: CallerRoom | undefined;
-    if (input.roomType === RoomType.GROUP) {
-      if (input.objectType !== '' && input.objectType !== 'room') throw badRequest('object', 'objectType must be empty or "room"');
-      if (input.objectType === '' && input.objectId !== '') throw badRequest('object', 'objectId needs objectType "room"');
-      if (input.objectType === 'room') {
-        parent = await this.lookup(ctx, input.objectId);
-        if (!parent) throw badRequest('room', 'The parent conversation does not exist');
-        if (!parent.attendee || !isModeratorType(parent.attendee.participant_type)) {
-          throw badRequest('permissions', 'Only moderators of the parent conversation can create breakout rooms');
-        }
-        if (parent.room.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) {
-          throw badRequest('mode', 'The parent conversation has no breakout rooms configured');
-        }
-        type = parent.room.type;
-      }
+    if (input.objectType !== '' && input.objectType !== 'room') throw badRequest('object', 'objectType must be empty or "room"');
+    if (input.objectType === '' && input.objectId !== '') throw badRequest('object', 'objectId needs objectType "room"');
+    if (input.objectType === 'room') {
+      parent = await this.breakoutParent(ctx, input.objectId);
+      type = parent.room.type;
     }
-    const name = normalizeRoomName(input.roomName);
-    if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(input.roomName);
+    const options = await this.createOptions(ctx, cfg, type, input);
 
     const now = nowSeconds();
-    const room = await this.transaction(async (repos, trx) => {
-      const row: NewRoom = {
-        ...this.roomDefaults(cfg, now),
-        token: await this.newToken(cfg, repos),
-        name,
-        type,
-      };
-      if (parent) {
-        row.object_type = 'room';
-        row.object_id = parent.room.token;
-        // Children of stopped breakout rooms start behind the lobby (contract state table).
-        if (parent.room.breakout_room_status === BreakoutStatus.STOPPED) row.lobby_state = LobbyState.NON_MODERATORS;
-      }
-      const id = await repos.rooms.insert(row);
-      const members: NewAttendee[] = [
-        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
-      ];
+    const room = await this.insertRoom(ctx, cfg, { name, type }, options, async (id, repos) => {
+      const members: NewAttendee[] = [this.ownerRow(id, now, user)];
       if (parent) {
         // Every other moderator of the parent joins the child with their parent participant type.
         for (const m of await repos.attendees.moderatorsOf(parent.room.id)) {
@@ -334,50 +331,129 @@ export class RoomsService {
           members.push(this.attendeeRow(id, now, { actorType: m.actor_type, actorId: m.actor_id, displayName: m.display_name, participantType: m.participant_type }));
         }
       }
-      await repos.attendees.insertIgnoringDuplicates(members);
-      const created = (await repos.rooms.findById(id))!;
-      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
-      return created;
+      return members;
+    }, parent && {
+      object_type: 'room',
+      object_id: parent.room.token,
+      // Children of stopped breakout rooms start behind the lobby (contract state table).
+      ...(parent.room.breakout_room_status === BreakoutStatus.STOPPED ? { lobby_state: LobbyState.NON_MODERATORS } : {}),
     });
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
-  private async createGroupInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
-    const user = ctx.user!;
-    if (input.source === 'circles' || input.source === 'teams') throw badRequest('source', 'Teams (circles) are not supported');
-    if (input.source !== '' && input.source !== 'groups') throw badRequest('source', 'source must be groups');
-    const group = await this.directory.groups.find(input.invite);
-    if (!group) throw notFound('invite', 'The group to invite does not exist');
-    let name: string | undefined;
-    if (input.roomName.trim() !== '') {
-      name = normalizeRoomName(input.roomName);
-      if (name === undefined) throw badRequest('name', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
-    } else {
-      name = groupRoomName(group.display_name || group.id) || group.id;
+  /**
+   * The parent of a breakout child being created. A missing parent and one the caller is not in
+   * answer the same throttled 400 `room`, so POST /room cannot tell existing tokens from missing
+   * ones (the same rule as every other token miss); only a participant learns `permissions`.
+   */
+  private async breakoutParent(ctx: RequestContext, token: string): Promise<CallerRoom> {
+    const parent = await this.lookup(ctx, token);
+    if (!parent?.attendee) {
+      await this.throttleMiss(ctx);
+      throw badRequest('room', 'The parent conversation does not exist');
     }
-    const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
-    const members = await this.directory.users.existing(memberIds);
+    if (!isModeratorType(parent.attendee.participant_type)) {
+      throw badRequest('permissions', 'Only moderators of the parent conversation can create breakout rooms');
+    }
+    if (parent.room.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) {
+      throw badRequest('mode', 'The parent conversation has no breakout rooms configured');
+    }
+    return parent;
+  }
+
+  /** Talk's create-time options for a conversation of `type`: validated, password hashed. */
+  private async createOptions(ctx: RequestContext, cfg: AppConfigSnapshot, type: number, input: CreateInput): Promise<CheckedCreateOptions> {
+    const sipAllowed = sipConfigured(cfg) && (await ctx.inGroupList(cfg.list('sip_bridge_groups')));
+    const checked = createOptionsPatch(type, input.options ?? {}, { sipAllowed, forcePasswords: cfg.bool('force_passwords') });
+    if (isCreateOptionsProblem(checked)) throw badRequest(checked.error, checked.message);
+    if (checked.password !== '') {
+      const violation = passwordPolicyViolation(checked.password, cfg.int('password_policy_min_length'));
+      if (violation) throw badRequest('password', violation);
+      checked.patch.password = await hashPassword(checked.password);
+    }
+    return { patch: checked.patch, avatar: checked.avatar && emojiAvatarRow(checked.avatar.emoji, checked.avatar.color) };
+  }
+
+  /**
+   * Inserts a conversation with its options, its attendees (built by `members` from the new id)
+   * and an emoji avatar, in one transaction.
+   */
+  private async insertRoom(
+    ctx: RequestContext,
+    cfg: AppConfigSnapshot,
+    base: { name: string; type: number },
+    options: CheckedCreateOptions,
+    members: (id: number, repos: RoomRepos) => Promise<NewAttendee[]>,
+    extra: Partial<NewRoom> = {},
+  ): Promise<RoomRow> {
     const now = nowSeconds();
-    const room = await this.transaction(async (repos, trx) => {
-      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.GROUP });
-      await repos.attendees.insertIgnoringDuplicates([
-        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
-        this.attendeeRow(id, now, {
-          actorType: ActorType.GROUPS,
-          actorId: group.id,
-          displayName: group.display_name,
-          participantType: ParticipantType.USER,
-          readPrivacy: 1,
-        }),
-        ...members.map((m) =>
-          this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER }),
-        ),
-      ]);
+    return this.db.kysely.transaction().execute(async (trx) => {
+      const repos = RoomsService.reposFor(trx);
+      const row: NewRoom = { ...this.roomDefaults(cfg, now), ...options.patch, ...extra, token: await this.newToken(cfg, repos), ...base };
+      if (options.avatar) row.avatar = options.avatar.column;
+      const id = await repos.rooms.insert(row);
+      await repos.attendees.insertIgnoringDuplicates(await members(id, repos));
+      if (options.avatar) await new RoomAvatarsRepository(trx).insert(id, { ...options.avatar.row, updated_at: now });
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
       return created;
     });
+  }
+
+  private ownerRow(roomId: number, now: number, user: { id: string; display_name: string }): NewAttendee {
+    return this.attendeeRow(roomId, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER });
+  }
+
+  /** A name for an invite-created conversation: `roomName` when given, else the group's or team's. */
+  private inviteName(roomName: string, displayName: string, id: string): string {
+    if (roomName.trim() === '') return groupRoomName(displayName || id) || id;
+    return requireRoomName(roomName);
+  }
+
+  /** roomType 2 with a group `invite`: the group attendee and every member (talk-behaviour.md §4). */
+  private async createGroupInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const group = await this.directory.groups.find(input.invite);
+    if (!group) throw notFound('invite', 'The group to invite does not exist');
+    const name = this.inviteName(input.roomName, group.display_name, group.id);
+    const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
+    const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
+    const members = await this.directory.users.existing(memberIds);
+    const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
+    const room = await this.insertRoom(ctx, cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
     return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  /**
+   * roomType 2 with `source=circles`: a team the caller belongs to (else 404 `invite`, as
+   * Talk's "circle not found or not a member"); the team attendee and its members join.
+   */
+  private async createTeamInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const team = await this.teams.find(input.invite);
+    const memberIds = team ? await this.teams.membersOf(team.id) : [];
+    if (!team || !memberIds.includes(user.id)) throw notFound('invite', 'The team to invite does not exist');
+    const name = this.inviteName(input.roomName, team.display_name, team.id);
+    const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
+    const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
+    const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
+    const room = await this.insertRoom(ctx, cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  /** Owner, the group or team attendee (read privacy private, as Talk) and its members. */
+  private inviteRows(
+    id: number,
+    user: { id: string; display_name: string },
+    actor: { actorType: string; actorId: string; displayName: string },
+    members: Array<{ id: string; display_name: string }>,
+  ): NewAttendee[] {
+    const now = nowSeconds();
+    return [
+      this.ownerRow(id, now, user),
+      this.attendeeRow(id, now, { ...actor, participantType: ParticipantType.USER, readPrivacy: 1 }),
+      ...members.map((m) => this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER })),
+    ];
   }
 
   private async createOneToOne(ctx: RequestContext, cfg: AppConfigSnapshot, invite: string): Promise<{ caller: CallerRoom; created: boolean }> {
@@ -385,18 +461,14 @@ export class RoomsService {
     const target = invite === '' ? undefined : await this.directory.users.find(invite);
     if (!target) throw notFound('invite', 'The user to invite does not exist');
     const name = oneToOneName(user.id, target.id);
-    const existing = await this.repos.rooms.findOneToOne(name);
     const now = nowSeconds();
-    if (existing) {
-      // The caller may have left: add them back as owner (no-op when still there).
-      await this.repos.attendees.insertIgnoringDuplicates([
-        this.attendeeRow(existing.id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
-      ]);
-      return { caller: await this.callerView(ctx, existing), created: false };
-    }
+    const existing = await this.repos.rooms.findOneToOne(name);
+    if (existing) return { caller: await this.rejoinOneToOne(ctx, existing, now), created: false };
     if (target.id === user.id) throw forbidden('invite', 'You cannot start a conversation with yourself');
     const room = await this.transaction(async (repos, trx) => {
-      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
+      // Insert-or-get: the unique index on the pair name lets one simultaneous request win.
+      const id = await repos.rooms.insertOneToOne({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
+      if (id === undefined) return undefined;
       // Both users are owners of a one-to-one conversation (T17 behaviour: it shows up for both).
       await repos.attendees.insertIgnoringDuplicates([
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
@@ -406,7 +478,19 @@ export class RoomsService {
       await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
       return created;
     });
-    return { caller: await this.callerView(ctx, room), created: true };
+    if (room) return { caller: await this.callerView(ctx, room), created: true };
+    const winner = await this.repos.rooms.findOneToOne(name);
+    if (!winner) throw new Error('one-to-one insert conflicted but no conversation of the pair exists');
+    return { caller: await this.rejoinOneToOne(ctx, winner, now), created: false };
+  }
+
+  /** The pair's one-to-one exists: the caller may have left, so they are added back as owner (no-op when still there). */
+  private async rejoinOneToOne(ctx: RequestContext, room: RoomRow, now: number): Promise<CallerRoom> {
+    const user = ctx.user!;
+    await this.repos.attendees.insertIgnoringDuplicates([
+      this.attendeeRow(room.id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
+    ]);
+    return this.callerView(ctx, room);
   }
 
   /**
@@ -416,8 +500,7 @@ export class RoomsService {
   async createWithoutOwner(ctx: RequestContext, type: number, rawName: string): Promise<RoomRow> {
     if (!ctx.isSystem) throw forbidden('permissions', 'Only the operator can create conversations without an owner');
     if (!isGroupOrPublic(type)) throw badRequest('type', 'Only group and public conversations can be created this way');
-    const name = normalizeRoomName(rawName);
-    if (name === undefined) throw badRequest('name', `The name must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(rawName);
     const cfg = await ctx.config();
     const now = nowSeconds();
     return this.transaction(async (repos, trx) => {
@@ -511,8 +594,7 @@ export class RoomsService {
       throw badRequest('type', 'One-to-one conversations cannot be renamed');
     }
     if (rawName.trim() === room.name) return found;
-    const name = normalizeRoomName(rawName);
-    if (name === undefined) throw badRequest('value', `roomName must be 1 to ${ROOM_NAME_MAX} characters`);
+    const name = requireRoomName(rawName, 'value');
     const now = nowSeconds();
     // Renaming from an empty (generated) name is not "activity" in Talk (no system message).
     const patch = room.name === '' ? { name } : { name, last_activity: Math.max(now, room.last_activity) };

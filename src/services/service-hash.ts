@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { CONFIG_KEYS } from '../app-config/registry.js';
 import { BoundedMap } from '../domain/bounded-map.js';
 import { SERVER_VERSION_FULL, TALK_VERSION } from '../domain/version.js';
-import type { AppConfigSnapshot } from './app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { effectivePreferences, type PreferencesService } from './preferences.js';
 import type { RequestContext } from './request-context.js';
 
@@ -29,7 +29,8 @@ export function serviceHash(cfg: AppConfigSnapshot, subject: HashSubject): strin
   const parts: string[] = [SERVER_VERSION_FULL, TALK_VERSION];
   for (const def of HASH_KEYS) {
     // Prefix keys (signaling_token_privkey_*, _pubkey_*): the pair of the algorithm in use.
-    parts.push(def.prefix ? (cfg.raw(`${def.key}${alg}`) ?? '') : cfg.get(def.key));
+    // Keys come from the registry here, so they are read by stored name (stored value or default).
+    parts.push(def.prefix ? (cfg.values.get(`${def.key}${alg}`) ?? '') : (cfg.values.get(def.key) ?? def.default));
   }
   parts.push(subject.kind);
   if (subject.kind === 'user') parts.push(subject.attachmentFolder ?? '');

@@ -2,9 +2,7 @@
  * Sessions (contract "Participants": join, leave, session state; talk-behaviour.md §7, §10):
  * a participant's presence in a conversation, one row per join. Sessions live in the database
  * and are found through the caller's cookie session, so any Parley process serves any request.
- *
- * Also installs, into the conversations core, how a guest is recognised (by the session its
- * cookie remembers) and how a caller's own session is found for the conversation record.
+ * How a caller is recognised by its cookie session lives in caller-sessions.ts.
  */
 import { createHash } from 'node:crypto';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
@@ -15,7 +13,7 @@ import { ActorType, ListableScope, ParticipantType, RoomType, SESSION_TIMEOUT, S
 import { badRequest, conflict, forbidden, notFound } from '../domain/errors.js';
 import { isSessionAlive, mayReplaceWithoutAsking, newSessionId } from '../domain/participants.js';
 import { verifyPassword } from '../domain/passwords.js';
-import { listableScopesFor } from '../presenters/conversation.js';
+import { listableScopesFor } from './request-context.js';
 import type { BruteForceService } from './brute-force.js';
 import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from './request-context.js';
@@ -36,48 +34,7 @@ export class SessionService {
     private readonly repo: ParticipantsRepository,
     private readonly cookies: ClientSessionService,
     private readonly bruteForce: BruteForceService,
-  ) {
-    rooms.participantFinders.push((ctx, room) => this.findGuest(ctx, room));
-    rooms.sessionFinder = (ctx, views) => this.findOwnSessions(ctx, views);
-  }
-
-  // ---- recognising the caller ----
-
-  /** An anonymous caller is the guest whose live session its cookie remembers for this token. */
-  private async findGuest(ctx: RequestContext, room: RoomRow): Promise<{ attendee: AttendeeRow; session?: SessionRow } | undefined> {
-    if (ctx.user) return undefined;
-    const keyHash = this.cookies.keyHash(ctx);
-    if (!keyHash) return undefined;
-    const [hit] = await this.repo.sessionsByCookie(keyHash, tabIdOf(ctx), [room.token]);
-    if (!hit || hit.attendee.room_id !== room.id) return undefined;
-    const now = nowSeconds();
-    if (!isSessionAlive(hit.session.last_ping, now)) return undefined;
-    await this.keepAlive([hit.session], now);
-    return { attendee: hit.attendee, session: hit.session };
-  }
-
-  /** The caller's own sessions (the ones its cookie remembers) for several conversations. */
-  private async findOwnSessions(ctx: RequestContext, views: Array<{ room: RoomRow; attendee: AttendeeRow }>): Promise<Map<number, SessionRow>> {
-    const out = new Map<number, SessionRow>();
-    const keyHash = this.cookies.keyHash(ctx);
-    if (!keyHash || views.length === 0) return out;
-    const wanted = new Set(views.map((v) => v.attendee.id));
-    const now = nowSeconds();
-    const hits = await this.repo.sessionsByCookie(keyHash, tabIdOf(ctx), views.map((v) => v.room.token));
-    for (const h of hits) if (wanted.has(h.attendee.id) && isSessionAlive(h.session.last_ping, now)) out.set(h.attendee.id, h.session);
-    await this.keepAlive([...out.values()], now);
-    return out;
-  }
-
-  /**
-   * Requests made by a session's holder count as pings (Parley has no signaling ping); written
-   * at most every SESSION_TIMEOUT seconds per session.
-   */
-  private async keepAlive(sessions: SessionRow[], now: number): Promise<void> {
-    const due = sessions.filter((s) => s.last_ping < now - SESSION_TIMEOUT);
-    await this.repo.pingSessions(due.map((s) => s.id), now);
-    for (const s of due) s.last_ping = now;
-  }
+  ) {}
 
   // ---- join (talk-behaviour.md §7, POST participants/active) ----
 
@@ -150,16 +107,14 @@ export class SessionService {
     }
     // The session this cookie had before is replaced ("leave as duplicate").
     if (previous) await this.repo.deleteSessions([previous.session.id]);
-    if (input.password !== '') await this.bruteForce.reset(ctx.ip, 'talkRoomPassword');
     return { room, attendee, session };
   }
 
   /** Password gate: 403 `password`, throttled (talkRoomPassword); 429 past the cap. */
   private async checkPassword(ctx: RequestContext, room: RoomRow, password: string): Promise<void> {
     if (room.password === '') return;
-    await this.bruteForce.throttle(ctx.ip, 'talkRoomPassword');
-    if (password !== '' && (await verifyPassword(room.password, password))) return;
-    await this.bruteForce.recordFailure(ctx.ip, 'talkRoomPassword');
+    // One counted attempt whose count and decision are atomic (brute-force.ts); a match clears it.
+    if (await this.bruteForce.guard(ctx.ip, 'talkRoomPassword', async () => password !== '' && verifyPassword(room.password, password))) return;
     throw forbidden('password', 'The password is wrong');
   }
 

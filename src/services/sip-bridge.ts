@@ -36,14 +36,16 @@ export class SipBridgeService {
 
   /** For bridge-only endpoints: anything but a valid signature for `token` is 401. */
   async require(ctx: RequestContext, token: string): Promise<void> {
-    await this.bruteForce.throttle(ctx.ip, 'talkSipBridgeSecret');
+    // The signature is an HMAC under a random secret (nothing to guess in any number of tries):
+    // the cap is checked first, and a bad signature is one atomically counted failure.
+    await this.bruteForce.assertBelowCap(ctx.ip, 'talkSipBridgeSecret');
     const cfg = await ctx.config();
     const random = header(ctx, SIP_BRIDGE_RANDOM_HEADER);
     const checksum = header(ctx, SIP_BRIDGE_CHECKSUM_HEADER);
     const ok =
       random !== undefined && checksum !== undefined && sipBridgeSignatureValid(cfg.get('sip_bridge_shared_secret'), random, checksum, token);
     if (!ok) {
-      await this.bruteForce.recordFailure(ctx.ip, 'talkSipBridgeSecret');
+      await this.bruteForce.failure(ctx.ip, 'talkSipBridgeSecret');
       throw unauthorized('sip-bridge');
     }
   }

@@ -1,6 +1,6 @@
 /**
- * Real `parley serve` processes for multi-process tests (`node --import tsx src/main.ts serve`):
- * start one on a free port with a given environment, stop it, send it an OCS JSON request.
+ * Real `parley serve` processes for tests of several processes on one database
+ * (`node --import tsx src/main.ts serve`), and an OCS JSON request against one of them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';

@@ -8,6 +8,7 @@ import type { ParleyMigration } from './helpers.js';
 import { foundation } from './0001-foundation.js';
 import { userLastLogin } from './0002-user-last-login.js';
 import { conversations } from './0100-conversations.js';
+import { oneToOnePair } from './0101-one-to-one-pair.js';
 import { userStatus } from './0200-user-status.js';
 import { mailOutbox } from './0201-mail-outbox.js';
 import { teams } from './0202-teams.js';
@@ -28,6 +29,7 @@ export const migrations: ParleyMigration[] = [
   foundation,
   userLastLogin,
   conversations,
+  oneToOnePair,
   userStatus,
   mailOutbox,
   teams,

@@ -9,6 +9,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
+import { MODERATOR_TYPES } from '../../domain/permissions.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
 export type NewAttendee = Insertable<AttendeesTable>;
@@ -102,7 +103,7 @@ export class AttendeesRepository {
       .selectFrom('attendees')
       .selectAll()
       .where('room_id', '=', roomId)
-      .where('participant_type', 'in', [1, 2, 6])
+      .where('participant_type', 'in', MODERATOR_TYPES)
       .orderBy('id')
       .execute();
   }
@@ -242,6 +243,12 @@ export class AttendeesRepository {
   }
 
   // ---- deletes ----
+
+  /** Attendee rows only (their sessions and breakout copies are the caller's next step). */
+  async deleteByIds(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.deleteFrom('attendees').where('id', 'in', ids).execute();
+  }
 
   async deleteForRooms(roomIds: number[]): Promise<void> {
     if (roomIds.length === 0) return;

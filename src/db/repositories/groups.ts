@@ -8,6 +8,14 @@ export type GroupRow = GroupsTable;
 export class GroupsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Renames a group and the group attendees that show its name, in one transaction. */
+  async rename(id: string, displayName: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('groups').set({ display_name: displayName }).where('id', '=', id).execute();
+      await trx.updateTable('attendees').set({ display_name: displayName }).where('actor_type', '=', 'groups').where('actor_id', '=', id).execute();
+    });
+  }
+
   find(id: string): Promise<GroupRow | undefined> {
     return this.db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
   }

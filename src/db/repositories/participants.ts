@@ -151,6 +151,19 @@ export class ParticipantsRepository {
     });
   }
 
+  /** Number of `users` attendees per room (rooms without any are missing from the map). */
+  async userCounts(roomIds: number[]): Promise<Map<number, number>> {
+    if (roomIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('attendees')
+      .select(['room_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('room_id', 'in', roomIds)
+      .where('actor_type', '=', 'users')
+      .groupBy('room_id')
+      .execute();
+    return new Map(rows.map((r) => [Number(r.room_id), Number(r.n)]));
+  }
+
   /** Room ids where an actor (a group, a team) is an attendee. */
   async roomsWithActor(actorType: string, actorId: string): Promise<number[]> {
     const rows = await this.db.selectFrom('attendees').select('room_id').where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();

@@ -26,6 +26,11 @@ export class RoomAvatarsRepository {
     });
   }
 
+  /** Stores the image of a conversation created in the same transaction (its avatar column is set by the insert). */
+  async insert(roomId: number, row: Omit<RoomAvatarRow, 'room_id'>): Promise<void> {
+    await this.db.insertInto('room_avatars').values({ room_id: roomId, ...row }).execute();
+  }
+
   /** Removes the image; the conversation falls back to the generated one. */
   async remove(roomId: number, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {

@@ -9,11 +9,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { ParticipantsRepository } from './participants.js';
 import type { RoomPatch } from './rooms.js';
+import { MODERATOR_TYPES, PUBLIC_ONLY_TYPES } from '../../domain/permissions.js';
 
-/** Participant types that exist only while the conversation is public: guest, self-joined, guest moderator. */
-const PUBLIC_ONLY_TYPES = [4, 5, 6];
-/** Owner, moderator, guest moderator: they stay in the call when the lobby closes. */
-const MODERATOR_TYPES = [1, 2, 6];
 /** Attendee rows that stand for many people keep their permissions (Talk excludes them). */
 const COLLECTIVE_ACTORS = ['groups', 'circles'];
 
@@ -68,6 +65,7 @@ export class RoomSettingsRepository {
       await within?.(trx);
       await trx.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
       let attendees = trx.selectFrom('attendees').select('attendees.id').where('room_id', '=', roomId);
+      // Moderators stay in the call when the lobby closes.
       if (who === 'non-moderators') attendees = attendees.where('participant_type', 'not in', MODERATOR_TYPES);
       await trx.updateTable('sessions').set({ in_call: 0 }).where('in_call', '!=', 0).where('attendee_id', 'in', attendees).execute();
       await new ParticipantsRepository(trx).endEmptyCalls([roomId], aliveSince);

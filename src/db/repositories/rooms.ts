@@ -85,6 +85,30 @@ export class RoomsRepository {
     return Number(r.id);
   }
 
+  /**
+   * Locks the conversation's row until the transaction ends: a no-op write, which takes the row
+   * lock on PostgreSQL (other lockers wait, then read what the holder committed) and, inside an
+   * IMMEDIATE transaction, changes nothing on SQLite, where the transaction already holds the
+   * database write lock. Used where an invariant spans several attendee rows.
+   */
+  async lockRow(id: number): Promise<void> {
+    await this.db.updateTable('rooms').set((eb) => ({ id: eb.ref('id') })).where('id', '=', id).execute();
+  }
+
+  /**
+   * Inserts a one-to-one unless the pair already has one (unique index rooms_one_to_one_pair):
+   * the id, or undefined when another request created the pair's conversation first.
+   */
+  async insertOneToOne(row: NewRoom): Promise<number | undefined> {
+    const r = await this.db
+      .insertInto('rooms')
+      .values(row)
+      .onConflict((oc) => oc.column('name').where(sql<boolean>`type = 1`).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return r === undefined ? undefined : Number(r.id);
+  }
+
   async update(id: number, patch: RoomPatch): Promise<void> {
     await this.db.updateTable('rooms').set(patch).where('id', '=', id).execute();
   }

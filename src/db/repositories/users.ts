@@ -58,6 +58,11 @@ export class UsersRepository {
       await trx.deleteFrom('group_members').where('user_id', '=', id).execute();
       await trx.deleteFrom('app_passwords').where('user_id', '=', id).execute();
       await trx.deleteFrom('user_preferences').where('user_id', '=', id).execute();
+      // What Nextcloud deletes with an account besides Talk's own rows: status, phone numbers
+      // (Talk's dial-out caller ids), web login sessions.
+      await trx.deleteFrom('user_status').where('user_id', '=', id).execute();
+      await trx.deleteFrom('phone_numbers').where('actor_id', '=', id).execute();
+      await trx.deleteFrom('login_sessions').where('user_id', '=', id).execute();
       await trx.deleteFrom('users').where('id', '=', id).execute();
     });
   }

@@ -1,14 +1,13 @@
 /**
  * The browser login session cookie of Parley's web pages. HttpOnly (scripts cannot read it),
  * SameSite=Strict (other sites cannot make the browser send it), Secure when BASE_URL is https.
- * Registered as a user resolver so the admin page's script can call the OCS API (which still
- * demands the OCS-APIRequest header, so a plain cross-site form cannot use the session).
+ * buildContext (ocs/route.ts) accepts it so the admin page's script can call the OCS API (which
+ * still demands the OCS-APIRequest header, so a plain cross-site form cannot use the session).
  */
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../../services/index.js';
 import { cookieValue } from '../../domain/cookies.js';
 import { LOGIN_SESSION_SECONDS } from '../../services/login-sessions.js';
-import { userResolvers } from '../ocs/route.js';
 
 export const LOGIN_COOKIE = 'parley_login';
 
@@ -27,15 +26,7 @@ export function clearedLoginCookie(): string {
 }
 
 /** The user of the request's login session, if any. */
-async function sessionUser(request: FastifyRequest, services: Services) {
+export async function loginSessionUser(request: FastifyRequest, services: Services) {
   const token = readCookie(request, LOGIN_COOKIE);
   return token ? services.loginSessions.resolve(token) : undefined;
-}
-
-let registered = false;
-/** Lets OCS routes accept the login session (once per process). */
-export function registerLoginSessionResolver(): void {
-  if (registered) return;
-  registered = true;
-  userResolvers.push(sessionUser);
 }

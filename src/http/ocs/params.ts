@@ -5,6 +5,12 @@
  * Coercion is PHP-compatible where that is harmless (numeric strings for ints, "true"/"false"/
  * "1"/"0" for bools, numbers for strings) and strict where PHP would silently turn garbage into
  * 0: a value of the wrong type is a 400 `{error: <field>}` that changes nothing.
+ *
+ * Two rules hold for every parameter of every route, so that both databases answer the same
+ * and neither answers 500 (docs/security.md): a NUL byte anywhere in a text value (query, body,
+ * path; nested values and keys included) is a 400 naming the field — PostgreSQL refuses NUL in
+ * text, SQLite would store it — and a whole number must be a safe integer (|n| < 2^53, inside
+ * the 64-bit range of every integer column), so `1e20` or `-1e308` is a 400, not an overflow.
  */
 import type { TSchema, TObject } from '@sinclair/typebox';
 import { invalidField } from '../../domain/errors.js';
@@ -20,6 +26,32 @@ export function mergeParams(query: unknown, body: unknown, routeParams: unknown)
 }
 
 class CoerceError extends Error {}
+
+/** Nesting checked for NUL bytes; deeper values are refused (no parameter is nested this far). */
+const MAX_SCAN_DEPTH = 32;
+
+/** Whether `value` holds a NUL byte in a string or key, or nests deeper than MAX_SCAN_DEPTH. */
+function hasNulOrTooDeep(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (value === null || typeof value !== 'object') return false;
+  if (depth >= MAX_SCAN_DEPTH) return true;
+  if (Array.isArray(value)) return value.some((v) => hasNulOrTooDeep(v, depth + 1));
+  for (const [k, v] of Object.entries(value)) if (k.includes('\0') || hasNulOrTooDeep(v, depth + 1)) return true;
+  return false;
+}
+
+/**
+ * 400 for the first bag entry (or key) with a NUL byte: `data.error` is the field's reason
+ * (`errorNames`, the contract's name for it, else the field), the message names the field.
+ */
+export function refuseNulBytes(bag: Bag, errorNames: ReadonlyMap<string, string> = new Map()): void {
+  for (const [name, value] of Object.entries(bag)) {
+    if (name.includes('\0') || hasNulOrTooDeep(value)) {
+      const field = name.replace(/\0/g, '');
+      throw invalidField(errorNames.get(name) ?? field, `${field} must not contain a NUL byte (or nest too deeply)`);
+    }
+  }
+}
 
 const TRUE_STRINGS = ['true', '1', 'yes', 'on'];
 const FALSE_STRINGS = ['false', '0', '', 'no', 'off'];
@@ -66,7 +98,7 @@ function coerceValue(schema: any, value: unknown, name: string): unknown {
       else if (typeof value === 'string' && /^\s*-?\d{1,15}(\.0+)?\s*$/.test(value)) n = Number(value.trim());
       else if (typeof value === 'string' && schema.type === 'number' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) n = Number(value);
       else throw new CoerceError(`${name} must be ${describe(schema)}`);
-      if (!Number.isFinite(n) || (schema.type === 'integer' && !Number.isInteger(n))) throw new CoerceError(`${name} must be ${describe(schema)}`);
+      if (!Number.isFinite(n) || (schema.type === 'integer' && !Number.isSafeInteger(n))) throw new CoerceError(`${name} must be ${describe(schema)}`);
       if (schema.minimum !== undefined && n < schema.minimum) throw new CoerceError(`${name} must be at least ${schema.minimum}`);
       if (schema.maximum !== undefined && n > schema.maximum) throw new CoerceError(`${name} must be at most ${schema.maximum}`);
       if (schema.enum && !schema.enum.includes(n)) throw new CoerceError(`${name} must be one of ${schema.enum.join(', ')}`);
@@ -126,7 +158,12 @@ function coerceValue(schema: any, value: unknown, name: string): unknown {
  * field's `x-error` names the `data.error` reason on failure.
  */
 export function compileParams<T>(schema: TObject | undefined): (bag: Bag) => T {
-  if (!schema) return (bag) => bag as T;
+  if (!schema) {
+    return (bag) => {
+      refuseNulBytes(bag);
+      return bag as T;
+    };
+  }
   const required = new Set<string>((schema as any).required ?? []);
   const fields = Object.entries(schema.properties as Record<string, TSchema>).map(([name, prop]) => {
     const p = prop as any;
@@ -134,7 +171,9 @@ export function compileParams<T>(schema: TObject | undefined): (bag: Bag) => T {
     const copyDefault = p.default !== null && typeof p.default === 'object';
     return { name, p, errorName: (p['x-error'] as string | undefined) ?? name, required: required.has(name), copyDefault };
   });
+  const errorNames = new Map(fields.map((f) => [f.name, f.errorName]));
   return (bag) => {
+    refuseNulBytes(bag, errorNames);
     const out: Bag = {};
     for (const f of fields) {
       const value = bag[f.name];

@@ -8,10 +8,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { ApiError, adminRequired, forbidden, notLoggedIn } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
-import type { UserRow } from '../../db/repositories/users.js';
 import { RequestContext } from '../../services/request-context.js';
+import { sessionKeyFromCookie } from '../../services/client-sessions.js';
+import { loginSessionUser } from '../auth/login-session.js';
 import { negotiateFormat, renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
 import { compileParams, mergeParams } from './params.js';
+import { activeFeatures } from '../../domain/features.js';
 
 export type RouteAuth = 'public' | 'user' | 'admin';
 
@@ -57,9 +59,31 @@ export interface OcsRouteDef<S extends TObject | undefined> {
   params?: S;
   /** One-line description for the API document. */
   summary?: string;
+  /**
+   * The capability the contract names as required: while it is not advertised, the route does
+   * not exist (Nextcloud's 404 for unknown routes), as the contract's general rules say.
+   */
+  capability?: string;
+  /**
+   * Statuses this route answers besides the ones derived from its definition (200, and 400, 401,
+   * 403, 404, 429 where its parameters, auth and path make them possible), each with what it
+   * means; for the API document. A status given here with a schema answers that `data`.
+   */
+  statuses?: Record<number, string | { description: string; schema: TSchema }>;
+  /** Media types of a raw (non-OCS) success answer, for the API document (avatar images). */
+  rawContent?: string[];
   /** Schema of the OCS `data` payload on success, for the API document (GET /openapi.json). */
   response?: TSchema;
   handler: (call: OcsCall<S extends TObject ? Static<S> : Record<string, unknown>>) => Promise<unknown>;
+}
+
+const NOT_FOUND_MESSAGE =
+  'Invalid query, please check the syntax. API specifications are here: http://www.freedesktop.org/wiki/Specifications/open-collaboration-services.\n';
+
+/** Nextcloud's answer for a route that does not exist (OCS 998 on v1, 404 on v2). */
+export function sendRouteNotFound(reply: FastifyReply, version: OcsVersion, format: OcsFormat): FastifyReply {
+  const r = renderOcs(version, format, 404, [], NOT_FOUND_MESSAGE, version === 1 ? 998 : 404);
+  return reply.code(r.httpStatus).type(format === 'json' ? 'application/json; charset=utf-8' : 'text/xml; charset=UTF-8').send(r.body);
 }
 
 export function sendOcsError(reply: FastifyReply, version: OcsVersion, format: OcsFormat, err: ApiError): FastifyReply {
@@ -68,7 +92,11 @@ export function sendOcsError(reply: FastifyReply, version: OcsVersion, format: O
   return reply.code(r.httpStatus).type(r.contentType).send(r.body);
 }
 
-/** Builds the request context: Basic auth (or anonymous) plus whatever later layers attach. */
+/**
+ * Builds the request context: Basic auth, else the browser login session cookie of Parley's web
+ * pages (CSRF still applies: OCS routes need OCS-APIRequest), else anonymous; plus the guest's
+ * cookie session key when the request carries one.
+ */
 export async function buildContext(services: Services, request: FastifyRequest): Promise<RequestContext> {
   const header = request.headers.authorization;
   let user;
@@ -78,24 +106,15 @@ export async function buildContext(services: Services, request: FastifyRequest):
     user = authed.user;
     appPasswordId = authed.appPasswordId;
   } else {
-    for (const resolve of userResolvers) {
-      user = await resolve(request, services);
-      if (user) break;
-    }
+    user = await loginSessionUser(request, services);
   }
   const ctx = new RequestContext(services.directory, services.appConfig, user, request.ip, appPasswordId, request.headers);
-  for (const hook of contextHooks) await hook(ctx, request, services);
+  // A well-formed `parley_session` cookie goes on the context without a query: services look it
+  // up only when they need it, so endpoints that do not care pay nothing.
+  const guestKey = sessionKeyFromCookie(request.headers.cookie);
+  if (guestKey) ctx.guestSessionKey = guestKey;
   return ctx;
 }
-
-/**
- * Without an Authorization header, these may find the user another way (the browser login
- * session cookie of Parley's web pages). CSRF still applies: OCS routes need OCS-APIRequest.
- */
-export const userResolvers: Array<(request: FastifyRequest, services: Services) => Promise<UserRow | undefined>> = [];
-
-/** Later layers (guest cookie sessions) extend the context here. */
-export const contextHooks: Array<(ctx: RequestContext, request: FastifyRequest, services: Services) => Promise<void>> = [];
 
 function csrfPasses(request: FastifyRequest): boolean {
   const h = request.headers['ocs-apirequest'];
@@ -111,6 +130,9 @@ export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, se
     const bag = mergeParams(request.query, request.body, request.params);
     const format = negotiateFormat(bag.format, request.headers.accept);
     try {
+      if (def.capability && !activeFeatures(await services.appConfig.snapshot()).features.includes(def.capability)) {
+        return sendRouteNotFound(reply, version, format);
+      }
       if (def.csrf !== false && !csrfPasses(request)) {
         return reply.code(412).type('application/json; charset=utf-8').send('{"message":"CSRF check failed"}');
       }

@@ -26,6 +26,7 @@ export async function appPasswordRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'DELETE',
     path: '/core/apppassword',
+    statuses: { 403: 'the request is not authenticated with an app password' },
     auth: 'user',
     params: Type.Object({}),
     response: EmptyList,
@@ -39,6 +40,7 @@ export async function appPasswordRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: '/core/apppassword/rotate',
+    statuses: { 403: 'the request is not authenticated with an app password' },
     auth: 'user',
     params: Type.Object({}),
     response: AppPassword,

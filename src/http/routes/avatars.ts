@@ -6,14 +6,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import { AVATAR_MAX_BYTES, type AvatarUpload } from '../../services/avatars.js';
 import type { Services } from '../../services/index.js';
 import { registerMultipart, UploadedFile } from '../multipart.js';
 import { ocsRoute, RawReply } from '../ocs/route.js';
-
-registerFeatures([{ name: 'avatar', local: true }]);
 
 /** 24 hours, as the contract's Limits ask; the version in the URL (`?v=`) busts it. */
 const CACHE_CONTROL = 'private, max-age=86400, immutable';
@@ -30,6 +27,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       path: base,
       auth: 'public',
       talk: true,
+      capability: 'avatar',
       summary: 'Upload a conversation avatar (multipart field "file"; PNG or JPEG, square, at most 20 MiB)',
       params: Type.Object({
         token: Type.String(),
@@ -44,10 +42,27 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
     });
 
     ocsRoute(app, services, {
+      method: 'POST',
+      path: `${base}/emoji`,
+      auth: 'public',
+      talk: true,
+      capability: 'avatar',
+      summary: 'Set an emoji avatar (one emoji on a colour of six hex digits)',
+      params: Type.Object({
+        token: Type.String(),
+        emoji: Type.String({ maxLength: 64, 'x-error': 'emoji' }),
+        color: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'color' })),
+      }),
+      response: ConversationSchema,
+      handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await avatars.setEmoji(ctx, params.token, params.emoji, params.color ?? '')),
+    });
+
+    ocsRoute(app, services, {
       method: 'DELETE',
       path: base,
       auth: 'public',
       talk: true,
+      capability: 'avatar',
       summary: 'Remove the conversation avatar (back to the generated one)',
       params: Type.Object({ token: Type.String() }),
       response: ConversationSchema,
@@ -62,6 +77,8 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
         talk: true,
         csrf: false,
         summary: variant ? 'The conversation avatar for dark themes (raw image)' : 'The conversation avatar (raw image: PNG, JPEG or generated SVG)',
+        rawContent: ['image/png', 'image/jpeg', 'image/svg+xml'],
+        statuses: { 304: 'not modified (If-None-Match matched the ETag)' },
         params: Type.Object({ token: Type.String(), darkTheme: Type.Boolean({ default: false, 'x-error': 'darkTheme' }) }),
         response: Type.String({ description: 'the image bytes (not an OCS envelope)', contentMediaType: 'image/*' }),
         handler: async ({ ctx, params, request }) => {

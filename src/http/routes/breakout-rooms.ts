@@ -6,16 +6,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import type { RequestContext } from '../../services/request-context.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { V4 } from './common-schemas.js';
-
-// Advertised only while new breakout rooms may be created (app config breakout_rooms).
-registerFeatures([{ name: 'breakout-rooms-v1', when: (cfg) => cfg.bool('breakout_rooms') }]);
 
 const V1 = '/apps/spreed/api/v1/breakout-rooms/:token';
 const TokenOnly = Type.Object({ token: Type.String() });
@@ -30,6 +26,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     method: 'POST',
     path: V1,
     auth: 'user',
+    capability: 'breakout-rooms-v1',
     talk: true,
     summary: 'Configure breakout rooms (moderators): mode 1 automatic, 2 manual, 3 free; amount 1-20',
     params: Type.Object(
@@ -50,7 +47,9 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     path: `${V1}/broadcast`,
     auth: 'user',
     talk: true,
+    capability: 'breakout-rooms-v1',
     summary: 'Post a message into every breakout room (moderators): 201 with the breakout rooms',
+    statuses: { 201: { description: 'posted; the breakout rooms', schema: ConversationListSchema }, 413: 'the message is longer than 32000 characters' },
     params: Type.Object({ token: Type.String(), message: Type.String({ pattern: '^[^\\x00]*$', 'x-error': 'message' }) }),
     response: ConversationListSchema,
     handler: async ({ ctx, params }) => new OcsReply(await rooms.presenter.present(ctx, await services.breakoutBroadcast.broadcast(ctx, params.token, params.message)), 201),
@@ -60,6 +59,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     method: 'DELETE',
     path: V1,
     auth: 'user',
+    capability: 'breakout-rooms-v1',
     talk: true,
     summary: 'Remove the breakout rooms (moderators)',
     params: TokenOnly,
@@ -75,6 +75,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
       method,
       path: `${V1}/rooms`,
       auth: 'user',
+    capability: 'breakout-rooms-v1',
       talk: true,
       summary: started ? 'Start the breakout rooms (lobbies off, status 1)' : 'Stop the breakout rooms (lobbies on, status 0)',
       params: TokenOnly,
@@ -87,6 +88,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     method: 'POST',
     path: `${V1}/attendees`,
     auth: 'user',
+    capability: 'breakout-rooms-v1',
     talk: true,
     summary: 'Move attendees between breakout rooms by an attendee map (moderators)',
     params: Type.Object({ token: Type.String(), attendeeMap: Type.String(mapOptions) }, { required: ['token', 'attendeeMap'] }),
@@ -102,6 +104,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
       method,
       path: `${V1}/request-assistance`,
       auth: 'user',
+    capability: 'breakout-rooms-v1',
       talk: true,
       summary: requested ? 'Ask for a moderator in this breakout room (status 2)' : 'Withdraw the request for assistance (status 0)',
       params: TokenOnly,
@@ -114,6 +117,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     method: 'POST',
     path: `${V1}/switch`,
     auth: 'user',
+    capability: 'breakout-rooms-v1',
     talk: true,
     summary: 'Switch to another breakout room (free selection mode, after the start)',
     params: Type.Object({ token: Type.String(), target: Type.String({ maxLength: 64, 'x-error': 'target' }) }, { required: ['token', 'target'] }),
@@ -125,6 +129,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     method: 'GET',
     path: `${V4}/room/:token/breakout-rooms`,
     auth: 'user',
+    capability: 'breakout-rooms-v1',
     talk: true,
     summary: 'Breakout rooms of a conversation: all for moderators and free selection, else the assigned one',
     params: TokenOnly,

@@ -4,12 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { Token } from './common-schemas.js';
-
-registerFeatures([{ name: 'reactions' }]);
 
 const PATH = '/apps/spreed/api/v1/reaction/:token/:messageId';
 const MessageId = Type.Integer({ minimum: 0, 'x-error': 'message' });
@@ -27,7 +24,9 @@ export async function chatReactionRoutes(app: FastifyInstance, services: Service
     path: PATH,
     auth: 'public',
     talk: true,
+    capability: 'reactions',
     summary: 'React to a message (201 added, 200 already reacted)',
+    statuses: { 201: { description: 'added', schema: ReactionsMap }, 412: 'held in the lobby' },
     params: Type.Object({ token: Token, messageId: MessageId, reaction: Reaction }),
     response: ReactionsMap,
     handler: async ({ params, ctx }) => {
@@ -41,6 +40,7 @@ export async function chatReactionRoutes(app: FastifyInstance, services: Service
     path: PATH,
     auth: 'public',
     talk: true,
+    capability: 'reactions',
     summary: 'Remove a reaction',
     params: Type.Object({ token: Token, messageId: MessageId, reaction: Reaction }),
     response: ReactionsMap,
@@ -52,6 +52,7 @@ export async function chatReactionRoutes(app: FastifyInstance, services: Service
     path: PATH,
     auth: 'public',
     talk: true,
+    capability: 'reactions',
     summary: 'List the reactions of a message (optionally of one emoji)',
     params: Type.Object({ token: Token, messageId: MessageId, reaction: Type.Optional(Reaction) }),
     response: ReactionsMap,

@@ -5,7 +5,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import {
   CHAT_DEFAULT_LIMIT,
   CHAT_DEFAULT_TIMEOUT,
@@ -23,31 +22,6 @@ import type { Services } from '../../services/index.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token } from './common-schemas.js';
 
-// What these endpoints make true (talk-chat-calls.md §6), in Talk's order.
-registerFeatures([
-  { name: 'chat-v2' },
-  { name: 'system-messages' },
-  { name: 'mention-flag' },
-  { name: 'chat-read-marker' },
-  { name: 'chat-unread' },
-  { name: 'chat-replies' },
-  { name: 'chat-reference-id' },
-  { name: 'delete-messages' },
-  { name: 'rich-object-delete' },
-  { name: 'silent-send' },
-  { name: 'direct-mention-flag' },
-  { name: 'chat-read-last' },
-  { name: 'clear-history' },
-  { name: 'chat-permission' },
-  { name: 'chat-get-context' },
-  { name: 'delete-messages-unlimited' },
-  { name: 'edit-messages' },
-  { name: 'edit-messages-note-to-self' },
-  { name: 'silent-send-state' },
-  { name: 'markdown-messages' },
-  { name: 'mention-permissions' },
-  { name: 'chat-read-status', local: true },
-]);
 
 const V1 = '/apps/spreed/api/v1';
 const NO_NUL = '^[^\\x00]*$';
@@ -95,6 +69,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     talk: true,
     summary: 'Chat history (lookIntoFuture=0) or wait for new messages (lookIntoFuture=1)',
+    statuses: { 304: 'nothing new (long-poll timed out) or no history', 412: 'held in the lobby' },
     params: Type.Object({
       token: Token,
       lookIntoFuture: Type.Integer({ minimum: 0, maximum: 1, 'x-error': 'lookIntoFuture' }),
@@ -136,6 +111,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     talk: true,
     summary: 'Send a message (replyTo, referenceId, silent; actorDisplayName for guests)',
+    statuses: { 201: { description: 'the message', schema: Message }, 412: 'held in the lobby', 413: 'the message is longer than 32000 characters' },
     params: Type.Object({
       token: Token,
       message: Type.String({ pattern: NO_NUL, 'x-error': 'message' }),
@@ -165,6 +141,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     talk: true,
     summary: 'Messages around a message (ascending)',
+    statuses: { 304: 'an unknown message', 412: 'held in the lobby' },
     params: Type.Object({
       token: Token,
       messageId: MessageId,
@@ -180,6 +157,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     talk: true,
     summary: 'Edit a message (author or moderator, 24 hours)',
+    statuses: { 405: 'not a text message', 413: 'the message is longer than 32000 characters' },
     params: Type.Object({ token: Token, messageId: MessageId, message: Type.String({ pattern: NO_NUL, 'x-error': 'message' }) }),
     response: Message,
     handler: async ({ params, ctx }) => oneReply(await chat.edit(ctx, params.token, params.messageId, params.message), 200),
@@ -191,6 +169,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     talk: true,
     summary: 'Delete a message (author or moderator)',
+    statuses: { 405: 'not a text message' },
     params: Type.Object({ token: Token, messageId: MessageId }),
     response: Message,
     handler: async ({ params, ctx }) => oneReply(await chat.delete(ctx, params.token, params.messageId), 200),

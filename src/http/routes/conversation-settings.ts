@@ -9,7 +9,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { LOBBY_TIMER_MAX } from '../../domain/room-settings.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
@@ -17,19 +16,6 @@ import type { CallerRoom } from '../../services/rooms.js';
 import type { RequestContext } from '../../services/request-context.js';
 import { ocsRoute, type OcsRouteDef } from '../ocs/route.js';
 import { ROOM, Token } from './common-schemas.js';
-
-// What these endpoints and the record fields they set make true (talk-reference.md §2.2 gating table).
-registerFeatures([
-  { name: 'favorites', local: true },
-  { name: 'notification-levels' },
-  { name: 'read-only-rooms' },
-  { name: 'listable-rooms', local: true },
-  { name: 'webinary-lobby' },
-  { name: 'room-description' },
-  { name: 'notification-calls' },
-  { name: 'conversation-permissions' },
-  { name: 'message-expiration' },
-]);
 
 /** An int field whose wrong type is reported under Talk's reason for that endpoint. */
 const Int = (reason: string) => Type.Integer({ 'x-error': reason });
@@ -44,12 +30,14 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     summary: string,
     fields: TProperties,
     run: (ctx: RequestContext, params: any) => Promise<CallerRoom>,
+    capability?: string,
   ) =>
     ocsRoute(app, services, {
       method,
       path: `${ROOM}${path}`,
       auth: 'public',
       talk: true,
+      capability,
       summary,
       params: Type.Object({ token: Token, ...fields }) as TObject,
       response: ConversationSchema,
@@ -62,6 +50,7 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     'Set the description (moderators): at most 2000 characters, trimmed',
     { description: Type.String({ 'x-error': 'value' }) },
     (ctx, p) => roomSettings.setDescription(ctx, p.token, p.description),
+    'room-description',
   );
   setting(
     'POST',
@@ -75,6 +64,7 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
   );
   setting('PUT', '/read-only', 'Set read-only (logged-in moderators): state 0 read-write, 1 read-only', { state: Int('value') }, (ctx, p) =>
     roomSettings.setReadOnly(ctx, p.token, p.state),
+    'read-only-rooms',
   );
   setting(
     'PUT',
@@ -90,13 +80,15 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     { mode: Type.String({ maxLength: 32, 'x-error': 'mode' }), permissions: Int('value') },
     (ctx, p) => roomSettings.setPermissions(ctx, p.token, p.mode, p.permissions),
   );
-  setting('POST', '/favorite', 'Add to favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, true));
-  setting('DELETE', '/favorite', 'Remove from favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, false));
+  setting('POST', '/favorite', 'Add to favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, true), 'favorites');
+  setting('DELETE', '/favorite', 'Remove from favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, false), 'favorites');
   setting('POST', '/notify', 'Set the notification level: 1 always, 2 mentions, 3 never (logged-in participants)', { level: Int('level') }, (ctx, p) =>
     roomSettings.setNotificationLevel(ctx, p.token, p.level),
+    'notification-levels',
   );
   setting('POST', '/notify-calls', 'Set call notifications: 0 off, 1 on (logged-in participants)', { level: Int('level') }, (ctx, p) =>
     roomSettings.setCallNotificationLevel(ctx, p.token, p.level),
+    'notification-calls',
   );
   setting(
     'POST',
@@ -104,9 +96,11 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     'Set message expiration in seconds, 0 = off (moderators)',
     { seconds: Int('value') },
     (ctx, p) => roomSettings.setMessageExpiration(ctx, p.token, p.seconds),
+    'message-expiration',
   );
   setting('PUT', '/listable', 'Open the conversation: scope 0 participants, 1 regular users, 2 everyone (logged-in moderators)', { scope: Int('value') }, (ctx, p) =>
     roomSettings.setListable(ctx, p.token, p.scope),
+    'listable-rooms',
   );
   setting(
     'PUT',

@@ -5,24 +5,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 import { nowSeconds } from '../../domain/time.js';
-
-// What these endpoints and the record make true (talk-reference.md §2.2), in Talk's order.
-registerFeatures([
-  { name: 'conversation-v4' },
-  { name: 'empty-group-room' },
-  { name: 'last-room-activity' },
-  { name: 'locked-one-to-one-rooms' },
-  { name: 'start-call-flag' },
-]);
-
-
 
 export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const rooms = services.rooms;
@@ -68,6 +56,11 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     auth: 'user',
     talk: true,
     summary: 'Create a conversation (one-to-one, group, public, breakout child)',
+    statuses: {
+      200: { description: 'the one-to-one conversation already exists', schema: ConversationSchema },
+      201: { description: 'created', schema: ConversationSchema },
+      404: 'the user, group or team to invite does not exist',
+    },
     params: Type.Object({
       roomType: Type.Integer({ 'x-error': 'type' }),
       invite: Type.String({ default: '', maxLength: 255, 'x-error': 'invite' }),
@@ -75,10 +68,25 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       roomName: Type.String({ default: '', 'x-error': 'name' }),
       objectType: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
       objectId: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
+      // Talk's current create-time settings (talk-reference.md §4.3), each optional.
+      password: Type.Optional(Type.String({ maxLength: 1024, 'x-error': 'password' })),
+      readOnly: Type.Optional(Type.Integer({ 'x-error': 'read-only' })),
+      listable: Type.Optional(Type.Integer({ 'x-error': 'listable' })),
+      messageExpiration: Type.Optional(Type.Integer({ 'x-error': 'message-expiration' })),
+      lobbyState: Type.Optional(Type.Integer({ 'x-error': 'lobby' })),
+      lobbyTimer: Type.Optional(Type.Integer({ 'x-error': 'lobby-timer' })),
+      sipEnabled: Type.Optional(Type.Integer({ 'x-error': 'sip-enabled' })),
+      permissions: Type.Optional(Type.Integer({ 'x-error': 'permissions' })),
+      recordingConsent: Type.Optional(Type.Integer({ 'x-error': 'recording-consent' })),
+      mentionPermissions: Type.Optional(Type.Integer({ 'x-error': 'mention-permissions' })),
+      description: Type.Optional(Type.String({ 'x-error': 'description' })),
+      emoji: Type.Optional(Type.String({ maxLength: 64, 'x-error': 'avatar' })),
+      avatarColor: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'avatar' })),
     }),
     response: ConversationSchema,
     handler: async ({ params, ctx }) => {
-      const { caller, created } = await rooms.create(ctx, params);
+      const { roomType, invite, source, roomName, objectType, objectId, ...options } = params;
+      const { caller, created } = await rooms.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
       const record = await rooms.presenter.presentOne(ctx, caller);
       return new OcsReply(record, created ? 201 : 200);
     },
@@ -112,6 +120,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
   ocsRoute(app, services, {
     method: 'GET',
     path: `${V4}/listed-room`,
+    capability: 'listable-rooms',
     auth: 'user',
     talk: true,
     summary: 'Open (listable) conversations the caller is not in, filtered by searchTerm',

@@ -6,26 +6,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
-import { newCookieHeaders, registerCookieSessions } from '../auth/cookie-session.js';
+import { newCookieHeaders } from '../auth/cookie-session.js';
 import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { AddResult, EmptyList, NullData, ParticipantListSchema } from './participant-schemas.js';
 import { Token, V4 } from './common-schemas.js';
-
-registerCookieSessions();
-
-// What these endpoints make true (talk-reference.md §2.2).
-registerFeatures([
-  { name: 'guest-display-names' },
-  { name: 'multi-room-users' },
-  { name: 'invite-groups-and-mails' },
-  { name: 'circles-support' },
-  { name: 'publishing-permissions' },
-  { name: 'session-state' },
-]);
 
 const AttendeeId = Type.Integer({ 'x-error': 'attendeeId' });
 const Method = Type.String({ maxLength: 32, 'x-error': 'method' });
@@ -43,6 +30,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       path,
       auth: 'public',
       talk: true,
+      capability: breakout ? 'breakout-rooms-v1' : undefined,
       summary: breakout ? 'Participants of a conversation and its breakout rooms' : 'Participants of a conversation',
       response: ParticipantListSchema,
       params: Type.Object({ token: Token, includeStatus: Type.Boolean({ default: false }) }, { required: ['token'] }),
@@ -61,7 +49,8 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V4}/room/:token/participants`,
-    auth: 'user',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Add a user, group, team (circle) or e-mail guest',
     response: AddResult,
@@ -93,7 +82,8 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'DELETE',
     path: `${V4}/room/:token/participants/self`,
-    auth: 'user',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Leave a conversation for good',
     response: NullData,
@@ -110,6 +100,12 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     auth: 'public',
     talk: true,
     summary: 'Join a conversation (new session); 409 when this browser session is still active and force=false',
+    statuses: {
+      409: {
+        description: 'the caller already has an active session here (force=false)',
+        schema: Type.Object({ sessionId: Type.String(), inCall: Type.Integer(), lastPing: Type.Integer() }),
+      },
+    },
     response: ConversationSchema,
     params: Type.Object({
       token: Type.String(),
@@ -141,6 +137,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'PUT',
     path: `${V4}/room/:token/participants/state`,
+    capability: 'session-state',
     auth: 'public',
     talk: true,
     summary: 'Set the session state: 0 inactive, 1 active',
@@ -199,7 +196,9 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V4}/room/:token/participants/resend-invitations`,
-    auth: 'user',
+    capability: 'sip-support',
+    // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
+    auth: 'public',
     talk: true,
     summary: 'Send the invitation mails again (all e-mail guests, or one attendee)',
     response: NullData,

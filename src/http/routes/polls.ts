@@ -4,12 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { Token } from './common-schemas.js';
-
-registerFeatures([{ name: 'talk-polls' }]);
 
 const BASE = '/apps/spreed/api/v1/poll/:token';
 const PollId = Type.Integer({ minimum: 0, 'x-error': 'poll' });
@@ -24,7 +21,9 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     path: BASE,
     auth: 'public',
     talk: true,
+    capability: 'talk-polls',
     summary: 'Create a poll (posted into the chat)',
+    statuses: { 201: { description: 'the poll', schema: Poll }, 412: 'held in the lobby' },
     params: Type.Object({
       token: Token,
       question: Type.String({ pattern: NO_NUL, 'x-error': 'question' }),
@@ -42,6 +41,7 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     path: `${BASE}/:pollId`,
     auth: 'public',
     talk: true,
+    capability: 'talk-polls',
     summary: 'Show a poll',
     params: Type.Object({ token: Token, pollId: PollId }),
     response: Poll,
@@ -53,6 +53,7 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     path: `${BASE}/:pollId`,
     auth: 'public',
     talk: true,
+    capability: 'talk-polls',
     summary: 'Vote (replaces earlier votes; an empty list withdraws)',
     params: Type.Object({ token: Token, pollId: PollId, optionIds: Type.Array(Type.Unknown(), { default: [], maxItems: 200, 'x-error': 'options' }) }),
     response: Poll,
@@ -64,6 +65,7 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     path: `${BASE}/:pollId`,
     auth: 'public',
     talk: true,
+    capability: 'talk-polls',
     summary: 'Close a poll (author or moderator)',
     params: Type.Object({ token: Token, pollId: PollId }),
     response: Poll,

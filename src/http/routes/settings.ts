@@ -4,12 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
-
-// The user setting `typing_privacy` exists (talk-reference.md §2.2 "typing-privacy").
-registerFeatures([{ name: 'typing-privacy' }]);
 
 const SETTINGS = '/apps/spreed/api/v1/settings';
 
@@ -32,11 +28,10 @@ export async function settingsRoutes(app: FastifyInstance, services: Services): 
     },
   });
 
-  // Always routed, although the contract names sip-support as its capability: that feature is
-  // advertised only once SIP is configured, and this is the endpoint that configures it.
   ocsRoute(app, services, {
     method: 'POST',
     path: `${SETTINGS}/sip`,
+    capability: 'sip-support',
     auth: 'admin',
     summary: 'Set the SIP bridge settings (admin): sipGroups, dialInInfo, sharedSecret, all in one request',
     params: Type.Object({

@@ -5,20 +5,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerFeatures } from '../../domain/features.js';
-import { dialOutEnabled, sipConfigured } from '../../domain/sip.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { ROOM, Token, V4 } from './common-schemas.js';
 
-// Advertised only while they work: SIP needs secret and dial-in info, dial-out also sip_dialout.
-registerFeatures([
-  { name: 'sip-support', when: sipConfigured },
-  { name: 'sip-support-nopin', when: sipConfigured },
-  { name: 'sip-support-dialout', when: dialOutEnabled },
-]);
-
+// The bridge endpoints stay routed without sip-support-dialout: the contract lists 501 (SIP or
+// dial-out not configured) for them, which only a routed endpoint can answer (docs/compatibility.md).
 /** The bridge sends `options` as an object or as its JSON text. */
 const Options = Type.Union([Type.String({ maxLength: 4096 }), Type.Object({}, { additionalProperties: true })], { default: '', 'x-error': 'options' });
 
@@ -40,7 +33,9 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
   ocsRoute(app, services, {
     method: 'GET',
     path: `${ROOM}/pin/:pin`,
+    capability: 'sip-support',
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge (deprecated): the conversation as seen by the attendee with this dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ maxLength: 64 }) }),
     response: ConversationSchema,
@@ -51,6 +46,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'POST',
     path: `${ROOM}/verify-dialin`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge: verify a dial-in PIN',
     params: Type.Object({ token: Token, pin: Type.String({ default: '', maxLength: 64 }) }),
     response: ConversationSchema,
@@ -61,6 +57,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'POST',
     path: `${ROOM}/verify-dialout`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge: verify a dial-out number (options: actorId, actorType phones, attendeeId)',
     params: Type.Object({ token: Token, number: Type.String({ default: '', maxLength: 64 }), options: Options }),
     response: ConversationSchema,
@@ -71,6 +68,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'DELETE',
     path: `${ROOM}/rejected-dialout`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge: reset the call id of a rejected dial-out',
     params: Type.Object({ token: Token, callId: Type.String({ default: '', maxLength: 255 }), options: Options }),
     response: Type.Null(),
@@ -84,6 +82,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'POST',
     path: `${V4}/call/:token/dialout/:attendeeId`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     talk: true,
     summary: 'Call a phone attendee (SIP dial-out): recorded for the SIP bridge, which reads it from GET /dialout/pending',
     params: Type.Object({ token: Token, attendeeId: Type.Integer({ 'x-error': 'attendeeId' }) }, { required: ['token', 'attendeeId'] }),
@@ -98,6 +97,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     method: 'GET',
     path: `${V4}/dialout/pending`,
     auth: 'public',
+    statuses: { 501: 'SIP or SIP dial-out is not configured' },
     summary: 'SIP bridge (Parley): the dial-outs to place, each {token, callId, number, options}; signed over the word "dialout"',
     params: Type.Object({}),
     response: Type.Array(

@@ -8,7 +8,7 @@ import { ApiError } from '../../domain/errors.js';
 import { PRODUCT_NAME } from '../../domain/version.js';
 import type { Services } from '../../services/index.js';
 import { adminPageState } from '../../services/admin-settings.js';
-import { clearedLoginCookie, loginCookie, LOGIN_COOKIE, readCookie, registerLoginSessionResolver } from '../auth/login-session.js';
+import { clearedLoginCookie, loginCookie, LOGIN_COOKIE, readCookie } from '../auth/login-session.js';
 import { buildContext } from '../ocs/route.js';
 import { escapeHtml, foreignOrigin, page, scriptJson, sendPage as send } from '../pages/html.js';
 import { webAsset } from '../web-assets.js';
@@ -43,7 +43,6 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 const logoutForm = '<form method="post" action="/logout" class="logout"><button type="submit">Log out</button></form>';
 
 export async function webPageRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  registerLoginSessionResolver();
 
   app.get('/', async (_request, reply) =>
     send(

@@ -1,0 +1,137 @@
+/**
+ * The conversation records of a request (contract "Conversation"; talk-behaviour.md §5): loads
+ * what the records need beyond their room/attendee/session rows (other users' display names,
+ * group membership, common read markers, user statuses) and makes the lazy repairs reading them
+ * implies (expired lobby timers lifted, default names saved, missing PINs generated), each once
+ * per call in a batch, so any number of conversations costs a constant number of queries. The
+ * record itself is the pure `formatConversation` (presenters/conversation.ts).
+ */
+import type { AttendeesRepository } from '../db/repositories/attendees.js';
+import type { RoomsRepository } from '../db/repositories/rooms.js';
+import type { UsersRepository } from '../db/repositories/users.js';
+import { isOneToOneKind, serverDefaultPermissions } from '../domain/permissions.js';
+import { defaultRoomName, isGroupOrPublic } from '../domain/room-settings.js';
+import { needsAttendeePin, sipConfigured } from '../domain/sip.js';
+import { recordingAvailable } from '../domain/features.js';
+import { newAttendeePin } from '../domain/tokens.js';
+import { nowSeconds } from '../domain/time.js';
+import {
+  formatConversation,
+  otherUserId,
+  stableUntil,
+  type ConversationRecord,
+  type ConversationView,
+  type FormatEnv,
+  type PresentOptions,
+  type UserStatus,
+} from '../presenters/conversation.js';
+import { listableScopesFor, type RequestContext } from './request-context.js';
+import type { UserStatusService } from './user-status.js';
+
+/** Repositories the records are batch-loaded from and repaired through. */
+export interface ConversationViewRepos {
+  users: UsersRepository;
+  rooms: RoomsRepository;
+  attendees: AttendeesRepository;
+}
+
+export class ConversationViewService {
+  constructor(
+    private readonly repos: ConversationViewRepos,
+    private readonly userStatus: UserStatusService,
+  ) {}
+
+  /** Formats one conversation (see `present`). */
+  async presentOne(ctx: RequestContext, view: ConversationView, opts: PresentOptions = {}): Promise<ConversationRecord> {
+    return (await this.present(ctx, [view], opts))[0];
+  }
+
+  /**
+   * Formats conversations for the caller with a constant number of queries: at most one each for
+   * expired lobby timers, other users' display names, the caller's groups, new PINs and statuses.
+   */
+  async present(ctx: RequestContext, views: ConversationView[], opts: PresentOptions = {}): Promise<ConversationRecord[]> {
+    const cfg = await ctx.config();
+    const now = nowSeconds();
+    const userId = ctx.userId;
+    const sip = sipConfigured(cfg);
+
+    // Lobby timers are applied lazily on read (talk-behaviour.md §11): lift and save expired ones.
+    const expired = views.filter((v) => v.room.lobby_timer > 0 && v.room.lobby_timer < now);
+    if (expired.length) {
+      await this.repos.rooms.liftExpiredLobbies([...new Set(expired.map((v) => v.room.id))], now);
+      for (const v of expired) v.room = { ...v.room, lobby_state: 0, lobby_timer: 0, last_activity: now };
+    }
+
+    // A group or public conversation without a name gets one from its users, saved (talk-behaviour.md
+    // §4 "Default names"). Parley's own paths never leave a name empty; imported rows may.
+    const nameless = views.filter((v) => v.room.name === '' && isGroupOrPublic(v.room.type));
+    if (nameless.length) {
+      const users = await this.repos.attendees.userDisplayNames([...new Set(nameless.map((v) => v.room.id))]);
+      const names = new Map<number, string>();
+      for (const v of nameless) {
+        const name = defaultRoomName(users.get(v.room.id) ?? []);
+        if (name !== '') names.set(v.room.id, name);
+      }
+      await this.repos.rooms.setNamesIfEmpty(names);
+      for (const v of nameless) if (names.has(v.room.id)) v.room = { ...v.room, name: names.get(v.room.id)! };
+    }
+
+    const otherIds = new Set<string>();
+    for (const v of views) {
+      if (!isOneToOneKind(v.room.type)) continue;
+      const other = otherUserId(v.room, userId);
+      if (other !== undefined) otherIds.add(other);
+    }
+    const userNames = new Map<string, string>();
+    if (otherIds.size) {
+      for (const u of await this.repos.users.existing([...otherIds])) userNames.set(u.id, u.display_name);
+    }
+
+    const newPins = new Map<number, string>();
+    if (sip) {
+      for (const v of views) {
+        const a = v.attendee;
+        if (a && needsAttendeePin(true, v.room, a)) {
+          newPins.set(a.id, newAttendeePin());
+        }
+      }
+      if (newPins.size) await this.repos.attendees.setPins(newPins, now);
+    }
+
+    const anyParticipant = views.some((v) => v.attendee);
+    const publicReaders = views.filter((v) => v.attendee && v.attendee.read_privacy === 0).map((v) => v.room.id);
+    const commonRead = publicReaders.length ? await this.repos.attendees.commonReadMessages([...new Set(publicReaders)]) : new Map<number, number>();
+    const inStartCallsGroups = anyParticipant ? await ctx.inGroupList(cfg.list('start_calls_groups')) : false;
+    // Only a logged-in caller can enable SIP; the SIP bridge sees attendees' records with false.
+    const inSipBridgeGroups = anyParticipant && sip && ctx.user !== undefined ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
+    const listableScopes = views.some((v) => !v.attendee) ? await listableScopesFor(ctx) : [];
+
+    let statuses: ReadonlyMap<string, UserStatus> = new Map();
+    const includeStatus = opts.includeStatus === true;
+    if (includeStatus && otherIds.size) statuses = await this.userStatus.forUsers([...otherIds]);
+
+    const env: FormatEnv = {
+      now,
+      userId,
+      cfg,
+      sipConfigured: sip,
+      userNames,
+      inStartCallsGroups,
+      inSipBridgeGroups,
+      statuses,
+      newPins,
+      commonRead,
+      includeStatus,
+      includeLastMessage: opts.includeLastMessage !== false,
+      chat: opts.chat,
+      serverDefault: serverDefaultPermissions(cfg.raw('default_permissions')),
+      recordingAvailable: recordingAvailable(cfg),
+      startCalls: cfg.int('start_calls'),
+      startCallsGroups: cfg.list('start_calls_groups'),
+      deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
+    };
+    if (opts.validity) opts.validity.until = stableUntil(views, statuses, now);
+    return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
+  }
+}

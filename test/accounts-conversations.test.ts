@@ -1,0 +1,76 @@
+/**
+ * Accounts as Nextcloud manages them, seen from conversations: renaming a group
+ * (`PUT /cloud/groups/{groupid}`, key=displayname) renames its attendees; deleting a user
+ * through the API or the CLI deletes the conversations where they were the last user (as
+ * `talk:user:remove` does) and the rows Nextcloud deletes with an account.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { runCli } from './helpers/cli.js';
+import { attendeesOf, createRoom, roomRow, seedUser, V4 } from './helpers/rooms.js';
+
+for (const dialect of dialects()) {
+  describe(`accounts and conversations [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect);
+      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u, { groups: ['crew'] });
+    });
+    after(async () => p.close());
+
+    it('PUT /cloud/groups/{groupid} key=displayname renames the group and its attendees', async () => {
+      const room = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 2, invite: 'crew' } });
+      assert.equal(room.status, 201, room.text);
+      const r = await call(p, 'PUT', '/cloud/groups/crew', { as: admin, form: { key: 'displayname', value: 'The Crew' } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal((await p.services.directory.groups.find('crew'))!.display_name, 'The Crew');
+      const list = await call(p, 'GET', `${V4}/room/${room.data.token}/participants`, { as: as('alice') });
+      assert.equal(list.data.find((x: any) => x.actorType === 'groups').displayName, 'The Crew');
+      const refusals: Array<[string, Record<string, string>, number, string]> = [
+        ['/cloud/groups/nogroup', { key: 'displayname', value: 'x' }, 404, 'groupid'],
+        ['/cloud/groups/crew', { key: 'members', value: 'x' }, 400, 'key'],
+        ['/cloud/groups/crew', { key: 'displayname', value: '' }, 400, 'displayname'],
+      ];
+      for (const [path, form, status, error] of refusals) {
+        const res = await call(p, 'PUT', path, { as: admin, form });
+        assert.deepEqual([res.status, res.data.error], [status, error], JSON.stringify(form));
+      }
+      assert.equal((await call(p, 'PUT', '/cloud/groups/crew', { as: as('bob'), form: { key: 'displayname', value: 'Mine' } })).status, 403);
+      assert.equal((await p.services.directory.groups.find('crew'))!.display_name, 'The Crew', 'refusals changed nothing');
+    });
+
+    async function deleteScenario(remove: (user: string) => Promise<void>) {
+      const id = `gone${Math.random().toString(36).slice(2, 8)}`;
+      await createUser(p, id);
+      const alone = await createRoom(p, id, { roomType: 2, roomName: 'Alone' });
+      const child = await createRoom(p, id, { roomType: 3, roomName: 'Alone too' });
+      const shared = await createRoom(p, id, { roomType: 2, roomName: 'Shared' });
+      await seedUser(p, shared.token, 'alice', 3);
+      const one = await createRoom(p, id, { roomType: 1, invite: 'bob' });
+      await p.services.userStatus.markOnline(id);
+      await remove(id);
+      assert.equal(await roomRow(p, alone.token), undefined, 'the conversation where they were the last user is gone');
+      assert.equal(await roomRow(p, child.token), undefined);
+      assert.ok(await roomRow(p, shared.token), 'a conversation with other users stays');
+      assert.deepEqual((await attendeesOf(p, shared.token)).map((a) => a.actor_id), ['alice']);
+      assert.equal((await roomRow(p, one.token))!.type, 5, 'the one-to-one becomes a former one');
+      const status = await p.services.db.kysely.selectFrom('user_status').selectAll().where('user_id', '=', id).execute();
+      assert.deepEqual(status, [], 'the user status went with the account');
+    }
+
+    it('DELETE /cloud/users/{userid} deletes the conversations where the user was the last one', async () => {
+      await deleteScenario(async (id) => {
+        const r = await call(p, 'DELETE', `/cloud/users/${id}`, { as: admin });
+        assert.equal(r.status, 200, r.text);
+      });
+    });
+
+    it('parley user:delete does the same', async () => {
+      await deleteScenario(async (id) => {
+        const r = await runCli(p.env, ['user:delete', id]);
+        assert.equal(r.code, 0, r.stderr);
+      });
+    });
+  });
+}

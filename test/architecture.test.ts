@@ -1,0 +1,99 @@
+/**
+ * The code's shape, checked (DESIGN.md; docs/architecture.md "Wiring"): imports go down the
+ * layers (http → services → repositories/presenters/domain), nothing fills a module-level
+ * registry as modules load, and createServices wires by constructor only. Reads src/ as text.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+
+const SRC = path.resolve('src');
+const files = (readdirSync(SRC, { recursive: true }) as string[])
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => path.join(SRC, f));
+const rel = (f: string) => path.relative(SRC, f).split(path.sep).join('/');
+const text = new Map(files.map((f) => [rel(f), readFileSync(f, 'utf8')]));
+
+/** Relative import targets of a file (static, type-only, re-exports and dynamic), as src-relative paths. */
+function importsOf(file: string): string[] {
+  const out: string[] = [];
+  const re = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.[^'"]+)['"]/gm;
+  for (const m of text.get(file)!.matchAll(re)) out.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1])));
+  return out;
+}
+
+/** Layer → layers it must not import from. */
+const FORBIDDEN: Record<string, string[]> = {
+  presenters: ['services', 'http', 'cli', 'jobs', 'events'],
+  domain: ['services', 'http', 'cli', 'jobs', 'events', 'presenters'],
+  db: ['services', 'http', 'cli', 'jobs', 'events', 'presenters'],
+  'app-config': ['services', 'http', 'cli', 'jobs', 'events', 'db', 'presenters'],
+  services: ['http', 'cli', 'jobs'],
+  events: ['http', 'cli', 'jobs'],
+};
+
+/** Patterns of wiring that imports do not show. */
+const REGISTRY_PATTERNS: Array<[RegExp, string]> = [
+  [/^export\s+let\s/m, 'an exported mutable binding'],
+  [/^(?:export\s+)?const\s+\w+\s*(?::\s*[^=]+)?=\s*\[\s*\]\s*;/m, 'a module-level array that starts empty (a registry)'],
+  [/\bregister(?:Features|Job|CookieSessions|LoginSessionResolver)\b/, 'a register-at-load function'],
+  [/\b(?:userResolvers|contextHooks|participantFinders|sessionFinder|userStatusLoader|phoneAdder)\b/, 'a callback slot filled after construction'],
+];
+
+describe('architecture', () => {
+  it('found the sources', () => {
+    assert.ok(text.size > 100, `${text.size} files`);
+    assert.ok(text.has('services/index.ts'));
+  });
+
+  it('no upward import: presenters, domain, db and app-config import nothing from services or http', () => {
+    const bad: string[] = [];
+    for (const file of text.keys()) {
+      const layer = file.split('/')[0];
+      const forbidden = FORBIDDEN[layer];
+      if (!forbidden) continue;
+      for (const target of importsOf(file)) {
+        const to = target.split('/')[0];
+        if (forbidden.includes(to)) bad.push(`${file} imports ${target}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('the check sees an upward import when there is one', () => {
+    text.set('presenters/__probe.ts', "import type { RequestContext } from '../services/request-context.js';\n");
+    try {
+      assert.deepEqual(importsOf('presenters/__probe.ts'), ['services/request-context.js']);
+    } finally {
+      text.delete('presenters/__probe.ts');
+    }
+  });
+
+  it('no module-level registry and no callback slot wired after construction', () => {
+    const bad: string[] = [];
+    for (const [file, src] of text) {
+      for (const [re, what] of REGISTRY_PATTERNS) {
+        const m = re.exec(src);
+        if (m) bad.push(`${file}: ${what}: ${m[0].trim()}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+    // The patterns catch what they were written for.
+    assert.ok(REGISTRY_PATTERNS[1][0].test('export const FEATURES: FeatureDef[] = [];'));
+    assert.ok(REGISTRY_PATTERNS[3][0].test('rooms.sessionFinder = (ctx, v) => x;'));
+  });
+
+  it('createServices wires by constructor only: no property assignment and no push after construction', () => {
+    const src = text.get('services/index.ts')!;
+    const body = src.slice(src.indexOf('export function createServices'));
+    assert.ok(body.length > 0);
+    assert.deepEqual(body.match(/^\s*\w+(?:\.\w+)+\s*=[^=>]/gm) ?? [], [], 'property assignments');
+    assert.deepEqual(body.match(/\.push\(/g) ?? [], [], 'push calls');
+  });
+
+  it('every event subscription is in events/subscribers.ts', () => {
+    const bad = [...text].filter(([file, src]) => file !== 'events/subscribers.ts' && file !== 'events/bus.ts' && /\bevents\.on\(|\bbus\.on\(/.test(src)).map(([f]) => f);
+    assert.deepEqual(bad, []);
+  });
+});

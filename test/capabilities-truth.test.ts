@@ -1,0 +1,136 @@
+/**
+ * Capabilities say the truth both ways: the feature list is exactly what this branch implements
+ * (sip-support as Talk advertises it: always), an endpoint whose contract row names a required
+ * capability exists while it is advertised and is Nextcloud's route-not-found 404 while it is
+ * not, and the signaling secrets are generated on the first start (a 255-character ticket
+ * secret, a key pair of `signaling_token_alg`), kept across restarts and never shown unmasked.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
+import type { OcsRouteDef } from '../src/http/ocs/route.js';
+import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, V4 } from './helpers/rooms.js';
+
+/** What this branch implements (chat and calls land with their own areas). */
+const IMPLEMENTED = [
+  'conversation-v4', 'empty-group-room', 'last-room-activity', 'locked-one-to-one-rooms', 'start-call-flag',
+  'single-conversation-status', 'conversation-creation-password', 'breakout-rooms-v1', 'avatar', 'favorites',
+  'notification-levels', 'read-only-rooms', 'listable-rooms', 'webinary-lobby', 'room-description', 'notification-calls',
+  'conversation-permissions', 'message-expiration', 'guest-display-names', 'multi-room-users', 'invite-groups-and-mails',
+  'circles-support', 'publishing-permissions', 'session-state', 'typing-privacy', 'sip-support',
+  'chat-v2', 'system-messages', 'mention-flag', 'chat-read-marker', 'chat-unread', 'chat-replies', 'chat-reference-id',
+  'delete-messages', 'rich-object-delete', 'silent-send', 'direct-mention-flag', 'chat-read-last', 'clear-history',
+  'chat-permission', 'chat-get-context', 'delete-messages-unlimited', 'edit-messages', 'edit-messages-note-to-self',
+  'silent-send-state', 'markdown-messages', 'mention-permissions', 'chat-read-status', 'reactions', 'talk-polls',
+];
+
+const ROUTE_NOT_FOUND = /Invalid query/;
+
+async function features(p: Parley): Promise<string[]> {
+  const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+  return r.data.capabilities.spreed.features;
+}
+
+async function storedConfig(p: Parley): Promise<Map<string, string>> {
+  const rows = await p.services.db.kysely.selectFrom('app_config').select(['key', 'value']).where('key', 'like', 'signaling_%').execute();
+  return new Map(rows.map((r) => [r.key, r.value]));
+}
+
+for (const dialect of dialects()) {
+  describe(`capabilities tell the truth [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect);
+      await createUser(p, 'alice');
+    });
+    after(async () => p.close());
+
+    it('the feature list is exactly what is implemented; sip-support without SIP configured, as Talk', async () => {
+      assert.deepEqual([...(await features(p))].sort(), [...IMPLEMENTED].sort());
+      for (const missing of ['conversation-creation-all', 'react-permission', 'pinned-messages', 'scheduled-messages', 'sip-support-dialout']) {
+        assert.ok(!(await features(p)).includes(missing), missing);
+      }
+    });
+
+    it('every route that names a capability answers (not route-not-found) while it is advertised', async () => {
+      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Gated' });
+      const gated = ((p.app as any).ocsRoutes as OcsRouteDef<any>[]).filter((d) => d.capability);
+      assert.ok(gated.length >= 15, `capability routes: ${gated.length}`);
+      const on = await features(p);
+      for (const d of gated) {
+        assert.ok(on.includes(d.capability!), `${d.path} needs ${d.capability}, advertised here`);
+        const path = d.path.replace(':token', room.token).replace(/:[a-zA-Z]+/g, 'x');
+        const r = await call(p, d.method, path, { as: as('alice') });
+        assert.doesNotMatch(r.meta?.message ?? '', ROUTE_NOT_FOUND, `${d.method} ${d.path}: ${r.status}`);
+      }
+    });
+
+    it('while breakout-rooms-v1 is not advertised, its endpoints do not exist (404 route not found, v1 998)', async () => {
+      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'No breakout' });
+      const paths: Array<[string, string]> = [
+        ['GET', `${V4}/room/${room.token}/breakout-rooms`],
+        ['GET', `${V4}/room/${room.token}/breakout-rooms/participants`],
+        ['POST', `/apps/spreed/api/v1/breakout-rooms/${room.token}`],
+      ];
+      for (const [method, path] of paths) assert.notEqual((await call(p, method, path, { as: as('alice') })).status, 404, path);
+      await p.services.appConfig.set('breakout_rooms', 'no');
+      try {
+        assert.ok(!(await features(p)).includes('breakout-rooms-v1'));
+        for (const [method, path] of paths) {
+          const r = await call(p, method, path, { as: as('alice'), ...(method === 'GET' ? {} : { body: { mode: 1, amount: 2 } }) });
+          assert.equal(r.status, 404, path);
+          assert.match(r.meta.message, ROUTE_NOT_FOUND, path);
+          const v1 = await call(p, method, path, { as: as('alice'), version: 1 });
+          assert.equal(v1.meta.statuscode, 998, path);
+        }
+      } finally {
+        await p.services.appConfig.set('breakout_rooms', 'yes');
+      }
+    });
+
+    it('the signaling ticket secret and the ES256 key pair exist after the first start, and work together', async () => {
+      const stored = await storedConfig(p);
+      const secret = stored.get('signaling_ticket_secret')!;
+      assert.equal(secret.length, 255);
+      assert.equal(new Set(secret).size > 20, true, 'random, not a repeated character');
+      const priv = createPrivateKey(stored.get('signaling_token_privkey_es256')!);
+      const pub = createPublicKey(stored.get('signaling_token_pubkey_es256')!);
+      assert.equal(priv.asymmetricKeyType, 'ec');
+      assert.equal(priv.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+      const signature = sign('sha256', Buffer.from('ticket'), priv);
+      assert.ok(verify('sha256', Buffer.from('ticket'), pub, signature), 'the stored public key belongs to the private key');
+    });
+
+    it('the API shows the secret and the private key only masked; the public key is public', async () => {
+      const base = '/apps/provisioning_api/api/v1/config/apps/spreed';
+      for (const key of ['signaling_ticket_secret', 'signaling_token_privkey_es256']) {
+        const r = await call(p, 'GET', `${base}/${key}`, { as: admin });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.data.data, '***REMOVED SENSITIVE VALUE***', key);
+      }
+      const pub = await call(p, 'GET', `${base}/signaling_token_pubkey_es256`, { as: admin });
+      assert.match(pub.data.data, /^-----BEGIN PUBLIC KEY-----/);
+    });
+
+    it('a restart keeps them; another algorithm gets its own key pair at the next start', async () => {
+      const first = await storedConfig(p);
+      await p.services.appConfig.set('signaling_token_alg', 'EdDSA');
+      const again = await startParley(dialect, { env: p.env });
+      try {
+        const stored = await storedConfig(again);
+        assert.equal(stored.get('signaling_ticket_secret'), first.get('signaling_ticket_secret'));
+        assert.equal(stored.get('signaling_token_privkey_es256'), first.get('signaling_token_privkey_es256'));
+        const secretKey = Buffer.from(stored.get('signaling_token_privkey_eddsa')!, 'base64');
+        const publicKey = Buffer.from(stored.get('signaling_token_pubkey_eddsa')!, 'base64');
+        assert.equal(secretKey.length, 64, 'libsodium secret key: seed and public key');
+        assert.equal(publicKey.length, 32);
+        assert.deepEqual(secretKey.subarray(32), publicKey);
+      } finally {
+        await again.app.close();
+        await again.services.db.close();
+        await p.services.appConfig.set('signaling_token_alg', 'ES256');
+      }
+    });
+  });
+}

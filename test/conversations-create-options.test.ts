@@ -1,0 +1,175 @@
+/**
+ * POST /room as Talk's current clients use it: team-sourced conversations (`source=circles`),
+ * breakout children of public parents (roomType 3), the create-time options (each validated as
+ * its own endpoint validates it and written with the conversation), `force_passwords`, emoji
+ * avatars at creation, and no token oracle through `objectType=room`.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { attendeesOf, createRoom, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+
+async function roomCount(p: Parley): Promise<number> {
+  const r = await p.services.db.kysely.selectFrom('rooms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+for (const dialect of dialects()) {
+  describe(`POST /room: sources, options, parents [${dialect}]`, () => {
+    let p: Parley;
+    const post = (user: string, body: Record<string, unknown>) => call(p, 'POST', `${V4}/room`, { as: as(user), body });
+    before(async () => {
+      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '4' } });
+      for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u);
+      await p.services.teams.create('design', 'Design team');
+      for (const u of ['alice', 'bob', 'carol']) await p.services.teams.addMember('design', u);
+    });
+    after(async () => p.close());
+
+    it('source=circles with a team the caller is in creates the conversation with the team and its members', async () => {
+      const r = await post('alice', { roomType: 2, invite: 'design', source: 'circles' });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.data.name, 'Design team');
+      assert.equal(r.data.type, 2);
+      const rows = await attendeesOf(p, r.data.token);
+      assert.deepEqual(
+        rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
+        [['circles', 'design', 3], ['users', 'alice', 1], ['users', 'bob', 3], ['users', 'carol', 3]],
+      );
+    });
+
+    it('source=circles: 404 invite for an unknown team or one the caller is not in; nothing created', async () => {
+      const before = await roomCount(p);
+      for (const [user, invite] of [['alice', 'nope'], ['dave', 'design']]) {
+        const r = await post(user, { roomType: 2, invite, source: 'circles' });
+        assert.deepEqual([r.status, r.data.error], [404, 'invite'], `${user} ${invite}`);
+      }
+      assert.equal(await roomCount(p), before);
+    });
+
+    it('roomType 3 with objectType room creates a breakout child of the parent type', async () => {
+      const parent = await createRoom(p, 'alice', { roomType: 2, roomName: 'Parent' });
+      await setRoom(p, parent.token, { breakout_room_mode: 1 });
+      await seedUser(p, parent.token, 'bob', 2);
+      const child = await createRoom(p, 'alice', { roomType: 3, roomName: 'Child', objectType: 'room', objectId: parent.token });
+      assert.equal(child.type, 2);
+      assert.equal(child.objectType, 'room');
+      assert.equal(child.objectId, parent.token);
+      assert.equal(child.lobbyState, 1, 'stopped breakout rooms: the child starts behind the lobby');
+      assert.ok((await attendeesOf(p, child.token)).some((a) => a.actor_id === 'bob' && a.participant_type === 2));
+    });
+
+    it('applies every create-time option in the created conversation', async () => {
+      const timer = Math.floor(Date.now() / 1000) + 3600;
+      const r = await post('alice', {
+        roomType: 3,
+        roomName: 'Configured',
+        password: 'a very good passphrase',
+        readOnly: 1,
+        listable: 2,
+        messageExpiration: 3600,
+        lobbyState: 1,
+        lobbyTimer: timer,
+        permissions: 4,
+        recordingConsent: 1,
+        mentionPermissions: 1,
+        description: '  About this  ',
+      });
+      assert.equal(r.status, 201, r.text);
+      const d = r.data;
+      assert.deepEqual(
+        [d.hasPassword, d.readOnly, d.listable, d.messageExpiration, d.lobbyState, d.lobbyTimer, d.defaultPermissions, d.mentionPermissions, d.description],
+        [true, 1, 2, 3600, 1, timer, 5, 1, 'About this'],
+      );
+      const row = await roomRow(p, d.token);
+      assert.ok(row!.password.startsWith('$argon2'), 'the password is stored hashed');
+      // The record shows the room's consent only while the admin makes it optional (recording_consent 2).
+      assert.equal(row!.recording_consent, 1);
+      // The password works for a guest joining.
+      const join = await call(p, 'POST', `${V4}/room/${d.token}/participants/active`, { body: { password: 'a very good passphrase' } });
+      assert.equal(join.status, 200, join.text);
+    });
+
+    it('options are optional and take form bodies too', async () => {
+      const r = await call(p, 'POST', `${V4}/room`, { as: as('alice'), form: { roomType: '2', roomName: 'Form made', readOnly: '1', listable: '1' } });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual([r.data.readOnly, r.data.listable, r.data.lobbyState, r.data.hasPassword], [1, 1, 0, false]);
+    });
+
+    it('each option is refused with 400 and its reason, and nothing is created', async () => {
+      const before = await roomCount(p);
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ roomType: 2, password: 'a very good passphrase' }, 'password'],
+        [{ roomType: 3, password: 'short' }, 'password'],
+        [{ roomType: 2, readOnly: 2 }, 'read-only'],
+        [{ roomType: 2, listable: 3 }, 'listable'],
+        [{ roomType: 2, messageExpiration: -1 }, 'message-expiration'],
+        [{ roomType: 2, lobbyState: 2 }, 'lobby'],
+        [{ roomType: 2, lobbyState: 1, lobbyTimer: -5 }, 'lobby-timer'],
+        [{ roomType: 2, sipEnabled: 1 }, 'sip-enabled'],
+        [{ roomType: 2, sipEnabled: 7 }, 'sip-enabled'],
+        [{ roomType: 2, permissions: 512 }, 'permissions'],
+        [{ roomType: 2, recordingConsent: 2 }, 'recording-consent'],
+        [{ roomType: 2, mentionPermissions: 2 }, 'mention-permissions'],
+        [{ roomType: 2, description: 'x'.repeat(2001) }, 'description'],
+        [{ roomType: 2, emoji: 'ab' }, 'avatar'],
+        [{ roomType: 2, emoji: '🙂', avatarColor: 'red' }, 'avatar'],
+        [{ roomType: 2, readOnly: 'yes' }, 'read-only'],
+      ];
+      for (const [body, reason] of cases) {
+        const r = await post('alice', { roomName: 'Refused', ...body });
+        assert.deepEqual([r.status, r.data?.error], [400, reason], JSON.stringify(body));
+      }
+      assert.equal(await roomCount(p), before);
+    });
+
+    it('permissions up to 511 (react) are accepted', async () => {
+      const r = await post('alice', { roomType: 2, roomName: 'Reactive', permissions: 511 });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.data.defaultPermissions, 511);
+    });
+
+    it('an emoji avatar given at creation is the conversation avatar', async () => {
+      const r = await post('alice', { roomType: 2, roomName: 'Emoji', emoji: '🚀', avatarColor: 'ff0000' });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.data.isCustomAvatar, true);
+      const img = await fetch(`${p.url}/ocs/v2.php/apps/spreed/api/v1/room/${r.data.token}/avatar`, { headers: { Authorization: 'Basic ' + Buffer.from('alice:alice-password-123').toString('base64') } });
+      assert.equal(img.status, 200);
+      assert.match(img.headers.get('content-type')!, /^image\/svg\+xml/);
+      const svg = await img.text();
+      assert.ok(svg.includes('🚀') && svg.includes('#ff0000'), svg);
+    });
+
+    it('force_passwords refuses a public conversation created without a password (400 password)', async () => {
+      await p.services.appConfig.set('force_passwords', 'yes');
+      try {
+        const before = await roomCount(p);
+        const r = await post('alice', { roomType: 3, roomName: 'Open' });
+        assert.deepEqual([r.status, r.data.error], [400, 'password']);
+        assert.equal(await roomCount(p), before);
+        const ok = await post('alice', { roomType: 3, roomName: 'Closed', password: 'a very good passphrase' });
+        assert.equal(ok.status, 201, ok.text);
+        assert.equal((await post('alice', { roomType: 2, roomName: 'Group is fine' })).status, 201);
+      } finally {
+        await p.services.appConfig.set('force_passwords', 'no');
+      }
+    });
+
+    it('objectType=room: a public conversation the caller is not in answers like a missing one, and misses are throttled', async () => {
+      const pub = await createRoom(p, 'bob', { roomType: 3, roomName: 'Public, not yours' });
+      await setRoom(p, pub.token, { breakout_room_mode: 1 });
+      const answers = [];
+      for (const objectId of [pub.token, 'missingtoken1']) {
+        const r = await post('carol', { roomType: 2, roomName: 'x', objectType: 'room', objectId });
+        answers.push([r.status, r.data]);
+      }
+      assert.deepEqual(answers[0], answers[1], 'existing-but-not-yours and missing answer the same');
+      assert.equal(answers[0][0], 400);
+      // The cap is 4 failures from this address: the next guesses are 429, as for GET /room/{token}.
+      let last = 0;
+      for (let i = 0; i < 4; i++) last = (await post('carol', { roomType: 2, roomName: 'x', objectType: 'room', objectId: `guess${i}abc` })).status;
+      assert.equal(last, 429);
+      assert.equal((await call(p, 'GET', `${V4}/room/missingtoken2`, { as: as('carol') })).status, 429, 'one throttle for every token miss');
+    });
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * "No other moderators or owners would be left" (contract, DELETE attendees / participants/self)
+ * holds under simultaneous requests in one process, and for the operator commands
+ * (`talk:room:demote`, `talk:room:remove`): the decision and the write happen under the
+ * conversation's row lock (docs/security.md). The two-process races are in races.test.ts.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { expectRefusal, runCli } from './helpers/cli.js';
+import { V4 } from './helpers/rooms.js';
+
+const ROUNDS = 15;
+
+for (const dialect of dialects()) {
+  describe(`a conversation keeps a moderator [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect);
+      for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u);
+    });
+    after(async () => p.close());
+
+    /** A group conversation whose only moderators are bob and carol (the creator left), and dave. */
+    async function twoModerators(): Promise<{ token: string; ids: Record<string, number> }> {
+      const room = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 2, roomName: 'mods' } });
+      assert.equal(room.status, 201);
+      const token = room.data.token;
+      for (const u of ['bob', 'carol', 'dave']) {
+        assert.equal((await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: u } })).status, 200);
+      }
+      const people = (await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data as Array<{ actorId: string; attendeeId: number }>;
+      const ids = Object.fromEntries(people.map((x) => [x.actorId, x.attendeeId]));
+      for (const u of ['bob', 'carol']) {
+        assert.equal((await call(p, 'POST', `${V4}/room/${token}/moderators`, { as: as('alice'), body: { attendeeId: ids[u] } })).status, 200);
+      }
+      assert.equal((await call(p, 'DELETE', `${V4}/room/${token}/participants/self`, { as: as('alice') })).status, 200);
+      return { token, ids };
+    }
+
+    async function moderators(token: string): Promise<string[]> {
+      const people = (await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('dave') })).data as Array<{ actorId: string; participantType: number }>;
+      return people.filter((x) => x.participantType === 1 || x.participantType === 2).map((x) => x.actorId);
+    }
+
+    it(`two moderators demoting each other at once, in one process (${ROUNDS} rounds): one stays`, async () => {
+      for (let i = 0; i < ROUNDS; i++) {
+        const { token, ids } = await twoModerators();
+        const [x, y] = await Promise.all([
+          call(p, 'DELETE', `${V4}/room/${token}/moderators`, { as: as('bob'), body: { attendeeId: ids.carol } }),
+          call(p, 'DELETE', `${V4}/room/${token}/moderators`, { as: as('carol'), body: { attendeeId: ids.bob } }),
+        ]);
+        assert.deepEqual([x.status, y.status].sort(), [200, 403], `round ${i}`);
+        assert.equal((await moderators(token)).length, 1);
+      }
+    });
+
+    it(`two moderators leaving at once, in one process (${ROUNDS} rounds): one stays, the other gets 400`, async () => {
+      for (let i = 0; i < ROUNDS; i++) {
+        const { token, ids } = await twoModerators();
+        // One leaves with participants/self, the other removes itself by attendee id.
+        const [x, y] = await Promise.all([
+          call(p, 'DELETE', `${V4}/room/${token}/participants/self`, { as: as('bob') }),
+          call(p, 'DELETE', `${V4}/room/${token}/attendees`, { as: as('carol'), body: { attendeeId: ids.carol } }),
+        ]);
+        assert.deepEqual([x.status, y.status].sort(), [200, 400], `round ${i}`);
+        assert.equal((await moderators(token)).length, 1);
+      }
+    });
+
+    it('the operator cannot demote or remove the last moderator while others stay', async () => {
+      const { token, ids } = await twoModerators();
+      assert.equal((await call(p, 'DELETE', `${V4}/room/${token}/moderators`, { as: as('bob'), body: { attendeeId: ids.carol } })).status, 200);
+      expectRefusal(await runCli(p.env, ['talk:room:demote', token, 'bob']), /moderators or owners/, 'demote');
+      expectRefusal(await runCli(p.env, ['talk:room:remove', token, 'bob']), /moderators or owners/, 'remove');
+      assert.deepEqual(await moderators(token), ['bob']);
+      // With another moderator, both work.
+      assert.equal((await runCli(p.env, ['talk:room:promote', token, 'carol'])).code, 0);
+      assert.equal((await runCli(p.env, ['talk:room:demote', token, 'bob'])).code, 0);
+      assert.equal((await runCli(p.env, ['talk:room:remove', token, 'bob'])).code, 0);
+      assert.deepEqual(await moderators(token), ['carol']);
+    });
+  });
+}

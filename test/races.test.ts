@@ -1,0 +1,128 @@
+/**
+ * Invariants held by the database under simultaneous requests to two `parley serve` processes on
+ * one database (one PostgreSQL schema with PARLEY_TEST_PG, and one SQLite file), each race run
+ * 100 rounds:
+ * - one one-to-one conversation per pair (unique index on the pair): 201 for one caller, 200
+ *   with the same token for the other;
+ * - a conversation never loses its last moderator (contract: "400 no other moderators or owners
+ *   would be left"): two moderators demoting each other, or both leaving, at the same moment;
+ * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
+ *   split over both processes run at most the cap of password checks.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { dropSchema } from '../src/db/database.js';
+import { admin, basic, dialects, freshEnv, passwordOf } from './helpers/parley.js';
+import { ocs, serve, stop, type Proc } from './helpers/processes.js';
+import { V4 } from './helpers/rooms.js';
+import { requestFrom, secretChecks } from './helpers/throttle.js';
+
+const ROUNDS = 100;
+/** Rounds on distinct conversations run this many at a time (each round is still one race). */
+const BATCH = 10;
+
+/** Runs `round(i)` for i < ROUNDS, BATCH at a time. */
+async function rounds(round: (i: number) => Promise<void>): Promise<void> {
+  for (let i = 0; i < ROUNDS; i += BATCH) await Promise.all(Array.from({ length: BATCH }, (_, j) => round(i + j)));
+}
+const CAP = 8;
+const ADMIN = basic(admin.user!, admin.password!);
+const as = (user: string) => basic(user, passwordOf(user));
+
+for (const dialect of dialects()) {
+  describe(`races between two processes on one ${dialect === 'postgres' ? 'PostgreSQL schema' : 'SQLite file'}`, () => {
+    let env: Record<string, string>;
+    let a: Proc | undefined;
+    let b: Proc | undefined;
+
+    before(async () => {
+      env = freshEnv(dialect, { BRUTE_FORCE_MAX_ATTEMPTS: String(CAP), BRUTE_FORCE_DELAY_MS: '1' });
+      a = await serve(env);
+      b = await serve(env);
+      assert.equal((await ocs(a, 'POST', '/cloud/groups', ADMIN, { groupid: 'crew' })).status, 200);
+      for (const u of ['alice', 'bob', 'carol', 'dave']) {
+        const r = await ocs(a, 'POST', '/cloud/users', ADMIN, { userid: u, password: passwordOf(u), 'groups[]': 'crew' });
+        assert.equal(r.status, 200, JSON.stringify(r.data));
+      }
+      const cfg = await ocs(a, 'POST', '/apps/provisioning_api/api/v1/config/apps/spreed/delete_one_to_one_conversations', ADMIN, { value: '1' });
+      assert.equal(cfg.status, 200);
+    });
+    after(async () => {
+      await Promise.all([stop(a), stop(b)]);
+      if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+    });
+
+    it(`simultaneous one-to-one creation for one pair makes one conversation (${ROUNDS} rounds)`, async () => {
+      for (let i = 0; i < ROUNDS; i++) {
+        const [x, y] = await Promise.all([
+          ocs(a!, 'POST', `${V4}/room`, as('alice'), { roomType: '1', invite: 'bob' }),
+          ocs(b!, 'POST', `${V4}/room`, as('bob'), { roomType: '1', invite: 'alice' }),
+        ]);
+        assert.deepEqual([x.status, y.status].sort(), [200, 201], `round ${i}: ${JSON.stringify([x, y])}`);
+        assert.equal(x.data.token, y.data.token, `round ${i}`);
+        // Leaving deletes it (delete_one_to_one_conversations), so the next round starts afresh.
+        assert.equal((await ocs(a!, 'DELETE', `${V4}/room/${x.data.token}/participants/self`, as('alice'))).status, 200);
+      }
+      const left = await ocs(b!, 'GET', `${V4}/room`, as('bob'));
+      assert.equal(left.data.filter((r: { type: number }) => r.type === 1).length, 0);
+    });
+
+    /** A group conversation whose moderators are bob and carol only (alice, the creator, has left), and dave. */
+    async function twoModerators(): Promise<{ token: string; bob: number; carol: number }> {
+      const room = await ocs(a!, 'POST', `${V4}/room`, as('alice'), { roomType: '2', invite: 'crew', source: 'groups' });
+      assert.equal(room.status, 201, JSON.stringify(room.data));
+      const token = room.data.token;
+      const people = (await ocs(a!, 'GET', `${V4}/room/${token}/participants`, as('alice'))).data as Array<{ actorId: string; attendeeId: number }>;
+      const id = (u: string) => people.find((p) => p.actorId === u)!.attendeeId;
+      for (const u of ['bob', 'carol']) {
+        assert.equal((await ocs(a!, 'POST', `${V4}/room/${token}/moderators`, as('alice'), { attendeeId: String(id(u)) })).status, 200);
+      }
+      assert.equal((await ocs(a!, 'DELETE', `${V4}/room/${token}/participants/self`, as('alice'))).status, 200);
+      return { token, bob: id('bob'), carol: id('carol') };
+    }
+
+    async function moderatorsOf(token: string): Promise<string[]> {
+      const people = (await ocs(a!, 'GET', `${V4}/room/${token}/participants`, as('dave'))).data as Array<{ actorId: string; participantType: number }>;
+      return people.filter((p) => p.participantType === 1 || p.participantType === 2).map((p) => p.actorId);
+    }
+
+    it(`two moderators demoting each other at once leave one moderator (${ROUNDS} rounds)`, async () => {
+      await rounds(async (i) => {
+        const room = await twoModerators();
+        const [x, y] = await Promise.all([
+          ocs(a!, 'DELETE', `${V4}/room/${room.token}/moderators`, as('bob'), { attendeeId: String(room.carol) }),
+          ocs(b!, 'DELETE', `${V4}/room/${room.token}/moderators`, as('carol'), { attendeeId: String(room.bob) }),
+        ]);
+        assert.deepEqual([x.status, y.status].sort(), [200, 403], `round ${i}: ${JSON.stringify([x, y])}`);
+        assert.equal((await moderatorsOf(room.token)).length, 1, `round ${i}`);
+      });
+    });
+
+    it(`two moderators leaving at once: one leaves, the other gets 400 (${ROUNDS} rounds)`, async () => {
+      await rounds(async (i) => {
+        const room = await twoModerators();
+        const [x, y] = await Promise.all([
+          ocs(a!, 'DELETE', `${V4}/room/${room.token}/participants/self`, as('bob')),
+          ocs(b!, 'DELETE', `${V4}/room/${room.token}/participants/self`, as('carol')),
+        ]);
+        assert.deepEqual([x.status, y.status].sort(), [200, 400], `round ${i}: ${JSON.stringify([x, y])}`);
+        assert.equal([x, y].find((r) => r.status === 400)!.data.error, 'last-moderator');
+        assert.equal((await moderatorsOf(room.token)).length, 1, `round ${i}`);
+      });
+    });
+
+    it('100 simultaneous wrong logins from one address over both processes run at most the cap of checks', async () => {
+      const before = (await secretChecks(a!.url, 'login')) + (await secretChecks(b!.url, 'login'));
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => requestFrom(i % 2 ? a!.url : b!.url, 'GET', '/cloud/user', '127.0.0.31', { authorization: basic('dave', `wrong-${i}`) })),
+      );
+      const checks = (await secretChecks(a!.url, 'login')) + (await secretChecks(b!.url, 'login')) - before;
+      const statuses = answers.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 401).length, CAP, JSON.stringify(statuses));
+      assert.equal(checks, CAP);
+      assert.equal((await requestFrom(a!.url, 'GET', '/cloud/user', '127.0.0.31', { authorization: as('dave') })).status, 429);
+    });
+  });
+}
