@@ -52,9 +52,9 @@ for (const dialect of dialects()) {
         assert.deepEqual(bob.data, []);
       });
 
-      it('includeLastMessage=false omits lastMessage; default has []', async () => {
+      it('includeLastMessage=false omits lastMessage; default has the last chat message', async () => {
         const d = await get('/room', 'alice');
-        assert.deepEqual(d.data[0].lastMessage, []);
+        assert.equal(d.data[0].lastMessage.systemMessage, 'conversation_created');
         const r = await get('/room', 'alice', { query: { includeLastMessage: 'false' } });
         assert.equal('lastMessage' in r.data[0], false);
       });
@@ -314,13 +314,14 @@ for (const dialect of dialects()) {
     });
 
     describe('the record in XML', () => {
-      it('GET /room/{token} renders every field, booleans as 1/empty, lastMessage self-closed', async () => {
+      it('GET /room/{token} renders every field, booleans as 1/empty, lastMessage as an element', async () => {
         const r = await get(`/room/${group.token}`, 'alice', { format: 'xml' });
         assert.equal(r.status, 200);
         assert.match(r.text, /<token>[a-z0-9]+<\/token>/);
         assert.match(r.text, /<canStartCall>1<\/canStartCall>/);
         assert.match(r.text, /<hasCall><\/hasCall>/);
-        assert.match(r.text, /<lastMessage\/>/);
+        assert.match(r.text, /<lastMessage>\n\s*<id>\d+<\/id>/);
+        assert.match(r.text, /<messageType>system<\/messageType>/);
         assert.match(r.text, /<sessionId>0<\/sessionId>/);
         const list = await get('/room', 'alice', { format: 'xml' });
         assert.match(list.text, /<data>\n  <element>\n   <id>\d+<\/id>/);

@@ -227,6 +227,36 @@ export interface LoginSessionsTable {
   expires_at: number;
 }
 
+/** A chat message (talk-chat-calls.md §1.1, §1.4); see migration 0600-chat. */
+export interface ChatMessagesTable {
+  id: Generated<number>;
+  room_id: number;
+  actor_type: string;
+  actor_id: string;
+  actor_display_name: string;
+  message: string;
+  message_type: string;
+  system_message: string;
+  /** JSON object placeholder -> rich object. */
+  message_parameters: string;
+  reference_id: string;
+  parent_id: number | null;
+  created_at: number;
+  /** Unix seconds, 0 = never expires. */
+  expires_at: number;
+  silent: number;
+  can_mention_all: number;
+  last_edit_actor_type: string;
+  last_edit_actor_id: string;
+  last_edit_actor_display_name: string;
+  last_edit_at: number;
+  deleted_by_type: string;
+  deleted_by_id: string;
+  deleted_at: number;
+  /** JSON object emoji -> count. */
+  reactions: string;
+}
+
 /** A Login Flow v2 / v1 in progress (migration 0700). */
 export interface LoginFlowsTable {
   login_token: string;
@@ -294,6 +324,7 @@ export interface Database {
   job_history: JobHistoryTable;
   room_avatars: RoomAvatarsTable;
   login_sessions: LoginSessionsTable;
+  chat_messages: ChatMessagesTable;
   login_flows: LoginFlowsTable;
   user_avatars: UserAvatarsTable;
   notifications: NotificationsTable;

@@ -6,6 +6,23 @@
  * the change has committed.
  */
 import type { RoomRow } from '../db/repositories/rooms.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { ChatActor } from '../services/chat.js';
+
+/** What changed about a conversation (each becomes a system message in its chat, talk-chat-calls.md §2). */
+export type RoomChange =
+  | { kind: 'created' }
+  | { kind: 'renamed'; oldName: string; newName: string }
+  | { kind: 'description'; description: string }
+  | { kind: 'read-only'; state: number }
+  | { kind: 'listable'; scope: number }
+  | { kind: 'lobby'; state: number }
+  | { kind: 'password'; set: boolean }
+  | { kind: 'type'; from: number; to: number }
+  | { kind: 'message-expiration'; seconds: number }
+  | { kind: 'avatar'; set: boolean };
 
 export interface EventMap {
   /** A password changed, the user was disabled or deleted: cached credentials must go. */
@@ -23,4 +40,13 @@ export interface EventMap {
   'team.deleted': { teamId: string; members: string[] };
   /** Conversations were deleted (the rows as they were), after commit. */
   'rooms.deleted': { rooms: RoomRow[] };
+  /**
+   * A user's chat message was committed (notifications and the signaling server follow it):
+   * the room as it was before the post, the new id, its author and the users it mentions.
+   */
+  /** A conversation changed (inside the change's transaction): `room` as it is after the change. */
+  'room.changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange };
+  /** An attendee's participant type changed (inside the change's transaction). */
+  'attendee.type-changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number };
+  'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };
 }

@@ -14,6 +14,8 @@ import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
 import type { UserAvatarService } from '../services/user-avatars.js';
 import type { UserStatusService } from '../services/user-status.js';
+import type { ChatSystemMessages } from '../services/chat-system-messages.js';
+import type { ChatService } from '../services/chat.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -23,6 +25,8 @@ export interface Subscribers {
   phoneNumbers: PhoneNumbersService;
   membershipSync: MembershipSync;
   avatars: AvatarService;
+  chatSystemMessages: ChatSystemMessages;
+  chat: ChatService;
   userAvatars: UserAvatarService;
   notifications: NotificationService;
 }
@@ -52,5 +56,10 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
 
   // Per-room data kept outside the room tables.
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
+  bus.on('rooms.deleted', ({ rooms }) => s.chat.forgetRooms(rooms));
+
+  // The chat is the conversation's history: changes become system messages in their transaction.
+  bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
+  bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
   bus.on('rooms.deleted', ({ rooms }) => s.notifications.forgetRooms(rooms));
 }

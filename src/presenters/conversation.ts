@@ -33,6 +33,14 @@ import { isSipCompatibleToken } from '../domain/tokens.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
 import { actorGetsPin, roomUsesPins } from '../domain/sip.js';
+import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
+import { formatChatMessage } from './chat-message.js';
+
+/** A conversation's chat as the caller sees it, batch-loaded by the chat service. */
+export interface RoomChatState {
+  unread: number;
+  lastMessage?: ChatMessageRead;
+}
 
 /** One conversation as seen by the caller. */
 export interface ConversationView {
@@ -59,6 +67,8 @@ export interface PresentOptions {
    * status expiring all change a record without a write (caches of rendered records use it).
    */
   validity?: { until: number };
+  /** The rooms' chat (lastMessage, unread count) loaded by the chat service; absent: defaults. */
+  chat?: ReadonlyMap<number, RoomChatState>;
 }
 
 export interface UserStatus {
@@ -91,6 +101,7 @@ export interface FormatEnv {
   commonRead: ReadonlyMap<number, number>;
   includeStatus: boolean;
   includeLastMessage: boolean;
+  chat?: ReadonlyMap<number, RoomChatState>;
   /** Read from the config once per request, not per record: */
   serverDefault: number;
   recordingAvailable: boolean;
@@ -359,7 +370,16 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   });
   // Read status follows the caller's read_status_privacy: private readers see 0 (talk-behaviour.md §5).
   if (attendee.read_privacy === 0) r.lastCommonReadMessage = env.commonRead.get(room.id) ?? 0;
-  // Without a chat backend there are no unread counters and no last message: the defaults stand.
+  // Mention flags follow the attendee's markers (talk-chat-calls.md §1.5); direct ignores @all.
+  r.unreadMention = attendee.last_mention_message > 0 && attendee.last_mention_message > attendee.last_read_message;
+  r.unreadMentionDirect = attendee.last_mention_direct > 0 && attendee.last_mention_direct > attendee.last_read_message;
+  const chat = env.chat?.get(room.id);
+  if (chat) {
+    r.unreadMessages = chat.unread;
+    if (env.includeLastMessage && chat.lastMessage) {
+      r.lastMessage = formatChatMessage(chat.lastMessage, { token: room.token, viewer: { type: attendee.actor_type, id: attendee.actor_id } }, false);
+    }
+  }
 
   if (env.includeStatus && room.type === RoomType.ONE_TO_ONE && other !== undefined) {
     const st = env.statuses.get(other);

@@ -7,6 +7,7 @@
  * (`SpreedInputs`), which is what lets it be cached by a key naming exactly those inputs.
  * Anything added to the document must come from `cfg` or from the inputs.
  */
+import { CHAT_MAX_LENGTH } from '../domain/chat.js';
 import { BoundedMap } from '../domain/bounded-map.js';
 import { activeFeatures, recordingAvailable } from '../domain/features.js';
 import { sipConfigured } from '../domain/sip.js';
@@ -143,7 +144,7 @@ export class CapabilitiesService {
         attachments,
         call,
         chat: {
-          'max-length': 32000,
+          'max-length': CHAT_MAX_LENGTH,
           'read-privacy': prefs ? prefs.readPrivacy : 0,
           'has-translation-providers': false,
           'has-translation-task-providers': false,

@@ -124,6 +124,7 @@ export class ConversationViewService {
       commonRead,
       includeStatus,
       includeLastMessage: opts.includeLastMessage !== false,
+      chat: opts.chat,
       serverDefault: serverDefaultPermissions(cfg.raw('default_permissions')),
       recordingAvailable: recordingAvailable(cfg),
       startCalls: cfg.int('start_calls'),

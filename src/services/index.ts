@@ -36,6 +36,11 @@ import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
+import { Wakeups } from '../db/notify.js';
+import { ChatService } from './chat.js';
+import { ChatApiService } from './chat-api.js';
+import { ChatMentions } from './chat-mentions.js';
+import { ChatSystemMessages } from './chat-system-messages.js';
 import { LoginFlowService } from './login-flows.js';
 import { NotificationService } from './notifications.js';
 import { UserAvatarService } from './user-avatars.js';
@@ -86,6 +91,11 @@ export interface Services {
   /** Users' phone numbers (`parley phone-number:*`): the dial-out caller number. */
   phoneNumbers: PhoneNumbersService;
   provisioning: ProvisioningService;
+  /** Cross-process wake-ups (chat long-poll, internal signaling): db/notify.ts. */
+  wakeups: Wakeups;
+  chat: ChatService;
+  chatApi: ChatApiService;
+  chatMentions: ChatMentions;
 }
 
 /**
@@ -97,6 +107,8 @@ export interface Services {
 export function createServices(db: Db, settings: Settings): Services {
   const repos = createRepositories(db.kysely, db.dialect);
   const events = new EventBus();
+  const wakeups = new Wakeups(db, settings.databaseUrl);
+  const chat = new ChatService(db, events, wakeups);
   const directory = new DirectoryService(repos, events);
   const appConfig = new AppConfigService(repos.appConfig, directory.groups);
   const bruteForce = new BruteForceService(repos.bruteForce, settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
@@ -132,7 +144,9 @@ export function createServices(db: Db, settings: Settings): Services {
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
   const housekeeping = new HousekeepingService(repos.housekeeping, repos.participants, rooms, appConfig);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications });
+  const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
+  const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, wakeups, chat, chatApi, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }

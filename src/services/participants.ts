@@ -36,6 +36,7 @@ import { newAttendeePin } from '../domain/tokens.js';
 import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../presenters/participant.js';
 import type { DirectoryService } from './directory.js';
 import type { MailService } from './mail.js';
+import { chatActorOf } from './chat.js';
 import type { RequestContext } from './request-context.js';
 import { type NewAttendeeSpec, type RoomsService } from './rooms.js';
 import type { SessionService } from './sessions.js';
@@ -457,7 +458,7 @@ export class ParticipantsService {
     const now = nowSeconds();
     // Decided under the room lock on the roles as they are then: two moderators demoting each
     // other at once cannot both succeed, and the last logged-in moderator or owner stays.
-    const change = await this.rooms.lockedTransaction(room.id, async (repos) => {
+    const change = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const all = await repos.attendees.forRoom(room.id);
       this.assertStillModerator(ctx, all, caller);
       const current = all.find((a) => a.id === target.id);
@@ -469,6 +470,7 @@ export class ParticipantsService {
       }
       const patch = decided.type === ParticipantType.MODERATOR ? { participant_type: decided.type, permissions: 0 } : { participant_type: decided.type };
       await repos.attendees.update(current.id, { ...patch, last_attendee_activity: now });
+      await this.rooms.announceTypeChange(trx, room, chatActorOf(ctx, caller), current, decided.type);
       return decided;
     });
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).

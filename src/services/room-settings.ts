@@ -33,6 +33,10 @@ import {
   type PermissionMode,
 } from '../domain/room-settings.js';
 import type { RequestContext } from './request-context.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { RoomChange } from '../events/event-map.js';
+import { chatActorOf } from './chat.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';
 
@@ -47,12 +51,6 @@ const MESSAGES: Record<string, string> = {
   mode: 'mode must be "default" or "call"',
 };
 
-/**
- * Read-only and listable on a conversation that is not public: the contract's "403 ... or
- * conversation not public" (Talk allows group conversations; docs/compatibility.md).
- */
-const notPublic = () => forbidden('type', 'Only public conversations support this setting');
-
 function refuse(reason: string, valueMessage: string): never {
   throw badRequest(reason, reason === 'value' ? valueMessage : MESSAGES[reason]);
 }
@@ -65,17 +63,30 @@ export class RoomSettingsService {
 
   // ---- helpers ----
 
-  /** Writes a room patch (with lastActivity = now when `activity`) and returns the new view. */
-  private async save<T extends CallerRoom>(found: T, patch: RoomPatch, activity: boolean): Promise<T> {
+  /**
+   * Writes a room patch (with lastActivity = now when `activity`) and returns the new view; with
+   * a `change`, announces it in the same transaction (the chat's system message).
+   */
+  private async save<T extends CallerRoom>(found: T, patch: RoomPatch, activity: boolean, ctx?: RequestContext, change?: RoomChange): Promise<T> {
     const full: RoomPatch = activity ? { ...patch, last_activity: Math.max(nowSeconds(), found.room.last_activity) } : patch;
-    await this.rooms.repos.rooms.update(found.room.id, full);
-    return { ...found, room: { ...found.room, ...full } };
+    const room = { ...found.room, ...full };
+    await this.rooms.transaction(async (repos, trx) => {
+      await repos.rooms.update(found.room.id, full);
+      if (ctx && change) await this.rooms.announceChange(trx, room, chatActorOf(ctx, found.attendee), change);
+    });
+    return { ...found, room };
+  }
+
+  /** The `within` hook that announces `change` inside a repository's transaction. */
+  private announcing(ctx: RequestContext, found: CallerRoom, patch: RoomPatch, change: RoomChange) {
+    return (trx: Kysely<Database>) => this.rooms.announceChange(trx, { ...found.room, ...patch }, chatActorOf(ctx, found.attendee), change);
   }
 
   /** Writes a room patch and takes `who` out of the call; the room is read back (the call may have ended). */
-  private async saveDisconnecting<T extends Participating>(found: T, patch: RoomPatch, who: CallDisconnect): Promise<T> {
+  private async saveDisconnecting<T extends Participating>(found: T, patch: RoomPatch, who: CallDisconnect, ctx?: RequestContext, change?: RoomChange): Promise<T> {
     const now = nowSeconds();
-    await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT);
+    const within = ctx && change ? this.announcing(ctx, found, patch, change) : undefined;
+    await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT, within);
     const room = (await this.rooms.repos.rooms.findById(found.room.id)) ?? found.room;
     const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
     return { ...found, room, session };
@@ -104,7 +115,7 @@ export class RoomSettingsService {
     const problem = descriptionProblem(found.room, trimmed);
     if (problem) refuse(problem, 'description can be at most 2000 characters');
     if (trimmed === found.room.description) return found;
-    return this.save(found, { description: trimmed }, true);
+    return this.save(found, { description: trimmed }, true, ctx, { kind: 'description', description: trimmed });
   }
 
   /**
@@ -126,7 +137,7 @@ export class RoomSettingsService {
     const patch: RoomPatch = { type: RoomType.PUBLIC };
     if (password !== '') patch.password = await hashPassword(password);
     else if (room.password === '' && cfg.bool('force_passwords')) throw badRequest('password', 'Password needs to be set');
-    return this.save(found, patch, true);
+    return this.save(found, patch, true, ctx, { kind: 'type', from: room.type, to: RoomType.PUBLIC });
   }
 
   /**
@@ -141,19 +152,19 @@ export class RoomSettingsService {
     const problem = publicToggleProblem(room);
     if (problem) refuse(problem, '');
     const patch: RoomPatch = { type: RoomType.GROUP, last_activity: Math.max(nowSeconds(), room.last_activity) };
-    await this.repo.makeGroup(room.id, patch);
+    await this.repo.makeGroup(room.id, patch, this.announcing(ctx, found, patch, { kind: 'type', from: room.type, to: RoomType.GROUP }));
     return { ...found, room: { ...room, ...patch } };
   }
 
   /** PUT read-only (logged-in moderators): 0/1; read-only also ends everyone's call participation. */
   async setReadOnly(ctx: RequestContext, token: unknown, state: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
-    const problem = readOnlyProblem(found.room, state, !ctx.isSystem);
-    if (problem === 'not-public') throw notPublic();
+    const problem = readOnlyProblem(found.room, state);
     if (state === found.room.read_only) return found;
     if (problem) refuse(problem, 'state must be 0 (read-write) or 1 (read-only)');
-    if (state === ReadOnlyState.READ_ONLY) return this.saveDisconnecting(found, { read_only: state }, 'everyone');
-    return this.save(found, { read_only: state }, true);
+    const change: RoomChange = { kind: 'read-only', state };
+    if (state === ReadOnlyState.READ_ONLY) return this.saveDisconnecting(found, { read_only: state }, 'everyone', ctx, change);
+    return this.save(found, { read_only: state }, true, ctx, change);
   }
 
   /**
@@ -170,11 +181,11 @@ export class RoomSettingsService {
     if (password === '') {
       if (cfg.bool('force_passwords')) throw badRequest('value', 'Password needs to be set');
       if (room.password === '') return found;
-      return this.save(found, { password: '' }, true);
+      return this.save(found, { password: '' }, true, ctx, { kind: 'password', set: false });
     }
     const violation = passwordPolicyViolation(password, cfg.int('password_policy_min_length'));
     if (violation) throw badRequest('value', violation);
-    return this.save(found, { password: await hashPassword(password) }, true);
+    return this.save(found, { password: await hashPassword(password) }, true, ctx, { kind: 'password', set: true });
   }
 
   /**
@@ -200,17 +211,16 @@ export class RoomSettingsService {
     const problem = messageExpirationProblem(found.room, seconds);
     if (problem) refuse(problem, 'seconds must be 0 (off) or a positive number of seconds');
     if (seconds === found.room.message_expiration) return found;
-    return this.save(found, { message_expiration: seconds }, true);
+    return this.save(found, { message_expiration: seconds }, true, ctx, { kind: 'message-expiration', seconds });
   }
 
   /** PUT listable (logged-in moderators): scope 0 participants only, 1 regular users, 2 everyone. */
   async setListable(ctx: RequestContext, token: unknown, scope: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
-    const problem = listableProblem(found.room, scope, !ctx.isSystem);
-    if (problem === 'not-public') throw notPublic();
+    const problem = listableProblem(found.room, scope);
     if (scope === found.room.listable) return found;
     if (problem) refuse(problem, 'scope must be 0, 1 or 2');
-    return this.save(found, { listable: scope }, true);
+    return this.save(found, { listable: scope }, true, ctx, { kind: 'listable', scope });
   }
 
   /**
@@ -225,8 +235,10 @@ export class RoomSettingsService {
     const lobbyTimer = timer !== null && timer > 0 ? timer : 0;
     if (state === found.room.lobby_state && lobbyTimer === found.room.lobby_timer) return found;
     const patch: RoomPatch = { lobby_state: state, lobby_timer: lobbyTimer };
-    if (state === LobbyState.NON_MODERATORS) return this.saveDisconnecting(found, patch, 'non-moderators');
-    return this.save(found, patch, true);
+    // Only a change of state is recorded (a new timer alone is not, talk-chat-calls.md §2).
+    const change: RoomChange | undefined = state !== found.room.lobby_state ? { kind: 'lobby', state } : undefined;
+    if (state === LobbyState.NON_MODERATORS) return this.saveDisconnecting(found, patch, 'non-moderators', ctx, change);
+    return this.save(found, patch, true, ctx, change);
   }
 
   // ---- the caller's own settings ----

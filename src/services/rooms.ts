@@ -44,6 +44,8 @@ import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
 import { requireRoomName } from '../domain/room-name.js';
+import type { RoomChange } from '../events/event-map.js';
+import { chatActorOf, type ChatActor } from './chat.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -148,18 +150,28 @@ export class RoomsService {
   }
 
   /** Runs `fn` in one transaction with repositories bound to it. */
-  transaction<T>(fn: (repos: RoomRepos) => Promise<T>): Promise<T> {
-    return this.db.kysely.transaction().execute((trx) => fn(RoomsService.reposFor(trx)));
+  transaction<T>(fn: (repos: RoomRepos, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.kysely.transaction().execute((trx) => fn(RoomsService.reposFor(trx), trx));
+  }
+
+  /** Announces a new participant type inside its transaction (moderator promoted/demoted). */
+  announceTypeChange(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendee: AttendeeRow, to: number): Promise<void> {
+    return this.events.emit('attendee.type-changed', { trx, room, actor, attendee, from: attendee.participant_type, to });
+  }
+
+  /** Announces a change inside its transaction (the chat records it as a system message). */
+  announceChange(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, change: RoomChange): Promise<void> {
+    return this.events.emit('room.changed', { trx, room, actor, change });
   }
 
   /**
    * Runs `fn` in one transaction holding the conversation's row lock, so decisions over several
    * attendee rows ("a moderator stays") and the write they allow are one step across processes.
    */
-  lockedTransaction<T>(roomId: number, fn: (repos: RoomRepos) => Promise<T>): Promise<T> {
-    return this.transaction(async (repos) => {
+  lockedTransaction<T>(roomId: number, fn: (repos: RoomRepos, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.transaction(async (repos, trx) => {
       await repos.rooms.lockRow(roomId);
-      return fn(repos);
+      return fn(repos, trx);
     });
   }
 
@@ -310,7 +322,7 @@ export class RoomsService {
     const options = await this.createOptions(ctx, cfg, type, input);
 
     const now = nowSeconds();
-    const room = await this.insertRoom(cfg, { name, type }, options, async (id, repos) => {
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type }, options, async (id, repos) => {
       const members: NewAttendee[] = [this.ownerRow(id, now, user)];
       if (parent) {
         // Every other moderator of the parent joins the child with their parent participant type.
@@ -364,9 +376,10 @@ export class RoomsService {
 
   /**
    * Inserts a conversation with its options, its attendees (built by `members` from the new id)
-   * and an emoji avatar, in one transaction.
+   * and an emoji avatar, in one transaction with its `conversation_created` announcement.
    */
   private async insertRoom(
+    actor: ChatActor,
     cfg: AppConfigSnapshot,
     base: { name: string; type: number },
     options: CheckedCreateOptions,
@@ -381,7 +394,9 @@ export class RoomsService {
       const id = await repos.rooms.insert(row);
       await repos.attendees.insertIgnoringDuplicates(await members(id, repos));
       if (options.avatar) await new RoomAvatarsRepository(trx).insert(id, { ...options.avatar.row, updated_at: now });
-      return (await repos.rooms.findById(id))!;
+      const created = (await repos.rooms.findById(id))!;
+      await this.announceChange(trx, created, actor, { kind: 'created' });
+      return created;
     });
   }
 
@@ -405,7 +420,7 @@ export class RoomsService {
     const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
     const members = await this.directory.users.existing(memberIds);
     const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
-    const room = await this.insertRoom(cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -422,7 +437,7 @@ export class RoomsService {
     const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
     const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
     const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
-    const room = await this.insertRoom(cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -450,7 +465,7 @@ export class RoomsService {
     const existing = await this.repos.rooms.findOneToOne(name);
     if (existing) return { caller: await this.rejoinOneToOne(ctx, existing, now), created: false };
     if (target.id === user.id) throw forbidden('invite', 'You cannot start a conversation with yourself');
-    const room = await this.transaction(async (repos) => {
+    const room = await this.transaction(async (repos, trx) => {
       // Insert-or-get: the unique index on the pair name lets one simultaneous request win.
       const id = await repos.rooms.insertOneToOne({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
       if (id === undefined) return undefined;
@@ -459,7 +474,9 @@ export class RoomsService {
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: target.id, displayName: target.display_name, participantType: ParticipantType.OWNER }),
       ]);
-      return (await repos.rooms.findById(id))!;
+      const created = (await repos.rooms.findById(id))!;
+      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
+      return created;
     });
     if (room) return { caller: await this.callerView(ctx, room), created: true };
     const winner = await this.repos.rooms.findOneToOne(name);
@@ -486,8 +503,12 @@ export class RoomsService {
     const name = requireRoomName(rawName);
     const cfg = await ctx.config();
     const now = nowSeconds();
-    const id = await this.transaction(async (repos) => repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type }));
-    return (await this.repos.rooms.findById(id))!;
+    return this.transaction(async (repos, trx) => {
+      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type });
+      const created = (await repos.rooms.findById(id))!;
+      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
+      return created;
+    });
   }
 
   /** Column values every new conversation starts with. */
@@ -577,8 +598,12 @@ export class RoomsService {
     const now = nowSeconds();
     // Renaming from an empty (generated) name is not "activity" in Talk (no system message).
     const patch = room.name === '' ? { name } : { name, last_activity: Math.max(now, room.last_activity) };
-    await this.repos.rooms.update(room.id, patch);
-    return { ...found, room: { ...room, ...patch } };
+    const renamed = { ...room, ...patch };
+    await this.transaction(async (repos, trx) => {
+      await repos.rooms.update(room.id, patch);
+      if (room.name !== '') await this.announceChange(trx, renamed, chatActorOf(ctx, found.attendee), { kind: 'renamed', oldName: room.name, newName: name });
+    });
+    return { ...found, room: renamed };
   }
 
   /**

@@ -36,7 +36,7 @@ export async function serve(env: Record<string, string>): Promise<Proc> {
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const url = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 30_000;
+  const until = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`parley serve exited (${child.exitCode}): ${out}`);
     try {

@@ -200,6 +200,48 @@ export class AttendeesRepository {
       .execute();
   }
 
+  // ---- chat read markers and mentions (talk-chat-calls.md §1.5, §1.6) ----
+
+  /** Sets an attendee's read marker (any value >= -2); bumps its activity for modifiedSince. */
+  async setReadMarker(id: number, messageId: number, now: number): Promise<void> {
+    await this.db.updateTable('attendees').set({ last_read_message: messageId, last_attendee_activity: now }).where('id', '=', id).execute();
+  }
+
+  /** The author's marker moves to their own new message (never backwards). */
+  async advanceReadMarker(id: number, messageId: number, now: number): Promise<void> {
+    await this.db
+      .updateTable('attendees')
+      .set({ last_read_message: messageId, last_attendee_activity: now })
+      .where('id', '=', id)
+      .where('last_read_message', '<', messageId)
+      .execute();
+  }
+
+  /**
+   * Marks attendees of a room as mentioned by message `messageId` (one statement); `direct`
+   * also sets the direct flag (an @user mention or a reply, not @all or a group).
+   */
+  async markMentioned(roomId: number, attendeeIds: number[], messageId: number, direct: boolean): Promise<void> {
+    if (attendeeIds.length === 0) return;
+    for (const part of chunks([...new Set(attendeeIds)])) {
+      await this.db
+        .updateTable('attendees')
+        .set(direct ? { last_mention_message: messageId, last_mention_direct: messageId } : { last_mention_message: messageId })
+        .where('room_id', '=', roomId)
+        .where('id', 'in', part)
+        .execute();
+    }
+  }
+
+  /** History cleared: every attendee's chat fields start over. */
+  async resetChatState(roomId: number, now: number): Promise<void> {
+    await this.db
+      .updateTable('attendees')
+      .set({ last_read_message: 0, last_mention_message: 0, last_mention_direct: 0, last_attendee_activity: now })
+      .where('room_id', '=', roomId)
+      .execute();
+  }
+
   // ---- deletes ----
 
   /** Attendee rows only (their sessions and breakout copies are the caller's next step). */

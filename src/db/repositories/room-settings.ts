@@ -23,8 +23,9 @@ export class RoomSettingsRepository {
    * Public to group: applies `patch` (type 2 and lastActivity) and deletes the guests, guest
    * moderators and self-joined users with their sessions. Returns how many attendees went.
    */
-  async makeGroup(roomId: number, patch: RoomPatch): Promise<number> {
+  async makeGroup(roomId: number, patch: RoomPatch, within?: (trx: Kysely<Database>) => Promise<void>): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
+      await within?.(trx);
       await trx.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
       const gone = trx.selectFrom('attendees').select('attendees.id').where('room_id', '=', roomId).where('participant_type', 'in', PUBLIC_ONLY_TYPES);
       await trx.deleteFrom('sessions').where('attendee_id', 'in', gone).execute();
@@ -59,8 +60,9 @@ export class RoomSettingsRepository {
    * is left in the call, the call ends as everywhere else (ParticipantsRepository.endEmptyCalls:
    * no start time, no call flag, call permissions back to 0; talk-behaviour.md §10).
    */
-  async updateAndDisconnect(roomId: number, patch: RoomPatch, who: CallDisconnect, aliveSince: number): Promise<void> {
+  async updateAndDisconnect(roomId: number, patch: RoomPatch, who: CallDisconnect, aliveSince: number, within?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      await within?.(trx);
       await trx.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
       let attendees = trx.selectFrom('attendees').select('attendees.id').where('room_id', '=', roomId);
       // Moderators stay in the call when the lobby closes.

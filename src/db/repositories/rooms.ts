@@ -194,4 +194,29 @@ export class RoomsRepository {
     if (ids.length === 0) return;
     await this.db.deleteFrom('rooms').where('id', 'in', ids).execute();
   }
+
+  // ---- chat (talk-chat-calls.md §1.5 side effects) ----
+
+  /**
+   * Takes the room's row lock (PostgreSQL) and moves lastActivity: the first statement of every
+   * message post, so posts into one room are serialised and commit in id order (a long-poll that
+   * saw id n can never miss a smaller id committed later).
+   */
+  async lockForMessage(id: number, now: number): Promise<void> {
+    await this.db
+      .updateTable('rooms')
+      .set({ last_activity: sql<number>`case when last_activity < ${now} then ${now} else last_activity end` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Points the room at its newest message (never backwards). */
+  async setLastMessage(id: number, messageId: number): Promise<void> {
+    await this.db.updateTable('rooms').set({ last_message: messageId }).where('id', '=', id).where('last_message', '<', messageId).execute();
+  }
+
+  /** After history was cleared or a last message expired: the room points at `messageId` (0 = none). */
+  async resetLastMessage(id: number, messageId: number): Promise<void> {
+    await this.db.updateTable('rooms').set({ last_message: messageId }).where('id', '=', id).execute();
+  }
 }

@@ -41,6 +41,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
           includeStatus: params.includeStatus,
           includeLastMessage: params.includeLastMessage,
           validity,
+          chat: await services.chatApi.roomStates(views, params.includeLastMessage),
         });
         return { data, until: validity.until, headers: await services.serviceHash.headers(ctx) };
       });
@@ -109,7 +110,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const answer = await cachedOcsAnswer(rooms.rendered, call, ['room', params.token], async () => {
         const caller = await rooms.getRoomForCaller(ctx, params.token);
         const validity = { until: Infinity };
-        const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true, validity });
+        const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true, validity, chat: await services.chatApi.roomStates([caller]) });
         return { data: record, until: validity.until, headers: await services.serviceHash.headers(ctx) };
       });
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);

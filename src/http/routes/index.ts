@@ -24,6 +24,7 @@ import { userAvatarRoutes } from './user-avatars.js';
 import { notificationRoutes } from './notifications.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
+import { chatRoutes } from './chat.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -49,4 +50,5 @@ export const routeModules: RouteModule[] = [
   settingsRoutes,
   provisioningConfigRoutes,
   sipRoutes,
+  chatRoutes,
 ];

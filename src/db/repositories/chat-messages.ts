@@ -1,0 +1,143 @@
+/**
+ * SQL for chat messages (table `chat_messages`). Every read of a room's messages walks the
+ * (room_id, id) index; lists of rooms (last messages, unread counts) are one statement each,
+ * whatever the number of rooms. Expired rows (expires_at in the past) are invisible to every
+ * read (talk-chat-calls.md §1.6 "Expiration"), before the job deletes them.
+ */
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { ChatMessagesTable, Database } from '../schema.js';
+import { chunks } from '../chunks.js';
+
+export type ChatMessageRow = Selectable<ChatMessagesTable>;
+export type NewChatMessage = Insertable<ChatMessagesTable>;
+/** A message as read: the row plus its author's current display name when the author is a user. */
+export type ChatMessageRead = ChatMessageRow & { user_display_name: string | null };
+export type ChatMessagePatch = Updateable<Omit<ChatMessagesTable, 'id' | 'room_id'>>;
+
+/** Column values of a new message besides room, actor, type and time (the migration's defaults). */
+export const CHAT_MESSAGE_DEFAULTS = {
+  actor_display_name: '',
+  message: '',
+  system_message: '',
+  message_parameters: '{}',
+  reference_id: '',
+  parent_id: null,
+  expires_at: 0,
+  silent: 0,
+  can_mention_all: 0,
+  last_edit_actor_type: '',
+  last_edit_actor_id: '',
+  last_edit_actor_display_name: '',
+  last_edit_at: 0,
+  deleted_by_type: '',
+  deleted_by_id: '',
+  deleted_at: 0,
+  reactions: '{}',
+} satisfies Partial<NewChatMessage>;
+
+/** Message types counted as unread chat (Talk counts verbs comment and object_shared). */
+export const UNREAD_TYPES = ['comment', 'voice-message', 'record-audio', 'record-video'];
+
+export class ChatMessagesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: NewChatMessage): Promise<number> {
+    const r = await this.db.insertInto('chat_messages').values(row).returning('id').executeTakeFirstOrThrow();
+    return Number(r.id);
+  }
+
+  findInRoom(roomId: number, id: number, now: number): Promise<ChatMessageRead | undefined> {
+    return this.visible(now).where('m.room_id', '=', roomId).where('m.id', '=', id).executeTakeFirst();
+  }
+
+  /** Whether `id` is a message of the room (expired or not): offsets of other rooms are ignored. */
+  async existsInRoom(roomId: number, id: number): Promise<boolean> {
+    const r = await this.db.selectFrom('chat_messages').select('id').where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+    return r !== undefined;
+  }
+
+  /** Messages by id (parents, last messages), expired ones left out. */
+  async findByIds(ids: number[], now: number): Promise<ChatMessageRead[]> {
+    const out: ChatMessageRead[] = [];
+    for (const part of chunks([...new Set(ids)])) out.push(...(await this.visible(now).where('m.id', 'in', part).execute()));
+    return out;
+  }
+
+  /**
+   * History page (lookIntoFuture=0): newest first, ids below `beforeId` (or up to it when
+   * `inclusive`), `beforeId` 0 = from the newest.
+   */
+  history(roomId: number, beforeId: number, inclusive: boolean, limit: number): Promise<ChatMessageRead[]> {
+    let q = this.withNames().where('m.room_id', '=', roomId);
+    if (beforeId > 0) q = q.where('m.id', inclusive ? '<=' : '<', beforeId);
+    return q.orderBy('m.id', 'desc').limit(limit).execute();
+  }
+
+  /** Future page (lookIntoFuture=1): oldest first, ids above `afterId` (or from it when `inclusive`). */
+  future(roomId: number, afterId: number, inclusive: boolean, limit: number): Promise<ChatMessageRead[]> {
+    return this.withNames()
+      .where('m.room_id', '=', roomId)
+      .where('m.id', inclusive ? '>=' : '>', afterId)
+      .orderBy('m.id', 'asc')
+      .limit(limit)
+      .execute();
+  }
+
+  /** The newest visible message id of a room of one of `types` below `beforeId` (0 when none). */
+  async previousId(roomId: number, beforeId: number, now: number, types?: string[]): Promise<number> {
+    let q = this.visible(now).clearSelect().select('m.id').where('m.room_id', '=', roomId).where('m.id', '<', beforeId);
+    if (types) q = q.where('m.message_type', 'in', types);
+    const r = await q.orderBy('m.id', 'desc').limit(1).executeTakeFirst();
+    return r ? Number(r.id) : 0;
+  }
+
+  /**
+   * Unread chat messages per room for the given attendees (room id -> count), one statement:
+   * messages after each attendee's read marker, chat types only, not expired.
+   */
+  async unreadCounts(attendeeIds: number[], now: number): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    for (const part of chunks([...new Set(attendeeIds)])) {
+      const rows = await this.db
+        .selectFrom('attendees as a')
+        .innerJoin('chat_messages as m', 'm.room_id', 'a.room_id')
+        .select(['a.room_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('a.id', 'in', part)
+        .whereRef('m.id', '>', 'a.last_read_message')
+        .where('m.message_type', 'in', UNREAD_TYPES)
+        .where((eb) => eb.or([eb('m.expires_at', '=', 0), eb('m.expires_at', '>', now)]))
+        .groupBy('a.room_id')
+        .execute();
+      for (const r of rows) out.set(Number(r.room_id), Number(r.n));
+    }
+    return out;
+  }
+
+  async update(id: number, patch: ChatMessagePatch): Promise<void> {
+    await this.db.updateTable('chat_messages').set(patch).where('id', '=', id).execute();
+  }
+
+  async deleteForRooms(roomIds: number[]): Promise<void> {
+    for (const part of chunks([...new Set(roomIds)])) await this.db.deleteFrom('chat_messages').where('room_id', 'in', part).execute();
+  }
+
+  /** Deletes expired messages (the expiration job); returns how many went. */
+  async deleteExpired(now: number): Promise<number> {
+    const r = await this.db.deleteFrom('chat_messages').where('expires_at', '>', 0).where('expires_at', '<=', now).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Messages with their user authors' current display names (one join, no query per row). */
+  private withNames() {
+    return this.db
+      .selectFrom('chat_messages as m')
+      .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'm.actor_id').on('m.actor_type', '=', 'users'))
+      .selectAll('m')
+      .select('u.display_name as user_display_name');
+  }
+
+  private visible(now: number) {
+    return this.withNames().where((eb) => eb.or([eb('m.expires_at', '=', 0), eb('m.expires_at', '>', now)]));
+  }
+}
+

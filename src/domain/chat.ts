@@ -1,0 +1,59 @@
+/**
+ * Chat constants and pure rules (talk-chat-calls.md §1). No I/O.
+ */
+import { ActorType } from './constants.js';
+
+/** config.chat.max-length: characters after trimming (talk-chat-calls.md §1.5, §6). */
+export const CHAT_MAX_LENGTH = 32000;
+/** History and long-poll page size: default and cap (§1.3). */
+export const CHAT_DEFAULT_LIMIT = 100;
+export const CHAT_MAX_LIMIT = 200;
+/** Long-poll wait: default and cap in seconds (the task asks for 60; Talk's code caps at 30, §8 #1). */
+export const CHAT_DEFAULT_TIMEOUT = 30;
+export const CHAT_MAX_TIMEOUT = 60;
+/** Context endpoint: default and cap (§1.6). */
+export const CONTEXT_DEFAULT_LIMIT = 50;
+export const CONTEXT_MAX_LIMIT = 100;
+/** Edits are allowed for 24 hours, except in note-to-self (§1.6). */
+export const EDIT_MAX_AGE = 24 * 3600;
+/** referenceId is trimmed and cut to 64 characters (§1.5). */
+export const REFERENCE_ID_MAX = 64;
+/** Read marker meaning "the first message is unread" (§1.6 read marker, 0 -> -2). */
+export const UNREAD_FIRST_MESSAGE = -2;
+
+/** The API messageType values Parley stores (Talk's verbs mapped, §1.4). */
+export const MessageType = {
+  COMMENT: 'comment',
+  SYSTEM: 'system',
+  COMMENT_DELETED: 'comment_deleted',
+} as const;
+
+/** The actor of messages nobody in particular wrote (automatic actions): guests/system. */
+export const SYSTEM_ACTOR = { type: ActorType.GUESTS, id: 'system', displayName: '' } as const;
+/** The command line's actor (operator commands): guests/cli. */
+export const CLI_ACTOR = { type: ActorType.GUESTS, id: 'cli', displayName: '' } as const;
+
+/** Actor types whose messages can be replied to (§1.4 isReplyable). */
+const REPLYABLE_ACTORS = new Set<string>(['users', 'federated_users', 'guests', 'emails', 'bots']);
+
+export function isReplyable(messageType: string, actorType: string): boolean {
+  return messageType === MessageType.COMMENT && REPLYABLE_ACTORS.has(actorType);
+}
+
+/** Talk's trim + length rule: PHP trim() characters, length in code points (mb_strlen). */
+export function trimMessage(raw: string): string {
+  // PHP's trim() set includes NUL and vertical tab: matching control characters is the point.
+  // eslint-disable-next-line no-control-regex
+  return raw.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
+}
+
+export function messageLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** referenceId as stored: trimmed, cut to 64 characters. */
+export function normalizeReferenceId(raw: string): string {
+  return [...raw.trim()].slice(0, REFERENCE_ID_MAX).join('');
+}

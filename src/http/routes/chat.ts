@@ -1,0 +1,215 @@
+/**
+ * Chat endpoints (talk-chat-calls.md §1.2, base api/v1): send, receive (history and
+ * long-poll), context, edit, delete, clear history, read markers and mention autocomplete.
+ * Thin: coerce, call ChatApiService, format with presenters/chat-message.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import {
+  CHAT_DEFAULT_LIMIT,
+  CHAT_DEFAULT_TIMEOUT,
+  CHAT_MAX_LIMIT,
+  CHAT_MAX_TIMEOUT,
+  CONTEXT_DEFAULT_LIMIT,
+  CONTEXT_MAX_LIMIT,
+} from '../../domain/chat.js';
+import { formatChatMessage, formatChatMessages } from '../../presenters/chat-message.js';
+import { ConversationSchema } from '../../presenters/conversation-schema.js';
+import type { MessagePage } from '../../services/chat-api.js';
+import type { CallerRoom } from '../../services/rooms.js';
+import type { RequestContext } from '../../services/request-context.js';
+import type { Services } from '../../services/index.js';
+import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
+import { Token } from './common-schemas.js';
+
+const V1 = '/apps/spreed/api/v1';
+const NO_NUL = '^[^\\x00]*$';
+const MessageId = Type.Integer({ minimum: 0, 'x-error': 'message' });
+const Message = Type.Record(Type.String(), Type.Unknown());
+
+/** A clamped integer parameter (Talk clamps limit/timeout instead of refusing them, §1.1). */
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+function headersOf(page: MessagePage): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (page.lastGiven !== undefined) h['X-Chat-Last-Given'] = String(page.lastGiven);
+  if (page.commonRead !== undefined) h['X-Chat-Last-Common-Read'] = String(page.commonRead);
+  return h;
+}
+
+/** A list answer: 304 without a body when nothing was fetched (§1.3), else 200 with the headers. */
+function listReply(page: MessagePage): OcsReply | RawReply {
+  if (page.notModified) return new RawReply('', 'text/plain', 304);
+  return new OcsReply(formatChatMessages(page.rows, page.env), 200, headersOf(page));
+}
+
+/** One message (send, edit/delete's system message) with its parent. */
+function oneReply(page: MessagePage, status: number): OcsReply {
+  const row = page.rows[0];
+  return new OcsReply(row ? formatChatMessage(row, page.env) : null, status, headersOf(page));
+}
+
+export async function chatRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const chat = services.chatApi;
+  // Waiting long-polls answer (304) before the server stops accepting (talk: waiters released on shutdown).
+  app.addHook('preClose', async () => services.wakeups.close());
+
+  /** The room record after a read-marker change, with the chat fields loaded for it. */
+  const roomRecord = async (ctx: RequestContext, view: CallerRoom) => {
+    const states = await chat.roomStates([view]);
+    const record = await services.rooms.presenter.presentOne(ctx, view, { includeStatus: true, chat: states });
+    const common = await chat.commonReadFor(view);
+    return new OcsReply(record, 200, common !== undefined ? { 'X-Chat-Last-Common-Read': String(common) } : {});
+  };
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${V1}/chat/:token`,
+    auth: 'public',
+    talk: true,
+    summary: 'Chat history (lookIntoFuture=0) or wait for new messages (lookIntoFuture=1)',
+    params: Type.Object({
+      token: Token,
+      lookIntoFuture: Type.Integer({ minimum: 0, maximum: 1, 'x-error': 'lookIntoFuture' }),
+      limit: Type.Integer({ default: CHAT_DEFAULT_LIMIT, 'x-error': 'limit' }),
+      lastKnownMessageId: Type.Integer({ default: 0, 'x-error': 'lastKnownMessageId' }),
+      lastCommonReadId: Type.Integer({ default: 0, 'x-error': 'lastCommonReadId' }),
+      timeout: Type.Integer({ default: CHAT_DEFAULT_TIMEOUT, 'x-error': 'timeout' }),
+      setReadMarker: Type.Integer({ default: 1, minimum: 0, maximum: 1, 'x-error': 'setReadMarker' }),
+      includeLastKnown: Type.Integer({ default: 0, minimum: 0, maximum: 1, 'x-error': 'includeLastKnown' }),
+      noStatusUpdate: Type.Integer({ default: 0, minimum: 0, maximum: 1, 'x-error': 'noStatusUpdate' }),
+      markNotificationsAsRead: Type.Integer({ default: 1, minimum: 0, maximum: 1, 'x-error': 'markNotificationsAsRead' }),
+    }),
+    response: Type.Array(Message),
+    handler: async ({ params, ctx, reply }) => {
+      // The wait ends when the client goes away.
+      const abort = new AbortController();
+      reply.raw.once('close', () => abort.abort());
+      const page = await chat.receive(
+        ctx,
+        params.token,
+        {
+          lookIntoFuture: params.lookIntoFuture === 1,
+          limit: clamp(params.limit, 1, CHAT_MAX_LIMIT),
+          lastKnownMessageId: Math.max(0, params.lastKnownMessageId),
+          lastCommonReadId: params.lastCommonReadId,
+          timeoutSeconds: clamp(params.timeout, 0, CHAT_MAX_TIMEOUT),
+          setReadMarker: params.setReadMarker === 1,
+          includeLastKnown: params.includeLastKnown === 1,
+        },
+        abort.signal,
+      );
+      return listReply(page);
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V1}/chat/:token`,
+    auth: 'public',
+    talk: true,
+    summary: 'Send a message (replyTo, referenceId, silent; actorDisplayName for guests)',
+    params: Type.Object({
+      token: Token,
+      message: Type.String({ pattern: NO_NUL, 'x-error': 'message' }),
+      actorDisplayName: Type.String({ default: '', maxLength: 255, pattern: NO_NUL, 'x-error': 'actorDisplayName' }),
+      replyTo: Type.Integer({ default: 0, 'x-error': 'reply-to' }),
+      referenceId: Type.String({ default: '', maxLength: 1000, pattern: NO_NUL, 'x-error': 'referenceId' }),
+      silent: Type.Boolean({ default: false, 'x-error': 'silent' }),
+    }),
+    response: Message,
+    handler: async ({ params, ctx }) => oneReply(await chat.send(ctx, params.token, params), 201),
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: `${V1}/chat/:token`,
+    auth: 'user',
+    talk: true,
+    summary: 'Clear the history (moderators)',
+    params: Type.Object({ token: Token }),
+    response: Message,
+    handler: async ({ params, ctx }) => oneReply(await chat.clearHistory(ctx, params.token), 200),
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${V1}/chat/:token/:messageId/context`,
+    auth: 'public',
+    talk: true,
+    summary: 'Messages around a message (ascending)',
+    params: Type.Object({
+      token: Token,
+      messageId: MessageId,
+      limit: Type.Integer({ default: CONTEXT_DEFAULT_LIMIT, 'x-error': 'limit' }),
+    }),
+    response: Type.Array(Message),
+    handler: async ({ params, ctx }) => listReply(await chat.context(ctx, params.token, params.messageId, clamp(params.limit, 0, CONTEXT_MAX_LIMIT))),
+  });
+
+  ocsRoute(app, services, {
+    method: 'PUT',
+    path: `${V1}/chat/:token/:messageId`,
+    auth: 'public',
+    talk: true,
+    summary: 'Edit a message (author or moderator, 24 hours)',
+    params: Type.Object({ token: Token, messageId: MessageId, message: Type.String({ pattern: NO_NUL, 'x-error': 'message' }) }),
+    response: Message,
+    handler: async ({ params, ctx }) => oneReply(await chat.edit(ctx, params.token, params.messageId, params.message), 200),
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: `${V1}/chat/:token/:messageId`,
+    auth: 'public',
+    talk: true,
+    summary: 'Delete a message (author or moderator)',
+    params: Type.Object({ token: Token, messageId: MessageId }),
+    response: Message,
+    handler: async ({ params, ctx }) => oneReply(await chat.delete(ctx, params.token, params.messageId), 200),
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${V1}/chat/:token/read`,
+    auth: 'public',
+    talk: true,
+    summary: 'Set the read marker (null: the last message)',
+    params: Type.Object({
+      token: Token,
+      lastReadMessage: Type.Union([Type.Integer(), Type.Null()], { default: null, 'x-error': 'lastReadMessage' }),
+    }),
+    response: ConversationSchema,
+    handler: async ({ params, ctx }) => roomRecord(ctx, await chat.setReadMarker(ctx, params.token, params.lastReadMessage ?? null)),
+  });
+
+  ocsRoute(app, services, {
+    method: 'DELETE',
+    path: `${V1}/chat/:token/read`,
+    auth: 'public',
+    talk: true,
+    summary: 'Mark the conversation unread',
+    params: Type.Object({ token: Token }),
+    response: ConversationSchema,
+    handler: async ({ params, ctx }) => roomRecord(ctx, await chat.markUnread(ctx, params.token)),
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${V1}/chat/:token/mentions`,
+    auth: 'public',
+    talk: true,
+    summary: 'Mention autocomplete',
+    params: Type.Object({
+      token: Token,
+      search: Type.String({ maxLength: 255, pattern: NO_NUL, 'x-error': 'search' }),
+      limit: Type.Integer({ default: 20, minimum: 1, maximum: 200, 'x-error': 'limit' }),
+      includeStatus: Type.Boolean({ default: false, 'x-error': 'includeStatus' }),
+    }),
+    response: Type.Array(Message),
+    handler: async ({ params, ctx }) => {
+      const acc = await chat.access(ctx, params.token, { write: true, chat: true });
+      return services.chatMentions.autocomplete(acc.room, acc.attendee, params.search, params.limit);
+    },
+  });
+}

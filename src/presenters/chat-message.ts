@@ -1,0 +1,107 @@
+/**
+ * The chat message object exactly as Talk sends it (talk-chat-calls.md §1.4, Talk
+ * `Message::toArray`), from loaded rows. Pure: the rows (with authors' current names) and the
+ * parents are loaded by the chat service beforehand.
+ */
+import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
+import { ActorType } from '../domain/constants.js';
+import { isReplyable, MessageType } from '../domain/chat.js';
+import { actorObject } from '../domain/chat-rich-objects.js';
+import { systemMessageText } from '../domain/system-messages.js';
+
+export type ChatMessageRecord = Record<string, unknown>;
+
+export interface MessageEnv {
+  token: string;
+  /** The viewer's actor (texts of system messages say "You" to their actor); absent for none. */
+  viewer?: { type: string; id: string };
+  /** Parents by id (replies, and the messages that message_deleted/edited are about). */
+  parents?: ReadonlyMap<number, ChatMessageRead>;
+}
+
+function parseObject(json: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(json);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+/** PHP's empty array is JSON `[]`: messageParameters without entries (§1.4). */
+function phpMap(obj: Record<string, unknown>): Record<string, unknown> | unknown[] {
+  return Object.keys(obj).length === 0 ? [] : obj;
+}
+
+function displayNameOf(row: { actor_type: string; actor_id: string; actor_display_name: string; user_display_name?: string | null }): string {
+  // A user without a display name is shown by id, as Nextcloud does.
+  if (row.actor_type === ActorType.USERS) return row.user_display_name || row.actor_display_name || row.actor_id;
+  return row.actor_display_name;
+}
+
+/**
+ * One message. `withParent`: add `parent` (full parent, or `{id, deleted: true}` when it is gone
+ * or expired) — never for lastMessage and never nested deeper than one level.
+ */
+export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withParent = true): ChatMessageRecord {
+  const actorDisplayName = displayNameOf(row);
+  const isViewer = env.viewer !== undefined && env.viewer.type === row.actor_type && env.viewer.id === row.actor_id;
+  let message = row.message;
+  let parameters: Record<string, unknown> = parseObject(row.message_parameters);
+  let systemMessage = '';
+  const messageType = row.message_type;
+  let reactions = parseObject(row.reactions);
+
+  if (row.message_type === MessageType.SYSTEM) {
+    systemMessage = row.system_message;
+    const user = parameters.user as { id?: string; type?: string } | undefined;
+    const viewerIsUser = env.viewer !== undefined && user !== undefined && user.type === 'user' && env.viewer.type === ActorType.USERS && user.id === env.viewer.id;
+    message = systemMessageText(row.system_message, parameters, isViewer, viewerIsUser);
+    // Rendered values that are not rich objects (names inlined in the text) are not parameters.
+    const objects: Record<string, unknown> = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
+    for (const [k, v] of Object.entries(parameters)) if (v && typeof v === 'object') objects[k] = v;
+    parameters = objects;
+  } else if (row.message_type === MessageType.COMMENT_DELETED) {
+    const byAuthor = row.deleted_by_type === row.actor_type && row.deleted_by_id === row.actor_id;
+    const byViewer = env.viewer !== undefined && env.viewer.type === row.deleted_by_type && env.viewer.id === row.deleted_by_id;
+    message = byViewer ? 'Message deleted by you' : byAuthor ? 'Message deleted by author' : 'Message deleted by {actor}';
+    parameters = { actor: actorObject(row.deleted_by_type, row.deleted_by_id, row.deleted_by_id === row.actor_id ? actorDisplayName : '') };
+    reactions = {};
+  }
+
+  const out: ChatMessageRecord = {
+    id: row.id,
+    token: env.token,
+    actorType: row.actor_type,
+    actorId: row.actor_id,
+    actorDisplayName,
+    timestamp: row.created_at,
+    message,
+    messageParameters: phpMap(parameters),
+    systemMessage,
+    messageType,
+    isReplyable: isReplyable(messageType, row.actor_type),
+    referenceId: row.reference_id,
+    reactions,
+    expirationTimestamp: row.expires_at,
+    markdown: messageType !== MessageType.SYSTEM,
+  };
+  if (row.last_edit_at > 0) {
+    out.lastEditActorType = row.last_edit_actor_type;
+    out.lastEditActorId = row.last_edit_actor_id;
+    out.lastEditActorDisplayName = row.last_edit_actor_display_name;
+    out.lastEditTimestamp = row.last_edit_at;
+  }
+  if (messageType === MessageType.COMMENT_DELETED) out.deleted = true;
+  if (row.silent) out.silent = true;
+  if (withParent && row.parent_id !== null) {
+    const parent = env.parents?.get(row.parent_id);
+    out.parent = parent ? formatChatMessage(parent, env, false) : { id: row.parent_id, deleted: true };
+  }
+  return out;
+}
+
+/** Messages in the given order. */
+export function formatChatMessages(rows: ChatMessageRead[], env: MessageEnv): ChatMessageRecord[] {
+  return rows.map((r) => formatChatMessage(r, env));
+}

@@ -1,0 +1,362 @@
+/**
+ * The chat endpoints' rules (talk-chat-calls.md §1): who may read and write, parameters,
+ * history, long-polling, context, edit, delete, clear history, read markers and mention
+ * autocomplete. Writes go through ChatService; reads through the chat repository; the routes
+ * format rows with presenters/chat-message.ts.
+ *
+ * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
+ * 412 lobby → 403 permission → parameter errors (400/413).
+ */
+import type { RoomChatState } from '../presenters/conversation.js';
+import type { Db } from '../db/database.js';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import { AttendeesRepository } from '../db/repositories/attendees.js';
+import { ChatMessagesRepository, UNREAD_TYPES, type ChatMessageRead } from '../db/repositories/chat-messages.js';
+import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
+import type { Wakeups } from '../db/notify.js';
+import {
+  CHAT_MAX_LENGTH,
+  EDIT_MAX_AGE,
+  MessageType,
+  UNREAD_FIRST_MESSAGE,
+  isReplyable,
+  messageLength,
+  normalizeReferenceId,
+  trimMessage,
+} from '../domain/chat.js';
+import { ActorType, Permission, ReadOnlyState, RoomType } from '../domain/constants.js';
+import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge } from '../domain/errors.js';
+import { hasPermission, heldInLobby, isLoggedInModeratorType, isModeratorType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import { nowSeconds } from '../domain/time.js';
+import type { MessageEnv } from '../presenters/chat-message.js';
+import { CHAT_CHANNEL, type ChatActor, type ChatService } from './chat.js';
+import type { ChatMentions } from './chat-mentions.js';
+import type { CallerRoom, RoomsService } from './rooms.js';
+import type { RequestContext } from './request-context.js';
+
+/** A participant's access to a room's chat, resolved once per request. */
+export interface ChatAccess {
+  room: RoomRow;
+  attendee: AttendeeRow;
+  actor: ChatActor;
+}
+
+/** Rows to answer with, the lookups to format them, and the chat headers. */
+export interface MessagePage {
+  rows: ChatMessageRead[];
+  env: MessageEnv;
+  /** X-Chat-Last-Given: the last row fetched (also when it was not returned); undefined when none. */
+  lastGiven?: number;
+  /** X-Chat-Last-Common-Read, only for readers with public read privacy. */
+  commonRead?: number;
+  /** Nothing to answer (304), unless `commonRead` changed (then 200 []). */
+  notModified: boolean;
+}
+
+/** A room's chat as its conversation record shows it. */
+
+export interface ReceiveInput {
+  lookIntoFuture: boolean;
+  limit: number;
+  lastKnownMessageId: number;
+  lastCommonReadId: number;
+  timeoutSeconds: number;
+  setReadMarker: boolean;
+  includeLastKnown: boolean;
+}
+
+export interface SendInput {
+  message: string;
+  actorDisplayName: string;
+  replyTo: number;
+  referenceId: string;
+  silent: boolean;
+}
+
+const GUEST_NAME_MAX = 64;
+
+export class ChatApiService {
+  private readonly messages: ChatMessagesRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly rooms: RoomsService,
+    private readonly chat: ChatService,
+    private readonly mentions: ChatMentions,
+    private readonly wakeups: Wakeups,
+  ) {
+    this.messages = new ChatMessagesRepository(db.kysely);
+  }
+
+  // ---- access ----
+
+  /**
+   * The caller's access to `token`'s chat. `write`: refused in read-only rooms; `chat`: needs
+   * the chat permission (128); `lobby`: refused while the caller waits in the lobby;
+   * `authenticated`: plain cookie guests are refused like non-participants (404).
+   */
+  async access(ctx: RequestContext, token: unknown, need: { write?: boolean; chat?: boolean; lobby?: boolean; authenticated?: boolean }): Promise<ChatAccess> {
+    const found = await this.rooms.requireParticipant(ctx, token);
+    const { attendee } = found;
+    let room = found.room;
+    if (need.authenticated && attendee.actor_type !== ActorType.USERS) throw notFound('room');
+    if (need.write && (room.read_only === ReadOnlyState.READ_ONLY || room.type === RoomType.CHANGELOG)) throw forbidden('readOnly', 'The conversation is read-only');
+    if (need.lobby !== false) {
+      const now = nowSeconds();
+      // The lobby timer is applied lazily (talk-behaviour.md §11).
+      if (room.lobby_timer > 0 && room.lobby_timer < now) {
+        await this.rooms.repos.rooms.liftExpiredLobbies([room.id], now);
+        room = { ...room, lobby_state: 0, lobby_timer: 0 };
+      }
+    }
+    const cfg = await ctx.config();
+    const effective = permissionsIn(room, attendee, serverDefaultPermissions(cfg.raw('default_permissions')));
+    if (need.lobby !== false && heldInLobby(room.lobby_state, attendee.participant_type, effective)) throw lobbyActive();
+    if (need.chat && !hasPermission(effective, Permission.CHAT)) throw forbidden('permission', 'You are not allowed to chat in this conversation');
+    const displayName = attendee.actor_type === ActorType.USERS ? (ctx.user?.display_name ?? attendee.display_name) : attendee.display_name;
+    return { room, attendee, actor: { type: attendee.actor_type, id: attendee.actor_id, displayName } };
+  }
+
+  // ---- send ----
+
+  /** POST /chat/{token} (§1.5). Returns the new message as a page of one (with its parent). */
+  async send(ctx: RequestContext, token: unknown, input: SendInput): Promise<MessagePage> {
+    const acc = await this.access(ctx, token, { write: true, chat: true });
+    const text = trimMessage(input.message);
+    if (text === '') throw badRequest('message', 'The message is empty');
+    if (messageLength(text) > CHAT_MAX_LENGTH) throw payloadTooLarge('message', `The message is longer than ${CHAT_MAX_LENGTH} characters`);
+    const now = nowSeconds();
+    let parent: ChatMessageRead | undefined;
+    if (input.replyTo > 0) {
+      parent = await this.messages.findInRoom(acc.room.id, input.replyTo, now);
+      if (!parent || !isReplyable(parent.message_type, parent.actor_type)) throw badRequest('reply-to', 'The message to reply to does not exist or cannot be replied to');
+    } else if (input.replyTo < 0) {
+      throw badRequest('reply-to', 'replyTo must be a message id');
+    }
+    const actor = { ...acc.actor };
+    if ((acc.attendee.actor_type === ActorType.GUESTS || acc.attendee.actor_type === ActorType.EMAILS) && input.actorDisplayName.trim() !== '') {
+      // A guest's actorDisplayName updates their stored name (§1.1 "Guests").
+      actor.displayName = [...input.actorDisplayName.trim()].slice(0, GUEST_NAME_MAX).join('');
+      if (actor.displayName !== acc.attendee.display_name) await this.rooms.repos.attendees.update(acc.attendee.id, { display_name: actor.displayName });
+    }
+    // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
+    const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
+    const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll, replyTo: parent });
+    const id = await this.chat.postUserMessage(acc.room, {
+      actor,
+      attendeeId: acc.attendee.id,
+      message: parsed.message,
+      parameters: parsed.parameters,
+      parentId: parent ? parent.id : null,
+      referenceId: normalizeReferenceId(input.referenceId),
+      silent: input.silent,
+      canMentionAll,
+      mentions: parsed.mentioned,
+    });
+    const row = await this.messages.findInRoom(acc.room.id, id, now);
+    return this.page(acc, row ? [row] : [], undefined, false);
+  }
+
+  // ---- receive ----
+
+  /**
+   * GET /chat/{token} (§1.3): history (newest first) or, with lookIntoFuture, the messages after
+   * the offset (oldest first), waiting up to `timeout` for the first one. The wait sleeps on
+   * the room's wake-up channel (no polling); `signal` ends it when the client goes away.
+   */
+  async receive(ctx: RequestContext, token: unknown, q: ReceiveInput, signal?: AbortSignal): Promise<MessagePage> {
+    const acc = await this.access(ctx, token, { lobby: true });
+    const roomId = acc.room.id;
+    let offset = q.lastKnownMessageId;
+    // An offset that is not a message of this room is ignored (§1.3 "Behaviour").
+    if (offset > 0 && !(await this.messages.existsInRoom(roomId, offset))) offset = 0;
+    if (!q.lookIntoFuture) {
+      const fetched = await this.messages.history(roomId, offset, q.includeLastKnown && offset > 0, q.limit);
+      return this.page(acc, fetched, q.lastCommonReadId, true);
+    }
+    if (q.setReadMarker && offset > acc.attendee.last_read_message && acc.attendee.actor_type === ActorType.USERS) {
+      await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, offset, nowSeconds());
+    }
+    // Subscribe before reading: a message committed after the read still wakes us.
+    const waiter = await this.wakeups.subscribe(CHAT_CHANNEL, roomId);
+    try {
+      const deadline = Date.now() + q.timeoutSeconds * 1000;
+      for (;;) {
+        const fetched = await this.messages.future(roomId, offset, q.includeLastKnown && offset > 0, q.limit);
+        if (fetched.length > 0) return this.page(acc, fetched, q.lastCommonReadId, true);
+        const left = deadline - Date.now();
+        if (left <= 0 || !(await waiter.wait(left, signal))) return this.page(acc, [], q.lastCommonReadId, true);
+      }
+    } finally {
+      waiter.cancel();
+    }
+  }
+
+  /** GET /chat/{token}/{messageId}/context (§1.6): up to `limit` older (with the message) and newer, ascending. */
+  async context(ctx: RequestContext, token: unknown, messageId: number, limit: number): Promise<MessagePage> {
+    const acc = await this.access(ctx, token, { lobby: true });
+    if (messageId <= 0 || !(await this.messages.existsInRoom(acc.room.id, messageId))) return this.page(acc, [], undefined, true);
+    // Up to `limit` older, the message itself, up to `limit` newer (2·limit+1, §1.6).
+    const older = await this.messages.history(acc.room.id, messageId, true, limit + 1);
+    const newer = limit > 0 ? await this.messages.future(acc.room.id, messageId, false, limit) : [];
+    const rows = [...older.reverse(), ...newer];
+    const page = await this.page(acc, rows, undefined, true);
+    return { ...page, lastGiven: rows.length ? rows[rows.length - 1].id : undefined };
+  }
+
+  // ---- edit, delete, clear ----
+
+  /** PUT /chat/{token}/{messageId} (§1.6 Edit): answers the message_edited system message. */
+  async edit(ctx: RequestContext, token: unknown, messageId: number, raw: string): Promise<MessagePage> {
+    const acc = await this.access(ctx, token, { write: true, chat: true, authenticated: true });
+    const target = await this.ownOrModerated(acc, messageId);
+    const now = nowSeconds();
+    if (acc.room.type !== RoomType.NOTE_TO_SELF && target.created_at < now - EDIT_MAX_AGE) throw badRequest('age', 'Messages can only be edited for 24 hours');
+    const text = trimMessage(raw);
+    if (text === '') throw badRequest('message', 'The message is empty');
+    if (messageLength(text) > CHAT_MAX_LENGTH) throw payloadTooLarge('message', `The message is longer than ${CHAT_MAX_LENGTH} characters`);
+    const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll: target.can_mention_all === 1 });
+    const id = await this.db.kysely.transaction().execute(async (trx) => {
+      await new ChatMessagesRepository(trx).update(target.id, {
+        message: parsed.message,
+        message_parameters: JSON.stringify(parsed.parameters),
+        last_edit_actor_type: acc.actor.type,
+        last_edit_actor_id: acc.actor.id,
+        last_edit_actor_display_name: acc.actor.displayName,
+        last_edit_at: now,
+      });
+      // Added mentions count from the edit on (removed ones simply stop mattering once read).
+      const attendees = new AttendeesRepository(trx);
+      await attendees.markMentioned(acc.room.id, parsed.mentioned.indirect, target.id, false);
+      await attendees.markMentioned(acc.room.id, parsed.mentioned.direct, target.id, true);
+      return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_edited', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
+    });
+    return this.systemAnswer(acc, id, now);
+  }
+
+  /** DELETE /chat/{token}/{messageId} (§1.6 Delete): no age limit; answers message_deleted. */
+  async delete(ctx: RequestContext, token: unknown, messageId: number): Promise<MessagePage> {
+    const acc = await this.access(ctx, token, { write: true, chat: true, authenticated: true });
+    const target = await this.ownOrModerated(acc, messageId);
+    const now = nowSeconds();
+    const id = await this.db.kysely.transaction().execute(async (trx) => {
+      await new ChatMessagesRepository(trx).update(target.id, {
+        message_type: MessageType.COMMENT_DELETED,
+        message: '',
+        message_parameters: '{}',
+        deleted_by_type: acc.actor.type,
+        deleted_by_id: acc.actor.id,
+        deleted_at: now,
+        last_edit_actor_type: '',
+        last_edit_actor_id: '',
+        last_edit_actor_display_name: '',
+        last_edit_at: 0,
+        reactions: '{}',
+      });
+      return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_deleted', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
+    });
+    return this.systemAnswer(acc, id, now);
+  }
+
+  /**
+   * DELETE /chat/{token} (§1.6 Clear history): logged-in moderators; not in one-to-one rooms
+   * unless `delete_one_to_one_conversations`. Every message goes, every attendee's chat state
+   * starts over, and `history_cleared` is the room's only message.
+   */
+  async clearHistory(ctx: RequestContext, token: unknown): Promise<MessagePage> {
+    const acc = await this.access(ctx, token, { write: true, lobby: false });
+    if (!isLoggedInModeratorType(acc.attendee.participant_type)) throw forbidden('moderator', 'Only moderators can clear the history');
+    const cfg = await ctx.config();
+    if (isOneToOneKind(acc.room.type) && !cfg.bool('delete_one_to_one_conversations')) throw forbidden('type', 'The history of one-to-one conversations cannot be cleared');
+    const now = nowSeconds();
+    const id = await this.db.kysely.transaction().execute(async (trx) => {
+      await new ChatMessagesRepository(trx).deleteForRooms([acc.room.id]);
+      await new AttendeesRepository(trx).resetChatState(acc.room.id, now);
+      await new RoomsRepository(trx).resetLastMessage(acc.room.id, 0);
+      return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'history_cleared');
+    });
+    return this.systemAnswer(acc, id, now);
+  }
+
+  // ---- read markers ----
+
+  /** POST /chat/{token}/read (§1.6): null = the last message, 0 = -2 (first message unread). */
+  async setReadMarker(ctx: RequestContext, token: unknown, lastRead: number | null): Promise<CallerRoom> {
+    const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
+    const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
+    if (marker < UNREAD_FIRST_MESSAGE) throw badRequest('lastReadMessage', 'lastReadMessage must be -2 or more');
+    await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, marker, nowSeconds());
+    return { room: acc.room, attendee: { ...acc.attendee, last_read_message: marker } };
+  }
+
+  /** DELETE /chat/{token}/read (§1.6 Mark unread): the chat message before the last one, else any, else -2. */
+  async markUnread(ctx: RequestContext, token: unknown): Promise<CallerRoom> {
+    const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
+    const now = nowSeconds();
+    const last = acc.room.last_message;
+    let marker = last > 0 ? await this.messages.previousId(acc.room.id, last, now, UNREAD_TYPES) : 0;
+    if (marker === 0 && last > 0) marker = await this.messages.previousId(acc.room.id, last, now);
+    if (marker === 0) marker = UNREAD_FIRST_MESSAGE;
+    await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, marker, now);
+    return { room: acc.room, attendee: { ...acc.attendee, last_read_message: marker } };
+  }
+
+  /** X-Chat-Last-Common-Read for a reader (undefined when their read privacy is private). */
+  async commonReadFor(view: CallerRoom): Promise<number | undefined> {
+    if (!view.attendee || view.attendee.read_privacy !== 0) return undefined;
+    return (await this.rooms.repos.attendees.commonReadMessages([view.room.id])).get(view.room.id) ?? 0;
+  }
+
+  // ---- conversation records ----
+
+  /**
+   * What the conversation records of `views` show about the chat (lastMessage, unreadMessages),
+   * loaded in two statements whatever the number of rooms (DESIGN.md §5).
+   */
+  async roomStates(views: CallerRoom[], includeLastMessage = true): Promise<Map<number, RoomChatState>> {
+    const now = nowSeconds();
+    const out = new Map<number, RoomChatState>();
+    const lastIds = includeLastMessage ? views.map((v) => v.room.last_message).filter((id) => id > 0) : [];
+    const last = new Map((lastIds.length ? await this.messages.findByIds(lastIds, now) : []).map((m) => [m.id, m]));
+    const attendeeIds = views.flatMap((v) => (v.attendee && v.attendee.id > 0 ? [v.attendee.id] : []));
+    const unread = attendeeIds.length ? await this.messages.unreadCounts(attendeeIds, now) : new Map<number, number>();
+    for (const v of views) {
+      const m = last.get(v.room.last_message);
+      out.set(v.room.id, { unread: unread.get(v.room.id) ?? 0, lastMessage: m && m.room_id === v.room.id ? m : undefined });
+    }
+    return out;
+  }
+
+  // ---- helpers ----
+
+  /** The message to edit or delete: 404 missing, 403 neither author nor moderator (not in one-to-one), 405 not a text message. */
+  private async ownOrModerated(acc: ChatAccess, messageId: number): Promise<ChatMessageRead> {
+    const target = messageId > 0 ? await this.messages.findInRoom(acc.room.id, messageId, nowSeconds()) : undefined;
+    if (!target) throw notFound('message', 'The message does not exist');
+    const own = target.actor_type === acc.actor.type && target.actor_id === acc.actor.id;
+    const moderator = isLoggedInModeratorType(acc.attendee.participant_type) && !isOneToOneKind(acc.room.type);
+    if (!own && !moderator) throw forbidden('permission', 'You may only change your own messages');
+    if (target.message_type !== MessageType.COMMENT) throw new ApiError(405, { error: 'message', message: 'Only text messages can be changed' });
+    return target;
+  }
+
+  private async systemAnswer(acc: ChatAccess, id: number, now: number): Promise<MessagePage> {
+    const row = await this.messages.findInRoom(acc.room.id, id, now);
+    return this.page(acc, row ? [row] : [], undefined, false);
+  }
+
+  /** Drops expired rows, loads parents, computes the headers. */
+  private async page(acc: ChatAccess, fetched: ChatMessageRead[], lastCommonReadId: number | undefined, emptyIs304: boolean): Promise<MessagePage> {
+    const now = nowSeconds();
+    const rows = fetched.filter((r) => r.expires_at === 0 || r.expires_at > now);
+    const lastGiven = fetched.length ? fetched[fetched.length - 1].id : undefined;
+    const parentIds = rows.flatMap((r) => (r.parent_id !== null ? [r.parent_id] : []));
+    const parents = new Map<number, ChatMessageRead>();
+    if (parentIds.length) for (const p of await this.messages.findByIds(parentIds, now)) if (p.room_id === acc.room.id) parents.set(p.id, p);
+    const commonRead = await this.commonReadFor({ room: acc.room, attendee: acc.attendee });
+    let notModified = emptyIs304 && fetched.length === 0;
+    // 200 [] instead of 304 when only the common read moved (§1.3 lastCommonReadId).
+    if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId) notModified = false;
+    return { rows, env: { token: acc.room.token, viewer: { type: acc.actor.type, id: acc.actor.id }, parents }, lastGiven, commonRead, notModified };
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Which changes become which system messages (talk-chat-calls.md §2): subscribed to the
+ * `trx`-carrying events of the owning services (events/subscribers.ts), so each message is
+ * written in the same transaction as its change.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import { attendeeObject } from '../domain/chat-rich-objects.js';
+import { ActorType, ListableScope, ParticipantType, ReadOnlyState, RoomType } from '../domain/constants.js';
+import type { RoomChange } from '../events/event-map.js';
+import type { ChatActor, ChatService } from './chat.js';
+
+/** The system message id of a room change, or undefined when Talk records none. */
+function roomChangeMessage(room: RoomRow, change: RoomChange): { id: string; params?: Record<string, unknown> } | undefined {
+  switch (change.kind) {
+    case 'created':
+      return { id: 'conversation_created' };
+    case 'renamed':
+      return change.oldName !== '' && change.newName !== '' ? { id: 'conversation_renamed', params: { oldName: change.oldName, newName: change.newName } } : undefined;
+    case 'description':
+      return change.description === '' ? { id: 'description_removed' } : { id: 'description_set', params: { newDescription: change.description } };
+    case 'read-only':
+      return room.type === RoomType.CHANGELOG ? undefined : { id: change.state === ReadOnlyState.READ_ONLY ? 'read_only' : 'read_only_off' };
+    case 'listable':
+      return { id: change.scope === ListableScope.NONE ? 'listable_none' : change.scope === ListableScope.USERS ? 'listable_users' : 'listable_all' };
+    case 'lobby':
+      // Inside a breakout room the lobby is how rooms start and stop (§2 breakout_rooms_*).
+      if (room.object_type === 'room') return { id: change.state === 0 ? 'breakout_rooms_started' : 'breakout_rooms_stopped' };
+      return { id: change.state === 0 ? 'lobby_none' : 'lobby_non_moderators' };
+    case 'password':
+      return { id: change.set ? 'password_set' : 'password_removed' };
+    case 'type':
+      if (change.from === RoomType.GROUP && change.to === RoomType.PUBLIC) return { id: 'guests_allowed' };
+      if (change.from === RoomType.PUBLIC && change.to === RoomType.GROUP) return { id: 'guests_disallowed' };
+      return undefined;
+    case 'message-expiration':
+      return change.seconds > 0 ? { id: 'message_expiration_enabled', params: { seconds: change.seconds } } : { id: 'message_expiration_disabled' };
+    case 'avatar':
+      return { id: change.set ? 'avatar_set' : 'avatar_removed' };
+  }
+}
+
+/** The system message of a participant type change (§2 moderator_*, guest_moderator_*). */
+function typeChangeMessage(attendee: AttendeeRow, from: number, to: number): string | undefined {
+  const guest = attendee.actor_type === ActorType.GUESTS || attendee.actor_type === ActorType.EMAILS;
+  if (to === ParticipantType.MODERATOR && from !== ParticipantType.MODERATOR) return 'moderator_promoted';
+  if (from === ParticipantType.MODERATOR && to !== ParticipantType.MODERATOR) return 'moderator_demoted';
+  if (guest && to === ParticipantType.GUEST_MODERATOR) return 'guest_moderator_promoted';
+  if (guest && from === ParticipantType.GUEST_MODERATOR) return 'guest_moderator_demoted';
+  return undefined;
+}
+
+export class ChatSystemMessages {
+  constructor(private readonly chat: ChatService) {}
+
+  async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange }): Promise<void> {
+    const msg = roomChangeMessage(e.room, e.change);
+    // The change already moved lastActivity in this transaction: record it at that same second.
+    const now = Math.floor(Date.now() / 1000);
+    const at = Math.abs(now - e.room.last_activity) <= 5 ? e.room.last_activity : now;
+    if (msg) await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, msg.params ?? {}, { at });
+  }
+
+  async typeChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number }): Promise<void> {
+    const id = typeChangeMessage(e.attendee, e.from, e.to);
+    if (!id) return;
+    const user = attendeeObject(e.attendee.actor_type, e.attendee.actor_id, e.attendee.display_name);
+    const params: Record<string, unknown> = { user };
+    if (id.startsWith('guest_')) Object.assign(params, { type: e.attendee.actor_type, id: e.attendee.actor_id });
+    await this.chat.postSystemMessage(e.trx, e.room, e.actor, id, params);
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Writing chat messages (talk-chat-calls.md §1.5, §2): user messages and system messages, each
+ * in one transaction with the room's lastMessage/lastActivity, the author's read marker and
+ * the mention markers of the attendees it mentions. The reads (history, long-poll, room
+ * states) live in chat-reads.ts; the HTTP rules (who may post, limits) in chat-api.ts.
+ *
+ * Every post takes the room's row lock first (RoomsRepository.lockForMessage), so the messages
+ * of one room commit in id order and a long-poll that has seen id n never misses a smaller id.
+ */
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { AttendeesRepository } from '../db/repositories/attendees.js';
+import { CHAT_MESSAGE_DEFAULTS, ChatMessagesRepository, type NewChatMessage } from '../db/repositories/chat-messages.js';
+import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
+import type { Wakeups } from '../db/notify.js';
+import type { EventBus } from '../events/bus.js';
+import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
+import { ActorType } from '../domain/constants.js';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { RequestContext } from './request-context.js';
+import { nowSeconds } from '../domain/time.js';
+
+/** Who a message is from: an attendee's actor, or guests/system, guests/cli. */
+export interface ChatActor {
+  type: string;
+  id: string;
+  displayName: string;
+}
+
+/**
+ * The actor a change is recorded under (talk-chat-calls.md §2 "General"): the acting
+ * participant, else the logged-in user, else guests/cli for the operator, else guests/system.
+ */
+export function chatActorOf(ctx: RequestContext, attendee?: AttendeeRow): ChatActor {
+  if (attendee && attendee.id > 0) {
+    const displayName = attendee.actor_type === ActorType.USERS && ctx.user?.id === attendee.actor_id ? ctx.user.display_name : attendee.display_name;
+    return { type: attendee.actor_type, id: attendee.actor_id, displayName };
+  }
+  if (ctx.user) return { type: ActorType.USERS, id: ctx.user.id, displayName: ctx.user.display_name };
+  if (ctx.isSystem) return { ...CLI_ACTOR };
+  return { ...SYSTEM_ACTOR };
+}
+
+/** The wake-up channel of chat: key = room id. */
+export const CHAT_CHANNEL = 'chat';
+
+/** Attendee ids a message mentions: `direct` (@user, reply to their message) and `indirect` (@all, groups). */
+export interface MentionedAttendees {
+  direct: number[];
+  indirect: number[];
+  /** User ids mentioned (directly or not), for notifications after commit. */
+  userIds: string[];
+}
+
+export interface UserMessageInput {
+  actor: ChatActor;
+  /** The author's attendee row id (their read marker moves to the new message); 0 for none. */
+  attendeeId: number;
+  /** Text with mentions replaced by placeholders, and the placeholders' objects. */
+  message: string;
+  parameters: Record<string, unknown>;
+  parentId: number | null;
+  referenceId: string;
+  silent: boolean;
+  canMentionAll: boolean;
+  mentions: MentionedAttendees;
+}
+
+export interface SystemMessageOptions {
+  /** The message this one is about (message_deleted, message_edited, ...): shown as `parent`. */
+  parentId?: number;
+  /**
+   * Bookkeeping messages (message_deleted, message_edited, ...) do not move the room's
+   * lastMessage/lastActivity (talk-chat-calls.md §2 "skip-update").
+   */
+  skipRoomUpdate?: boolean;
+  /** The change's own time (unix seconds), so the message and lastActivity agree with it. */
+  at?: number;
+}
+
+export class ChatService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly wakeups: Wakeups,
+  ) {}
+
+  /**
+   * Posts a system message inside the caller's transaction (atomic with the change it
+   * records). `parameters` are rich objects besides `actor` (added when read). Returns its id.
+   */
+  async postSystemMessage(
+    trx: Kysely<Database>,
+    room: RoomRow,
+    actor: ChatActor,
+    systemMessage: string,
+    parameters: Record<string, unknown> = {},
+    opts: SystemMessageOptions = {},
+  ): Promise<number> {
+    const now = opts.at ?? nowSeconds();
+    return this.insert(trx, room, now, {
+      ...this.baseRow(room, actor, now),
+      message_type: MessageType.SYSTEM,
+      system_message: systemMessage,
+      message_parameters: JSON.stringify(parameters),
+      parent_id: opts.parentId ?? null,
+    }, { bump: !opts.skipRoomUpdate });
+  }
+
+  /**
+   * Posts a user's message (checks done by the caller) in its own transaction, then announces
+   * `chat.message-posted`. Returns the new id.
+   */
+  async postUserMessage(room: RoomRow, input: UserMessageInput): Promise<number> {
+    const now = nowSeconds();
+    const id = await this.db.kysely.transaction().execute(async (trx) => {
+      const messageId = await this.insert(trx, room, now, {
+        ...this.baseRow(room, input.actor, now),
+        message: input.message,
+        message_type: MessageType.COMMENT,
+        message_parameters: JSON.stringify(input.parameters),
+        reference_id: input.referenceId,
+        parent_id: input.parentId,
+        silent: input.silent ? 1 : 0,
+        can_mention_all: input.canMentionAll ? 1 : 0,
+      }, { bump: true });
+      const attendees = new AttendeesRepository(trx);
+      if (input.attendeeId > 0) await attendees.advanceReadMarker(input.attendeeId, messageId, now);
+      await attendees.markMentioned(room.id, input.mentions.indirect, messageId, false);
+      await attendees.markMentioned(room.id, input.mentions.direct, messageId, true);
+      return messageId;
+    });
+    await this.events.emit('chat.message-posted', {
+      room,
+      messageId: id,
+      actor: input.actor,
+      mentionedUserIds: input.mentions.userIds,
+      silent: input.silent,
+    });
+    return id;
+  }
+
+  /** Deleted conversations take their messages along (after commit; room ids are never reused). */
+  async forgetRooms(rooms: RoomRow[]): Promise<void> {
+    await new ChatMessagesRepository(this.db.kysely).deleteForRooms(rooms.map((r) => r.id));
+  }
+
+  /** Wakes the long-polls of a room (after a change that is not a new message: edits, clears). */
+  wake(roomId: number, via?: Kysely<Database>): Promise<void> {
+    return this.wakeups.notify(CHAT_CHANNEL, roomId, via);
+  }
+
+  private baseRow(room: RoomRow, actor: ChatActor, now: number): NewChatMessage {
+    return {
+      ...CHAT_MESSAGE_DEFAULTS,
+      room_id: room.id,
+      actor_type: actor.type,
+      actor_id: actor.id,
+      actor_display_name: actor.displayName,
+      message: '',
+      message_type: MessageType.COMMENT,
+      created_at: now,
+      // The room's message expiration applies to every new message (talk-chat-calls.md §1.6).
+      expires_at: room.message_expiration > 0 ? now + room.message_expiration : 0,
+    };
+  }
+
+  /** Lock the room, insert, point the room at it, wake the room's long-polls at commit. */
+  private async insert(trx: Kysely<Database>, room: RoomRow, now: number, row: NewChatMessage, opts: { bump: boolean }): Promise<number> {
+    const rooms = new RoomsRepository(trx);
+    // Also the row lock that orders this room's posts (file comment).
+    if (opts.bump) await rooms.lockForMessage(room.id, now);
+    else await rooms.lockForMessage(room.id, 0);
+    const id = await new ChatMessagesRepository(trx).insert(row);
+    if (opts.bump) await rooms.setLastMessage(room.id, id);
+    await this.wakeups.notify(CHAT_CHANNEL, room.id, trx);
+    return id;
+  }
+}

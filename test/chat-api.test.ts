@@ -1,0 +1,335 @@
+/**
+ * Chat API v1 (talk-chat-calls.md §1): send, history, long-poll, context, edit, delete, clear
+ * history, mention autocomplete; every refusal in Talk's order; JSON, XML and v1.php.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom } from './helpers/rooms.js';
+
+const V1 = '/apps/spreed/api/v1';
+
+for (const dialect of dialects()) {
+  describe(`chat API [${dialect}]`, () => {
+    let p: Parley;
+    let group: any;
+    let pub: any;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      await createUser(p, 'alice', { displayName: 'Alice A' });
+      await createUser(p, 'bob', { displayName: 'Bob B' });
+      await createUser(p, 'carol');
+      await createUser(p, 'dave');
+      group = await createRoom(p, 'alice', { roomType: 2, roomName: 'Team' });
+      await seedUser(p, group.token, 'bob');
+      await seedUser(p, group.token, 'carol');
+      pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Town hall' });
+    });
+    after(async () => p.close());
+
+    const send = (token: string, who: Caller | string, body: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      call(p, 'POST', `${V1}/chat/${token}`, { as: typeof who === 'string' ? as(who) : who, body, ...extra });
+    const get = (token: string, who: Caller | string, query: Record<string, string | number>, extra: Record<string, unknown> = {}) =>
+      call(p, 'GET', `${V1}/chat/${token}`, { as: typeof who === 'string' ? as(who) : who, query, ...extra });
+
+    describe('send', () => {
+      it('201 with the message object as Talk sends it', async () => {
+        const r = await send(group.token, 'alice', { message: '  Hello team  ', referenceId: 'ref-1' });
+        assert.equal(r.status, 201, r.text);
+        const m = r.data;
+        assert.deepEqual(Object.keys(m).slice(0, 15), [
+          'id', 'token', 'actorType', 'actorId', 'actorDisplayName', 'timestamp', 'message', 'messageParameters',
+          'systemMessage', 'messageType', 'isReplyable', 'referenceId', 'reactions', 'expirationTimestamp', 'markdown',
+        ]);
+        assert.equal(m.token, group.token);
+        assert.equal(m.actorType, 'users');
+        assert.equal(m.actorId, 'alice');
+        assert.equal(m.actorDisplayName, 'Alice A');
+        assert.equal(m.message, 'Hello team');
+        assert.deepEqual(m.messageParameters, []);
+        assert.equal(m.systemMessage, '');
+        assert.equal(m.messageType, 'comment');
+        assert.equal(m.isReplyable, true);
+        assert.equal(m.referenceId, 'ref-1');
+        assert.deepEqual(m.reactions, {});
+        assert.equal(m.expirationTimestamp, 0);
+        assert.equal(m.markdown, true);
+        assert.ok(Math.abs(m.timestamp - Date.now() / 1000) < 5);
+        assert.equal(m.silent, undefined);
+        assert.ok(r.headers.get('x-chat-last-common-read'));
+      });
+
+      it('replies carry the parent; silent messages say so; referenceId is cut to 64', async () => {
+        const first = await send(group.token, 'bob', { message: 'question?' });
+        const r = await send(group.token, 'alice', { message: 'answer', replyTo: first.data.id, silent: true, referenceId: 'x'.repeat(80) });
+        assert.equal(r.status, 201, r.text);
+        assert.equal(r.data.parent.id, first.data.id);
+        assert.equal(r.data.parent.message, 'question?');
+        assert.equal(r.data.parent.parent, undefined);
+        assert.equal(r.data.silent, true);
+        assert.equal(r.data.referenceId.length, 64);
+      });
+
+      it('also under v1.php and as XML', async () => {
+        const r1 = await send(group.token, 'alice', { message: 'via v1' }, { version: 1 });
+        assert.equal(r1.status, 200);
+        assert.equal(r1.meta.statuscode, 201);
+        const x = await send(group.token, 'alice', { message: 'as xml' }, { format: 'xml' });
+        assert.equal(x.status, 201);
+        assert.match(x.text, /<message>as xml<\/message>/);
+        assert.match(x.text, /<messageType>comment<\/messageType>/);
+      });
+
+      it('404 for non-participants and unknown tokens, the same body', async () => {
+        const a = await send(group.token, 'dave', { message: 'hi' });
+        const b = await send('zzzzzzzz', 'dave', { message: 'hi' });
+        assert.equal(a.status, 404);
+        assert.equal(b.status, 404);
+        assert.deepEqual(a.data, b.data);
+      });
+
+      it('400 empty or whitespace, NUL bytes, bad replyTo; 413 too long; nothing stored', async () => {
+        const before = (await roomRow(p, group.token))!.last_message;
+        assert.equal((await send(group.token, 'alice', { message: '   ' })).data.error, 'message');
+        const missing = await send(group.token, 'alice', {});
+        assert.equal(missing.status, 400);
+        assert.equal(missing.data.error, 'message');
+        const nul = await send(group.token, 'alice', { message: 'a\u0000b' });
+        assert.equal(nul.status, 400);
+        assert.equal(nul.data.error, 'message');
+        const wrongType = await send(group.token, 'alice', { message: 'x', replyTo: 'abc' });
+        assert.equal(wrongType.status, 400);
+        const noParent = await send(group.token, 'alice', { message: 'x', replyTo: 999999 });
+        assert.equal(noParent.status, 400);
+        assert.equal(noParent.data.error, 'reply-to');
+        const long = await send(group.token, 'alice', { message: 'é'.repeat(32001) });
+        assert.equal(long.status, 413);
+        assert.equal(long.data.error, 'message');
+        const exact = await send(group.token, 'alice', { message: 'é'.repeat(32000) });
+        assert.equal(exact.status, 201);
+        assert.equal((await roomRow(p, group.token))!.last_message, exact.data.id);
+        assert.ok(exact.data.id > before);
+      });
+
+      it('403 read-only, 412 lobby (moderators pass), 403 without chat permission — in that order', async () => {
+        const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Rules' });
+        await seedUser(p, room.token, 'bob');
+        await setRoom(p, room.token, { read_only: 1, lobby_state: 1 });
+        const ro = await send(room.token, 'bob', { message: 'x' });
+        assert.equal(ro.status, 403);
+        assert.equal(ro.data.error, 'readOnly');
+        await setRoom(p, room.token, { read_only: 0, default_permissions: 1 | 2 });
+        const lobby = await send(room.token, 'bob', { message: 'x' });
+        assert.equal(lobby.status, 412);
+        assert.equal((await get(room.token, 'bob', { lookIntoFuture: 0 })).status, 412);
+        assert.equal((await send(room.token, 'alice', { message: 'moderator passes' })).status, 201);
+        await setRoom(p, room.token, { lobby_state: 0 });
+        const perm = await send(room.token, 'bob', { message: 'x' });
+        assert.equal(perm.status, 403);
+        assert.equal(perm.data.error, 'permission');
+        await setRoom(p, room.token, { default_permissions: 0 });
+        assert.equal((await send(room.token, 'bob', { message: 'now ok' })).status, 201);
+      });
+
+      it('guests chat in public conversations; actorDisplayName names them', async () => {
+        const guest = await joinGuest(p, pub.token);
+        const r = await send(pub.token, guest.caller, { message: 'hi from a guest', actorDisplayName: 'Visitor' });
+        assert.equal(r.status, 201, r.text);
+        assert.equal(r.data.actorType, 'guests');
+        assert.equal(r.data.actorDisplayName, 'Visitor');
+        const h = await get(pub.token, guest.caller, { lookIntoFuture: 0 });
+        assert.equal(h.status, 200);
+        assert.equal(h.data[0].message, 'hi from a guest');
+        // Without a session a guest is not a participant.
+        assert.equal((await send(pub.token, {}, { message: 'x' })).status, 404);
+      });
+    });
+
+    describe('receive', () => {
+      let room: any;
+      const ids: number[] = [];
+      before(async () => {
+        room = await createRoom(p, 'alice', { roomType: 2, roomName: 'History' });
+        await seedUser(p, room.token, 'bob');
+        for (let i = 1; i <= 5; i++) ids.push((await send(room.token, 'alice', { message: `m${i}` })).data.id);
+      });
+
+      it('history: newest first, limit, offset, includeLastKnown, X-Chat-Last-Given', async () => {
+        const all = await get(room.token, 'bob', { lookIntoFuture: 0 });
+        assert.equal(all.status, 200);
+        assert.deepEqual(all.data.slice(0, 5).map((m: any) => m.message), ['m5', 'm4', 'm3', 'm2', 'm1']);
+        assert.equal(all.data[5].systemMessage, 'conversation_created');
+        const page = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 2, lastKnownMessageId: ids[3] });
+        assert.deepEqual(page.data.map((m: any) => m.message), ['m3', 'm2']);
+        assert.equal(page.headers.get('x-chat-last-given'), String(ids[1]));
+        const incl = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 2, lastKnownMessageId: ids[3], includeLastKnown: 1 });
+        assert.deepEqual(incl.data.map((m: any) => m.message), ['m4', 'm3']);
+        const clamped = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 100000 });
+        assert.equal(clamped.status, 200);
+      });
+
+      it('an offset from another room is ignored', async () => {
+        const other = (await send(group.token, 'alice', { message: 'elsewhere' })).data.id;
+        const r = await get(room.token, 'bob', { lookIntoFuture: 0, lastKnownMessageId: other, limit: 1 });
+        assert.equal(r.data[0].message, 'm5');
+      });
+
+      it('future: oldest first after the offset; 304 without a body when nothing comes', async () => {
+        const r = await get(room.token, 'bob', { lookIntoFuture: 1, lastKnownMessageId: ids[2], timeout: 0 });
+        assert.deepEqual(r.data.map((m: any) => m.message), ['m4', 'm5']);
+        assert.equal(r.headers.get('x-chat-last-given'), String(ids[4]));
+        const started = Date.now();
+        const none = await get(room.token, 'bob', { lookIntoFuture: 1, lastKnownMessageId: ids[4], timeout: 1 });
+        assert.equal(none.status, 304);
+        assert.equal(none.text, '');
+        assert.ok(Date.now() - started >= 900, 'waited for the timeout');
+      });
+
+      it('a long-poll returns as soon as a message is posted, and setReadMarker moves the marker', async () => {
+        const started = Date.now();
+        const waiting = get(room.token, 'bob', { lookIntoFuture: 1, lastKnownMessageId: ids[4], timeout: 30 });
+        await new Promise((r) => setTimeout(r, 200));
+        await send(room.token, 'alice', { message: 'wake up' });
+        const r = await waiting;
+        assert.equal(r.status, 200);
+        assert.equal(r.data[0].message, 'wake up');
+        assert.ok(Date.now() - started < 5000);
+        const bob = await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
+        assert.equal(bob!.last_read_message, ids[4]);
+      });
+
+      it('400 for a missing or malformed lookIntoFuture; 404 for non-participants', async () => {
+        assert.equal((await get(room.token, 'bob', {})).status, 400);
+        assert.equal((await get(room.token, 'bob', { lookIntoFuture: 2 })).status, 400);
+        assert.equal((await get(room.token, 'bob', { lookIntoFuture: 0, limit: 'x' })).status, 400);
+        assert.equal((await get(room.token, 'dave', { lookIntoFuture: 0 })).status, 404);
+      });
+
+      it('context: older (with the message) and newer, ascending; 304 for an unknown id', async () => {
+        const r = await call(p, 'GET', `${V1}/chat/${room.token}/${ids[2]}/context`, { as: as('bob'), query: { limit: 1 } });
+        assert.equal(r.status, 200);
+        assert.deepEqual(r.data.map((m: any) => m.message), ['m2', 'm3', 'm4']);
+        assert.equal(r.headers.get('x-chat-last-given'), String(ids[3]));
+        const none = await call(p, 'GET', `${V1}/chat/${room.token}/0/context`, { as: as('bob') });
+        assert.equal(none.status, 304);
+        assert.equal((await call(p, 'GET', `${V1}/chat/${room.token}/${ids[2]}/context`, { as: as('dave') })).status, 404);
+      });
+    });
+
+    describe('edit and delete', () => {
+      let room: any;
+      before(async () => {
+        room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Edits' });
+        await seedUser(p, room.token, 'bob');
+      });
+      const edit = (id: number, who: string, message: unknown) => call(p, 'PUT', `${V1}/chat/${room.token}/${id}`, { as: as(who), body: { message } });
+      const del = (id: number, who: string) => call(p, 'DELETE', `${V1}/chat/${room.token}/${id}`, { as: as(who) });
+
+      it('the author edits: message_edited with the edited message as parent', async () => {
+        const m = (await send(room.token, 'bob', { message: 'typo' })).data;
+        const r = await edit(m.id, 'bob', 'fixed');
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.data.systemMessage, 'message_edited');
+        assert.equal(r.data.parent.id, m.id);
+        assert.equal(r.data.parent.message, 'fixed');
+        assert.equal(r.data.parent.lastEditActorId, 'bob');
+        assert.ok(r.data.parent.lastEditTimestamp > 0);
+        // Bookkeeping: the room's last message stays the edited one.
+        assert.equal((await roomRow(p, room.token))!.last_message, m.id);
+      });
+
+      it('403 for other non-moderators, 404 missing, 405 system messages, 400 empty, 413 long, 400 age', async () => {
+        const m = (await send(room.token, 'alice', { message: 'mine' })).data;
+        assert.equal((await edit(m.id, 'bob', 'x')).status, 403);
+        assert.equal((await edit(999999, 'alice', 'x')).status, 404);
+        const history = await get(room.token, 'alice', { lookIntoFuture: 0 });
+        const created = history.data.find((x: any) => x.systemMessage === 'conversation_created');
+        assert.equal((await edit(created.id, 'alice', 'x')).status, 405);
+        assert.equal((await edit(m.id, 'alice', '  ')).data.error, 'message');
+        assert.equal((await edit(m.id, 'alice', 'x'.repeat(32001))).status, 413);
+        await p.services.db.kysely.updateTable('chat_messages').set({ created_at: Math.floor(Date.now() / 1000) - 25 * 3600 }).where('id', '=', m.id).execute();
+        const old = await edit(m.id, 'alice', 'late');
+        assert.equal(old.status, 400);
+        assert.equal(old.data.error, 'age');
+      });
+
+      it('a moderator deletes anyone\'s message (no age limit); the message says who', async () => {
+        const m = (await send(room.token, 'bob', { message: 'oops' })).data;
+        await p.services.db.kysely.updateTable('chat_messages').set({ created_at: 1 }).where('id', '=', m.id).execute();
+        assert.equal((await del(m.id, 'bob')).status, 200, 'the author may delete');
+        const m2 = (await send(room.token, 'bob', { message: 'again' })).data;
+        const r = await del(m2.id, 'alice');
+        assert.equal(r.status, 200);
+        assert.equal(r.data.systemMessage, 'message_deleted');
+        assert.equal(r.data.parent.messageType, 'comment_deleted');
+        assert.equal(r.data.parent.deleted, true);
+        assert.equal(r.data.parent.message, 'Message deleted by you');
+        const seen = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 5 });
+        const gone = seen.data.find((x: any) => x.id === m2.id);
+        assert.equal(gone.message, 'Message deleted by {actor}');
+        assert.equal(gone.messageParameters.actor.id, 'alice');
+        assert.equal(gone.isReplyable, false);
+        assert.equal((await del(m2.id, 'alice')).status, 405, 'already deleted');
+      });
+
+      it('guests cannot edit or delete (404)', async () => {
+        const guest = await joinGuest(p, pub.token);
+        const m = (await send(pub.token, guest.caller, { message: 'guest text' })).data;
+        const r = await call(p, 'DELETE', `${V1}/chat/${pub.token}/${m.id}`, { as: guest.caller });
+        assert.equal(r.status, 404);
+      });
+    });
+
+    describe('clear history', () => {
+      it('403 for non-moderators; moderators leave only history_cleared and reset markers', async () => {
+        const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Clear' });
+        await seedUser(p, room.token, 'bob');
+        await send(room.token, 'alice', { message: 'one' });
+        await send(room.token, 'bob', { message: 'two' });
+        const no = await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('bob') });
+        assert.equal(no.status, 403);
+        const r = await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('alice') });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.data.systemMessage, 'history_cleared');
+        const h = await get(room.token, 'bob', { lookIntoFuture: 0 });
+        assert.deepEqual(h.data.map((m: any) => m.systemMessage), ['history_cleared']);
+        const bob = await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
+        assert.equal(bob!.last_read_message, 0);
+        assert.equal((await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('dave') })).status, 404);
+        const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+        assert.equal((await call(p, 'DELETE', `${V1}/chat/${one.token}`, { as: as('alice') })).status, 403);
+      });
+    });
+
+    it('capabilities list exactly the chat features implemented, and config.chat', async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const spreed = r.data.capabilities.spreed;
+      for (const f of ['chat-v2', 'chat-read-marker', 'chat-unread', 'chat-read-last', 'chat-read-status', 'direct-mention-flag', 'mention-flag', 'edit-messages', 'delete-messages', 'delete-messages-unlimited', 'clear-history', 'chat-get-context', 'chat-replies', 'chat-reference-id', 'silent-send', 'system-messages']) {
+        assert.ok(spreed.features.includes(f), f);
+      }
+      assert.ok(spreed['features-local'].includes('chat-read-status'));
+      for (const f of ['reactions', 'talk-polls', 'rich-object-sharing', 'threads', 'pinned-messages', 'scheduled-messages', 'remind-me-later']) {
+        assert.ok(!spreed.features.includes(f), `${f} is not implemented`);
+      }
+      assert.equal(spreed.config.chat['max-length'], 32000);
+      assert.equal(spreed.config.chat['read-privacy'], 0);
+    });
+
+    describe('mention autocomplete', () => {
+      it('lists participants matching the search (not the caller) and the everyone entry', async () => {
+        const r = await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice'), query: { search: 'bo' } });
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(r.data, [{ id: 'bob', label: 'Bob B', source: 'users', mentionId: 'bob' }]);
+        const all = await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice'), query: { search: '' } });
+        assert.ok(all.data.some((x: any) => x.id === 'carol'));
+        assert.ok(!all.data.some((x: any) => x.id === 'alice'));
+        const everyone = all.data.at(-1);
+        assert.equal(everyone.id, 'all');
+        assert.equal(everyone.source, 'calls');
+        assert.equal(everyone.label, 'Team');
+        assert.equal((await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice') })).status, 400);
+        assert.equal((await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('dave'), query: { search: '' } })).status, 404);
+      });
+    });
+  });
+}

@@ -1,0 +1,153 @@
+/**
+ * Mentions, read markers and the chat fields of the conversation record (talk-chat-calls.md
+ * §1.4 mentions, §1.6 read marker / mark unread, §1.1 common read): unreadMessages,
+ * unreadMention(Direct), lastReadMessage, lastCommonReadMessage with read privacy, lastMessage,
+ * and GET /room's constant query count with messages.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { countQueries, createRoom, joinGuest, roomRow, seedUser, V4 } from './helpers/rooms.js';
+
+const V1 = '/apps/spreed/api/v1';
+
+for (const dialect of dialects()) {
+  describe(`chat read markers and mentions [${dialect}]`, () => {
+    let p: Parley;
+    let room: any;
+    before(async () => {
+      p = await startParley(dialect);
+      await createUser(p, 'alice', { displayName: 'Alice A' });
+      await createUser(p, 'bob', { displayName: 'Bob B' });
+      await createUser(p, 'carol', { groups: ['staff'] });
+      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Marks' });
+      await seedUser(p, room.token, 'bob');
+      await seedUser(p, room.token, 'carol');
+    });
+    after(async () => p.close());
+
+    const send = (who: string, message: string, extra: Record<string, unknown> = {}) =>
+      call(p, 'POST', `${V1}/chat/${room.token}`, { as: as(who), body: { message, ...extra } });
+    const record = async (who: string) => (await call(p, 'GET', `${V4}/room/${room.token}`, { as: as(who) })).data;
+    const read = (who: string, lastReadMessage?: number | null) =>
+      call(p, 'POST', `${V1}/chat/${room.token}/read`, { as: as(who), body: lastReadMessage === undefined ? {} : { lastReadMessage } });
+
+    it('mentions become placeholders with rich objects; unknown ones stay text', async () => {
+      const r = await send('alice', 'hi @bob and @"group/staff", not @nobody, and @all');
+      assert.equal(r.status, 201);
+      assert.equal(r.data.message, 'hi {mention-user1} and {mention-user-group1}, not @nobody, and {mention-call1}');
+      assert.deepEqual(r.data.messageParameters['mention-user1'], { type: 'user', id: 'bob', name: 'Bob B', 'mention-id': 'bob' });
+      assert.equal(r.data.messageParameters['mention-user-group1'].id, 'staff');
+      assert.equal(r.data.messageParameters['mention-call1'].type, 'call');
+      assert.equal(r.data.messageParameters['mention-call1'].id, room.token);
+    });
+
+    it('unreadMention follows @all and groups; unreadMentionDirect only direct mentions', async () => {
+      const carol = await record('carol');
+      assert.equal(carol.unreadMention, true, '@all and @group mention carol');
+      assert.equal(carol.unreadMentionDirect, false, 'not directly');
+      const bob = await record('bob');
+      assert.equal(bob.unreadMention, true);
+      assert.equal(bob.unreadMentionDirect, true);
+      const alice = await record('alice');
+      assert.equal(alice.unreadMention, false, 'the author is not mentioned by her own @all');
+      assert.equal(alice.unreadMessages, 0, 'own messages are read');
+    });
+
+    it('a reply mentions the replied author directly', async () => {
+      const q = await send('carol', 'question');
+      await read('carol');
+      await send('alice', 'answer', { replyTo: q.data.id });
+      const carol = await record('carol');
+      assert.equal(carol.unreadMentionDirect, true);
+    });
+
+    it('unreadMessages counts chat messages after the read marker; POST read clears it', async () => {
+      await read('bob');
+      await send('alice', 'one');
+      await send('alice', 'two');
+      await call(p, 'PUT', `${V4}/room/${room.token}/description`, { as: as('alice'), body: { description: 'system messages are not unread' } });
+      const bob = await record('bob');
+      assert.equal(bob.unreadMessages, 2);
+      assert.equal(bob.lastMessage.systemMessage, 'description_set');
+      const r = await read('bob', null);
+      assert.equal(r.status, 200);
+      assert.equal(r.data.unreadMessages, 0);
+      assert.equal(r.data.lastReadMessage, (await roomRow(p, room.token))!.last_message);
+      assert.equal(r.data.unreadMention, false);
+    });
+
+    it('read marker 0 means "first message unread" (-2); below -2 is 400', async () => {
+      const r = await read('bob', 0);
+      assert.equal(r.data.lastReadMessage, -2);
+      assert.ok(r.data.unreadMessages >= 3);
+      assert.equal((await read('bob', -3)).status, 400);
+      assert.equal((await call(p, 'POST', `${V1}/chat/${room.token}/read`, { as: as('bob'), body: { lastReadMessage: 'x' } })).status, 400);
+    });
+
+    it('DELETE read marks the last chat message unread', async () => {
+      await read('bob', null);
+      const a = await send('alice', 'first');
+      const b = await send('alice', 'second');
+      await read('bob', null);
+      const r = await call(p, 'DELETE', `${V1}/chat/${room.token}/read`, { as: as('bob') });
+      assert.equal(r.status, 200);
+      assert.equal(r.data.lastReadMessage, a.data.id);
+      assert.equal(r.data.unreadMessages, 1);
+      assert.ok(b.data.id > a.data.id);
+    });
+
+    it('lastCommonReadMessage: MIN over public readers; private readers see 0 and no header', async () => {
+      const m = await send('alice', 'common');
+      await read('alice', null);
+      await read('bob', null);
+      await read('carol', m.data.id - 1);
+      assert.equal((await record('alice')).lastCommonReadMessage, m.data.id - 1);
+      await read('carol', null);
+      const all = await read('alice', null);
+      assert.equal(all.headers.get('x-chat-last-common-read'), String(m.data.id));
+      // Carol makes her read status private: she is left out, and she sees 0.
+      await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('carol'), body: { key: 'read_status_privacy', value: 1 } });
+      const carolRow = (await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'carol'))!;
+      assert.equal(carolRow.read_privacy, 1, 'the preference reaches the attendee rows');
+      await read('carol', 1);
+      assert.equal((await record('alice')).lastCommonReadMessage, m.data.id, 'private readers are not counted');
+      assert.equal((await record('carol')).lastCommonReadMessage, 0);
+      const h = await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as('carol'), query: { lookIntoFuture: 0, limit: 1 } });
+      assert.equal(h.headers.get('x-chat-last-common-read'), null);
+    });
+
+    it('guests cannot set read markers (404)', async () => {
+      const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Public marks' });
+      const guest = await joinGuest(p, pub.token);
+      assert.equal((await call(p, 'POST', `${V1}/chat/${pub.token}/read`, { as: guest.caller, body: {} })).status, 404);
+    });
+
+    it('GET /room costs the same number of queries with 1 or 60 rooms with messages and unread counts', async () => {
+      await createUser(p, 'dana');
+      const list = () => call(p, 'GET', `${V4}/room`, { as: as('dana') });
+      const mk = async (i: number) => {
+        const r = await createRoom(p, 'alice', { roomType: 2, roomName: `q${i}` });
+        await seedUser(p, r.token, 'dana');
+        await call(p, 'POST', `${V1}/chat/${r.token}`, { as: as('alice'), body: { message: `hello ${i} @dana` } });
+        return r;
+      };
+      // A write before each count: no cached answer may be reused (as in conversations-get).
+      const write = () => call(p, 'POST', `${V1}/chat/${room.token}`, { as: as('alice'), body: { message: 'elsewhere' } });
+      const cold = async () => {
+        await write();
+        await list();
+        await write();
+        return countQueries(p, list);
+      };
+      await mk(0);
+      const one = await cold();
+      for (let i = 1; i < 60; i++) await mk(i);
+      const many = await cold();
+      const r = await list();
+      assert.equal(r.data.length, 60);
+      assert.ok(r.data.every((c: any) => c.unreadMessages === 1 && c.unreadMentionDirect === true && c.lastMessage.message.startsWith('hello')));
+      assert.equal(many, one);
+    });
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * System messages (talk-chat-calls.md §2): each change of a conversation is recorded in its
+ * chat by the service that makes it, in the same transaction, and moves lastMessage.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, seedUser, V4 } from './helpers/rooms.js';
+
+const V1 = '/apps/spreed/api/v1';
+
+for (const dialect of dialects()) {
+  describe(`chat system messages [${dialect}]`, () => {
+    let p: Parley;
+    let room: any;
+    let bobAttendee: number;
+    before(async () => {
+      p = await startParley(dialect);
+      await createUser(p, 'alice', { displayName: 'Alice A' });
+      await createUser(p, 'bob', { displayName: 'Bob B' });
+      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Plans' });
+      bobAttendee = (await seedUser(p, room.token, 'bob')).id;
+    });
+    after(async () => p.close());
+
+    const req = (method: string, path: string, who: string, body?: Record<string, unknown>) =>
+      call(p, method, `${V4}/room/${room.token}${path}`, { as: as(who), body });
+    const latest = async (who = 'bob') => (await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 1 } })).data[0];
+
+    it('conversation_created comes first, by the creator', async () => {
+      const r = await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as('bob'), query: { lookIntoFuture: 0 } });
+      const first = r.data.at(-1);
+      assert.equal(first.systemMessage, 'conversation_created');
+      assert.equal(first.messageType, 'system');
+      assert.equal(first.actorId, 'alice');
+      assert.equal(first.message, '{actor} created the conversation');
+      assert.equal(first.messageParameters.actor.name, 'Alice A');
+      assert.equal(first.isReplyable, false);
+      assert.equal(first.markdown, false);
+    });
+
+    const cases: Array<[string, string, string, Record<string, unknown>, string]> = [
+      ['rename', 'PUT', '', { roomName: 'Plans 2' }, 'conversation_renamed'],
+      ['description', 'PUT', '/description', { description: 'About' }, 'description_set'],
+      ['description removed', 'PUT', '/description', { description: '' }, 'description_removed'],
+      ['read-only', 'PUT', '/read-only', { state: 1 }, 'read_only'],
+      ['read-write', 'PUT', '/read-only', { state: 0 }, 'read_only_off'],
+      ['listable', 'PUT', '/listable', { scope: 1 }, 'listable_users'],
+      ['lobby', 'PUT', '/webinar/lobby', { state: 1 }, 'lobby_non_moderators'],
+      ['lobby off', 'PUT', '/webinar/lobby', { state: 0 }, 'lobby_none'],
+      ['public', 'POST', '/public', {}, 'guests_allowed'],
+      ['password', 'PUT', '/password', { password: 'a long enough secret' }, 'password_set'],
+      ['private', 'DELETE', '/public', {}, 'guests_disallowed'],
+      ['expiration', 'POST', '/message-expiration', { seconds: 3600 }, 'message_expiration_enabled'],
+      ['expiration off', 'POST', '/message-expiration', { seconds: 0 }, 'message_expiration_disabled'],
+    ];
+    for (const [name, method, path, body, expected] of cases) {
+      it(`${name} → ${expected}, and the room's lastMessage follows`, async () => {
+        const r = await req(method, path, 'alice', body);
+        assert.ok(r.status < 300, `${r.status} ${r.text}`);
+        // Read as the moderator: bob would wait in the lobby (412) while it is closed.
+        const m = await latest('alice');
+        assert.equal(m.systemMessage, expected);
+        assert.equal(m.actorId, 'alice');
+        const rec = await call(p, 'GET', `${V4}/room/${room.token}`, { as: as('alice') });
+        assert.equal(rec.data.lastMessage.id, m.id);
+      });
+    }
+
+    it('an unchanged value records nothing', async () => {
+      const before = (await latest()).id;
+      await req('PUT', '/read-only', 'alice', { state: 0 });
+      await req('PUT', '/description', 'alice', { description: '' });
+      assert.equal((await latest()).id, before);
+    });
+
+    it('moderator promoted and demoted name the user; bob reads "promoted you"', async () => {
+      assert.equal((await req('POST', '/moderators', 'alice', { attendeeId: bobAttendee })).status, 200);
+      const m = await latest();
+      assert.equal(m.systemMessage, 'moderator_promoted');
+      assert.equal(m.messageParameters.user.id, 'bob');
+      assert.equal(m.message, '{actor} promoted you to moderator');
+      assert.equal((await latest('alice')).message, 'You promoted {user} to moderator');
+      assert.equal((await req('DELETE', '/moderators', 'alice', { attendeeId: bobAttendee })).status, 200);
+      assert.equal((await latest()).systemMessage, 'moderator_demoted');
+    });
+
+    it('a refused change writes no message', async () => {
+      const before = (await latest()).id;
+      assert.equal((await req('PUT', '/read-only', 'bob', { state: 1 })).status, 403);
+      assert.equal((await latest()).id, before);
+    });
+  });
+}
