@@ -40,6 +40,7 @@ import { RoomsService } from './rooms.js';
 import { BreakoutRoomsService } from './breakout-rooms.js';
 import { AvatarService } from './avatars.js';
 import { HousekeepingService } from './housekeeping.js';
+import { CallService } from './calls.js';
 import { RoomSettingsService } from './room-settings.js';
 import { RoomSettingsRepository } from '../db/repositories/room-settings.js';
 import { SipSettingsService } from './sip-settings.js';
@@ -74,6 +75,8 @@ export interface Services {
   teams: TeamsService;
   clientSessions: ClientSessionService;
   sessions: SessionService;
+  /** Calls: join, flags, leave, end (api/v4/call), and the call-ending of jobs and session cleanup. */
+  calls: CallService;
   participants: ParticipantsService;
   /** The operator's talk:room:* and talk:user:remove commands, over the services above. */
   roomOperator: RoomOperatorService;
@@ -108,15 +111,16 @@ export function createServices(db: Db, settings: Settings): Services {
   const sip = new SipService(rooms, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
   const participantsRepo = new ParticipantsRepository(db.kysely);
-  const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce);
+  const calls = new CallService(db, rooms, userStatus, events);
+  const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce, calls);
   const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl);
   const membershipSync = new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
   const breakoutRooms = new BreakoutRoomsService(db, rooms);
   const avatars = new AvatarService(db, rooms, directory);
-  const housekeeping = new HousekeepingService(db, rooms, appConfig);
+  const housekeeping = new HousekeepingService(db, rooms, appConfig, calls);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, calls, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

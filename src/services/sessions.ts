@@ -17,6 +17,7 @@ import { isSessionAlive, mayReplaceWithoutAsking, newSessionId } from '../domain
 import { verifyPassword } from '../domain/passwords.js';
 import { listableScopesFor } from '../presenters/conversation.js';
 import type { BruteForceService } from './brute-force.js';
+import type { CallService } from './calls.js';
 import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
@@ -36,6 +37,7 @@ export class SessionService {
     private readonly repo: ParticipantsRepository,
     private readonly cookies: ClientSessionService,
     private readonly bruteForce: BruteForceService,
+    private readonly calls: CallService,
   ) {
     rooms.participantFinders.push((ctx, room) => this.findGuest(ctx, room));
     rooms.sessionFinder = (ctx, views) => this.findOwnSessions(ctx, views);
@@ -187,7 +189,7 @@ export class SessionService {
   async endSessions(end: { sessionIds: number[]; attendeeIds: number[]; roomIds: number[]; pingedBefore?: number }): Promise<void> {
     await this.repo.deleteSessions(end.sessionIds, end.pingedBefore);
     await this.repo.deleteSessionlessTransients(end.attendeeIds);
-    await this.repo.endEmptyCalls([...new Set(end.roomIds)], nowSeconds() - SESSION_TIMEOUT);
+    await this.calls.endEmptyCalls(end.roomIds, end.pingedBefore === undefined ? 'last-left' : 'stale');
   }
 
   /** PUT participants/state: 404 without a session of the caller; 400 for a state other than 0/1. */

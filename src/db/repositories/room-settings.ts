@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { ParticipantsRepository } from './participants.js';
+import { CallsRepository } from './calls.js';
 import type { RoomPatch } from './rooms.js';
 
 /** Participant types that exist only while the conversation is public: guest, self-joined, guest moderator. */
@@ -59,7 +59,7 @@ export class RoomSettingsRepository {
   /**
    * Applies `patch` and takes sessions out of the call (in_call = 0): everyone's (read-only) or
    * only non-moderators' (lobby). When no live session (last ping at or after `aliveSince`)
-   * is left in the call, the call ends as everywhere else (ParticipantsRepository.endEmptyCalls:
+   * is left in the call, the call ends as everywhere else (CallsRepository.endEmpty:
    * no start time, no call flag, call permissions back to 0; talk-behaviour.md §10).
    */
   async updateAndDisconnect(roomId: number, patch: RoomPatch, who: CallDisconnect, aliveSince: number): Promise<void> {
@@ -68,7 +68,7 @@ export class RoomSettingsRepository {
       let attendees = trx.selectFrom('attendees').select('attendees.id').where('room_id', '=', roomId);
       if (who === 'non-moderators') attendees = attendees.where('participant_type', 'not in', MODERATOR_TYPES);
       await trx.updateTable('sessions').set({ in_call: 0 }).where('in_call', '!=', 0).where('attendee_id', 'in', attendees).execute();
-      await new ParticipantsRepository(trx).endEmptyCalls([roomId], aliveSince);
+      await new CallsRepository(trx).endEmpty([roomId], aliveSince);
     });
   }
 }
