@@ -390,6 +390,24 @@ for (const dialect of dialects()) {
       assert.ok(events('call.ended', c)[0].duration >= 1);
     });
 
+    it('capabilities: the call features that work, config.call from app config', async () => {
+      const caps = async () => (await call(p, 'GET', '/cloud/capabilities', { as: as('member') })).data.capabilities.spreed;
+      let s = await caps();
+      for (const f of ['audio', 'video', 'in-call-flags', 'conversation-call-flags', 'start-call-flag', 'silent-call', 'recording-consent']) assert.ok(s.features.includes(f), f);
+      // Not built here: notifications for rings, recording, the participants download.
+      for (const f of ['send-call-notification', 'recording-v1', 'download-call-participants', 'call-notification-state-api']) assert.ok(!s.features.includes(f), f);
+      assert.deepEqual([s.config.call.enabled, s.config.call['max-duration'], s.config.call['recording-consent']], [true, 0, 0]);
+      await config('start_calls', '3');
+      await config('max_call_duration', '3600');
+      try {
+        s = await caps();
+        assert.deepEqual([s.config.call.enabled, s.config.call['max-duration']], [false, 3600]);
+      } finally {
+        await config('start_calls', '0');
+        await config('max_call_duration', '0');
+      }
+    });
+
     it('joining and leaving a call cost a constant number of queries', async () => {
       const cost = async (members: number) => {
         const room = await createRoom(p, 'owner', { roomType: 2, roomName: `Cost ${members}` });
