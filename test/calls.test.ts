@@ -285,6 +285,17 @@ for (const dialect of dialects()) {
       assert.deepEqual(events('call.left', token).map((e) => e.actor.actorId), ['member'], 'no individual leaves for an end for everyone');
     });
 
+    it('making the conversation read-only takes everyone out of the call, which ends', async () => {
+      const token = await groupRoom('Read-only ends');
+      const owner = await enter('owner', token);
+      const member = await enter('member', token);
+      for (const who of [owner, member]) assert.equal((await join(who, token)).status, 200);
+      const ro = await call(p, 'PUT', `${V4}/room/${token}/read-only`, { as: owner, body: { state: 1 } });
+      assert.equal(ro.status, 200, ro.text);
+      assert.deepEqual([ro.data.hasCall, ro.data.callFlag, ro.data.participantFlags], [false, 0, 0]);
+      assert.deepEqual(events('call.ended', token).map((e) => [e.reason, e.everyone]), [['disconnected', true]]);
+    });
+
     it('ring: 400 without a call or when not in it, 404 unknown attendee, 400 actor-type and status, 403 without permission, 200', async () => {
       const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Ring' });
       const token = room.token as string;
@@ -344,6 +355,18 @@ for (const dialect of dialects()) {
       assert.equal(ok.status, 200, ok.text);
     });
 
+    it('a forced join replaces an in-call session: that session leaves the call, which ends', async () => {
+      const token = await groupRoom('Replaced');
+      const owner = await enter('owner', token);
+      assert.equal((await join(owner, token)).status, 200);
+      const again = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: owner, body: { force: true } });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.data.participantFlags, 0);
+      assert.equal(again.data.hasCall, false, 'the replaced session was the only one in the call');
+      assert.deepEqual(events('call.left', token).map((e) => e.actor.actorId), ['owner']);
+      assert.equal(events('call.ended', token).length, 1);
+    });
+
     it('sessions that leave the conversation or go stale end the call; max_call_duration ends it for everyone', async () => {
       const run = async (name: string) => {
         const job = jobs.find((j) => j.name === name)!;
@@ -357,6 +380,7 @@ for (const dialect of dialects()) {
       assert.equal((await join(owner, a)).status, 200);
       assert.equal((await call(p, 'DELETE', `${V4}/room/${a}/participants/active`, { as: owner })).status, 200);
       assert.equal((await roomRow(p, a))!.active_since, null);
+      assert.deepEqual(events('call.left', a).map((e) => e.actor.actorId), ['owner'], 'leaving the conversation leaves the call');
       assert.deepEqual(events('call.ended', a).map((e) => e.reason), ['last-left']);
 
       // A stale in-call session (no ping for 100 s) is cleaned up and the call ends.

@@ -31,8 +31,12 @@ export interface CallSessionChange {
   callStartTime: number;
 }
 
-/** Why a call ended (talk-chat-calls.md §2 call_ended / call_ended_everyone, §4). */
-export type CallEndReason = 'last-left' | 'moderator' | 'max-duration' | 'stale';
+/**
+ * Why a call ended (talk-chat-calls.md §2 call_ended / call_ended_everyone, §4): the last session
+ * left, a moderator ended it for everyone, max_call_duration, stale sessions or the abandoned-call
+ * job, or the lobby / read-only switch took everyone out (`disconnected`, no `.trx` variant).
+ */
+export type CallEndReason = 'last-left' | 'moderator' | 'max-duration' | 'stale' | 'disconnected';
 
 export interface CallEnded {
   room: RoomRow;
@@ -79,7 +83,7 @@ export interface EventMap {
   /** A session left the call (not emitted for sessions taken out by an end for everyone). */
   'call.left': CallSessionChange;
   'call.left.trx': CallSessionChange & { trx: Kysely<Database> };
-  /** A call ended; emitted after `call.left` when the last session left. */
+  /** A call ended; emitted after `call.left` when the last session left (see CallEndReason). */
   'call.ended': CallEnded;
   'call.ended.trx': CallEnded & { trx: Kysely<Database> };
   /** A participant in the call asked to ring an attendee (POST /call/{token}/ring/{attendeeId}). */

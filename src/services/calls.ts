@@ -205,32 +205,40 @@ export class CallService {
   async leave(ctx: RequestContext, token: unknown, all: boolean): Promise<void> {
     const found = await this.rooms.requireParticipant(ctx, token);
     const mine = this.requireSession(found);
-    const { room, attendee } = found;
+    await this.leaveSession(found.room, found.attendee, mine.session, all && isModeratorType(found.attendee.participant_type));
+  }
+
+  /**
+   * A session leaves the call (the call API, or its holder leaving the conversation or being
+   * replaced by a new join): `call.left`, then `call.ended` when nobody live is left.
+   * `everyone`: a moderator ends the call for all.
+   */
+  async leaveSession(room: RoomRow, attendee: AttendeeRow, session: SessionRow, everyone = false): Promise<void> {
     const now = nowSeconds();
     const actor = actorOf(attendee);
-    const everyone = all && isModeratorType(attendee.participant_type);
     const outcome = await this.db.kysely.transaction().execute(async (trx) => {
       const repo = new CallsRepository(trx);
       const locked = await repo.lockRoom(room.id);
-      if (!locked) throw notFound('room');
+      if (!locked) return { left: false, end: undefined, callStartTime: 0 };
       const callStartTime = locked.active_since ?? 0;
+      let left: boolean;
+      let ended: boolean;
       if (everyone) {
-        const ended = (await repo.endForEveryone([room.id], now, false)).length === 1;
+        ended = (await repo.endForEveryone([room.id], now, false)).length === 1;
         // Another request ended it first: this one only takes its own session out.
-        const left = ended ? false : await repo.setInCall(mine.session.id, 0, 'in');
-        const end: CallEnded | undefined = ended ? { room, actor, everyone: true, reason: 'moderator', callStartTime, duration: callStartTime ? now - callStartTime : 0 } : undefined;
-        if (left) await this.events.emit('call.left.trx', { room, actor, sessionId: mine.session.session_id, flags: 0, callStartTime, trx });
-        if (end) await this.events.emit('call.ended.trx', { ...end, trx });
-        return { left, end, callStartTime };
+        left = ended ? false : await repo.setInCall(session.id, 0, 'in');
+      } else {
+        left = await repo.setInCall(session.id, 0, 'in');
+        ended = left && (await repo.endEmpty([room.id], now - SESSION_TIMEOUT)).length === 1;
       }
-      const left = await repo.setInCall(mine.session.id, 0, 'in');
-      const ended = left && (await repo.endEmpty([room.id], now - SESSION_TIMEOUT)).length === 1;
-      const end: CallEnded | undefined = ended ? { room, actor, everyone: false, reason: 'last-left', callStartTime, duration: callStartTime ? now - callStartTime : 0 } : undefined;
-      if (left) await this.events.emit('call.left.trx', { room, actor, sessionId: mine.session.session_id, flags: 0, callStartTime, trx });
+      const end: CallEnded | undefined = ended
+        ? { room, actor, everyone, reason: everyone ? 'moderator' : 'last-left', callStartTime, duration: callStartTime ? now - callStartTime : 0 }
+        : undefined;
+      if (left) await this.events.emit('call.left.trx', { room, actor, sessionId: session.session_id, flags: 0, callStartTime, trx });
       if (end) await this.events.emit('call.ended.trx', { ...end, trx });
       return { left, end, callStartTime };
     });
-    if (outcome.left) await this.events.emit('call.left', { room, actor, sessionId: mine.session.session_id, flags: 0, callStartTime: outcome.callStartTime });
+    if (outcome.left) await this.events.emit('call.left', { room, actor, sessionId: session.session_id, flags: 0, callStartTime: outcome.callStartTime });
     if (outcome.end) await this.events.emit('call.ended', outcome.end);
   }
 
@@ -297,6 +305,15 @@ export class CallService {
     });
     for (const e of ended) await this.events.emit('call.ended', e);
     return ended.length;
+  }
+
+  /**
+   * A call another area's transaction ended (the lobby or read-only switch took everyone out,
+   * conversation settings): announced after commit; no `.trx` variant.
+   */
+  async announceEnded(room: RoomRow, reason: CallEndReason, now = nowSeconds()): Promise<void> {
+    const start = room.active_since ?? 0;
+    await this.events.emit('call.ended', { room, actor: null, everyone: true, reason, callStartTime: start, duration: start ? now - start : 0 });
   }
 
   // ---- operator (talk:active-calls, talk:monitor:calls) ----

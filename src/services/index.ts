@@ -98,7 +98,6 @@ export function createServices(db: Db, settings: Settings): Services {
   const capabilities = new CapabilitiesService(preferences);
   const serviceHash = new ServiceHashService(preferences);
   const rooms = new RoomsService(db, directory, bruteForce, events);
-  const roomSettings = new RoomSettingsService(rooms, new RoomSettingsRepository(db.kysely));
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const userStatus = new UserStatusService(new UserStatusRepository(db.kysely));
@@ -112,6 +111,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const serverLists = new ServerListsService(appConfig);
   const participantsRepo = new ParticipantsRepository(db.kysely);
   const calls = new CallService(db, rooms, userStatus, events);
+  const roomSettings = new RoomSettingsService(rooms, new RoomSettingsRepository(db.kysely), calls);
   const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce, calls);
   const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl);
   const membershipSync = new MembershipSync(rooms, participantsRepo, directory, teams);

@@ -32,6 +32,7 @@ import {
   readOnlyProblem,
   type PermissionMode,
 } from '../domain/room-settings.js';
+import type { CallService } from './calls.js';
 import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';
@@ -55,6 +56,7 @@ export class RoomSettingsService {
   constructor(
     private readonly rooms: RoomsService,
     private readonly repo: RoomSettingsRepository,
+    private readonly calls: CallService,
   ) {}
 
   // ---- helpers ----
@@ -69,7 +71,8 @@ export class RoomSettingsService {
   /** Writes a room patch and takes `who` out of the call; the room is read back (the call may have ended). */
   private async saveDisconnecting<T extends Participating>(found: T, patch: RoomPatch, who: CallDisconnect): Promise<T> {
     const now = nowSeconds();
-    await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT);
+    const ended = await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT);
+    if (ended) await this.calls.announceEnded(found.room, 'disconnected', now);
     const room = (await this.rooms.repos.rooms.findById(found.room.id)) ?? found.room;
     const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
     return { ...found, room, session };

@@ -150,10 +150,18 @@ export class SessionService {
       await this.cookies.remember(ctx, room.token, sessionId, guestActorId);
       if (other) await this.repo.deleteSessions([other.session.id]);
     }
-    // The session this cookie had before is replaced ("leave as duplicate").
-    if (previous) await this.repo.deleteSessions([previous.session.id]);
+    // The session this cookie had before is replaced ("leave as duplicate"), leaving its call first;
+    // the record then shows the room as that left it.
+    let shown = room;
+    if (previous) {
+      if (previous.session.in_call !== 0) {
+        await this.calls.leaveSession(room, previous.attendee, previous.session);
+        shown = (await this.rooms.repos.rooms.findById(room.id)) ?? room;
+      }
+      await this.repo.deleteSessions([previous.session.id]);
+    }
     if (input.password !== '') await this.bruteForce.reset(ctx.ip, 'talkRoomPassword');
-    return { room, attendee, session };
+    return { room: shown, attendee, session };
   }
 
   /** Password gate: 403 `password`, throttled (talkRoomPassword); 429 past the cap. */
@@ -178,6 +186,8 @@ export class SessionService {
     const hit = await this.repo.sessionInRoom(found.room.id, entry.sessionId);
     await this.cookies.forget(ctx, found.room.token);
     if (!hit) return;
+    // Leaving the conversation leaves its call first (talk-behaviour.md §7: "disconnect from the call").
+    if (hit.session.in_call !== 0) await this.calls.leaveSession(found.room, hit.attendee, hit.session);
     await this.endSessions({ sessionIds: [hit.session.id], attendeeIds: [hit.attendee.id], roomIds: [found.room.id] });
   }
 
