@@ -9,8 +9,10 @@ import type { AuthService } from '../services/auth.js';
 import type { AvatarService } from '../services/avatars.js';
 import type { LoginSessionService } from '../services/login-sessions.js';
 import type { MembershipSync } from '../services/membership-sync.js';
+import type { NotificationService } from '../services/notifications.js';
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
+import type { UserAvatarService } from '../services/user-avatars.js';
 import type { UserStatusService } from '../services/user-status.js';
 
 export interface Subscribers {
@@ -21,6 +23,8 @@ export interface Subscribers {
   phoneNumbers: PhoneNumbersService;
   membershipSync: MembershipSync;
   avatars: AvatarService;
+  userAvatars: UserAvatarService;
+  notifications: NotificationService;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -34,6 +38,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.teams.removeUserEverywhere(userId));
   bus.on('user.deleting', ({ userId }) => s.loginSessions.endAllFor(userId));
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
+  bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.membershipSync.userDeleted(userId));
 
   // Conversations follow the groups and teams that were added to them (contract "Add participant").
@@ -46,4 +52,5 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
 
   // Per-room data kept outside the room tables.
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
+  bus.on('rooms.deleted', ({ rooms }) => s.notifications.forgetRooms(rooms));
 }

@@ -47,6 +47,12 @@ import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
+import { LoginFlowService } from './login-flows.js';
+import { NotificationService } from './notifications.js';
+import { NotificationsRepository } from '../db/repositories/notifications.js';
+import { UserAvatarService } from './user-avatars.js';
+import { UserAvatarsRepository } from '../db/repositories/user-avatars.js';
+import { LoginFlowsRepository } from '../db/repositories/login-flows.js';
 
 export interface Services {
   db: Db;
@@ -64,10 +70,16 @@ export interface Services {
   rooms: RoomsService;
   breakoutRooms: BreakoutRoomsService;
   avatars: AvatarService;
+  /** User and guest avatars at Nextcloud's /index.php/avatar paths. */
+  userAvatars: UserAvatarService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
   loginSessions: LoginSessionService;
+  /** Login Flow v2 / v1: how Talk apps obtain an app password. */
+  loginFlows: LoginFlowService;
+  /** The notifications app: Talk's invitation, mention and call notifications (no push). */
+  notifications: NotificationService;
   serverLists: ServerListsService;
   metrics: MetricsService;
   userStatus: UserStatusService;
@@ -105,6 +117,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const teams = new TeamsService(new TeamsRepository(db.kysely), directory, events);
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
   const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth);
+  const loginFlows = new LoginFlowService(new LoginFlowsRepository(db.kysely), auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
   const phoneNumbers = new PhoneNumbersService(new PhoneNumbersRepository(db.kysely), directory);
   const sip = new SipService(rooms, sipBridge, phoneNumbers);
@@ -113,14 +126,16 @@ export function createServices(db: Db, settings: Settings): Services {
   const calls = new CallService(db, rooms, userStatus, events);
   const roomSettings = new RoomSettingsService(rooms, new RoomSettingsRepository(db.kysely), calls);
   const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce, calls);
-  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl);
+  const notifications = new NotificationService(new NotificationsRepository(db.kysely), rooms, directory, userStatus);
+  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications);
   const membershipSync = new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
   const breakoutRooms = new BreakoutRoomsService(db, rooms);
+  const userAvatars = new UserAvatarService(new UserAvatarsRepository(db.kysely), directory);
   const avatars = new AvatarService(db, rooms, directory);
   const housekeeping = new HousekeepingService(db, rooms, appConfig, calls);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars });
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, calls, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, calls, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

@@ -17,6 +17,9 @@ import { jobs } from './0400-jobs.js';
 import { roomAvatars } from './0401-room-avatars.js';
 import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
+import { loginFlows } from './0700-login-flows.js';
+import { userAvatars } from './0701-user-avatars.js';
+import { notifications } from './0702-notifications.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -31,4 +34,7 @@ export const migrations: ParleyMigration[] = [
   roomAvatars,
   jobHistory,
   loginSessions,
+  loginFlows,
+  userAvatars,
+  notifications,
 ];
