@@ -48,6 +48,13 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'circles-support' },
   { name: 'publishing-permissions' },
   { name: 'session-state' },
+  // Calls (talk-reference.md §2.2); `recording-consent` gates the join's `recordingConsent`.
+  { name: 'audio' },
+  { name: 'video' },
+  { name: 'in-call-flags' },
+  { name: 'conversation-call-flags' },
+  { name: 'silent-call' },
+  { name: 'recording-consent' },
   // Chat (talk-chat-calls.md §6), in Talk's order.
   { name: 'chat-v2' },
   { name: 'system-messages' },

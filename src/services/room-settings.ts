@@ -32,6 +32,7 @@ import {
   readOnlyProblem,
   type PermissionMode,
 } from '../domain/room-settings.js';
+import type { CallService } from './calls.js';
 import type { RequestContext } from './request-context.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -59,6 +60,7 @@ export class RoomSettingsService {
   constructor(
     private readonly rooms: RoomsService,
     private readonly repo: RoomSettingsRepository,
+    private readonly calls: CallService,
   ) {}
 
   // ---- helpers ----
@@ -86,7 +88,8 @@ export class RoomSettingsService {
   private async saveDisconnecting<T extends Participating>(found: T, patch: RoomPatch, who: CallDisconnect, ctx?: RequestContext, change?: RoomChange): Promise<T> {
     const now = nowSeconds();
     const within = ctx && change ? this.announcing(ctx, found, patch, change) : undefined;
-    await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT, within);
+    const ended = await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT, within);
+    if (ended) await this.calls.announceEnded(found.room, 'disconnected', now);
     const room = (await this.rooms.repos.rooms.findById(found.room.id)) ?? found.room;
     const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
     return { ...found, room, session };
