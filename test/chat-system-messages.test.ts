@@ -40,8 +40,6 @@ for (const dialect of dialects()) {
     });
 
     const cases: Array<[string, string, string, Record<string, unknown>, string]> = [
-      // Read-only and listable need a public conversation (contract; docs/compatibility.md).
-      ['public', 'POST', '/public', {}, 'guests_allowed'],
       ['rename', 'PUT', '', { roomName: 'Plans 2' }, 'conversation_renamed'],
       ['description', 'PUT', '/description', { description: 'About' }, 'description_set'],
       ['description removed', 'PUT', '/description', { description: '' }, 'description_removed'],
@@ -50,6 +48,7 @@ for (const dialect of dialects()) {
       ['listable', 'PUT', '/listable', { scope: 1 }, 'listable_users'],
       ['lobby', 'PUT', '/webinar/lobby', { state: 1 }, 'lobby_non_moderators'],
       ['lobby off', 'PUT', '/webinar/lobby', { state: 0 }, 'lobby_none'],
+      ['public', 'POST', '/public', {}, 'guests_allowed'],
       ['password', 'PUT', '/password', { password: 'a long enough secret' }, 'password_set'],
       ['private', 'DELETE', '/public', {}, 'guests_disallowed'],
       ['expiration', 'POST', '/message-expiration', { seconds: 3600 }, 'message_expiration_enabled'],

@@ -82,8 +82,7 @@ const ENDPOINTS: Endpoint[] = [
   // Contract: 400 "not a group conversation" / "not a public conversation" (already public or group too).
   { name: 'make public', method: 'POST', path: '/public', expect: onlyOn(2, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
   { name: 'make group', method: 'DELETE', path: '/public', expect: onlyOn(3, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
-  // Contract: "403 not moderator/owner or conversation not public".
-  { name: 'read-only', method: 'PUT', path: '/read-only', body: { state: 1 }, expect: onlyOn(3, [403, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })) },
+  { name: 'read-only', method: 'PUT', path: '/read-only', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
   {
     name: 'password',
     method: 'PUT',
@@ -101,7 +100,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'notify', method: 'POST', path: '/notify', body: { level: 2 }, expect: loggedInParticipants },
   { name: 'notify-calls', method: 'POST', path: '/notify-calls', body: { level: 0 }, expect: loggedInParticipants },
   { name: 'message expiration', method: 'POST', path: '/message-expiration', body: { seconds: 3600 }, expect: moderators({ oneToOne: OK }) },
-  { name: 'listable', method: 'PUT', path: '/listable', body: { scope: 1 }, expect: onlyOn(3, [403, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })) },
+  { name: 'listable', method: 'PUT', path: '/listable', body: { scope: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
   { name: 'lobby', method: 'PUT', path: '/webinar/lobby', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
   { name: 'avatar delete', method: 'DELETE', path: '/avatar', expect: moderators({ oneToOne: OK }) },
 ];

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { expectRefusal, runCli } from './helpers/cli.js';
-import { attendeesOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { attendeesOf, cookieOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
 
 const SECRET = 'dialout-bridge-secret';
@@ -27,6 +27,14 @@ for (const dialect of dialects()) {
     const pending = (headers = bridgeHeaders(SECRET, 'dialout')) => call(p, 'GET', `${V4}/dialout/pending`, { headers });
     const phoneRow = async () => (await p.services.rooms.repos.attendees.findById(phoneId))!;
     const setConfig = (key: string, value: string) => p.services.appConfig.set(key, value);
+    /** Alice joins the conversation and its call: a dial-out needs a running call. */
+    async function startCall(t: string): Promise<string> {
+      const j = await call(p, 'POST', `${V4}/room/${t}/participants/active`, { as: as('alice') });
+      const cookie = cookieOf(j);
+      const c = await call(p, 'POST', `${V4}/call/${t}`, { as: { ...as('alice'), headers: { Cookie: cookie } }, body: { flags: 1 } });
+      assert.equal(c.status, 200, c.text);
+      return cookie;
+    }
 
     before(async () => {
       p = await startParley(dialect, { env: NO_THROTTLE });
@@ -45,6 +53,7 @@ for (const dialect of dialects()) {
       phoneId = phone.id;
       phoneActor = phone.actor_id;
       userAttendeeId = carol.id;
+      await startCall(token);
     });
     after(async () => p.close());
 
@@ -109,6 +118,20 @@ for (const dialect of dialects()) {
       assert.equal((await phoneRow()).call_id, null);
     });
 
+    it('400 in-call without a running call, or when the caller\'s session is not in it', async () => {
+      const quiet = (await createRoom(p, 'alice', { roomType: 2, roomName: 'No call' })).token;
+      const added = await call(p, 'POST', `${V4}/room/${quiet}/participants`, { as: as('alice'), body: { newParticipant: NUMBER, source: 'phones' } });
+      assert.equal(added.status, 200, added.text);
+      const phone = (await attendeesOf(p, quiet)).find((a) => a.actor_type === 'phones')!;
+      const none = await dialOut('alice', phone.id, quiet);
+      assert.deepEqual([none.status, none.data.error], [400, 'in-call']);
+      const cookie = await startCall(quiet);
+      await call(p, 'DELETE', `${V4}/call/${quiet}`, { as: { ...as('alice'), headers: { Cookie: cookie } } });
+      const left = await call(p, 'POST', `${V4}/call/${quiet}/dialout/${phone.id}`, { as: { ...as('alice'), headers: { Cookie: cookie } } });
+      assert.deepEqual([left.status, left.data.error], [400, 'in-call'], 'the caller left the call');
+      assert.equal((await p.services.rooms.repos.attendees.findById(phone.id))!.call_id, null);
+    });
+
     it('501 dialout while dial-out is off', async () => {
       await setConfig('sip_dialout', 'no');
       try {
@@ -128,6 +151,7 @@ for (const dialect of dialects()) {
         assert.equal(r.data.error, 'participant');
       }
       const other = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Other' })).token;
+      await startCall(other);
       const r = await dialOut('alice', phoneId, other);
       assert.equal(r.status, 404);
       const bad = await dialOut('alice', 'abc');

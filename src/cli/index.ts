@@ -15,6 +15,7 @@ import { phoneNumberCommands } from './phone-numbers.js';
 import { jobsCommands } from './jobs.js';
 import { talkServerCommands } from './talk-servers.js';
 import { talkRoomCommands } from './talk-rooms.js';
+import { talkCallCommands } from './talk-calls.js';
 import { appConfigCommands } from './app-config.js';
 
 // The test helper (test/helpers/cli.ts) tells command failures apart by this class; the command
@@ -23,7 +24,7 @@ export { CommandError } from './helpers.js';
 
 type CommandModule = (program: Command) => void;
 
-const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkRoomCommands, teamCommands, phoneNumberCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
+const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkRoomCommands, talkCallCommands, teamCommands, phoneNumberCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

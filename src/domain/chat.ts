@@ -42,6 +42,8 @@ export function isReplyable(messageType: string, actorType: string): boolean {
 
 /** Talk's trim + length rule: PHP trim() characters, length in code points (mb_strlen). */
 export function trimMessage(raw: string): string {
+  // PHP's trim() set includes NUL and vertical tab: matching control characters is the point.
+  // eslint-disable-next-line no-control-regex
   return raw.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
 }
 

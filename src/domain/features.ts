@@ -48,14 +48,13 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'circles-support' },
   { name: 'publishing-permissions' },
   { name: 'session-state' },
-  // User settings.
-  { name: 'typing-privacy' },
-  // sip-support is advertised always, as Talk does (talk-reference.md §2.2): its endpoints exist
-  // and answer 412/501 until SIP is configured, and `config.call.sip-enabled` tells clients whether
-  // it is. The PIN-less mode and dial-out are advertised only while they work.
-  { name: 'sip-support' },
-  { name: 'sip-support-nopin', when: sipConfigured },
-  { name: 'sip-support-dialout', when: dialOutEnabled },
+  // Calls (talk-reference.md §2.2); `recording-consent` gates the join's `recordingConsent`.
+  { name: 'audio' },
+  { name: 'video' },
+  { name: 'in-call-flags' },
+  { name: 'conversation-call-flags' },
+  { name: 'silent-call' },
+  { name: 'recording-consent' },
   // Chat (talk-chat-calls.md §6), in Talk's order.
   { name: 'chat-v2' },
   { name: 'system-messages' },
@@ -83,6 +82,14 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'reactions' },
   // Polls (§3.2): no drafts, so no `talk-polls-drafts` / `edit-draft-poll`.
   { name: 'talk-polls' },
+  // User settings.
+  { name: 'typing-privacy' },
+  // sip-support is advertised always, as Talk does (talk-reference.md §2.2): its endpoints exist
+  // and answer 412/501 until SIP is configured, and `config.call.sip-enabled` tells clients whether
+  // it is. The PIN-less mode and dial-out are advertised only while they work.
+  { name: 'sip-support' },
+  { name: 'sip-support-nopin', when: sipConfigured },
+  { name: 'sip-support-dialout', when: dialOutEnabled },
 ] satisfies FeatureDef[]);
 
 export function activeFeatures(cfg: AppConfigSnapshot, features: readonly FeatureDef[] = FEATURES): { features: string[]; local: string[] } {

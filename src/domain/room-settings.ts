@@ -63,25 +63,25 @@ export function publicToggleProblem(room: RoomFacts): string | null {
 }
 
 /**
- * PUT read-only: group and public conversations only (400 `type`), and of those only public ones
- * (`not-public`, the contract's 403 "conversation not public", for API callers: the
- * operator keeps Talk's rule), state 0 or 1.
+ * PUT read-only: group and public conversations only (400 `type`), state 0 or 1. The contract's
+ * 403 "or conversation not public" is not applied: its own 400 row says group conversations
+ * support read-only, and Talk's code and scenarios set it on group conversations
+ * (talk-behaviour.md §14; docs/compatibility.md).
  */
-export function readOnlyProblem(room: RoomFacts, state: number, publicOnly = false): string | null {
+export function readOnlyProblem(room: RoomFacts, state: number): string | null {
   if (!isGroupOrPublic(room.type)) return 'type';
-  if (publicOnly && room.type !== RoomType.PUBLIC) return 'not-public';
   if (!oneOf(state, ReadOnlyState)) return 'value';
   return null;
 }
 
 /**
- * PUT listable: group and public only, not breakout rooms, public only (`not-public`, the
- * contract's 403), scope 0, 1 or 2.
+ * PUT listable: group and public only, not breakout rooms, scope 0, 1 or 2. Listing a group
+ * conversation is what "open conversations" are, so the contract's 403 "or conversation not
+ * public" is not applied (talk-behaviour.md §14; docs/compatibility.md).
  */
-export function listableProblem(room: RoomFacts, scope: number, publicOnly = false): string | null {
+export function listableProblem(room: RoomFacts, scope: number): string | null {
   if (!isGroupOrPublic(room.type)) return 'type';
   if (isBreakoutChild(room)) return 'breakout-room';
-  if (publicOnly && room.type !== RoomType.PUBLIC) return 'not-public';
   if (!oneOf(scope, ListableScope)) return 'value';
   return null;
 }

@@ -5,8 +5,8 @@
  * Payloads with `trx` are emitted inside the emitter's transaction (see bus.ts); the others after
  * the change has committed.
  */
-import type { RoomRow } from '../db/repositories/rooms.js';
 import type { Kysely } from 'kysely';
+import type { RoomRow } from '../db/repositories/rooms.js';
 import type { Database } from '../db/schema.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ChatActor } from '../services/chat.js';
@@ -23,6 +23,47 @@ export type RoomChange =
   | { kind: 'type'; from: number; to: number }
   | { kind: 'message-expiration'; seconds: number }
   | { kind: 'avatar'; set: boolean };
+
+/** Who did something in a call: the attendee behind the session. */
+export interface CallActor {
+  attendeeId: number;
+  /** `users`, `guests`, `emails`, `federated_users`, `phones`. */
+  actorType: string;
+  actorId: string;
+  displayName: string;
+}
+
+/** A session entering or leaving a call, or changing its flags. */
+export interface CallSessionChange {
+  /** The room as read before the change (its call columns may be stale; use the fields below). */
+  room: RoomRow;
+  actor: CallActor;
+  /** The 512-character Talk session id. */
+  sessionId: string;
+  /** The session's in-call flags after the change (0 when it left). */
+  flags: number;
+  /** Unix time the call started (the one it joined, or left). */
+  callStartTime: number;
+}
+
+/**
+ * Why a call ended (talk-chat-calls.md §2 call_ended / call_ended_everyone, §4): the last session
+ * left, a moderator ended it for everyone, max_call_duration, stale sessions or the abandoned-call
+ * job, or the lobby / read-only switch took everyone out (`disconnected`, no `.trx` variant).
+ */
+export type CallEndReason = 'last-left' | 'moderator' | 'max-duration' | 'stale' | 'disconnected';
+
+export interface CallEnded {
+  room: RoomRow;
+  /** The moderator who ended it for everyone, or the last session that left; null for jobs. */
+  actor: CallActor | null;
+  /** true: ended for everyone (`call_ended_everyone`); false: the last one left (`call_ended`). */
+  everyone: boolean;
+  reason: CallEndReason;
+  /** Unix time the call had started (0 when unknown) and its duration in seconds. */
+  callStartTime: number;
+  duration: number;
+}
 
 export interface EventMap {
   /** A password changed, the user was disabled or deleted: cached credentials must go. */
@@ -49,4 +90,26 @@ export interface EventMap {
   /** An attendee's participant type changed (inside the change's transaction). */
   'attendee.type-changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number };
   'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };
+
+  // ---- calls (talk-chat-calls.md §4; emitted by CallService) ----
+  // The `.trx` variants are emitted inside the transaction that changes the call state, with
+  // the same payload plus `trx` (write system messages through it); the plain ones after commit.
+  // A join emits `call.started` first when it started the call, then always `call.joined`.
+
+  /** A session started a call. `silent`: no call notifications; `silentFor`: actor ids not to notify. */
+  'call.started': CallSessionChange & { silent: boolean; silentFor: string[] };
+  'call.started.trx': CallSessionChange & { silent: boolean; silentFor: string[]; trx: Kysely<Database> };
+  /** A session joined the call (`started`: it was the one that started it). */
+  'call.joined': CallSessionChange & { started: boolean; silent: boolean };
+  'call.joined.trx': CallSessionChange & { started: boolean; silent: boolean; trx: Kysely<Database> };
+  /** A session in the call changed its flags (PUT /call). */
+  'call.flags-updated': CallSessionChange;
+  /** A session left the call (not emitted for sessions taken out by an end for everyone). */
+  'call.left': CallSessionChange;
+  'call.left.trx': CallSessionChange & { trx: Kysely<Database> };
+  /** A call ended; emitted after `call.left` when the last session left (see CallEndReason). */
+  'call.ended': CallEnded;
+  'call.ended.trx': CallEnded & { trx: Kysely<Database> };
+  /** A participant in the call asked to ring an attendee (POST /call/{token}/ring/{attendeeId}). */
+  'call.ring': { room: RoomRow; actor: CallActor; target: CallActor };
 }

@@ -36,7 +36,7 @@ import { actorGetsPin, roomUsesPins } from '../domain/sip.js';
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { formatChatMessage } from './chat-message.js';
 
-/** A room's chat as its conversation record shows it (loaded by the chat service). */
+/** A conversation's chat as the caller sees it, batch-loaded by the chat service. */
 export interface RoomChatState {
   unread: number;
   lastMessage?: ChatMessageRead;

@@ -7,6 +7,7 @@
  * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
+import type { RoomChatState } from '../presenters/conversation.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import { AttendeesRepository } from '../db/repositories/attendees.js';
@@ -29,7 +30,6 @@ import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge
 import { hasPermission, heldInLobby, isLoggedInModeratorType, isModeratorType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import type { MessageEnv } from '../presenters/chat-message.js';
-import type { RoomChatState } from '../presenters/conversation.js';
 import { CHAT_CHANNEL, type ChatActor, type ChatService } from './chat.js';
 import type { ChatMentions } from './chat-mentions.js';
 import type { CallerRoom, RoomsService } from './rooms.js';
@@ -53,9 +53,6 @@ export interface MessagePage {
   /** Nothing to answer (304), unless `commonRead` changed (then 200 []). */
   notModified: boolean;
 }
-
-/** A room's chat as its conversation record shows it (the presenter owns the shape). */
-export type { RoomChatState } from '../presenters/conversation.js';
 
 export interface ReceiveInput {
   lookIntoFuture: boolean;

@@ -4,10 +4,9 @@
  * afresh, so a second process running the same step right after changes nothing more.
  */
 import type { HousekeepingRepository } from '../db/repositories/housekeeping.js';
-import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { CallService } from './calls.js';
 import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
-import { SESSION_TIMEOUT } from '../domain/constants.js';
 import type { AppConfigService } from './app-config.js';
 import type { RoomsService } from './rooms.js';
 
@@ -31,9 +30,9 @@ function eventEnded(room: RoomRow, cutoff: number): boolean {
 export class HousekeepingService {
   constructor(
     private readonly repo: HousekeepingRepository,
-    private readonly members: ParticipantsRepository,
     private readonly rooms: RoomsService,
     private readonly appConfig: AppConfigService,
+    private readonly calls: CallService,
     private readonly messages: ChatMessagesRepository,
   ) {}
 
@@ -100,12 +99,8 @@ export class HousekeepingService {
    */
   async endCalls(now: number): Promise<{ overlong: number; abandoned: number }> {
     const cfg = await this.appConfig.snapshot();
-    const max = cfg.int('max_call_duration');
-    const overlong = max > 0 ? await this.repo.callsStartedBefore(now - max) : [];
-    await this.repo.endCalls(overlong, now);
-    const before = await this.repo.roomsWithCallState();
-    await this.members.endEmptyCalls(before, now - SESSION_TIMEOUT);
-    const after = new Set(await this.repo.roomsWithCallState());
-    return { overlong: overlong.length, abandoned: before.filter((id) => !after.has(id)).length };
+    const overlong = await this.calls.endOverlongCalls(cfg.int('max_call_duration'), now);
+    const abandoned = await this.calls.endAbandonedCalls(now);
+    return { overlong, abandoned };
   }
 }

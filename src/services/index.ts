@@ -31,6 +31,7 @@ import { RoomsService } from './rooms.js';
 import { BreakoutRoomsService } from './breakout-rooms.js';
 import { AvatarService } from './avatars.js';
 import { HousekeepingService } from './housekeeping.js';
+import { CallService } from './calls.js';
 import { RoomSettingsService } from './room-settings.js';
 import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
@@ -86,6 +87,8 @@ export interface Services {
   teams: TeamsService;
   clientSessions: ClientSessionService;
   sessions: SessionService;
+  /** Calls: join, flags, leave, end (api/v4/call), and the call-ending of jobs and session cleanup. */
+  calls: CallService;
   participants: ParticipantsService;
   /** The operator's talk:room:* and talk:user:remove commands, over the services above. */
   roomOperator: RoomOperatorService;
@@ -132,7 +135,8 @@ export function createServices(db: Db, settings: Settings): Services {
   const roomRepos = { rooms: repos.rooms, attendees: repos.attendees, sessions: repos.sessions };
   const teams = new TeamsService(repos.teams, directory, events);
   const rooms = new RoomsService(db, roomRepos, directory, bruteForce, events, teams, callerSessions, conversationView);
-  const roomSettings = new RoomSettingsService(rooms, repos.roomSettings);
+  const calls = new CallService(db, rooms, userStatus, events);
+  const roomSettings = new RoomSettingsService(rooms, repos.roomSettings, calls);
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const mail = new MailService(settings, repos.mailOutbox);
@@ -142,14 +146,14 @@ export function createServices(db: Db, settings: Settings): Services {
   const phoneNumbers = new PhoneNumbersService(repos.phoneNumbers, directory);
   const sip = new SipService(rooms, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
-  const sessions = new SessionService(rooms, repos.participants, clientSessions, bruteForce);
+  const sessions = new SessionService(rooms, repos.participants, clientSessions, bruteForce, calls);
   const notifications = new NotificationService(repos.notifications, rooms, directory, userStatus);
   const participants = new ParticipantsService(rooms, repos.participants, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications, sip);
   const membershipSync = new MembershipSync(rooms, repos.participants, directory, teams);
   const breakoutRooms = new BreakoutRoomsService(repos.participants, rooms);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
-  const housekeeping = new HousekeepingService(repos.housekeeping, repos.participants, rooms, appConfig, new ChatMessagesRepository(db.kysely));
+  const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, new ChatMessagesRepository(db.kysely));
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
@@ -158,5 +162,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, breakoutRooms, chat, chatMentions);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, polls });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  return { events, calls, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }

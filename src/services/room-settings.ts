@@ -32,6 +32,7 @@ import {
   readOnlyProblem,
   type PermissionMode,
 } from '../domain/room-settings.js';
+import type { CallService } from './calls.js';
 import type { RequestContext } from './request-context.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -51,12 +52,6 @@ const MESSAGES: Record<string, string> = {
   mode: 'mode must be "default" or "call"',
 };
 
-/**
- * Read-only and listable on a conversation that is not public: the contract's "403 ... or
- * conversation not public" (Talk allows group conversations; docs/compatibility.md).
- */
-const notPublic = () => forbidden('type', 'Only public conversations support this setting');
-
 function refuse(reason: string, valueMessage: string): never {
   throw badRequest(reason, reason === 'value' ? valueMessage : MESSAGES[reason]);
 }
@@ -65,6 +60,7 @@ export class RoomSettingsService {
   constructor(
     private readonly rooms: RoomsService,
     private readonly repo: RoomSettingsRepository,
+    private readonly calls: CallService,
   ) {}
 
   // ---- helpers ----
@@ -92,7 +88,8 @@ export class RoomSettingsService {
   private async saveDisconnecting<T extends Participating>(found: T, patch: RoomPatch, who: CallDisconnect, ctx?: RequestContext, change?: RoomChange): Promise<T> {
     const now = nowSeconds();
     const within = ctx && change ? this.announcing(ctx, found, patch, change) : undefined;
-    await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT, within);
+    const ended = await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT, within);
+    if (ended) await this.calls.announceEnded(found.room, 'disconnected', now);
     const room = (await this.rooms.repos.rooms.findById(found.room.id)) ?? found.room;
     const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
     return { ...found, room, session };
@@ -165,8 +162,7 @@ export class RoomSettingsService {
   /** PUT read-only (logged-in moderators): 0/1; read-only also ends everyone's call participation. */
   async setReadOnly(ctx: RequestContext, token: unknown, state: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
-    const problem = readOnlyProblem(found.room, state, !ctx.isSystem);
-    if (problem === 'not-public') throw notPublic();
+    const problem = readOnlyProblem(found.room, state);
     if (state === found.room.read_only) return found;
     if (problem) refuse(problem, 'state must be 0 (read-write) or 1 (read-only)');
     const change: RoomChange = { kind: 'read-only', state };
@@ -224,8 +220,7 @@ export class RoomSettingsService {
   /** PUT listable (logged-in moderators): scope 0 participants only, 1 regular users, 2 everyone. */
   async setListable(ctx: RequestContext, token: unknown, scope: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
-    const problem = listableProblem(found.room, scope, !ctx.isSystem);
-    if (problem === 'not-public') throw notPublic();
+    const problem = listableProblem(found.room, scope);
     if (scope === found.room.listable) return found;
     if (problem) refuse(problem, 'scope must be 0, 1 or 2');
     return this.save(found, { listable: scope }, true, ctx, { kind: 'listable', scope });

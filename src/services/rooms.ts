@@ -43,9 +43,9 @@ import type { ConversationViewService } from './conversation-view.js';
 import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
+import { requireRoomName } from '../domain/room-name.js';
 import type { RoomChange } from '../events/event-map.js';
 import { chatActorOf, type ChatActor } from './chat.js';
-import { requireRoomName } from '../domain/room-name.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -322,7 +322,7 @@ export class RoomsService {
     const options = await this.createOptions(ctx, cfg, type, input);
 
     const now = nowSeconds();
-    const room = await this.insertRoom(ctx, cfg, { name, type }, options, async (id, repos) => {
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type }, options, async (id, repos) => {
       const members: NewAttendee[] = [this.ownerRow(id, now, user)];
       if (parent) {
         // Every other moderator of the parent joins the child with their parent participant type.
@@ -376,10 +376,10 @@ export class RoomsService {
 
   /**
    * Inserts a conversation with its options, its attendees (built by `members` from the new id)
-   * and an emoji avatar, in one transaction.
+   * and an emoji avatar, in one transaction with its `conversation_created` announcement.
    */
   private async insertRoom(
-    ctx: RequestContext,
+    actor: ChatActor,
     cfg: AppConfigSnapshot,
     base: { name: string; type: number },
     options: CheckedCreateOptions,
@@ -395,7 +395,7 @@ export class RoomsService {
       await repos.attendees.insertIgnoringDuplicates(await members(id, repos));
       if (options.avatar) await new RoomAvatarsRepository(trx).insert(id, { ...options.avatar.row, updated_at: now });
       const created = (await repos.rooms.findById(id))!;
-      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
+      await this.announceChange(trx, created, actor, { kind: 'created' });
       return created;
     });
   }
@@ -420,7 +420,7 @@ export class RoomsService {
     const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
     const members = await this.directory.users.existing(memberIds);
     const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
-    const room = await this.insertRoom(ctx, cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -437,7 +437,7 @@ export class RoomsService {
     const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
     const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
     const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
-    const room = await this.insertRoom(ctx, cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
     return { caller: await this.callerView(ctx, room), created: true };
   }
 

@@ -9,12 +9,13 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
-import { ActorType, ListableScope, ParticipantType, RoomType, SESSION_TIMEOUT, SESSION_TIMEOUT_KILL, SessionState } from '../domain/constants.js';
+import { ActorType, ListableScope, ParticipantType, RoomType, SESSION_TIMEOUT_KILL, SessionState } from '../domain/constants.js';
 import { badRequest, conflict, forbidden, notFound } from '../domain/errors.js';
 import { isSessionAlive, mayReplaceWithoutAsking, newSessionId } from '../domain/participants.js';
 import { verifyPassword } from '../domain/passwords.js';
 import { listableScopesFor } from './request-context.js';
 import type { BruteForceService } from './brute-force.js';
+import type { CallService } from './calls.js';
 import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
@@ -34,6 +35,7 @@ export class SessionService {
     private readonly repo: ParticipantsRepository,
     private readonly cookies: ClientSessionService,
     private readonly bruteForce: BruteForceService,
+    private readonly calls: CallService,
   ) {}
 
   // ---- join (talk-behaviour.md §7, POST participants/active) ----
@@ -105,9 +107,17 @@ export class SessionService {
       await this.cookies.remember(ctx, room.token, sessionId, guestActorId);
       if (other) await this.repo.deleteSessions([other.session.id]);
     }
-    // The session this cookie had before is replaced ("leave as duplicate").
-    if (previous) await this.repo.deleteSessions([previous.session.id]);
-    return { room, attendee, session };
+    // The session this cookie had before is replaced ("leave as duplicate"), leaving its call first;
+    // the record then shows the room as that left it.
+    let shown = room;
+    if (previous) {
+      if (previous.session.in_call !== 0) {
+        await this.calls.leaveSession(room, previous.attendee, previous.session);
+        shown = (await this.rooms.repos.rooms.findById(room.id)) ?? room;
+      }
+      await this.repo.deleteSessions([previous.session.id]);
+    }
+    return { room: shown, attendee, session };
   }
 
   /** Password gate: 403 `password`, throttled (talkRoomPassword); 429 past the cap. */
@@ -131,6 +141,8 @@ export class SessionService {
     const hit = await this.repo.sessionInRoom(found.room.id, entry.sessionId);
     await this.cookies.forget(ctx, found.room.token);
     if (!hit) return;
+    // Leaving the conversation leaves its call first (talk-behaviour.md §7: "disconnect from the call").
+    if (hit.session.in_call !== 0) await this.calls.leaveSession(found.room, hit.attendee, hit.session);
     await this.endSessions({ sessionIds: [hit.session.id], attendeeIds: [hit.attendee.id], roomIds: [found.room.id] });
   }
 
@@ -142,7 +154,7 @@ export class SessionService {
   async endSessions(end: { sessionIds: number[]; attendeeIds: number[]; roomIds: number[]; pingedBefore?: number }): Promise<void> {
     await this.repo.deleteSessions(end.sessionIds, end.pingedBefore);
     await this.repo.deleteSessionlessTransients(end.attendeeIds);
-    await this.repo.endEmptyCalls([...new Set(end.roomIds)], nowSeconds() - SESSION_TIMEOUT);
+    await this.calls.endEmptyCalls(end.roomIds, end.pingedBefore === undefined ? 'last-left' : 'stale');
   }
 
   /** PUT participants/state: 404 without a session of the caller; 400 for a state other than 0/1. */

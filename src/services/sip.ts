@@ -168,16 +168,20 @@ export class SipService {
    * Starts a dial-out to a phone attendee. Talk hands it to its signaling server; Parley has
    * none, so the request is recorded on the attendee (a new call id, and the dial-out message
    * with the caller number) where the bridge reads it (`pendingDialOuts`). Order: 404 room
-   * (not a participant), 403 `permissions` without the start-call permission, 501 `dialout`
+   * (not a participant), 403 `permissions` without the start-call permission, 400 `in-call`
+   * without a running call (or when the caller's session is not in it), 501 `dialout`
    * while dial-out is off, 404 `participant` unless the attendee is a phone of this room.
    */
   async startDialOut(ctx: RequestContext, token: string, attendeeId: number): Promise<void> {
-    const { room, attendee } = await this.rooms.requireParticipant(ctx, token);
+    const { room, attendee, session } = await this.rooms.requireParticipant(ctx, token);
     const cfg = await ctx.config();
     const effective = permissionsIn(room, attendee, serverDefaultPermissions(cfg.get('default_permissions')));
     if (cfg.int('start_calls') === StartCalls.NOBODY || !hasPermission(effective, Permission.START_CALL)) {
       throw forbidden('permissions', 'You are not allowed to start calls in this conversation');
     }
+    // A dial-out joins a running call the caller is in (talk-chat-calls.md §4; a caller without
+    // a session here is not checked, as in Talk).
+    if (room.call_flag === 0 || (session !== undefined && session.in_call === 0)) throw badRequest('in-call', 'Dial-out needs a running call you are in');
     if (!dialOutEnabled(cfg)) throw notImplemented('dialout');
     const target = Number.isSafeInteger(attendeeId) && attendeeId > 0 ? await this.rooms.repos.attendees.findById(attendeeId) : undefined;
     if (!target || target.room_id !== room.id || target.actor_type !== ActorType.PHONES) throw notFound('participant');

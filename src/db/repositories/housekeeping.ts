@@ -1,6 +1,6 @@
 /**
  * SQL of the background jobs that keep conversations tidy (talk-behaviour.md §10, §11):
- * retention, inactivity lock, lobby timers, empty conversations and calls. Each method is one
+ * retention, inactivity lock, lobby timers and empty conversations (calls: calls.ts). Each method is one
  * statement over an index-friendly condition; the jobs call them with the cut-offs they compute.
  */
 import type { Kysely } from 'kysely';
@@ -55,39 +55,5 @@ export class HousekeepingRepository {
       .orderBy('id')
       .limit(limit)
       .execute();
-  }
-
-  /** Rooms whose call started at or before `cutoff` (max_call_duration). */
-  async callsStartedBefore(cutoff: number): Promise<number[]> {
-    const rows = await this.db.selectFrom('rooms').select('id').where('active_since', 'is not', null).where('active_since', '<=', cutoff).execute();
-    return rows.map((r) => Number(r.id));
-  }
-
-  /** Rooms with call state (a start time or call flags): the candidates for ending abandoned calls. */
-  async roomsWithCallState(): Promise<number[]> {
-    const rows = await this.db
-      .selectFrom('rooms')
-      .select('id')
-      .where((eb) => eb.or([eb('active_since', 'is not', null), eb('call_flag', '!=', 0)]))
-      .execute();
-    return rows.map((r) => Number(r.id));
-  }
-
-  /**
-   * Ends the calls of these rooms for everyone (talk-behaviour.md §10): sessions leave the call;
-   * the room loses its call state and its call permissions (contract state table: "call
-   * permissions set → call ends → reset to 0"). One transaction.
-   */
-  async endCalls(roomIds: number[], now: number): Promise<void> {
-    if (roomIds.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('sessions')
-        .set({ in_call: 0 })
-        .where('in_call', '!=', 0)
-        .where('attendee_id', 'in', (eb) => eb.selectFrom('attendees').select('attendees.id').where('attendees.room_id', 'in', roomIds))
-        .execute();
-      await trx.updateTable('rooms').set({ active_since: null, call_flag: 0, call_permissions: 0, last_activity: now }).where('id', 'in', roomIds).execute();
-    });
   }
 }

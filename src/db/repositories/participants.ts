@@ -235,28 +235,4 @@ export class ParticipantsRepository {
         .execute();
     }
   }
-
-  /** Ends calls in these rooms when no live in-call session remains (talk-behaviour.md §10). */
-  async endEmptyCalls(roomIds: number[], aliveSince: number): Promise<void> {
-    if (roomIds.length === 0) return;
-    await this.db
-      .updateTable('rooms')
-      .set({ active_since: null, call_flag: 0, call_permissions: 0 })
-      .where('id', 'in', roomIds)
-      .where('call_flag', '!=', 0)
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('sessions as s')
-              .innerJoin('attendees as a', 'a.id', 's.attendee_id')
-              .select('s.id')
-              .whereRef('a.room_id', '=', 'rooms.id')
-              .where('s.in_call', '!=', 0)
-              .where('s.last_ping', '>=', aliveSince),
-          ),
-        ),
-      )
-      .execute();
-  }
 }

@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { ParticipantsRepository } from './participants.js';
+import { CallsRepository } from './calls.js';
 import type { RoomPatch } from './rooms.js';
 import { MODERATOR_TYPES, PUBLIC_ONLY_TYPES } from '../../domain/permissions.js';
 
@@ -57,18 +57,19 @@ export class RoomSettingsRepository {
   /**
    * Applies `patch` and takes sessions out of the call (in_call = 0): everyone's (read-only) or
    * only non-moderators' (lobby). When no live session (last ping at or after `aliveSince`)
-   * is left in the call, the call ends as everywhere else (ParticipantsRepository.endEmptyCalls:
-   * no start time, no call flag, call permissions back to 0; talk-behaviour.md §10).
+   * is left in the call, the call ends as everywhere else (CallsRepository.endEmpty:
+   * no start time, no call flag, call permissions back to 0; talk-behaviour.md §10). Returns
+   * whether the call ended.
    */
-  async updateAndDisconnect(roomId: number, patch: RoomPatch, who: CallDisconnect, aliveSince: number, within?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  async updateAndDisconnect(roomId: number, patch: RoomPatch, who: CallDisconnect, aliveSince: number, within?: (trx: Kysely<Database>) => Promise<void>): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
       await within?.(trx);
       await trx.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
       let attendees = trx.selectFrom('attendees').select('attendees.id').where('room_id', '=', roomId);
       // Moderators stay in the call when the lobby closes.
       if (who === 'non-moderators') attendees = attendees.where('participant_type', 'not in', MODERATOR_TYPES);
       await trx.updateTable('sessions').set({ in_call: 0 }).where('in_call', '!=', 0).where('attendee_id', 'in', attendees).execute();
-      await new ParticipantsRepository(trx).endEmptyCalls([roomId], aliveSince);
+      return (await new CallsRepository(trx).endEmpty([roomId], aliveSince)).length === 1;
     });
   }
 }

@@ -22,7 +22,6 @@ import type { Services } from '../../services/index.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token } from './common-schemas.js';
 
-
 const V1 = '/apps/spreed/api/v1';
 const NO_NUL = '^[^\\x00]*$';
 const MessageId = Type.Integer({ minimum: 0, 'x-error': 'message' });

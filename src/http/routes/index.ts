@@ -13,6 +13,7 @@ import { conversationSettingsRoutes } from './conversation-settings.js';
 import { coreRoutes } from './core.js';
 import { userStatusRoutes } from './user-status.js';
 import { participantRoutes } from './participants.js';
+import { callRoutes } from './calls.js';
 import { provisioningConfigRoutes } from './provisioning-config.js';
 import { settingsRoutes } from './settings.js';
 import { sipRoutes } from './sip.js';
@@ -46,6 +47,7 @@ export const routeModules: RouteModule[] = [
   openApiRoutes,
   userStatusRoutes,
   participantRoutes,
+  callRoutes,
   provisioningUserRoutes,
   provisioningGroupRoutes,
   appPasswordRoutes,
