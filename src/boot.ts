@@ -7,6 +7,7 @@ import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { randomString } from './domain/passwords.js';
 import { createServices, type Services } from './services/index.js';
+import { ensureSignalingSecrets } from './services/signaling-secrets.js';
 import { loadSettings, type Settings } from './settings.js';
 
 export async function openServices(settings: Settings = loadSettings()): Promise<Services> {
@@ -17,7 +18,10 @@ export async function openServices(settings: Settings = loadSettings()): Promise
     await db.close();
     throw e;
   }
-  return createServices(db, settings);
+  const services = createServices(db, settings);
+  // First start: the signaling ticket secret and hello v2 key pair (contract app config table).
+  await ensureSignalingSecrets(services.appConfig);
+  return services;
 }
 
 /** Applies the admin rule; prints a generated password once (never logged). */

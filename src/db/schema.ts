@@ -227,6 +227,16 @@ export interface LoginSessionsTable {
   expires_at: number;
 }
 
+/** Internal signaling messages waiting for their recipient session (0600). */
+export interface SignalingMessagesTable {
+  id: Generated<number>;
+  room_id: number;
+  recipient: string;
+  /** The JSON text handed to the recipient as `data`. */
+  data: string;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -250,4 +260,5 @@ export interface Database {
   job_history: JobHistoryTable;
   room_avatars: RoomAvatarsTable;
   login_sessions: LoginSessionsTable;
+  signaling_messages: SignalingMessagesTable;
 }

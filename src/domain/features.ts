@@ -4,6 +4,7 @@
  * Each area adds its names here when it lands, in Talk's order (talk-reference.md §2.2).
  * A feature with a condition is advertised only while the condition holds.
  */
+import { signalingMode } from './signaling.js';
 import type { AppConfigSnapshot } from '../services/app-config.js';
 
 export interface FeatureDef {
@@ -28,7 +29,7 @@ export function activeFeatures(cfg: AppConfigSnapshot): { features: string[]; lo
 
 /** Call recording works: external signaling, `call_recording` on and a recording server with a secret. */
 export function recordingAvailable(cfg: AppConfigSnapshot): boolean {
-  if ((cfg.get('signaling_mode') || 'internal') === 'internal' || cfg.get('call_recording') !== 'yes') return false;
+  if (signalingMode(cfg) === 'internal' || cfg.get('call_recording') !== 'yes') return false;
   const servers = cfg.json<{ servers?: unknown[]; secret?: string }>('recording_servers', {});
   return Array.isArray(servers?.servers) && servers.servers.length > 0 && !!servers.secret;
 }

@@ -23,4 +23,10 @@ export interface EventMap {
   'team.deleted': { teamId: string; members: string[] };
   /** Conversations were deleted (the rows as they were), after commit. */
   'rooms.deleted': { rooms: RoomRow[] };
+  /** A conversation's properties changed (name, description, lobby, read-only, listable, type, ...): the row as it is now, after commit. */
+  'room.updated': { room: RoomRow };
+  /** Users became attendees of a conversation, after commit. */
+  'room.attendees-added': { room: RoomRow; userIds: string[] };
+  /** Attendees left or were removed, after commit: their user ids and the Talk session ids they had. */
+  'room.attendees-removed': { room: RoomRow; userIds: string[]; sessionIds: string[] };
 }

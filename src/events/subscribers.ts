@@ -12,6 +12,7 @@ import type { MembershipSync } from '../services/membership-sync.js';
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
 import type { UserStatusService } from '../services/user-status.js';
+import type { SignalingNotifier } from '../services/signaling-notifier.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -21,6 +22,7 @@ export interface Subscribers {
   phoneNumbers: PhoneNumbersService;
   membershipSync: MembershipSync;
   avatars: AvatarService;
+  signalingNotifier: SignalingNotifier;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -46,4 +48,10 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
 
   // Per-room data kept outside the room tables.
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
+
+  // The external signaling server (talk-chat-calls.md §5.7): queued, sent in the background.
+  bus.on('rooms.deleted', ({ rooms }) => s.signalingNotifier.roomsDeleted(rooms));
+  bus.on('room.updated', ({ room }) => s.signalingNotifier.roomUpdated(room));
+  bus.on('room.attendees-added', ({ room, userIds }) => s.signalingNotifier.attendeesAdded(room, userIds));
+  bus.on('room.attendees-removed', ({ room, userIds, sessionIds }) => s.signalingNotifier.attendeesRemoved(room, userIds, sessionIds));
 }

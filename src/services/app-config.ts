@@ -160,6 +160,12 @@ export class AppConfigService {
     this.cached = undefined;
   }
 
+  /** Stores generated values only where nothing is stored yet (first start of several processes). */
+  async setIfAbsent(values: Array<{ key: string; value: string }>): Promise<void> {
+    await this.repo.insertMissing(values);
+    this.cached = undefined;
+  }
+
   /** Removes a stored value (the registry default applies again); returns whether one was stored. */
   async delete(name: string): Promise<boolean> {
     const def = this.definition(name);

@@ -8,7 +8,7 @@ import type { BruteForceRepository } from '../db/repositories/brute-force.js';
 import { tooManyRequests } from '../domain/errors.js';
 import { nowSeconds } from '../domain/time.js';
 
-export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret';
+export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret' | 'talkSignalingSecret';
 
 const WINDOW_SECONDS = 12 * 3600;
 const MAX_DELAY_MS = 25_000;

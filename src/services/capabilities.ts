@@ -10,6 +10,7 @@
 import { BoundedMap } from '../domain/bounded-map.js';
 import { FEATURES, activeFeatures, recordingAvailable } from '../domain/features.js';
 import { sipConfigured } from '../domain/sip.js';
+import { signalingMode as signalingModeOf, tokenAlgOf, tokenKeyNames } from '../domain/signaling.js';
 import { SERVER_VERSION, TALK_VERSION } from '../domain/version.js';
 import type { AppConfigSnapshot } from './app-config.js';
 import { effectivePreferences, type PreferencesService } from './preferences.js';
@@ -105,7 +106,7 @@ export class CapabilitiesService {
   private spreed(cfg: AppConfigSnapshot, inputs: SpreedInputs): Record<string, unknown> {
     const { user, prefs, canCreate, canEnableSip, federationAllowed } = inputs;
     const { features, local } = activeFeatures(cfg);
-    const signalingMode = cfg.get('signaling_mode') || 'internal';
+    const signalingMode = signalingModeOf(cfg);
     const recording = recordingAvailable(cfg);
     const call: Record<string, unknown> = {
       enabled: cfg.int('start_calls') !== 3,
@@ -164,7 +165,11 @@ export class CapabilitiesService {
             }
           : { enabled: false, 'incoming-enabled': false, 'outgoing-enabled': false, 'only-trusted-servers': true },
         previews: { 'max-gif-size': cfg.int('max_gif_size') },
-        signaling: { 'session-ping-limit': cfg.int('session-ping-limit'), mode: signalingMode },
+        signaling: {
+          'session-ping-limit': cfg.int('session-ping-limit'),
+          'hello-v2-token-key': cfg.get(tokenKeyNames(tokenAlgOf(cfg)).pub),
+          mode: signalingMode,
+        },
         experiments: { enabled: user ? cfg.int('experiments_users') : cfg.int('experiments_guests') },
         permissions: { 'max-default': 254, 'max-custom': 255, default: cfg.int('default_permissions') },
       },

@@ -46,6 +46,11 @@ import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
+import { SignalingRepository } from '../db/repositories/signaling.js';
+import { SignalingService } from './signaling.js';
+import { SignalingBackendService } from './signaling-backend.js';
+import { SignalingNotifier } from './signaling-notifier.js';
+import { InternalSignalingService } from './internal-signaling.js';
 
 export interface Services {
   db: Db;
@@ -83,6 +88,14 @@ export interface Services {
   /** Users' phone numbers (`parley phone-number:*`): the dial-out caller number. */
   phoneNumbers: PhoneNumbersService;
   provisioning: ProvisioningService;
+  /** Signaling settings and tickets (GET /signaling/settings). */
+  signaling: SignalingService;
+  /** The backend API an external signaling server calls. */
+  signalingBackend: SignalingBackendService;
+  /** Tells the external signaling server about room changes (after commit, in the background). */
+  signalingNotifier: SignalingNotifier;
+  /** The internal signaling relay (GET/POST /signaling/{token}). */
+  internalSignaling: InternalSignalingService;
 }
 
 export function createServices(db: Db, settings: Settings): Services {
@@ -116,7 +129,12 @@ export function createServices(db: Db, settings: Settings): Services {
   const avatars = new AvatarService(db, rooms, directory);
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars });
+  const signalingRepo = new SignalingRepository(db.kysely);
+  const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
+  const signalingBackend = new SignalingBackendService(signaling, rooms, participantsRepo, sessions, signalingRepo, directory, bruteForce);
+  const signalingNotifier = new SignalingNotifier(appConfig, signalingRepo, { baseUrl: settings.baseUrl });
+  const internalSignaling = new InternalSignalingService(rooms, signalingRepo, appConfig, db.wake, settings.signalingPollSeconds);
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, signalingNotifier });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { signaling, signalingBackend, signalingNotifier, internalSignaling, events, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

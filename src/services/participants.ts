@@ -224,6 +224,7 @@ export class ParticipantsService {
     if (specs.length) await this.rooms.addAttendees(room.id, specs);
     await this.repo.setParticipantType(selfJoined, ParticipantType.USER, now);
     if (specs.length || selfJoined.length) await this.rooms.touch([room.id], now);
+    await this.rooms.announceAttendeesAdded(room, fresh.map((u) => u.id));
   }
 
   private async addGroup(room: RoomRow, groupId: string, now: number): Promise<void> {
@@ -364,17 +365,22 @@ export class ParticipantsService {
    */
   async removeAttendees(room: RoomRow, targets: AttendeeRow[], opts: { selfJoinedLeaving?: boolean } = {}): Promise<void> {
     const ids = new Set(targets.map((t) => t.id));
+    const removedUsers = new Set(targets.filter((t) => t.actor_type === ActorType.USERS).map((t) => t.actor_id));
     for (const t of targets) {
       if (t.actor_type !== ActorType.GROUPS && t.actor_type !== ActorType.CIRCLES) continue;
-      for (const m of await this.membersOnlyThrough(room, t)) ids.add(m.id);
+      for (const m of await this.membersOnlyThrough(room, t)) {
+        ids.add(m.id);
+        removedUsers.add(m.actor_id);
+      }
     }
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
     for (const t of targets) {
       for (const c of await this.rooms.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
     }
-    await this.repo.deleteAttendees([...ids]);
+    const sessionIds = await this.repo.deleteAttendees([...ids]);
     await this.sessions.endSessions({ sessionIds: [], attendeeIds: [], roomIds: [room.id, ...children.map((c) => c.id)] });
     if (!isOneToOneKind(room.type) && !opts.selfJoinedLeaving) await this.rooms.touch([room.id]);
+    await this.rooms.announceAttendeesRemoved(room, [...removedUsers], sessionIds);
   }
 
   /** Plain members (type 3) of a group/team attendee that no other group or team of the room covers. */

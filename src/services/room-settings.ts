@@ -63,6 +63,7 @@ export class RoomSettingsService {
   private async save<T extends CallerRoom>(found: T, patch: RoomPatch, activity: boolean): Promise<T> {
     const full: RoomPatch = activity ? { ...patch, last_activity: Math.max(nowSeconds(), found.room.last_activity) } : patch;
     await this.rooms.repos.rooms.update(found.room.id, full);
+    await this.rooms.announceUpdated({ ...found.room, ...full });
     return { ...found, room: { ...found.room, ...full } };
   }
 
@@ -71,6 +72,7 @@ export class RoomSettingsService {
     const now = nowSeconds();
     await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT);
     const room = (await this.rooms.repos.rooms.findById(found.room.id)) ?? found.room;
+    await this.rooms.announceUpdated(room);
     const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
     return { ...found, room, session };
   }

@@ -495,6 +495,7 @@ export class RoomsService {
     // Renaming from an empty (generated) name is not "activity" in Talk (no system message).
     const patch = room.name === '' ? { name } : { name, last_activity: Math.max(now, room.last_activity) };
     await this.repos.rooms.update(room.id, patch);
+    await this.announceUpdated({ ...room, ...patch });
     return { ...found, room: { ...room, ...patch } };
   }
 
@@ -533,6 +534,21 @@ export class RoomsService {
     await repos.sessions.deleteForRooms(ids);
     await repos.attendees.deleteForRooms(ids);
     await repos.rooms.deleteByIds(ids);
+  }
+
+  /** Tells the areas that follow a conversation (the signaling server) that its properties changed. */
+  async announceUpdated(room: RoomRow): Promise<void> {
+    await this.events.emit('room.updated', { room });
+  }
+
+  /** After commit: users were added to `room`. */
+  async announceAttendeesAdded(room: RoomRow, userIds: string[]): Promise<void> {
+    if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds });
+  }
+
+  /** After commit: attendees (these users, these Talk sessions) are no longer in `room`. */
+  async announceAttendeesRemoved(room: RoomRow, userIds: string[], sessionIds: string[]): Promise<void> {
+    if (userIds.length || sessionIds.length) await this.events.emit('room.attendees-removed', { room, userIds, sessionIds });
   }
 
   /** Tells the areas that keep per-room data (avatars, caches) that these rooms are gone. */

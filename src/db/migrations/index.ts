@@ -2,7 +2,7 @@
  * The ordered list of migrations. Each capability adds its own file and one line here;
  * names sort in the order they must run (areas
  * own number ranges: 0100 conversations, 0200 participants, 0300 settings/SIP, 0400 breakout/avatars/jobs,
- * 0500 operator tools; unordered application is allowed so areas can land in any order). Never edit a migration that has shipped: add one.
+ * 0500 operator tools, 0600 signaling; unordered application is allowed so areas can land in any order). Never edit a migration that has shipped: add one.
  */
 import type { ParleyMigration } from './helpers.js';
 import { foundation } from './0001-foundation.js';
@@ -17,6 +17,7 @@ import { jobs } from './0400-jobs.js';
 import { roomAvatars } from './0401-room-avatars.js';
 import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
+import { signalingMessages } from './0600-signaling-messages.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -31,4 +32,5 @@ export const migrations: ParleyMigration[] = [
   roomAvatars,
   jobHistory,
   loginSessions,
+  signalingMessages,
 ];

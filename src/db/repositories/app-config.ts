@@ -42,4 +42,26 @@ export class AppConfigRepository {
         .execute();
     });
   }
+
+  /**
+   * Stores keys that have no value yet and bumps the generation when one was stored; a key some
+   * other process stored first keeps its value (generated secrets: the database decides the winner).
+   */
+  async insertMissing(values: Array<{ key: string; value: string }>): Promise<void> {
+    if (values.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('app_config')
+        .values(values)
+        .onConflict((oc) => oc.column('key').doNothing())
+        .returning('key')
+        .execute();
+      if (inserted.length === 0) return;
+      await trx
+        .updateTable('cache_state')
+        .set((eb) => ({ generation: eb('generation', '+', 1) }))
+        .where('id', '=', 1)
+        .execute();
+    });
+  }
 }

@@ -16,6 +16,7 @@ import { participantRoutes } from './participants.js';
 import { provisioningConfigRoutes } from './provisioning-config.js';
 import { settingsRoutes } from './settings.js';
 import { sipRoutes } from './sip.js';
+import { signalingRoutes } from './signaling.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
@@ -43,4 +44,5 @@ export const routeModules: RouteModule[] = [
   settingsRoutes,
   provisioningConfigRoutes,
   sipRoutes,
+  signalingRoutes,
 ];
