@@ -34,6 +34,8 @@ export async function signalingRoutes(app: FastifyInstance, services: Services):
     path: `${V3}/signaling/backend`,
     auth: 'public',
     summary: 'Backend API of the external signaling server (auth, room, ping), signed with Spreed-Signaling-Random/-Checksum',
+    // The body is read raw (the checksum covers its bytes) and interpreted by the service.
+    params: Type.Object({}, { additionalProperties: true }),
     response: Anything,
     handler: async ({ ctx, request }) => services.signalingBackend.handle(ctx, (request as { rawBody?: string }).rawBody ?? ''),
   });
