@@ -5,12 +5,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
 import { as, call, createUser, dialects, freshEnv, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { cookieOf, createRoom, joinGuest, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { dropSchema } from '../src/db/database.js';
+import { serve, stop, type Proc } from './helpers/processes.js';
 
 const V3 = '/apps/spreed/api/v3';
 
@@ -141,43 +139,9 @@ for (const dialect of dialects()) {
 
 // ---- two browsers through two Parley processes on one PostgreSQL ----
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const url = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`parley serve exited: ${out}`);
-    try {
-      if ((await fetch(url + '/status.php')).ok) return { url, child };
-    } catch {
-      // not yet listening
-    }
-    if (Date.now() > until) throw new Error(`parley serve did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('internal signaling across two Parley processes on one PostgreSQL', { skip: process.env.PARLEY_TEST_PG ? false : 'PARLEY_TEST_PG is not set' }, () => {
   let env: Record<string, string>;
-  const procs: Array<{ url: string; child: ChildProcess }> = [];
+  const procs: Proc[] = [];
   let setup: Parley;
   before(async () => {
     env = freshEnv('postgres', { ...NO_THROTTLE, SIGNALING_POLL_SECONDS: '10' });
@@ -187,10 +151,7 @@ describe('internal signaling across two Parley processes on one PostgreSQL', { s
     procs.push(await serve(env), await serve(env));
   });
   after(async () => {
-    for (const p of procs) {
-      p.child.kill('SIGTERM');
-      if (p.child.exitCode === null) await new Promise((r) => p.child.once('exit', r));
-    }
+    for (const p of procs) await stop(p);
     await setup.app.close();
     await setup.services.db.close();
     await dropSchema(env.DATABASE_URL!, env.DATABASE_SCHEMA!);

@@ -7,62 +7,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
 import { dropSchema } from '../src/db/database.js';
 import { admin, basic, dialects, freshEnv } from './helpers/parley.js';
-
-const MAIN = path.resolve('src/main.ts');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-interface Proc {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-/** Starts `parley serve` on a free port and waits until /status.php answers. */
-async function serve(env: Record<string, string>): Promise<Proc> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const url = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`parley serve exited (${child.exitCode}): ${out}`);
-    try {
-      if ((await fetch(url + '/status.php')).ok) return { url, child, output: () => out };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error(`parley serve did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function stop(p: Proc | undefined): Promise<void> {
-  if (!p || p.child.exitCode !== null) return;
-  const exited = new Promise((r) => p.child.once('exit', r));
-  p.child.kill('SIGTERM');
-  await exited;
-}
+import { serve, stop, type Proc } from './helpers/processes.js';
 
 /** An OCS JSON request against one process. */
 async function ocs(p: Proc, method: string, apiPath: string, auth: string, form?: Record<string, string>) {

@@ -11,29 +11,18 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { cookieOf, createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { freePort } from './helpers/processes.js';
 
 const BINARY = '/usr/bin/nextcloud-spreed-signaling-server';
 const V3 = '/apps/spreed/api/v3';
 const SECRET = 'hpb-shared-secret-for-tests';
 const missing = fs.existsSync(BINARY) ? false : `${BINARY} is not installed (apt-get install --no-install-recommends nextcloud-spreed-signaling; .ci/run does it)`;
 if (missing) console.log(`# signaling-hpb skipped: ${missing}`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** One WebSocket client of the signaling server, with a queue of what it received. */
 class Client {
