@@ -82,6 +82,19 @@ for (const dialect of dialects()) {
       assert.ok(Date.now() - t0 >= 3500, 'an idle poll waits the poll time');
     });
 
+    it('a poll whose client went away takes nothing: the message waits for the next poll', async () => {
+      const gone = new AbortController();
+      const headers = { 'OCS-APIRequest': 'true', Authorization: 'Basic ' + Buffer.from('bob:bob-password-123').toString('base64'), ...(bob.caller.headers ?? {}) };
+      const dead = fetch(`${p.url}/ocs/v2.php${V3}/signaling/${token}?format=json`, { headers, signal: gone.signal }).catch(() => 'aborted');
+      await new Promise((r) => setTimeout(r, 400));
+      gone.abort();
+      assert.equal(await dead, 'aborted');
+      await new Promise((r) => setTimeout(r, 200));
+      await send(p, token, alice, [{ to: bob.sessionId, type: 'candidate', payload: { candidate: 'after-abort' } }]);
+      const r = await poll(p, token, bob);
+      assert.deepEqual(messagesOf(r).map((m) => m.payload.candidate), ['after-abort']);
+    });
+
     it('dropped silently: another sender session id, recipients outside the room, control from non-moderators', async () => {
       const carolRoom = (await createRoom(p, 'carol', { roomType: 3, roomName: 'Other' })).token;
       const carol = await join(p, carolRoom, 'carol');

@@ -13,8 +13,8 @@ import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 
 export interface WakeListener {
-  /** Resolves true when the channel was notified (since `listen`), false at the timeout. */
-  wait(timeoutMs: number): Promise<boolean>;
+  /** Resolves true when the channel was notified (since `listen`), false at the timeout or abort. */
+  wait(timeoutMs: number, abort?: AbortSignal): Promise<boolean>;
   /** Stops listening (always call it, also after `wait`). */
   close(): void;
 }
@@ -47,15 +47,20 @@ class LocalWaiters {
     };
     return {
       close,
-      wait: (timeoutMs) =>
+      wait: (timeoutMs, abort) =>
         fired
           ? Promise.resolve(true)
           : new Promise<boolean>((resolve) => {
-              const timer = setTimeout(() => resolve(false), timeoutMs);
-              resolveWait = (v) => {
+              const done = (v: boolean) => {
                 clearTimeout(timer);
+                abort?.removeEventListener('abort', onAbort);
                 resolve(v);
               };
+              const onAbort = () => done(false);
+              const timer = setTimeout(() => done(false), timeoutMs);
+              // A client that went away frees its waiter at once.
+              abort?.addEventListener('abort', onAbort, { once: true });
+              resolveWait = done;
             }),
     };
   }

@@ -80,7 +80,7 @@ export class InternalSignalingService {
         messages = await this.repo.takeMessages(sessionId);
         const left = deadline - Date.now();
         if (messages.length || left <= 0 || abort?.aborted) break;
-        const woken = await listener.wait(left);
+        const woken = await listener.wait(left, abort);
         if (!woken) break;
       } finally {
         listener.close();

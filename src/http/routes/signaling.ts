@@ -60,10 +60,13 @@ export async function signalingRoutes(app: FastifyInstance, services: Services):
     summary: 'Internal signaling: wait for messages to the caller’s session (long poll), then usersInRoom',
     params: Type.Object({ token: Token }),
     response: Type.Array(Anything),
-    handler: async ({ params, ctx, request }) => {
+    handler: async ({ params, ctx, reply }) => {
       if (!(await services.internalSignaling.enabled())) return new OcsReply(INTERNAL_SIGNALING_DISABLED, 400);
+      // The response closing before it was written means the client went away: stop waiting.
       const abort = new AbortController();
-      request.raw.once('close', () => abort.abort());
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableEnded) abort.abort();
+      });
       const r = await services.internalSignaling.poll(ctx, params.token, abort.signal);
       return new OcsReply(r.items, r.kind === 'ok' ? 200 : 404);
     },
