@@ -15,6 +15,14 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const args = ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files];
+// spec prints each test (a skipped one with its reason after `#`); skip-reporter.mjs ends the run
+// with the number of skipped suites and tests and why each was skipped.
+const reporters = [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=./scripts/skip-reporter.mjs',
+  '--test-reporter-destination=stdout',
+];
+const args = ['--import', 'tsx', '--test', ...reporters, `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files];
 const r = spawnSync(process.execPath, args, { stdio: 'inherit', env: process.env });
 process.exit(r.status ?? 1);

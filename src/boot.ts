@@ -24,8 +24,11 @@ export async function openServices(settings: Settings = loadSettings()): Promise
   return services;
 }
 
-/** Applies the admin rule; prints a generated password once (never logged). */
-export async function ensureAdminAccount(services: Services, print: (line: string) => void = console.log): Promise<void> {
+/**
+ * Applies the admin rule; prints a generated password once, to stderr (never logged: the JSON
+ * log goes to stdout, so a log collector never stores it).
+ */
+export async function ensureAdminAccount(services: Services, print: (line: string) => void = console.error): Promise<void> {
   const { adminUser, adminPassword } = services.settings;
   if (adminUser && adminPassword) {
     await services.directory.ensureAdmin(adminUser, adminPassword);

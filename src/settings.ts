@@ -19,6 +19,10 @@ export interface Settings {
   adminPassword?: string;
   logLevel: LogLevel;
   baseUrl: string;
+  /** BASE_URL was set: links handed to clients use it instead of the request's Host. */
+  baseUrlGiven: boolean;
+  /** Lifetime of a Login Flow v2/v1 (Nextcloud: 1200 s; LOGIN_FLOW_LIFETIME_SECONDS). */
+  loginFlowLifetimeSeconds: number;
   /** Base delay of the brute-force throttle; Nextcloud uses 100 ms, doubled per attempt. */
   bruteForceDelayMs: number;
   /** Attempts (within 12 h) after which throttled actions answer 429 instead of sleeping. */
@@ -149,6 +153,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     adminPassword,
     logLevel,
     baseUrl,
+    baseUrlGiven: givenBaseUrl !== undefined && givenBaseUrl !== '',
+    loginFlowLifetimeSeconds: intSetting(env, 'LOGIN_FLOW_LIFETIME_SECONDS', 1200, 1, 86_400),
     bruteForceDelayMs: intSetting(env, 'BRUTE_FORCE_DELAY_MS', 100, 0, 10_000),
     bruteForceMaxAttempts: intSetting(env, 'BRUTE_FORCE_MAX_ATTEMPTS', 10, 1, 1000),
     credentialCacheSeconds: intSetting(env, 'CREDENTIAL_CACHE_SECONDS', 300, 0, 86_400),

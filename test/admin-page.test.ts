@@ -8,20 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { ARTIFACTS, chromiumSkip, launchChromium, type Browser } from './helpers/browser.js';
 import { ADMIN, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const TIMEOUT = 10_000;
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = path.resolve('test-artifacts');
-
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must run the browser test (apt-get install chromium)`);
-const skip = haveChromium ? false : `Chromium is not installed (${CHROMIUM}); install it with \`apt-get install chromium\` to run the browser test`;
-if (skip) console.log(`# skipping the admin page browser test: ${skip}`);
+const skip = chromiumSkip('admin page');
 
 async function logIn(page: Page, url: string, user: string, password: string) {
   await page.goto(`${url}/settings/admin/talk`);
@@ -45,21 +37,18 @@ for (const dialect of dialects()) {
     let p: Parley;
     let context: BrowserContext;
     let page: Page;
-    let profile: string;
+    let browser: Browser;
 
     before(async () => {
       p = await startParley(dialect);
       await createUser(p, 'alice', { groups: ['staff'] });
       await p.services.directory.createGroup('support');
       await p.services.directory.createGroup('ghost');
-      profile = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-chromium-'));
-      context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1100, height: 900 } });
-      page = context.pages()[0] ?? (await context.newPage());
-      page.setDefaultTimeout(TIMEOUT);
+      browser = await launchChromium({ width: 1100, height: 900 });
+      ({ context, page } = browser);
     });
     after(async () => {
-      await context?.close();
-      if (profile) fs.rmSync(profile, { recursive: true, force: true });
+      await browser?.close();
       await p?.close();
     });
 

@@ -3,31 +3,28 @@
  * uploads checked from the bytes, storage in the database, generated fallbacks, caching headers,
  * and an oversized upload answered before its body has even finished arriving.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { as, basic, call, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
-import { createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom } from './helpers/rooms.js';
+import { ListableScope } from '../src/domain/constants.js';
+import { NO_THROTTLE, ParticipantType, RoomType, useParley, type RoomFixture } from './helpers/fixtures.js';
+import { as, basic, dialects, passwordOf } from './helpers/parley.js';
+import { roomRow, setRoom } from './helpers/rooms.js';
 import { jpeg, png } from './helpers/images.js';
 
 for (const dialect of dialects()) {
   describe(`avatars [${dialect}]`, () => {
-    let p: Parley;
-    let group: any;
-    let one: any;
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['carol', 'frank'] });
+    let group: RoomFixture;
+    let one: RoomFixture;
     before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      await createUser(p, 'alice', { displayName: 'Alice Archer' });
-      await createUser(p, 'bob', { displayName: 'Bob Builder' });
-      for (const u of ['carol', 'frank']) await createUser(p, u);
-      group = await createRoom(p, 'alice', { roomType: 2, roomName: 'Pictures' });
-      await seedUser(p, group.token, 'bob', 2);
-      await seedUser(p, group.token, 'carol');
-      one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+      await t.newUser('alice', { displayName: 'Alice Archer' });
+      await t.newUser('bob', { displayName: 'Bob Builder' });
+      group = await t.newRoom('alice', { name: 'Pictures', members: { bob: ParticipantType.MODERATOR, carol: ParticipantType.USER } });
+      one = await t.newRoom('alice', { type: RoomType.ONE_TO_ONE, invite: 'bob' });
     });
-    after(async () => p.close());
 
-    const url = (token: string, api = 'v4', suffix = '') => `${p.url}/ocs/v2.php/apps/spreed/api/${api}/room/${token}/avatar${suffix}?format=json`;
+    const url = (token: string, api = 'v4', suffix = '') => `${t.p.url}/ocs/v2.php/apps/spreed/api/${api}/room/${token}/avatar${suffix}?format=json`;
     const auth = (user?: string): Record<string, string> => (user ? { Authorization: basic(user, passwordOf(user)) } : {});
 
     /** `headers` (e.g. a guest's cookie) replace alice's (or `user`'s) credentials. */
@@ -55,7 +52,7 @@ for (const dialect of dialects()) {
       assert.equal(r.data.token, group.token);
       assert.equal(r.data.isCustomAvatar, true);
       assert.match(r.data.avatarVersion, /^[a-z0-9]{16}$/);
-      const row = await roomRow(p, group.token);
+      const row = await roomRow(t.p, group.token);
       assert.equal(row!.avatar, `${r.data.avatarVersion}.png`);
 
       const g = await get(group.token, { user: 'carol' });
@@ -70,13 +67,13 @@ for (const dialect of dialects()) {
       assert.equal(again.body.length, 0);
       // The dark variant of a custom avatar is the same image; api/v1 serves it too.
       assert.ok((await get(group.token, { dark: true, api: 'v1' })).body.equals(image));
-      const record = await call(p, 'GET', `/apps/spreed/api/v4/room/${group.token}`, { as: as('carol') });
+      const record = await t.call('GET', `/apps/spreed/api/v4/room/${group.token}`, { as: as('carol') });
       assert.equal(record.data.avatarVersion, r.data.avatarVersion);
       assert.equal(record.data.isCustomAvatar, true);
     });
 
     it('a JPEG replaces it (through api/v1) and avatarVersion changes with every upload', async () => {
-      const before = (await roomRow(p, group.token))!.avatar;
+      const before = (await roomRow(t.p, group.token))!.avatar;
       const r = await upload(group.token, jpeg(16, 16), { api: 'v1', user: 'bob', type: 'application/octet-stream', name: 'x.bin' });
       assert.equal(r.status, 200, JSON.stringify(r.data));
       assert.notEqual(`${r.data.avatarVersion}.jpg`, before);
@@ -87,7 +84,7 @@ for (const dialect of dialects()) {
     });
 
     it('refuses every bad upload with its own reason and keeps the avatar', async () => {
-      const kept = (await roomRow(p, group.token))!.avatar;
+      const kept = (await roomRow(t.p, group.token))!.avatar;
       const cases: Array<[Buffer | string | undefined, string, Record<string, string>?]> = [
         [undefined, 'file'],
         [png(8, 8), 'file', { field: 'image' }],
@@ -106,68 +103,68 @@ for (const dialect of dialects()) {
         assert.equal(r.data.error, error);
       }
       // Not multipart at all: a form field named file is no upload.
-      const form = await call(p, 'POST', `/apps/spreed/api/v4/room/${group.token}/avatar`, { as: as('alice'), form: { file: 'abc' } });
+      const form = await t.call('POST', `/apps/spreed/api/v4/room/${group.token}/avatar`, { as: as('alice'), form: { file: 'abc' } });
       assert.equal(form.status, 400);
       assert.equal(form.data.error, 'file');
       const one1 = await upload(one.token, png(8, 8));
       assert.equal(one1.status, 400);
       assert.equal(one1.data.error, 'type');
-      assert.equal((await roomRow(p, group.token))!.avatar, kept);
-      assert.equal((await roomRow(p, one.token))!.avatar, '');
+      assert.equal((await roomRow(t.p, group.token))!.avatar, kept);
+      assert.equal((await roomRow(t.p, one.token))!.avatar, '');
     });
 
     it('403 for non-moderators, 404 for strangers and anonymous callers, 412 without OCS-APIRequest', async () => {
-      const kept = (await roomRow(p, group.token))!.avatar;
+      const kept = (await roomRow(t.p, group.token))!.avatar;
       assert.equal((await upload(group.token, png(8, 8), { user: 'carol' })).status, 403);
       assert.equal((await upload(group.token, png(8, 8), { user: 'frank' })).status, 404);
       const anon = await fetch(url(group.token), { method: 'POST', body: new FormData(), headers: { 'OCS-APIRequest': 'true' } });
       assert.equal(anon.status, 404);
       const csrf = await fetch(url(group.token), { method: 'DELETE', headers: auth('alice') });
       assert.equal(csrf.status, 412);
-      assert.equal((await call(p, 'DELETE', `/apps/spreed/api/v4/room/${group.token}/avatar`, { as: as('carol') })).status, 403);
+      assert.equal((await t.call('DELETE', `/apps/spreed/api/v4/room/${group.token}/avatar`, { as: as('carol') })).status, 403);
       assert.equal((await get(group.token, { user: 'frank' })).status, 404);
       assert.equal((await get(group.token, { user: 'frank', dark: true })).status, 404);
       assert.equal((await get(group.token, { user: undefined, headers: {} })).status, 200, 'alice by default');
       const anonGet = await fetch(url(group.token));
       assert.equal(anonGet.status, 404);
       assert.equal((await get('nonexistent1')).status, 404);
-      assert.equal((await roomRow(p, group.token))!.avatar, kept);
+      assert.equal((await roomRow(t.p, group.token))!.avatar, kept);
     });
 
     it('guest moderators may upload and remove an avatar, plain guests get 403 (public conversation)', async () => {
-      const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Guest pictures' });
-      const guest = await joinGuest(p, pub.token);
-      const guestModerator = await joinGuest(p, pub.token, 6);
+      const pub = await t.newRoom('alice', { type: RoomType.PUBLIC, name: 'Guest pictures' });
+      const guest = await t.newGuest(pub);
+      const guestModerator = await t.newGuest(pub, ParticipantType.GUEST_MODERATOR);
       const refused = await upload(pub.token, png(8, 8), { headers: guest.caller.headers });
       assert.deepEqual([refused.status, refused.data.error], [403, 'moderator']);
-      assert.equal((await roomRow(p, pub.token))!.avatar, '');
+      assert.equal((await roomRow(t.p, pub.token))!.avatar, '');
       const r = await upload(pub.token, png(8, 8), { headers: guestModerator.caller.headers });
       assert.equal(r.status, 200, JSON.stringify(r.data));
       assert.equal(r.data.isCustomAvatar, true);
-      assert.notEqual((await roomRow(p, pub.token))!.avatar, '');
-      const keep = await call(p, 'DELETE', `/apps/spreed/api/v4/room/${pub.token}/avatar`, { as: guest.caller });
+      assert.notEqual((await roomRow(t.p, pub.token))!.avatar, '');
+      const keep = await t.call('DELETE', `/apps/spreed/api/v4/room/${pub.token}/avatar`, { as: guest.caller });
       assert.deepEqual([keep.status, keep.data.error], [403, 'moderator']);
-      const del = await call(p, 'DELETE', `/apps/spreed/api/v4/room/${pub.token}/avatar`, { as: guestModerator.caller });
+      const del = await t.call('DELETE', `/apps/spreed/api/v4/room/${pub.token}/avatar`, { as: guestModerator.caller });
       assert.equal(del.status, 200, del.text);
       assert.equal(del.data.isCustomAvatar, false);
-      assert.equal((await roomRow(p, pub.token))!.avatar, '');
+      assert.equal((await roomRow(t.p, pub.token))!.avatar, '');
     });
 
     it('DELETE goes back to the generated image; listed rooms show it to any user', async () => {
-      const r = await call(p, 'DELETE', `/apps/spreed/api/v1/room/${group.token}/avatar`, { as: as('bob') });
+      const r = await t.call('DELETE', `/apps/spreed/api/v1/room/${group.token}/avatar`, { as: as('bob') });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.data.isCustomAvatar, false);
       assert.match(r.data.avatarVersion, /^[0-9a-f]{8}$/);
-      assert.equal((await roomRow(p, group.token))!.avatar, '');
+      assert.equal((await roomRow(t.p, group.token))!.avatar, '');
       const light = await get(group.token);
       assert.equal(light.headers.get('content-type'), 'image/svg+xml');
       assert.match(light.body.toString(), /^<svg /);
       const dark = await get(group.token, { dark: true });
       assert.notEqual(dark.body.toString(), light.body.toString());
       assert.notEqual(dark.headers.get('etag'), light.headers.get('etag'));
-      await setRoom(p, group.token, { listable: 2 });
+      await setRoom(t.p, group.token, { listable: ListableScope.ALL });
       assert.equal((await get(group.token, { user: 'frank' })).status, 200);
-      await setRoom(p, group.token, { listable: 0 });
+      await setRoom(t.p, group.token, { listable: ListableScope.NONE });
     });
 
     it('one-to-one conversations show the other user initials; public ones an icon', async () => {
@@ -175,7 +172,7 @@ for (const dialect of dialects()) {
       assert.match(forAlice, />BB</);
       const forBob = (await get(one.token, { user: 'bob' })).body.toString();
       assert.match(forBob, />AA</);
-      const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Open' });
+      const pub = await t.newRoom('alice', { type: RoomType.PUBLIC, name: 'Open' });
       const pubSvg = (await get(pub.token)).body.toString();
       assert.notEqual(pubSvg, (await get(group.token)).body.toString());
     });
@@ -221,7 +218,7 @@ for (const dialect of dialects()) {
       });
       assert.equal(res.status, 400);
       assert.equal(JSON.parse(res.body).ocs.data.error, 'size');
-      assert.equal((await roomRow(p, group.token))!.avatar, '');
+      assert.equal((await roomRow(t.p, group.token))!.avatar, '');
       // The server is still fine afterwards.
       assert.equal((await get(group.token)).status, 200);
     });

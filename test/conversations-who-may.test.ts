@@ -5,7 +5,7 @@
  * contract's status (and Parley's `data.error`). Users are seeded through the service layer;
  * guests join through POST /room/{token}/participants/active and are recognised by their cookie.
  *
- * Decisions where the contract and Talk differ are the README's compatibility notes: endpoints
+ * Decisions where the contract and Talk differ are the compatibility notes in docs/api.md: endpoints
  * Talk reserves for logged-in moderators answer 403 `moderator` to guest moderators and 404 to
  * anonymous non-participants (the contract lists no 401 for them); password is 403 `type` when
  * the conversation is not public (contract).

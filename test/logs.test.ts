@@ -77,7 +77,10 @@ for (const dialect of dialects()) {
 
     it('writes one JSON line per request with request id, user, route, status and duration', async () => {
       await new Promise((r) => setTimeout(r, 50));
-      const lines = log.trim().split('\n').map((l) => JSON.parse(l));
+      const raw = log.trim().split('\n');
+      // JSON.parse keeps the last of duplicate keys, so count them in the text: once per line.
+      for (const line of raw.filter((l) => l.includes('"msg":"request"'))) assert.equal(line.split('"reqId"').length - 1, 1, line);
+      const lines = raw.map((l) => JSON.parse(l));
       const requests = lines.filter((l) => l.msg === 'request');
       assert.ok(requests.length >= 12, `only ${requests.length} request lines`);
       for (const r of requests) {

@@ -4,11 +4,12 @@
  * session gauges; loopback only unless METRICS_ALLOW widens it. GET /status.php stays free of
  * database work.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runJobIfDue } from '../src/jobs/runner.js';
 import { loadSettings, SettingsError } from '../src/settings.js';
-import { admin, call, dialects, startParley, type Parley } from './helpers/parley.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
+import { admin, dialects } from './helpers/parley.js';
 
 /** The value of one sample line, or undefined. */
 function sample(text: string, series: string): number | undefined {
@@ -18,23 +19,19 @@ function sample(text: string, series: string): number | undefined {
 
 for (const dialect of dialects()) {
   describe(`GET /metrics [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect, { env: { METRICS_ALLOW: '192.0.2.0/24, 2001:db8::/32' } });
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { env: { METRICS_ALLOW: '192.0.2.0/24, 2001:db8::/32' } });
 
     const scrape = async () => {
-      const res = await fetch(`${p.url}/metrics`);
+      const res = await fetch(`${t.p.url}/metrics`);
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'application/openmetrics-text; version=1.0.0; charset=utf-8');
       return res.text();
     };
 
     it('counts requests and their latency by route and status', async () => {
-      await call(p, 'GET', '/cloud/capabilities', { as: admin });
-      await call(p, 'GET', '/cloud/capabilities', { as: admin });
-      await call(p, 'GET', '/cloud/capabilities', { as: { user: 'admin', password: 'wrong' } });
+      await t.call('GET', '/cloud/capabilities', { as: admin });
+      await t.call('GET', '/cloud/capabilities', { as: admin });
+      await t.call('GET', '/cloud/capabilities', { as: { user: 'admin', password: 'wrong' } });
       const text = await scrape();
       assert.ok(text.endsWith('\n# EOF\n'));
       assert.match(text, /^# TYPE parley_http_requests counter$/m);
@@ -47,7 +44,7 @@ for (const dialect of dialects()) {
     });
 
     it('labels unknown URLs as one unmatched route (no secret-bearing URL becomes a label)', async () => {
-      await fetch(`${p.url}/no/such/path?password=hunter2`);
+      await fetch(`${t.p.url}/no/such/path?password=hunter2`);
       const text = await scrape();
       assert.equal(sample(text, 'parley_http_requests_total{method="GET",route="unmatched",status="404"}'), 1);
       assert.ok(!text.includes('hunter2'));
@@ -63,8 +60,8 @@ for (const dialect of dialects()) {
     });
 
     it('counts job runs by job and result', async () => {
-      await runJobIfDue(p.services, { name: 'metrics-probe', intervalSeconds: 3600, description: 'test', run: async () => 'ok' }, true);
-      await runJobIfDue(p.services, { name: 'metrics-probe', intervalSeconds: 3600, description: 'test', run: async () => { throw new Error('boom'); } }, true);
+      await runJobIfDue(t.services, { name: 'metrics-probe', intervalSeconds: 3600, description: 'test', run: async () => 'ok' }, true);
+      await runJobIfDue(t.services, { name: 'metrics-probe', intervalSeconds: 3600, description: 'test', run: async () => { throw new Error('boom'); } }, true);
       const text = await scrape();
       assert.equal(sample(text, 'parley_job_runs_total{job="metrics-probe",result="ok"}'), 1);
       assert.equal(sample(text, 'parley_job_runs_total{job="metrics-probe",result="failed"}'), 1);
@@ -74,7 +71,7 @@ for (const dialect of dialects()) {
     it('has conversation, participant and session gauges', async () => {
       const before = await scrape();
       assert.equal(sample(before, 'parley_sessions{in_call="true"}'), 0);
-      const created = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: 2, roomName: 'Metrics' } });
+      const created = await t.call('POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: RoomType.GROUP, roomName: 'Metrics' } });
       assert.equal(created.status, 201, created.text);
       const text = await scrape();
       assert.equal(sample(text, 'parley_conversations{type="group"}'), 1);
@@ -83,14 +80,14 @@ for (const dialect of dialects()) {
     });
 
     it('refuses addresses outside loopback and METRICS_ALLOW', async () => {
-      const outside = await p.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '198.51.100.7' });
+      const outside = await t.p.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '198.51.100.7' });
       assert.equal(outside.statusCode, 403);
       assert.ok(!outside.body.includes('parley_'));
       for (const remoteAddress of ['192.0.2.44', '::ffff:192.0.2.45', '2001:db8::5', '::1']) {
-        const inside = await p.app.inject({ method: 'GET', url: '/metrics', remoteAddress });
+        const inside = await t.p.app.inject({ method: 'GET', url: '/metrics', remoteAddress });
         assert.equal(inside.statusCode, 200, remoteAddress);
       }
-      const mapped = await p.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '::ffff:198.51.100.7' });
+      const mapped = await t.p.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '::ffff:198.51.100.7' });
       assert.equal(mapped.statusCode, 403);
     });
 
@@ -102,11 +99,11 @@ for (const dialect of dialects()) {
     });
 
     it('GET /status.php sends no query', async () => {
-      const before = p.services.db.stats.queries;
-      const res = await fetch(`${p.url}/status.php`);
+      const before = t.services.db.stats.queries;
+      const res = await fetch(`${t.p.url}/status.php`);
       assert.equal(res.status, 200);
       assert.equal((await res.json()).installed, true);
-      assert.equal(p.services.db.stats.queries, before);
+      assert.equal(t.services.db.stats.queries, before);
     });
   });
 }

@@ -3,9 +3,10 @@
  * per-user setting through the server API"; talk-reference.md §4.1): the caller's own
  * preferences, validated, shown in capabilities with the app-config fallback.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { useParley } from './helpers/fixtures.js';
+import { admin, as, call, dialects, type Parley } from './helpers/parley.js';
 
 const PATH = (key: string, app = 'spreed') => `/apps/provisioning_api/api/v1/config/users/${app}/${key}`;
 
@@ -28,96 +29,90 @@ const VALUES: Record<string, { good: string[]; read: (c: any) => unknown; map: (
 
 for (const dialect of dialects()) {
   describe(`provisioning per-user config [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect);
-      await createUser(p, 'alice');
-      await createUser(p, 'bob');
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { users: ['alice', 'bob'] });
 
     it('401 for anonymous callers (POST and DELETE)', async () => {
-      let r = await call(p, 'POST', PATH('chat_style'), { body: { configValue: 'unified' } });
+      let r = await t.call('POST', PATH('chat_style'), { body: { configValue: 'unified' } });
       assert.equal(r.status, 401);
-      r = await call(p, 'DELETE', PATH('chat_style'));
+      r = await t.call('DELETE', PATH('chat_style'));
       assert.equal(r.status, 401);
     });
 
     for (const [key, spec] of Object.entries(VALUES)) {
       it(`${key}: each valid value is stored (200 data []) and shown in capabilities`, async () => {
         for (const value of spec.good) {
-          const r = await call(p, 'POST', PATH(key), { as: as('alice'), body: { configValue: value } });
+          const r = await t.call('POST', PATH(key), { as: as('alice'), body: { configValue: value } });
           assert.equal(r.status, 200);
           assert.deepEqual(r.data, []);
-          assert.equal((await prefs(p, 'alice'))[key], value);
-          assert.deepEqual(spec.read(await caps(p, 'alice')), spec.map(value));
+          assert.equal((await prefs(t.p, 'alice'))[key], value);
+          assert.deepEqual(spec.read(await caps(t.p, 'alice')), spec.map(value));
         }
       });
 
       it(`${key}: invalid values are 400 value and change nothing`, async () => {
-        const before = (await prefs(p, 'alice'))[key];
+        const before = (await prefs(t.p, 'alice'))[key];
         for (const value of ['', 'maybe', 'YES', '1', 'x'.repeat(65)]) {
-          const r = await call(p, 'POST', PATH(key), { as: as('alice'), body: { configValue: value } });
+          const r = await t.call('POST', PATH(key), { as: as('alice'), body: { configValue: value } });
           assert.equal(r.status, 400, `${key}=${value}`);
           assert.ok(['value', 'configValue'].includes(r.data.error), r.data.error);
         }
-        assert.equal((await prefs(p, 'alice'))[key], before);
+        assert.equal((await prefs(t.p, 'alice'))[key], before);
       });
     }
 
     it('user values override the app config; DELETE falls back to it', async () => {
-      await p.services.appConfig.set('chat_style', 'unified');
-      await p.services.appConfig.set('conversations_list_style', 'compact');
-      await p.services.appConfig.set('calls_start_without_media', 'yes');
+      await t.services.appConfig.set('chat_style', 'unified');
+      await t.services.appConfig.set('conversations_list_style', 'compact');
+      await t.services.appConfig.set('calls_start_without_media', 'yes');
       // bob has no preference: he sees the app config values.
-      let c = await caps(p, 'bob');
+      let c = await caps(t.p, 'bob');
       assert.equal(c.chat.style, 'unified');
       assert.equal(c.conversations['list-style'], 'compact');
       assert.equal(c.call['start-without-media'], true);
       assert.equal(c.call['blur-virtual-background'], false);
 
       for (const [key, value] of [['chat_style', 'split'], ['conversations_list_style', 'two-lines'], ['calls_start_without_media', 'no'], ['blur_virtual_background', 'yes']]) {
-        const r = await call(p, 'POST', PATH(key), { as: as('bob'), form: { configValue: value } });
+        const r = await t.call('POST', PATH(key), { as: as('bob'), form: { configValue: value } });
         assert.equal(r.status, 200);
       }
-      c = await caps(p, 'bob');
+      c = await caps(t.p, 'bob');
       assert.equal(c.chat.style, 'split');
       assert.equal(c.conversations['list-style'], 'two-lines');
       assert.equal(c.call['start-without-media'], false);
       assert.equal(c.call['blur-virtual-background'], true);
 
       for (const key of Object.keys(VALUES)) {
-        const r = await call(p, 'DELETE', PATH(key), { as: as('bob') });
+        const r = await t.call('DELETE', PATH(key), { as: as('bob') });
         assert.equal(r.status, 200);
         assert.deepEqual(r.data, []);
       }
-      assert.deepEqual(await prefs(p, 'bob'), {});
-      c = await caps(p, 'bob');
+      assert.deepEqual(await prefs(t.p, 'bob'), {});
+      c = await caps(t.p, 'bob');
       assert.equal(c.chat.style, 'unified');
       assert.equal(c.conversations['list-style'], 'compact');
       assert.equal(c.call['start-without-media'], true);
       assert.equal(c.call['blur-virtual-background'], false);
       // DELETE of an unset preference is fine too.
-      const again = await call(p, 'DELETE', PATH('chat_style'), { as: as('bob') });
+      const again = await t.call('DELETE', PATH('chat_style'), { as: as('bob') });
       assert.equal(again.status, 200);
     });
 
     it('`value` is accepted as an alias of configValue', async () => {
-      const r = await call(p, 'POST', PATH('chat_style'), { as: as('bob'), body: { value: 'unified' } });
+      const r = await t.call('POST', PATH('chat_style'), { as: as('bob'), body: { value: 'unified' } });
       assert.equal(r.status, 200);
-      assert.equal((await prefs(p, 'bob')).chat_style, 'unified');
+      assert.equal((await prefs(t.p, 'bob')).chat_style, 'unified');
     });
 
     it('a caller changes only their own preferences', async () => {
-      const r = await call(p, 'POST', PATH('blur_virtual_background'), { as: admin, body: { configValue: 'yes' } });
+      const r = await t.call('POST', PATH('blur_virtual_background'), { as: admin, body: { configValue: 'yes' } });
       assert.equal(r.status, 200);
-      assert.equal((await prefs(p, 'alice')).blur_virtual_background, 'no');
-      assert.equal((await prefs(p, 'bob')).blur_virtual_background, undefined);
-      assert.equal((await prefs(p, 'admin')).blur_virtual_background, 'yes');
+      assert.equal((await prefs(t.p, 'alice')).blur_virtual_background, 'no');
+      assert.equal((await prefs(t.p, 'bob')).blur_virtual_background, undefined);
+      assert.equal((await prefs(t.p, 'admin')).blur_virtual_background, 'yes');
     });
 
     it('unknown keys, settings/user keys, other apps, missing value → 400, nothing stored', async () => {
-      const before = await prefs(p, 'bob');
+      const before = await prefs(t.p, 'bob');
       const cases: Array<[string, unknown, string]> = [
         [PATH('nope'), { configValue: 'yes' }, 'key'],
         [PATH('play_sounds'), { configValue: 'yes' }, 'key'],
@@ -130,16 +125,16 @@ for (const dialect of dialects()) {
         [PATH('k'.repeat(80)), { configValue: 'yes' }, 'configKey'],
       ];
       for (const [path, body, error] of cases) {
-        const r = await call(p, 'POST', path, { as: as('bob'), body });
+        const r = await t.call('POST', path, { as: as('bob'), body });
         assert.equal(r.status, 400, path);
         assert.equal(r.data.error, error, path);
       }
       for (const [path, error] of [[PATH('nope'), 'key'], [PATH('chat_style', 'files'), 'app']]) {
-        const r = await call(p, 'DELETE', path, { as: as('bob') });
+        const r = await t.call('DELETE', path, { as: as('bob') });
         assert.equal(r.status, 400);
         assert.equal(r.data.error, error);
       }
-      assert.deepEqual(await prefs(p, 'bob'), before);
+      assert.deepEqual(await prefs(t.p, 'bob'), before);
     });
   });
 }

@@ -1,10 +1,13 @@
 /**
- * The `parley` command. `serve` (default) and `migrate` live here; each area adds its command
+ * The `parley` command. Without a command it serves (as `parley serve`), so a container or a
+ * service unit can run the bare binary; an unknown command is an error naming it. `migrate`
+ * lives here; each area adds its command
  * module to `commandModules` (user:*, group:*, config:app:*, talk:*, team:*, phone-number:*, jobs:*).
  */
 import { Command } from 'commander';
 import { withServices } from './helpers.js';
-import { serveCommand } from './serve.js';
+import { serve, serveCommand } from './serve.js';
+import { versionLine } from './version.js';
 import { userCommands } from './users.js';
 import { groupCommands } from './groups.js';
 import { teamCommands } from './teams.js';
@@ -24,7 +27,18 @@ const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkR
 
 export function buildProgram(): Command {
   const program = new Command();
-  program.name('parley').description('Parley: a conversation service speaking the Nextcloud Talk API').showHelpAfterError();
+  program
+    .name('parley')
+    .description('Parley: a conversation service speaking the Nextcloud Talk API.\nWithout a command, parley starts the server (as `parley serve`).')
+    .version(versionLine(), '-v, --version', 'print the version and exit')
+    .showHelpAfterError()
+    // Operands reach the action below only when they name no command: say which one is unknown
+    // instead of commander's "too many arguments".
+    .allowExcessArguments(true)
+    .action(async () => {
+      if (program.args.length > 0) program.error(`error: unknown command '${program.args[0]}' (see \`parley --help\`)`, { code: 'commander.unknownCommand' });
+      await serve();
+    });
   program
     .command('migrate')
     .description('apply pending database migrations and exit')

@@ -1,29 +1,28 @@
-/** `parley serve`: start the HTTP server (the default command). */
+/** `parley serve`: start the HTTP server (also what `parley` without a command does). */
 import type { Command } from 'commander';
 import { ensureAdminAccount, openServices } from '../boot.js';
 import { buildServer } from '../http/server.js';
 import { startJobs } from '../jobs/index.js';
 
 export function serveCommand(program: Command): void {
-  program
-    .command('serve', { isDefault: true })
-    .description('start the server (default)')
-    .action(async () => {
-      const services = await openServices();
-      await ensureAdminAccount(services);
-      const app = await buildServer(services);
-      const stopJobs = services.settings.jobs ? startJobs(services, app.log) : async () => undefined;
-      const shutdown = async () => {
-        await stopJobs();
-        await app.close();
-        await services.db.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', shutdown);
-      process.once('SIGTERM', shutdown);
-      await app.listen({ port: services.settings.port, host: services.settings.host });
-      const addr = app.server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : services.settings.port;
-      console.log(`Parley listening on http://${services.settings.host}:${port} (${services.db.dialect})`);
-    });
+  program.command('serve').description('start the server (also what `parley` without a command does)').action(serve);
+}
+
+export async function serve(): Promise<void> {
+  const services = await openServices();
+  await ensureAdminAccount(services);
+  const app = await buildServer(services);
+  const stopJobs = services.settings.jobs ? startJobs(services, app.log) : async () => undefined;
+  const shutdown = async () => {
+    await stopJobs();
+    await app.close();
+    await services.db.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+  await app.listen({ port: services.settings.port, host: services.settings.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : services.settings.port;
+  console.log(`Parley listening on http://${services.settings.host}:${port} (${services.db.dialect})`);
 }

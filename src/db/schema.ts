@@ -237,6 +237,50 @@ export interface SignalingMessagesTable {
   created_at: number;
 }
 
+/** A Login Flow v2 / v1 in progress (migration 0700). */
+export interface LoginFlowsTable {
+  login_token: string;
+  kind: string;
+  poll_token_hash: string | null;
+  state_hash: string | null;
+  client_name: string;
+  created_at: number;
+  started: number;
+  user_id: string | null;
+  public_key: string | null;
+  sealed_private_key: string | null;
+  server: string | null;
+  sealed_app_password: string | null;
+}
+
+/** An uploaded user avatar (migration 0701). */
+export interface UserAvatarsTable {
+  user_id: string;
+  version: string;
+  content_type: string;
+  data: Buffer;
+  updated_at: number;
+}
+
+/** A notification of the notifications app, created by Talk's events (migration 0702). */
+export interface NotificationsTable {
+  id: Generated<number>;
+  user_id: string;
+  app: string;
+  subject: string;
+  object_type: string;
+  object_id: string;
+  room_id: number;
+  message_id: number;
+  /** JSON object: actorId / callee / userType, userId, ... as Talk stores them. */
+  subject_params: string;
+  message: string;
+  /** JSON object: the chat message's rich parameters. */
+  message_params: string;
+  missed: number;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -261,4 +305,7 @@ export interface Database {
   room_avatars: RoomAvatarsTable;
   login_sessions: LoginSessionsTable;
   signaling_messages: SignalingMessagesTable;
+  login_flows: LoginFlowsTable;
+  user_avatars: UserAvatarsTable;
+  notifications: NotificationsTable;
 }

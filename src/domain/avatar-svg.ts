@@ -51,3 +51,64 @@ export function iconAvatar(kind: 'group' | 'public', dark: boolean): GeneratedAv
   }
   return { svg: frame(bg, body) };
 }
+
+// ---- user and guest avatars, as Nextcloud generates them (server lib/private/Avatar/Avatar.php) ----
+
+type Rgb = [number, number, number];
+
+/** Nextcloud's `Color::mixPalette`: `steps` colours from `a` towards `b`, truncated to integers. */
+function mixPalette(steps: number, a: Rgb, b: Rgb): Rgb[] {
+  const out: Rgb[] = [a];
+  const step = [0, 1, 2].map((i) => (b[i] - a[i]) / steps);
+  for (let i = 1; i < steps; i++) out.push([0, 1, 2].map((c) => Math.trunc(a[c] + step[c] * i)) as Rgb);
+  return out;
+}
+
+const STEPS = 6;
+/** red → yellow → Nextcloud blue → red, 18 colours. */
+const PALETTE: Rgb[] = [
+  ...mixPalette(STEPS, [182, 70, 157], [221, 203, 85]),
+  ...mixPalette(STEPS, [221, 203, 85], [0, 130, 201]),
+  ...mixPalette(STEPS, [0, 130, 201], [182, 70, 157]),
+];
+
+/**
+ * Nextcloud's `avatarBackgroundColor`: lower-cased text, md5 unless it already looks like one,
+ * non-hex characters dropped, the sum of the hex digits modulo 18 picks the palette entry.
+ */
+export function nextcloudColour(text: string): Rgb {
+  let hash = text.toLowerCase();
+  if (!/^([0-9a-f]{4}-?){8}$/.test(hash)) hash = createHash('md5').update(hash, 'utf8').digest('hex');
+  hash = hash.replace(/[^0-9a-f]+/g, '');
+  let sum = 0;
+  for (const ch of hash) sum += parseInt(ch, 16);
+  return PALETTE[sum % (STEPS * 3)];
+}
+
+/** Nextcloud's `getAvatarText`: the upper-cased first letter of the first two space-separated parts ('?' when empty). */
+export function nextcloudInitials(displayName: string): string {
+  if (displayName === '') return '?';
+  const i = displayName.indexOf(' ');
+  const parts = i < 0 ? [displayName] : [displayName.slice(0, i), displayName.slice(i + 1)];
+  return parts.map((p) => ([...p][0] ?? '').toUpperCase()).join('');
+}
+
+const hex = (c: Rgb) => c.map((v) => v.toString(16).padStart(2, '0')).join('');
+
+/**
+ * The generated avatar of a user or guest (`getAvatarVector`): the name's colour as text on the
+ * same colour blended 10 % over white (light) or black (dark), `size` pixels square.
+ */
+export function nameAvatar(displayName: string, size: number, dark: boolean): GeneratedAvatar {
+  const fg = nextcloudColour(displayName);
+  const base = dark ? 0 : 255;
+  const bg = fg.map((v) => Math.trunc(0.9 * base + 0.1 * v)) as Rgb;
+  const letter = escapeXml(nextcloudInitials(displayName));
+  return {
+    svg:
+      `<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n` +
+      `<svg width="${size}" height="${size}" version="1.1" viewBox="0 0 500 500" xmlns="http://www.w3.org/2000/svg">` +
+      `<rect width="100%" height="100%" fill="#${hex(bg)}"></rect>` +
+      `<text x="50%" y="350" style="font-weight:normal;font-size:280px;font-family:'Noto Sans';text-anchor:middle;fill:#${hex(fg)}">${letter}</text></svg>`,
+  };
+}

@@ -9,8 +9,10 @@ import type { AuthService } from '../services/auth.js';
 import type { AvatarService } from '../services/avatars.js';
 import type { LoginSessionService } from '../services/login-sessions.js';
 import type { MembershipSync } from '../services/membership-sync.js';
+import type { NotificationService } from '../services/notifications.js';
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
+import type { UserAvatarService } from '../services/user-avatars.js';
 import type { UserStatusService } from '../services/user-status.js';
 import type { SignalingNotifier } from '../services/signaling-notifier.js';
 
@@ -23,6 +25,8 @@ export interface Subscribers {
   membershipSync: MembershipSync;
   avatars: AvatarService;
   signalingNotifier: SignalingNotifier;
+  userAvatars: UserAvatarService;
+  notifications: NotificationService;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -36,6 +40,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.teams.removeUserEverywhere(userId));
   bus.on('user.deleting', ({ userId }) => s.loginSessions.endAllFor(userId));
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
+  bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.membershipSync.userDeleted(userId));
 
   // Conversations follow the groups and teams that were added to them (contract "Add participant").
@@ -54,4 +60,5 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.updated', ({ room }) => s.signalingNotifier.roomUpdated(room));
   bus.on('room.attendees-added', ({ room, userIds }) => s.signalingNotifier.attendeesAdded(room, userIds));
   bus.on('room.attendees-removed', ({ room, userIds, sessionIds }) => s.signalingNotifier.attendeesRemoved(room, userIds, sessionIds));
+  bus.on('rooms.deleted', ({ rooms }) => s.notifications.forgetRooms(rooms));
 }

@@ -36,11 +36,15 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? new ApiError(414, { error: 'request', message: 'A path segment is too long' })
           : new ApiError(400, { error: 'request', message: 'The request URL is malformed' });
-      if (!request.url.startsWith('/ocs/')) return (reply as FastifyReply).code(apiErr.status).send(apiErr.data);
+      // Fastify expects nothing back from frameworkErrors (a reply is thenable): send, return nothing.
+      if (!request.url.startsWith('/ocs/')) {
+        (reply as FastifyReply).code(apiErr.status).send(apiErr.data);
+        return;
+      }
       // The query string is not parsed yet when routing fails.
       const at = request.url.indexOf('?');
       const format = at >= 0 ? parsePhpQuery(request.url.slice(at + 1)).format : undefined;
-      return sendOcsError(reply, versionFromUrl(request.url), negotiateFormat(format, request.headers.accept), apiErr);
+      sendOcsError(reply, versionFromUrl(request.url), negotiateFormat(format, request.headers.accept), apiErr);
     },
     requestIdHeader: 'x-request-id',
   }) as unknown as FastifyInstance;
@@ -109,7 +113,6 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     services.metrics.recordRequest(request.method, request.routeOptions?.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     request.log.info(
       {
-        reqId: request.id,
         method: request.method,
         route: request.routeOptions?.url ?? 'unknown',
         status: reply.statusCode,

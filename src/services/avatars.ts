@@ -13,7 +13,7 @@ import { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
 import { iconAvatar, initialsAvatar } from '../domain/avatar-svg.js';
 import { RoomType } from '../domain/constants.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { inspectImage } from '../domain/images.js';
+import { inspectImage, type ImageInfo } from '../domain/images.js';
 import { isOneToOneKind } from '../domain/permissions.js';
 import { randomString } from '../domain/passwords.js';
 import { listableScopesFor, otherUserId } from '../presenters/conversation.js';
@@ -30,6 +30,21 @@ const VERSION_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 export interface AvatarUpload {
   data?: Buffer;
   tooBig: boolean;
+}
+
+/**
+ * The checks every avatar upload gets (conversation and user avatars): 400 `file` (no file or
+ * empty), `size` (over 20 MiB), `mimetype` (not PNG/JPEG), `image` (broken), `square`.
+ */
+export function squareImage(file: AvatarUpload | undefined): { data: Buffer; info: ImageInfo } {
+  if (!file) throw badRequest('file', 'No image file was uploaded (multipart field "file")');
+  if (file.tooBig || !file.data) throw badRequest('size', 'The file is too big (at most 20 MiB)');
+  if (file.data.length === 0) throw badRequest('file', 'The uploaded file is empty');
+  const info = inspectImage(file.data);
+  if (info === 'mimetype') throw badRequest('mimetype', 'Only PNG and JPEG images are supported');
+  if (info === 'image') throw badRequest('image', 'The file is not a valid image');
+  if (info.width !== info.height) throw badRequest('square', 'The image is not square');
+  return { data: file.data, info };
 }
 
 export interface AvatarImage {
@@ -61,17 +76,11 @@ export class AvatarService {
   async upload(ctx: RequestContext, token: unknown, file: AvatarUpload | undefined): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token);
     if (isOneToOneKind(found.room.type)) throw badRequest('type', 'One-to-one conversations cannot have an avatar');
-    if (!file) throw badRequest('file', 'No image file was uploaded (multipart field "file")');
-    if (file.tooBig || !file.data) throw badRequest('size', 'The file is too big (at most 20 MiB)');
-    if (file.data.length === 0) throw badRequest('file', 'The uploaded file is empty');
-    const info = inspectImage(file.data);
-    if (info === 'mimetype') throw badRequest('mimetype', 'Only PNG and JPEG images are supported');
-    if (info === 'image') throw badRequest('image', 'The file is not a valid image');
-    if (info.width !== info.height) throw badRequest('square', 'The image is not square');
+    const { data, info } = squareImage(file);
     const version = randomString(16, VERSION_ALPHABET);
     const avatar = `${version}.${info.kind === 'png' ? 'png' : 'jpg'}`;
     const now = Math.max(nowSeconds(), found.room.last_activity);
-    await this.repo.save(found.room.id, { version, content_type: info.contentType, data: file.data, updated_at: now }, avatar);
+    await this.repo.save(found.room.id, { version, content_type: info.contentType, data, updated_at: now }, avatar);
     return { ...found, room: { ...found.room, avatar, last_activity: now } };
   }
 

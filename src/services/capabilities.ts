@@ -54,6 +54,9 @@ export interface CapabilitiesView {
   document: Record<string, unknown>;
 }
 
+/** What the notifications app offers (Nextcloud's list minus test-push): clients check these. */
+const NOTIFICATION_ENDPOINTS = ['list', 'get', 'delete', 'delete-all', 'icons', 'rich-strings', 'action-web', 'user-status', 'exists'];
+
 export class CapabilitiesService {
   /**
    * Documents by key. The key holds the config generation, the registered features and the
@@ -99,6 +102,8 @@ export class CapabilitiesService {
     };
     // Nextcloud's user_status app (participants area): statuses are served by Parley itself.
     capabilities.user_status = { enabled: true, restore: false, supports_emoji: true, supports_busy: false };
+    // The notifications app (routes/notifications.ts); no push features: Parley sends no push.
+    capabilities.notifications = { 'ocs-endpoints': NOTIFICATION_ENDPOINTS, push: [], 'admin-notifications': [] };
     if (inputs) capabilities.spreed = this.spreed(cfg, inputs);
     return { version: SERVER_VERSION, capabilities };
   }

@@ -51,6 +51,12 @@ import { SignalingService } from './signaling.js';
 import { SignalingBackendService } from './signaling-backend.js';
 import { SignalingNotifier } from './signaling-notifier.js';
 import { InternalSignalingService } from './internal-signaling.js';
+import { LoginFlowService } from './login-flows.js';
+import { NotificationService } from './notifications.js';
+import { NotificationsRepository } from '../db/repositories/notifications.js';
+import { UserAvatarService } from './user-avatars.js';
+import { UserAvatarsRepository } from '../db/repositories/user-avatars.js';
+import { LoginFlowsRepository } from '../db/repositories/login-flows.js';
 
 export interface Services {
   db: Db;
@@ -68,10 +74,16 @@ export interface Services {
   rooms: RoomsService;
   breakoutRooms: BreakoutRoomsService;
   avatars: AvatarService;
+  /** User and guest avatars at Nextcloud's /index.php/avatar paths. */
+  userAvatars: UserAvatarService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
   loginSessions: LoginSessionService;
+  /** Login Flow v2 / v1: how Talk apps obtain an app password. */
+  loginFlows: LoginFlowService;
+  /** The notifications app: Talk's invitation, mention and call notifications (no push). */
+  notifications: NotificationService;
   serverLists: ServerListsService;
   metrics: MetricsService;
   userStatus: UserStatusService;
@@ -116,16 +128,19 @@ export function createServices(db: Db, settings: Settings): Services {
   const teams = new TeamsService(new TeamsRepository(db.kysely), directory, events);
   const clientSessions = new ClientSessionService(new ClientSessionsRepository(db.kysely), settings.baseUrl.startsWith('https:'));
   const loginSessions = new LoginSessionService(new LoginSessionsRepository(db.kysely), auth);
+  const loginFlows = new LoginFlowService(new LoginFlowsRepository(db.kysely), auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
   const phoneNumbers = new PhoneNumbersService(new PhoneNumbersRepository(db.kysely), directory);
   const sip = new SipService(rooms, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
   const participantsRepo = new ParticipantsRepository(db.kysely);
   const sessions = new SessionService(rooms, participantsRepo, clientSessions, bruteForce);
-  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl);
+  const notifications = new NotificationService(new NotificationsRepository(db.kysely), rooms, directory, userStatus);
+  const participants = new ParticipantsService(rooms, participantsRepo, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications);
   const membershipSync = new MembershipSync(rooms, participantsRepo, directory, teams);
   rooms.presenter.userStatusLoader = (ids) => userStatus.forUsers(ids);
   const breakoutRooms = new BreakoutRoomsService(db, rooms);
+  const userAvatars = new UserAvatarService(new UserAvatarsRepository(db.kysely), directory);
   const avatars = new AvatarService(db, rooms, directory);
   const housekeeping = new HousekeepingService(db, rooms, appConfig);
   participants.phoneAdder = (ctx, room, number) => sip.addPhoneParticipant(ctx, room, number);
@@ -134,7 +149,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const signalingBackend = new SignalingBackendService(signaling, rooms, participantsRepo, sessions, signalingRepo, directory, bruteForce);
   const signalingNotifier = new SignalingNotifier(appConfig, signalingRepo, { baseUrl: settings.baseUrl });
   const internalSignaling = new InternalSignalingService(rooms, signalingRepo, appConfig, db.wake, settings.signalingPollSeconds);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, signalingNotifier });
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, signalingNotifier });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { signaling, signalingBackend, signalingNotifier, internalSignaling, events, roomOperator, breakoutRooms, avatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
+  return { signaling, signalingBackend, signalingNotifier, internalSignaling, events, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics: new MetricsService(db), db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, roomSettings, sipBridge, sip, phoneNumbers };
 }

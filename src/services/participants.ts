@@ -40,6 +40,7 @@ import { type NewAttendeeSpec, type RoomsService } from './rooms.js';
 import type { SessionService } from './sessions.js';
 import type { TeamsService } from './teams.js';
 import type { UserStatusService } from './user-status.js';
+import type { NotificationService } from './notifications.js';
 import { nowSeconds } from '../domain/time.js';
 import { requireBreakoutListable, seesAllBreakoutRooms } from '../domain/breakout.js';
 
@@ -75,6 +76,7 @@ export class ParticipantsService {
     private readonly userStatus: UserStatusService,
     private readonly mail: MailService,
     private readonly baseUrl: string,
+    private readonly notifications: NotificationService,
   ) {}
 
   // ---- list (GET participants, GET breakout-rooms/participants) ----
@@ -168,14 +170,14 @@ export class ParticipantsService {
     const now = nowSeconds();
     switch (source) {
       case 'users':
-        await this.addUser(room, newParticipant, isBreakoutChild, now);
+        await this.notifications.invited(room, ctx.userId, await this.addUser(room, newParticipant, isBreakoutChild, now));
         return [];
       case 'groups':
-        await this.addGroup(room, newParticipant, now);
+        await this.notifications.invited(room, ctx.userId, await this.addGroup(room, newParticipant, now));
         return [];
       case 'circles':
       case 'teams':
-        await this.addTeam(ctx, room, newParticipant, now);
+        await this.notifications.invited(room, ctx.userId, await this.addTeam(ctx, room, newParticipant, now));
         return [];
       case 'phones':
         if (!this.phoneAdder) throw notImplemented('sip');
@@ -189,7 +191,8 @@ export class ParticipantsService {
     }
   }
 
-  private async addUser(room: RoomRow, userId: string, isBreakoutChild: boolean, now: number): Promise<void> {
+  /** Returns the users newly added (for invitation notifications). */
+  private async addUser(room: RoomRow, userId: string, isBreakoutChild: boolean, now: number): Promise<string[]> {
     const user = userId === '' ? undefined : await this.directory.users.find(userId);
     if (!user) throw notFound('new-participant', 'The user to add does not exist');
     if (isBreakoutChild) {
@@ -204,14 +207,15 @@ export class ParticipantsService {
         await this.repo.deleteAttendees(inSiblings.map((a) => a.id));
       }
     }
-    await this.addUsers(room, [user], now);
+    return this.addUsers(room, [user], now);
   }
 
   /**
    * Adds users as normal participants (type 3); self-joined members (5) become permanent (3);
    * existing members keep their role. Bumps lastActivity when anybody was added or changed.
+   * Returns the ids of the users who were not members before.
    */
-  private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = []): Promise<void> {
+  private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = []): Promise<string[]> {
     const existing = await this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
     const have = new Set(existing.map((a) => a.actor_id));
     const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id);
@@ -225,24 +229,25 @@ export class ParticipantsService {
     await this.repo.setParticipantType(selfJoined, ParticipantType.USER, now);
     if (specs.length || selfJoined.length) await this.rooms.touch([room.id], now);
     await this.rooms.announceAttendeesAdded(room, fresh.map((u) => u.id));
+    return fresh.map((u) => u.id);
   }
 
-  private async addGroup(room: RoomRow, groupId: string, now: number): Promise<void> {
+  private async addGroup(room: RoomRow, groupId: string, now: number): Promise<string[]> {
     const group = groupId === '' ? undefined : await this.directory.groups.find(groupId);
     if (!group) throw notFound('new-participant', 'The group to add does not exist');
     const members = await this.directory.users.existing(await this.directory.groups.membersOf(group.id));
     const groupSpec = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name || group.id, participantType: ParticipantType.USER };
-    await this.addUsers(room, members, now, [groupSpec]);
+    return this.addUsers(room, members, now, [groupSpec]);
   }
 
-  private async addTeam(ctx: RequestContext, room: RoomRow, teamId: string, now: number): Promise<void> {
+  private async addTeam(ctx: RequestContext, room: RoomRow, teamId: string, now: number): Promise<string[]> {
     const team = teamId === '' ? undefined : await this.teams.find(teamId);
     const memberIds = team ? await this.teams.membersOf(team.id) : [];
     // Like Nextcloud's circles: only members may add a team.
     if (!team || !memberIds.includes(ctx.userId!)) throw notFound('new-participant', 'The team to add does not exist');
     const members = await this.directory.users.existing(memberIds);
     const teamSpec = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name || team.id, participantType: ParticipantType.USER };
-    await this.addUsers(room, members, now, [teamSpec]);
+    return this.addUsers(room, members, now, [teamSpec]);
   }
 
   /** E-mail guest: the conversation becomes public; an invitation mail goes out. True when the type changed. */
@@ -365,12 +370,12 @@ export class ParticipantsService {
    */
   async removeAttendees(room: RoomRow, targets: AttendeeRow[], opts: { selfJoinedLeaving?: boolean } = {}): Promise<void> {
     const ids = new Set(targets.map((t) => t.id));
-    const removedUsers = new Set(targets.filter((t) => t.actor_type === ActorType.USERS).map((t) => t.actor_id));
+    const leavingUsers = new Set(targets.filter((t) => t.actor_type === ActorType.USERS).map((t) => t.actor_id));
     for (const t of targets) {
       if (t.actor_type !== ActorType.GROUPS && t.actor_type !== ActorType.CIRCLES) continue;
       for (const m of await this.membersOnlyThrough(room, t)) {
         ids.add(m.id);
-        removedUsers.add(m.actor_id);
+        leavingUsers.add(m.actor_id);
       }
     }
     const children = await this.rooms.repos.rooms.childrenOf(room.token);
@@ -378,9 +383,10 @@ export class ParticipantsService {
       for (const c of await this.rooms.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
     }
     const sessionIds = await this.repo.deleteAttendees([...ids]);
+    await this.notifications.removedFromRoom([room.id, ...children.map((c) => c.id)], [...leavingUsers]);
     await this.sessions.endSessions({ sessionIds: [], attendeeIds: [], roomIds: [room.id, ...children.map((c) => c.id)] });
     if (!isOneToOneKind(room.type) && !opts.selfJoinedLeaving) await this.rooms.touch([room.id]);
-    await this.rooms.announceAttendeesRemoved(room, [...removedUsers], sessionIds);
+    await this.rooms.announceAttendeesRemoved(room, [...leavingUsers], sessionIds);
   }
 
   /** Plain members (type 3) of a group/team attendee that no other group or team of the room covers. */

@@ -18,6 +18,9 @@ import { roomAvatars } from './0401-room-avatars.js';
 import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
 import { signalingMessages } from './0600-signaling-messages.js';
+import { loginFlows } from './0700-login-flows.js';
+import { userAvatars } from './0701-user-avatars.js';
+import { notifications } from './0702-notifications.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -33,4 +36,7 @@ export const migrations: ParleyMigration[] = [
   jobHistory,
   loginSessions,
   signalingMessages,
+  loginFlows,
+  userAvatars,
+  notifications,
 ];

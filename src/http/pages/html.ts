@@ -1,4 +1,5 @@
-/** Shared HTML for Parley's few server-rendered pages: escaping and the page frame. */
+/** Shared HTML for Parley's few server-rendered pages: escaping, the page frame, sending, the origin check. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -44,3 +45,20 @@ export const PAGE_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
 };
+
+/** Sends a page with the security headers (`extra` overrides them, e.g. a wider form-action). */
+export function sendPage(reply: FastifyReply, status: number, html: string, extra: Record<string, string> = {}): FastifyReply {
+  for (const [k, v] of Object.entries({ ...PAGE_HEADERS, ...extra })) reply.header(k, v);
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/** A form post from another origin is refused (login CSRF). */
+export function foreignOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (!origin || origin === 'null') return origin === 'null';
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
+}

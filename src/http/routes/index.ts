@@ -20,6 +20,9 @@ import { signalingRoutes } from './signaling.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
+import { loginFlowRoutes } from './login-flows.js';
+import { userAvatarRoutes } from './user-avatars.js';
+import { notificationRoutes } from './notifications.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 
@@ -34,6 +37,9 @@ export const routeModules: RouteModule[] = [
   conversationSettingsRoutes,
   benchPrerenderedRoutes,
   webPageRoutes,
+  loginFlowRoutes,
+  userAvatarRoutes,
+  notificationRoutes,
   metricsRoutes,
   openApiRoutes,
   userStatusRoutes,

@@ -3,39 +3,23 @@
  * the admin settings page at /settings/admin/talk and its assets. The page saves through the
  * OCS app-config API with the login session cookie; it never receives a secret.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { PRODUCT_NAME } from '../../domain/version.js';
 import type { Services } from '../../services/index.js';
 import { adminPageState } from '../../services/admin-settings.js';
 import { clearedLoginCookie, loginCookie, LOGIN_COOKIE, readCookie, registerLoginSessionResolver } from '../auth/login-session.js';
 import { buildContext } from '../ocs/route.js';
-import { escapeHtml, page, PAGE_HEADERS, scriptJson } from '../pages/html.js';
+import { escapeHtml, foreignOrigin, page, scriptJson, sendPage as send } from '../pages/html.js';
 import { webAsset } from '../web-assets.js';
 
 const ADMIN_PAGE_PATH = '/settings/admin/talk';
 /** Where the page saves a key (Nextcloud's provisioning app-config API). */
 const APP_CONFIG_API = '/ocs/v2.php/apps/provisioning_api/api/v1/config/apps/spreed/';
 
-function send(reply: FastifyReply, status: number, html: string): FastifyReply {
-  for (const [k, v] of Object.entries(PAGE_HEADERS)) reply.header(k, v);
-  return reply.code(status).type('text/html; charset=utf-8').send(html);
-}
-
 /** Only same-site paths may be redirect targets (no open redirect). */
 function safeRedirect(target: unknown): string {
   return typeof target === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(target) ? target : ADMIN_PAGE_PATH;
-}
-
-/** A form post from another origin is refused (login CSRF). */
-function foreignOrigin(request: FastifyRequest): boolean {
-  const origin = request.headers.origin;
-  if (!origin || origin === 'null') return origin === 'null';
-  try {
-    return new URL(origin).host !== request.headers.host;
-  } catch {
-    return true;
-  }
 }
 
 function loginPage(redirect: string, error = ''): string {

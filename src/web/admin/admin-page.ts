@@ -183,9 +183,14 @@ function render(): void {
     const save = h('button', { type: 'button', class: 'save', text: 'Save' });
     save.addEventListener('click', () => {
       save.disabled = true;
-      saveSection(controls, status).finally(() => {
-        save.disabled = false;
-      });
+      // A failure nobody catches would leave "Saving…" on screen: say what went wrong instead.
+      saveSection(controls, status)
+        .catch((e: unknown) => {
+          status.textContent = `Saving failed: ${e instanceof Error ? e.message : String(e)}`;
+        })
+        .finally(() => {
+          save.disabled = false;
+        });
     });
     el.append(h('div', { class: 'actions' }, save, status));
     app.append(el);

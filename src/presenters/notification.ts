@@ -1,0 +1,179 @@
+/**
+ * A notification as the notifications app returns it (EndpointController::notificationToArray),
+ * prepared the way Talk's Notifier does (lib/Notification/Notifier.php): subjects, rich subject
+ * parameters (`user`, `call`, `guest`), the link to the conversation, the action buttons, and for
+ * chat notifications the message and `object_id` = `token/messageId`. Pure: rows and names in.
+ */
+import type { NotificationRow } from '../db/repositories/notifications.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import { RoomType } from '../domain/constants.js';
+import { isOneToOneKind } from '../domain/permissions.js';
+
+export type RichParameter = Record<string, string>;
+export type RichParameters = Record<string, RichParameter>;
+
+export interface NotificationAction {
+  label: string;
+  link: string;
+  type: string;
+  primary: boolean;
+}
+
+export interface NotificationRecord {
+  notification_id: number;
+  app: string;
+  user: string;
+  datetime: string;
+  object_type: string;
+  object_id: string;
+  subject: string;
+  message: string;
+  link: string;
+  subjectRich?: string;
+  /** PHP encodes an empty array as `[]`. */
+  subjectRichParameters?: RichParameters | [];
+  messageRich?: string;
+  messageRichParameters?: RichParameters | [];
+  icon?: string;
+  shouldNotify?: boolean;
+  actions: NotificationAction[];
+}
+
+export interface NotificationContext {
+  /** Absolute base URL (scheme, host, no trailing slash). */
+  base: string;
+  /** 'v1' omits the rich fields, as the notifications app does. */
+  apiVersion: 'v1' | 'v2';
+  room: RoomRow;
+  /** The conversation's name as the recipient sees it (one-to-one: the other user's display name). */
+  roomName: string;
+  /** Display names of the users the notification names; absent = deleted user. */
+  names: Map<string, string>;
+}
+
+/** Nextcloud's DateTime::format('c'): 2026-11-25T11:50:00+00:00. */
+export function isoSeconds(unix: number): string {
+  return new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+function roomType(room: RoomRow): string {
+  if (isOneToOneKind(room.type)) return 'one2one';
+  return room.type === RoomType.PUBLIC ? 'public' : 'group';
+}
+
+/** A stored JSON object column; anything else reads as `{}`. */
+export function parseJson(text: string): Record<string, any> {
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Replaces `{placeholder}`s in one pass (Talk uses strtr so names cannot inject placeholders). */
+function fill(template: string, params: RichParameters, mention = false): string {
+  return template.replace(/\{([a-z0-9-]+)\}/gi, (whole, key: string) => {
+    const p = params[key];
+    if (!p) return whole;
+    return mention && (p.type === 'user' || p.type === 'guest') ? '@' + p.name : p.name;
+  });
+}
+
+/**
+ * The record, or undefined when Talk would drop it (AlreadyProcessedException): an unknown
+ * subject, an invitation into a one-to-one conversation, a one-to-one call from a deleted user.
+ */
+export function presentNotification(row: NotificationRow, c: NotificationContext): NotificationRecord | undefined {
+  const { room, base } = c;
+  const link = `${base}/index.php/call/${room.token}`;
+  const call: RichParameter = {
+    type: 'call',
+    id: String(room.id),
+    name: c.roomName,
+    'call-type': roomType(room),
+    'icon-url': `${base}/ocs/v2.php/apps/spreed/api/v1/room/${room.token}/avatar`,
+  };
+  const sp = parseJson(row.subject_params);
+  const user = (id: unknown): RichParameter | undefined => {
+    const name = typeof id === 'string' ? c.names.get(id) : undefined;
+    return name === undefined ? undefined : { type: 'user', id: id as string, name };
+  };
+  const action = (label: string, primary: boolean, direct = false): NotificationAction => ({ label, link: direct ? `${link}#direct-call` : link, type: 'WEB', primary });
+
+  let subject: string;
+  let params: RichParameters;
+  let actions: NotificationAction[];
+  let message = '';
+  let messageRich = '';
+  let messageParams: RichParameters = {};
+  let objectId = row.object_id;
+  let recordLink = link;
+
+  if (row.subject === 'invitation' && row.object_type === 'room') {
+    const actor = user(sp.actorId);
+    if (!actor || isOneToOneKind(room.type)) return undefined;
+    subject = '{user} invited you to a group conversation: {call}';
+    params = { user: actor, call };
+    actions = room.active_since ? [action('Join call', true, true)] : [action('View chat', false)];
+  } else if (row.subject === 'call' && row.object_type === 'call') {
+    const missed = row.missed === 1;
+    if (isOneToOneKind(room.type)) {
+      const caller = user(sp.callee);
+      if (!caller) return undefined;
+      subject = missed ? 'You missed a call from {user}' : '{user} would like to talk with you';
+      params = { user: caller, call };
+      actions = [missed ? action('Call back', true) : action('Answer call', true, true)];
+    } else {
+      subject = missed ? 'You missed a group call in {call}' : 'A group call has started in {call}';
+      params = { call };
+      actions = [missed ? action('View chat', false) : action('Join call', true, true)];
+    }
+  } else if (row.object_type === 'chat' && (row.subject === 'mention' || row.subject === 'mention_all')) {
+    params = { call };
+    const author = sp.userType === 'users' ? user(sp.userId) : undefined;
+    const guest = sp.userType === 'guests' || sp.userType === 'emails';
+    if (author) params.user = author;
+    else if (guest && typeof sp.guestName === 'string' && sp.guestName.trim() !== '') params.guest = { type: 'guest', id: String(sp.userId), name: sp.guestName };
+    const everyone = row.subject === 'mention_all';
+    if (isOneToOneKind(room.type)) subject = '{user} mentioned you in a private conversation';
+    else if (author) subject = everyone ? '{user} mentioned everyone in conversation {call}' : '{user} mentioned you in conversation {call}';
+    else if (!guest) subject = everyone ? 'A deleted user mentioned everyone in conversation {call}' : 'A deleted user mentioned you in conversation {call}';
+    else if (params.guest) subject = everyone ? '{guest} (guest) mentioned everyone in conversation {call}' : '{guest} (guest) mentioned you in conversation {call}';
+    else subject = everyone ? 'A guest mentioned everyone in conversation {call}' : 'A guest mentioned you in conversation {call}';
+    if (!params.user && subject.includes('{user}')) return undefined;
+    messageRich = row.message;
+    messageParams = parseJson(row.message_params) as RichParameters;
+    message = fill(messageRich, messageParams, true);
+    // Clients quote the message on replies: Talk forwards its id in the object id.
+    objectId = `${row.object_id}/${row.message_id}`;
+    recordLink = `${link}#message_${row.message_id}`;
+    actions = [{ ...action('View chat', false), link }];
+  } else {
+    return undefined;
+  }
+
+  const out: NotificationRecord = {
+    notification_id: Number(row.id),
+    app: row.app,
+    user: row.user_id,
+    datetime: isoSeconds(Number(row.created_at)),
+    object_type: row.object_type,
+    object_id: objectId,
+    subject: fill(subject, params),
+    message,
+    link: recordLink,
+    actions,
+  };
+  if (c.apiVersion === 'v2') {
+    out.subjectRich = subject;
+    out.subjectRichParameters = params;
+    out.messageRich = messageRich;
+    out.messageRichParameters = Object.keys(messageParams).length ? messageParams : [];
+    out.icon = `${base}/apps/spreed/img/app-dark.svg`;
+    out.shouldNotify = true;
+  }
+  // Keys in Nextcloud's order: actions last.
+  const { actions: acts, ...rest } = out;
+  return { ...rest, actions: acts };
+}

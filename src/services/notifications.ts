@@ -1,0 +1,250 @@
+/**
+ * Notifications (Nextcloud's notifications app, fed as Talk's Notification\Listener and
+ * Chat\Notifier feed it) and the API behind `/ocs/v2.php/apps/notifications/api/v2/notifications`.
+ *
+ * Talk events → rows (one statement per event, whatever the number of recipients):
+ * - `invited`: people added to a group or public conversation by someone else (subject
+ *   `invitation`, object `room`/token). Not for one-to-one conversations or breakout rooms.
+ * - `mentioned`: chat mentions (subject `mention`, or `mention_all` for @all; object `chat`/token;
+ *   message id kept). Only for participants whose notification level is not "never".
+ * - `callStarted` / `missedCall` / `joinedCall`: call notifications (subject `call`, object
+ *   `call`/token); a repeated start refreshes the row; `missedCall` switches the wording to
+ *   "You missed …"; joining the call removes it. Only for participants with call notifications on.
+ * - `chatReadUpTo`: reading the chat up to a message removes the mention notifications up to it.
+ * - `leftRoom` / `removedFromRoom`: leaving or being removed removes the person's notifications
+ *   of that conversation; a deleted conversation or account takes its notifications along.
+ * Reading also drops (and deletes) notifications whose conversation is gone or that the user
+ * no longer belongs to (Talk: AlreadyProcessedException), so no removal path can leave one behind.
+ *
+ * Push delivery to phones is not done (out of scope): the capability lists no push features.
+ */
+import { createHash } from 'node:crypto';
+import type { NewNotification, NotificationRow, NotificationsRepository } from '../db/repositories/notifications.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import { ActorType, NotificationLevel } from '../domain/constants.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { isOneToOneKind } from '../domain/permissions.js';
+import { nowSeconds } from '../domain/time.js';
+import { otherUserId } from '../presenters/conversation.js';
+import { parseJson, presentNotification, type NotificationRecord } from '../presenters/notification.js';
+import type { DirectoryService } from './directory.js';
+import type { RequestContext } from './request-context.js';
+import type { RoomsService } from './rooms.js';
+import type { UserStatusService } from './user-status.js';
+
+/** Who caused the event: a user, or a guest (`guests`/`emails`) with the name shown for them. */
+export interface NotificationActor {
+  type: string;
+  id: string;
+  displayName?: string;
+}
+
+/** The chat message a mention notification shows (Talk's rich message and its parameters). */
+export interface MentionMessage {
+  text: string;
+  parameters?: Record<string, Record<string, string>>;
+}
+
+/** Nextcloud refuses to confirm more ids at once (EndpointController::confirmIdsForUser). */
+const MAX_EXISTS_IDS = 200;
+
+export interface NotificationList {
+  records: NotificationRecord[];
+  etag: string;
+}
+
+export class NotificationService {
+  constructor(
+    private readonly repo: NotificationsRepository,
+    private readonly rooms: RoomsService,
+    private readonly directory: DirectoryService,
+    private readonly userStatus: UserStatusService,
+  ) {}
+
+  /** Deleted conversations take their notifications along (subscribed to `rooms.deleted`). */
+  async forgetRooms(rooms: RoomRow[]): Promise<void> {
+    await this.repo.deleteInRooms(rooms.map((r) => r.id));
+  }
+
+  /** A deleted user's notifications go with them (subscribed to `user.deleting`). */
+  async forgetUser(userId: string): Promise<void> {
+    await this.repo.deleteForUser(userId);
+  }
+
+  // ---- events ----
+
+  /**
+   * People were added to a conversation by `actorUserId` (Talk: AttendeesAddedEvent →
+   * generateInvitation). Group and public conversations only; not breakout rooms; not the actor.
+   */
+  async invited(room: RoomRow, actorUserId: string | undefined, userIds: string[]): Promise<void> {
+    if (!actorUserId || isOneToOneKind(room.type) || room.object_type === 'room') return;
+    const targets = [...new Set(userIds)].filter((u) => u !== actorUserId);
+    await this.insert(room, targets, { subject: 'invitation', object_type: 'room', subject_params: JSON.stringify({ actorId: actorUserId }) });
+  }
+
+  /**
+   * A chat message mentioned `userIds` (Talk: Chat\Notifier). Recipients are filtered to users
+   * in the conversation whose notification level is not "never", minus the author.
+   * `everyone` is an @all mention (subject `mention_all`).
+   */
+  async mentioned(roomId: number, messageId: number, actor: NotificationActor, userIds: string[], message: MentionMessage = { text: '' }, opts: { everyone?: boolean } = {}): Promise<void> {
+    const room = await this.room(roomId);
+    if (!room) return;
+    const members = await this.members(room, userIds.filter((u) => !(actor.type === ActorType.USERS && u === actor.id)));
+    const targets = members.filter((a) => a.notification_level !== NotificationLevel.NEVER).map((a) => a.actor_id);
+    const params: Record<string, string> = { userType: actor.type, userId: actor.id };
+    if (actor.type !== ActorType.USERS && actor.displayName) params.guestName = actor.displayName;
+    await this.insert(room, targets, {
+      subject: opts.everyone ? 'mention_all' : 'mention',
+      object_type: 'chat',
+      message_id: messageId,
+      subject_params: JSON.stringify(params),
+      message: message.text,
+      message_params: JSON.stringify(message.parameters ?? {}),
+    });
+  }
+
+  /**
+   * A call started (Talk: call notifications unless silent). Recipients: `userIds` that are in
+   * the conversation with call notifications on, minus the actor. A second start refreshes it.
+   */
+  async callStarted(room: RoomRow, actor: NotificationActor, userIds: string[]): Promise<void> {
+    const members = await this.members(room, userIds.filter((u) => !(actor.type === ActorType.USERS && u === actor.id)));
+    const targets = members.filter((a) => a.notification_calls !== 0).map((a) => a.actor_id);
+    await this.insert(room, targets, { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) });
+  }
+
+  /** The call ended without these users (all when omitted): their call notifications read "You missed …". */
+  async missedCall(roomId: number, userIds?: string[]): Promise<void> {
+    await this.repo.markCallMissed(roomId, userIds);
+  }
+
+  /** The user joined the call: their call notification goes (Talk: markCallNotificationsRead). */
+  async joinedCall(roomId: number, userId: string): Promise<void> {
+    await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'call' });
+  }
+
+  /** The user read the chat up to `messageId`: their mention notifications up to it go. */
+  async chatReadUpTo(roomId: number, userId: string, messageId: number): Promise<void> {
+    await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'chat', upToMessageId: messageId });
+  }
+
+  /** The user left the conversation: all their notifications of it go. */
+  async leftRoom(roomId: number, userId: string): Promise<void> {
+    await this.removedFromRoom([roomId], [userId]);
+  }
+
+  /** Users were removed from conversations (and their breakout rooms): their notifications there go. */
+  async removedFromRoom(roomIds: number[], userIds: string[]): Promise<void> {
+    await this.repo.deleteInRooms(roomIds, { userIds });
+  }
+
+  private async room(roomId: number): Promise<RoomRow | undefined> {
+    return (await this.rooms.repos.rooms.findByIds([roomId]))[0];
+  }
+
+  private members(room: RoomRow, userIds: string[]) {
+    return userIds.length ? this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, [...new Set(userIds)]) : Promise.resolve([]);
+  }
+
+  private async insert(room: RoomRow, userIds: string[], fields: Pick<NewNotification, 'subject' | 'object_type' | 'subject_params'> & Partial<NewNotification>): Promise<void> {
+    if (userIds.length === 0) return;
+    const now = nowSeconds();
+    await this.repo.upsert(
+      [...new Set(userIds)].map((user_id) => ({
+        app: 'spreed',
+        object_id: room.token,
+        room_id: room.id,
+        message_id: 0,
+        message: '',
+        message_params: '{}',
+        missed: 0,
+        created_at: now,
+        ...fields,
+        user_id,
+      })),
+    );
+  }
+
+  // ---- the notifications app API ----
+
+  /** `GET …/notifications`: newest first (at most 25), with Nextcloud's ETag (md5 of the ids). */
+  async list(ctx: RequestContext, base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationList> {
+    const userId = ctx.userId!;
+    const records = await this.present(userId, await this.repo.listForUser(userId), base, apiVersion);
+    const ids = records.map((r) => r.notification_id);
+    return { records, etag: createHash('md5').update(JSON.stringify(ids)).digest('hex') };
+  }
+
+  /** `GET …/notifications/{id}`: 404 for id 0, another user's, a missing or a stale notification. */
+  async get(ctx: RequestContext, id: number, base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationRecord> {
+    const row = id > 0 ? await this.repo.findForUser(ctx.userId!, id) : undefined;
+    const [record] = row ? await this.present(ctx.userId!, [row], base, apiVersion) : [];
+    if (!record) throw notFound('notification', 'Notification not found');
+    return record;
+  }
+
+  /** `DELETE …/notifications/{id}`: 200 whether or not it existed (Nextcloud); 404 for id 0. */
+  async deleteOne(ctx: RequestContext, id: number): Promise<void> {
+    if (id <= 0) throw notFound('notification', 'Notification not found');
+    await this.repo.deleteIds(ctx.userId!, [id]);
+  }
+
+  /** `DELETE …/notifications`: all of the caller's. */
+  async deleteAll(ctx: RequestContext): Promise<void> {
+    await this.repo.deleteForUser(ctx.userId!);
+  }
+
+  /** `POST …/notifications/exists`: which of the ids still exist for the caller (400 past 200 ids). */
+  async exists(ctx: RequestContext, ids: number[]): Promise<number[]> {
+    if (ids.length > MAX_EXISTS_IDS) throw badRequest('ids', `At most ${MAX_EXISTS_IDS} ids`);
+    return this.repo.existingIds(ctx.userId!, [...new Set(ids.filter((i) => i > 0))]);
+  }
+
+  /** X-Nextcloud-User-Status: the caller's own status, 'online' without one (EndpointController). */
+  async userStatusOf(userId: string): Promise<string> {
+    try {
+      return (await this.userStatus.own(userId)).status;
+    } catch {
+      return 'online';
+    }
+  }
+
+  /**
+   * Rows → records with a fixed number of queries (rooms, memberships, names). Rows whose
+   * conversation is gone or whose user left it are deleted, as Talk's notifier does.
+   */
+  private async present(userId: string, rows: NotificationRow[], base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationRecord[]> {
+    if (rows.length === 0) return [];
+    const roomIds = [...new Set(rows.map((r) => Number(r.room_id)))];
+    const rooms = new Map((await this.rooms.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
+    const memberOf = new Set((await this.rooms.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => Number(a.room_id)));
+    const nameIds = new Set<string>();
+    for (const r of rows) {
+      const sp = parseJson(r.subject_params);
+      for (const k of ['actorId', 'callee', 'userId']) if (typeof sp[k] === 'string') nameIds.add(sp[k]);
+      const room = rooms.get(Number(r.room_id));
+      const other = room && isOneToOneKind(room.type) ? otherUserId(room, userId) : undefined;
+      if (other) nameIds.add(other);
+    }
+    const names = new Map((await this.directory.users.existing([...nameIds])).map((u) => [u.id, u.display_name || u.id]));
+    const out: NotificationRecord[] = [];
+    const stale: number[] = [];
+    for (const row of rows) {
+      const room = rooms.get(Number(row.room_id));
+      if (!room || !memberOf.has(Number(room.id))) {
+        stale.push(Number(row.id));
+        continue;
+      }
+      const other = isOneToOneKind(room.type) ? otherUserId(room, userId) : undefined;
+      const roomName = other !== undefined ? (names.get(other) ?? other) : room.name;
+      const record = presentNotification(row, { base, apiVersion, room, roomName, names });
+      if (record) out.push(record);
+      else stale.push(Number(row.id));
+    }
+    if (stale.length) await this.repo.deleteIds(userId, stale);
+    return out;
+  }
+}
+

@@ -1,0 +1,113 @@
+/**
+ * The bare `parley` binary: `--version`, an unknown command (an error naming it, exit 1), and no
+ * command at all, which serves (as `parley serve`). On the very first start the generated admin
+ * password goes to stderr, apart from the JSON log on stdout, so a log collector never stores it.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { dropSchema } from '../src/db/database.js';
+import { TALK_VERSION } from '../src/domain/version.js';
+import { runCli, spawnCli } from './helpers/cli.js';
+import { basic, dialects, freshEnv } from './helpers/parley.js';
+
+const PACKAGE_VERSION = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string }).version;
+const VERSION_LINE = `parley ${PACKAGE_VERSION} (Nextcloud Talk API ${TALK_VERSION})\n`;
+
+describe('parley: version, help and unknown commands', () => {
+  it('--version and -v print the package version and the Talk API version, exit 0', async () => {
+    for (const flag of ['--version', '-v']) {
+      const r = await runCli({}, [flag]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, VERSION_LINE);
+    }
+    const real = await spawnCli({}, ['--version']);
+    assert.equal(real.code, 0, real.stderr);
+    assert.equal(real.stdout, VERSION_LINE);
+  });
+
+  it('an unknown command is an error that names it (exit 1), not a server start', async () => {
+    const r = await runCli({}, ['frobnicate']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^error: unknown command 'frobnicate'/);
+    const real = await spawnCli({}, ['user:frobnicate', 'x']);
+    assert.equal(real.code, 1, real.stdout);
+    assert.match(real.stderr, /^error: unknown command 'user:frobnicate'/);
+    assert.doesNotMatch(real.stdout, /listening/);
+  });
+
+  it('--help says what running without a command does', async () => {
+    const r = await runCli({}, ['--help']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Without a command, parley starts the server/);
+    assert.match(r.stdout, /serve\b/);
+  });
+});
+
+/** `parley` with no arguments as a real process; resolves with its port once it listens. */
+function startBare(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; out: () => string; err: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], {
+      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`parley did not start: ${stdout}${stderr}`)), 60_000);
+    child.stdout!.on('data', (c) => {
+      stdout += c;
+      const m = /Parley listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[1]), out: () => stdout, err: () => stderr });
+      }
+    });
+    child.stderr!.on('data', (c) => (stderr += c));
+    child.on('exit', (code) => reject(new Error(`parley exited (${code}): ${stdout}${stderr}`)));
+  });
+}
+
+for (const dialect of dialects()) {
+  describe(`parley without a command: first start [${dialect}]`, () => {
+    const env = freshEnv(dialect);
+    // No ADMIN_USER/ADMIN_PASSWORD: the first start generates the admin password.
+    delete env.ADMIN_USER;
+    delete env.ADMIN_PASSWORD;
+    let child: ChildProcess | undefined;
+
+    after(async () => {
+      if (child && child.exitCode === null) {
+        const exited = new Promise((r) => child!.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      if (env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+    });
+
+    it('serves; the generated admin password is on stderr only, it works, and stdout stays a JSON log', async () => {
+      const p = await startBare(env);
+      child = p.child;
+      const m = /password: (\S+)/.exec(p.err());
+      assert.ok(m, `stderr shows the generated password: ${p.err()}`);
+      const password = m[1];
+      assert.ok(password.length >= 16);
+      const res = await fetch(`http://127.0.0.1:${p.port}/ocs/v2.php/cloud/user?format=json`, {
+        headers: { 'OCS-APIRequest': 'true', Authorization: basic('admin', password) },
+      });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as any).ocs.data.id, 'admin');
+      // The request line is written after the response; give it a moment to arrive.
+      for (let i = 0; i < 50 && !p.out().includes('"msg":"request"'); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(!p.out().includes(password), 'the password is not on stdout');
+      const lines = p.out().trim().split('\n');
+      const json = lines.filter((l) => !l.startsWith('Parley listening on '));
+      assert.ok(json.length > 0);
+      for (const line of json) assert.doesNotThrow(() => JSON.parse(line), `not a JSON log line: ${line}`);
+      const request = json.map((l) => JSON.parse(l)).find((l) => l.msg === 'request');
+      assert.equal(request?.route, '/ocs/v2.php/cloud/user');
+    });
+  });
+}
