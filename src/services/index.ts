@@ -42,6 +42,10 @@ import { ChatService } from './chat.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatMentions } from './chat-mentions.js';
 import { ChatSystemMessages } from './chat-system-messages.js';
+import { SignalingService } from './signaling.js';
+import { SignalingBackendService } from './signaling-backend.js';
+import { SignalingNotifier } from './signaling-notifier.js';
+import { InternalSignalingService } from './internal-signaling.js';
 import { LoginFlowService } from './login-flows.js';
 import { NotificationService } from './notifications.js';
 import { UserAvatarService } from './user-avatars.js';
@@ -99,6 +103,14 @@ export interface Services {
   chat: ChatService;
   chatApi: ChatApiService;
   chatMentions: ChatMentions;
+  /** Signaling settings and tickets (GET /signaling/settings). */
+  signaling: SignalingService;
+  /** The backend API an external signaling server calls. */
+  signalingBackend: SignalingBackendService;
+  /** Tells the external signaling server about room changes (after commit, in the background). */
+  signalingNotifier: SignalingNotifier;
+  /** The internal signaling relay (GET/POST /signaling/{token}). */
+  internalSignaling: InternalSignalingService;
 }
 
 /**
@@ -150,7 +162,11 @@ export function createServices(db: Db, settings: Settings): Services {
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat });
+  const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
+  const signalingBackend = new SignalingBackendService(signaling, rooms, repos.participants, sessions, repos.signaling, directory, bruteForce);
+  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, { baseUrl: settings.baseUrl });
+  const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, signalingNotifier });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, calls, wakeups, chat, chatApi, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  return { signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, wakeups, chat, chatApi, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }
