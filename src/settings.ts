@@ -39,6 +39,8 @@ export interface Settings {
   smtpUrl?: string;
   /** Sender address of the mail Parley sends. */
   mailFrom: string;
+  /** Longest wait of an internal signaling poll (SIGNALING_POLL_SECONDS; Talk: 30). */
+  signalingPollSeconds: number;
 }
 
 export class SettingsError extends Error {}
@@ -161,5 +163,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     metricsAllow: cidrListSetting(env, 'METRICS_ALLOW'),
     smtpUrl: urlSetting(env, 'SMTP_URL', ['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', false),
     mailFrom: mailFromSetting(env, baseUrl),
+    signalingPollSeconds: intSetting(env, 'SIGNALING_POLL_SECONDS', 30, 1, 30),
   };
 }

@@ -2,11 +2,12 @@
  * The admin settings page in a real headless Chromium (issue 7 items 1 and 2): login form,
  * 403 for non-admins, one setting of each kind changed and seen again after a reload, a value
  * refused by the page (registry validation) and one refused by the server, write-only secrets,
- * a phone-sized layout. Saves a screenshot to test-artifacts/.
+ * a phone-sized layout, the signaling servers' live status. Saves a screenshot to test-artifacts/.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ARTIFACTS, chromiumSkip, launchChromium, type Browser } from './helpers/browser.js';
@@ -173,6 +174,34 @@ for (const dialect of dialects()) {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px on a phone`);
       await page.screenshot({ path: path.join(ARTIFACTS, `admin-page-phone-${dialect}.png`) });
+    });
+
+    it('shows whether each configured signaling server answers its welcome endpoint (checked by Parley)', async () => {
+      // A listener that answers like nextcloud-spreed-signaling's /api/v1/welcome, and a port nobody listens on.
+      const welcome = http.createServer((req, res) => {
+        if (req.url === '/api/v1/welcome') res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"nextcloud-spreed-signaling":"Welcome","version":"9.9.9"}');
+        else res.writeHead(404).end();
+      });
+      await new Promise<void>((r) => welcome.listen(0, '127.0.0.1', r));
+      const up = `http://127.0.0.1:${(welcome.address() as { port: number }).port}`;
+      const dead = await new Promise<number>((r) => {
+        const s = http.createServer().listen(0, '127.0.0.1', () => {
+          const port = (s.address() as { port: number }).port;
+          s.close(() => r(port));
+        });
+      });
+      try {
+        await p.services.appConfig.set('signaling_servers', { servers: [{ server: up, verify: true }, { server: `http://127.0.0.1:${dead}`, verify: true }], secret: 's' });
+        await page.reload();
+        const items = page.locator('ul.signaling-status li');
+        await page.locator('ul.signaling-status li[data-state="ok"]').waitFor();
+        await page.locator('ul.signaling-status li[data-state="down"]').waitFor();
+        assert.equal(await items.count(), 2);
+        assert.equal(await items.nth(0).textContent(), `${up}: answers (version 9.9.9)`);
+        assert.match((await items.nth(1).textContent())!, /does not answer \(CAN_NOT_CONNECT\)/);
+      } finally {
+        await new Promise((r) => welcome.close(r));
+      }
     });
   });
 }

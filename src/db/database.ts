@@ -11,6 +11,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } f
 import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from './direct-reads.js';
+import { inProcessWake, postgresWake, type Wake } from './wake.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -29,6 +30,8 @@ export interface Db {
   schema?: string;
   /** The PostgreSQL connection pool (its counts feed /metrics). */
   pool?: { totalCount: number; idleCount: number; waitingCount: number };
+  /** Cross-process wake-ups (LISTEN/NOTIFY on PostgreSQL, in-process on SQLite). */
+  wake: Wake;
   close(): Promise<void>;
 }
 
@@ -66,7 +69,19 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-    return { kysely, dialect: 'postgres', stats, schema, pool, close: () => kysely.destroy() };
+    const wake = postgresWake(kysely, opts.databaseUrl, schema);
+    return {
+      kysely,
+      dialect: 'postgres',
+      stats,
+      schema,
+      pool,
+      wake,
+      close: async () => {
+        await wake.close();
+        await kysely.destroy();
+      },
+    };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, 'parley.sqlite');
@@ -82,6 +97,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
     kysely,
     dialect: 'sqlite',
     stats,
+    wake: inProcessWake(),
     close: () => {
       detachDirectReads(kysely);
       return kysely.destroy();

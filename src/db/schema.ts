@@ -257,6 +257,16 @@ export interface ChatMessagesTable {
   reactions: string;
 }
 
+/** Internal signaling messages waiting for their recipient session (0600). */
+export interface SignalingMessagesTable {
+  id: Generated<number>;
+  room_id: number;
+  recipient: string;
+  /** The JSON text handed to the recipient as `data`. */
+  data: string;
+  created_at: number;
+}
+
 /** A Login Flow v2 / v1 in progress (migration 0700). */
 export interface LoginFlowsTable {
   login_token: string;
@@ -352,6 +362,7 @@ export interface Database {
   room_avatars: RoomAvatarsTable;
   login_sessions: LoginSessionsTable;
   chat_messages: ChatMessagesTable;
+  signaling_messages: SignalingMessagesTable;
   login_flows: LoginFlowsTable;
   user_avatars: UserAvatarsTable;
   notifications: NotificationsTable;

@@ -7,6 +7,7 @@
  */
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { dialOutEnabled, sipConfigured } from './sip.js';
+import { signalingMode } from './signaling.js';
 
 export interface FeatureDef {
   name: string;
@@ -55,6 +56,9 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'conversation-call-flags' },
   { name: 'silent-call' },
   { name: 'recording-consent' },
+  // Signaling: /api/v3/signaling exists, guests may use it (talk-chat-calls.md §6).
+  { name: 'signaling-v3' },
+  { name: 'guest-signaling' },
   // Chat (talk-chat-calls.md §6), in Talk's order.
   { name: 'chat-v2' },
   { name: 'system-messages' },
@@ -99,7 +103,7 @@ export function activeFeatures(cfg: AppConfigSnapshot, features: readonly Featur
 
 /** Call recording works: external signaling, `call_recording` on and a recording server with a secret. */
 export function recordingAvailable(cfg: AppConfigSnapshot): boolean {
-  if ((cfg.get('signaling_mode') || 'internal') === 'internal' || cfg.get('call_recording') !== 'yes') return false;
+  if (signalingMode(cfg) === 'internal' || cfg.get('call_recording') !== 'yes') return false;
   const servers = cfg.json<{ servers?: unknown[]; secret?: string }>('recording_servers', {});
   return Array.isArray(servers?.servers) && servers.servers.length > 0 && !!servers.secret;
 }

@@ -112,4 +112,10 @@ export interface EventMap {
   'call.ended.trx': CallEnded & { trx: Kysely<Database> };
   /** A participant in the call asked to ring an attendee (POST /call/{token}/ring/{attendeeId}). */
   'call.ring': { room: RoomRow; actor: CallActor; target: CallActor };
+  /** A conversation's properties changed (name, description, lobby, read-only, listable, type, ...): the row as it is now, after commit. */
+  'room.updated': { room: RoomRow };
+  /** Users became attendees of a conversation, after commit. */
+  'room.attendees-added': { room: RoomRow; userIds: string[] };
+  /** Attendees left or were removed, after commit: their user ids and the Talk session ids they had. */
+  'room.attendees-removed': { room: RoomRow; userIds: string[]; sessionIds: string[] };
 }

@@ -17,6 +17,7 @@ import type { UserStatusService } from '../services/user-status.js';
 import type { ChatSystemMessages } from '../services/chat-system-messages.js';
 import type { ChatService } from '../services/chat.js';
 import type { PollsService } from '../services/polls.js';
+import type { SignalingNotifier } from '../services/signaling-notifier.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -28,6 +29,7 @@ export interface Subscribers {
   avatars: AvatarService;
   chatSystemMessages: ChatSystemMessages;
   chat: ChatService;
+  signalingNotifier: SignalingNotifier;
   userAvatars: UserAvatarService;
   notifications: NotificationService;
   polls: PollsService;
@@ -64,5 +66,11 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
   bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
+
+  // The external signaling server (talk-chat-calls.md §5.7): queued, sent in the background.
+  bus.on('rooms.deleted', ({ rooms }) => s.signalingNotifier.roomsDeleted(rooms));
+  bus.on('room.updated', ({ room }) => s.signalingNotifier.roomUpdated(room));
+  bus.on('room.attendees-added', ({ room, userIds }) => s.signalingNotifier.attendeesAdded(room, userIds));
+  bus.on('room.attendees-removed', ({ room, userIds, sessionIds }) => s.signalingNotifier.attendeesRemoved(room, userIds, sessionIds));
   bus.on('rooms.deleted', ({ rooms }) => s.notifications.forgetRooms(rooms));
 }

@@ -52,8 +52,10 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
 
   // JSON: an empty body is an empty bag (clients send Content-Type on bodiless DELETEs).
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = String(body ?? '');
+    // Signed requests (the signaling backend API) need the exact bytes the checksum covers.
+    (req as { rawBody?: string }).rawBody = text;
     if (text.trim() === '') return done(null, {});
     try {
       done(null, JSON.parse(text));

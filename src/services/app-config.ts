@@ -100,8 +100,8 @@ export class AppConfigService {
     this.cached = undefined;
   }
 
-  /** Stores generated values for keys that have none yet; a value another process stored first wins. */
-  async setMissing(values: Array<{ key: string; value: string }>): Promise<void> {
+  /** Stores generated values only where nothing is stored yet (first start of several processes). */
+  async setIfAbsent(values: Array<{ key: string; value: string }>): Promise<void> {
     await this.repo.insertMissing(values);
     this.cached = undefined;
   }

@@ -14,7 +14,7 @@ import { tooManyRequests } from '../domain/errors.js';
 import { Counter } from '../domain/openmetrics.js';
 import { nowSeconds } from '../domain/time.js';
 
-export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret';
+export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret' | 'talkSignalingSecret';
 
 export const WINDOW_SECONDS = 12 * 3600;
 export const MAX_DELAY_MS = 25_000;

@@ -11,6 +11,7 @@ import { CHAT_MAX_LENGTH } from '../domain/chat.js';
 import { BoundedMap } from '../domain/bounded-map.js';
 import { activeFeatures, recordingAvailable } from '../domain/features.js';
 import { sipConfigured } from '../domain/sip.js';
+import { signalingMode as signalingModeOf, tokenAlgOf, tokenKeyNames } from '../domain/signaling.js';
 import { SERVER_VERSION, TALK_VERSION } from '../domain/version.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { effectivePreferences, type PreferencesService } from './preferences.js';
@@ -111,7 +112,7 @@ export class CapabilitiesService {
   private spreed(cfg: AppConfigSnapshot, inputs: SpreedInputs): Record<string, unknown> {
     const { user, prefs, canCreate, canEnableSip, federationAllowed } = inputs;
     const { features, local } = activeFeatures(cfg);
-    const signalingMode = cfg.get('signaling_mode') || 'internal';
+    const signalingMode = signalingModeOf(cfg);
     const recording = recordingAvailable(cfg);
     const call: Record<string, unknown> = {
       enabled: cfg.int('start_calls') !== 3,
@@ -170,7 +171,11 @@ export class CapabilitiesService {
             }
           : { enabled: false, 'incoming-enabled': false, 'outgoing-enabled': false, 'only-trusted-servers': true },
         previews: { 'max-gif-size': cfg.int('max_gif_size') },
-        signaling: { 'session-ping-limit': cfg.int('session-ping-limit'), mode: signalingMode },
+        signaling: {
+          'session-ping-limit': cfg.int('session-ping-limit'),
+          'hello-v2-token-key': (cfg.raw(tokenKeyNames(tokenAlgOf(cfg)).pub) ?? ''),
+          mode: signalingMode,
+        },
         experiments: { enabled: user ? cfg.int('experiments_users') : cfg.int('experiments_guests') },
         permissions: { 'max-default': 254, 'max-custom': 255, default: cfg.int('default_permissions') },
       },

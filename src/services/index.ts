@@ -46,6 +46,10 @@ import { BreakoutBroadcastService } from './breakout-broadcast.js';
 import { ChatMentions } from './chat-mentions.js';
 import { ChatSystemMessages } from './chat-system-messages.js';
 import { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
+import { SignalingService } from './signaling.js';
+import { SignalingBackendService } from './signaling-backend.js';
+import { SignalingNotifier } from './signaling-notifier.js';
+import { InternalSignalingService } from './internal-signaling.js';
 import { LoginFlowService } from './login-flows.js';
 import { NotificationService } from './notifications.js';
 import { UserAvatarService } from './user-avatars.js';
@@ -106,6 +110,14 @@ export interface Services {
   polls: PollsService;
   breakoutBroadcast: BreakoutBroadcastService;
   chatMentions: ChatMentions;
+  /** Signaling settings and tickets (GET /signaling/settings). */
+  signaling: SignalingService;
+  /** The backend API an external signaling server calls. */
+  signalingBackend: SignalingBackendService;
+  /** Tells the external signaling server about room changes (after commit, in the background). */
+  signalingNotifier: SignalingNotifier;
+  /** The internal signaling relay (GET/POST /signaling/{token}). */
+  internalSignaling: InternalSignalingService;
 }
 
 /**
@@ -160,7 +172,11 @@ export function createServices(db: Db, settings: Settings): Services {
   const chatReactions = new ChatReactionsService(db, chatApi, chat, wakeups);
   const polls = new PollsService(db, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, breakoutRooms, chat, chatMentions);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, polls });
+  const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
+  const signalingBackend = new SignalingBackendService(signaling, rooms, repos.participants, sessions, repos.signaling, directory, bruteForce);
+  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, { baseUrl: settings.baseUrl });
+  const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, signalingNotifier, polls });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { events, calls, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  return { signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }

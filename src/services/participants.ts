@@ -232,6 +232,7 @@ export class ParticipantsService {
     if (specs.length) await this.rooms.addAttendees(room.id, specs);
     await this.repo.setParticipantType(selfJoined, ParticipantType.USER, now);
     if (specs.length || selfJoined.length) await this.rooms.touch([room.id], now);
+    await this.rooms.announceAttendeesAdded(room, fresh.map((u) => u.id));
     return fresh.map((u) => u.id);
   }
 
@@ -420,10 +421,11 @@ export class ParticipantsService {
     for (const t of targets) {
       for (const c of await this.rooms.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
     }
-    await this.repo.deleteAttendees([...ids]);
+    const sessionIds = await this.repo.deleteAttendees([...ids]);
     await this.notifications.removedFromRoom([room.id, ...children.map((c) => c.id)], [...leavingUsers]);
     await this.sessions.endSessions({ sessionIds: [], attendeeIds: [], roomIds: [room.id, ...children.map((c) => c.id)] });
     if (!isOneToOneKind(room.type) && !opts.selfJoinedLeaving) await this.rooms.touch([room.id]);
+    await this.rooms.announceAttendeesRemoved(room, [...leavingUsers], sessionIds);
   }
 
   /** Plain members (type 3) of a group/team attendee that no other group or team of the room covers. */

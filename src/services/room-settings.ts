@@ -76,6 +76,7 @@ export class RoomSettingsService {
       await repos.rooms.update(found.room.id, full);
       if (ctx && change) await this.rooms.announceChange(trx, room, chatActorOf(ctx, found.attendee), change);
     });
+    await this.rooms.announceUpdated(room);
     return { ...found, room };
   }
 
@@ -91,6 +92,7 @@ export class RoomSettingsService {
     const ended = await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT, within);
     if (ended) await this.calls.announceEnded(found.room, 'disconnected', now);
     const room = (await this.rooms.repos.rooms.findById(found.room.id)) ?? found.room;
+    await this.rooms.announceUpdated(room);
     const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
     return { ...found, room, session };
   }

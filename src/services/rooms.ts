@@ -603,6 +603,7 @@ export class RoomsService {
       await repos.rooms.update(room.id, patch);
       if (room.name !== '') await this.announceChange(trx, renamed, chatActorOf(ctx, found.attendee), { kind: 'renamed', oldName: room.name, newName: name });
     });
+    await this.announceUpdated(renamed);
     return { ...found, room: renamed };
   }
 
@@ -641,6 +642,21 @@ export class RoomsService {
     await repos.sessions.deleteForRooms(ids);
     await repos.attendees.deleteForRooms(ids);
     await repos.rooms.deleteByIds(ids);
+  }
+
+  /** Tells the areas that follow a conversation (the signaling server) that its properties changed. */
+  async announceUpdated(room: RoomRow): Promise<void> {
+    await this.events.emit('room.updated', { room });
+  }
+
+  /** After commit: users were added to `room`. */
+  async announceAttendeesAdded(room: RoomRow, userIds: string[]): Promise<void> {
+    if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds });
+  }
+
+  /** After commit: attendees (these users, these Talk sessions) are no longer in `room`. */
+  async announceAttendeesRemoved(room: RoomRow, userIds: string[], sessionIds: string[]): Promise<void> {
+    if (userIds.length || sessionIds.length) await this.events.emit('room.attendees-removed', { room, userIds, sessionIds });
   }
 
   /** Tells the areas that keep per-room data (avatars, caches) that these rooms are gone. */

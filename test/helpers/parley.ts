@@ -37,6 +37,8 @@ export interface StartOptions {
   logger?: boolean;
   /** Log to this stream (turns logging on; set LOG_LEVEL in env, tests default to silent). */
   logStream?: NodeJS.WritableStream;
+  /** Listen on this port instead of a random one (when BASE_URL must name the real address). */
+  port?: number;
 }
 
 /** Environment for a fresh database of the given dialect (also used to spawn processes). */
@@ -65,7 +67,7 @@ export async function startParley(dialect: DialectName = 'sqlite', opts: StartOp
   const services = await openServices(settings);
   await ensureAdminAccount(services, () => undefined);
   const app = await buildServer(services, { logger: opts.logStream ? true : (opts.logger ?? false), logStream: opts.logStream });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: opts.port ?? 0, host: '127.0.0.1' });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   return {

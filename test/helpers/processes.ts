@@ -1,6 +1,6 @@
 /**
- * Real `parley serve` processes for tests of several processes on one database
- * (`node --import tsx src/main.ts serve`), and an OCS JSON request against one of them.
+ * Real `parley serve` processes for tests of several processes on one database, and a free
+ * loopback port for servers whose port must be known before they start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -8,6 +8,7 @@ import path from 'node:path';
 
 const MAIN = path.resolve('src/main.ts');
 
+/** A port nobody listens on right now (for servers that cannot report the port they picked). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -49,6 +50,7 @@ export async function serve(env: Record<string, string>): Promise<Proc> {
   }
 }
 
+/** Stops a process started by `serve` (SIGTERM to its own pid) and waits for it to exit. */
 export async function stop(p: Proc | undefined): Promise<void> {
   if (!p || p.child.exitCode !== null) return;
   const exited = new Promise((r) => p.child.once('exit', r));

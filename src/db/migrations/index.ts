@@ -2,7 +2,7 @@
  * The ordered list of migrations. Each capability adds its own file and one line here;
  * names sort in the order they must run (areas
  * own number ranges: 0100 conversations, 0200 participants, 0300 settings/SIP, 0400 breakout/avatars/jobs,
- * 0500 operator tools, 0600 chat; unordered application is allowed so areas can land in any order). Never edit a migration that has shipped: add one.
+ * 0500 operator tools, 0600 chat and signaling; unordered application is allowed so areas can land in any order). Never edit a migration that has shipped: add one.
  */
 import type { ParleyMigration } from './helpers.js';
 import { foundation } from './0001-foundation.js';
@@ -19,6 +19,7 @@ import { roomAvatars } from './0401-room-avatars.js';
 import { jobHistory } from './0402-job-history.js';
 import { loginSessions } from './0500-login-sessions.js';
 import { chatMessages } from './0600-chat.js';
+import { signalingMessages } from './0600-signaling-messages.js';
 import { loginFlows } from './0700-login-flows.js';
 import { userAvatars } from './0701-user-avatars.js';
 import { notifications } from './0702-notifications.js';
@@ -40,6 +41,7 @@ export const migrations: ParleyMigration[] = [
   jobHistory,
   loginSessions,
   chatMessages,
+  signalingMessages,
   loginFlows,
   userAvatars,
   notifications,

@@ -21,27 +21,6 @@ export class AppConfigRepository {
     return Number(row?.generation ?? 0);
   }
 
-  /**
-   * Stores values only for keys that have none yet (one statement per key, so two processes
-   * starting at once keep the same first value); bumps the generation when something was stored.
-   */
-  async insertMissing(values: Array<{ key: string; value: string }>): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      let stored = 0;
-      for (const v of values) {
-        const r = await trx.insertInto('app_config').values(v).onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
-        stored += Number(r.numInsertedOrUpdatedRows ?? 0n);
-      }
-      if (stored > 0) {
-        await trx
-          .updateTable('cache_state')
-          .set((eb) => ({ generation: eb('generation', '+', 1) }))
-          .where('id', '=', 1)
-          .execute();
-      }
-    });
-  }
-
   /** Writes (or deletes, for value undefined) keys and bumps the generation, in one transaction. */
   async write(changes: Array<{ key: string; value: string | undefined }>): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -56,6 +35,28 @@ export class AppConfigRepository {
             .execute();
         }
       }
+      await trx
+        .updateTable('cache_state')
+        .set((eb) => ({ generation: eb('generation', '+', 1) }))
+        .where('id', '=', 1)
+        .execute();
+    });
+  }
+
+  /**
+   * Stores keys that have no value yet and bumps the generation when one was stored; a key some
+   * other process stored first keeps its value (generated secrets: the database decides the winner).
+   */
+  async insertMissing(values: Array<{ key: string; value: string }>): Promise<void> {
+    if (values.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('app_config')
+        .values(values)
+        .onConflict((oc) => oc.column('key').doNothing())
+        .returning('key')
+        .execute();
+      if (inserted.length === 0) return;
       await trx
         .updateTable('cache_state')
         .set((eb) => ({ generation: eb('generation', '+', 1) }))

@@ -24,6 +24,7 @@ import { RoomAvatarsRepository } from './room-avatars.js';
 import { RoomSettingsRepository } from './room-settings.js';
 import { RoomsRepository } from './rooms.js';
 import { SessionsRepository } from './sessions.js';
+import { SignalingRepository } from './signaling.js';
 import { TeamsRepository } from './teams.js';
 import { UserAvatarsRepository } from './user-avatars.js';
 import { UserStatusRepository } from './user-status.js';
@@ -49,6 +50,7 @@ export interface Repositories {
   roomSettings: RoomSettingsRepository;
   rooms: RoomsRepository;
   sessions: SessionsRepository;
+  signaling: SignalingRepository;
   teams: TeamsRepository;
   userAvatars: UserAvatarsRepository;
   userStatus: UserStatusRepository;
@@ -76,6 +78,7 @@ export function createRepositories(kysely: Kysely<Database>, dialect: Dialect): 
     roomSettings: new RoomSettingsRepository(kysely),
     rooms: new RoomsRepository(kysely),
     sessions: new SessionsRepository(kysely),
+    signaling: new SignalingRepository(kysely),
     teams: new TeamsRepository(kysely),
     userAvatars: new UserAvatarsRepository(kysely),
     userStatus: new UserStatusRepository(kysely),

@@ -141,13 +141,17 @@ export class ParticipantsRepository {
   // ---- attendees ----
 
   /** Removes attendees and all their sessions (one transaction). */
-  async deleteAttendees(ids: number[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
+  /** Deletes attendees with their sessions; returns the Talk session ids that went. */
+  async deleteAttendees(ids: number[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return this.db.transaction().execute(async (trx) => {
+      const gone: string[] = [];
       for (const part of chunks(ids)) {
-        await trx.deleteFrom('sessions').where('attendee_id', 'in', part).execute();
+        const rows = await trx.deleteFrom('sessions').where('attendee_id', 'in', part).returning('session_id').execute();
+        gone.push(...rows.map((r) => r.session_id));
         await trx.deleteFrom('attendees').where('id', 'in', part).execute();
       }
+      return gone;
     });
   }
 

@@ -17,6 +17,7 @@ import { callRoutes } from './calls.js';
 import { provisioningConfigRoutes } from './provisioning-config.js';
 import { settingsRoutes } from './settings.js';
 import { sipRoutes } from './sip.js';
+import { signalingRoutes } from './signaling.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
@@ -57,4 +58,5 @@ export const routeModules: RouteModule[] = [
   chatRoutes,
   chatReactionRoutes,
   pollRoutes,
+  signalingRoutes,
 ];

@@ -96,6 +96,48 @@ function signalingWarning(): HTMLElement | null {
   });
 }
 
+/**
+ * One line per configured signaling server saying whether it answers: Parley asks the server's
+ * welcome endpoint (GET signaling/welcome/{index}, a server-side check, so the browser needs no
+ * route to the signaling server).
+ */
+function signalingStatus(): HTMLElement | null {
+  let servers: Array<{ server?: unknown }> = [];
+  try {
+    const parsed = JSON.parse(state.values.signaling_servers?.value || '{}');
+    servers = Array.isArray(parsed?.servers) ? parsed.servers : [];
+  } catch {
+    return null;
+  }
+  if (servers.length === 0) return null;
+  const list = h('ul', { class: 'signaling-status', 'aria-label': 'Signaling server status' });
+  servers.forEach((entry, index) => {
+    const item = h('li', { 'data-state': 'checking', text: `${String(entry.server)}: checking…` });
+    list.append(item);
+    void checkSignalingServer(index, String(entry.server), item);
+  });
+  return list;
+}
+
+async function checkSignalingServer(index: number, server: string, item: HTMLElement): Promise<void> {
+  let text: string;
+  let ok = false;
+  try {
+    const res = await fetch(`/ocs/v2.php/apps/spreed/api/v3/signaling/welcome/${index}?format=json`, {
+      credentials: 'same-origin',
+      headers: { 'OCS-APIRequest': 'true', Accept: 'application/json' },
+    });
+    const data = (await res.json())?.ocs?.data ?? {};
+    ok = res.ok;
+    text = ok ? `answers (version ${String(data.version)})` : `does not answer (${String(data.error ?? res.status)})`;
+  } catch {
+    text = 'could not be checked';
+  }
+  item.dataset.state = ok ? 'ok' : 'down';
+  item.className = ok ? 'server-ok' : 'server-down';
+  item.textContent = `${server}: ${text}`;
+}
+
 function render(): void {
   const app = document.getElementById('app')!;
   const nav = document.getElementById('sections')!;
@@ -114,6 +156,8 @@ function render(): void {
     if (section === keys.find((d) => d.key === 'hide_signaling_warning')?.section) {
       const warning = signalingWarning();
       if (warning) el.append(warning);
+      const status = signalingStatus();
+      if (status) el.append(status);
     }
     const controls: Control[] = [];
     const main = keys.filter((d) => d.ui);

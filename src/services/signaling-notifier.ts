@@ -1,0 +1,161 @@
+/**
+ * What Parley tells the external signaling server when conversations change (talk-chat-calls.md
+ * §5.7; hpb-signaling.md §4): `POST <server>/api/v1/room/<token>` with `invite`, `disinvite`,
+ * `update`, `delete` (and `participants`/`message`/`incall` once their areas exist), signed like
+ * the backend API (`Spreed-Signaling-Random`/`-Checksum`, plus `Spreed-Signaling-Backend` naming
+ * Parley), to every configured server.
+ *
+ * Called from event subscribers after commit. Sending never blocks the API request: a
+ * notification goes into an in-memory queue drained by one background loop, each delivery tried
+ * at most MAX_TRIES times on connection errors and 5xx (Talk: 3 tries). The queue is in memory
+ * rather than an outbox table because the signaling server only cares about live sessions: a
+ * notification delivered after a restart (minutes later) would describe a state that has moved
+ * on, and every room change would cost an extra write. A full queue drops the oldest entry (logged).
+ */
+import type { RoomRow } from '../db/repositories/rooms.js';
+import type { SignalingRepository } from '../db/repositories/signaling.js';
+import { signalingChecksum, signalingHttpBase, signalingMode, signalingRandom, signalingServers } from '../domain/signaling.js';
+import type { AppConfigService } from './app-config.js';
+import { roomProperties } from './signaling-backend.js';
+
+export interface NotifierOptions {
+  /** Base URL of Parley, sent as `Spreed-Signaling-Backend`. */
+  baseUrl: string;
+  /** Milliseconds before the second try; doubled for each further try. */
+  retryDelayMs?: number;
+  /** Per-request timeout in milliseconds. */
+  timeoutMs?: number;
+  log?: (message: string) => void;
+}
+
+interface Pending {
+  token: string;
+  /** Builds the body when it is sent (reads such as the room's users happen off the request). */
+  build: () => Promise<Record<string, unknown>>;
+}
+
+const MAX_TRIES = 3;
+const MAX_QUEUE = 1000;
+
+export class SignalingNotifier {
+  private readonly queue: Pending[] = [];
+  private draining: Promise<void> | undefined;
+  /** Deliveries that failed for good (for tests and /metrics-style checks). */
+  failed = 0;
+  delivered = 0;
+
+  constructor(
+    private readonly appConfig: AppConfigService,
+    private readonly repo: SignalingRepository,
+    private readonly opts: NotifierOptions,
+  ) {}
+
+  // ---- what happened (subscribed in events/subscribers.ts; each returns at once) ----
+
+  /** Users added: `invite` to them; the other users get a room-list update (§5.7). */
+  attendeesAdded(room: RoomRow, userIds: string[]): void {
+    this.enqueue(room.token, async () => ({
+      type: 'invite',
+      invite: { userids: userIds, alluserids: await this.repo.userIdsOf(room.id), properties: roomProperties(room, { 'participant-list': 'refresh' }) },
+    }));
+  }
+
+  /** Attendees removed: `disinvite` their users and sessions; the server closes their connections. */
+  attendeesRemoved(room: RoomRow, userIds: string[], sessionIds: string[]): void {
+    this.enqueue(room.token, async () => ({
+      type: 'disinvite',
+      disinvite: {
+        userids: userIds,
+        sessionids: sessionIds,
+        alluserids: await this.repo.userIdsOf(room.id),
+        properties: roomProperties(room, { 'participant-list': 'refresh' }),
+      },
+    }));
+  }
+
+  /** Properties changed: `update` to every user of the room and every session in it. */
+  roomUpdated(room: RoomRow): void {
+    this.enqueue(room.token, async () => ({ type: 'update', update: { userids: await this.repo.userIdsOf(room.id), properties: roomProperties(room) } }));
+  }
+
+  /** Deleted: `delete` (the attendees are gone already; the server drops the room's sessions). */
+  roomsDeleted(rooms: RoomRow[]): void {
+    for (const room of rooms) this.enqueue(room.token, async () => ({ type: 'delete', delete: { userids: [] } }));
+  }
+
+  /** Resolves once everything queued so far was delivered or given up (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  // ---- delivery ----
+
+  private enqueue(token: string, build: Pending['build']): void {
+    if (this.queue.length >= MAX_QUEUE) {
+      const dropped = this.queue.shift()!;
+      this.opts.log?.(`signaling notification queue full; dropped one for ${dropped.token}`);
+    }
+    this.queue.push({ token, build });
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+    });
+  }
+
+  private async drain(): Promise<void> {
+    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      try {
+        await this.deliver(next);
+      } catch (e) {
+        this.failed++;
+        this.opts.log?.(`signaling notification for ${next.token} failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** Sends one notification to every configured server (the config as it is at sending time). */
+  private async deliver(p: Pending): Promise<void> {
+    const cfg = await this.appConfig.snapshot();
+    // Internal mode: nobody to tell.
+    if (signalingMode(cfg) !== 'external') return;
+    const list = signalingServers(cfg);
+    const body = JSON.stringify(await p.build());
+    for (const { server } of list.servers) {
+      const url = `${signalingHttpBase(server)}/api/v1/room/${encodeURIComponent(p.token)}`;
+      await this.send(url, body, list.secret);
+    }
+    this.delivered++;
+  }
+
+  private async send(url: string, body: string, secret: string): Promise<void> {
+    let delay = this.opts.retryDelayMs ?? 200;
+    for (let attempt = 1; ; attempt++) {
+      const random = signalingRandom();
+      let problem: string;
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          body,
+          headers: {
+            'Content-Type': 'application/json',
+            'Spreed-Signaling-Random': random,
+            'Spreed-Signaling-Checksum': signalingChecksum(secret, random, body),
+            'Spreed-Signaling-Backend': `${this.opts.baseUrl}/`,
+          },
+          signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
+        });
+        await res.arrayBuffer();
+        if (res.status < 500) {
+          if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+          return;
+        }
+        problem = `${url} answered ${res.status}`;
+      } catch (e) {
+        if (e instanceof Error && e.message.includes('answered')) throw e;
+        problem = `${url}: ${(e as Error).message}`;
+      }
+      if (attempt >= MAX_TRIES) throw new Error(`${problem} (gave up after ${MAX_TRIES} tries)`);
+      await new Promise((r) => setTimeout(r, delay));
+      delay *= 2;
+    }
+  }
+}

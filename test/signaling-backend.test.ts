@@ -1,0 +1,226 @@
+/**
+ * The external signaling server's side of Parley (talk-chat-calls.md §5.6, §5.7):
+ * POST /signaling/backend (`auth`, `room`, `ping`, checksums, throttling) called the way
+ * nextcloud-spreed-signaling calls it, and the notifications Parley POSTs to the server when rooms
+ * change — captured here by a small HTTP listener standing in for the server's
+ * `/api/v1/room/<token>` (the real server is exercised in signaling-hpb.test.ts).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { createHmac, randomBytes } from 'node:crypto';
+import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+
+const V3 = '/apps/spreed/api/v3';
+const SECRET = 'backend-shared-secret';
+
+interface Captured {
+  path: string;
+  body: any;
+  checksumOk: boolean;
+  backend: string | undefined;
+}
+
+/** Listens like the signaling server's backend API; `status()` decides each answer. */
+async function fakeSignalingServer(status: () => number = () => 200, delayMs = 0) {
+  const got: Captured[] = [];
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      hits++;
+      const random = String(req.headers['spreed-signaling-random'] ?? '');
+      const checksum = createHmac('sha256', SECRET).update(random + raw).digest('hex');
+      setTimeout(() => answer(checksum), delayMs);
+    });
+    const answer = (checksum: string) => {
+      const code = status();
+      if (code === 200) {
+        got.push({ path: req.url!, body: JSON.parse(raw), checksumOk: checksum === req.headers['spreed-signaling-checksum'], backend: req.headers['spreed-signaling-backend'] as string });
+      }
+      res.writeHead(code, { 'Content-Type': 'application/json' }).end('{}');
+    };
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}`, got, hits: () => hits, close: () => new Promise((r) => server.close(r)) };
+}
+
+async function until<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+for (const dialect of dialects()) {
+  describe(`signaling backend API and notifications [${dialect}]`, () => {
+    let p: Parley;
+    let token: string;
+    let aliceSession: string;
+
+    /** POSTs to the backend API as the signaling server does (checksum over random + raw body). */
+    const backend = (body: unknown, secret = SECRET) => {
+      const raw = JSON.stringify(body);
+      const random = randomBytes(32).toString('hex');
+      return call(p, 'POST', `${V3}/signaling/backend`, {
+        body: raw,
+        headers: {
+          'Spreed-Signaling-Random': random,
+          'Spreed-Signaling-Checksum': createHmac('sha256', secret).update(random + raw).digest('hex'),
+          'User-Agent': 'nextcloud-spreed-signaling/unreleased',
+        },
+      });
+    };
+
+    before(async () => {
+      p = await startParley(dialect, { env: { ...NO_THROTTLE, BRUTE_FORCE_MAX_ATTEMPTS: '4', BASE_URL: 'http://parley.test' } });
+      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u, { displayName: u.toUpperCase() });
+      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Backend room' })).token;
+      await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
+      aliceSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('alice') })).data.sessionId;
+      await p.services.serverLists.addServer('signaling_servers', 'http://127.0.0.1:9', SECRET, true);
+    });
+    after(async () => p.close());
+
+    const settingsTicket = async (user?: string) => {
+      const r = await call(p, 'GET', `${V3}/signaling/settings`, { as: user ? as(user) : admin, query: { token } });
+      return r.data.helloAuthParams['1.0'] as { userid: string | null; ticket: string };
+    };
+
+    it('auth: the ticket from the settings logs in its user; wrong tickets and unknown users are refused', async () => {
+      const params = await settingsTicket('alice');
+      const ok = await backend({ type: 'auth', auth: { version: '1.0', params } });
+      assert.equal(ok.status, 200, ok.text);
+      assert.deepEqual(ok.data, { type: 'auth', auth: { version: '1.0', userid: 'alice', user: { displayname: 'ALICE' } } });
+      const stolen = await backend({ type: 'auth', auth: { version: '1.0', params: { userid: 'bob', ticket: params.ticket } } });
+      assert.equal(stolen.data.error.code, 'invalid_ticket');
+      const nobody = await backend({ type: 'auth', auth: { version: '1.0', params: { userid: 'nobody', ticket: params.ticket } } });
+      assert.equal(nobody.data.error.code, 'no_such_user');
+      const junk = await backend({ type: 'auth', auth: { version: '1.0', params: { userid: null, ticket: 'a:b:c:d' } } });
+      assert.equal(junk.data.error.code, 'invalid_ticket');
+      const unknown = await backend({ type: 'frobnicate' });
+      assert.equal(unknown.status, 200);
+      assert.equal(unknown.data.error.code, 'unknown_type');
+    });
+
+    it('room join: the Talk session of that user gets properties and media permissions; anything else no_such_room', async () => {
+      const r = await backend({ type: 'room', room: { version: '1.0', roomid: token, userid: 'alice', sessionid: aliceSession } });
+      assert.equal(r.data.type, 'room', r.text);
+      assert.equal(r.data.room.roomid, token);
+      assert.equal(r.data.room.properties.name, 'Backend room');
+      assert.equal(r.data.room.properties.type, 2);
+      assert.deepEqual(r.data.room.permissions, ['publish-audio', 'publish-video', 'publish-screen', 'control']);
+      for (const room of [
+        { roomid: token, userid: 'bob', sessionid: aliceSession },
+        { roomid: token, userid: 'alice', sessionid: 'nosuchsession' },
+        { roomid: 'nosuchroom1', userid: 'alice', sessionid: aliceSession },
+        { roomid: token, userid: '', sessionid: aliceSession },
+      ]) {
+        const bad = await backend({ type: 'room', room: { version: '1.0', ...room } });
+        assert.equal(bad.data.error?.code, 'no_such_room', JSON.stringify(room));
+      }
+    });
+
+    it('ping updates the listed sessions in one statement; leave ends the session', async () => {
+      await p.services.db.kysely.updateTable('sessions').set({ last_ping: 1000 }).where('session_id', '=', aliceSession).execute();
+      const r = await backend({ type: 'ping', ping: { version: '1.0', roomid: token, entries: [{ userid: 'alice', sessionid: aliceSession }, { sessionid: '0' }] } });
+      assert.equal(r.data.type, 'room', r.text);
+      const row = await p.services.db.kysely.selectFrom('sessions').select('last_ping').where('session_id', '=', aliceSession).executeTakeFirst();
+      assert.ok(Number(row!.last_ping) > Date.now() / 1000 - 10);
+
+      const bobSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
+      const leave = await backend({ type: 'room', room: { version: '1.0', roomid: token, userid: 'bob', sessionid: bobSession, action: 'leave' } });
+      assert.equal(leave.data.type, 'room');
+      const gone = await p.services.db.kysely.selectFrom('sessions').select('id').where('session_id', '=', bobSession).executeTakeFirst();
+      assert.equal(gone, undefined);
+    });
+
+    it('a wrong checksum is refused as invalid_request, throttled, then 429', async () => {
+      const ok = await backend({ type: 'ping', ping: { roomid: token, entries: [] } });
+      assert.equal(ok.data.type, 'room');
+      const noHeaders = await call(p, 'POST', `${V3}/signaling/backend`, { body: { type: 'ping' } });
+      assert.equal(noHeaders.status, 200);
+      assert.equal(noHeaders.data.error.code, 'invalid_request');
+      const codes: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await backend({ type: 'auth', auth: { params: {} } }, 'wrong-secret');
+        codes.push(r.status === 200 ? r.data.error.code : r.status);
+      }
+      // The request without headers was failure 1; the cap is 4 (BRUTE_FORCE_MAX_ATTEMPTS).
+      assert.deepEqual(codes, ['invalid_request', 'invalid_request', 'invalid_request', 429, 429]);
+      const meanwhile = await backend({ type: 'ping', ping: { roomid: token, entries: [] } });
+      assert.equal(meanwhile.status, 429, 'past the cap even a right checksum waits');
+    });
+
+    it('notifications: rename → update, remove → disinvite with session ids, add → invite, delete → delete; signed', async () => {
+      const hpb = await fakeSignalingServer();
+      await p.services.serverLists.deleteServer('signaling_servers', 'http://127.0.0.1:9');
+      await p.services.serverLists.addServer('signaling_servers', hpb.url, SECRET, true);
+      try {
+        const bobSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
+        assert.equal((await call(p, 'PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'Renamed' } })).status, 200);
+        const update = await until(() => hpb.got.find((g) => g.body.type === 'update'));
+        assert.equal(update.path, `/api/v1/room/${token}`);
+        assert.ok(update.checksumOk, 'signed with the shared secret');
+        assert.equal(update.backend, 'http://parley.test/');
+        assert.equal(update.body.update.properties.name, 'Renamed');
+        assert.deepEqual(update.body.update.userids.sort(), ['alice', 'bob']);
+
+        const bobAttendee = (await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'bob');
+        assert.equal((await call(p, 'DELETE', `${V4}/room/${token}/attendees`, { as: as('alice'), body: { attendeeId: bobAttendee.attendeeId } })).status, 200);
+        const dis = await until(() => hpb.got.find((g) => g.body.type === 'disinvite'));
+        assert.deepEqual(dis.body.disinvite.userids, ['bob']);
+        assert.deepEqual(dis.body.disinvite.sessionids, [bobSession]);
+        assert.deepEqual(dis.body.disinvite.alluserids, ['alice']);
+        assert.equal(dis.body.disinvite.properties['participant-list'], 'refresh');
+
+        await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'carol', source: 'users' } });
+        const inv = await until(() => hpb.got.find((g) => g.body.type === 'invite'));
+        assert.deepEqual(inv.body.invite.userids, ['carol']);
+        assert.deepEqual(inv.body.invite.alluserids.sort(), ['alice', 'carol']);
+
+        await call(p, 'DELETE', `${V4}/room/${token}`, { as: as('alice') });
+        const del = await until(() => hpb.got.find((g) => g.body.type === 'delete'));
+        assert.equal(del.path, `/api/v1/room/${token}`);
+      } finally {
+        await p.services.signalingNotifier.idle();
+        await hpb.close();
+      }
+    });
+
+    it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times', async () => {
+      const room = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Slow' })).token;
+      const slow = await fakeSignalingServer(() => 200, 1500);
+      const list = await p.services.serverLists.servers('signaling_servers');
+      for (const s of list.servers) await p.services.serverLists.deleteServer('signaling_servers', s.server);
+      await p.services.serverLists.addServer('signaling_servers', slow.url, SECRET, true);
+      try {
+        const t = Date.now();
+        assert.equal((await call(p, 'PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Quick' } })).status, 200);
+        assert.ok(Date.now() - t < 1000, `the rename answered after ${Date.now() - t} ms while the server takes 1.5 s`);
+        await until(() => slow.got.find((g) => g.body.type === 'update'));
+      } finally {
+        await p.services.signalingNotifier.idle();
+        await slow.close();
+      }
+
+      const failing = await fakeSignalingServer(() => 503);
+      await p.services.serverLists.deleteServer('signaling_servers', slow.url);
+      await p.services.serverLists.addServer('signaling_servers', failing.url, SECRET, true);
+      try {
+        const failedBefore = p.services.signalingNotifier.failed;
+        await call(p, 'PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Again' } });
+        await until(() => (p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
+        assert.equal(failing.hits(), 3, 'three tries, then given up');
+      } finally {
+        await failing.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,223 @@
+/**
+ * Real parts (hpb-signaling.md): Debian's nextcloud-spreed-signaling server on loopback (no NATS
+ * server, no Janus) with Parley as its backend. WebSocket clients log in with the tickets
+ * Parley's signaling settings hand out, join a conversation (the server asks Parley's backend
+ * API), and receive what Parley notifies: a rename arrives as an update, a removed participant is
+ * disinvited and its connection closed. Also the admin's welcome check against the real server.
+ *
+ * `.ci/run` installs the package; without the binary the suite is skipped with the reason.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { cookieOf, createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { freePort } from './helpers/processes.js';
+
+const BINARY = '/usr/bin/nextcloud-spreed-signaling-server';
+const V3 = '/apps/spreed/api/v3';
+const SECRET = 'hpb-shared-secret-for-tests';
+const missing = fs.existsSync(BINARY) ? false : `${BINARY} is not installed (apt-get install --no-install-recommends nextcloud-spreed-signaling; .ci/run does it)`;
+if (missing) console.log(`# signaling-hpb skipped: ${missing}`);
+
+/** One WebSocket client of the signaling server, with a queue of what it received. */
+class Client {
+  readonly received: any[] = [];
+  closed = false;
+  private waiters: Array<() => void> = [];
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      this.received.push(JSON.parse(String(data)));
+      this.waiters.splice(0).forEach((w) => w());
+    });
+    ws.on('close', () => {
+      this.closed = true;
+      this.waiters.splice(0).forEach((w) => w());
+    });
+  }
+
+  static async connect(url: string): Promise<Client> {
+    const ws = new WebSocket(url);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    return new Client(ws);
+  }
+
+  send(msg: unknown): void {
+    this.ws.send(JSON.stringify(msg));
+  }
+
+  /** The first received message matching `pred` (waits up to `ms`). */
+  async next(pred: (m: any) => boolean, ms = 5000): Promise<any> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const hit = this.received.find(pred);
+      if (hit) return hit;
+      if (Date.now() > end) throw new Error(`no matching message; got ${JSON.stringify(this.received)}`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, Math.max(1, end - Date.now()));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
+  async waitClosed(ms = 5000): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (!this.closed && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    return this.closed;
+  }
+
+  close(): void {
+    if (!this.closed) this.ws.close();
+  }
+}
+
+for (const dialect of dialects()) {
+  describe(`nextcloud-spreed-signaling with Parley as backend [${dialect}]`, { skip: missing }, () => {
+    let p: Parley;
+    let hpb: ChildProcess | undefined;
+    let hpbLog = '';
+    let hpbUrl: string;
+    let dir: string;
+    const clients: Client[] = [];
+
+    before(async () => {
+      const parleyPort = await freePort();
+      const hpbPort = await freePort();
+      const parleyUrl = `http://127.0.0.1:${parleyPort}`;
+      hpbUrl = `http://127.0.0.1:${hpbPort}`;
+      p = await startParley(dialect, { port: parleyPort, env: { ...NO_THROTTLE, BASE_URL: parleyUrl } });
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-hpb-'));
+      const conf = [
+        '[http]',
+        `listen = 127.0.0.1:${hpbPort}`,
+        '[sessions]',
+        'hashkey = 0123456789abcdef0123456789abcdef',
+        'blockkey = abcdef0123456789',
+        '[clients]',
+        'internalsecret = internal-secret-for-tests',
+        '[backend]',
+        'backends = parley',
+        'timeout = 10',
+        '[parley]',
+        `url = ${parleyUrl}/`,
+        `secret = ${SECRET}`,
+        '[nats]',
+        'url = :loopback:',
+        '[mcu]',
+        'type =',
+        '',
+      ].join('\n');
+      fs.writeFileSync(path.join(dir, 'server.conf'), conf);
+      hpb = spawn(BINARY, ['-config', path.join(dir, 'server.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      hpb.stdout!.on('data', (c) => (hpbLog += c));
+      hpb.stderr!.on('data', (c) => (hpbLog += c));
+      const until = Date.now() + 10_000;
+      for (;;) {
+        try {
+          if ((await fetch(`${hpbUrl}/api/v1/welcome`)).ok) break;
+        } catch {
+          // not listening yet
+        }
+        if (hpb.exitCode !== null || Date.now() > until) throw new Error(`signaling server did not start: ${hpbLog}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await p.services.serverLists.addServer('signaling_servers', hpbUrl, SECRET, true);
+      for (const u of ['alice', 'bob']) await createUser(p, u, { displayName: u === 'alice' ? 'Alice' : 'Bob' });
+    });
+
+    after(async () => {
+      clients.forEach((c) => c.close());
+      await p?.services.signalingNotifier.idle();
+      if (hpb && hpb.exitCode === null) {
+        hpb.kill('SIGTERM');
+        await new Promise((r) => hpb!.once('exit', r));
+      }
+      await p?.close();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** A user's browser: Talk session, signaling settings, WebSocket hello v1 and room join. */
+    async function enter(user: string, token: string): Promise<{ client: Client; sessionId: string; signalingId: string }> {
+      const j = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as(user) });
+      assert.equal(j.status, 200, j.text);
+      const caller = { ...as(user), headers: { Cookie: cookieOf(j) } };
+      const settings = await call(p, 'GET', `${V3}/signaling/settings`, { as: caller, query: { token } });
+      assert.equal(settings.data.signalingMode, 'external');
+      const wsUrl = settings.data.server.replace(/^http/, 'ws') + '/spreed';
+      const client = await Client.connect(wsUrl);
+      clients.push(client);
+      client.send({
+        id: 'hello',
+        type: 'hello',
+        hello: { version: '1.0', auth: { url: `${p.url}/ocs/v2.php/apps/spreed/api/v3/signaling/backend`, params: settings.data.helloAuthParams['1.0'] } },
+      });
+      const hello = await client.next((m) => m.id === 'hello');
+      assert.equal(hello.type, 'hello', `hello refused: ${JSON.stringify(hello)} ${hpbLog}`);
+      assert.equal(hello.hello.userid, user);
+      client.send({ id: 'join', type: 'room', room: { roomid: token, sessionid: j.data.sessionId } });
+      const joined = await client.next((m) => m.id === 'join');
+      assert.equal(joined.type, 'room', `join refused: ${JSON.stringify(joined)}`);
+      assert.equal(joined.room.roomid, token);
+      return { client, sessionId: j.data.sessionId, signalingId: hello.hello.sessionid };
+    }
+
+    it('the admin check sees the real server answer its welcome endpoint', async () => {
+      const r = await call(p, 'GET', `${V3}/signaling/welcome/0`, { as: admin });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.data.version, 'unreleased');
+      assert.equal(r.data['nextcloud-spreed-signaling'], 'Welcome');
+      assert.equal((await call(p, 'GET', `${V3}/signaling/welcome/1`, { as: admin })).status, 404);
+      assert.equal((await call(p, 'GET', `${V3}/signaling/welcome/0`, { as: as('alice') })).status, 403);
+    });
+
+    it('clients log in with Parley tickets, join, relay a message; a rename reaches them as update events', async () => {
+      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB room' })).token;
+      await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
+      const alice = await enter('alice', token);
+      const bob = await enter('bob', token);
+      const joinEvent = await alice.client.next((m) => m.type === 'event' && m.event.type === 'join' && m.event.join.some((j: any) => j.userid === 'bob'));
+      assert.equal(joinEvent.event.join.find((j: any) => j.userid === 'bob').roomsessionid, bob.sessionId);
+
+      alice.client.send({ id: 'msg', type: 'message', message: { recipient: { type: 'session', sessionid: bob.signalingId }, data: { type: 'offer', payload: 'x' } } });
+      const relayed = await bob.client.next((m) => m.type === 'message');
+      assert.equal(relayed.message.sender.userid, 'alice');
+
+      assert.equal((await call(p, 'PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'Renamed by Parley' } })).status, 200);
+      for (const c of [alice.client, bob.client]) {
+        const upd = await c.next((m) => m.type === 'event' && m.event.target === 'roomlist' && m.event.type === 'update');
+        assert.equal(upd.event.update.roomid, token);
+        assert.equal(upd.event.update.properties.name, 'Renamed by Parley');
+        const room = await c.next((m) => m.type === 'room' && m.room.properties?.name === 'Renamed by Parley');
+        assert.equal(room.room.roomid, token);
+      }
+    });
+
+    it('a removed participant is disinvited and the server closes its connection; the others stay', async () => {
+      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Removal' })).token;
+      await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
+      const alice = await enter('alice', token);
+      const bob = await enter('bob', token);
+      const list = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') });
+      const bobAttendee = list.data.find((x: any) => x.actorId === 'bob');
+      assert.equal((await call(p, 'DELETE', `${V4}/room/${token}/attendees`, { as: as('alice'), body: { attendeeId: bobAttendee.attendeeId } })).status, 200);
+      const dis = await bob.client.next((m) => m.type === 'event' && m.event.type === 'disinvite');
+      assert.equal(dis.event.disinvite.roomid, token);
+      assert.equal(dis.event.disinvite.reason, 'disinvited');
+      assert.ok(await bob.client.waitClosed(), 'the signaling server closed the removed client’s connection');
+      assert.equal(alice.client.closed, false);
+      // Alice is told the participant list changed (roomlist update for the remaining users).
+      const upd = await alice.client.next((m) => m.type === 'event' && m.event.target === 'roomlist' && m.event.type === 'update');
+      assert.equal(upd.event.update.roomid, token);
+    });
+  });
+}
