@@ -36,6 +36,13 @@ export interface Subscribers {
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
+  // Calls ring the conversation's users (notifications app), as Talk's notifier does.
+  bus.on('call.started', ({ room, actor, silent, silentFor }) =>
+    silent ? undefined : s.notifications.callStartedInRoom(room, { type: actor.actorType, id: actor.actorId, displayName: actor.displayName }, silentFor),
+  );
+  bus.on('call.joined', ({ room, actor }) => (actor.actorType === ActorType.USERS ? s.notifications.joinedCall(room.id, actor.actorId) : undefined));
+  bus.on('call.ended', ({ room }) => s.notifications.missedCall(room.id));
+
   // Credentials: cached verifications and login cookies stop working at once.
   bus.on('user.credentials-changed', ({ userId }) => s.auth.forget(userId));
   bus.on('user.credentials-changed', ({ userId }) => s.loginSessions.endAllFor(userId));

@@ -115,6 +115,15 @@ export class NotificationService {
     await this.insert(room, targets, { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) });
   }
 
+  /**
+   * `call.started` (Talk: unless the call started silently): every user of the conversation
+   * except those in `silentFor`; `callStarted` drops the actor and call notifications turned off.
+   */
+  async callStartedInRoom(room: RoomRow, actor: NotificationActor, silentFor: string[]): Promise<void> {
+    const users = (await this.rooms.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS && !silentFor.includes(a.actor_id));
+    await this.callStarted(room, actor, users.map((a) => a.actor_id));
+  }
+
   /** The call ended without these users (all when omitted): their call notifications read "You missed …". */
   async missedCall(roomId: number, userIds?: string[]): Promise<void> {
     await this.repo.markCallMissed(roomId, userIds);

@@ -1,0 +1,61 @@
+/**
+ * Call notifications fed by the call API through the event bus (talk-chat-calls.md §7,
+ * Talk's notifier): starting a call notifies the conversation's other users, joining removes
+ * one's own, and the call ending turns the rest into missed calls; a silent call notifies nobody.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { cookieOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+
+const NOTES = '/ocs/v2.php/apps/notifications/api/v2/notifications';
+
+for (const dialect of dialects()) {
+  describe(`call notifications [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u, { displayName: u[0].toUpperCase() + u.slice(1) });
+    });
+    after(async () => p.close());
+
+    async function enter(user: string, token: string): Promise<Caller> {
+      const j = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as(user) });
+      assert.equal(j.status, 200, j.text);
+      return { ...as(user), headers: { Cookie: cookieOf(j) } };
+    }
+    const callNotes = async (user: string) => ((await call(p, 'GET', NOTES, { as: as(user) })).data as any[]).filter((n) => n.object_type === 'call');
+    async function groupRoom(name: string): Promise<string> {
+      const room = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      await seedUser(p, room.token, 'bob');
+      await seedUser(p, room.token, 'carol');
+      return room.token as string;
+    }
+
+    it('a started call notifies the others; joining removes it; the end makes it a missed call', async () => {
+      const token = await groupRoom('Standup');
+      const alice = await enter('alice', token);
+      assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: alice, body: {} })).status, 200);
+      assert.equal((await callNotes('alice')).length, 0, 'not the one who started it');
+      assert.equal((await callNotes('bob')).length, 1);
+      assert.equal((await callNotes('carol')).length, 1);
+
+      const bob = await enter('bob', token);
+      assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: bob, body: {} })).status, 200);
+      assert.equal((await callNotes('bob')).length, 0, 'joining the call reads its notification');
+
+      assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: alice })).status, 200);
+      assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: bob })).status, 200);
+      const [missed] = await callNotes('carol');
+      assert.equal(missed.subject, 'You missed a group call in Standup');
+    });
+
+    it('a silent call notifies nobody', async () => {
+      const token = await groupRoom('Quiet');
+      const alice = await enter('alice', token);
+      assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: alice, body: { silent: true } })).status, 200);
+      assert.equal((await callNotes('bob')).length, 0);
+      assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: alice })).status, 200);
+    });
+  });
+}
