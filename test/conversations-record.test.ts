@@ -71,7 +71,9 @@ for (const dialect of dialects()) {
       assert.equal(typeof r.breakoutRoomMode, 'number');
       assert.equal(typeof r.breakoutRoomStatus, 'number');
       assert.equal(typeof r.sessionId, 'string');
-      assert.deepEqual(r.lastMessage, []);
+      // The chat starts with the creation's system message (talk-chat-calls.md §2).
+      assert.equal(r.lastMessage.systemMessage, 'conversation_created');
+      assert.equal(r.lastMessage.token, room.token);
       assert.equal(r.isArchived, false);
       assert.equal(r.isImportant, false);
       assert.equal(r.isSensitive, false);
