@@ -89,6 +89,8 @@ export interface EventMap {
   'room.changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange };
   /** An attendee's participant type changed (inside the change's transaction). */
   'attendee.type-changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number };
+  /** A user's read marker moved to `messageId` (their mention notifications up to it are read). */
+  'chat.read': { room: RoomRow; userId: string; messageId: number };
   'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };
 
   // ---- calls (talk-chat-calls.md §4; emitted by CallService) ----

@@ -36,6 +36,12 @@ export interface Subscribers {
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
+  // Mentions notify the mentioned users; reading the chat past them reads the notifications.
+  bus.on('chat.message-posted', ({ room, messageId, actor, mentionedUserIds, silent }) =>
+    silent ? undefined : s.notifications.mentioned(room.id, messageId, actor, mentionedUserIds),
+  );
+  bus.on('chat.read', ({ room, userId, messageId }) => s.notifications.chatReadUpTo(room.id, userId, messageId));
+
   // Calls ring the conversation's users (notifications app), as Talk's notifier does.
   bus.on('call.started', ({ room, actor, silent, silentFor }) =>
     silent ? undefined : s.notifications.callStartedInRoom(room, { type: actor.actorType, id: actor.actorId, displayName: actor.displayName }, silentFor),

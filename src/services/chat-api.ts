@@ -175,6 +175,7 @@ export class ChatApiService {
     }
     if (q.setReadMarker && offset > acc.attendee.last_read_message && acc.attendee.actor_type === ActorType.USERS) {
       await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, offset, nowSeconds());
+      await this.chat.announceRead(acc.room, acc.attendee.actor_id, offset);
     }
     // Subscribe before reading: a message committed after the read still wakes us.
     const waiter = await this.wakeups.subscribe(CHAT_CHANNEL, roomId);
@@ -285,6 +286,7 @@ export class ChatApiService {
     const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
     if (marker < UNREAD_FIRST_MESSAGE) throw badRequest('lastReadMessage', 'lastReadMessage must be -2 or more');
     await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, marker, nowSeconds());
+    if (acc.attendee.actor_type === ActorType.USERS) await this.chat.announceRead(acc.room, acc.attendee.actor_id, marker);
     return { room: acc.room, attendee: { ...acc.attendee, last_read_message: marker } };
   }
 

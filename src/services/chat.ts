@@ -155,6 +155,11 @@ export class ChatService {
     return id;
   }
 
+  /** A user's read marker moved (after commit): notifications up to it are read. */
+  async announceRead(room: RoomRow, userId: string, messageId: number): Promise<void> {
+    await this.events.emit('chat.read', { room, userId, messageId });
+  }
+
   /** Deleted conversations take their messages along (after commit; room ids are never reused). */
   async forgetRooms(rooms: RoomRow[]): Promise<void> {
     await new ChatMessagesRepository(this.db.kysely).deleteForRooms(rooms.map((r) => r.id));

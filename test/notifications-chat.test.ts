@@ -1,0 +1,50 @@
+/**
+ * Mention notifications fed by the chat through the event bus (Talk's notifier): a mention
+ * notifies the mentioned user (not a silent message, not the author), and moving the read
+ * marker past the message reads the notification.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { createRoom, NO_THROTTLE, seedUser } from './helpers/rooms.js';
+
+const NOTES = '/ocs/v2.php/apps/notifications/api/v2/notifications';
+const CHAT = '/apps/spreed/api/v1/chat';
+
+for (const dialect of dialects()) {
+  describe(`mention notifications [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      p = await startParley(dialect, { env: NO_THROTTLE });
+      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u);
+    });
+    after(async () => p.close());
+
+    const chatNotes = async (user: string) => ((await call(p, 'GET', NOTES, { as: as(user) })).data as any[]).filter((n) => n.object_type === 'chat');
+    const send = (user: string, token: string, body: Record<string, unknown>) => call(p, 'POST', `${CHAT}/${token}`, { as: as(user), body });
+
+    it('a mention notifies the mentioned user; reading past it removes the notification', async () => {
+      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Mentions' });
+      await seedUser(p, room.token, 'bob');
+      await seedUser(p, room.token, 'carol');
+      const sent = await send('alice', room.token, { message: 'Lunch, @bob?' });
+      assert.equal(sent.status, 201, sent.text);
+      const [note] = await chatNotes('bob');
+      assert.ok(note, 'bob is notified');
+      assert.equal(note.subject_rich !== undefined || note.subject !== undefined, true);
+      assert.equal((await chatNotes('carol')).length, 0, 'not mentioned');
+      assert.equal((await chatNotes('alice')).length, 0, 'not the author');
+
+      const read = await call(p, 'POST', `${CHAT}/${room.token}/read`, { as: as('bob'), body: { lastReadMessage: sent.data.id } });
+      assert.equal(read.status, 200, read.text);
+      assert.equal((await chatNotes('bob')).length, 0);
+    });
+
+    it('a silent message notifies nobody', async () => {
+      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Quiet' });
+      await seedUser(p, room.token, 'bob');
+      assert.equal((await send('alice', room.token, { message: '@bob shh', silent: true })).status, 201);
+      assert.equal((await chatNotes('bob')).length, 0);
+    });
+  });
+}
