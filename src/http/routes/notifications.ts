@@ -111,6 +111,7 @@ export async function notificationRoutes(app: FastifyInstance, services: Service
       auth: 'user',
       params: Type.Object({}),
       response: EmptyList,
+      statuses: { 404: 'push notifications are not offered (error push)' },
       summary: method === 'POST' ? 'Push device registration: not offered (404 push)' : 'Push device removal: not offered (404 push)',
       handler: async () => {
         throw notFound('push', 'This server does not send push notifications; poll the notifications endpoint instead');

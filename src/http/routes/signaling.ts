@@ -22,6 +22,7 @@ export async function signalingRoutes(app: FastifyInstance, services: Services):
     summary: 'Signaling settings: mode, server, tickets (v1 ticket, v2 JWT), STUN and TURN servers with time-limited credentials',
     params: Type.Object({ token: Type.String({ default: '', maxLength: 64 }) }),
     response: Anything,
+    statuses: { 404: 'no token for an anonymous caller, or a conversation the caller has not joined (error room)' },
     handler: async ({ params, ctx }) => services.signaling.settings(ctx, params.token),
   });
 
@@ -56,6 +57,10 @@ export async function signalingRoutes(app: FastifyInstance, services: Services):
     summary: 'Internal signaling: wait for messages to the caller’s session (long poll), then usersInRoom',
     params: Type.Object({ token: Token }),
     response: Type.Array(Anything),
+    statuses: {
+      400: { description: 'internal signaling is disabled (external signaling server configured)', schema: Type.String() },
+      404: { description: 'the caller has no session in the conversation: the messages that announce it', schema: Type.Array(Anything) },
+    },
     handler: async ({ params, ctx, reply }) => {
       if (!(await services.internalSignaling.enabled())) return new OcsReply(INTERNAL_SIGNALING_DISABLED, 400);
       // The response closing before it was written means the client went away: stop waiting.
