@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { cookieOf, countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { enterRoom, countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import type { EventMap } from '../src/events/event-map.js';
 
@@ -32,11 +32,7 @@ for (const dialect of dialects()) {
     const config = (key: string, value: string) => p.services.appConfig.set(key, value);
 
     /** Joins the conversation (a room session) and returns the caller with its cookie. */
-    async function enter(user: string, token: string): Promise<Caller> {
-      const j = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as(user) });
-      assert.equal(j.status, 200, j.text);
-      return { ...as(user), headers: { Cookie: cookieOf(j) } };
-    }
+    const enter = (user: string, token: string): Promise<Caller> => enterRoom(p, user, token);
     const record = async (who: Caller, token: string) => (await call(p, 'GET', `${V4}/room/${token}`, { as: who })).data;
     const join = (who: Caller, token: string, body: Record<string, unknown> = {}) => call(p, 'POST', `${V4}/call/${token}`, { as: who, body });
     const leave = (who: Caller, token: string, query: Record<string, string> = {}) => call(p, 'DELETE', `${V4}/call/${token}`, { as: who, query });

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
-import { cookieOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { enterRoom, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 
 const NOTES = '/ocs/v2.php/apps/notifications/api/v2/notifications';
 
@@ -19,11 +19,7 @@ for (const dialect of dialects()) {
     });
     after(async () => p.close());
 
-    async function enter(user: string, token: string): Promise<Caller> {
-      const j = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as(user) });
-      assert.equal(j.status, 200, j.text);
-      return { ...as(user), headers: { Cookie: cookieOf(j) } };
-    }
+    const enter = (user: string, token: string): Promise<Caller> => enterRoom(p, user, token);
     const callNotes = async (user: string) => ((await call(p, 'GET', NOTES, { as: as(user) })).data as any[]).filter((n) => n.object_type === 'call');
     async function groupRoom(name: string): Promise<string> {
       const room = await createRoom(p, 'alice', { roomType: 2, roomName: name });

@@ -72,3 +72,10 @@ export async function countQueries(p: Parley, fn: () => Promise<unknown>): Promi
   await fn();
   return p.services.db.stats.queries - before;
 }
+
+/** Joins `user` to the conversation (a room session) and returns the caller with its session cookie. */
+export async function enterRoom(p: Parley, user: string, token: string): Promise<Caller> {
+  const j = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as(user) });
+  assert.equal(j.status, 200, j.text);
+  return { ...as(user), headers: { Cookie: cookieOf(j) } };
+}
