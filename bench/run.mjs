@@ -33,7 +33,20 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { ADMIN, basic, chosenDatabases, dist, freshDatabase, joinCookie, median, ocs, openSeedServices, root, startServer } from './lib/server.mjs';
+import {
+  ADMIN,
+  basic,
+  chosenDatabases,
+  dist,
+  freshDatabase,
+  joinCookie,
+  median,
+  ocs,
+  openSeedServices,
+  root,
+  startServer,
+  storePrerendered,
+} from './lib/server.mjs';
 import { prepareWriter, seedWriter } from './lib/writer.mjs';
 
 const BASELINE = 'hello';
@@ -105,7 +118,7 @@ async function probe(url, r, req) {
 
 /** Seeds, starts the server and measures every route in every mode on one database. */
 async function runDatabase(db, routes, results) {
-  const { env, drop } = await freshDatabase(db);
+  const { env, dataDir, drop } = await freshDatabase(db);
   let failed = 0;
   try {
     // Seed through the built services, in this process, before the server starts.
@@ -124,7 +137,15 @@ async function runDatabase(db, routes, results) {
     try {
       const prepared = [];
       for (const r of routes) {
-        const ctx = { url, admin: ADMIN, basic, ocs, state: seeded.get(r.seed), joinCookie: (auth, token) => joinCookie(url, auth, token) };
+        const ctx = {
+          url,
+          admin: ADMIN,
+          basic,
+          ocs,
+          state: seeded.get(r.seed),
+          joinCookie: (auth, token) => joinCookie(url, auth, token),
+          storePrerendered: (name, p, headers) => storePrerendered(url, dataDir, name, p, headers),
+        };
         if (r.prepare) ctx.state = await r.prepare(ctx);
         // The cookie mode's session: the entry's own (a real session, e.g. from joining the
         // conversation it reads), else a well-formed key that names no session.
@@ -174,6 +195,9 @@ async function runDatabase(db, routes, results) {
   return failed;
 }
 
+/** A ratio with two significant digits below 0.1 (0.004, not 0.00). */
+const fmt = (x) => (x >= 0.1 || !Number.isFinite(x) ? x.toFixed(2) : x.toPrecision(2));
+
 async function main() {
   const dbs = chosenDatabases();
   const routes = await loadRoutes();
@@ -193,7 +217,7 @@ async function main() {
       for (const mode of modes) {
         const rps = median(results.get(`${db}/${mode}/${r.name}`));
         const ofQuiet = modes.includes('quiet') ? ` of-quiet=${(ratio(db, mode, r) / ratio(db, 'quiet', r)).toFixed(2)}` : '';
-        console.log(`bench ${r.name} ${db} ${mode} ${rps.toFixed(0)} ratio=${ratio(db, mode, r).toFixed(2)} vs=${r.vs}${ofQuiet}`);
+        console.log(`bench ${r.name} ${db} ${mode} ${rps.toFixed(0)} ratio=${fmt(ratio(db, mode, r))} vs=${r.vs}${ofQuiet}`);
       }
     }
   }
@@ -203,7 +227,7 @@ async function main() {
   console.log('');
   console.log('ratio'.padEnd(width) + columns.map(([db, mode]) => `${db === 'postgres' ? 'pg' : 'sqlite'} ${mode}`.padStart(14)).join('') + '   vs');
   for (const r of routes) {
-    console.log(r.name.padEnd(width) + columns.map(([db, mode]) => ratio(db, mode, r).toFixed(2).padStart(14)).join('') + `   ${r.vs}`);
+    console.log(r.name.padEnd(width) + columns.map(([db, mode]) => fmt(ratio(db, mode, r)).padStart(14)).join('') + `   ${r.vs}`);
   }
   for (const [db, rate] of writerRates) console.log(`writer ${db}: ${rate.toFixed(0)} writes/s achieved of ${writeRate}/s offered`);
   if (failed > 0) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
+import path, { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.url))));
@@ -42,6 +42,8 @@ export function chosenDatabases() {
 export async function freshDatabase(db) {
   if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first (`npm run bench` builds)');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
+  // Pre-rendered baselines (GET /bench/prerendered/<name>, src/http/routes/bench-prerendered.ts).
+  fs.mkdirSync(path.join(dataDir, 'bench-prerendered'));
   const env = {
     ...process.env,
     DATA_DIR: dataDir,
@@ -50,6 +52,9 @@ export async function freshDatabase(db) {
     LOG_LEVEL: 'warn',
     JOBS: 'false',
     HOST: '127.0.0.1',
+    // The route bench measures capacity with a fixed number of connections (closed loop), which
+    // is not overload: no shedding unless asked. bench/mixed.mjs turns it back on.
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: process.env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '0',
   };
   delete env.DATABASE_URL;
   delete env.DATABASE_SCHEMA;
@@ -138,6 +143,16 @@ export async function joinCookie(url, auth, token) {
   const cookie = /parley_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
   if (res.status !== 200 || !cookie) throw new Error(`joining ${token} answered ${res.status} without a session cookie`);
   return cookie;
+}
+
+/**
+ * Stores `path`'s answer to `headers` (as the server sends it now) as the pre-rendered body `name`,
+ * served as it is by GET /bench/prerendered/<name>: the baseline "replaying the same body".
+ */
+export async function storePrerendered(url, dataDir, name, path, headers) {
+  const res = await fetch(url + path, { headers });
+  if (res.status !== 200) throw new Error(`pre-rendering ${path} answered ${res.status}`);
+  fs.writeFileSync(join(dataDir, 'bench-prerendered', `${name}.json`), Buffer.from(await res.arrayBuffer()));
 }
 
 export const median = (xs) => {

@@ -1,5 +1,6 @@
 /**
- * Participant bench routes: the participant list of a 5,000-attendee conversation (in the cookie
+ * Participant bench routes: the participant list of a 5,000-attendee conversation against the
+ * same body sent pre-rendered (in the cookie
  * mode, read by a user who joined it, as the web client does), and join churn (a browser
  * re-joining with its cookie session: every request creates a session and removes the one it
  * replaces; it sends its cookie in every mode).
@@ -37,13 +38,26 @@ async function seed({ services, dist }) {
   return { token };
 }
 
+const participantsPath = (state) => `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants?format=json`;
+
 export default [
   {
+    // The same body sent as it is: participants-5000's baseline ("replaying the same body").
+    name: 'participants-5000-prerendered',
+    seed,
+    async prepare({ basic, ocs, state, storePrerendered }) {
+      await storePrerendered('participants-5000', participantsPath(state), { ...ocs, Authorization: basic(USER.user, USER.password) });
+      return state;
+    },
+    request: () => ({ path: '/bench/prerendered/participants-5000' }),
+  },
+  {
     name: 'participants-5000',
+    vs: 'participants-5000-prerendered',
     seed,
     cookie: ({ basic, state, joinCookie }) => joinCookie(basic(USER.user, USER.password), state.token),
     request: ({ basic, ocs, state }) => ({
-      path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants?format=json`,
+      path: participantsPath(state),
       headers: { ...ocs, Authorization: basic(USER.user, USER.password) },
     }),
   },

@@ -3,7 +3,8 @@
  * file `<DATA_DIR>/bench-prerendered/<name>.json` as it is. Registered only when that folder
  * exists at start-up (the benchmark harness creates it in its throw-away data directory), so a
  * normal installation has no such route. GET /room is measured against the same body sent this
- * way (issue 3 item 8).
+ * way. A file may also be written while the server runs (the harness stores a route's own answer
+ * as the baseline of that route): it is read on its first request.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,12 @@ export async function benchPrerenderedRoutes(app: FastifyInstance, services: Ser
     bodies.set(file.slice(0, -5), fs.readFileSync(path.join(dir, file)));
   }
   app.get<{ Params: { name: string } }>('/bench/prerendered/:name', async (req, reply) => {
-    const body = bodies.get(req.params.name);
+    const { name } = req.params;
+    let body = bodies.get(name);
+    if (!body && /^[a-z0-9-]+$/.test(name) && fs.existsSync(path.join(dir, `${name}.json`))) {
+      body = fs.readFileSync(path.join(dir, `${name}.json`));
+      bodies.set(name, body);
+    }
     if (!body) return reply.code(404).send();
     return reply.type('application/json; charset=utf-8').send(body);
   });
