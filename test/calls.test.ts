@@ -415,9 +415,9 @@ for (const dialect of dialects()) {
     it('capabilities: the call features that work, config.call from app config', async () => {
       const caps = async () => (await call(p, 'GET', '/cloud/capabilities', { as: as('member') })).data.capabilities.spreed;
       let s = await caps();
-      for (const f of ['audio', 'video', 'in-call-flags', 'conversation-call-flags', 'start-call-flag', 'silent-call', 'recording-consent']) assert.ok(s.features.includes(f), f);
-      // Not built here: notifications for rings, recording, the participants download.
-      for (const f of ['send-call-notification', 'recording-v1', 'download-call-participants', 'call-notification-state-api']) assert.ok(!s.features.includes(f), f);
+      for (const f of ['audio', 'video', 'in-call-flags', 'conversation-call-flags', 'start-call-flag', 'silent-call', 'recording-consent', 'send-call-notification']) assert.ok(s.features.includes(f), f);
+      // Not built here: recording, the participants download.
+      for (const f of ['recording-v1', 'download-call-participants', 'call-notification-state-api']) assert.ok(!s.features.includes(f), f);
       assert.deepEqual([s.config.call.enabled, s.config.call['max-duration'], s.config.call['recording-consent']], [true, 0, 0]);
       await config('start_calls', '3');
       await config('max_call_duration', '3600');

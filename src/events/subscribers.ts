@@ -48,6 +48,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   );
   bus.on('call.joined', ({ room, actor }) => (actor.actorType === ActorType.USERS ? s.notifications.joinedCall(room.id, actor.actorId) : undefined));
   bus.on('call.ended', ({ room }) => s.notifications.missedCall(room.id));
+  bus.on('call.ring', ({ room, actor, target }) =>
+    target.actorType === ActorType.USERS ? s.notifications.rang(room, { type: actor.actorType, id: actor.actorId, displayName: actor.displayName }, target.actorId) : undefined,
+  );
 
   // Credentials: cached verifications and login cookies stop working at once.
   bus.on('user.credentials-changed', ({ userId }) => s.auth.forget(userId));
@@ -79,6 +82,11 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
   bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
+  // Calls leave their trace in the chat, in the transaction that changed the call (§2 call_*).
+  bus.on('call.started.trx', (e) => s.chatSystemMessages.callStarted(e));
+  bus.on('call.joined.trx', (e) => s.chatSystemMessages.callJoined(e));
+  bus.on('call.left.trx', (e) => s.chatSystemMessages.callLeft(e));
+  bus.on('call.ended.trx', (e) => s.chatSystemMessages.callEnded(e));
 
   // The external signaling server (talk-chat-calls.md §5.7): queued, sent in the background.
   bus.on('rooms.deleted', ({ rooms }) => s.signalingNotifier.roomsDeleted(rooms));
