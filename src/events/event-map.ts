@@ -116,6 +116,11 @@ export interface EventMap {
   'call.ring': { room: RoomRow; actor: CallActor; target: CallActor };
   /** A conversation's properties changed (name, description, lobby, read-only, listable, type, ...): the row as it is now, after commit. */
   'room.updated': { room: RoomRow };
+  /**
+   * Attendees' participant type or permissions changed, after commit (`all`: the conversation's
+   * default or call permissions, which every attendee's effective permissions follow).
+   */
+  'room.participants-changed': { room: RoomRow; attendeeIds: number[] | 'all' };
   /** Users became attendees of a conversation, after commit. */
   'room.attendees-added': { room: RoomRow; userIds: string[] };
   /** Attendees left or were removed, after commit: their user ids and the Talk session ids they had. */

@@ -93,5 +93,11 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.updated', ({ room }) => s.signalingNotifier.roomUpdated(room));
   bus.on('room.attendees-added', ({ room, userIds }) => s.signalingNotifier.attendeesAdded(room, userIds));
   bus.on('room.attendees-removed', ({ room, userIds, sessionIds }) => s.signalingNotifier.attendeesRemoved(room, userIds, sessionIds));
+  bus.on('room.participants-changed', ({ room, attendeeIds }) => s.signalingNotifier.participantsChanged(room, attendeeIds));
+  bus.on('chat.message-posted', ({ room }) => s.signalingNotifier.chatMessage(room));
+  bus.on('call.joined', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
+  bus.on('call.flags-updated', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
+  bus.on('call.left', ({ room, sessionId }) => s.signalingNotifier.inCallChanged(room, sessionId, 0));
+  bus.on('call.ended', ({ room, everyone }) => (everyone ? s.signalingNotifier.callEndedForEveryone(room) : undefined));
   bus.on('rooms.deleted', ({ rooms }) => s.notifications.forgetRooms(rooms));
 }

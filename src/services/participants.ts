@@ -489,6 +489,7 @@ export class ParticipantsService {
       }
     }
     await this.rooms.touch([room.id], now);
+    await this.rooms.announceParticipantsChanged(room, [target.id]);
   }
 
   /** PUT attendees/permissions; returns the target's record. */
@@ -514,6 +515,7 @@ export class ParticipantsService {
     const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
     await this.rooms.repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
     await this.rooms.touch([room.id], now);
+    await this.rooms.announceParticipantsChanged(room, [target.id]);
     const cfg = await ctx.config();
     const updated = { ...target, permissions: value, participant_type: type };
     const sessions = (await this.repo.withSessions([room.id])).filter((r) => r.attendee.id === target.id && r.session).map((r) => r.session!);

@@ -649,6 +649,11 @@ export class RoomsService {
     await this.events.emit('room.updated', { room });
   }
 
+  /** After commit: these attendees' type or permissions changed (`all`: the room's permissions). */
+  async announceParticipantsChanged(room: RoomRow, attendeeIds: number[] | 'all'): Promise<void> {
+    await this.events.emit('room.participants-changed', { room, attendeeIds });
+  }
+
   /** After commit: users were added to `room`. */
   async announceAttendeesAdded(room: RoomRow, userIds: string[]): Promise<void> {
     if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds });
