@@ -250,6 +250,14 @@ for (const dialect of dialects()) {
         assert.equal((await record(member, token)).hasCall, false);
         assert.equal((await join(member, token, { recordingConsent: true })).status, 200);
         await leave(member, token);
+        // The consent is stored (Talk's talk_consent): actor and time.
+        const consents = async () => {
+          const id = (await roomRow(p, token))!.id;
+          return p.services.db.kysely.selectFrom('recording_consents').select(['actor_type', 'actor_id', 'created_at']).where('room_id', '=', id).execute();
+        };
+        const stored = await consents();
+        assert.deepEqual(stored.map((c) => [c.actor_type, c.actor_id]), [['users', 'member']]);
+        assert.ok(Math.abs(Number(stored[0].created_at) - now()) < 60);
         // 2: the conversation decides.
         await config('recording_consent', '2');
         assert.equal((await join(member, token)).status, 200);
@@ -259,9 +267,15 @@ for (const dialect of dialects()) {
       } finally {
         for (const k of ['signaling_servers', 'call_recording', 'recording_servers', 'recording_consent']) await p.services.appConfig.delete(k);
       }
-      // Without usable recording, consent is never required.
-      assert.equal((await join(member, token)).status, 200);
+      // Without usable recording, consent is never required (nor stored).
+      assert.equal((await join(member, token, { recordingConsent: true })).status, 200);
+      const id = (await roomRow(p, token))!.id;
+      const after = await p.services.db.kysely.selectFrom('recording_consents').select('id').where('room_id', '=', id).execute();
+      assert.equal(after.length, 1, 'only the join that needed consent');
+      // Deleting the conversation deletes its consents.
       await leave(member, token);
+      assert.equal((await call(p, 'DELETE', `${V4}/room/${token}`, { as: as('owner') })).status, 200);
+      assert.equal((await p.services.db.kysely.selectFrom('recording_consents').select('id').where('room_id', '=', id).execute()).length, 0);
     });
 
     it('DELETE all=true: a moderator ends the call for everyone; for others it is a plain leave', async () => {

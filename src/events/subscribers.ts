@@ -18,6 +18,7 @@ import type { ChatSystemMessages } from '../services/chat-system-messages.js';
 import type { ChatService } from '../services/chat.js';
 import type { PollsService } from '../services/polls.js';
 import type { SignalingNotifier } from '../services/signaling-notifier.js';
+import type { CallService } from '../services/calls.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -33,6 +34,7 @@ export interface Subscribers {
   userAvatars: UserAvatarService;
   notifications: NotificationService;
   polls: PollsService;
+  calls: CallService;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -78,6 +80,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chat.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.polls.forgetRooms(rooms.map((r) => r.id)));
+  bus.on('rooms.deleted', ({ rooms }) => s.calls.forgetRooms(rooms));
 
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
