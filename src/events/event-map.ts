@@ -121,8 +121,10 @@ export interface EventMap {
    * default or call permissions, which every attendee's effective permissions follow).
    */
   'room.participants-changed': { room: RoomRow; attendeeIds: number[] | 'all' };
-  /** Users became attendees of a conversation, after commit. */
-  'room.attendees-added': { room: RoomRow; userIds: string[] };
+  /** An attendee joined a conversation (opened a session), after commit. */
+  'room.joined': { room: RoomRow; actorType: string; actorId: string };
+  /** Users became attendees of a conversation, after commit; `invitedBy`: the user who added them. */
+  'room.attendees-added': { room: RoomRow; userIds: string[]; invitedBy?: string };
   /** Attendees left or were removed, after commit: their user ids and the Talk session ids they had. */
   'room.attendees-removed': { room: RoomRow; userIds: string[]; sessionIds: string[] };
 }

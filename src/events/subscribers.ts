@@ -43,6 +43,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
     silent ? undefined : s.notifications.mentioned(room.id, messageId, actor, mentionedUserIds),
   );
   bus.on('chat.read', ({ room, userId, messageId }) => s.notifications.chatReadUpTo(room.id, userId, messageId));
+  // People added by somebody are invited (Talk's notifier: group members too, at creation as later).
+  bus.on('room.attendees-added', ({ room, userIds, invitedBy }) => s.notifications.invited(room, invitedBy, userIds));
+  bus.on('room.joined', ({ room, actorType, actorId }) => (actorType === ActorType.USERS ? s.notifications.joinedRoom(room.id, actorId) : undefined));
 
   // Calls ring the conversation's users (notifications app), as Talk's notifier does.
   bus.on('call.started', ({ room, actor, silent, silentFor }) =>

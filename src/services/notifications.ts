@@ -145,6 +145,11 @@ export class NotificationService {
     await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'call' });
   }
 
+  /** The user opened the conversation: its invitation is processed (Talk: markInvitationRead on join). */
+  async joinedRoom(roomId: number, userId: string): Promise<void> {
+    await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'room' });
+  }
+
   /** The user read the chat up to `messageId`: their mention notifications up to it go. */
   async chatReadUpTo(roomId: number, userId: string, messageId: number): Promise<void> {
     await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'chat', upToMessageId: messageId });
