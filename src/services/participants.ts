@@ -490,6 +490,8 @@ export class ParticipantsService {
       }
     }
     await this.rooms.touch([room.id], now);
+    // The signaling server hears of a type change as an update and a participants change (§5.7).
+    await this.rooms.announceUpdated(room);
     await this.rooms.announceParticipantsChanged(room, [target.id]);
   }
 
