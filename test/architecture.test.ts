@@ -92,6 +92,31 @@ describe('architecture', () => {
     assert.deepEqual(body.match(/\.push\(/g) ?? [], [], 'push calls');
   });
 
+  it('services receive their repositories: none reaches through another service to its repositories', () => {
+    // `this.rooms.repos.attendees...` hid which tables a service touches; createServices hands each
+    // service the repositories it uses (or the bundle), and transactions use repos.withTransaction.
+    const reachThrough = /\b\w+\.repos\.\w+/g;
+    const bad: string[] = [];
+    for (const [file, src] of text) {
+      // Allowed: a service's own (`this.repos.x`) and the scheduler's (`services.repos.jobRuns`).
+      for (const m of src.matchAll(reachThrough)) if (!/^(?:this|services)\./.test(m[0])) bad.push(`${file}: ${m[0]}`);
+    }
+    assert.deepEqual(bad, []);
+    assert.deepEqual('await this.rooms.repos.attendees.find(1)'.match(reachThrough), ['rooms.repos.attendees']);
+  });
+
+  it('services build no repository of their own: the bundle (or its withTransaction) supplies them', () => {
+    const bad = [...text]
+      .filter(([file]) => !file.startsWith('db/'))
+      .flatMap(([file, src]) => (src.match(/\bnew\s+\w+Repository\(/g) ?? []).map((m) => `${file}: ${m}`));
+    assert.deepEqual(bad, []);
+  });
+
+  it('routes reach the database only through services, never the repositories bundle', () => {
+    const bad = [...text].filter(([file, src]) => file.startsWith('http/') && /\brepos\b/.test(src)).map(([f]) => f);
+    assert.deepEqual(bad, []);
+  });
+
   it('every event subscription is in events/subscribers.ts', () => {
     const bad = [...text].filter(([file, src]) => file !== 'events/subscribers.ts' && file !== 'events/bus.ts' && /\bevents\.on\(|\bbus\.on\(/.test(src)).map(([f]) => f);
     assert.deepEqual(bad, []);

@@ -30,7 +30,7 @@ for (const dialect of dialects()) {
       assert.equal((await call(p, 'POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 1, amount: 2 } })).status, 200);
       const r = await broadcast(room.token, 'alice', 'Five minutes left, @bob');
       assert.equal(r.status, 201, r.text);
-      const children = await p.services.rooms.repos.rooms.childrenOf(room.token);
+      const children = await p.services.repos.rooms.childrenOf(room.token);
       assert.equal(children.length, 2);
       assert.deepEqual(r.data.map((x: any) => x.token).sort(), children.map((c) => c.token).sort());
       for (const child of children) {
@@ -53,7 +53,7 @@ for (const dialect of dialects()) {
       assert.equal(mode.status, 400);
       assert.equal(mode.data.error, 'mode');
       await call(p, 'POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 3, amount: 1 } });
-      const child = (await p.services.rooms.repos.rooms.childrenOf(room.token))[0];
+      const child = (await p.services.repos.rooms.childrenOf(room.token))[0];
       const count = async () => (await p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', child.id).where('message_type', '=', 'comment').execute()).length;
       const empty = await broadcast(room.token, 'alice', '   ');
       assert.equal(empty.status, 400);

@@ -23,7 +23,7 @@ for (const dialect of dialects()) {
 
     const br = (method: string, token: string, suffix = '', who: string | null = 'alice', body?: Record<string, unknown>) =>
       call(p, method, `${V1}/${token}${suffix}`, { as: who ? as(who) : undefined, body });
-    const children = async (token: string) => p.services.rooms.repos.rooms.childrenOf(token);
+    const children = async (token: string) => p.services.repos.rooms.childrenOf(token);
     const memberIds = async (token: string) => (await attendeesOf(p, token)).map((a) => `${a.actor_id}:${a.participant_type}`).sort();
 
     /** A group room of alice (owner) with bob (moderator) and carol, dave, erin. */
@@ -51,7 +51,7 @@ for (const dialect of dialects()) {
         const avatars = new RoomAvatarsRepository(p.services.db.kysely);
         assert.ok(await avatars.find(old.id), 'the child has a custom avatar');
         // A parent marked "not configured" while its children still exist (an interrupted removal).
-        await p.services.rooms.repos.rooms.update((await roomRow(p, token))!.id, { breakout_room_mode: 0 });
+        await p.services.repos.rooms.update((await roomRow(p, token))!.id, { breakout_room_mode: 0 });
         assert.equal((await br('POST', token, '', 'alice', { mode: 3, amount: 1 })).status, 200);
         const now = await children(token);
         assert.equal(now.length, 1);

@@ -194,7 +194,7 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200);
         assert.equal(r.data[0].message, 'wake up');
         assert.ok(Date.now() - started < 5000);
-        const bob = await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
+        const bob = await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
         assert.equal(bob!.last_read_message, ids[4]);
       });
 
@@ -293,7 +293,7 @@ for (const dialect of dialects()) {
         assert.equal(r.data.systemMessage, 'history_cleared');
         const h = await get(room.token, 'bob', { lookIntoFuture: 0 });
         assert.deepEqual(h.data.map((m: any) => m.systemMessage), ['history_cleared']);
-        const bob = await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
+        const bob = await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
         assert.equal(bob!.last_read_message, 0);
         assert.equal((await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('dave') })).status, 404);
         const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });

@@ -108,7 +108,7 @@ for (const dialect of dialects()) {
       assert.equal(all.headers.get('x-chat-last-common-read'), String(m.data.id));
       // Carol makes her read status private: she is left out, and she sees 0.
       await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('carol'), body: { key: 'read_status_privacy', value: 1 } });
-      const carolRow = (await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'carol'))!;
+      const carolRow = (await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'carol'))!;
       assert.equal(carolRow.read_privacy, 1, 'the preference reaches the attendee rows');
       await read('carol', 1);
       assert.equal((await record('alice')).lastCommonReadMessage, m.data.id, 'private readers are not counted');

@@ -26,7 +26,7 @@ for (const dialect of dialects()) {
 
     const post = async (token: string, text: string, mentions = { direct: [] as number[], indirect: [] as number[], userIds: [] as string[] }) => {
       const room = (await roomRow(p, token))!;
-      const attendee = await p.services.rooms.repos.attendees.find(room.id, 'users', 'alice');
+      const attendee = await p.services.repos.attendees.find(room.id, 'users', 'alice');
       return p.services.chat.postUserMessage(room, {
         actor: { type: 'users', id: 'alice', displayName: 'alice' },
         attendeeId: attendee!.id,
@@ -47,7 +47,7 @@ for (const dialect of dialects()) {
       assert.ok(a < b && b < c);
       assert.equal((await roomRow(p, room1.token))!.last_message, c);
       assert.equal((await roomRow(p, room2.token))!.last_message, b);
-      const alice = await p.services.rooms.repos.attendees.find((await roomRow(p, room1.token))!.id, 'users', 'alice');
+      const alice = await p.services.repos.attendees.find((await roomRow(p, room1.token))!.id, 'users', 'alice');
       assert.equal(alice!.last_read_message, c, "the author's read marker moves to their message");
     });
 
@@ -67,13 +67,13 @@ for (const dialect of dialects()) {
 
     it('mentions set last_mention_message, direct ones also last_mention_direct', async () => {
       const room = (await roomRow(p, room1.token))!;
-      const bob = (await p.services.rooms.repos.attendees.find(room.id, 'users', 'bob'))!;
+      const bob = (await p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
       const id1 = await post(room1.token, 'hey all', { direct: [], indirect: [bob.id], userIds: ['bob'] });
-      let row = (await p.services.rooms.repos.attendees.find(room.id, 'users', 'bob'))!;
+      let row = (await p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
       assert.equal(row.last_mention_message, id1);
       assert.equal(row.last_mention_direct, 0);
       const id2 = await post(room1.token, 'hey bob', { direct: [bob.id], indirect: [], userIds: ['bob'] });
-      row = (await p.services.rooms.repos.attendees.find(room.id, 'users', 'bob'))!;
+      row = (await p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
       assert.equal(row.last_mention_message, id2);
       assert.equal(row.last_mention_direct, id2);
     });

@@ -231,7 +231,7 @@ for (const dialect of dialects()) {
         const t = await room(3);
         const ids = (await attendeesOf(p, t)).map((a) => a.id);
         await seedCall(t, ids);
-        await p.services.rooms.repos.rooms.update((await roomRow(p, t))!.id, { call_permissions: 5 });
+        await p.services.repos.rooms.update((await roomRow(p, t))!.id, { call_permissions: 5 });
         const r = await req('PUT', t, '/read-only', 'alice', { state: 1 });
         assert.equal(r.status, 200);
         assert.equal(r.data.hasCall, false);
@@ -324,7 +324,7 @@ for (const dialect of dialects()) {
       it('default: Custom bit added, attendees\' own permissions reset (not groups), effective permissions follow', async () => {
         const t = await room(2);
         const carol = (await attendeesOf(p, t)).find((a) => a.actor_id === 'carol')!;
-        await p.services.rooms.repos.attendees.update(carol.id, { permissions: 1 | 128 });
+        await p.services.repos.attendees.update(carol.id, { permissions: 1 | 128 });
         const group = await seedAttendee(p, t, { actorType: 'groups', actorId: 'staff', participantType: 3, permissions: 1 | 4 });
         const r = await req('PUT', t, '/permissions/default', 'bob', { permissions: 4 | 128 });
         assert.equal(r.status, 200, r.text);
@@ -518,7 +518,7 @@ for (const dialect of dialects()) {
         const gm = await joinGuest(p, t, 6);
         await seedUser(p, t, 'dave', 3);
         const dave = (await attendeesOf(p, t)).find((a) => a.actor_id === 'dave')!;
-        await p.services.rooms.repos.attendees.update(dave.id, { permissions: 1 | 4 | 8 | 128 });
+        await p.services.repos.attendees.update(dave.id, { permissions: 1 | 4 | 8 | 128 });
         const ids = (await attendeesOf(p, t)).map((a) => a.id);
         await seedCall(t, ids);
         const r = await req('PUT', t, '/webinar/lobby', 'bob', { state: 1 });

@@ -33,7 +33,7 @@ for (const dialect of dialects()) {
     };
     const add = (token: string, who: string, newParticipant: string, source = 'users') =>
       call(p, 'POST', `${V4}/room/${token}/participants`, { as: as(who), body: { newParticipant, source } });
-    const roomOf = async (token: string) => (await p.services.rooms.repos.rooms.findByToken(token))!;
+    const roomOf = async (token: string) => (await p.services.repos.rooms.findByToken(token))!;
     const clear = async () => {
       for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await call(p, 'DELETE', N, { as: as(u) });
     };

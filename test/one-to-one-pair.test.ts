@@ -34,7 +34,7 @@ for (const dialect of dialects()) {
 
     it('the database refuses a second one-to-one of the pair', async () => {
       const name = oneToOneName('alice', 'bob');
-      const row = await p.services.rooms.repos.rooms.findOneToOne(name);
+      const row = await p.services.repos.rooms.findOneToOne(name);
       assert.ok(row);
       await assert.rejects(sql`INSERT INTO rooms (token, name, type, created_at, last_activity) VALUES ('dupe0001', ${name}, 1, 0, 0)`.execute(p.services.db.kysely), /unique/i);
     });

@@ -164,7 +164,7 @@ for (const dialect of dialects()) {
       ]);
       try {
         const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Dial-in room' });
-        await p.services.rooms.repos.rooms.update((await roomRow(p, room.token))!.id, { sip_enabled: 1 });
+        await p.services.repos.rooms.update((await roomRow(p, room.token))!.id, { sip_enabled: 1 });
         const before = smtp.messages.length;
         const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'dialer@example.com', source: 'emails' } });
         assert.equal(r.status, 200, r.text);
@@ -398,7 +398,7 @@ for (const dialect of dialects()) {
     it('lobby: 412 for non-moderators without the lobby-ignore bit', async () => {
       const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Lobby' });
       await seedUser(p, room.token, 'user', 3);
-      await p.services.rooms.repos.rooms.update((await roomRow(p, room.token))!.id, { lobby_state: 1 });
+      await p.services.repos.rooms.update((await roomRow(p, room.token))!.id, { lobby_state: 1 });
       const r = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('user') });
       assert.equal(r.status, 412);
       assert.equal((await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner') })).status, 200);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { JobRunsRepository, type JobRunRow } from '../db/repositories/job-runs.js';
+import type { JobRunRow } from '../db/repositories/job-runs.js';
 import type { Services } from '../services/index.js';
 import { nowSeconds } from '../domain/time.js';
 
@@ -39,7 +39,7 @@ export function scaledInterval(job: JobDef, scale: number): number {
 
 /** Claims and runs one job if it is due (or whatever the schedule with `force`). */
 export async function runJobIfDue(services: Services, job: JobDef, force = false): Promise<RunOutcome> {
-  const repo = new JobRunsRepository(services.db.kysely);
+  const repo = services.repos.jobRuns;
   let known = ensured.get(services.db.kysely);
   if (!known) ensured.set(services.db.kysely, (known = new Set()));
   if (!known.has(job.name)) {
@@ -64,7 +64,7 @@ export async function runJobIfDue(services: Services, job: JobDef, force = false
 }
 
 export async function jobStates(services: Services, jobs: readonly JobDef[]): Promise<Array<{ job: JobDef; row?: JobRunRow }>> {
-  const rows = await new JobRunsRepository(services.db.kysely).all();
+  const rows = await services.repos.jobRuns.all();
   return jobs.map((job) => ({ job, row: rows.find((r) => r.name === job.name) }));
 }
 
