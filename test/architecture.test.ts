@@ -39,6 +39,7 @@ const REGISTRY_PATTERNS: Array<[RegExp, string]> = [
   [/^(?:export\s+)?const\s+\w+\s*(?::\s*[^=]+)?=\s*\[\s*\]\s*;/m, 'a module-level array that starts empty (a registry)'],
   [/\bregister(?:Features|Job|CookieSessions|LoginSessionResolver)\b/, 'a register-at-load function'],
   [/\b(?:userResolvers|contextHooks|participantFinders|sessionFinder|userStatusLoader|phoneAdder)\b/, 'a callback slot filled after construction'],
+  [/\bqueryListeners\b|\.useLogger\(/, 'a listener list or logger handed over after construction'],
 ];
 
 describe('architecture', () => {
@@ -82,6 +83,8 @@ describe('architecture', () => {
     // The patterns catch what they were written for.
     assert.ok(REGISTRY_PATTERNS[1][0].test('export const FEATURES: FeatureDef[] = [];'));
     assert.ok(REGISTRY_PATTERNS[3][0].test('rooms.sessionFinder = (ctx, v) => x;'));
+    assert.ok(REGISTRY_PATTERNS[4][0].test('db.stats.queryListeners.push((ms) => x);'));
+    assert.ok(REGISTRY_PATTERNS[4][0].test('services.mail.useLogger(app.log);'));
   });
 
   it('createServices wires by constructor only: no property assignment and no push after construction', () => {

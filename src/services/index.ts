@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db/database.js';
 import type { Settings } from '../settings.js';
+import type { Logger } from '../log.js';
 import { EventBus } from '../events/bus.js';
 import { subscribeAll } from '../events/subscribers.js';
 import { createRepositories, type Repositories } from '../db/repositories/index.js';
@@ -65,6 +66,8 @@ export interface Services {
   /** "This happened": emitted by the owning service, subscribed in events/subscribers.ts. */
   events: EventBus;
   settings: Settings;
+  /** The process logger (src/log.ts), shared with the HTTP server. */
+  log: Logger;
   directory: DirectoryService;
   appConfig: AppConfigService;
   bruteForce: BruteForceService;
@@ -130,7 +133,7 @@ export interface Services {
  * exception to "services call each other directly" is the event bus: "this happened" notices go
  * through `events`, and every subscription is listed in events/subscribers.ts.
  */
-export function createServices(db: Db, settings: Settings): Services {
+export function createServices(db: Db, settings: Settings, log: Logger): Services {
   const repos = createRepositories(db.kysely, db.dialect);
   const events = new EventBus();
   const wakeups = new Wakeups(db, settings.databaseUrl);
@@ -154,7 +157,7 @@ export function createServices(db: Db, settings: Settings): Services {
   const roomSettings = new RoomSettingsService(rooms, repos, repos.roomSettings, calls);
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
-  const mail = new MailService(settings, repos.mailOutbox);
+  const mail = new MailService(settings, repos.mailOutbox, log);
   const loginSessions = new LoginSessionService(repos.loginSessions, auth);
   const loginFlows = new LoginFlowService(repos.loginFlows, auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
@@ -181,5 +184,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, signalingNotifier, polls });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
-  return { repos, signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  return { repos, log, signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }
