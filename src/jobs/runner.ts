@@ -22,9 +22,6 @@ export interface JobDef {
 /** Identifies this process in job_runs.last_owner. */
 const PROCESS_ID = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
-/** Schedule rows this process has made sure exist, per database (one INSERT per job, not per tick). */
-const ensured = new WeakMap<object, Set<string>>();
-
 export interface RunOutcome {
   ran: boolean;
   status?: 'ok' | 'failed';
@@ -40,12 +37,7 @@ export function scaledInterval(job: JobDef, scale: number): number {
 /** Claims and runs one job if it is due (or whatever the schedule with `force`). */
 export async function runJobIfDue(services: Services, job: JobDef, force = false): Promise<RunOutcome> {
   const repo = services.repos.jobRuns;
-  let known = ensured.get(services.db.kysely);
-  if (!known) ensured.set(services.db.kysely, (known = new Set()));
-  if (!known.has(job.name)) {
-    await repo.ensure(job.name);
-    known.add(job.name);
-  }
+  await repo.ensure(job.name);
   const now = nowSeconds();
   if (!(await repo.claim(job.name, now, now + scaledInterval(job, services.settings.jobIntervalScale), PROCESS_ID, force))) return { ran: false };
   const started = Date.now();
