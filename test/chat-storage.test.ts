@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, roomRow, seedUser, setRoom } from './helpers/rooms.js';
 import { SYSTEM_ACTOR } from '../src/domain/chat.js';
+import { RoomType } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`chat storage [${dialect}]`, () => {
@@ -18,8 +19,8 @@ for (const dialect of dialects()) {
       p = await startParley(dialect);
       await createUser(p, 'alice');
       await createUser(p, 'bob');
-      room1 = await createRoom(p, 'alice', { roomType: 2, roomName: 'One' });
-      room2 = await createRoom(p, 'alice', { roomType: 2, roomName: 'Two' });
+      room1 = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'One' });
+      room2 = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Two' });
       await seedUser(p, room1.token, 'bob');
     });
     after(async () => p.close());
@@ -79,7 +80,7 @@ for (const dialect of dialects()) {
     });
 
     it('deleting a conversation deletes its messages', async () => {
-      const doomed = await createRoom(p, 'alice', { roomType: 2, roomName: 'Doomed' });
+      const doomed = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Doomed' });
       const id = (await roomRow(p, doomed.token))!.id;
       await post(doomed.token, 'bye');
       const count = async () => (await p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', id).execute()).length;
