@@ -9,7 +9,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { attendeeObject } from '../domain/chat-rich-objects.js';
 import { ActorType, ListableScope, ParticipantType, ReadOnlyState, RoomType } from '../domain/constants.js';
-import { AttendeesRepository } from '../db/repositories/attendees.js';
+import type { Repositories } from '../db/repositories/index.js';
 import { SYSTEM_ACTOR } from '../domain/chat.js';
 import type { CallActor, CallEnded, CallSessionChange, RoomChange } from '../events/event-map.js';
 import type { ChatActor, ChatService } from './chat.js';
@@ -60,7 +60,10 @@ const chatActorOfCall = (a: CallActor | null): ChatActor => (a ? { type: a.actor
 const ONE_TO_ONE_KINDS: readonly number[] = [RoomType.ONE_TO_ONE, RoomType.ONE_TO_ONE_FORMER];
 
 export class ChatSystemMessages {
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    private readonly repos: Repositories,
+  ) {}
 
   async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange }): Promise<void> {
     const msg = roomChangeMessage(e.room, e.change);
@@ -105,7 +108,7 @@ export class ChatSystemMessages {
   async callEnded(e: CallEnded & { trx: Kysely<Database> }): Promise<void> {
     if (e.reason === 'disconnected') return;
     const since = e.callStartTime;
-    const joined = (await new AttendeesRepository(e.trx).forRoom(e.room.id)).filter((a) => since > 0 && a.last_joined_call >= since);
+    const joined = (await this.repos.withTransaction(e.trx).attendees.forRoom(e.room.id)).filter((a) => since > 0 && a.last_joined_call >= since);
     const actor = chatActorOfCall(e.actor);
     let users = joined.filter((a) => a.actor_type === ActorType.USERS);
     // Ended for everyone: the moderator is the sentence's subject, not one of the others (§2).
