@@ -137,8 +137,12 @@ function requestOf(action, user, n) {
   }
 }
 
+/** The lowest rate offered so far. */
+let lowestTried = Infinity;
+
 /** Offers `rate` requests per second for `seconds`; returns the outcome. */
 async function offer(url, users, rate, seconds) {
+  lowestTried = Math.min(lowestTried, rate);
   // As many connections as 200 browsers may open: requests wait in the server, not in this client.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1200 });
   const latencies = [];
@@ -240,6 +244,9 @@ async function warmUp(url, users) {
   await offer(url, users, Math.min(startRate, 100), 2);
 }
 
+/** Twice the highest passing rate (when none passed: twice the lowest rate tried). */
+const twice = (best) => 2 * (best?.rate ?? lowestTried);
+
 async function runDatabase(db) {
   const { env, drop } = await freshDatabase(db);
   try {
@@ -253,7 +260,7 @@ async function runDatabase(db) {
     // Shedding as configured (the server's defaults unless OVERLOAD_* is set), for the search and
     // the 2x run; then the 2x run again on a server that never sheds, to show what it prevents.
     const shedding = { ...env };
-    if (process.env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS === undefined) delete shedding.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS;
+    for (const name of ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 'OVERLOAD_MAX_DB_WAITING']) if (process.env[name] === undefined) delete shedding[name];
     let best;
     let over;
     let server = await startServer(shedding);
@@ -261,17 +268,17 @@ async function runDatabase(db) {
       await warmUp(server.url, users);
       best = fixedRate ? await offer(server.url, users, fixedRate, stepSeconds) : await search(db, server.url, users);
       if (fixedRate) console.log(line(db, passes(best) ? 'pass' : 'fail', best));
-      over = await offer(server.url, users, (best?.rate ?? startRate) * 2, stepSeconds);
+      over = await offer(server.url, users, twice(best), stepSeconds);
       console.log(line(db, '2x', over));
     } finally {
       await server.stop();
     }
     let unshed;
     if (process.env.MIXED_NO_SHED_RUN !== '0') {
-      server = await startServer(env, { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0' });
+      server = await startServer(env, { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAITING: '0' });
       try {
         await offer(server.url, users, Math.min(startRate, 100), 2);
-        unshed = await offer(server.url, users, (best?.rate ?? startRate) * 2, stepSeconds);
+        unshed = await offer(server.url, users, twice(best), stepSeconds);
         console.log(line(db, '2x-noshed', unshed));
       } finally {
         await server.stop();

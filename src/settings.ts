@@ -50,6 +50,11 @@ export interface OverloadSettings {
   maxEventLoopDelayMs: number;
   /** Shed while the used heap exceeds this share of V8's heap limit (percent; 0 = never). */
   maxHeapPercent: number;
+  /**
+   * Shed while more requests than this wait for a PostgreSQL connection (0 = never): there the
+   * process waits on the database, and its event loop stays on time while the queue grows.
+   */
+  maxDbWaiting: number;
   /** How often the pressure is sampled (ms); a decision holds until the next sample. */
   sampleMs: number;
   /** The Retry-After of a shed request (seconds). */
@@ -180,6 +185,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     overload: {
       maxEventLoopDelayMs: intSetting(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
       maxHeapPercent: intSetting(env, 'OVERLOAD_MAX_HEAP_PERCENT', 90, 0, 100),
+      maxDbWaiting: intSetting(env, 'OVERLOAD_MAX_DB_WAITING', 50, 0, 1_000_000),
       sampleMs: intSetting(env, 'OVERLOAD_SAMPLE_MS', 250, 10, 60_000),
       retryAfterSeconds: intSetting(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 2, 1, 3600),
     },

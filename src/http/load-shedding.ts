@@ -4,8 +4,10 @@
  * request makes all later ones slower, until clients time out and throughput collapses). The
  * signal is the process's own pressure, as @fastify/under-pressure measures it: the mean
  * event-loop delay over the last sample (perf_hooks.monitorEventLoopDelay; a loop that cannot
- * keep up is late for its timers) and the used heap against V8's limit. A sample's decision holds
+ * keep up is late for its timers) and the used heap against V8's limit; a sample's decision holds
  * until the next sample, so a busy moment sheds for one interval and then lets traffic in again.
+ * On PostgreSQL the queue may instead grow in front of the connection pool while the event loop
+ * idles: the number of requests waiting for a connection is read at each request.
  *
  * Health and monitoring endpoints are never shed (a load balancer must see the process alive and
  * Prometheus must see the overload). OCS routes answer the OCS error envelope (the one error
@@ -53,12 +55,13 @@ export class PressureMonitor {
 }
 
 /** Registers the shedding hook (first, so a shed request costs nothing else). */
-export function registerLoadShedding(app: FastifyInstance, settings: OverloadSettings): void {
-  if (settings.maxEventLoopDelayMs === 0 && settings.maxHeapPercent === 0) return;
+export function registerLoadShedding(app: FastifyInstance, settings: OverloadSettings, pool?: { waitingCount: number }): void {
+  const dbQueue = settings.maxDbWaiting > 0 ? pool : undefined;
+  if (settings.maxEventLoopDelayMs === 0 && settings.maxHeapPercent === 0 && !dbQueue) return;
   const monitor = new PressureMonitor(settings);
   app.addHook('onClose', async () => monitor.stop());
   app.addHook('onRequest', (request, reply, done) => {
-    if (!monitor.overloaded) return done();
+    if (!monitor.overloaded && !(dbQueue && dbQueue.waitingCount > settings.maxDbWaiting)) return done();
     const at = request.url.indexOf('?');
     const pathOnly = at >= 0 ? request.url.slice(0, at) : request.url;
     if (EXEMPT.has(pathOnly)) return done();
