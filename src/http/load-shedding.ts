@@ -3,8 +3,10 @@
  * any authentication or database work, instead of joining a queue that only grows (every queued
  * request makes all later ones slower, until clients time out and throughput collapses). The
  * signal is the process's own pressure, as @fastify/under-pressure measures it: the mean
- * event-loop delay over the last sample (perf_hooks.monitorEventLoopDelay; a loop that cannot
- * keep up is late for its timers) and the used heap against V8's limit; a sample's decision holds
+ * event-loop delay over the last sample (how late a 10 ms timer fires: a loop that cannot keep up
+ * is late for its timers; measured here rather than with perf_hooks.monitorEventLoopDelay, which
+ * on Node 20 records only a sample or two per interval, so one stall decided a whole sample) and
+ * the used heap against V8's limit; a sample's decision holds
  * until the next sample, so a busy moment sheds for one interval and then lets traffic in again.
  * On PostgreSQL the queue may instead grow in front of the connection pool while the event loop
  * idles: the number of requests waiting for a connection is read at each request.
@@ -13,7 +15,6 @@
  * Prometheus must see the overload). OCS routes answer the OCS error envelope (the one error
  * catalog: `overloaded`); others the same data as JSON. Thresholds: docs/operators.md.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { overloaded } from '../domain/errors.js';
@@ -21,36 +22,46 @@ import type { OverloadSettings } from '../settings.js';
 import { negotiateFormat, versionFromUrl } from './ocs/envelope.js';
 import { sendOcsError } from './ocs/route.js';
 
+const RESOLUTION_MS = 10;
+
 /** Paths (without the query) that are always served. */
 const EXEMPT = new Set(['/status.php', '/metrics']);
 
 /** Samples the process's pressure; `overloaded` is the latest sample's verdict. */
 export class PressureMonitor {
   overloaded = false;
-  private readonly histogram: IntervalHistogram;
+  private readonly ticker: NodeJS.Timeout;
   private readonly timer: NodeJS.Timeout;
+  private lastTick = performance.now();
+  private lateSum = 0;
+  private ticks = 0;
   private readonly maxHeapBytes: number;
 
   constructor(private readonly settings: OverloadSettings) {
     // A 10 ms resolution is what under-pressure uses: finer costs timer wake-ups for nothing.
-    this.histogram = monitorEventLoopDelay({ resolution: 10 });
-    this.histogram.enable();
+    this.ticker = setInterval(() => {
+      const now = performance.now();
+      this.lateSum += Math.max(0, now - this.lastTick - RESOLUTION_MS);
+      this.ticks++;
+      this.lastTick = now;
+    }, RESOLUTION_MS);
+    this.ticker.unref();
     this.maxHeapBytes = (v8.getHeapStatistics().heap_size_limit * settings.maxHeapPercent) / 100;
     this.timer = setInterval(() => this.sample(), settings.sampleMs);
     this.timer.unref();
   }
 
   private sample(): void {
-    // The histogram counts the resolution itself in every delay: take it off, as under-pressure does.
-    const delayMs = Math.max(0, this.histogram.mean / 1e6 - 10);
-    this.histogram.reset();
+    const delayMs = this.ticks === 0 ? 0 : this.lateSum / this.ticks;
+    this.lateSum = 0;
+    this.ticks = 0;
     const { maxEventLoopDelayMs, maxHeapPercent } = this.settings;
     this.overloaded = (maxEventLoopDelayMs > 0 && delayMs > maxEventLoopDelayMs) || (maxHeapPercent > 0 && process.memoryUsage().heapUsed > this.maxHeapBytes);
   }
 
   stop(): void {
     clearInterval(this.timer);
-    this.histogram.disable();
+    clearInterval(this.ticker);
   }
 }
 
