@@ -362,6 +362,6 @@ export class ChatApiService {
     let notModified = emptyIs304 && fetched.length === 0;
     // 200 [] instead of 304 when only the common read moved (§1.3 lastCommonReadId).
     if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId) notModified = false;
-    return { rows, env: { token: acc.room.token, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf }, lastGiven, commonRead, notModified };
+    return { rows, env: { token: acc.room.token, roomType: acc.room.type, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf }, lastGiven, commonRead, notModified };
   }
 }
