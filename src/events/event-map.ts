@@ -70,8 +70,11 @@ export interface EventMap {
   'user.credentials-changed': { userId: string };
   /** A user is about to be deleted: areas remove what belongs to them before the account row goes. */
   'user.deleting': { userId: string };
-  /** A user became a member of a group (also when created with groups). */
-  'group.member-added': { groupId: string; userId: string };
+  /**
+   * A user became a member of a group (also when created with groups); `by`: the logged-in user
+   * who made the change (absent for the operator's command line).
+   */
+  'group.member-added': { groupId: string; userId: string; by?: string };
   'group.member-removed': { groupId: string; userId: string };
   /** A group was deleted; `members` are the users it had. */
   'group.deleted': { groupId: string; members: string[] };

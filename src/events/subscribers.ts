@@ -72,7 +72,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.membershipSync.userDeleted(userId));
 
   // Conversations follow the groups and teams that were added to them (contract "Add participant").
-  bus.on('group.member-added', ({ groupId, userId }) => s.membershipSync.memberAdded(ActorType.GROUPS, groupId, userId));
+  bus.on('group.member-added', ({ groupId, userId, by }) => s.membershipSync.memberAdded(ActorType.GROUPS, groupId, userId, by));
   bus.on('group.member-removed', ({ groupId, userId }) => s.membershipSync.memberRemoved(ActorType.GROUPS, groupId, [userId]));
   bus.on('group.deleted', ({ groupId, members }) => s.membershipSync.sourceDeleted(ActorType.GROUPS, groupId, members));
   bus.on('team.member-added', ({ teamId, userId }) => s.membershipSync.memberAdded(ActorType.CIRCLES, teamId, userId));
