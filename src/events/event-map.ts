@@ -95,6 +95,13 @@ export interface EventMap {
   /** A user's read marker moved to `messageId` (their mention notifications up to it are read). */
   'chat.read': { room: RoomRow; userId: string; messageId: number };
   'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };
+  /**
+   * A system message or shared object was written inside the change's still open transaction
+   * (handlers may only queue work that waits for that transaction, see SignalingNotifier).
+   */
+  'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
+  /** A reaction was added (after commit): its row id and the message it is on. */
+  'chat.reaction-added': { room: RoomRow; reactionId: number; messageId: number };
 
   // ---- calls (talk-chat-calls.md §4; emitted by CallService) ----
   // The `.trx` variants are emitted inside the transaction that changes the call state, with

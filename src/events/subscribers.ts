@@ -100,7 +100,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.attendees-added', ({ room, userIds }) => s.signalingNotifier.attendeesAdded(room, userIds));
   bus.on('room.attendees-removed', ({ room, userIds, sessionIds }) => s.signalingNotifier.attendeesRemoved(room, userIds, sessionIds));
   bus.on('room.participants-changed', ({ room, attendeeIds }) => s.signalingNotifier.participantsChanged(room, attendeeIds));
-  bus.on('chat.message-posted', ({ room }) => s.signalingNotifier.chatMessage(room));
+  bus.on('chat.message-posted', ({ room, messageId }) => s.signalingNotifier.chatMessage(room, messageId));
+  bus.on('chat.reaction-added', ({ room, reactionId }) => s.signalingNotifier.chatMessage(room, reactionId));
+  bus.on('chat.posted-in-transaction', ({ room, messageId }) => s.signalingNotifier.chatMessageInTransaction(room, messageId));
   bus.on('call.joined', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
   bus.on('call.flags-updated', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
   bus.on('call.left', ({ room, sessionId }) => s.signalingNotifier.inCallChanged(room, sessionId, 0));

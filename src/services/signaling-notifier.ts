@@ -19,6 +19,7 @@ import type { AppConfigService } from './app-config.js';
 import { signalingParticipant } from '../presenters/signaling-participant.js';
 import { permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { roomProperties, signalingPermissions } from './signaling-backend.js';
+import type { SignalingChatRelay } from './signaling-chat-relay.js';
 
 export interface NotifierOptions {
   /** Base URL of Parley, sent as `Spreed-Signaling-Backend`. */
@@ -32,8 +33,11 @@ export interface NotifierOptions {
 
 interface Pending {
   token: string;
-  /** Builds the body when it is sent (reads such as the room's users happen off the request). */
-  build: () => Promise<Record<string, unknown>>;
+  /**
+   * Builds the body when it is sent (reads such as the room's users happen off the request);
+   * undefined: nothing to send after all.
+   */
+  build: () => Promise<Record<string, unknown> | undefined>;
 }
 
 const MAX_TRIES = 3;
@@ -49,6 +53,7 @@ export class SignalingNotifier {
   constructor(
     private readonly appConfig: AppConfigService,
     private readonly repo: SignalingRepository,
+    private readonly chatRelay: SignalingChatRelay,
     private readonly opts: NotifierOptions,
   ) {}
 
@@ -86,11 +91,28 @@ export class SignalingNotifier {
   }
 
   /**
-   * A chat message was posted: every session in the room refreshes its chat (`message` with
-   * Talk's `{type:"chat", chat:{refresh:true}}`; the full-comment chat relay is not sent).
+   * A chat message, shared object, reaction or system message was committed: every session in
+   * the room gets `message` with `{type:"chat", chat:{refresh:true, comment?}}` (§5.7, see
+   * signaling-chat-relay.ts for which carry the comment).
    */
-  chatMessage(room: RoomRow): void {
-    this.enqueue(room.token, async () => ({ type: 'message', message: { data: { type: 'chat', chat: { refresh: true } } } }));
+  chatMessage(room: RoomRow, messageId: number): void {
+    this.enqueue(room.token, async () => {
+      const data = await this.chatRelay.data(room, messageId);
+      return data && { type: 'message', message: { data } };
+    });
+  }
+
+  /**
+   * The same for a message posted inside a transaction that is still open (system messages are
+   * written atomically with their change): queued at once, built once that transaction has
+   * ended (the room row lock every chat post takes), and dropped when it rolled back.
+   */
+  chatMessageInTransaction(room: RoomRow, messageId: number): void {
+    this.enqueue(room.token, async () => {
+      await this.repo.roomWritersSettled(room.id);
+      const data = await this.chatRelay.data(room, messageId);
+      return data && { type: 'message', message: { data } };
+    });
   }
 
   /**
@@ -175,7 +197,9 @@ export class SignalingNotifier {
     // Internal mode: nobody to tell.
     if (signalingMode(cfg) !== 'external') return;
     const list = signalingServers(cfg);
-    const body = JSON.stringify(await p.build());
+    const built = await p.build();
+    if (!built) return;
+    const body = JSON.stringify(built);
     for (const { server } of list.servers) {
       const url = `${signalingHttpBase(server)}/api/v1/room/${encodeURIComponent(p.token)}`;
       await this.send(url, body, list.secret);

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { RoomRow } from './rooms.js';
 import { chunks, rowsPerInsert } from '../chunks.js';
+import type { Dialect } from '../database.js';
 
 export interface RoomSessionRow {
   session_id: string;
@@ -21,7 +22,20 @@ export interface RoomSessionRow {
 }
 
 export class SignalingRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect = 'sqlite',
+  ) {}
+
+  /**
+   * Resolves once no transaction that posted into the room's chat is still open: every chat
+   * post locks the room row (ChatService), and FOR SHARE waits for that lock. On SQLite the one
+   * connection already waits for the writer's commit.
+   */
+  async roomWritersSettled(roomId: number): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    await this.db.selectFrom('rooms').select('id').where('id', '=', roomId).forShare().execute();
+  }
 
   async insertMessages(rows: Array<{ room_id: number; recipient: string; data: string; created_at: number }>): Promise<void> {
     for (const part of chunks(rows, rowsPerInsert(4))) await this.db.insertInto('signaling_messages').values(part).execute();
