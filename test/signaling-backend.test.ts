@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHmac, randomBytes } from 'node:crypto';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
-import { createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { createRoom, joinGuest, NO_THROTTLE, V4 } from './helpers/rooms.js';
 
 const V3 = '/apps/spreed/api/v3';
 const SECRET = 'backend-shared-secret';
@@ -188,6 +188,65 @@ for (const dialect of dialects()) {
         await call(p, 'DELETE', `${V4}/room/${token}`, { as: as('alice') });
         const del = await until(() => hpb.got.find((g) => g.body.type === 'delete'));
         assert.equal(del.path, `/api/v1/room/${token}`);
+      } finally {
+        await p.services.signalingNotifier.idle();
+        await hpb.close();
+      }
+    });
+
+    it('participants: attendees without a session as sessionId "0"; a guest renaming (name API or chat) and guests cleaned up', async () => {
+      const hpb = await fakeSignalingServer();
+      const list = await p.services.serverLists.servers('signaling_servers');
+      for (const s of list.servers) await p.services.serverLists.deleteServer('signaling_servers', s.server);
+      await p.services.serverLists.addServer('signaling_servers', hpb.url, SECRET, true);
+      const participantsBodies = () => hpb.got.filter((g) => g.body.type === 'participants').map((g) => g.body.participants);
+      try {
+        const room = (await createRoom(p, 'alice', { roomType: 3, roomName: 'Guests welcome' })).token;
+        await call(p, 'POST', `${V4}/room/${room}/participants`, { as: as('alice'), body: { newParticipant: 'carol', source: 'users' } });
+        const aliceSid = (await call(p, 'POST', `${V4}/room/${room}/participants/active`, { as: as('alice') })).data.sessionId;
+        const guest = await joinGuest(p, room);
+
+        // A permission change: carol has no session and appears with sessionId "0", not in the call.
+        const carol = (await call(p, 'GET', `${V4}/room/${room}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'carol');
+        assert.equal((await call(p, 'PUT', `${V4}/room/${room}/attendees/permissions`, { as: as('alice'), body: { attendeeId: carol.attendeeId, method: 'set', permissions: 1 + 128 } })).status, 200);
+        await p.services.signalingNotifier.idle();
+        const perm = participantsBodies().at(-1);
+        assert.deepEqual(perm.changed, [], 'carol has no session to change');
+        const carolEntry = perm.users.find((u: any) => u.actorId === 'carol');
+        assert.deepEqual(
+          { sessionId: carolEntry.sessionId, inCall: carolEntry.inCall, lastPing: carolEntry.lastPing, userId: carolEntry.userId, participantPermissions: carolEntry.participantPermissions },
+          { sessionId: '0', inCall: 0, lastPing: 0, userId: 'carol', participantPermissions: 129 },
+        );
+        assert.ok(perm.users.some((u: any) => u.sessionId === aliceSid), 'sessions as before');
+
+        // The guest names themself: their session in `changed` with the new name.
+        const before = participantsBodies().length;
+        assert.equal((await call(p, 'POST', `/apps/spreed/api/v1/guest/${room}/name`, { as: guest.caller, body: { displayName: 'Gus' } })).status, 200);
+        await p.services.signalingNotifier.idle();
+        const renamed = participantsBodies().slice(before);
+        assert.equal(renamed.length, 1);
+        assert.deepEqual(renamed[0].changed.map((c: any) => [c.actorType, c.displayName]), [['guests', 'Gus']]);
+        assert.ok(Array.isArray(renamed[0].changed[0].permissions));
+        // ... and through the chat's actorDisplayName.
+        const posted = await call(p, 'POST', `/apps/spreed/api/v1/chat/${room}`, { as: guest.caller, body: { message: 'hi', actorDisplayName: 'Gustav' } });
+        assert.equal(posted.status, 201, posted.text);
+        await p.services.signalingNotifier.idle();
+        assert.deepEqual(participantsBodies().at(-1).changed.map((c: any) => c.displayName), ['Gustav']);
+
+        // A nameless guest's session went stale: the next participant list cleans the guest up, and the server hears it.
+        const nameless = await joinGuest(p, room);
+        await p.services.signalingNotifier.idle();
+        await p.services.db.kysely.updateTable('sessions').set({ last_ping: 0 }).where('attendee_id', '=', nameless.attendeeId).execute();
+        await p.services.db.kysely.updateTable('sessions').set({ last_ping: 0 }).where('attendee_id', '=', guest.attendeeId).execute();
+        const beforeClean = participantsBodies().length;
+        const listed = await call(p, 'GET', `${V4}/room/${room}/participants`, { as: as('alice') });
+        assert.ok(!listed.data.some((x: any) => x.attendeeId === nameless.attendeeId), 'the guest is gone');
+        await p.services.signalingNotifier.idle();
+        const cleaned = participantsBodies().slice(beforeClean);
+        assert.equal(cleaned.length, 1);
+        assert.deepEqual(cleaned[0].changed, []);
+        // The nameless guest is gone; the named one stays an attendee, without a session a "0" entry.
+        assert.deepEqual(cleaned[0].users.filter((u: any) => u.actorType === 'guests').map((u: any) => [u.displayName, u.sessionId]), [['Gustav', '0']]);
       } finally {
         await p.services.signalingNotifier.idle();
         await hpb.close();

@@ -130,7 +130,7 @@ export interface EventMap {
    * Attendees' participant type or permissions changed, after commit (`all`: the conversation's
    * default or call permissions, which every attendee's effective permissions follow).
    */
-  'room.participants-changed': { room: RoomRow; attendeeIds: number[] | 'all' };
+  'room.participants-changed': { room: RoomRow; attendeeIds: number[] | 'all'; reason?: 'guest-name' | 'guests-cleaned' };
   /** An attendee joined a conversation (opened a session), after commit. */
   'room.joined': { room: RoomRow; actorType: string; actorId: string };
   /** Users became attendees of a conversation, after commit; `invitedBy`: the user who added them. */

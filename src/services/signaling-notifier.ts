@@ -142,11 +142,14 @@ export class SignalingNotifier {
   }
 
   /**
-   * Attendees' type or permissions changed (`all`: the room's default or call permissions):
-   * `participants` with their sessions in `changed`
-   * (with the media `permissions` the server enforces) and every session in `users`.
+   * Attendees' type, permissions or (guests') name changed (`all`: the room's default or call
+   * permissions; `[]`: guests that were gone were cleaned up): `participants` with their
+   * sessions in `changed` (with the media `permissions` the server enforces) and everybody in
+   * `users`, attendees without a session as `sessionId: "0"` entries (Talk's
+   * participantsModified). `onlyWithSessions`: nothing is sent when they have no session (a
+   * guest's rename, as Talk).
    */
-  participantsChanged(room: RoomRow, attendeeIds: number[] | 'all'): void {
+  participantsChanged(room: RoomRow, attendeeIds: number[] | 'all', onlyWithSessions = false): void {
     this.enqueue(room.token, async () => {
       const serverDefault = await this.serverDefault();
       const sessions = await this.repo.roomSessions(room.id, 0);
@@ -154,7 +157,9 @@ export class SignalingNotifier {
       const changed = sessions
         .filter((s) => attendeeIds === 'all' || attendeeIds.includes(s.attendee_id))
         .map((s) => ({ ...signalingParticipant(fresh, s, serverDefault), permissions: signalingPermissions(permissionsIn(fresh, s, serverDefault), { participant_type: s.participant_type }) }));
-      return { type: 'participants', participants: { changed, users: sessions.map((s) => signalingParticipant(fresh, s, serverDefault)) } };
+      if (onlyWithSessions && changed.length === 0) return undefined;
+      const sessionless = (await this.repo.attendeesWithoutSession(room.id)).map((a) => signalingParticipant(fresh, a, serverDefault));
+      return { type: 'participants', participants: { changed, users: [...sessions.map((s) => signalingParticipant(fresh, s, serverDefault)), ...sessionless] } };
     });
   }
 

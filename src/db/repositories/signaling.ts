@@ -65,6 +65,24 @@ export class SignalingRepository {
     return rows.map((r) => ({ ...r, last_ping: Number(r.last_ping), attendee_id: Number(r.attendee_id) }));
   }
 
+  /**
+   * The users and guests of a room without any session, as session-like rows with session id
+   * `"0"`, not in the call and never pinged (the `sessionId: "0"` entries of Talk's
+   * `participants` notification, talk-chat-calls.md §5.7).
+   */
+  async attendeesWithoutSession(roomId: number): Promise<RoomSessionRow[]> {
+    const rows = await this.db
+      .selectFrom('attendees as a')
+      .leftJoin('sessions as s', 's.attendee_id', 'a.id')
+      .select(['a.id as attendee_id', 'a.actor_type', 'a.actor_id', 'a.display_name', 'a.participant_type', 'a.permissions'])
+      .where('a.room_id', '=', roomId)
+      .where('a.actor_type', 'in', ['users', 'guests'])
+      .where('s.id', 'is', null)
+      .orderBy('a.id')
+      .execute();
+    return rows.map((r) => ({ ...r, attendee_id: Number(r.attendee_id), session_id: '0', in_call: 0, last_ping: 0 }));
+  }
+
   /** The backend ping (§5.6): every listed session of the room is alive now, in one statement. */
   async pingSessions(roomId: number, sessionIds: string[], now: number): Promise<void> {
     for (const part of chunks(sessionIds)) {
