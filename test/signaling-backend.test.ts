@@ -88,6 +88,13 @@ for (const dialect of dialects()) {
     });
     after(async () => p.close());
 
+    /** Makes `url` the one configured signaling server. */
+    const onlyServer = async (url: string) => {
+      const list = await p.services.serverLists.servers('signaling_servers');
+      for (const s of list.servers) await p.services.serverLists.deleteServer('signaling_servers', s.server);
+      await p.services.serverLists.addServer('signaling_servers', url, SECRET, true);
+    };
+
     const settingsTicket = async (user?: string) => {
       const r = await call(p, 'GET', `${V3}/signaling/settings`, { as: user ? as(user) : admin, query: { token } });
       return r.data.helloAuthParams['1.0'] as { userid: string | null; ticket: string };
@@ -196,9 +203,7 @@ for (const dialect of dialects()) {
 
     it('participants: attendees without a session as sessionId "0"; a guest renaming (name API or chat) and guests cleaned up', async () => {
       const hpb = await fakeSignalingServer();
-      const list = await p.services.serverLists.servers('signaling_servers');
-      for (const s of list.servers) await p.services.serverLists.deleteServer('signaling_servers', s.server);
-      await p.services.serverLists.addServer('signaling_servers', hpb.url, SECRET, true);
+      await onlyServer(hpb.url);
       const participantsBodies = () => hpb.got.filter((g) => g.body.type === 'participants').map((g) => g.body.participants);
       try {
         const room = (await createRoom(p, 'alice', { roomType: 3, roomName: 'Guests welcome' })).token;
@@ -247,6 +252,47 @@ for (const dialect of dialects()) {
         assert.deepEqual(cleaned[0].changed, []);
         // The nameless guest is gone; the named one stays an attendee, without a session a "0" entry.
         assert.deepEqual(cleaned[0].users.filter((u: any) => u.actorType === 'guests').map((u: any) => [u.displayName, u.sessionId]), [['Gustav', '0']]);
+      } finally {
+        await p.services.signalingNotifier.idle();
+        await hpb.close();
+      }
+    });
+
+    it('switchto: starting breakout rooms moves assigned users\' sessions there, stopping moves everyone back', async () => {
+      const hpb = await fakeSignalingServer();
+      await onlyServer(hpb.url);
+      const BR = '/apps/spreed/api/v1/breakout-rooms';
+      try {
+        const parent = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Workshop' })).token;
+        for (const u of ['bob', 'carol']) await call(p, 'POST', `${V4}/room/${parent}/participants`, { as: as('alice'), body: { newParticipant: u, source: 'users' } });
+        const ids = Object.fromEntries(
+          (await call(p, 'GET', `${V4}/room/${parent}/participants`, { as: as('alice') })).data.map((x: any) => [x.actorId, x.attendeeId]),
+        );
+        const configured = await call(p, 'POST', `${BR}/${parent}`, { as: as('alice'), body: { mode: 2, amount: 2, attendeeMap: JSON.stringify({ [ids.carol]: 1 }) } });
+        assert.equal(configured.status, 200, configured.text);
+        const sid: Record<string, string> = {};
+        for (const u of ['alice', 'bob', 'carol']) sid[u] = (await call(p, 'POST', `${V4}/room/${parent}/participants/active`, { as: as(u) })).data.sessionId;
+        await p.services.signalingNotifier.idle();
+        const before = hpb.got.length;
+
+        assert.equal((await call(p, 'POST', `${BR}/${parent}/rooms`, { as: as('alice') })).status, 200);
+        await p.services.signalingNotifier.idle();
+        const started = hpb.got.slice(before).filter((g) => g.body.type === 'switchto');
+        // Only carol is assigned; the moderator and unassigned bob stay.
+        assert.equal(started.length, 1, JSON.stringify(started.map((g) => g.body)));
+        assert.equal(started[0].path, `/api/v1/room/${parent}`);
+        assert.deepEqual(started[0].body.switchto.sessions, [sid.carol]);
+        const target = (await p.services.repos.rooms.findByToken(started[0].body.switchto.roomid))!;
+        assert.equal(target.object_id, parent);
+        assert.ok(await p.services.repos.attendees.find(target.id, 'users', 'carol'), 'carol is in that breakout room');
+
+        const inBreakout = (await call(p, 'POST', `${V4}/room/${target.token}/participants/active`, { as: as('carol') })).data.sessionId;
+        await p.services.signalingNotifier.idle();
+        const beforeStop = hpb.got.length;
+        assert.equal((await call(p, 'DELETE', `${BR}/${parent}/rooms`, { as: as('alice') })).status, 200);
+        await p.services.signalingNotifier.idle();
+        const stopped = hpb.got.slice(beforeStop).filter((g) => g.body.type === 'switchto');
+        assert.deepEqual(stopped.map((g) => [g.path, g.body.switchto]), [[`/api/v1/room/${target.token}`, { roomid: parent, sessions: [inBreakout] }]]);
       } finally {
         await p.services.signalingNotifier.idle();
         await hpb.close();

@@ -131,6 +131,8 @@ export interface EventMap {
    * default or call permissions, which every attendee's effective permissions follow).
    */
   'room.participants-changed': { room: RoomRow; attendeeIds: number[] | 'all'; reason?: 'guest-name' | 'guests-cleaned' };
+  /** Breakout rooms of `parent` were started or stopped (after commit); `children`: its breakout rooms. */
+  'breakout.switched': { parent: RoomRow; children: RoomRow[]; started: boolean };
   /** An attendee joined a conversation (opened a session), after commit. */
   'room.joined': { room: RoomRow; actorType: string; actorId: string };
   /** Users became attendees of a conversation, after commit; `invitedBy`: the user who added them. */

@@ -652,6 +652,11 @@ export class RoomsService {
     await this.events.emit('room.participants-changed', { room, attendeeIds, reason });
   }
 
+  /** After commit: the breakout rooms of `parent` were started or stopped. */
+  async announceBreakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): Promise<void> {
+    await this.events.emit('breakout.switched', { parent, children, started });
+  }
+
   /** After commit: an attendee opened a session in `room` (POST participants/active). */
   async announceJoined(room: RoomRow, attendee: AttendeeRow): Promise<void> {
     await this.events.emit('room.joined', { room, actorType: attendee.actor_type, actorId: attendee.actor_id });

@@ -17,7 +17,8 @@ import type { SignalingRepository } from '../db/repositories/signaling.js';
 import { signalingChecksum, signalingHttpBase, signalingMode, signalingRandom, signalingServers } from '../domain/signaling.js';
 import type { AppConfigService } from './app-config.js';
 import { signalingParticipant } from '../presenters/signaling-participant.js';
-import { permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import { isModeratorType, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import { ActorType } from '../domain/constants.js';
 import { roomProperties, signalingPermissions } from './signaling-backend.js';
 import type { SignalingChatRelay } from './signaling-chat-relay.js';
 
@@ -161,6 +162,32 @@ export class SignalingNotifier {
       const sessionless = (await this.repo.attendeesWithoutSession(room.id)).map((a) => signalingParticipant(fresh, a, serverDefault));
       return { type: 'participants', participants: { changed, users: [...sessions.map((s) => signalingParticipant(fresh, s, serverDefault)), ...sessionless] } };
     });
+  }
+
+  /**
+   * Breakout rooms started: the sessions of each non-moderator user in the parent are told to
+   * switch to the breakout room they are assigned to; stopped: the sessions in each breakout
+   * room are told to switch back to the parent (`switchto {roomid, sessions}`, §5.7).
+   */
+  breakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): void {
+    if (started) {
+      for (const child of children) {
+        this.enqueue(parent.token, async () => {
+          const members = new Set(await this.repo.userIdsOf(child.id));
+          const sessions = (await this.repo.roomSessions(parent.id, 0)).filter(
+            (s) => s.actor_type === ActorType.USERS && !isModeratorType(s.participant_type) && members.has(s.actor_id),
+          );
+          return sessions.length ? { type: 'switchto', switchto: { roomid: child.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
+        });
+      }
+      return;
+    }
+    for (const child of children) {
+      this.enqueue(child.token, async () => {
+        const sessions = await this.repo.roomSessions(child.id, 0);
+        return sessions.length ? { type: 'switchto', switchto: { roomid: parent.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
+      });
+    }
   }
 
   private async serverDefault(): Promise<number> {
