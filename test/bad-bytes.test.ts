@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { createRoom, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const NUL = 'x\u0000y';
 
@@ -20,7 +21,7 @@ for (const dialect of dialects()) {
     before(async () => {
       p = await startParley(dialect);
       for (const u of ['alice', 'bob']) await createUser(p, u);
-      token = (await createRoom(p, 'alice', { roomType: 3, roomName: 'bytes' })).token;
+      token = (await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'bytes' })).token;
       assert.equal((await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob' } })).status, 200);
       const people = (await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data as Array<{ actorId: string; attendeeId: number }>;
       bob = people.find((x) => x.actorId === 'bob')!.attendeeId;
@@ -28,7 +29,7 @@ for (const dialect of dialects()) {
     after(async () => p.close());
 
     const cases: Array<{ what: string; method: string; path: () => string; as: () => Caller; body?: () => Record<string, unknown>; query?: Record<string, string>; field: string; reason?: string }> = [
-      { what: 'room name', method: 'POST', path: () => `${V4}/room`, as: () => as('alice'), body: () => ({ roomType: 3, roomName: NUL }), field: 'roomName', reason: 'name' },
+      { what: 'room name', method: 'POST', path: () => `${V4}/room`, as: () => as('alice'), body: () => ({ roomType: RoomType.PUBLIC, roomName: NUL }), field: 'roomName', reason: 'name' },
       { what: 'rename', method: 'PUT', path: () => `${V4}/room/${token}`, as: () => as('alice'), body: () => ({ roomName: NUL }), field: 'roomName', reason: 'value' },
       { what: 'description', method: 'PUT', path: () => `${V4}/room/${token}/description`, as: () => as('alice'), body: () => ({ description: NUL }), field: 'description', reason: 'value' },
       { what: 'search term', method: 'GET', path: () => `${V4}/listed-room`, as: () => as('alice'), query: { searchTerm: NUL }, field: 'searchTerm' },

@@ -11,6 +11,7 @@ import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import type { OcsRouteDef } from '../src/http/ocs/route.js';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 /** What this branch implements (chat and calls land with their own areas). */
 const IMPLEMENTED = [
@@ -55,7 +56,7 @@ for (const dialect of dialects()) {
     });
 
     it('every route that names a capability answers (not route-not-found) while it is advertised', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Gated' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Gated' });
       const gated = ((p.app as any).ocsRoutes as OcsRouteDef<any>[]).filter((d) => d.capability);
       assert.ok(gated.length >= 15, `capability routes: ${gated.length}`);
       const on = await features(p);
@@ -68,7 +69,7 @@ for (const dialect of dialects()) {
     });
 
     it('while breakout-rooms-v1 is not advertised, its endpoints do not exist (404 route not found, v1 998)', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'No breakout' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'No breakout' });
       const paths: Array<[string, string]> = [
         ['GET', `${V4}/room/${room.token}/breakout-rooms`],
         ['GET', `${V4}/room/${room.token}/breakout-rooms/participants`],

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { createRoom, joinGuest, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 /** Requests per operation and caller. */
 const VARIANTS = 3;
@@ -107,7 +108,7 @@ for (const dialect of dialects()) {
     before(async () => {
       p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' } });
       for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u);
-      const room = await createRoom(p, 'alice', { roomType: 3, roomName: 'fuzzed' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'fuzzed' });
       for (const u of ['bob', 'dave']) {
         assert.equal((await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('alice'), body: { newParticipant: u } })).status, 200);
       }

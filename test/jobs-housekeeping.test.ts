@@ -11,6 +11,7 @@ import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, roomRow, seedAttendee, setRoom, V4 } from './helpers/rooms.js';
 import { runCli } from './helpers/cli.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const DAY = 86400;
 const now = () => Math.floor(Date.now() / 1000);
@@ -33,7 +34,7 @@ for (const dialect of dialects()) {
       return out.summary!;
     };
     const room = async (name: string, patch: Record<string, unknown> = {}) => {
-      const r = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      const r = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
       if (Object.keys(patch).length) await setRoom(p, r.token, patch);
       return r.token as string;
     };
@@ -85,7 +86,7 @@ for (const dialect of dialects()) {
       const t = now();
       const idle = await room('idle', { last_activity: t - 3 * DAY });
       const busy = await room('busy', { last_activity: t });
-      const one = (await createRoom(p, 'alice', { roomType: 1, invite: 'bob' })).token;
+      const one = (await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' })).token;
       await setRoom(p, one, { last_activity: t - 30 * DAY });
       assert.equal(await run('inactivity-lock'), '0 locked', 'off while inactivity_lock_after_days is 0');
       assert.equal((await roomRow(p, idle))!.read_only, 0);
@@ -121,8 +122,8 @@ for (const dialect of dialects()) {
     it('empty rooms: no attendee besides groups and teams means deleted; the changelog stays', async () => {
       const withGroupOnly = await room('group only');
       await p.services.repos.attendees.deleteForRooms([(await roomRow(p, withGroupOnly))!.id]);
-      await seedAttendee(p, withGroupOnly, { actorType: 'groups', actorId: 'staff', participantType: 3 });
-      const changelog = await room('changelog', { type: 4 });
+      await seedAttendee(p, withGroupOnly, { actorType: 'groups', actorId: 'staff', participantType: ParticipantType.USER });
+      const changelog = await room('changelog', { type: RoomType.CHANGELOG });
       await p.services.repos.attendees.deleteForRooms([(await roomRow(p, changelog))!.id]);
       const occupied = await room('occupied');
       assert.match(await run('empty-rooms'), /^[1-9]\d* deleted$/);

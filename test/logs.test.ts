@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { ADMIN, admin, basic, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { RoomType } from './helpers/fixtures.js';
 
 /** Strings that must never appear in the log, and their base64 forms in Basic headers. */
 const SECRETS = [
@@ -69,7 +70,7 @@ for (const dialect of dialects()) {
       assert.equal(sip.status, 200, sip.text);
       // A secret in a query string, and a room password (at creation and set again).
       await call(p, 'GET', '/cloud/capabilities', { as: admin, query: { password: 'query-password-for-log-test' } });
-      const room = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: 3, roomName: 'Logged', password: 'room-password-for-log-test' } });
+      const room = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: RoomType.PUBLIC, roomName: 'Logged', password: 'room-password-for-log-test' } });
       assert.equal(room.status, 201, room.text);
       const password = await call(p, 'PUT', `/apps/spreed/api/v4/room/${room.data.token}/password`, { as: admin, body: { password: 'room-password-for-log-test' } });
       assert.equal(password.status, 200, password.text);

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 type Json = Record<string, any>;
 
@@ -74,13 +75,13 @@ for (const dialect of dialects()) {
       const problems: string[] = [];
       let calls = 0;
       let n = 0;
-      const shared = await createRoom(p, 'alice', { roomType: 3, roomName: 'Shared' });
+      const shared = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Shared' });
       for (const [template, ops] of Object.entries(doc.paths as Record<string, Json>)) {
         for (const [method, op] of Object.entries(ops as Record<string, Json>)) {
           n++;
           // Operations that may delete or change who is in a conversation get a fresh one;
           // operations on a user get a fresh user (some delete or disable it).
-          const room = method === 'get' ? shared : await createRoom(p, 'alice', { roomType: 3, roomName: `Op ${n}` });
+          const room = method === 'get' ? shared : await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: `Op ${n}` });
           const victim = `victim${n}`;
           if (template.includes('{userid}')) await createUser(p, victim);
           const values: Record<string, string> = { token: room.token, app: 'spreed', key: 'start_calls', userid: victim, groupid: 'crew', mode: 'default', pin: '1234567', attendeeId: String(room.attendeeId), action: 'enable' };

@@ -5,6 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const PATH = '/apps/spreed/api/v1/settings/user';
 
@@ -82,7 +83,7 @@ for (const dialect of dialects()) {
         .values({ token: 'abcdefgh', name: 'r', type: 2 } as any)
         .returning('id')
         .executeTakeFirstOrThrow();
-      const base = { room_id: Number(room.id), actor_type: 'users', participant_type: 3 } as any;
+      const base = { room_id: Number(room.id), actor_type: 'users', participant_type: ParticipantType.USER } as any;
       await db.insertInto('attendees').values([{ ...base, actor_id: 'alice' }, { ...base, actor_id: 'bob' }]).execute();
       const privacyOf = async (u: string) =>
         Number((await db.selectFrom('attendees').select('read_privacy').where('actor_id', '=', u).executeTakeFirstOrThrow()).read_privacy);
@@ -106,13 +107,13 @@ for (const dialect of dialects()) {
 
     it('read_status_privacy decides lastCommonReadMessage (own record 0 when private; excluded from the minimum)', async () => {
       await createUser(p, 'carol');
-      const created = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: 2, roomName: 'reads' } });
+      const created = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: RoomType.GROUP, roomName: 'reads' } });
       assert.equal(created.status, 201);
       const token = created.data.token;
       const row = (await p.services.repos.rooms.findByToken(token))!;
       await p.services.rooms.addAttendees(row.id, [
-        { actorType: 'users', actorId: 'bob', participantType: 3 },
-        { actorType: 'users', actorId: 'carol', participantType: 3 },
+        { actorType: 'users', actorId: 'bob', participantType: ParticipantType.USER },
+        { actorType: 'users', actorId: 'carol', participantType: ParticipantType.USER },
       ]);
       // No chat here: read markers are set directly, as the chat would.
       for (const [user, read] of [['alice', 10], ['bob', 7], ['carol', 12]] as const) {

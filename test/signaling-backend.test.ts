@@ -11,6 +11,7 @@ import http from 'node:http';
 import { createHmac, randomBytes } from 'node:crypto';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V3 = '/apps/spreed/api/v3';
 const SECRET = 'backend-shared-secret';
@@ -81,7 +82,7 @@ for (const dialect of dialects()) {
     before(async () => {
       p = await startParley(dialect, { env: { ...NO_THROTTLE, BRUTE_FORCE_MAX_ATTEMPTS: '4', BASE_URL: 'http://parley.test' } });
       for (const u of ['alice', 'bob', 'carol']) await createUser(p, u, { displayName: u.toUpperCase() });
-      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Backend room' })).token;
+      token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Backend room' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       aliceSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('alice') })).data.sessionId;
       await p.services.serverLists.addServer('signaling_servers', 'http://127.0.0.1:9', SECRET, true);
@@ -114,7 +115,7 @@ for (const dialect of dialects()) {
       assert.equal(r.data.type, 'room', r.text);
       assert.equal(r.data.room.roomid, token);
       assert.equal(r.data.room.properties.name, 'Backend room');
-      assert.equal(r.data.room.properties.type, 2);
+      assert.equal(r.data.room.properties.type, RoomType.GROUP);
       assert.deepEqual(r.data.room.permissions, ['publish-audio', 'publish-video', 'publish-screen', 'control']);
       for (const room of [
         { roomid: token, userid: 'bob', sessionid: aliceSession },
@@ -195,7 +196,7 @@ for (const dialect of dialects()) {
     });
 
     it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times', async () => {
-      const room = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Slow' })).token;
+      const room = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Slow' })).token;
       const slow = await fakeSignalingServer(() => 200, 1500);
       const list = await p.services.serverLists.servers('signaling_servers');
       for (const s of list.servers) await p.services.serverLists.deleteServer('signaling_servers', s.server);

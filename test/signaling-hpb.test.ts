@@ -17,6 +17,7 @@ import WebSocket from 'ws';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { cookieOf, createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { freePort } from './helpers/processes.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const BINARY = '/usr/bin/nextcloud-spreed-signaling-server';
 const V3 = '/apps/spreed/api/v3';
@@ -181,7 +182,7 @@ for (const dialect of dialects()) {
     });
 
     it('clients log in with Parley tickets, join, relay a message; a rename reaches them as update events', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB room' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB room' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
@@ -203,7 +204,7 @@ for (const dialect of dialects()) {
     });
 
     it('a removed participant is disinvited and the server closes its connection; the others stay', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Removal' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Removal' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);

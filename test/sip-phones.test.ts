@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { attendeesOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const SECRET = 'phones-bridge-secret';
 
@@ -31,9 +32,9 @@ for (const dialect of dialects()) {
       await createUser(p, 'bob', { groups: ['other'] });
       await createUser(p, 'carol', { groups: ['sip'] });
       await configureSip(p, SECRET);
-      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Dial-out' })).token;
-      await seedUser(p, token, 'bob', 2);
-      await seedUser(p, token, 'carol', 3);
+      token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Dial-out' })).token;
+      await seedUser(p, token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(p, token, 'carol', ParticipantType.USER);
     });
     after(async () => p.close());
 

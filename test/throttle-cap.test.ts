@@ -11,6 +11,7 @@ import { hashPassword } from '../src/domain/passwords.js';
 import { basic, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, setRoom, V4 } from './helpers/rooms.js';
 import { requestFrom, secretChecks } from './helpers/throttle.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const CAP = 5;
 
@@ -54,7 +55,7 @@ for (const dialect of dialects()) {
     });
 
     it('100 simultaneous wrong conversation passwords on join run at most the cap of checks', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 3, roomName: 'locked' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'locked' });
       await setRoom(p, room.token, { password: await hashPassword('open sesame 42') });
       const before = await secretChecks(p.url, 'talkRoomPassword');
       const answers = await Promise.all(
