@@ -19,12 +19,13 @@ import { ParticipantType, RoomType } from './helpers/fixtures.js';
 type Kind = 'owner' | 'moderator' | 'user' | 'selfJoined' | 'guest' | 'guestModerator' | 'stranger' | 'anonymous';
 const KINDS: Kind[] = ['owner', 'moderator', 'user', 'selfJoined', 'guest', 'guestModerator', 'stranger', 'anonymous'];
 /** Conversation types: 1 one-to-one, 2 group, 3 public. */
-type RoomType = 1 | 2 | 3;
+/** The conversation types the table covers. */
+type Tested = typeof RoomType.ONE_TO_ONE | typeof RoomType.GROUP | typeof RoomType.PUBLIC;
 
 /** Which kinds exist in which conversation type (guests and self-joined users only in public ones). */
-function kindsFor(type: RoomType): Kind[] {
-  if (type === 1) return ['owner', 'stranger', 'anonymous'];
-  if (type === 2) return ['owner', 'moderator', 'user', 'stranger', 'anonymous'];
+function kindsFor(type: Tested): Kind[] {
+  if (type === RoomType.ONE_TO_ONE) return ['owner', 'stranger', 'anonymous'];
+  if (type === RoomType.GROUP) return ['owner', 'moderator', 'user', 'stranger', 'anonymous'];
   return KINDS;
 }
 
@@ -41,17 +42,17 @@ const logged = (k: Kind) => k === 'owner' || k === 'moderator';
 
 /** Moderator endpoints: guest moderators admitted unless `loggedInOnly`; one-to-one answers `oneToOne`. */
 function moderators(opts: { loggedInOnly?: boolean; oneToOne: Expect }) {
-  return (k: Kind, t: RoomType): Expect => {
+  return (k: Kind, t: Tested): Expect => {
     if (outsider(k)) return NOT_FOUND;
-    if (t === 1) return opts.oneToOne;
+    if (t === RoomType.ONE_TO_ONE) return opts.oneToOne;
     if (logged(k) || (k === 'guestModerator' && !opts.loggedInOnly)) return OK;
     return NOT_MODERATOR;
   };
 }
 
 /** A moderator endpoint that works only on conversations of type `only`; allowed callers get `otherwise` elsewhere. */
-function onlyOn(only: RoomType, otherwise: Expect, base: (k: Kind, t: RoomType) => Expect) {
-  return (k: Kind, t: RoomType): Expect => {
+function onlyOn(only: Tested, otherwise: Expect, base: (k: Kind, t: Tested) => Expect) {
+  return (k: Kind, t: Tested): Expect => {
     const e = base(k, t);
     return e[0] === 200 && t !== only ? otherwise : e;
   };
@@ -65,7 +66,7 @@ interface Endpoint {
   method: string;
   path: string;
   body?: Record<string, unknown>;
-  expect: (k: Kind, t: RoomType) => Expect;
+  expect: (k: Kind, t: Tested) => Expect;
   /** A success changes who can reach the conversation: use a fresh one for each successful call. */
   destructive?: boolean;
 }
@@ -75,14 +76,14 @@ const ENDPOINTS: Endpoint[] = [
     name: 'get one',
     method: 'GET',
     path: '',
-    expect: (k, t) => (outsider(k) && t !== 3 ? NOT_FOUND : OK),
+    expect: (k, t) => (outsider(k) && t !== RoomType.PUBLIC ? NOT_FOUND : OK),
   },
   { name: 'rename', method: 'PUT', path: '', body: { roomName: 'Renamed' }, expect: moderators({ oneToOne: [400, 'type'] }) },
   { name: 'delete', method: 'DELETE', path: '', expect: moderators({ oneToOne: [400, 'type'] }), destructive: true },
   { name: 'description', method: 'PUT', path: '/description', body: { description: 'About' }, expect: moderators({ oneToOne: [400, 'type'] }) },
   // Contract: 400 "not a group conversation" / "not a public conversation" (already public or group too).
-  { name: 'make public', method: 'POST', path: '/public', expect: onlyOn(2, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
-  { name: 'make group', method: 'DELETE', path: '/public', expect: onlyOn(3, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
+  { name: 'make public', method: 'POST', path: '/public', expect: onlyOn(RoomType.GROUP, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
+  { name: 'make group', method: 'DELETE', path: '/public', expect: onlyOn(RoomType.PUBLIC, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
   { name: 'read-only', method: 'PUT', path: '/read-only', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
   {
     name: 'password',
@@ -91,7 +92,7 @@ const ENDPOINTS: Endpoint[] = [
     body: { password: 'correct horse battery' },
     expect: (k, t) => {
       const base = moderators({ oneToOne: [403, 'type'] })(k, t);
-      return base[0] === 200 && t !== 3 ? [403, 'type'] : base;
+      return base[0] === 200 && t !== RoomType.PUBLIC ? [403, 'type'] : base;
     },
   },
   { name: 'default permissions', method: 'PUT', path: '/permissions/default', body: { permissions: 126 }, expect: moderators({ oneToOne: [400, 'type'] }) },
@@ -120,14 +121,14 @@ for (const dialect of dialects()) {
      * A conversation of the given type with every kind of caller it can have: alice owner, bob
      * moderator, carol user, dave self-joined, a guest and a guest moderator; erin is a stranger.
      */
-    async function fixture(type: RoomType): Promise<{ token: string; callers: Map<Kind, Caller | undefined> }> {
+    async function fixture(type: Tested): Promise<{ token: string; callers: Map<Kind, Caller | undefined> }> {
       n++;
       const callers = new Map<Kind, Caller | undefined>([
         ['owner', as('alice')],
         ['stranger', as('erin')],
         ['anonymous', undefined],
       ]);
-      if (type === 1) {
+      if (type === RoomType.ONE_TO_ONE) {
         // A one-to-one conversation per fixture: alice with a fresh user (both owners).
         const other = `peer${n}`;
         await createUser(p, other);
@@ -139,7 +140,7 @@ for (const dialect of dialects()) {
       await seedUser(p, r.token, 'carol', ParticipantType.USER);
       callers.set('moderator', as('bob'));
       callers.set('user', as('carol'));
-      if (type === 3) {
+      if (type === RoomType.PUBLIC) {
         await seedUser(p, r.token, 'dave', ParticipantType.USER_SELF_JOINED);
         callers.set('selfJoined', as('dave'));
         callers.set('guest', (await joinGuest(p, r.token)).caller);
@@ -151,7 +152,7 @@ for (const dialect of dialects()) {
     const send = (e: Endpoint, token: string, who: Caller | undefined) => call(p, e.method, `${V4}/room/${token}${e.path}`, { as: who, body: e.body });
 
     for (const e of ENDPOINTS) {
-      for (const type of [1, 2, 3] as RoomType[]) {
+      for (const type of [RoomType.ONE_TO_ONE, RoomType.GROUP, RoomType.PUBLIC] as Tested[]) {
         it(`${e.method} /room/{token}${e.path} (${e.name}) on type ${type}`, async () => {
           const kinds = kindsFor(type);
           // Refusals first, then successes, so a success (make group drops guests) cannot change a later row.
