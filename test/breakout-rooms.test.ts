@@ -208,7 +208,7 @@ for (const dialect of dialects()) {
         for (const kid of await children(token)) assert.equal(kid.lobby_state, 0);
         const carol = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
         assert.equal(carol.status, 200);
-        assert.deepEqual(carol.data.map((x: any) => [x.name, x.participantType]), [['Room 1', 3]]);
+        assert.deepEqual(carol.data.map((x: any) => [x.name, x.participantType]), [['Room 1', ParticipantType.USER]]);
       });
 
       it('request assistance on a child (status 2) and withdraw it (status 0)', async () => {

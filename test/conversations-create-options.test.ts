@@ -35,7 +35,7 @@ for (const dialect of dialects()) {
       const rows = await attendeesOf(p, r.data.token);
       assert.deepEqual(
         rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
-        [['circles', 'design', 3], ['users', 'alice', 1], ['users', 'bob', 3], ['users', 'carol', 3]],
+        [['circles', 'design', ParticipantType.USER], ['users', 'alice', ParticipantType.OWNER], ['users', 'bob', ParticipantType.USER], ['users', 'carol', ParticipantType.USER]],
       );
     });
 

@@ -54,7 +54,7 @@ for (const dialect of dialects()) {
       assert.equal(r.data.actorId, 'alice');
       assert.match(r.data.token, /^[abcdefghijkmnopqrstuvwxyz23456789]{8}$/);
       const rows = await attendeesOf(p, r.data.token);
-      assert.deepEqual(rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]), [['users', 'alice', 1]]);
+      assert.deepEqual(rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]), [['users', 'alice', ParticipantType.OWNER]]);
       const row = await roomRow(p, r.data.token);
       assert.ok(row!.last_activity > 0);
       assert.equal(r.data.lastActivity, row!.last_activity);
@@ -106,7 +106,7 @@ for (const dialect of dialects()) {
       assert.equal(other.data.displayName, 'Alice A');
       // Both are owners; bob sees it in his list without doing anything.
       const rows = await attendeesOf(p, r.data.token);
-      assert.deepEqual(rows.map((a) => [a.actor_id, a.participant_type]).sort(), [['alice', 1], ['bob', 1]]);
+      assert.deepEqual(rows.map((a) => [a.actor_id, a.participant_type]).sort(), [['alice', ParticipantType.OWNER], ['bob', ParticipantType.OWNER]]);
     });
 
     it('one-to-one: the caller who left is added back (200)', async () => {
@@ -140,7 +140,7 @@ for (const dialect of dialects()) {
       const rows = await attendeesOf(p, r.data.token);
       assert.deepEqual(
         rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
-        [['groups', 'team', 3], ['users', 'alice', 1], ['users', 'bob', 3], ['users', 'carol', 3]],
+        [['groups', 'team', ParticipantType.USER], ['users', 'alice', ParticipantType.OWNER], ['users', 'bob', ParticipantType.USER], ['users', 'carol', ParticipantType.USER]],
       );
       const named = await post('alice', { roomType: RoomType.GROUP, invite: 'team', source: 'groups', roomName: 'Own name' });
       assert.equal(named.status, 201);
@@ -203,7 +203,7 @@ for (const dialect of dialects()) {
         const rows = await attendeesOf(p, r.data.token);
         assert.deepEqual(
           rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
-          [['guests', 'g1', 6], ['users', 'alice', 1], ['users', 'bob', 2]],
+          [['guests', 'g1', ParticipantType.GUEST_MODERATOR], ['users', 'alice', ParticipantType.OWNER], ['users', 'bob', ParticipantType.MODERATOR]],
         );
       });
 
