@@ -10,11 +10,11 @@
  * anonymous non-participants (the contract lists no 401 for them); password is 403 `type` when
  * the conversation is not public (contract).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects, type Caller } from './helpers/parley.js';
 import { createRoom, joinGuest, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 type Kind = 'owner' | 'moderator' | 'user' | 'selfJoined' | 'guest' | 'guestModerator' | 'stranger' | 'anonymous';
 const KINDS: Kind[] = ['owner', 'moderator', 'user', 'selfJoined', 'guest', 'guestModerator', 'stranger', 'anonymous'];
@@ -109,13 +109,8 @@ const ENDPOINTS: Endpoint[] = [
 
 for (const dialect of dialects()) {
   describe(`who may do what on conversations [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['alice', 'bob', 'carol', 'dave', 'erin'] });
     let n = 0;
-    before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await createUser(p, u);
-    });
-    after(async () => p.close());
 
     /**
      * A conversation of the given type with every kind of caller it can have: alice owner, bob
@@ -131,25 +126,25 @@ for (const dialect of dialects()) {
       if (type === RoomType.ONE_TO_ONE) {
         // A one-to-one conversation per fixture: alice with a fresh user (both owners).
         const other = `peer${n}`;
-        await createUser(p, other);
-        const r = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: other });
+        await createUser(t.p, other);
+        const r = await createRoom(t.p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: other });
         return { token: r.token, callers };
       }
-      const r = await createRoom(p, 'alice', { roomType: type, roomName: `Room ${n}` });
-      await seedUser(p, r.token, 'bob', ParticipantType.MODERATOR);
-      await seedUser(p, r.token, 'carol', ParticipantType.USER);
+      const r = await createRoom(t.p, 'alice', { roomType: type, roomName: `Room ${n}` });
+      await seedUser(t.p, r.token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(t.p, r.token, 'carol', ParticipantType.USER);
       callers.set('moderator', as('bob'));
       callers.set('user', as('carol'));
       if (type === RoomType.PUBLIC) {
-        await seedUser(p, r.token, 'dave', ParticipantType.USER_SELF_JOINED);
+        await seedUser(t.p, r.token, 'dave', ParticipantType.USER_SELF_JOINED);
         callers.set('selfJoined', as('dave'));
-        callers.set('guest', (await joinGuest(p, r.token)).caller);
-        callers.set('guestModerator', (await joinGuest(p, r.token, ParticipantType.GUEST_MODERATOR)).caller);
+        callers.set('guest', (await joinGuest(t.p, r.token)).caller);
+        callers.set('guestModerator', (await joinGuest(t.p, r.token, ParticipantType.GUEST_MODERATOR)).caller);
       }
       return { token: r.token, callers };
     }
 
-    const send = (e: Endpoint, token: string, who: Caller | undefined) => call(p, e.method, `${V4}/room/${token}${e.path}`, { as: who, body: e.body });
+    const send = (e: Endpoint, token: string, who: Caller | undefined) => t.call(e.method, `${V4}/room/${token}${e.path}`, { as: who, body: e.body });
 
     for (const e of ENDPOINTS) {
       for (const type of [RoomType.ONE_TO_ONE, RoomType.GROUP, RoomType.PUBLIC] as Tested[]) {
@@ -183,9 +178,9 @@ for (const dialect of dialects()) {
           ['GET', '/listed-room', undefined, 200],
         ];
         for (const [method, path, body, ok] of cases) {
-          assert.equal((await call(p, method, `${V4}${path}`, { as: as('carol'), body })).status, ok, `${method} ${path} user`);
+          assert.equal((await t.call(method, `${V4}${path}`, { as: as('carol'), body })).status, ok, `${method} ${path} user`);
           for (const who of [guest, undefined]) {
-            const r = await call(p, method, `${V4}${path}`, { as: who, body });
+            const r = await t.call(method, `${V4}${path}`, { as: who, body });
             assert.equal(r.status, 401, `${method} ${path} ${who ? 'guest' : 'anonymous'}`);
             assert.equal(r.meta.statuscode, 997);
           }
@@ -194,15 +189,15 @@ for (const dialect of dialects()) {
 
       it('users outside a non-empty allowed_groups get 403 on every conversation endpoint', async () => {
         const f = await fixture(2);
-        await p.services.directory.createGroup('talkers');
-        await p.services.appConfig.set('allowed_groups', '["talkers"]');
+        await t.p.services.directory.createGroup('talkers');
+        await t.p.services.appConfig.set('allowed_groups', '["talkers"]');
         try {
           for (const e of ENDPOINTS) {
             const r = await send(e, f.token, as('carol'));
             assert.deepEqual([r.status, r.data.error], [403, 'allowed_groups'], e.name);
           }
         } finally {
-          await p.services.appConfig.set('allowed_groups', '[]');
+          await t.p.services.appConfig.set('allowed_groups', '[]');
         }
       });
     });
