@@ -226,7 +226,7 @@ for (const dialect of dialects()) {
     const isUpdate = (m: any) => m.type === 'event' && m.event.target === 'participants' && m.event.type === 'update';
 
     it('incall: joining, leaving and ending the call reach the others as participant updates with signaling session ids', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB call' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB call' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
@@ -255,7 +255,7 @@ for (const dialect of dialects()) {
     });
 
     it('participants: a permission change reaches the sessions as a participant update', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB perms' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB perms' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
@@ -273,7 +273,7 @@ for (const dialect of dialects()) {
     });
 
     it('message: a chat message makes every session in the room refresh its chat', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB chat' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB chat' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
