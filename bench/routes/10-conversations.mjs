@@ -21,6 +21,13 @@ async function seed({ services, dist }) {
     await services.directory.createUser({ id, password: `${id}-password-1`, displayName: `Other ${i}` });
     others.push(id);
   }
+  // One-to-one pairs are unique (one conversation per pair): each of mine gets its own partner.
+  const partners = [];
+  for (let i = 0; i < MINE / 5; i++) {
+    const id = `bench-partner-${i}`;
+    await services.directory.createUser({ id, password: `${id}-password-1`, displayName: `Partner ${i}` });
+    partners.push(id);
+  }
   const cfg = await services.appConfig.snapshot();
   const now = Math.floor(Date.now() / 1000);
   let myToken;
@@ -28,7 +35,7 @@ async function seed({ services, dist }) {
     for (let i = 0; i < TOTAL; i++) {
       const mine = i % (TOTAL / MINE) === 0;
       const oneToOne = mine && (i / (TOTAL / MINE)) % 5 === 0;
-      const other = others[i % others.length];
+      const other = oneToOne ? partners[i / (TOTAL / MINE) / 5] : others[i % others.length];
       const token = await services.rooms.newToken(cfg, repos);
       const id = await repos.rooms.insert({
         ...ROOM_DEFAULTS,
