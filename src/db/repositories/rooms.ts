@@ -1,26 +1,18 @@
 /**
  * SQL for conversations (table `rooms`). Token lookups use the unique token index; a user's
- * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
- * total number of rooms.
+ * list is one statement (attendees by the actor index joined to rooms by primary key), whatever
+ * the total number of rooms.
  */
 import type { Kysely, Selectable, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
+import type { AttendeeRow } from './attendees.js';
 
 export type RoomRow = Selectable<RoomsTable>;
 export type NewRoom = Insertable<RoomsTable>;
 export type RoomPatch = Updateable<Omit<RoomsTable, 'id'>>;
-
-/** Which of a user's rooms changed since a time (GET /room modifiedSince, LATEST rule). */
-export interface ModifiedFilter {
-  since: number;
-  /** Rooms whose attendee row of the caller changed at or after `since`. */
-  attendeeChangedRoomIds: number[];
-  /** includeStatus: every one-to-one room is returned too. */
-  includeOneToOne: boolean;
-}
 
 /** Column values of a new room before the creator's choices (the migration's defaults). */
 export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
@@ -49,6 +41,55 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   created_at: 0,
 };
 
+/** Every attendee column (a Record so that a column added to the table must be added here). */
+const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
+  id: true,
+  room_id: true,
+  actor_type: true,
+  actor_id: true,
+  display_name: true,
+  pin: true,
+  participant_type: true,
+  favorite: true,
+  notification_level: true,
+  notification_calls: true,
+  last_joined_call: true,
+  last_read_message: true,
+  last_mention_message: true,
+  last_mention_direct: true,
+  read_privacy: true,
+  permissions: true,
+  access_token: true,
+  invited_cloud_id: true,
+  phone_number: true,
+  call_id: true,
+  dialout_request: true,
+  dialout_requested_at: true,
+  last_attendee_activity: true,
+  created_at: true,
+};
+const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;
+/** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */
+const PREFIXES = ATTENDEE_COLUMNS.map((c) => `a_${c}`);
+const PREFIXED_ATTENDEE_COLUMNS = ATTENDEE_COLUMNS.map((c, i) => `a.${c} as ${PREFIXES[i]}`);
+/** Every room column: the id, the three a creator chooses, and those with defaults. */
+const ROOM_COLUMNS: Array<keyof RoomRow> = ['id', 'token', 'name', 'type', ...(Object.keys(ROOM_DEFAULTS) as Array<keyof RoomRow>)];
+
+/** The room of a row that also carries PREFIXED_ATTENDEE_COLUMNS (a plain object of one shape). */
+function roomOf(row: Record<string, unknown>): RoomRow {
+  const room: Record<string, unknown> = {};
+  for (const c of ROOM_COLUMNS) room[c] = row[c];
+  return room as unknown as RoomRow;
+}
+
+/** The attendee of such a row; undefined when an outer join found none. */
+function attendeeOf(row: Record<string, unknown>): AttendeeRow | undefined {
+  if (row.a_id === null || row.a_id === undefined) return undefined;
+  const attendee: Record<string, unknown> = {};
+  for (let i = 0; i < ATTENDEE_COLUMNS.length; i++) attendee[ATTENDEE_COLUMNS[i]] = row[PREFIXES[i]];
+  return attendee as unknown as AttendeeRow;
+}
+
 export class RoomsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -65,19 +106,51 @@ export class RoomsRepository {
     return r !== undefined;
   }
 
-  /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
-  async findByIds(ids: number[], modified?: ModifiedFilter): Promise<RoomRow[]> {
-    if (ids.length === 0) return [];
-    let q = this.db.selectFrom('rooms').selectAll().where('id', 'in', ids);
+  /**
+   * The rooms an actor is an attendee of, each with that attendee row, optionally only those
+   * changed since a time (GET /room). One statement (one round trip on PostgreSQL), the
+   * attendees found by the actor index and their rooms by primary key, so its cost follows the
+   * caller's rooms, not the table. Order: room id ascending.
+   */
+  async withMember(actorType: string, actorId: string, modified?: { since: number; includeOneToOne: boolean }): Promise<Array<{ room: RoomRow; attendee: AttendeeRow }>> {
+    let q = this.db
+      .selectFrom('attendees as a')
+      .innerJoin('rooms as r', 'r.id', 'a.room_id')
+      .selectAll('r')
+      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+      .where('a.actor_type', '=', actorType)
+      .where('a.actor_id', '=', actorId);
     if (modified) {
+      // talk-behaviour.md §6 LATEST: room activity, the caller's own attendee row, an active call.
       q = q.where((eb) => {
-        const ors = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
-        if (modified.attendeeChangedRoomIds.length) ors.push(eb('id', 'in', modified.attendeeChangedRoomIds));
-        if (modified.includeOneToOne) ors.push(eb('type', '=', 1));
+        const ors = [eb('r.last_activity', '>=', modified.since), eb('r.call_flag', '!=', 0), eb('a.last_attendee_activity', '>=', modified.since)];
+        if (modified.includeOneToOne) ors.push(eb('r.type', '=', RoomType.ONE_TO_ONE));
         return eb.or(ors);
       });
     }
-    return q.orderBy('id').execute();
+    const rows = (await q.orderBy('r.id').execute()) as unknown as Array<Record<string, unknown>>;
+    return rows.map((row) => ({ room: roomOf(row), attendee: attendeeOf(row)! }));
+  }
+
+  /**
+   * The room `token` with the actor's attendee row there (undefined when not an attendee): the
+   * lookup every request on a conversation starts with, in one statement instead of two.
+   */
+  async findByTokenWithMember(token: string, actorType: string, actorId: string): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined } | undefined> {
+    const row = (await this.db
+      .selectFrom('rooms as r')
+      .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', actorType).on('a.actor_id', '=', actorId))
+      .selectAll('r')
+      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+      .where('r.token', '=', token)
+      .executeTakeFirst()) as Record<string, unknown> | undefined;
+    return row && { room: roomOf(row), attendee: attendeeOf(row) };
+  }
+
+  /** Rooms by id (one query). Order: id ascending. */
+  async findByIds(ids: number[]): Promise<RoomRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('rooms').selectAll().where('id', 'in', ids).orderBy('id').execute();
   }
 
   async insert(row: NewRoom): Promise<number> {
