@@ -11,6 +11,7 @@ import { as, call, createUser, dialects, startParley, type Caller, type Parley }
 import { enterRoom, countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import type { EventMap } from '../src/events/event-map.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -37,7 +38,7 @@ for (const dialect of dialects()) {
     const join = (who: Caller, token: string, body: Record<string, unknown> = {}) => call(p, 'POST', `${V4}/call/${token}`, { as: who, body });
     const leave = (who: Caller, token: string, query: Record<string, string> = {}) => call(p, 'DELETE', `${V4}/call/${token}`, { as: who, query });
     async function groupRoom(name: string): Promise<string> {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: name });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: name });
       await seedUser(p, room.token, 'member');
       await seedUser(p, room.token, 'other');
       return room.token as string;
@@ -185,10 +186,10 @@ for (const dialect of dialects()) {
       assert.deepEqual([ro.status, ro.data.error], [403, 'readOnly']);
       await setRoom(p, token, { read_only: 0 });
       // Former one-to-one: no calls (400 type).
-      await setRoom(p, token, { type: 5 });
+      await setRoom(p, token, { type: RoomType.ONE_TO_ONE_FORMER });
       const ty = await join(member, token);
       assert.deepEqual([ty.status, ty.data.error], [400, 'type']);
-      await setRoom(p, token, { type: 2 });
+      await setRoom(p, token, { type: RoomType.GROUP });
       assert.equal((await record(member, token)).hasCall, false, 'nothing started');
     });
 
@@ -295,7 +296,7 @@ for (const dialect of dialects()) {
     });
 
     it('ring: 400 without a call or when not in it, 404 unknown attendee, 400 actor-type and status, 403 without permission, 200', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Ring' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Ring' });
       const token = room.token as string;
       const target = await seedUser(p, token, 'member');
       const owner = await enter('owner', token);
@@ -432,7 +433,7 @@ for (const dialect of dialects()) {
 
     it('joining and leaving a call cost a constant number of queries', async () => {
       const cost = async (members: number) => {
-        const room = await createRoom(p, 'owner', { roomType: 2, roomName: `Cost ${members}` });
+        const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: `Cost ${members}` });
         const token = room.token as string;
         const callers: Caller[] = [];
         for (let i = 0; i < members; i++) {

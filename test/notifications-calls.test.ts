@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { enterRoom, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const NOTES = '/ocs/v2.php/apps/notifications/api/v2/notifications';
 
@@ -22,7 +23,7 @@ for (const dialect of dialects()) {
     const enter = (user: string, token: string): Promise<Caller> => enterRoom(p, user, token);
     const callNotes = async (user: string) => ((await call(p, 'GET', NOTES, { as: as(user) })).data as any[]).filter((n) => n.object_type === 'call');
     async function groupRoom(name: string): Promise<string> {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
       await seedUser(p, room.token, 'bob');
       await seedUser(p, room.token, 'carol');
       return room.token as string;

@@ -9,6 +9,7 @@ import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { AppConfigService } from './app-config.js';
 import type { RoomsService } from './rooms.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 const DAY = 86400;
 const EMPTY_ROOMS_BATCH = 1000;
@@ -31,6 +32,7 @@ export class HousekeepingService {
   constructor(
     private readonly repo: HousekeepingRepository,
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'rooms'>,
     private readonly appConfig: AppConfigService,
     private readonly calls: CallService,
     private readonly messages: ChatMessagesRepository,
@@ -78,7 +80,7 @@ export class HousekeepingService {
 
   /** Lobby timers: every lobby whose time has come is lifted, read or not. */
   liftExpiredLobbies(now: number): Promise<number> {
-    return this.rooms.repos.rooms.liftExpiredLobbies('all', now);
+    return this.repos.rooms.liftExpiredLobbies('all', now);
   }
 
   /** Empty conversations (Talk's RemoveEmptyRooms): no attendee left besides groups and teams. */

@@ -29,8 +29,8 @@ import { otherUserId } from '../presenters/conversation.js';
 import { parseJson, presentNotification, type NotificationRecord } from '../presenters/notification.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
-import type { RoomsService } from './rooms.js';
 import type { UserStatusService } from './user-status.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** Who caused the event: a user, or a guest (`guests`/`emails`) with the name shown for them. */
 export interface NotificationActor {
@@ -56,7 +56,7 @@ export interface NotificationList {
 export class NotificationService {
   constructor(
     private readonly repo: NotificationsRepository,
-    private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly directory: DirectoryService,
     private readonly userStatus: UserStatusService,
   ) {}
@@ -120,7 +120,7 @@ export class NotificationService {
    * except those in `silentFor`; `callStarted` drops the actor and call notifications turned off.
    */
   async callStartedInRoom(room: RoomRow, actor: NotificationActor, silentFor: string[]): Promise<void> {
-    const users = (await this.rooms.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS && !silentFor.includes(a.actor_id));
+    const users = (await this.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS && !silentFor.includes(a.actor_id));
     await this.callStarted(room, actor, users.map((a) => a.actor_id));
   }
 
@@ -150,11 +150,11 @@ export class NotificationService {
   }
 
   private async room(roomId: number): Promise<RoomRow | undefined> {
-    return (await this.rooms.repos.rooms.findByIds([roomId]))[0];
+    return (await this.repos.rooms.findByIds([roomId]))[0];
   }
 
   private members(room: RoomRow, userIds: string[]) {
-    return userIds.length ? this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, [...new Set(userIds)]) : Promise.resolve([]);
+    return userIds.length ? this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, [...new Set(userIds)]) : Promise.resolve([]);
   }
 
   private async insert(room: RoomRow, userIds: string[], fields: Pick<NewNotification, 'subject' | 'object_type' | 'subject_params'> & Partial<NewNotification>): Promise<void> {
@@ -227,8 +227,8 @@ export class NotificationService {
   private async present(userId: string, rows: NotificationRow[], base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationRecord[]> {
     if (rows.length === 0) return [];
     const roomIds = [...new Set(rows.map((r) => Number(r.room_id)))];
-    const rooms = new Map((await this.rooms.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
-    const memberOf = new Set((await this.rooms.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => Number(a.room_id)));
+    const rooms = new Map((await this.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
+    const memberOf = new Set((await this.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => Number(a.room_id)));
     const nameIds = new Set<string>();
     for (const r of rows) {
       const sp = parseJson(r.subject_params);

@@ -45,6 +45,7 @@ import type { UserStatusService } from './user-status.js';
 import type { NotificationService } from './notifications.js';
 import { nowSeconds } from '../domain/time.js';
 import { requireBreakoutListable, seesAllBreakoutRooms } from '../domain/breakout.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** Contract Limits: statuses only below this many participant rows. */
 export const STATUS_ROW_LIMIT = 100;
@@ -70,6 +71,7 @@ export interface PhoneAdder {
 export class ParticipantsService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly repo: ParticipantsRepository,
     private readonly sessions: SessionService,
     private readonly directory: DirectoryService,
@@ -126,7 +128,7 @@ export class ParticipantsService {
     const sip = sipConfigured(cfg);
     const needPins = pinsNeeded(merged.entries, { rooms: roomsById, viewers, sipConfigured: sip });
     const newPins = new Map(needPins.map((a) => [a.id, newAttendeePin()]));
-    if (newPins.size) await this.rooms.repos.attendees.setPins(newPins, now);
+    if (newPins.size) await this.repos.attendees.setPins(newPins, now);
 
     const withStatuses = ctx.user !== undefined && opts.includeStatus && rows.length < STATUS_ROW_LIMIT;
     const statuses = withStatuses
@@ -153,9 +155,9 @@ export class ParticipantsService {
   private async visibleBreakoutRooms(parent: RoomRow, viewer: AttendeeRow): Promise<RoomRow[]> {
     const rule = { mode: parent.breakout_room_mode, status: parent.breakout_room_status, participantType: viewer.participant_type };
     requireBreakoutListable(rule);
-    const children = await this.rooms.repos.rooms.childrenOf(parent.token);
+    const children = await this.repos.rooms.childrenOf(parent.token);
     if (seesAllBreakoutRooms(rule)) return children;
-    const mine = new Set((await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
+    const mine = new Set((await this.repos.attendees.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
     return children.filter((c) => mine.has(c.id));
   }
 
@@ -200,10 +202,10 @@ export class ParticipantsService {
     const user = userId === '' ? undefined : await this.directory.users.find(userId);
     if (!user) throw notFound('new-participant', 'The user to add does not exist');
     if (isBreakoutChild) {
-      const parent = await this.rooms.repos.rooms.findByToken(room.object_id);
+      const parent = await this.repos.rooms.findByToken(room.object_id);
       if (parent) {
-        const siblings = (await this.rooms.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
-        const inSiblings = await this.rooms.repos.attendees.actorsInRooms(siblings.map((s) => s.id), ActorType.USERS, [user.id]);
+        const siblings = (await this.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
+        const inSiblings = await this.repos.attendees.actorsInRooms(siblings.map((s) => s.id), ActorType.USERS, [user.id]);
         if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
           throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
         }
@@ -220,7 +222,7 @@ export class ParticipantsService {
    * Returns the ids of the users who were not members before.
    */
   private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = []): Promise<string[]> {
-    const existing = await this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
+    const existing = await this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
     const have = new Set(existing.map((a) => a.actor_id));
     const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id);
     const fresh = users.filter((u) => !have.has(u.id));
@@ -260,12 +262,12 @@ export class ParticipantsService {
     if (email === '' || emailProblem(email)) throw badRequest('email', 'newParticipant must be a valid e-mail address');
     let changed = false;
     if (room.type === RoomType.GROUP) {
-      await this.rooms.repos.rooms.update(room.id, { type: RoomType.PUBLIC, last_activity: Math.max(now, room.last_activity) });
+      await this.repos.rooms.update(room.id, { type: RoomType.PUBLIC, last_activity: Math.max(now, room.last_activity) });
       room = { ...room, type: RoomType.PUBLIC };
       changed = true;
     }
     const actorId = sha256Hex(email.toLowerCase());
-    const existing = await this.rooms.repos.attendees.find(room.id, ActorType.EMAILS, actorId);
+    const existing = await this.repos.attendees.find(room.id, ActorType.EMAILS, actorId);
     if (existing) return changed;
     const cfg = await ctx.config();
     const withPin = roomUsesPins(sipConfigured(cfg), room);
@@ -273,7 +275,7 @@ export class ParticipantsService {
       { actorType: ActorType.EMAILS, actorId, displayName: email, participantType: ParticipantType.GUEST },
     ]);
     const patch = { invited_cloud_id: email, access_token: randomString(32), ...(withPin ? { pin: newAttendeePin() } : {}) };
-    await this.rooms.repos.attendees.update(attendee.id, patch);
+    await this.repos.attendees.update(attendee.id, patch);
     await this.sendInvitation(ctx, room, caller, { ...attendee, ...patch });
     return changed;
   }
@@ -300,7 +302,7 @@ export class ParticipantsService {
       const target = await this.attendeeIn(room, attendeeId);
       targets = [target];
     } else {
-      targets = await this.rooms.repos.attendees.forRoom(room.id);
+      targets = await this.repos.attendees.forRoom(room.id);
     }
     const cfg = await ctx.config();
     const sip = roomUsesPins(sipConfigured(cfg), room);
@@ -308,7 +310,7 @@ export class ParticipantsService {
       let guest = t;
       if (sip && t.pin === null) {
         const pin = newAttendeePin();
-        await this.rooms.repos.attendees.update(t.id, { pin });
+        await this.repos.attendees.update(t.id, { pin });
         guest = { ...t, pin };
       }
       await this.sendInvitation(ctx, room, caller, guest);
@@ -318,7 +320,7 @@ export class ParticipantsService {
   // ---- removal ----
 
   private async attendeeIn(room: RoomRow, attendeeId: number): Promise<AttendeeRow> {
-    const target = await this.rooms.repos.attendees.findById(attendeeId);
+    const target = await this.repos.attendees.findById(attendeeId);
     if (!target || target.room_id !== room.id) throw notFound('participant', 'The participant does not exist in this conversation');
     return target;
   }
@@ -417,9 +419,9 @@ export class ParticipantsService {
         leavingUsers.add(m.actor_id);
       }
     }
-    const children = await this.rooms.repos.rooms.childrenOf(room.token);
+    const children = await this.repos.rooms.childrenOf(room.token);
     for (const t of targets) {
-      for (const c of await this.rooms.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
+      for (const c of await this.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
     }
     const sessionIds = await this.repo.deleteAttendees([...ids]);
     await this.notifications.removedFromRoom([room.id, ...children.map((c) => c.id)], [...leavingUsers]);
@@ -432,9 +434,9 @@ export class ParticipantsService {
   private async membersOnlyThrough(room: RoomRow, source: AttendeeRow): Promise<AttendeeRow[]> {
     const memberIds =
       source.actor_type === ActorType.GROUPS ? await this.directory.groups.membersOf(source.actor_id) : await this.teams.membersOf(source.actor_id);
-    const rows = (await this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, memberIds)).filter((a) => a.participant_type === ParticipantType.USER);
+    const rows = (await this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, memberIds)).filter((a) => a.participant_type === ParticipantType.USER);
     if (rows.length === 0) return [];
-    const others = (await this.rooms.repos.attendees.forRoom(room.id)).filter(
+    const others = (await this.repos.attendees.forRoom(room.id)).filter(
       (a) => (a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES) && a.id !== source.id,
     );
     const covered = new Set<string>();
@@ -476,14 +478,14 @@ export class ParticipantsService {
       return decided;
     });
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
-    const children = await this.rooms.repos.rooms.childrenOf(room.token);
+    const children = await this.repos.rooms.childrenOf(room.token);
     if (children.length) {
-      const inChildren = await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), target.actor_type, [target.actor_id]);
+      const inChildren = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), target.actor_type, [target.actor_id]);
       if (promote) {
         await this.repo.setParticipantType(inChildren.map((a) => a.id), change.type, now);
         const have = new Set(inChildren.map((a) => a.room_id));
         const spec = { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: change.type };
-        await this.rooms.repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));
+        await this.repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));
       } else {
         await this.repo.deleteAttendees(inChildren.map((a) => a.id));
       }
@@ -512,7 +514,7 @@ export class ParticipantsService {
     const now = nowSeconds();
     // Custom permissions make a self-joined user a permanent member (contract state table).
     const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
-    await this.rooms.repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
+    await this.repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
     await this.rooms.touch([room.id], now);
     const cfg = await ctx.config();
     const updated = { ...target, permissions: value, participant_type: type };
