@@ -248,13 +248,24 @@ export class RoomsService {
   /**
    * The caller's conversations (GET /room). With `modifiedSince`, only those whose lastActivity,
    * whose attendee row of the caller changed at or after it, or with an active call (plus every
-   * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. One query for the rooms and the
-   * caller's attendee rows whatever the count, one for the caller's cookie sessions when it has one.
+   * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. Two queries whatever the count (not
+   * one join: PostgreSQL plans that join as a hash join over every room).
    */
   async listForUser(ctx: RequestContext, opts: ListOptions): Promise<CallerRoom[]> {
     if (ctx.userId === undefined) return [];
-    const modified = opts.modifiedSince > 0 ? { since: opts.modifiedSince, includeOneToOne: opts.includeStatus } : undefined;
-    const views: CallerRoom[] = await this.repos.rooms.withMember(ActorType.USERS, ctx.userId, modified);
+    const mine = await this.repos.attendees.forActor(ActorType.USERS, ctx.userId);
+    if (mine.length === 0) return [];
+    const byRoom = new Map(mine.map((a) => [a.room_id, a]));
+    const modified =
+      opts.modifiedSince > 0
+        ? {
+            since: opts.modifiedSince,
+            attendeeChangedRoomIds: mine.filter((a) => a.last_attendee_activity >= opts.modifiedSince).map((a) => a.room_id),
+            includeOneToOne: opts.includeStatus,
+          }
+        : undefined;
+    const rooms = await this.repos.rooms.findByIds([...byRoom.keys()], modified);
+    const views: CallerRoom[] = rooms.map((room) => ({ room, attendee: byRoom.get(room.id)! }));
     if (views.length) {
       const sessions = await this.callerSessions.findOwnSessions(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
       for (const v of views) v.session = sessions.get(v.attendee!.id);

@@ -1,7 +1,7 @@
 /**
  * SQL for conversations (table `rooms`). Token lookups use the unique token index; a user's
- * list is one statement (attendees by the actor index joined to rooms by primary key), whatever
- * the total number of rooms.
+ * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
+ * total number of rooms.
  */
 import type { Kysely, Selectable, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
@@ -13,6 +13,15 @@ import type { AttendeeRow } from './attendees.js';
 export type RoomRow = Selectable<RoomsTable>;
 export type NewRoom = Insertable<RoomsTable>;
 export type RoomPatch = Updateable<Omit<RoomsTable, 'id'>>;
+
+/** Which of a user's rooms changed since a time (GET /room modifiedSince, LATEST rule). */
+export interface ModifiedFilter {
+  since: number;
+  /** Rooms whose attendee row of the caller changed at or after `since`. */
+  attendeeChangedRoomIds: number[];
+  /** includeStatus: every one-to-one room is returned too. */
+  includeOneToOne: boolean;
+}
 
 /** Column values of a new room before the creator's choices (the migration's defaults). */
 export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
@@ -107,32 +116,6 @@ export class RoomsRepository {
   }
 
   /**
-   * The rooms an actor is an attendee of, each with that attendee row, optionally only those
-   * changed since a time (GET /room). One statement (one round trip on PostgreSQL), the
-   * attendees found by the actor index and their rooms by primary key, so its cost follows the
-   * caller's rooms, not the table. Order: room id ascending.
-   */
-  async withMember(actorType: string, actorId: string, modified?: { since: number; includeOneToOne: boolean }): Promise<Array<{ room: RoomRow; attendee: AttendeeRow }>> {
-    let q = this.db
-      .selectFrom('attendees as a')
-      .innerJoin('rooms as r', 'r.id', 'a.room_id')
-      .selectAll('r')
-      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
-      .where('a.actor_type', '=', actorType)
-      .where('a.actor_id', '=', actorId);
-    if (modified) {
-      // talk-behaviour.md §6 LATEST: room activity, the caller's own attendee row, an active call.
-      q = q.where((eb) => {
-        const ors = [eb('r.last_activity', '>=', modified.since), eb('r.call_flag', '!=', 0), eb('a.last_attendee_activity', '>=', modified.since)];
-        if (modified.includeOneToOne) ors.push(eb('r.type', '=', RoomType.ONE_TO_ONE));
-        return eb.or(ors);
-      });
-    }
-    const rows = (await q.orderBy('r.id').execute()) as unknown as Array<Record<string, unknown>>;
-    return rows.map((row) => ({ room: roomOf(row), attendee: attendeeOf(row)! }));
-  }
-
-  /**
    * The room `token` with the actor's attendee row there (undefined when not an attendee): the
    * lookup every request on a conversation starts with, in one statement instead of two.
    */
@@ -147,10 +130,19 @@ export class RoomsRepository {
     return row && { room: roomOf(row), attendee: attendeeOf(row) };
   }
 
-  /** Rooms by id (one query). Order: id ascending. */
-  async findByIds(ids: number[]): Promise<RoomRow[]> {
+  /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
+  async findByIds(ids: number[], modified?: ModifiedFilter): Promise<RoomRow[]> {
     if (ids.length === 0) return [];
-    return this.db.selectFrom('rooms').selectAll().where('id', 'in', ids).orderBy('id').execute();
+    let q = this.db.selectFrom('rooms').selectAll().where('id', 'in', ids);
+    if (modified) {
+      q = q.where((eb) => {
+        const ors = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
+        if (modified.attendeeChangedRoomIds.length) ors.push(eb('id', 'in', modified.attendeeChangedRoomIds));
+        if (modified.includeOneToOne) ors.push(eb('type', '=', 1));
+        return eb.or(ors);
+      });
+    }
+    return q.orderBy('id').execute();
   }
 
   async insert(row: NewRoom): Promise<number> {
