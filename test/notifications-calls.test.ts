@@ -54,5 +54,27 @@ for (const dialect of dialects()) {
       assert.equal((await callNotes('bob')).length, 0);
       assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: alice })).status, 200);
     });
+    it('ringing an attendee gives that user (and nobody else) a call notification, even with call notifications off', async () => {
+      const token = await groupRoom('Ring');
+      const alice = await enter('alice', token);
+      assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: alice, body: { silent: true } })).status, 200);
+      assert.equal((await callNotes('bob')).length, 0, 'silent call');
+      // Bob turned call notifications off: a ring still reaches him (Talk's sendCallNotification).
+      const bobSession = await enter('bob', token);
+      assert.equal((await call(p, 'POST', `${V4}/room/${token}/notify-calls`, { as: bobSession, body: { level: 0 } })).status, 200);
+      const list = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: alice });
+      const bob = list.data.find((x: any) => x.actorId === 'bob');
+      const r = await call(p, 'POST', `${V4}/call/${token}/ring/${bob.attendeeId}`, { as: alice });
+      assert.equal(r.status, 200, r.text);
+      const [note] = (await callNotes('bob')).filter((n) => n.object_id === token);
+      assert.ok(note, 'bob was rung');
+      assert.equal(note.object_id, token);
+      assert.match(note.subject, /call/);
+      assert.equal((await callNotes('carol')).filter((n) => n.object_id === token).length, 0, 'only the rung attendee');
+      // Capability advertised because this works.
+      const caps = (await call(p, 'GET', '/cloud/capabilities', { as: as('bob') })).data.capabilities.spreed;
+      assert.ok(caps.features.includes('send-call-notification'));
+      assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: alice })).status, 200);
+    });
   });
 }

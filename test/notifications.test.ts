@@ -286,5 +286,28 @@ for (const dialect of dialects()) {
       const many = await countQueries(p, () => list('bob'));
       assert.equal(many, few);
     });
+    it('creating a conversation with invite=<group> invites each member (not the creator), as Talk\'s notifier', async () => {
+      await clear();
+      for (const u of ['frank', 'gina', 'hank']) await createUser(p, u, { displayName: u[0].toUpperCase() + u.slice(1), groups: ['squad'] });
+      const room = await createRoom(p, 'frank', { roomType: 2, invite: 'squad', roomName: 'Crew created' });
+      for (const u of ['gina', 'hank']) {
+        const notes = (await list(u)).data.filter((n: any) => n.object_id === room.token);
+        assert.equal(notes.length, 1, u);
+        assert.equal(notes[0].object_type, 'room');
+        assert.equal(notes[0].subject, 'Frank invited you to a group conversation: Crew created');
+      }
+      assert.deepEqual((await list('frank')).data, [], 'not the creator');
+    });
+
+    it('joining the conversation processes the invitation (it disappears), and only that one', async () => {
+      await clear();
+      const a = await createRoom(p, 'alice', { roomType: 2, roomName: 'Join me' });
+      const b = await createRoom(p, 'alice', { roomType: 2, roomName: 'Not yet' });
+      await add(a.token, 'alice', 'bob');
+      await add(b.token, 'alice', 'bob');
+      assert.equal((await list('bob')).data.length, 2);
+      assert.equal((await call(p, 'POST', `${V4}/room/${a.token}/participants/active`, { as: as('bob') })).status, 200);
+      assert.deepEqual((await list('bob')).data.map((n: any) => n.object_id), [b.token]);
+    });
   });
 }

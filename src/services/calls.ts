@@ -132,7 +132,8 @@ export class CallService {
     const { room, attendee } = found;
     const now = nowSeconds();
     this.requireNoLobbyReadWrite(cfg, room, attendee, now);
-    if (!input.recordingConsent && this.consentRequired(cfg, room)) throw badRequest('consent', 'Recording consent is required to join this call');
+    const consentRequired = this.consentRequired(cfg, room);
+    if (!input.recordingConsent && consentRequired) throw badRequest('consent', 'Recording consent is required to join this call');
     const mine = this.requireSession(found);
     if (NO_CALL_TYPES.includes(room.type)) throw badRequest('type', 'This conversation cannot have calls');
     CallService.checkFlags(input.flags);
@@ -164,6 +165,8 @@ export class CallService {
       const entered = await repo.setInCall(mine.session.id, flags, 'out');
       if (!entered && !(await repo.setInCall(mine.session.id, flags, 'any'))) throw notFound('session', 'Your session ended');
       await repo.touchLastJoinedCall(attendee.id, now);
+      // Given consent is stored when the call asked for it (talk-chat-calls.md §4 step 1).
+      if (consentRequired) await repo.storeConsent(room.id, attendee.actor_type, attendee.actor_id, now);
       const callStartTime = started ? now : (locked.active_since ?? now);
       const change = { ...base, callStartTime };
       if (started) await this.events.emit('call.started.trx', { ...change, silent: input.silent, silentFor: input.silentFor, trx });
@@ -316,6 +319,13 @@ export class CallService {
   async announceEnded(room: RoomRow, reason: CallEndReason, now = nowSeconds()): Promise<void> {
     const start = room.active_since ?? 0;
     await this.events.emit('call.ended', { room, actor: null, everyone: true, reason, callStartTime: start, duration: start ? now - start : 0 });
+  }
+
+  // ---- recording consent ----
+
+  /** Deleted conversations take their consents along (subscribed to `rooms.deleted`). */
+  async forgetRooms(rooms: RoomRow[]): Promise<void> {
+    await this.repo.deleteConsents(rooms.map((r) => r.id));
   }
 
   // ---- operator (talk:active-calls, talk:monitor:calls) ----

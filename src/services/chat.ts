@@ -77,6 +77,8 @@ export interface SystemMessageOptions {
   skipRoomUpdate?: boolean;
   /** The change's own time (unix seconds), so the message and lastActivity agree with it. */
   at?: number;
+  /** Stored with the silent flag (a silent call's `call_started`, talk-chat-calls.md §2). */
+  silent?: boolean;
 }
 
 export class ChatService {
@@ -106,6 +108,7 @@ export class ChatService {
       system_message: systemMessage,
       message_parameters: JSON.stringify(parameters),
       parent_id: opts.parentId ?? null,
+      ...(opts.silent ? { silent: 1 } : {}),
     }, { bump: !opts.skipRoomUpdate });
   }
 

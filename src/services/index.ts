@@ -182,7 +182,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
   const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, { baseUrl: settings.baseUrl });
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, signalingNotifier, polls });
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat, repos), chat, signalingNotifier, polls, calls });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
   return { repos, log, signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }

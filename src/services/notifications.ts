@@ -124,6 +124,17 @@ export class NotificationService {
     await this.callStarted(room, actor, users.map((a) => a.actor_id));
   }
 
+  /**
+   * A participant rang `target` (Talk: Notifier::sendCallNotification from the ring endpoint):
+   * a call notification for that user alone, even with call notifications turned off, since
+   * somebody asked for them by name; a notification already there is refreshed.
+   */
+  async rang(room: RoomRow, actor: NotificationActor, targetUserId: string): Promise<void> {
+    if (actor.type === ActorType.USERS && actor.id === targetUserId) return;
+    const member = await this.members(room, [targetUserId]);
+    await this.insert(room, member.map((a) => a.actor_id), { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) });
+  }
+
   /** The call ended without these users (all when omitted): their call notifications read "You missed …". */
   async missedCall(roomId: number, userIds?: string[]): Promise<void> {
     await this.repo.markCallMissed(roomId, userIds);
@@ -132,6 +143,11 @@ export class NotificationService {
   /** The user joined the call: their call notification goes (Talk: markCallNotificationsRead). */
   async joinedCall(roomId: number, userId: string): Promise<void> {
     await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'call' });
+  }
+
+  /** The user opened the conversation: its invitation is processed (Talk: markInvitationRead on join). */
+  async joinedRoom(roomId: number, userId: string): Promise<void> {
+    await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'room' });
   }
 
   /** The user read the chat up to `messageId`: their mention notifications up to it go. */

@@ -177,14 +177,14 @@ export class ParticipantsService {
     const now = nowSeconds();
     switch (source) {
       case 'users':
-        await this.notifications.invited(room, ctx.userId, await this.addUser(room, newParticipant, isBreakoutChild, now));
+        await this.addUser(room, newParticipant, isBreakoutChild, now, ctx.userId);
         return [];
       case 'groups':
-        await this.notifications.invited(room, ctx.userId, await this.addGroup(room, newParticipant, now));
+        await this.addGroup(room, newParticipant, now, ctx.userId);
         return [];
       case 'circles':
       case 'teams':
-        await this.notifications.invited(room, ctx.userId, await this.addTeam(ctx, room, newParticipant, now));
+        await this.addTeam(ctx, room, newParticipant, now);
         return [];
       case 'phones':
         await this.phones.addPhoneParticipant(ctx, room, newParticipant);
@@ -198,7 +198,7 @@ export class ParticipantsService {
   }
 
   /** Returns the users newly added (for invitation notifications). */
-  private async addUser(room: RoomRow, userId: string, isBreakoutChild: boolean, now: number): Promise<string[]> {
+  private async addUser(room: RoomRow, userId: string, isBreakoutChild: boolean, now: number, invitedBy: string | undefined): Promise<string[]> {
     const user = userId === '' ? undefined : await this.directory.users.find(userId);
     if (!user) throw notFound('new-participant', 'The user to add does not exist');
     if (isBreakoutChild) {
@@ -213,15 +213,16 @@ export class ParticipantsService {
         await this.repo.deleteAttendees(inSiblings.map((a) => a.id));
       }
     }
-    return this.addUsers(room, [user], now);
+    return this.addUsers(room, [user], now, [], invitedBy);
   }
 
   /**
    * Adds users as normal participants (type 3); self-joined members (5) become permanent (3);
    * existing members keep their role. Bumps lastActivity when anybody was added or changed.
-   * Returns the ids of the users who were not members before.
+   * Returns the ids of the users who were not members before. `invitedBy`: the user who added
+   * them (their invitation notifications name them; none without).
    */
-  private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = []): Promise<string[]> {
+  private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = [], invitedBy?: string): Promise<string[]> {
     const existing = await this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
     const have = new Set(existing.map((a) => a.actor_id));
     const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id);
@@ -234,16 +235,16 @@ export class ParticipantsService {
     if (specs.length) await this.rooms.addAttendees(room.id, specs);
     await this.repo.setParticipantType(selfJoined, ParticipantType.USER, now);
     if (specs.length || selfJoined.length) await this.rooms.touch([room.id], now);
-    await this.rooms.announceAttendeesAdded(room, fresh.map((u) => u.id));
+    await this.rooms.announceAttendeesAdded(room, fresh.map((u) => u.id), invitedBy);
     return fresh.map((u) => u.id);
   }
 
-  private async addGroup(room: RoomRow, groupId: string, now: number): Promise<string[]> {
+  private async addGroup(room: RoomRow, groupId: string, now: number, invitedBy: string | undefined): Promise<string[]> {
     const group = groupId === '' ? undefined : await this.directory.groups.find(groupId);
     if (!group) throw notFound('new-participant', 'The group to add does not exist');
     const members = await this.directory.users.existing(await this.directory.groups.membersOf(group.id));
     const groupSpec = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name || group.id, participantType: ParticipantType.USER };
-    return this.addUsers(room, members, now, [groupSpec]);
+    return this.addUsers(room, members, now, [groupSpec], invitedBy);
   }
 
   private async addTeam(ctx: RequestContext, room: RoomRow, teamId: string, now: number): Promise<string[]> {
@@ -253,7 +254,7 @@ export class ParticipantsService {
     if (!team || !memberIds.includes(ctx.userId!)) throw notFound('new-participant', 'The team to add does not exist');
     const members = await this.directory.users.existing(memberIds);
     const teamSpec = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name || team.id, participantType: ParticipantType.USER };
-    return this.addUsers(room, members, now, [teamSpec]);
+    return this.addUsers(room, members, now, [teamSpec], ctx.userId);
   }
 
   /** E-mail guest: the conversation becomes public; an invitation mail goes out. True when the type changed. */
@@ -491,6 +492,9 @@ export class ParticipantsService {
       }
     }
     await this.rooms.touch([room.id], now);
+    // The signaling server hears of a type change as an update and a participants change (§5.7).
+    await this.rooms.announceUpdated(room);
+    await this.rooms.announceParticipantsChanged(room, [target.id]);
   }
 
   /** PUT attendees/permissions; returns the target's record. */
@@ -516,6 +520,7 @@ export class ParticipantsService {
     const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
     await this.repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
     await this.rooms.touch([room.id], now);
+    await this.rooms.announceParticipantsChanged(room, [target.id]);
     const cfg = await ctx.config();
     const updated = { ...target, permissions: value, participant_type: type };
     const sessions = (await this.repo.withSessions([room.id])).filter((r) => r.attendee.id === target.id && r.session).map((r) => r.session!);

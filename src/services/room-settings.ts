@@ -208,6 +208,7 @@ export class RoomSettingsService {
     const patch: RoomPatch = { [column]: withCustomBit(permissions) };
     const now = nowSeconds();
     await this.repo.setRoomPermissions(found.room.id, patch, now);
+    await this.rooms.announceParticipantsChanged({ ...found.room, ...patch }, 'all');
     const attendee = { ...found.attendee, permissions: 0, last_attendee_activity: Math.max(now, found.attendee.last_attendee_activity) };
     return { ...found, room: { ...found.room, ...patch }, attendee };
   }

@@ -416,6 +416,7 @@ export class RoomsService {
     const members = await this.directory.users.existing(memberIds);
     const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
     const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    await this.announceAttendeesAdded(room, members.map((m) => m.id), user.id);
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -433,6 +434,7 @@ export class RoomsService {
     const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
     const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
     const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    await this.announceAttendeesAdded(room, members.map((m) => m.id), user.id);
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -644,9 +646,19 @@ export class RoomsService {
     await this.events.emit('room.updated', { room });
   }
 
-  /** After commit: users were added to `room`. */
-  async announceAttendeesAdded(room: RoomRow, userIds: string[]): Promise<void> {
-    if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds });
+  /** After commit: these attendees' type or permissions changed (`all`: the room's permissions). */
+  async announceParticipantsChanged(room: RoomRow, attendeeIds: number[] | 'all'): Promise<void> {
+    await this.events.emit('room.participants-changed', { room, attendeeIds });
+  }
+
+  /** After commit: an attendee opened a session in `room` (POST participants/active). */
+  async announceJoined(room: RoomRow, attendee: AttendeeRow): Promise<void> {
+    await this.events.emit('room.joined', { room, actorType: attendee.actor_type, actorId: attendee.actor_id });
+  }
+
+  /** After commit: users were added to `room` (`invitedBy`: by this user, who invited them). */
+  async announceAttendeesAdded(room: RoomRow, userIds: string[], invitedBy?: string): Promise<void> {
+    if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds, invitedBy });
   }
 
   /** After commit: attendees (these users, these Talk sessions) are no longer in `room`. */

@@ -119,6 +119,7 @@ export class SessionService {
       }
       await this.repo.deleteSessions([previous.session.id]);
     }
+    await this.rooms.announceJoined(room, attendee);
     return { room: shown, attendee, session };
   }
 

@@ -54,7 +54,7 @@ export function roomProperties(room: RoomRow, extra: Reply = { description: room
 }
 
 /** Media permissions of a session as the signaling server names them (§5.6). */
-export function signalingPermissions(effective: number, attendee: AttendeeRow): string[] {
+export function signalingPermissions(effective: number, attendee: Pick<AttendeeRow, 'participant_type'>): string[] {
   const out: string[] = [];
   if (hasPermission(effective, Permission.PUBLISH_AUDIO)) out.push('publish-audio');
   if (hasPermission(effective, Permission.PUBLISH_VIDEO)) out.push('publish-video');
