@@ -5,7 +5,7 @@
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
  */
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { ListedAttendee, ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
@@ -120,7 +120,7 @@ export class ParticipantsService {
     }
     if (merged.goneGuestIds.length) await this.repo.deleteAttendees(merged.goneGuestIds);
 
-    const viewers = new Map<number, AttendeeRow>(roomList.map((r) => [r.id, viewer]));
+    const viewers = new Map<number, ListedAttendee>(roomList.map((r) => [r.id, viewer]));
     for (const e of merged.entries) {
       const a = e.attendee;
       if (a.actor_type === viewer.actor_type && a.actor_id === viewer.actor_id) viewers.set(a.room_id, a);
