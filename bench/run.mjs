@@ -2,54 +2,67 @@
 /**
  * Benchmark harness (`npm run bench`, which builds first).
  *
- * One run: make a temporary DATA_DIR (SQLite), let every route entry seed what it needs through
- * the built services, start the built server (dist/main.js) as a separate process, load each
- * route with autocannon (programmatic API) and print requests per second. Every figure is also
- * given as a ratio against the hello-world route measured in the same run, so results compare
- * across machines; the last lines are exactly
- *   bench <route-name> <requests-per-second> ratio=<x> vs=<baseline-route>
+ * For each database (SQLite; PostgreSQL too when BENCH_PG is set): make a fresh database, let
+ * every route entry seed what it needs through the built services, start the built server
+ * (dist/main.js) as a separate process, and load each route with autocannon in each mode:
  *
- * Routes are entries in bench/routes/*.mjs (see bench/routes/README.md): other areas add a file.
- * An entry's ratio is against `hello` unless it names another measured route in `vs`.
+ * - quiet:  nothing else happens (rendered answers may be reused: the best case);
+ * - writer: a writer sends BENCH_WRITE_RATE (200) writes per second into other conversations
+ *           (pings, renames, chat messages; bench/lib/writer.mjs), as real traffic does;
+ * - cookie: the caller sends a session cookie (a browser or a guest), as real clients do.
  *
- * Every route is measured once per round (BENCH_ROUNDS, default 5; baseline first in each round);
- * a ratio is taken within its round and the median over the rounds is printed.
+ * Every figure is a ratio against the entry's baseline route (`vs`, default hello) measured in
+ * the same round of the same mode on the same database, so results compare across machines and
+ * across a noisy machine's load changes. Each route is measured once per round (BENCH_ROUNDS,
+ * baseline first); the median over the rounds is printed. The last lines are
+ *   bench <route> <db> <mode> <requests-per-second> ratio=<x> vs=<baseline> of-quiet=<y>
+ * (`of-quiet`: this mode's ratio over the quiet mode's ratio) and a table of the ratios.
  *
- * Options (environment): BENCH_DURATION seconds per route and round (default 2), BENCH_WARMUP seconds
- * (default 2), BENCH_CONNECTIONS (default 10), BENCH_ONLY=name,name to measure a subset
- * (the baseline is always measured), BENCH_KEEP=1 keeps the data directory, BENCH_PROF=dir
- * writes a CPU profile of the server process into dir.
+ * Routes are entries in bench/routes/*.mjs (see bench/routes/README.md).
+ *
+ * Options (environment): BENCH_DB=sqlite,postgres (default sqlite, plus postgres when BENCH_PG is
+ * set), BENCH_PG=postgres://postgres@127.0.0.1:5432/test (a schema is created there and dropped),
+ * BENCH_MODES=quiet,writer,cookie (default all three), BENCH_ONLY=name,name (a subset; baselines
+ * come along), BENCH_DURATION seconds per route and round (default 2), BENCH_ROUNDS (default 3),
+ * BENCH_WARMUP seconds per route and mode (default 1), BENCH_CONNECTIONS (default 10),
+ * BENCH_WRITE_RATE writes per second of the writer mode (default 200), BENCH_KEEP=1 keeps the data
+ * directory, BENCH_PROF=dir writes a CPU profile of each server process into dir.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { ADMIN, basic, chosenDatabases, dist, freshDatabase, joinCookie, median, ocs, openSeedServices, root, startServer } from './lib/server.mjs';
+import { prepareWriter, seedWriter } from './lib/writer.mjs';
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const distDir = path.join(root, 'dist');
 const BASELINE = 'hello';
-const ADMIN = { user: 'admin', password: 'bench-admin-password-1' };
+const MODES = ['quiet', 'writer', 'cookie'];
 
 const duration = Number(process.env.BENCH_DURATION ?? 2);
-const roundCount = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
-const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+const roundCount = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const warmup = Number(process.env.BENCH_WARMUP ?? 1);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-
-const basic = (user, password) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
-/** The headers of an OCS request answered in JSON (entries spread them into theirs). */
-const ocs = Object.freeze({ 'OCS-APIRequest': 'true', Accept: 'application/json' });
-/** Imports a module of the build, e.g. `await dist('db/repositories/rooms.js')`. */
-const dist = (p) => import(pathToFileURL(path.join(distDir, p)).href);
+const writeRate = Number(process.env.BENCH_WRITE_RATE ?? 200);
+/** Per database: the writes per second the writer mode achieved. */
+const writerRates = new Map();
+const list = (v) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+const only = list(process.env.BENCH_ONLY);
+const modes = list(process.env.BENCH_MODES).length > 0 ? list(process.env.BENCH_MODES) : MODES;
+for (const m of modes) if (!MODES.includes(m)) throw new Error(`BENCH_MODES: unknown mode "${m}" (${MODES.join(', ')})`);
 
 /** Loads every route entry (default export: one entry or a list), baseline first. */
 async function loadRoutes() {
   const dir = path.join(root, 'bench', 'routes');
   const entries = [];
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs'))
+    .sort()) {
     const mod = await import(pathToFileURL(path.join(dir, file)).href);
     for (const e of [mod.default].flat()) {
       if (!e?.name || typeof e.request !== 'function') throw new Error(`bench/routes/${file}: an entry needs name and request()`);
@@ -67,138 +80,136 @@ async function loadRoutes() {
     if (!names.has(e.vs)) throw new Error(`bench route "${e.name}": its baseline "${e.vs}" is not defined`);
   }
   // A chosen route brings its baseline along, so every ratio comes from this run.
-  // hello is always measured (start and end) so that the load drift correction has its figures.
   const wanted = new Set([BASELINE, ...entries.filter((e) => only.length === 0 || only.includes(e.name)).flatMap((e) => [e.name, e.vs])]);
   const chosen = entries.filter((e) => wanted.has(e.name));
   return [...chosen.filter((e) => e.name === BASELINE), ...chosen.filter((e) => e.name !== BASELINE)];
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntilUp(url, child, ms = 30_000) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
-    try {
-      const r = await fetch(url + '/status.php');
-      if (r.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start in time');
-}
-
 function load(url, req, seconds) {
-  return autocannon({
-    url: url + req.path,
-    method: req.method ?? 'GET',
-    headers: req.headers ?? {},
-    body: req.body,
-    connections,
-    duration: seconds,
-  });
+  return autocannon({ url: url + req.path, method: req.method ?? 'GET', headers: req.headers ?? {}, body: req.body, connections, duration: seconds });
+}
+
+/** The request of `mode`: the cookie mode adds the entry's session cookie (unless it sends its own). */
+function inMode(mode, req, cookie) {
+  if (mode !== 'cookie' || req.headers?.Cookie) return req;
+  return { ...req, headers: { ...req.headers, Cookie: cookie } };
+}
+
+/** Probes a route once: a route that fails is a broken benchmark, not a slow one. */
+async function probe(url, r, req) {
+  const res = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
+  const text = await res.text();
+  if (res.status !== (r.expectStatus ?? 200))
+    throw new Error(`bench route "${r.name}": ${req.method ?? 'GET'} ${req.path} answered ${res.status}: ${text.slice(0, 200)}`);
+}
+
+/** Seeds, starts the server and measures every route in every mode on one database. */
+async function runDatabase(db, routes, results) {
+  const { env, drop } = await freshDatabase(db);
+  let failed = 0;
+  try {
+    // Seed through the built services, in this process, before the server starts.
+    const services = await openSeedServices(env);
+    const seeded = new Map();
+    try {
+      const tools = { services, admin: ADMIN, basic, ocs, dist };
+      // Entries may share one seed function: it runs once and they all get its state.
+      for (const r of routes) if (r.seed && !seeded.has(r.seed)) seeded.set(r.seed, await r.seed(tools));
+      if (modes.includes('writer')) await seedWriter(services);
+    } finally {
+      await services.db.close();
+    }
+    const server = await startServer(env);
+    const { url } = server;
+    try {
+      const prepared = [];
+      for (const r of routes) {
+        const ctx = { url, admin: ADMIN, basic, ocs, state: seeded.get(r.seed), joinCookie: (auth, token) => joinCookie(url, auth, token) };
+        if (r.prepare) ctx.state = await r.prepare(ctx);
+        // The cookie mode's session: the entry's own (a real session, e.g. from joining the
+        // conversation it reads), else a well-formed key that names no session.
+        const cookie = r.cookie ? await r.cookie(ctx) : `parley_session=${randomBytes(32).toString('base64url')}`;
+        prepared.push({ r, req: await r.request(ctx), cookie });
+      }
+      const writer = modes.includes('writer') ? await prepareWriter(url) : undefined;
+      for (const mode of modes) {
+        const writing = mode === 'writer' ? writer.start(writeRate) : undefined;
+        try {
+          for (const p of prepared) {
+            await probe(url, p.r, inMode(mode, p.req, p.cookie));
+            if (warmup > 0) await load(url, inMode(mode, p.req, p.cookie), warmup);
+            results.set(`${db}/${mode}/${p.r.name}`, []);
+          }
+          // Every route (baseline first) once per round; each ratio is taken within its round,
+          // so a change of the machine's load between rounds cannot skew it.
+          for (let round = 1; round <= roundCount; round++) {
+            for (const p of prepared) {
+              const res = await load(url, inMode(mode, p.req, p.cookie), duration);
+              const bad = res.non2xx + res.errors + res.timeouts;
+              failed += bad;
+              results.get(`${db}/${mode}/${p.r.name}`).push(res.requests.average);
+              console.log(
+                `  ${db.padEnd(8)} ${mode.padEnd(6)} round ${round}  ${p.r.name.padEnd(28)} ${res.requests.average.toFixed(0).padStart(8)} req/s   mean ${res.latency.average.toFixed(2)} ms  p99 ${res.latency.p99} ms` +
+                  (bad ? `   (${bad} failed)` : ''),
+              );
+            }
+          }
+        } finally {
+          if (writing) {
+            const w = await writing.stop();
+            console.log(
+              `  ${db.padEnd(8)} writer: ${w.sent} writes sent (${w.perSecond.toFixed(0)}/s of ${writeRate}/s due; ${w.skipped} skipped while 10 were unanswered), ${w.failed} failed`,
+            );
+            if (w.failed > 0) failed += w.failed;
+            writerRates.set(db, w.perSecond);
+          }
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await drop();
+  }
+  return failed;
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run bench` (it builds first)');
+  const dbs = chosenDatabases();
   const routes = await loadRoutes();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    ADMIN_USER: ADMIN.user,
-    ADMIN_PASSWORD: ADMIN.password,
-    LOG_LEVEL: 'warn',
-    JOBS: 'false',
-    HOST: '127.0.0.1',
-  };
-  delete env.DATABASE_URL;
-  delete env.DATABASE_SCHEMA;
-
-  // Seed through the built services, in this process, before the server starts.
-  const { openServices, ensureAdminAccount } = await dist('boot.js');
-  const { loadSettings } = await dist('settings.js');
-  const services = await openServices(loadSettings(env));
-  await ensureAdminAccount(services, () => undefined);
-  const tools = { services, admin: ADMIN, basic, ocs, dist };
-  // Entries may share one seed function: it runs once and they all get its state.
-  const seeded = new Map();
-  for (const r of routes) if (r.seed && !seeded.has(r.seed)) seeded.set(r.seed, await r.seed(tools));
-  await services.db.close();
-
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  // BENCH_PROF=dir: the server writes a V8 CPU profile there as it exits (SIGTERM, end of run).
-  const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROF)}`] : [];
-  const child = spawn(process.execPath, [...profile, path.join(distDir, 'main.js'), 'serve'], {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  /** Per route: the requests per second of each round. */
-  const rounds = new Map();
-  /** Probes a route once: a route that fails is a broken benchmark, not a slow one. */
-  const probe = async (r, req) => {
-    const res = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
-    if (res.status !== (r.expectStatus ?? 200)) {
-      throw new Error(`bench route "${r.name}": ${req.method ?? 'GET'} ${req.path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-    }
-  };
+  /** `${db}/${mode}/${route}` → requests per second of each round. */
+  const results = new Map();
   let failed = 0;
-  try {
-    await waitUntilUp(url, child);
-    const requests = new Map();
-    for (const r of routes) {
-      const ctx = { url, admin: ADMIN, basic, ocs, state: seeded.get(r.seed) };
-      if (r.prepare) ctx.state = await r.prepare(ctx);
-      const req = await r.request(ctx);
-      await probe(r, req);
-      if (warmup > 0) await load(url, req, warmup);
-      requests.set(r.name, req);
-      rounds.set(r.name, []);
-    }
-    // Rounds: every route (baseline first) is measured once per round, and each ratio is taken
-    // within its round, so a change of the machine's load between rounds cannot skew it; the
-    // reported figure is the median over the rounds.
-    for (let round = 1; round <= roundCount; round++) {
-      for (const r of routes) {
-        const res = await load(url, requests.get(r.name), duration);
-        const bad = res.non2xx + res.errors + res.timeouts;
-        failed += bad;
-        rounds.get(r.name).push(res.requests.average);
-        console.log(`  round ${round}  ${r.name.padEnd(28)} ${res.requests.average.toFixed(0).padStart(8)} req/s   mean latency ${res.latency.average.toFixed(2)} ms` + (bad ? `   (${bad} failed)` : ''));
-      }
-    }
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-    if (!process.env.BENCH_KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  for (const db of dbs) failed += await runDatabase(db, routes, results);
 
-  const median = (xs) => {
-    const v = [...xs].sort((a, b) => a - b);
-    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  const ratio = (db, mode, r) => {
+    const mine = results.get(`${db}/${mode}/${r.name}`);
+    const ref = results.get(`${db}/${mode}/${r.vs}`);
+    return median(mine.map((rps, i) => rps / ref[i]));
   };
   console.log('');
   for (const r of routes) {
-    // An entry may name its own baseline (`vs`, e.g. the same body pre-rendered); default hello.
-    const mine = rounds.get(r.name);
-    const ref = rounds.get(r.vs ?? BASELINE);
-    const ratio = median(mine.map((rps, i) => rps / ref[i]));
-    console.log(`bench ${r.name} ${median(mine).toFixed(0)} ratio=${ratio.toFixed(2)} vs=${r.vs ?? BASELINE}`);
+    for (const db of dbs) {
+      for (const mode of modes) {
+        const rps = median(results.get(`${db}/${mode}/${r.name}`));
+        const ofQuiet = modes.includes('quiet') ? ` of-quiet=${(ratio(db, mode, r) / ratio(db, 'quiet', r)).toFixed(2)}` : '';
+        console.log(`bench ${r.name} ${db} ${mode} ${rps.toFixed(0)} ratio=${ratio(db, mode, r).toFixed(2)} vs=${r.vs}${ofQuiet}`);
+      }
+    }
   }
-  if (failed > 0) process.exitCode = 1;
+  // The same ratios as a table: one row per route, one column per database and mode.
+  const columns = dbs.flatMap((db) => modes.map((mode) => [db, mode]));
+  const width = Math.max(...routes.map((r) => r.name.length)) + 2;
+  console.log('');
+  console.log('ratio'.padEnd(width) + columns.map(([db, mode]) => `${db === 'postgres' ? 'pg' : 'sqlite'} ${mode}`.padStart(14)).join('') + '   vs');
+  for (const r of routes) {
+    console.log(r.name.padEnd(width) + columns.map(([db, mode]) => ratio(db, mode, r).toFixed(2).padStart(14)).join('') + `   ${r.vs}`);
+  }
+  for (const [db, rate] of writerRates) console.log(`writer ${db}: ${rate.toFixed(0)} writes/s achieved of ${writeRate}/s offered`);
+  if (failed > 0) {
+    console.error(`bench: ${failed} requests failed`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((err) => {

@@ -41,6 +41,19 @@ export interface Settings {
   mailFrom: string;
   /** Longest wait of an internal signaling poll (SIGNALING_POLL_SECONDS; Talk: 30). */
   signalingPollSeconds: number;
+  /** When requests are shed with 503 + Retry-After (http/load-shedding.ts; docs/operators.md). */
+  overload: OverloadSettings;
+}
+
+export interface OverloadSettings {
+  /** Shed while the mean event-loop delay of the last sample exceeds this (ms; 0 = never). */
+  maxEventLoopDelayMs: number;
+  /** Shed while the used heap exceeds this share of V8's heap limit (percent; 0 = never). */
+  maxHeapPercent: number;
+  /** How often the pressure is sampled (ms); a decision holds until the next sample. */
+  sampleMs: number;
+  /** The Retry-After of a shed request (seconds). */
+  retryAfterSeconds: number;
 }
 
 export class SettingsError extends Error {}
@@ -164,5 +177,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     smtpUrl: urlSetting(env, 'SMTP_URL', ['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', false),
     mailFrom: mailFromSetting(env, baseUrl),
     signalingPollSeconds: intSetting(env, 'SIGNALING_POLL_SECONDS', 30, 1, 30),
+    overload: {
+      maxEventLoopDelayMs: intSetting(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
+      maxHeapPercent: intSetting(env, 'OVERLOAD_MAX_HEAP_PERCENT', 90, 0, 100),
+      sampleMs: intSetting(env, 'OVERLOAD_SAMPLE_MS', 250, 10, 60_000),
+      retryAfterSeconds: intSetting(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 2, 1, 3600),
+    },
   };
 }

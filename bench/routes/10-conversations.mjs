@@ -1,7 +1,8 @@
 /**
- * Conversation bench routes (issue 3 item 8): GET /room for a user in 200 conversations out of
- * 10,000, the same body sent pre-rendered (GET /room's baseline: ratio = room-list / room-list-prerendered),
- * and GET /room/{token} (compared with hello).
+ * Conversation bench routes: GET /room for a user in 200 conversations out of 10,000, the same
+ * body sent pre-rendered (GET /room's baseline: ratio = room-list / room-list-prerendered), and
+ * GET /room/{token} (compared with hello). In the cookie mode the user sends the session cookie
+ * of having joined the conversation of room-get, as a browser showing it does.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,8 @@ async function seed({ services, dist }) {
   const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
   await services.directory.createUser({ id: USER.user, password: USER.password, displayName: 'Bench Rooms' });
   const others = [];
-  for (let i = 0; i < 20; i++) {
+  // One one-to-one per pair (a unique index holds it): 40 partners for the 40 one-to-ones.
+  for (let i = 0; i < 40; i++) {
     const id = `bench-other-${i}`;
     await services.directory.createUser({ id, password: `${id}-password-1`, displayName: `Other ${i}` });
     others.push(id);
@@ -28,7 +30,7 @@ async function seed({ services, dist }) {
     for (let i = 0; i < TOTAL; i++) {
       const mine = i % (TOTAL / MINE) === 0;
       const oneToOne = mine && (i / (TOTAL / MINE)) % 5 === 0;
-      const other = others[i % others.length];
+      const other = oneToOne ? others[i / (TOTAL / MINE) / 5] : others[i % others.length];
       const token = await services.rooms.newToken(cfg, repos);
       const id = await repos.rooms.insert({
         ...ROOM_DEFAULTS,
@@ -62,6 +64,9 @@ async function seed({ services, dist }) {
   return { ...USER, token: myToken };
 }
 
+/** The cookie of the bench user's session in the conversation of room-get. */
+const joinedCookie = ({ basic, state, joinCookie }) => joinCookie(basic(state.user, state.password), state.token);
+
 export default [
   {
     name: 'room-list-prerendered',
@@ -72,6 +77,7 @@ export default [
     name: 'room-list',
     vs: 'room-list-prerendered',
     seed,
+    cookie: joinedCookie,
     request: ({ basic, ocs, state }) => ({
       path: '/ocs/v2.php/apps/spreed/api/v4/room?format=json',
       headers: { ...ocs, Authorization: basic(state.user, state.password) },
@@ -80,6 +86,7 @@ export default [
   {
     name: 'room-get',
     seed,
+    cookie: joinedCookie,
     request: ({ basic, ocs, state }) => ({
       path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}?format=json`,
       headers: { ...ocs, Authorization: basic(state.user, state.password) },

@@ -1,7 +1,8 @@
 /**
- * Participant bench routes (issue 4 item 11): the participant list of a 5,000-attendee
- * conversation, and join churn (a browser re-joining with its cookie session: every request
- * creates a session and removes the one it replaces).
+ * Participant bench routes: the participant list of a 5,000-attendee conversation (in the cookie
+ * mode, read by a user who joined it, as the web client does), and join churn (a browser
+ * re-joining with its cookie session: every request creates a session and removes the one it
+ * replaces; it sends its cookie in every mode).
  */
 const USER = { user: 'bench-parts', password: 'bench-parts-password-1' };
 const ATTENDEES = 5000;
@@ -40,6 +41,7 @@ export default [
   {
     name: 'participants-5000',
     seed,
+    cookie: ({ basic, state, joinCookie }) => joinCookie(basic(USER.user, USER.password), state.token),
     request: ({ basic, ocs, state }) => ({
       path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants?format=json`,
       headers: { ...ocs, Authorization: basic(USER.user, USER.password) },
@@ -48,13 +50,8 @@ export default [
   {
     name: 'join-churn',
     seed,
-    async prepare({ url, basic, ocs, state }) {
-      const res = await fetch(`${url}/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants/active?format=json`, {
-        method: 'POST',
-        headers: { ...ocs, Authorization: basic(USER.user, USER.password) },
-      });
-      const cookie = /parley_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
-      return { ...state, cookie };
+    async prepare({ basic, state, joinCookie }) {
+      return { ...state, cookie: await joinCookie(basic(USER.user, USER.password), state.token) };
     },
     request: ({ basic, ocs, state }) => ({
       method: 'POST',

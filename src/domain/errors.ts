@@ -73,6 +73,13 @@ export const tooManyRequests = () =>
 /** 501: SIP or dial-out not configured. */
 export const notImplemented = (error: string) => new ApiError(501, reason(error));
 
+/**
+ * 503: the server sheds load (http/load-shedding.ts) and asks to come back after `retryAfterSeconds`
+ * (RFC 9110 §10.2.3), so a client backs off instead of adding to the queue.
+ */
+export const overloaded = (retryAfterSeconds: number) =>
+  new ApiError(503, reason('overloaded', 'The server is busy, try again later'), 'Service unavailable', undefined, { 'Retry-After': String(retryAfterSeconds) });
+
 /** 413: body too large. */
 export const payloadTooLarge = (error: string, message?: string) => new ApiError(413, reason(error, message));
 

@@ -50,6 +50,7 @@ function statusesOf(def: OcsRouteDef<any>, pathNames: string[], hasParams: boole
   if (def.capability) out['404'] = { description: `${out['404']?.description ?? 'not found'}; the route does not exist while capability ${def.capability} is not advertised` };
   if (def.csrf !== false) out['412'] = { description: 'CSRF check failed: the OCS-APIRequest header is missing', schema: CSRF_BODY };
   out['429'] = { description: 'too many failed attempts from this address (brute-force throttle)' };
+  out['503'] = { description: 'the server is overloaded and sheds load: retry after the Retry-After header (seconds)' };
   for (const [status, doc] of Object.entries(def.statuses ?? {})) {
     out[status] = typeof doc === 'string' ? { description: doc } : { description: doc.description, schema: plain(doc.schema) };
   }

@@ -11,6 +11,7 @@ import { negotiateFormat, versionFromUrl } from './ocs/envelope.js';
 import { parsePhpQuery } from './ocs/php-form.js';
 import { sendOcsError, sendRouteNotFound, type OcsRouteDef } from './ocs/route.js';
 import { routeModules } from './routes/index.js';
+import { registerLoadShedding } from './load-shedding.js';
 
 
 export interface BuildOptions {
@@ -92,6 +93,9 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     }
     return reply.code(apiErr.status).send(apiErr.data);
   });
+
+  // Past capacity, shed at once (before the hooks below and any route work).
+  registerLoadShedding(app, services.settings.overload);
 
   // Each request's cached hot reads use a change stamp read after it arrived (db/direct-reads.ts),
   // so a request sees every commit made, by any process, before it started; requests arriving

@@ -5,7 +5,7 @@
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
  */
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { ListedAttendee, ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
@@ -123,7 +123,7 @@ export class ParticipantsService {
       for (const r of roomList) await this.rooms.announceParticipantsChanged(r, [], 'guests-cleaned');
     }
 
-    const viewers = new Map<number, AttendeeRow>(roomList.map((r) => [r.id, viewer]));
+    const viewers = new Map<number, ListedAttendee>(roomList.map((r) => [r.id, viewer]));
     for (const e of merged.entries) {
       const a = e.attendee;
       if (a.actor_type === viewer.actor_type && a.actor_id === viewer.actor_id) viewers.set(a.room_id, a);

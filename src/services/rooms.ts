@@ -194,11 +194,12 @@ export class RoomsService {
   /** Same visibility rules without throttling; undefined when missing or not visible. */
   async lookup(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom | undefined> {
     if (!isWellFormedToken(token)) return undefined;
-    const room = await this.repos.rooms.findByToken(token);
+    // A logged-in caller's attendee row comes with the room (one statement).
+    const found = ctx.userId !== undefined ? await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, ctx.userId) : undefined;
+    const room = ctx.userId !== undefined ? found?.room : await this.repos.rooms.findByToken(token);
     if (!room) return undefined;
-    let attendee: AttendeeRow | undefined;
+    let attendee: AttendeeRow | undefined = found?.attendee;
     let session: SessionRow | undefined;
-    if (ctx.userId !== undefined) attendee = await this.repos.attendees.find(room.id, ActorType.USERS, ctx.userId);
     if (!attendee) {
       const guest = await this.callerSessions.findGuest(ctx, room);
       attendee = guest?.attendee;
@@ -244,7 +245,8 @@ export class RoomsService {
   /**
    * The caller's conversations (GET /room). With `modifiedSince`, only those whose lastActivity,
    * whose attendee row of the caller changed at or after it, or with an active call (plus every
-   * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. Two queries whatever the count.
+   * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. Two queries whatever the count (not
+   * one join: PostgreSQL plans that join as a hash join over every room).
    */
   async listForUser(ctx: RequestContext, opts: ListOptions): Promise<CallerRoom[]> {
     if (ctx.userId === undefined) return [];

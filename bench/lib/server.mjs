@@ -1,0 +1,147 @@
+/**
+ * What the bench scripts share: a throw-away database (SQLite in a temporary DATA_DIR, or a fresh
+ * schema on the PostgreSQL server named by BENCH_PG, dropped at the end), seeding through the
+ * built services, and the built server (dist/main.js serve) started as a separate process.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const root = path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.url))));
+export const distDir = path.join(root, 'dist');
+export const ADMIN = { user: 'admin', password: 'bench-admin-password-1' };
+
+export const basic = (user, password) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
+/** The headers of an OCS request answered in JSON (entries spread them into theirs). */
+export const ocs = Object.freeze({ 'OCS-APIRequest': 'true', Accept: 'application/json' });
+/** Imports a module of the build, e.g. `await dist('db/repositories/rooms.js')`. */
+export const dist = (p) => import(pathToFileURL(path.join(distDir, p)).href);
+
+/**
+ * The databases to run on: BENCH_DB=sqlite,postgres picks; by default SQLite, plus PostgreSQL
+ * when BENCH_PG (a postgres:// URL of a server where a schema may be created) is set.
+ */
+export function chosenDatabases() {
+  const asked = (process.env.BENCH_DB ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const dbs = asked.length > 0 ? asked : ['sqlite', ...(process.env.BENCH_PG ? ['postgres'] : [])];
+  for (const d of dbs) {
+    if (d !== 'sqlite' && d !== 'postgres') throw new Error(`BENCH_DB: unknown database "${d}" (sqlite, postgres)`);
+    if (d === 'postgres' && !process.env.BENCH_PG) throw new Error('BENCH_DB names postgres: set BENCH_PG=postgres://user@host:port/db');
+  }
+  return dbs;
+}
+
+/** A fresh database of `db`: its environment for the services and the server, and `drop()`. */
+export async function freshDatabase(db) {
+  if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first (`npm run bench` builds)');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    ADMIN_USER: ADMIN.user,
+    ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: 'warn',
+    JOBS: 'false',
+    HOST: '127.0.0.1',
+  };
+  delete env.DATABASE_URL;
+  delete env.DATABASE_SCHEMA;
+  if (db === 'postgres') {
+    env.DATABASE_URL = process.env.BENCH_PG;
+    env.DATABASE_SCHEMA = `bench_${randomBytes(6).toString('hex')}`;
+  }
+  const drop = async () => {
+    if (env.DATABASE_SCHEMA) {
+      const { dropSchema } = await dist('db/database.js');
+      await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+    }
+    if (!process.env.BENCH_KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { env, dataDir, drop };
+}
+
+/** Opens the built services over `env`'s database (migrated, admin account made) for seeding. */
+export async function openSeedServices(env) {
+  const { openServices, ensureAdminAccount } = await dist('boot.js');
+  const { loadSettings } = await dist('settings.js');
+  const services = await openServices(loadSettings(env));
+  await ensureAdminAccount(services, () => undefined);
+  return services;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilUp(url, child, ms = 30_000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
+    try {
+      const r = await fetch(url + '/status.php');
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not start in time');
+}
+
+/**
+ * Starts the built server on a free port over `env` and waits until it answers; `stop()` ends it
+ * (SIGTERM: a CPU profile asked with BENCH_PROF=dir is written then).
+ */
+export async function startServer(env, extraEnv = {}) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROF)}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(distDir, 'main.js'), 'serve'], {
+    env: { ...env, ...extraEnv, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+  };
+  try {
+    await waitUntilUp(url, child);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url, stop };
+}
+
+/** Joins conversation `token` as `auth` (an Authorization value) and returns the session cookie. */
+export async function joinCookie(url, auth, token) {
+  const res = await fetch(`${url}/ocs/v2.php/apps/spreed/api/v4/room/${token}/participants/active?format=json`, {
+    method: 'POST',
+    headers: { ...ocs, Authorization: auth },
+  });
+  await res.arrayBuffer();
+  const cookie = /parley_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
+  if (res.status !== 200 || !cookie) throw new Error(`joining ${token} answered ${res.status} without a session cookie`);
+  return cookie;
+}
+
+export const median = (xs) => {
+  const v = [...xs].sort((a, b) => a - b);
+  if (v.length === 0) return NaN;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
