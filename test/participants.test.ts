@@ -377,6 +377,9 @@ for (const dialect of dialects()) {
       await list(p, room.token);
       const big = await countQueries(p, () => list(p, room.token));
       assert.equal(big, small);
+      // The ceiling: the login's brute-force cap check, credentials, config generation, the room
+      // with the caller's attendee row (one statement), the attendees, their sessions, the users.
+      assert.ok(big <= 7, `the participant list used ${big} queries`);
       assert.equal((await list(p, room.token)).length, 301);
     });
 

@@ -5,12 +5,13 @@
  * change — captured here by a small HTTP listener standing in for the server's
  * `/api/v1/room/<token>` (the real server is exercised in signaling-hpb.test.ts).
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHmac, randomBytes } from 'node:crypto';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
-import { createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { admin, as, createUser, dialects } from './helpers/parley.js';
+import { createRoom, joinGuest, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V3 = '/apps/spreed/api/v3';
 const SECRET = 'backend-shared-secret';
@@ -60,7 +61,7 @@ async function until<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
 
 for (const dialect of dialects()) {
   describe(`signaling backend API and notifications [${dialect}]`, () => {
-    let p: Parley;
+    const fx = useParley(dialect, { env: { ...NO_THROTTLE, BRUTE_FORCE_MAX_ATTEMPTS: '4', BASE_URL: 'http://parley.test' } });
     let token: string;
     let aliceSession: string;
 
@@ -68,7 +69,7 @@ for (const dialect of dialects()) {
     const backend = (body: unknown, secret = SECRET) => {
       const raw = JSON.stringify(body);
       const random = randomBytes(32).toString('hex');
-      return call(p, 'POST', `${V3}/signaling/backend`, {
+      return fx.call('POST', `${V3}/signaling/backend`, {
         body: raw,
         headers: {
           'Spreed-Signaling-Random': random,
@@ -79,17 +80,22 @@ for (const dialect of dialects()) {
     };
 
     before(async () => {
-      p = await startParley(dialect, { env: { ...NO_THROTTLE, BRUTE_FORCE_MAX_ATTEMPTS: '4', BASE_URL: 'http://parley.test' } });
-      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u, { displayName: u.toUpperCase() });
-      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Backend room' })).token;
-      await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
-      aliceSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('alice') })).data.sessionId;
-      await p.services.serverLists.addServer('signaling_servers', 'http://127.0.0.1:9', SECRET, true);
+      for (const u of ['alice', 'bob', 'carol']) await createUser(fx.p, u, { displayName: u.toUpperCase() });
+      token = (await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Backend room' })).token;
+      await fx.call('POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
+      aliceSession = (await fx.call('POST', `${V4}/room/${token}/participants/active`, { as: as('alice') })).data.sessionId;
+      await fx.p.services.serverLists.addServer('signaling_servers', 'http://127.0.0.1:9', SECRET, true);
     });
-    after(async () => p.close());
+
+    /** Makes `url` the one configured signaling server. */
+    const onlyServer = async (url: string) => {
+      const list = await fx.p.services.serverLists.servers('signaling_servers');
+      for (const s of list.servers) await fx.p.services.serverLists.deleteServer('signaling_servers', s.server);
+      await fx.p.services.serverLists.addServer('signaling_servers', url, SECRET, true);
+    };
 
     const settingsTicket = async (user?: string) => {
-      const r = await call(p, 'GET', `${V3}/signaling/settings`, { as: user ? as(user) : admin, query: { token } });
+      const r = await fx.call('GET', `${V3}/signaling/settings`, { as: user ? as(user) : admin, query: { token } });
       return r.data.helloAuthParams['1.0'] as { userid: string | null; ticket: string };
     };
 
@@ -114,7 +120,7 @@ for (const dialect of dialects()) {
       assert.equal(r.data.type, 'room', r.text);
       assert.equal(r.data.room.roomid, token);
       assert.equal(r.data.room.properties.name, 'Backend room');
-      assert.equal(r.data.room.properties.type, 2);
+      assert.equal(r.data.room.properties.type, RoomType.GROUP);
       assert.deepEqual(r.data.room.permissions, ['publish-audio', 'publish-video', 'publish-screen', 'control']);
       for (const room of [
         { roomid: token, userid: 'bob', sessionid: aliceSession },
@@ -128,23 +134,23 @@ for (const dialect of dialects()) {
     });
 
     it('ping updates the listed sessions in one statement; leave ends the session', async () => {
-      await p.services.db.kysely.updateTable('sessions').set({ last_ping: 1000 }).where('session_id', '=', aliceSession).execute();
+      await fx.p.services.db.kysely.updateTable('sessions').set({ last_ping: 1000 }).where('session_id', '=', aliceSession).execute();
       const r = await backend({ type: 'ping', ping: { version: '1.0', roomid: token, entries: [{ userid: 'alice', sessionid: aliceSession }, { sessionid: '0' }] } });
       assert.equal(r.data.type, 'room', r.text);
-      const row = await p.services.db.kysely.selectFrom('sessions').select('last_ping').where('session_id', '=', aliceSession).executeTakeFirst();
+      const row = await fx.p.services.db.kysely.selectFrom('sessions').select('last_ping').where('session_id', '=', aliceSession).executeTakeFirst();
       assert.ok(Number(row!.last_ping) > Date.now() / 1000 - 10);
 
-      const bobSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
+      const bobSession = (await fx.call('POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
       const leave = await backend({ type: 'room', room: { version: '1.0', roomid: token, userid: 'bob', sessionid: bobSession, action: 'leave' } });
       assert.equal(leave.data.type, 'room');
-      const gone = await p.services.db.kysely.selectFrom('sessions').select('id').where('session_id', '=', bobSession).executeTakeFirst();
+      const gone = await fx.p.services.db.kysely.selectFrom('sessions').select('id').where('session_id', '=', bobSession).executeTakeFirst();
       assert.equal(gone, undefined);
     });
 
     it('a wrong checksum is refused as invalid_request, throttled, then 429', async () => {
       const ok = await backend({ type: 'ping', ping: { roomid: token, entries: [] } });
       assert.equal(ok.data.type, 'room');
-      const noHeaders = await call(p, 'POST', `${V3}/signaling/backend`, { body: { type: 'ping' } });
+      const noHeaders = await fx.call('POST', `${V3}/signaling/backend`, { body: { type: 'ping' } });
       assert.equal(noHeaders.status, 200);
       assert.equal(noHeaders.data.error.code, 'invalid_request');
       const codes: number[] = [];
@@ -160,11 +166,11 @@ for (const dialect of dialects()) {
 
     it('notifications: rename → update, remove → disinvite with session ids, add → invite, delete → delete; signed', async () => {
       const hpb = await fakeSignalingServer();
-      await p.services.serverLists.deleteServer('signaling_servers', 'http://127.0.0.1:9');
-      await p.services.serverLists.addServer('signaling_servers', hpb.url, SECRET, true);
+      await fx.p.services.serverLists.deleteServer('signaling_servers', 'http://127.0.0.1:9');
+      await fx.p.services.serverLists.addServer('signaling_servers', hpb.url, SECRET, true);
       try {
-        const bobSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
-        assert.equal((await call(p, 'PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'Renamed' } })).status, 200);
+        const bobSession = (await fx.call('POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
+        assert.equal((await fx.call('PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'Renamed' } })).status, 200);
         const update = await until(() => hpb.got.find((g) => g.body.type === 'update'));
         assert.equal(update.path, `/api/v1/room/${token}`);
         assert.ok(update.checksumOk, 'signed with the shared secret');
@@ -172,52 +178,154 @@ for (const dialect of dialects()) {
         assert.equal(update.body.update.properties.name, 'Renamed');
         assert.deepEqual(update.body.update.userids.sort(), ['alice', 'bob']);
 
-        const bobAttendee = (await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'bob');
-        assert.equal((await call(p, 'DELETE', `${V4}/room/${token}/attendees`, { as: as('alice'), body: { attendeeId: bobAttendee.attendeeId } })).status, 200);
+        const bobAttendee = (await fx.call('GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'bob');
+        assert.equal((await fx.call('DELETE', `${V4}/room/${token}/attendees`, { as: as('alice'), body: { attendeeId: bobAttendee.attendeeId } })).status, 200);
         const dis = await until(() => hpb.got.find((g) => g.body.type === 'disinvite'));
         assert.deepEqual(dis.body.disinvite.userids, ['bob']);
         assert.deepEqual(dis.body.disinvite.sessionids, [bobSession]);
         assert.deepEqual(dis.body.disinvite.alluserids, ['alice']);
         assert.equal(dis.body.disinvite.properties['participant-list'], 'refresh');
 
-        await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'carol', source: 'users' } });
+        await fx.call('POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'carol', source: 'users' } });
         const inv = await until(() => hpb.got.find((g) => g.body.type === 'invite'));
         assert.deepEqual(inv.body.invite.userids, ['carol']);
         assert.deepEqual(inv.body.invite.alluserids.sort(), ['alice', 'carol']);
 
-        await call(p, 'DELETE', `${V4}/room/${token}`, { as: as('alice') });
+        await fx.call('DELETE', `${V4}/room/${token}`, { as: as('alice') });
         const del = await until(() => hpb.got.find((g) => g.body.type === 'delete'));
         assert.equal(del.path, `/api/v1/room/${token}`);
       } finally {
-        await p.services.signalingNotifier.idle();
+        await fx.p.services.signalingNotifier.idle();
+        await hpb.close();
+      }
+    });
+
+    it('participants: attendees without a session as sessionId "0"; a guest renaming (name API or chat) and guests cleaned up', async () => {
+      const hpb = await fakeSignalingServer();
+      await onlyServer(hpb.url);
+      const participantsBodies = () => hpb.got.filter((g) => g.body.type === 'participants').map((g) => g.body.participants);
+      try {
+        const room = (await createRoom(fx.p, 'alice', { roomType: 3, roomName: 'Guests welcome' })).token;
+        await fx.call('POST', `${V4}/room/${room}/participants`, { as: as('alice'), body: { newParticipant: 'carol', source: 'users' } });
+        const aliceSid = (await fx.call('POST', `${V4}/room/${room}/participants/active`, { as: as('alice') })).data.sessionId;
+        const guest = await joinGuest(fx.p, room);
+
+        // A permission change: carol has no session and appears with sessionId "0", not in the call.
+        const carol = (await fx.call('GET', `${V4}/room/${room}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'carol');
+        assert.equal((await fx.call('PUT', `${V4}/room/${room}/attendees/permissions`, { as: as('alice'), body: { attendeeId: carol.attendeeId, method: 'set', permissions: 1 + 128 } })).status, 200);
+        await fx.p.services.signalingNotifier.idle();
+        const perm = participantsBodies().at(-1);
+        assert.deepEqual(perm.changed, [], 'carol has no session to change');
+        const carolEntry = perm.users.find((u: any) => u.actorId === 'carol');
+        assert.deepEqual(
+          { sessionId: carolEntry.sessionId, inCall: carolEntry.inCall, lastPing: carolEntry.lastPing, userId: carolEntry.userId, participantPermissions: carolEntry.participantPermissions },
+          { sessionId: '0', inCall: 0, lastPing: 0, userId: 'carol', participantPermissions: 129 },
+        );
+        assert.ok(perm.users.some((u: any) => u.sessionId === aliceSid), 'sessions as before');
+
+        // The guest names themself: their session in `changed` with the new name.
+        const before = participantsBodies().length;
+        assert.equal((await fx.call('POST', `/apps/spreed/api/v1/guest/${room}/name`, { as: guest.caller, body: { displayName: 'Gus' } })).status, 200);
+        await fx.p.services.signalingNotifier.idle();
+        const renamed = participantsBodies().slice(before);
+        assert.equal(renamed.length, 1);
+        assert.deepEqual(renamed[0].changed.map((c: any) => [c.actorType, c.displayName]), [['guests', 'Gus']]);
+        assert.ok(Array.isArray(renamed[0].changed[0].permissions));
+        // ... and through the chat's actorDisplayName.
+        const posted = await fx.call('POST', `/apps/spreed/api/v1/chat/${room}`, { as: guest.caller, body: { message: 'hi', actorDisplayName: 'Gustav' } });
+        assert.equal(posted.status, 201, posted.text);
+        await fx.p.services.signalingNotifier.idle();
+        assert.deepEqual(participantsBodies().at(-1).changed.map((c: any) => c.displayName), ['Gustav']);
+
+        // A nameless guest's session went stale: the next participant list cleans the guest up, and the server hears it.
+        const nameless = await joinGuest(fx.p, room);
+        await fx.p.services.signalingNotifier.idle();
+        await fx.p.services.db.kysely.updateTable('sessions').set({ last_ping: 0 }).where('attendee_id', '=', nameless.attendeeId).execute();
+        await fx.p.services.db.kysely.updateTable('sessions').set({ last_ping: 0 }).where('attendee_id', '=', guest.attendeeId).execute();
+        const beforeClean = participantsBodies().length;
+        const listed = await fx.call('GET', `${V4}/room/${room}/participants`, { as: as('alice') });
+        assert.ok(!listed.data.some((x: any) => x.attendeeId === nameless.attendeeId), 'the guest is gone');
+        await fx.p.services.signalingNotifier.idle();
+        const cleaned = participantsBodies().slice(beforeClean);
+        assert.equal(cleaned.length, 1);
+        assert.deepEqual(cleaned[0].changed, []);
+        // The nameless guest is gone; the named one stays an attendee, without a session a "0" entry.
+        assert.deepEqual(cleaned[0].users.filter((u: any) => u.actorType === 'guests').map((u: any) => [u.displayName, u.sessionId]), [['Gustav', '0']]);
+      } finally {
+        await fx.p.services.signalingNotifier.idle();
+        await hpb.close();
+      }
+    });
+
+    it('switchto: starting breakout rooms moves assigned users\' sessions there, stopping moves everyone back', async () => {
+      const hpb = await fakeSignalingServer();
+      await onlyServer(hpb.url);
+      const BR = '/apps/spreed/api/v1/breakout-rooms';
+      try {
+        const parent = (await createRoom(fx.p, 'alice', { roomType: 2, roomName: 'Workshop' })).token;
+        for (const u of ['bob', 'carol']) await fx.call('POST', `${V4}/room/${parent}/participants`, { as: as('alice'), body: { newParticipant: u, source: 'users' } });
+        const ids = Object.fromEntries(
+          (await fx.call('GET', `${V4}/room/${parent}/participants`, { as: as('alice') })).data.map((x: any) => [x.actorId, x.attendeeId]),
+        );
+        const configured = await fx.call('POST', `${BR}/${parent}`, { as: as('alice'), body: { mode: 2, amount: 2, attendeeMap: JSON.stringify({ [ids.carol]: 1 }) } });
+        assert.equal(configured.status, 200, configured.text);
+        const sid: Record<string, string> = {};
+        for (const u of ['alice', 'bob', 'carol']) sid[u] = (await fx.call('POST', `${V4}/room/${parent}/participants/active`, { as: as(u) })).data.sessionId;
+        await fx.p.services.signalingNotifier.idle();
+        const before = hpb.got.length;
+
+        assert.equal((await fx.call('POST', `${BR}/${parent}/rooms`, { as: as('alice') })).status, 200);
+        await fx.p.services.signalingNotifier.idle();
+        const started = hpb.got.slice(before).filter((g) => g.body.type === 'switchto');
+        // Only carol is assigned; the moderator and unassigned bob stay.
+        assert.equal(started.length, 1, JSON.stringify(started.map((g) => g.body)));
+        assert.equal(started[0].path, `/api/v1/room/${parent}`);
+        assert.deepEqual(started[0].body.switchto.sessions, [sid.carol]);
+        const target = (await fx.p.services.repos.rooms.findByToken(started[0].body.switchto.roomid))!;
+        assert.equal(target.object_id, parent);
+        assert.ok(await fx.p.services.repos.attendees.find(target.id, 'users', 'carol'), 'carol is in that breakout room');
+
+        const inBreakout = (await fx.call('POST', `${V4}/room/${target.token}/participants/active`, { as: as('carol') })).data.sessionId;
+        await fx.p.services.signalingNotifier.idle();
+        const beforeStop = hpb.got.length;
+        assert.equal((await fx.call('DELETE', `${BR}/${parent}/rooms`, { as: as('alice') })).status, 200);
+        await fx.p.services.signalingNotifier.idle();
+        const stopped = hpb.got.slice(beforeStop).filter((g) => g.body.type === 'switchto');
+        assert.deepEqual(stopped.map((g) => [g.path, g.body.switchto]), [[`/api/v1/room/${target.token}`, { roomid: parent, sessions: [inBreakout] }]]);
+      } finally {
+        await fx.p.services.signalingNotifier.idle();
         await hpb.close();
       }
     });
 
     it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times', async () => {
-      const room = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Slow' })).token;
+      const room = (await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Slow' })).token;
       const slow = await fakeSignalingServer(() => 200, 1500);
-      const list = await p.services.serverLists.servers('signaling_servers');
-      for (const s of list.servers) await p.services.serverLists.deleteServer('signaling_servers', s.server);
-      await p.services.serverLists.addServer('signaling_servers', slow.url, SECRET, true);
+      const list = await fx.p.services.serverLists.servers('signaling_servers');
+      for (const s of list.servers) await fx.p.services.serverLists.deleteServer('signaling_servers', s.server);
+      await fx.p.services.serverLists.addServer('signaling_servers', slow.url, SECRET, true);
       try {
         const t = Date.now();
-        assert.equal((await call(p, 'PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Quick' } })).status, 200);
+        assert.equal((await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Quick' } })).status, 200);
         assert.ok(Date.now() - t < 1000, `the rename answered after ${Date.now() - t} ms while the server takes 1.5 s`);
         await until(() => slow.got.find((g) => g.body.type === 'update'));
       } finally {
-        await p.services.signalingNotifier.idle();
+        await fx.p.services.signalingNotifier.idle();
         await slow.close();
       }
 
       const failing = await fakeSignalingServer(() => 503);
-      await p.services.serverLists.deleteServer('signaling_servers', slow.url);
-      await p.services.serverLists.addServer('signaling_servers', failing.url, SECRET, true);
+      await fx.p.services.serverLists.deleteServer('signaling_servers', slow.url);
+      await fx.p.services.serverLists.addServer('signaling_servers', failing.url, SECRET, true);
       try {
-        const failedBefore = p.services.signalingNotifier.failed;
-        await call(p, 'PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Again' } });
-        await until(() => (p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
-        assert.equal(failing.hits(), 3, 'three tries, then given up');
+        const failedBefore = fx.p.services.signalingNotifier.failed;
+        await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Again' } });
+        await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
+        await fx.p.services.signalingNotifier.idle();
+        // The rename is an `update` and its system message a chat `message`: each tried three times.
+        const gaveUp = fx.p.services.signalingNotifier.failed - failedBefore;
+        assert.equal(gaveUp, 2);
+        assert.equal(failing.hits(), 3 * gaveUp, 'three tries each, then given up');
       } finally {
         await failing.close();
       }

@@ -11,6 +11,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } f
 import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from './direct-reads.js';
+import { preparedStatementPool } from './pg-prepared.js';
 import { QueryStats } from './query-stats.js';
 import { inProcessWake, postgresWake, type Wake } from './wake.js';
 
@@ -60,7 +61,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       max: 10,
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool) }), log });
     const wake = postgresWake(kysely, opts.databaseUrl, schema);
     return {
       kysely,

@@ -5,8 +5,7 @@
  * sessions, stale guests, deleted users); `formatParticipant` is pure. The participants service
  * loads everything these need in a constant number of queries.
  */
-import type { AttendeeRow } from '../db/repositories/attendees.js';
-import type { AttendeeSessionRow } from '../db/repositories/participants.js';
+import type { AttendeeSessionRow, ListedAttendee } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
 import { ActorType, ParticipantType } from '../domain/constants.js';
@@ -39,7 +38,7 @@ export interface ParticipantRecord {
 
 /** One attendee with its live sessions. */
 export interface MergedAttendee {
-  attendee: AttendeeRow;
+  attendee: ListedAttendee;
   sessions: SessionRow[];
 }
 
@@ -52,7 +51,7 @@ export interface MergeResult {
 }
 
 /** Guests kept only for chat names: plain guests without custom permissions. */
-function isTransientGuest(a: AttendeeRow): boolean {
+function isTransientGuest(a: ListedAttendee): boolean {
   return a.actor_type === ActorType.GUESTS && a.participant_type === ParticipantType.GUEST && (a.permissions === 0 || a.permissions === 1);
 }
 
@@ -92,7 +91,7 @@ export function mergeAttendees(rows: AttendeeSessionRow[], now: number, userExis
 export interface ParticipantEnv {
   rooms: ReadonlyMap<number, RoomRow>;
   /** The caller's attendee rows by room id (moderator rights and "own row" are per room). */
-  viewers: ReadonlyMap<number, AttendeeRow>;
+  viewers: ReadonlyMap<number, ListedAttendee>;
   serverDefault: number;
   sipConfigured: boolean;
   /** SIP dial-out is possible (phone call ids are shown). */
@@ -108,7 +107,7 @@ export interface ParticipantEnv {
 }
 
 /** The viewer sees PINs, e-mail addresses and phone details: owners/moderators, or on their own row. */
-function privileged(viewer: AttendeeRow | undefined, a: AttendeeRow): boolean {
+function privileged(viewer: ListedAttendee | undefined, a: ListedAttendee): boolean {
   if (!viewer) return false;
   return isLoggedInModeratorType(viewer.participant_type) || viewer.id === a.id;
 }
@@ -165,7 +164,7 @@ export function formatParticipant(e: MergedAttendee, env: ParticipantEnv): Parti
 }
 
 /** Attendees whose PIN must be generated now: shown to this viewer, SIP on, users/emails without one. */
-export function pinsNeeded(entries: MergedAttendee[], env: Pick<ParticipantEnv, 'rooms' | 'viewers' | 'sipConfigured'>): AttendeeRow[] {
+export function pinsNeeded(entries: MergedAttendee[], env: Pick<ParticipantEnv, 'rooms' | 'viewers' | 'sipConfigured'>): ListedAttendee[] {
   if (!env.sipConfigured) return [];
   return entries
     .map((e) => e.attendee)

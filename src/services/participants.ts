@@ -5,7 +5,7 @@
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
  */
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { ListedAttendee, ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
@@ -118,9 +118,12 @@ export class ParticipantsService {
       const staleAttendees = rows.filter((r) => r.session && stale.has(r.session.id)).map((r) => r.attendee.id);
       await this.sessions.endSessions({ sessionIds: merged.staleSessionIds, attendeeIds: staleAttendees, roomIds: [...roomsById.keys()], pingedBefore: now - SESSION_TIMEOUT_KILL });
     }
-    if (merged.goneGuestIds.length) await this.repo.deleteAttendees(merged.goneGuestIds);
+    if (merged.goneGuestIds.length) {
+      await this.repo.deleteAttendees(merged.goneGuestIds);
+      for (const r of roomList) await this.rooms.announceParticipantsChanged(r, [], 'guests-cleaned');
+    }
 
-    const viewers = new Map<number, AttendeeRow>(roomList.map((r) => [r.id, viewer]));
+    const viewers = new Map<number, ListedAttendee>(roomList.map((r) => [r.id, viewer]));
     for (const e of merged.entries) {
       const a = e.attendee;
       if (a.actor_type === viewer.actor_type && a.actor_id === viewer.actor_id) viewers.set(a.room_id, a);
@@ -558,6 +561,8 @@ export class ParticipantsService {
     if (!isGuestType(found.attendee.participant_type) || ctx.user) throw forbidden('guest', 'Only guests can set a guest name');
     const problem = displayNameProblem(displayName);
     if (problem) throw badRequest('displayName', problem);
-    if (displayName !== found.attendee.display_name) await this.repo.renameActor(found.attendee.actor_type, found.attendee.actor_id, displayName);
+    if (displayName === found.attendee.display_name) return;
+    await this.repo.renameActor(found.attendee.actor_type, found.attendee.actor_id, displayName);
+    await this.rooms.announceParticipantsChanged(found.room, [found.attendee.id], 'guest-name');
   }
 }

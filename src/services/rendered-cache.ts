@@ -18,8 +18,8 @@ import { BoundedMap } from '../domain/bounded-map.js';
 import { nowSeconds } from '../domain/time.js';
 
 export interface RenderedAnswer {
-  /** Encoded once: sending a large string re-encodes it on every write. */
-  body: Buffer;
+  /** Encoded once when stored (sending a large string re-encodes it on every write); an answer that is not stored keeps its string, encoded once as it is sent. */
+  body: Buffer | string;
   contentType: string;
   httpStatus: number;
   /** Headers that belong to the answer (not the per-request ones). */
@@ -78,9 +78,9 @@ export class RenderedCache {
     rendered: { body: string | Buffer; contentType: string; httpStatus: number },
     headers?: Record<string, string>,
   ): RenderedAnswer {
+    if (key === undefined || stamp === undefined) return { body: rendered.body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
     const body = typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body;
     const answer: RenderedAnswer = { body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
-    if (key === undefined || stamp === undefined) return answer;
     // Re-inserted so the bounded map forgets the least recently computed entry first.
     this.entries.delete(key);
     this.entries.set(key, { stamp, until, answer });

@@ -5,8 +5,8 @@
  *
  * Other areas build on this service rather than repeating it: mutators live in their own
  * service files and use `requireParticipant` / `requireModerator`, `transaction` (the
- * repositories bundle bound to one transaction), `touch` for lastActivity and `presenter` for the
- * record; they receive the repositories they read from createServices, not through this service.
+ * repositories bundle bound to one transaction) and `touch` for lastActivity; they receive the
+ * repositories they read, and ConversationViewService for the record, from createServices.
  */
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
@@ -41,7 +41,6 @@ import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
 import { listableScopesFor, type RequestContext } from './request-context.js';
 import type { CallerSessions } from './caller-sessions.js';
-import type { ConversationViewService } from './conversation-view.js';
 import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
@@ -137,8 +136,6 @@ export class RoomsService {
     private readonly teams: TeamsService,
     /** Finds guests and the caller's own sessions by cookie session. */
     private readonly callerSessions: CallerSessions,
-    /** The conversation records (services.conversationView; kept here for existing call sites). */
-    readonly presenter: ConversationViewService,
   ) {
     this.rendered = new RenderedCache(db);
   }
@@ -197,11 +194,12 @@ export class RoomsService {
   /** Same visibility rules without throttling; undefined when missing or not visible. */
   async lookup(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom | undefined> {
     if (!isWellFormedToken(token)) return undefined;
-    const room = await this.repos.rooms.findByToken(token);
+    // A logged-in caller's attendee row comes with the room (one statement).
+    const found = ctx.userId !== undefined ? await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, ctx.userId) : undefined;
+    const room = ctx.userId !== undefined ? found?.room : await this.repos.rooms.findByToken(token);
     if (!room) return undefined;
-    let attendee: AttendeeRow | undefined;
+    let attendee: AttendeeRow | undefined = found?.attendee;
     let session: SessionRow | undefined;
-    if (ctx.userId !== undefined) attendee = await this.repos.attendees.find(room.id, ActorType.USERS, ctx.userId);
     if (!attendee) {
       const guest = await this.callerSessions.findGuest(ctx, room);
       attendee = guest?.attendee;
@@ -247,7 +245,8 @@ export class RoomsService {
   /**
    * The caller's conversations (GET /room). With `modifiedSince`, only those whose lastActivity,
    * whose attendee row of the caller changed at or after it, or with an active call (plus every
-   * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. Two queries whatever the count.
+   * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. Two queries whatever the count (not
+   * one join: PostgreSQL plans that join as a hash join over every room).
    */
   async listForUser(ctx: RequestContext, opts: ListOptions): Promise<CallerRoom[]> {
     if (ctx.userId === undefined) return [];
@@ -644,9 +643,17 @@ export class RoomsService {
     await this.events.emit('room.updated', { room });
   }
 
-  /** After commit: these attendees' type or permissions changed (`all`: the room's permissions). */
-  async announceParticipantsChanged(room: RoomRow, attendeeIds: number[] | 'all'): Promise<void> {
-    await this.events.emit('room.participants-changed', { room, attendeeIds });
+  /**
+   * After commit: these attendees' type or permissions changed (`all`: the room's permissions);
+   * `reason`: a guest's name changed, or guests that were gone were cleaned up.
+   */
+  async announceParticipantsChanged(room: RoomRow, attendeeIds: number[] | 'all', reason?: 'guest-name' | 'guests-cleaned'): Promise<void> {
+    await this.events.emit('room.participants-changed', { room, attendeeIds, reason });
+  }
+
+  /** After commit: the breakout rooms of `parent` were started or stopped. */
+  async announceBreakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): Promise<void> {
+    await this.events.emit('breakout.switched', { parent, children, started });
   }
 
   /** After commit: an attendee opened a session in `room` (POST participants/active). */

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
+import type { AttendeeRow } from './attendees.js';
 
 export type RoomRow = Selectable<RoomsTable>;
 export type NewRoom = Insertable<RoomsTable>;
@@ -49,6 +50,55 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   created_at: 0,
 };
 
+/** Every attendee column (a Record so that a column added to the table must be added here). */
+const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
+  id: true,
+  room_id: true,
+  actor_type: true,
+  actor_id: true,
+  display_name: true,
+  pin: true,
+  participant_type: true,
+  favorite: true,
+  notification_level: true,
+  notification_calls: true,
+  last_joined_call: true,
+  last_read_message: true,
+  last_mention_message: true,
+  last_mention_direct: true,
+  read_privacy: true,
+  permissions: true,
+  access_token: true,
+  invited_cloud_id: true,
+  phone_number: true,
+  call_id: true,
+  dialout_request: true,
+  dialout_requested_at: true,
+  last_attendee_activity: true,
+  created_at: true,
+};
+const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;
+/** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */
+const PREFIXES = ATTENDEE_COLUMNS.map((c) => `a_${c}`);
+const PREFIXED_ATTENDEE_COLUMNS = ATTENDEE_COLUMNS.map((c, i) => `a.${c} as ${PREFIXES[i]}`);
+/** Every room column: the id, the three a creator chooses, and those with defaults. */
+const ROOM_COLUMNS: Array<keyof RoomRow> = ['id', 'token', 'name', 'type', ...(Object.keys(ROOM_DEFAULTS) as Array<keyof RoomRow>)];
+
+/** The room of a row that also carries PREFIXED_ATTENDEE_COLUMNS (a plain object of one shape). */
+function roomOf(row: Record<string, unknown>): RoomRow {
+  const room: Record<string, unknown> = {};
+  for (const c of ROOM_COLUMNS) room[c] = row[c];
+  return room as unknown as RoomRow;
+}
+
+/** The attendee of such a row; undefined when an outer join found none. */
+function attendeeOf(row: Record<string, unknown>): AttendeeRow | undefined {
+  if (row.a_id === null || row.a_id === undefined) return undefined;
+  const attendee: Record<string, unknown> = {};
+  for (let i = 0; i < ATTENDEE_COLUMNS.length; i++) attendee[ATTENDEE_COLUMNS[i]] = row[PREFIXES[i]];
+  return attendee as unknown as AttendeeRow;
+}
+
 export class RoomsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -63,6 +113,21 @@ export class RoomsRepository {
   async tokenExists(token: string): Promise<boolean> {
     const r = await this.db.selectFrom('rooms').select('id').where('token', '=', token).executeTakeFirst();
     return r !== undefined;
+  }
+
+  /**
+   * The room `token` with the actor's attendee row there (undefined when not an attendee): the
+   * lookup every request on a conversation starts with, in one statement instead of two.
+   */
+  async findByTokenWithMember(token: string, actorType: string, actorId: string): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined } | undefined> {
+    const row = (await this.db
+      .selectFrom('rooms as r')
+      .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', actorType).on('a.actor_id', '=', actorId))
+      .selectAll('r')
+      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+      .where('r.token', '=', token)
+      .executeTakeFirst()) as Record<string, unknown> | undefined;
+    return row && { room: roomOf(row), attendee: attendeeOf(row) };
   }
 
   /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */

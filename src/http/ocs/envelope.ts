@@ -60,11 +60,26 @@ export function renderOcs(
   ocsCode?: number,
 ): RenderedResponse {
   const { meta, httpStatus } = ocsMeta(version, status, message, ocsCode);
-  const doc = { ocs: { meta, data: data === undefined ? null : data } };
   if (format === 'json') {
-    return { httpStatus, contentType: 'application/json; charset=utf-8', body: JSON.stringify(doc) };
+    return { httpStatus, contentType: 'application/json; charset=utf-8', body: jsonEnvelope(meta, data) };
   }
-  return { httpStatus, contentType: 'application/xml; charset=utf-8', body: toXml(doc) };
+  return { httpStatus, contentType: 'application/xml; charset=utf-8', body: toXml({ ocs: { meta, data: data === undefined ? null : data } }) };
+}
+
+/** The ok v2 meta every successful v2 answer carries, serialized once. */
+const OK_V2_META = JSON.stringify({ status: 'ok', statuscode: 200, message: 'OK' });
+
+/**
+ * `JSON.stringify({ocs: {meta, data}})`, byte for byte, written around the serialized data: the
+ * envelope is a fixed frame, so only the data (a 228 KB list, a 5,000-record participant list)
+ * goes through the serializer and the wrapping object is never built. The common v2 ok meta is
+ * a constant string.
+ */
+function jsonEnvelope(meta: OcsMeta, data: unknown): string {
+  const m = meta.statuscode === 200 && meta.totalitems === undefined && meta.status === 'ok' && meta.message === 'OK' ? OK_V2_META : JSON.stringify(meta);
+  // undefined and functions serialize to nothing inside JSON.stringify's object; null here.
+  const d = data === undefined ? 'null' : (JSON.stringify(data) ?? 'null');
+  return '{"ocs":{"meta":' + m + ',"data":' + d + '}}';
 }
 
 /**
