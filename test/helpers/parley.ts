@@ -50,11 +50,13 @@ export function freshEnv(dialect: DialectName, extra: Record<string, string> = {
     LOG_LEVEL: 'silent',
     BRUTE_FORCE_DELAY_MS: '1',
     JOBS: 'false',
-    // Shedding answers 503 when the event loop is late; the suites seed thousands of rows in the
-    // test's own process and run on a shared 2-core machine, so it stays off unless a test (the
-    // load-shedding suite) turns it on by passing these.
+    // Shedding answers 503 when the event loop is late or requests queue for a PostgreSQL
+    // connection; the suites seed thousands of rows in the test's own process, fire bursts of
+    // concurrent requests (races) and run on a shared 2-core machine, so it stays off unless a
+    // test (the load-shedding suite) turns it on by passing these.
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     OVERLOAD_MAX_HEAP_PERCENT: '0',
+    OVERLOAD_MAX_DB_WAITING: '0',
     ...extra,
   };
   if (dialect === 'postgres') {
