@@ -37,6 +37,20 @@ for (const dialect of dialects()) {
       assert.equal((await requestFrom(t.p.url, 'GET', '/cloud/user', '127.0.0.22', { authorization: right })).status, 200);
     });
 
+    it('a burst of identical correct requests from a new address shares one password check and is not capped', async () => {
+      // A client's parallel requests right after it starts: 4 × CAP of them, none cached yet.
+      const erin = await t.newUser('erin');
+      const before = await secretChecks(t.p.url, 'login');
+      const answers = await Promise.all(
+        Array.from({ length: 4 * CAP }, () => requestFrom(t.p.url, 'GET', '/cloud/user', '127.0.0.26', { authorization: basic(erin.id, erin.password) })),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        Array.from({ length: 4 * CAP }, () => 200),
+      );
+      assert.equal((await secretChecks(t.p.url, 'login')) - before, 1);
+    });
+
     it('100 simultaneous wrong logins from a new address run at most the cap of password checks', async () => {
       const before = await secretChecks(t.p.url, 'login');
       const answers = await Promise.all(

@@ -44,6 +44,8 @@ export function parseBasic(header: string): { login: string; password: string } 
 
 export class AuthService {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Password checks under way, by address and credential: simultaneous identical requests share one. */
+  private readonly verifying = new Map<string, Promise<AuthenticatedUser>>();
 
   constructor(
     private readonly directory: DirectoryService,
@@ -91,6 +93,20 @@ export class AuthService {
       }
     }
 
+    // Identical credentials from one address arriving together (a client's parallel requests
+    // right after start-up) share one counted check: each would otherwise reserve an attempt
+    // while the others' checks run, and a burst of correct requests would reach the cap. Distinct
+    // passwords are never shared, so guessing still pays one attempt per guess.
+    const flightKey = `${ip} ${key}`;
+    const pending = this.verifying.get(flightKey);
+    if (pending) return pending;
+    const verified = this.verify(ip, login, password, key, now).finally(() => this.verifying.delete(flightKey));
+    this.verifying.set(flightKey, verified);
+    return verified;
+  }
+
+  /** The counted password check of a credential not in the cache; caches it when it passes. */
+  private async verify(ip: string, login: string, password: string, key: string, now: number): Promise<AuthenticatedUser> {
     let user: UserRow | undefined;
     const ok = await this.bruteForce.guard(ip, 'login', async () => {
       user = await this.directory.users.find(login);
