@@ -62,6 +62,17 @@ export class Wakeups {
     setImmediate(() => this.local.emit(payload));
   }
 
+  /** Announces changes under several keys of one channel (one statement on PostgreSQL). */
+  async notifyMany(channel: string, keys: Array<string | number>, via?: Kysely<any>): Promise<void> {
+    if (keys.length === 0) return;
+    const payloads = [...new Set(keys.map((k) => `${channel}:${k}`))];
+    if (this.db.dialect === 'postgres') {
+      await sql`select pg_notify(${this.pgChannel}, p) from unnest(${payloads}::text[]) as p`.execute(via ?? this.db.kysely);
+      return;
+    }
+    setImmediate(() => payloads.forEach((p) => this.local.emit(p)));
+  }
+
   /** Subscribes to (channel, key); on PostgreSQL resolves once the LISTEN is in place. */
   async subscribe(channel: string, key: string | number): Promise<Waiter> {
     if (this.closed) return { wait: async () => false, cancel: () => undefined };

@@ -79,6 +79,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
   bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
+  bus.on('room.attendees-added.trx', (e) => s.chatSystemMessages.membershipChanged(e, true));
+  bus.on('rooms.lobby-timer-reached.trx', (e) => s.chatSystemMessages.lobbyTimerReached(e));
+  bus.on('room.attendees-removed.trx', (e) => s.chatSystemMessages.membershipChanged(e, false));
 
   // The external signaling server (talk-chat-calls.md §5.7): queued, sent in the background.
   bus.on('rooms.deleted', ({ rooms }) => s.signalingNotifier.roomsDeleted(rooms));

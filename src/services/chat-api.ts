@@ -7,6 +7,7 @@
  * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
+import type { LobbyTimers } from './lobby-timers.js';
 import type { RoomChatState } from '../presenters/conversation.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
@@ -83,6 +84,7 @@ export class ChatApiService {
     private readonly chat: ChatService,
     private readonly mentions: ChatMentions,
     private readonly wakeups: Wakeups,
+    private readonly lobbyTimers: LobbyTimers,
   ) {
     this.messages = new ChatMessagesRepository(db.kysely);
   }
@@ -104,8 +106,8 @@ export class ChatApiService {
       const now = nowSeconds();
       // The lobby timer is applied lazily (talk-behaviour.md §11).
       if (room.lobby_timer > 0 && room.lobby_timer < now) {
-        await this.rooms.repos.rooms.liftExpiredLobbies([room.id], now);
-        room = { ...room, lobby_state: 0, lobby_timer: 0 };
+        const [lifted] = await this.lobbyTimers.lift([room.id], now);
+        room = lifted ?? { ...room, lobby_state: 0, lobby_timer: 0 };
       }
     }
     const cfg = await ctx.config();

@@ -109,6 +109,25 @@ export class ChatService {
   }
 
   /**
+   * Posts one system message into each of several rooms in a constant number of statements,
+   * inside the caller's transaction, which must already hold the rooms' row locks (it updated
+   * them) and moved their lastActivity to `now`: used for changes made to many rooms by one
+   * statement (lobby timers reached).
+   */
+  async postSystemMessagesToLocked(trx: Kysely<Database>, rooms: RoomRow[], actor: ChatActor, systemMessage: string, now: number): Promise<void> {
+    if (rooms.length === 0) return;
+    const rows = rooms.map((room) => ({
+      ...this.baseRow(room, actor, now),
+      message_type: MessageType.SYSTEM,
+      system_message: systemMessage,
+      message_parameters: '{}',
+    }));
+    const ids = await new ChatMessagesRepository(trx).insertMany(rows);
+    await new RoomsRepository(trx).setLastMessages(new Map(ids.map((x) => [x.roomId, x.id])));
+    await this.wakeups.notifyMany(CHAT_CHANNEL, rooms.map((r) => r.id), trx);
+  }
+
+  /**
    * Posts a shared object (a poll) as the actor's chat message inside the caller's transaction:
    * stored `object_shared`, shown as a comment `{object}` (talk-chat-calls.md §1.4, §3.2).
    */

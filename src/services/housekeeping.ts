@@ -3,6 +3,7 @@
  * talk-behaviour.md §10, §11). Each method is one idempotent step that reads the app config
  * afresh, so a second process running the same step right after changes nothing more.
  */
+import type { LobbyTimers } from './lobby-timers.js';
 import type { HousekeepingRepository } from '../db/repositories/housekeeping.js';
 import type { CallService } from './calls.js';
 import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
@@ -34,6 +35,7 @@ export class HousekeepingService {
     private readonly appConfig: AppConfigService,
     private readonly calls: CallService,
     private readonly messages: ChatMessagesRepository,
+    private readonly lobbyTimers: LobbyTimers,
   ) {}
 
   /**
@@ -77,8 +79,8 @@ export class HousekeepingService {
   }
 
   /** Lobby timers: every lobby whose time has come is lifted, read or not. */
-  liftExpiredLobbies(now: number): Promise<number> {
-    return this.rooms.repos.rooms.liftExpiredLobbies('all', now);
+  async liftExpiredLobbies(now: number): Promise<number> {
+    return (await this.lobbyTimers.lift('all', now)).length;
   }
 
   /** Empty conversations (Talk's RemoveEmptyRooms): no attendee left besides groups and teams. */

@@ -3,6 +3,7 @@
  * by the CLI and by tests; routes and commands receive it and never construct services.
  * Each capability area adds its services here, in createServices' dependency order.
  */
+import { LobbyTimers } from './lobby-timers.js';
 import type { Db } from '../db/database.js';
 import type { Settings } from '../settings.js';
 import { EventBus } from '../events/bus.js';
@@ -143,7 +144,8 @@ export function createServices(db: Db, settings: Settings): Services {
   // Conversations: the lookup recognises guests and the caller's sessions by cookie session, and
   // the records are loaded (with statuses) by the conversation view service.
   const callerSessions = new CallerSessions(repos.participants, clientSessions);
-  const conversationView = new ConversationViewService(repos, userStatus);
+  const lobbyTimers = new LobbyTimers(db, events);
+  const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const roomRepos = { rooms: repos.rooms, attendees: repos.attendees, sessions: repos.sessions };
   const teams = new TeamsService(repos.teams, directory, events);
   const rooms = new RoomsService(db, roomRepos, directory, bruteForce, events, teams, callerSessions, conversationView);
@@ -165,10 +167,10 @@ export function createServices(db: Db, settings: Settings): Services {
   const breakoutRooms = new BreakoutRoomsService(repos.participants, rooms);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
-  const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, new ChatMessagesRepository(db.kysely));
+  const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, new ChatMessagesRepository(db.kysely), lobbyTimers);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
-  const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups);
+  const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups, lobbyTimers);
   const chatReactions = new ChatReactionsService(db, chatApi, chat, wakeups);
   const polls = new PollsService(db, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, breakoutRooms, chat, chatMentions);

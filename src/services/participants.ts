@@ -5,7 +5,7 @@
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
  */
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import type { ParticipantsRepository } from '../db/repositories/participants.js';
+import { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
@@ -36,7 +36,8 @@ import { newAttendeePin } from '../domain/tokens.js';
 import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../presenters/participant.js';
 import type { DirectoryService } from './directory.js';
 import type { MailService } from './mail.js';
-import { chatActorOf } from './chat.js';
+import { chatActorOf, type ChatActor } from './chat.js';
+import { CLI_ACTOR } from '../domain/chat.js';
 import type { RequestContext } from './request-context.js';
 import { type NewAttendeeSpec, type RoomsService } from './rooms.js';
 import type { SessionService } from './sessions.js';
@@ -173,16 +174,17 @@ export class ParticipantsService {
     const isBreakoutChild = room.object_type === 'room';
     if (isBreakoutChild && source !== 'users') throw badRequest('source', 'Only users can be added to a breakout room');
     const now = nowSeconds();
+    const actor = chatActorOf(ctx, caller);
     switch (source) {
       case 'users':
-        await this.notifications.invited(room, ctx.userId, await this.addUser(room, newParticipant, isBreakoutChild, now));
+        await this.notifications.invited(room, ctx.userId, await this.addUser(room, actor, newParticipant, isBreakoutChild, now));
         return [];
       case 'groups':
-        await this.notifications.invited(room, ctx.userId, await this.addGroup(room, newParticipant, now));
+        await this.notifications.invited(room, ctx.userId, await this.addGroup(room, actor, newParticipant, now));
         return [];
       case 'circles':
       case 'teams':
-        await this.notifications.invited(room, ctx.userId, await this.addTeam(ctx, room, newParticipant, now));
+        await this.notifications.invited(room, ctx.userId, await this.addTeam(ctx, room, actor, newParticipant, now));
         return [];
       case 'phones':
         await this.phones.addPhoneParticipant(ctx, room, newParticipant);
@@ -196,7 +198,7 @@ export class ParticipantsService {
   }
 
   /** Returns the users newly added (for invitation notifications). */
-  private async addUser(room: RoomRow, userId: string, isBreakoutChild: boolean, now: number): Promise<string[]> {
+  private async addUser(room: RoomRow, actor: ChatActor, userId: string, isBreakoutChild: boolean, now: number): Promise<string[]> {
     const user = userId === '' ? undefined : await this.directory.users.find(userId);
     if (!user) throw notFound('new-participant', 'The user to add does not exist');
     if (isBreakoutChild) {
@@ -207,51 +209,64 @@ export class ParticipantsService {
         if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
           throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
         }
-        await this.addUsers(parent, [user], now);
+        await this.addUsers(parent, actor, [user], now);
         await this.repo.deleteAttendees(inSiblings.map((a) => a.id));
       }
     }
-    return this.addUsers(room, [user], now);
+    return this.addUsers(room, actor, [user], now);
   }
 
   /**
    * Adds users as normal participants (type 3); self-joined members (5) become permanent (3);
    * existing members keep their role. Bumps lastActivity when anybody was added or changed.
-   * Returns the ids of the users who were not members before.
+   * Decided and written under the room lock, with the chat's user_added / group_added /
+   * circle_added messages in the same transaction (talk-chat-calls.md §2). Returns the ids of
+   * the users who were not members before.
    */
-  private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = []): Promise<string[]> {
-    const existing = await this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
-    const have = new Set(existing.map((a) => a.actor_id));
-    const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id);
-    const fresh = users.filter((u) => !have.has(u.id));
-    // read_privacy comes from each user's preference as the rows are inserted (AttendeesRepository).
-    const specs: NewAttendeeSpec[] = [
-      ...extra,
-      ...fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER })),
-    ];
-    if (specs.length) await this.rooms.addAttendees(room.id, specs);
-    await this.repo.setParticipantType(selfJoined, ParticipantType.USER, now);
-    if (specs.length || selfJoined.length) await this.rooms.touch([room.id], now);
-    await this.rooms.announceAttendeesAdded(room, fresh.map((u) => u.id));
-    return fresh.map((u) => u.id);
+  private async addUsers(
+    room: RoomRow,
+    actor: ChatActor,
+    users: Array<{ id: string; display_name: string }>,
+    now: number,
+    extra: NewAttendeeSpec[] = [],
+  ): Promise<string[]> {
+    const fresh = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+      const existing = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
+      const have = new Set(existing.map((a) => a.actor_id));
+      const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED);
+      const fresh = users.filter((u) => !have.has(u.id));
+      // read_privacy comes from each user's preference as the rows are inserted (AttendeesRepository).
+      const userSpecs: NewAttendeeSpec[] = fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER }));
+      const specs = [...extra, ...userSpecs];
+      const added = specs.length ? await this.rooms.addAttendees(room.id, specs, repos) : [];
+      await new ParticipantsRepository(trx).setParticipantType(selfJoined.map((a) => a.id), ParticipantType.USER, now);
+      if (specs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
+      // Talk adds the members first, then the group or team itself.
+      const members = added.filter((a) => a.actor_type === ActorType.USERS);
+      const sources = added.filter((a) => a.actor_type !== ActorType.USERS);
+      await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...members, ...sources]);
+      return fresh.map((u) => u.id);
+    });
+    await this.rooms.announceAttendeesAdded(room, fresh);
+    return fresh;
   }
 
-  private async addGroup(room: RoomRow, groupId: string, now: number): Promise<string[]> {
+  private async addGroup(room: RoomRow, actor: ChatActor, groupId: string, now: number): Promise<string[]> {
     const group = groupId === '' ? undefined : await this.directory.groups.find(groupId);
     if (!group) throw notFound('new-participant', 'The group to add does not exist');
     const members = await this.directory.users.existing(await this.directory.groups.membersOf(group.id));
     const groupSpec = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name || group.id, participantType: ParticipantType.USER };
-    return this.addUsers(room, members, now, [groupSpec]);
+    return this.addUsers(room, actor, members, now, [groupSpec]);
   }
 
-  private async addTeam(ctx: RequestContext, room: RoomRow, teamId: string, now: number): Promise<string[]> {
+  private async addTeam(ctx: RequestContext, room: RoomRow, actor: ChatActor, teamId: string, now: number): Promise<string[]> {
     const team = teamId === '' ? undefined : await this.teams.find(teamId);
     const memberIds = team ? await this.teams.membersOf(team.id) : [];
     // Like Nextcloud's circles: only members may add a team.
     if (!team || !memberIds.includes(ctx.userId!)) throw notFound('new-participant', 'The team to add does not exist');
     const members = await this.directory.users.existing(memberIds);
     const teamSpec = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name || team.id, participantType: ParticipantType.USER };
-    return this.addUsers(room, members, now, [teamSpec]);
+    return this.addUsers(room, actor, members, now, [teamSpec]);
   }
 
   /** E-mail guest: the conversation becomes public; an invitation mail goes out. True when the type changed. */
@@ -336,7 +351,7 @@ export class ParticipantsService {
     }
     if (target.id === caller.id) return this.leave(ctx, room, caller);
     // Checked again under the room lock: roles may have changed since they were read.
-    const removed = await this.rooms.lockedTransaction(room.id, async (repos) => {
+    const removed = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const all = await repos.attendees.forRoom(room.id);
       this.assertStillModerator(ctx, all, caller);
       const current = all.find((a) => a.id === target.id);
@@ -344,6 +359,7 @@ export class ParticipantsService {
       if (current.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
       if (isModeratorType(current.participant_type)) throw badRequest('moderator', 'Moderators cannot be removed; demote them first');
       await repos.attendees.deleteByIds([current.id]);
+      await this.rooms.announceAttendeesRemovedIn(trx, room, chatActorOf(ctx, caller), [current]);
       return current;
     });
     if (removed) await this.removeAttendees(room, [removed]);
@@ -355,11 +371,12 @@ export class ParticipantsService {
    */
   async removeAsOperator(room: RoomRow, targets: AttendeeRow[]): Promise<void> {
     const ids = targets.map((t) => t.id);
-    await this.rooms.lockedTransaction(room.id, async (repos) => {
+    await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       if (lastModeratorWouldGo(await repos.attendees.forRoom(room.id), { removed: ids })) {
         throw badRequest('last-moderator', 'No other moderators or owners would be left');
       }
       await repos.attendees.deleteByIds(ids);
+      await this.rooms.announceAttendeesRemovedIn(trx, room, { ...CLI_ACTOR }, targets);
     });
     await this.removeAttendees(room, targets);
   }
@@ -381,7 +398,7 @@ export class ParticipantsService {
     const cfg = await ctx.config();
     // Decided on the rows as they are under the room lock, and the attendee row deleted in the
     // same step, so two moderators leaving at once cannot both pass the last-moderator rule.
-    const outcome = await this.rooms.lockedTransaction(room.id, async (repos) => {
+    const outcome = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const all = await repos.attendees.forRoom(room.id);
       const mine = all.find((a) => a.id === me.id);
       if (!mine) return 'gone' as const;
@@ -392,7 +409,11 @@ export class ParticipantsService {
         counts: memberCount(all),
         deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
       });
-      if (decided === 'remove') await repos.attendees.deleteByIds([mine.id]);
+      if (decided === 'remove') {
+        await repos.attendees.deleteByIds([mine.id]);
+        // A self-joined user leaving is not recorded (talk-chat-calls.md §2 user_removed).
+        if (mine.participant_type !== ParticipantType.USER_SELF_JOINED) await this.rooms.announceAttendeesRemovedIn(trx, room, chatActorOf(ctx, mine), [mine]);
+      }
       return decided;
     });
     if (outcome === 'gone') return;

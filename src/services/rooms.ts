@@ -556,16 +556,17 @@ export class RoomsService {
   /**
    * Adds attendees to a conversation directly (no permission checks, no lastActivity bump):
    * for services that already decided, and for tests until the participants endpoints exist.
-   * Existing (room, actor) rows are kept unchanged. Returns the rows as stored.
+   * Existing (room, actor) rows are kept unchanged. Returns the rows as stored. `repos`: those
+   * of the caller's transaction.
    */
-  async addAttendees(roomId: number, specs: NewAttendeeSpec[]): Promise<AttendeeRow[]> {
+  async addAttendees(roomId: number, specs: NewAttendeeSpec[], repos: RoomRepos = this.repos): Promise<AttendeeRow[]> {
     const now = nowSeconds();
-    await this.repos.attendees.insertIgnoringDuplicates(specs.map((s) => this.attendeeRow(roomId, now, s)));
+    await repos.attendees.insertIgnoringDuplicates(specs.map((s) => this.attendeeRow(roomId, now, s)));
     // Read back with one query per actor type, in the order of `specs`.
     const stored = new Map<string, AttendeeRow>();
     for (const type of new Set(specs.map((s) => s.actorType))) {
       const ids = specs.filter((s) => s.actorType === type).map((s) => s.actorId);
-      for (const row of await this.repos.attendees.actorsInRooms([roomId], type, ids)) stored.set(`${type}\0${row.actor_id}`, row);
+      for (const row of await repos.attendees.actorsInRooms([roomId], type, ids)) stored.set(`${type}\0${row.actor_id}`, row);
     }
     return specs.flatMap((s) => stored.get(`${s.actorType}\0${s.actorId}`) ?? []);
   }
@@ -652,6 +653,16 @@ export class RoomsService {
   /** After commit: users were added to `room`. */
   async announceAttendeesAdded(room: RoomRow, userIds: string[]): Promise<void> {
     if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds });
+  }
+
+  /** Inside the adding transaction: these attendees are now members (the chat records them). */
+  async announceAttendeesAddedIn(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
+    if (attendees.length) await this.events.emit('room.attendees-added.trx', { trx, room, actor, attendees });
+  }
+
+  /** Inside the removing transaction: these attendees are no longer members (the chat records them). */
+  async announceAttendeesRemovedIn(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
+    if (attendees.length) await this.events.emit('room.attendees-removed.trx', { trx, room, actor, attendees });
   }
 
   /** After commit: attendees (these users, these Talk sessions) are no longer in `room`. */
