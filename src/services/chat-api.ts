@@ -15,7 +15,6 @@ import { AttendeesRepository } from '../db/repositories/attendees.js';
 import { ChatMessagesRepository, UNREAD_TYPES, type ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
 import { ChatReactionsRepository } from '../db/repositories/chat-reactions.js';
-import type { Wakeups } from '../db/notify.js';
 import {
   CHAT_MAX_LENGTH,
   EDIT_MAX_AGE,
@@ -31,7 +30,7 @@ import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge
 import { hasPermission, heldInLobby, isLoggedInModeratorType, isModeratorType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import type { MessageEnv } from '../presenters/chat-message.js';
-import { CHAT_CHANNEL, type ChatActor, type ChatService } from './chat.js';
+import { chatChannel, type ChatActor, type ChatService } from './chat.js';
 import type { ChatMentions } from './chat-mentions.js';
 import type { CallerRoom, RoomsService } from './rooms.js';
 import type { RequestContext } from './request-context.js';
@@ -83,7 +82,6 @@ export class ChatApiService {
     private readonly rooms: RoomsService,
     private readonly chat: ChatService,
     private readonly mentions: ChatMentions,
-    private readonly wakeups: Wakeups,
     private readonly lobbyTimers: LobbyTimers,
   ) {
     this.messages = new ChatMessagesRepository(db.kysely);
@@ -180,7 +178,7 @@ export class ChatApiService {
       await this.chat.announceRead(acc.room, acc.attendee.actor_id, offset);
     }
     // Subscribe before reading: a message committed after the read still wakes us.
-    const waiter = await this.wakeups.subscribe(CHAT_CHANNEL, roomId);
+    const waiter = await this.db.wake.listen(chatChannel(roomId));
     try {
       const deadline = Date.now() + q.timeoutSeconds * 1000;
       for (;;) {
@@ -190,7 +188,7 @@ export class ChatApiService {
         if (left <= 0 || !(await waiter.wait(left, signal))) return this.page(acc, [], q.lastCommonReadId, true);
       }
     } finally {
-      waiter.cancel();
+      waiter.close();
     }
   }
 

@@ -16,8 +16,7 @@ import { ActorType } from '../domain/constants.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { nowSeconds } from '../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
-import { CHAT_CHANNEL, type ChatService } from './chat.js';
-import type { Wakeups } from '../db/notify.js';
+import { chatChannel, type ChatService } from './chat.js';
 import type { RequestContext } from './request-context.js';
 
 /** Messages that take reactions: text, shared objects (polls) and voice/recordings (§3.1 "Reactable"). */
@@ -34,7 +33,6 @@ export class ChatReactionsService {
     private readonly db: Db,
     private readonly chatApi: ChatApiService,
     private readonly chat: ChatService,
-    private readonly wakeups: Wakeups,
   ) {
     this.messages = new ChatMessagesRepository(db.kysely);
     this.reactions = new ChatReactionsRepository(db.kysely);
@@ -65,7 +63,7 @@ export class ChatReactionsService {
       });
       if (id === 0) return false;
       await repo.refreshCounts(target.id);
-      await this.wakeups.notify(CHAT_CHANNEL, acc.room.id, trx);
+      await this.db.wake.notify([chatChannel(acc.room.id)], trx);
       return true;
     });
     return { created, reactions: await this.map(target.id) };

@@ -13,7 +13,6 @@ import type { Database } from '../db/schema.js';
 import { AttendeesRepository } from '../db/repositories/attendees.js';
 import { CHAT_MESSAGE_DEFAULTS, ChatMessagesRepository, type NewChatMessage } from '../db/repositories/chat-messages.js';
 import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
-import type { Wakeups } from '../db/notify.js';
 import type { EventBus } from '../events/bus.js';
 import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
@@ -42,8 +41,8 @@ export function chatActorOf(ctx: RequestContext, attendee?: AttendeeRow): ChatAc
   return { ...SYSTEM_ACTOR };
 }
 
-/** The wake-up channel of chat: key = room id. */
-export const CHAT_CHANNEL = 'chat';
+/** The wake-up channel (db/wake.ts) of a room's chat. */
+export const chatChannel = (roomId: number): string => `chat:${roomId}`;
 
 /** Attendee ids a message mentions: `direct` (@user, reply to their message) and `indirect` (@all, groups). */
 export interface MentionedAttendees {
@@ -83,7 +82,6 @@ export class ChatService {
   constructor(
     private readonly db: Db,
     private readonly events: EventBus,
-    private readonly wakeups: Wakeups,
   ) {}
 
   /**
@@ -124,7 +122,7 @@ export class ChatService {
     }));
     const ids = await new ChatMessagesRepository(trx).insertMany(rows);
     await new RoomsRepository(trx).setLastMessages(new Map(ids.map((x) => [x.roomId, x.id])));
-    await this.wakeups.notifyMany(CHAT_CHANNEL, rooms.map((r) => r.id), trx);
+    await this.db.wake.notify(rooms.map((r) => chatChannel(r.id)), trx);
   }
 
   /**
@@ -186,7 +184,7 @@ export class ChatService {
 
   /** Wakes the long-polls of a room (after a change that is not a new message: edits, clears). */
   wake(roomId: number, via?: Kysely<Database>): Promise<void> {
-    return this.wakeups.notify(CHAT_CHANNEL, roomId, via);
+    return this.db.wake.notify([chatChannel(roomId)], via);
   }
 
   private baseRow(room: RoomRow, actor: ChatActor, now: number): NewChatMessage {
@@ -212,7 +210,7 @@ export class ChatService {
     else await rooms.lockForMessage(room.id, 0);
     const id = await new ChatMessagesRepository(trx).insert(row);
     if (opts.bump) await rooms.setLastMessage(room.id, id);
-    await this.wakeups.notify(CHAT_CHANNEL, room.id, trx);
+    await this.db.wake.notify([chatChannel(room.id)], trx);
     return id;
   }
 }

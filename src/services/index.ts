@@ -38,7 +38,6 @@ import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
-import { Wakeups } from '../db/notify.js';
 import { ChatService } from './chat.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatReactionsService } from './chat-reactions.js';
@@ -103,8 +102,6 @@ export interface Services {
   /** Users' phone numbers (`parley phone-number:*`): the dial-out caller number. */
   phoneNumbers: PhoneNumbersService;
   provisioning: ProvisioningService;
-  /** Cross-process wake-ups (chat long-poll, internal signaling): db/notify.ts. */
-  wakeups: Wakeups;
   chat: ChatService;
   chatApi: ChatApiService;
   chatReactions: ChatReactionsService;
@@ -130,8 +127,7 @@ export interface Services {
 export function createServices(db: Db, settings: Settings): Services {
   const repos = createRepositories(db.kysely, db.dialect);
   const events = new EventBus();
-  const wakeups = new Wakeups(db, settings.databaseUrl);
-  const chat = new ChatService(db, events, wakeups);
+  const chat = new ChatService(db, events);
   const directory = new DirectoryService(repos, events);
   const appConfig = new AppConfigService(repos.appConfig, directory.groups);
   const bruteForce = new BruteForceService(repos.bruteForce, settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
@@ -170,8 +166,8 @@ export function createServices(db: Db, settings: Settings): Services {
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, new ChatMessagesRepository(db.kysely), lobbyTimers);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
-  const chatApi = new ChatApiService(db, rooms, chat, chatMentions, wakeups, lobbyTimers);
-  const chatReactions = new ChatReactionsService(db, chatApi, chat, wakeups);
+  const chatApi = new ChatApiService(db, rooms, chat, chatMentions, lobbyTimers);
+  const chatReactions = new ChatReactionsService(db, chatApi, chat);
   const polls = new PollsService(db, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
@@ -180,5 +176,5 @@ export function createServices(db: Db, settings: Settings): Services {
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, signalingNotifier, polls });
   const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  return { signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }
