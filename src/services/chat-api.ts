@@ -7,6 +7,7 @@
  * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
+import { SameTurnReads } from './same-turn-reads.js';
 import type { LobbyTimers } from './lobby-timers.js';
 import type { RoomChatState } from '../presenters/conversation.js';
 import type { Db } from '../db/database.js';
@@ -86,6 +87,8 @@ export class ChatApiService {
   ) {
     this.messages = new ChatMessagesRepository(db.kysely);
   }
+
+  private readonly sameTurn = new SameTurnReads();
 
   // ---- access ----
 
@@ -182,7 +185,9 @@ export class ChatApiService {
     try {
       const deadline = Date.now() + q.timeoutSeconds * 1000;
       for (;;) {
-        const fetched = await this.messages.future(roomId, offset, q.includeLastKnown && offset > 0, q.limit);
+        const inclusive = q.includeLastKnown && offset > 0;
+        // The room's other waiters woken by the same wake-up share this read (same-turn-reads.ts).
+        const fetched = await this.sameTurn.read(`future:${roomId}:${offset}:${inclusive}:${q.limit}`, () => this.messages.future(roomId, offset, inclusive, q.limit));
         if (fetched.length > 0) return this.page(acc, fetched, q.lastCommonReadId, true);
         const left = deadline - Date.now();
         if (left <= 0 || !(await waiter.wait(left, signal))) return this.page(acc, [], q.lastCommonReadId, true);
@@ -305,7 +310,9 @@ export class ChatApiService {
   /** X-Chat-Last-Common-Read for a reader (undefined when their read privacy is private). */
   async commonReadFor(view: CallerRoom): Promise<number | undefined> {
     if (!view.attendee || view.attendee.read_privacy !== 0) return undefined;
-    return (await this.rooms.repos.attendees.commonReadMessages([view.room.id])).get(view.room.id) ?? 0;
+    const roomId = view.room.id;
+    const common = await this.sameTurn.read(`common:${roomId}`, () => this.rooms.repos.attendees.commonReadMessages([roomId]));
+    return common.get(roomId) ?? 0;
   }
 
   // ---- conversation records ----
