@@ -9,8 +9,10 @@ import { randomString } from './domain/passwords.js';
 import { createServices, type Services } from './services/index.js';
 import { ensureSignalingSecrets } from './services/signaling-secrets.js';
 import { loadSettings, type Settings } from './settings.js';
+import { commandLogger, type Logger } from './log.js';
 
-export async function openServices(settings: Settings = loadSettings()): Promise<Services> {
+/** `log` defaults to the commands' logger (stderr); `serve` passes its stdout logger. */
+export async function openServices(settings: Settings = loadSettings(), log: Logger = commandLogger(settings)): Promise<Services> {
   const db: Db = await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, schema: settings.databaseSchema });
   try {
     await migrateToLatest(db);
@@ -18,7 +20,7 @@ export async function openServices(settings: Settings = loadSettings()): Promise
     await db.close();
     throw e;
   }
-  const services = createServices(db, settings);
+  const services = createServices(db, settings, log);
   // Talk generates these on first use; Parley on the first start (contract app config rows).
   await ensureSignalingSecrets(services.appConfig);
   return services;

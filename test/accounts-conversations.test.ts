@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { runCli } from './helpers/cli.js';
 import { attendeesOf, createRoom, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`accounts and conversations [${dialect}]`, () => {
@@ -20,7 +21,7 @@ for (const dialect of dialects()) {
     after(async () => p.close());
 
     it('PUT /cloud/groups/{groupid} key=displayname renames the group and its attendees', async () => {
-      const room = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 2, invite: 'crew' } });
+      const room = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.GROUP, invite: 'crew' } });
       assert.equal(room.status, 201, room.text);
       const r = await call(p, 'PUT', '/cloud/groups/crew', { as: admin, form: { key: 'displayname', value: 'The Crew' } });
       assert.equal(r.status, 200, r.text);
@@ -43,18 +44,18 @@ for (const dialect of dialects()) {
     async function deleteScenario(remove: (user: string) => Promise<void>) {
       const id = `gone${Math.random().toString(36).slice(2, 8)}`;
       await createUser(p, id);
-      const alone = await createRoom(p, id, { roomType: 2, roomName: 'Alone' });
-      const child = await createRoom(p, id, { roomType: 3, roomName: 'Alone too' });
-      const shared = await createRoom(p, id, { roomType: 2, roomName: 'Shared' });
-      await seedUser(p, shared.token, 'alice', 3);
-      const one = await createRoom(p, id, { roomType: 1, invite: 'bob' });
+      const alone = await createRoom(p, id, { roomType: RoomType.GROUP, roomName: 'Alone' });
+      const child = await createRoom(p, id, { roomType: RoomType.PUBLIC, roomName: 'Alone too' });
+      const shared = await createRoom(p, id, { roomType: RoomType.GROUP, roomName: 'Shared' });
+      await seedUser(p, shared.token, 'alice', ParticipantType.USER);
+      const one = await createRoom(p, id, { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       await p.services.userStatus.markOnline(id);
       await remove(id);
       assert.equal(await roomRow(p, alone.token), undefined, 'the conversation where they were the last user is gone');
       assert.equal(await roomRow(p, child.token), undefined);
       assert.ok(await roomRow(p, shared.token), 'a conversation with other users stays');
       assert.deepEqual((await attendeesOf(p, shared.token)).map((a) => a.actor_id), ['alice']);
-      assert.equal((await roomRow(p, one.token))!.type, 5, 'the one-to-one becomes a former one');
+      assert.equal((await roomRow(p, one.token))!.type, RoomType.ONE_TO_ONE_FORMER, 'the one-to-one becomes a former one');
       const status = await p.services.db.kysely.selectFrom('user_status').selectAll().where('user_id', '=', id).execute();
       assert.deepEqual(status, [], 'the user status went with the account');
     }

@@ -39,6 +39,7 @@ const REGISTRY_PATTERNS: Array<[RegExp, string]> = [
   [/^(?:export\s+)?const\s+\w+\s*(?::\s*[^=]+)?=\s*\[\s*\]\s*;/m, 'a module-level array that starts empty (a registry)'],
   [/\bregister(?:Features|Job|CookieSessions|LoginSessionResolver)\b/, 'a register-at-load function'],
   [/\b(?:userResolvers|contextHooks|participantFinders|sessionFinder|userStatusLoader|phoneAdder)\b/, 'a callback slot filled after construction'],
+  [/\bqueryListeners\b|\.useLogger\(/, 'a listener list or logger handed over after construction'],
 ];
 
 describe('architecture', () => {
@@ -82,6 +83,8 @@ describe('architecture', () => {
     // The patterns catch what they were written for.
     assert.ok(REGISTRY_PATTERNS[1][0].test('export const FEATURES: FeatureDef[] = [];'));
     assert.ok(REGISTRY_PATTERNS[3][0].test('rooms.sessionFinder = (ctx, v) => x;'));
+    assert.ok(REGISTRY_PATTERNS[4][0].test('db.stats.queryListeners.push((ms) => x);'));
+    assert.ok(REGISTRY_PATTERNS[4][0].test('services.mail.useLogger(app.log);'));
   });
 
   it('createServices wires by constructor only: no property assignment and no push after construction', () => {
@@ -90,6 +93,31 @@ describe('architecture', () => {
     assert.ok(body.length > 0);
     assert.deepEqual(body.match(/^\s*\w+(?:\.\w+)+\s*=[^=>]/gm) ?? [], [], 'property assignments');
     assert.deepEqual(body.match(/\.push\(/g) ?? [], [], 'push calls');
+  });
+
+  it('services receive their repositories: none reaches through another service to its repositories', () => {
+    // `this.rooms.repos.attendees...` hid which tables a service touches; createServices hands each
+    // service the repositories it uses (or the bundle), and transactions use repos.withTransaction.
+    const reachThrough = /\b\w+\.repos\.\w+/g;
+    const bad: string[] = [];
+    for (const [file, src] of text) {
+      // Allowed: a service's own (`this.repos.x`) and the scheduler's (`services.repos.jobRuns`).
+      for (const m of src.matchAll(reachThrough)) if (!/^(?:this|services)\./.test(m[0])) bad.push(`${file}: ${m[0]}`);
+    }
+    assert.deepEqual(bad, []);
+    assert.deepEqual('await this.rooms.repos.attendees.find(1)'.match(reachThrough), ['rooms.repos.attendees']);
+  });
+
+  it('services build no repository of their own: the bundle (or its withTransaction) supplies them', () => {
+    const bad = [...text]
+      .filter(([file]) => !file.startsWith('db/'))
+      .flatMap(([file, src]) => (src.match(/\bnew\s+\w+Repository\(/g) ?? []).map((m) => `${file}: ${m}`));
+    assert.deepEqual(bad, []);
+  });
+
+  it('routes reach the database only through services, never the repositories bundle', () => {
+    const bad = [...text].filter(([file, src]) => file.startsWith('http/') && /\brepos\b/.test(src)).map(([f]) => f);
+    assert.deepEqual(bad, []);
   });
 
   it('every event subscription is in events/subscribers.ts', () => {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, seedUser } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const BR = '/apps/spreed/api/v1/breakout-rooms';
 const V1 = '/apps/spreed/api/v1';
@@ -24,13 +25,13 @@ for (const dialect of dialects()) {
       call(p, 'POST', `${BR}/${token}/broadcast`, { as: as(who), body: message === undefined ? {} : { message } });
 
     it('201: the message lands in every breakout room, from the moderator', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Workshop' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Workshop' });
       await seedUser(p, room.token, 'bob');
       await seedUser(p, room.token, 'carol');
       assert.equal((await call(p, 'POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 1, amount: 2 } })).status, 200);
       const r = await broadcast(room.token, 'alice', 'Five minutes left, @bob');
       assert.equal(r.status, 201, r.text);
-      const children = await p.services.rooms.repos.rooms.childrenOf(room.token);
+      const children = await p.services.repos.rooms.childrenOf(room.token);
       assert.equal(children.length, 2);
       assert.deepEqual(r.data.map((x: any) => x.token).sort(), children.map((c) => c.token).sort());
       for (const child of children) {
@@ -47,13 +48,13 @@ for (const dialect of dialects()) {
     });
 
     it('400 mode without breakout rooms, 400/413 message, 403 non-moderators, 404 strangers', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Plain' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plain' });
       await seedUser(p, room.token, 'bob');
       const mode = await broadcast(room.token, 'alice', 'x');
       assert.equal(mode.status, 400);
       assert.equal(mode.data.error, 'mode');
       await call(p, 'POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 3, amount: 1 } });
-      const child = (await p.services.rooms.repos.rooms.childrenOf(room.token))[0];
+      const child = (await p.services.repos.rooms.childrenOf(room.token))[0];
       const count = async () => (await p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', child.id).where('message_type', '=', 'comment').execute()).length;
       const empty = await broadcast(room.token, 'alice', '   ');
       assert.equal(empty.status, 400);

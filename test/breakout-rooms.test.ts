@@ -9,6 +9,7 @@ import { as, basic, call, createUser, dialects, passwordOf, startParley, type Ca
 import { RoomAvatarsRepository } from '../src/db/repositories/room-avatars.js';
 import { png } from './helpers/images.js';
 import { attendeesOf, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1/breakout-rooms';
 
@@ -23,14 +24,14 @@ for (const dialect of dialects()) {
 
     const br = (method: string, token: string, suffix = '', who: string | null = 'alice', body?: Record<string, unknown>) =>
       call(p, method, `${V1}/${token}${suffix}`, { as: who ? as(who) : undefined, body });
-    const children = async (token: string) => p.services.rooms.repos.rooms.childrenOf(token);
+    const children = async (token: string) => p.services.repos.rooms.childrenOf(token);
     const memberIds = async (token: string) => (await attendeesOf(p, token)).map((a) => `${a.actor_id}:${a.participant_type}`).sort();
 
     /** A group room of alice (owner) with bob (moderator) and carol, dave, erin. */
     async function parentRoom(name = 'Workshop'): Promise<{ token: string; ids: Record<string, number> }> {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
       const ids: Record<string, number> = { alice: room.attendeeId };
-      ids.bob = (await seedUser(p, room.token, 'bob', 2)).id;
+      ids.bob = (await seedUser(p, room.token, 'bob', ParticipantType.MODERATOR)).id;
       for (const u of ['carol', 'dave', 'erin']) ids[u] = (await seedUser(p, room.token, u)).id;
       return { token: room.token, ids };
     }
@@ -51,7 +52,7 @@ for (const dialect of dialects()) {
         const avatars = new RoomAvatarsRepository(p.services.db.kysely);
         assert.ok(await avatars.find(old.id), 'the child has a custom avatar');
         // A parent marked "not configured" while its children still exist (an interrupted removal).
-        await p.services.rooms.repos.rooms.update((await roomRow(p, token))!.id, { breakout_room_mode: 0 });
+        await p.services.repos.rooms.update((await roomRow(p, token))!.id, { breakout_room_mode: 0 });
         assert.equal((await br('POST', token, '', 'alice', { mode: 3, amount: 1 })).status, 200);
         const now = await children(token);
         assert.equal(now.length, 1);
@@ -95,9 +96,9 @@ for (const dialect of dialects()) {
       });
 
       it('400 room for public, one-to-one and breakout rooms; no route while the capability is off', async () => {
-        const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Open' });
+        const pub = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Open' });
         assert.equal((await br('POST', pub.token, '', 'alice', { mode: 1, amount: 2 })).data.error, 'room');
-        const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+        const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
         assert.equal((await br('POST', one.token, '', 'alice', { mode: 1, amount: 2 })).data.error, 'room');
 
         const { token } = await parentRoom('Disabled');
@@ -133,7 +134,7 @@ for (const dialect of dialects()) {
         assert.equal(kids.length, 2);
         const sizes: number[] = [];
         for (const kid of kids) {
-          assert.equal(kid.type, 2);
+          assert.equal(kid.type, RoomType.GROUP);
           assert.equal(kid.object_type, 'room');
           assert.equal(kid.object_id, token);
           assert.equal(kid.lobby_state, 1);
@@ -193,7 +194,7 @@ for (const dialect of dialects()) {
         ]);
         assert.equal((await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('frank') })).status, 404);
         assert.equal((await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`)).status, 401);
-        const plain = await createRoom(p, 'alice', { roomType: 2, roomName: 'Plain' });
+        const plain = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plain' });
         const none = await call(p, 'GET', `${V4}/room/${plain.token}/breakout-rooms`, { as: as('alice') });
         assert.equal(none.status, 400);
         assert.equal(none.data.error, 'mode');
@@ -314,7 +315,7 @@ for (const dialect of dialects()) {
         const s1 = await br('POST', token, '/switch', 'carol', { target: room2.token });
         assert.equal(s1.status, 200, s1.text);
         assert.equal(s1.data.token, room2.token);
-        assert.equal(s1.data.participantType, 3);
+        assert.equal(s1.data.participantType, ParticipantType.USER);
         const s2 = await br('POST', token, '/switch', 'carol', { target: room1.token });
         assert.equal(s2.data.token, room1.token);
         assert.ok((await memberIds(room1.token)).includes('carol:3'));
@@ -329,9 +330,9 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         const [room1, room2] = await children(token);
         // Guests join public conversations only: the parent is public while one joins.
-        await setRoom(p, token, { type: 3 });
+        await setRoom(p, token, { type: RoomType.PUBLIC });
         const guest = await joinGuest(p, token);
-        await setRoom(p, token, { type: 2 });
+        await setRoom(p, token, { type: RoomType.GROUP });
         const path = `${V4}/room/${token}/breakout-rooms/participants`;
 
         const all = await call(p, 'GET', path, { as: as('alice') });
@@ -393,10 +394,10 @@ for (const dialect of dialects()) {
       it('a child created through POST /room takes the parent type and starts behind the lobby', async () => {
         const { token } = await parentRoom('Manual child');
         await br('POST', token, '', 'alice', { mode: 3, amount: 1 });
-        const child = await createRoom(p, 'bob', { roomType: 3, roomName: 'Extra', objectType: 'room', objectId: token });
-        assert.equal(child.type, 2, 'roomType 3 with objectType room is a child too, of the parent type (contract state table)');
+        const child = await createRoom(p, 'bob', { roomType: RoomType.PUBLIC, roomName: 'Extra', objectType: 'room', objectId: token });
+        assert.equal(child.type, RoomType.GROUP, 'roomType 3 with objectType room is a child too, of the parent type (contract state table)');
         assert.equal(child.objectId, token);
-        const real = await createRoom(p, 'bob', { roomType: 2, roomName: 'Extra', objectType: 'room', objectId: token });
+        const real = await createRoom(p, 'bob', { roomType: RoomType.GROUP, roomName: 'Extra', objectType: 'room', objectId: token });
         assert.equal(real.lobbyState, 1);
         assert.equal(real.objectId, token);
         assert.ok((await memberIds(real.token)).includes('alice:1'));

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { cookieOf, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const ROUNDS = 6;
 
@@ -32,7 +33,7 @@ for (const dialect of dialects()) {
     });
 
     async function setup(name: string): Promise<{ token: string; a: Caller; b: Caller }> {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
       await seedUser(p, room.token, 'bob');
       const ja = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('alice') });
       const jb = await call(q, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('bob') });

@@ -23,7 +23,7 @@ const IMPLEMENTED = [
   'delete-messages', 'rich-object-delete', 'silent-send', 'direct-mention-flag', 'chat-read-last', 'clear-history',
   'chat-permission', 'chat-get-context', 'delete-messages-unlimited', 'edit-messages', 'edit-messages-note-to-self',
   'silent-send-state', 'markdown-messages', 'mention-permissions', 'chat-read-status', 'reactions', 'talk-polls',
-  'audio', 'video', 'in-call-flags', 'conversation-call-flags', 'silent-call', 'recording-consent', 'signaling-v3', 'guest-signaling',
+  'audio', 'video', 'in-call-flags', 'conversation-call-flags', 'silent-call', 'send-call-notification', 'recording-consent', 'signaling-v3', 'guest-signaling',
 ];
 
 const ROUTE_NOT_FOUND = /Invalid query/;

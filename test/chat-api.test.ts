@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -20,10 +21,10 @@ for (const dialect of dialects()) {
       await createUser(p, 'bob', { displayName: 'Bob B' });
       await createUser(p, 'carol');
       await createUser(p, 'dave');
-      group = await createRoom(p, 'alice', { roomType: 2, roomName: 'Team' });
+      group = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Team' });
       await seedUser(p, group.token, 'bob');
       await seedUser(p, group.token, 'carol');
-      pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Town hall' });
+      pub = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Town hall' });
     });
     after(async () => p.close());
 
@@ -112,7 +113,7 @@ for (const dialect of dialects()) {
       });
 
       it('403 read-only, 412 lobby (moderators pass), 403 without chat permission — in that order', async () => {
-        const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Rules' });
+        const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Rules' });
         await seedUser(p, room.token, 'bob');
         await setRoom(p, room.token, { read_only: 1, lobby_state: 1 });
         const ro = await send(room.token, 'bob', { message: 'x' });
@@ -149,7 +150,7 @@ for (const dialect of dialects()) {
       let room: any;
       const ids: number[] = [];
       before(async () => {
-        room = await createRoom(p, 'alice', { roomType: 2, roomName: 'History' });
+        room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'History' });
         await seedUser(p, room.token, 'bob');
         for (let i = 1; i <= 5; i++) ids.push((await send(room.token, 'alice', { message: `m${i}` })).data.id);
       });
@@ -194,7 +195,7 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200);
         assert.equal(r.data[0].message, 'wake up');
         assert.ok(Date.now() - started < 5000);
-        const bob = await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
+        const bob = await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
         assert.equal(bob!.last_read_message, ids[4]);
       });
 
@@ -219,7 +220,7 @@ for (const dialect of dialects()) {
     describe('edit and delete', () => {
       let room: any;
       before(async () => {
-        room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Edits' });
+        room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Edits' });
         await seedUser(p, room.token, 'bob');
       });
       const edit = (id: number, who: string, message: unknown) => call(p, 'PUT', `${V1}/chat/${room.token}/${id}`, { as: as(who), body: { message } });
@@ -282,7 +283,7 @@ for (const dialect of dialects()) {
 
     describe('clear history', () => {
       it('403 for non-moderators; moderators leave only history_cleared and reset markers', async () => {
-        const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Clear' });
+        const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Clear' });
         await seedUser(p, room.token, 'bob');
         await send(room.token, 'alice', { message: 'one' });
         await send(room.token, 'bob', { message: 'two' });
@@ -293,10 +294,10 @@ for (const dialect of dialects()) {
         assert.equal(r.data.systemMessage, 'history_cleared');
         const h = await get(room.token, 'bob', { lookIntoFuture: 0 });
         assert.deepEqual(h.data.map((m: any) => m.systemMessage), ['history_cleared']);
-        const bob = await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
+        const bob = await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
         assert.equal(bob!.last_read_message, 0);
         assert.equal((await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('dave') })).status, 404);
-        const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+        const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
         assert.equal((await call(p, 'DELETE', `${V1}/chat/${one.token}`, { as: as('alice') })).status, 403);
       });
     });

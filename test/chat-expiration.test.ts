@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -27,7 +28,7 @@ for (const dialect of dialects()) {
       p.services.db.kysely.selectFrom('chat_messages').select(['id', 'message_type', 'expires_at']).where('room_id', '=', roomId).execute();
 
     it('expired messages vanish from every read at once; the job deletes them', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Ephemeral' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Ephemeral' });
       await seedUser(p, room.token, 'bob');
       const set = await call(p, 'POST', `${V4}/room/${room.token}/message-expiration`, { as: as('alice'), body: { seconds: 2 } });
       assert.equal(set.status, 200, set.text);
@@ -68,7 +69,7 @@ for (const dialect of dialects()) {
     });
 
     it('messages sent without expiration are kept', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Kept' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Kept' });
       const sent = await call(p, 'POST', `${V1}/chat/${room.token}`, { as: as('alice'), body: { message: 'Stays' } });
       assert.equal(sent.data.expirationTimestamp, 0);
       await runJobIfDue(p.services, jobs.find((j) => j.name === 'message-expiration')!, true);

@@ -25,7 +25,7 @@ async function poll(p: Proc, token: string, lastKnown: number, timeout: number) 
   return { status: res.status, data: text ? JSON.parse(text).ocs.data : undefined, ms: Date.now() - started };
 }
 
-describe('chat long-poll across two processes on one PostgreSQL schema', { skip: !process.env.PARLEY_TEST_PG }, () => {
+describe('chat long-poll across two processes on one PostgreSQL schema', { skip: process.env.PARLEY_TEST_PG ? false : 'PARLEY_TEST_PG is not set' }, () => {
   let env: Record<string, string>;
   let a: Proc | undefined;
   let b: Proc | undefined;

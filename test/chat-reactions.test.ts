@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -19,7 +20,7 @@ for (const dialect of dialects()) {
       await createUser(p, 'alice', { displayName: 'Alice A' });
       await createUser(p, 'bob', { displayName: 'Bob B' });
       await createUser(p, 'dave');
-      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Reacts' });
+      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reacts' });
       await seedUser(p, room.token, 'bob');
     });
     after(async () => p.close());
@@ -132,7 +133,7 @@ for (const dialect of dialects()) {
     });
 
     it('404 for missing messages, other rooms’ messages and non-participants', async () => {
-      const other = await createRoom(p, 'dave', { roomType: 2, roomName: 'Elsewhere' });
+      const other = await createRoom(p, 'dave', { roomType: RoomType.GROUP, roomName: 'Elsewhere' });
       const foreign = await send(other.token, 'dave', 'Not yours');
       assert.equal((await react('POST', room.token, foreign, 'bob', '👍')).status, 404);
       assert.equal((await react('POST', room.token, 99999999, 'bob', '👍')).status, 404);
@@ -145,7 +146,7 @@ for (const dialect of dialects()) {
     });
 
     it('403 read-only, 412 lobby, 403 without chat permission; GET only needs the lobby', async () => {
-      const r = await createRoom(p, 'alice', { roomType: 2, roomName: 'Locked' });
+      const r = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Locked' });
       await seedUser(p, r.token, 'bob');
       const id = await send(r.token, 'alice', 'Locked message');
       await setRoom(p, r.token, { read_only: 1 });

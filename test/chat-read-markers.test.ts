@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { countQueries, createRoom, joinGuest, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -20,7 +21,7 @@ for (const dialect of dialects()) {
       await createUser(p, 'alice', { displayName: 'Alice A' });
       await createUser(p, 'bob', { displayName: 'Bob B' });
       await createUser(p, 'carol', { groups: ['staff'] });
-      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Marks' });
+      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Marks' });
       await seedUser(p, room.token, 'bob');
       await seedUser(p, room.token, 'carol');
     });
@@ -108,7 +109,7 @@ for (const dialect of dialects()) {
       assert.equal(all.headers.get('x-chat-last-common-read'), String(m.data.id));
       // Carol makes her read status private: she is left out, and she sees 0.
       await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('carol'), body: { key: 'read_status_privacy', value: 1 } });
-      const carolRow = (await p.services.rooms.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'carol'))!;
+      const carolRow = (await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'carol'))!;
       assert.equal(carolRow.read_privacy, 1, 'the preference reaches the attendee rows');
       await read('carol', 1);
       assert.equal((await record('alice')).lastCommonReadMessage, m.data.id, 'private readers are not counted');
@@ -118,7 +119,7 @@ for (const dialect of dialects()) {
     });
 
     it('guests cannot set read markers (404)', async () => {
-      const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Public marks' });
+      const pub = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Public marks' });
       const guest = await joinGuest(p, pub.token);
       assert.equal((await call(p, 'POST', `${V1}/chat/${pub.token}/read`, { as: guest.caller, body: {} })).status, 404);
     });
@@ -127,7 +128,7 @@ for (const dialect of dialects()) {
       await createUser(p, 'dana');
       const list = () => call(p, 'GET', `${V4}/room`, { as: as('dana') });
       const mk = async (i: number) => {
-        const r = await createRoom(p, 'alice', { roomType: 2, roomName: `q${i}` });
+        const r = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: `q${i}` });
         await seedUser(p, r.token, 'dana');
         await call(p, 'POST', `${V1}/chat/${r.token}`, { as: as('alice'), body: { message: `hello ${i} @dana` } });
         return r;

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, roomRow, seedUser, setRoom } from './helpers/rooms.js';
 import { SYSTEM_ACTOR } from '../src/domain/chat.js';
+import { RoomType } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`chat storage [${dialect}]`, () => {
@@ -18,15 +19,15 @@ for (const dialect of dialects()) {
       p = await startParley(dialect);
       await createUser(p, 'alice');
       await createUser(p, 'bob');
-      room1 = await createRoom(p, 'alice', { roomType: 2, roomName: 'One' });
-      room2 = await createRoom(p, 'alice', { roomType: 2, roomName: 'Two' });
+      room1 = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'One' });
+      room2 = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Two' });
       await seedUser(p, room1.token, 'bob');
     });
     after(async () => p.close());
 
     const post = async (token: string, text: string, mentions = { direct: [] as number[], indirect: [] as number[], userIds: [] as string[] }) => {
       const room = (await roomRow(p, token))!;
-      const attendee = await p.services.rooms.repos.attendees.find(room.id, 'users', 'alice');
+      const attendee = await p.services.repos.attendees.find(room.id, 'users', 'alice');
       return p.services.chat.postUserMessage(room, {
         actor: { type: 'users', id: 'alice', displayName: 'alice' },
         attendeeId: attendee!.id,
@@ -47,7 +48,7 @@ for (const dialect of dialects()) {
       assert.ok(a < b && b < c);
       assert.equal((await roomRow(p, room1.token))!.last_message, c);
       assert.equal((await roomRow(p, room2.token))!.last_message, b);
-      const alice = await p.services.rooms.repos.attendees.find((await roomRow(p, room1.token))!.id, 'users', 'alice');
+      const alice = await p.services.repos.attendees.find((await roomRow(p, room1.token))!.id, 'users', 'alice');
       assert.equal(alice!.last_read_message, c, "the author's read marker moves to their message");
     });
 
@@ -67,19 +68,19 @@ for (const dialect of dialects()) {
 
     it('mentions set last_mention_message, direct ones also last_mention_direct', async () => {
       const room = (await roomRow(p, room1.token))!;
-      const bob = (await p.services.rooms.repos.attendees.find(room.id, 'users', 'bob'))!;
+      const bob = (await p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
       const id1 = await post(room1.token, 'hey all', { direct: [], indirect: [bob.id], userIds: ['bob'] });
-      let row = (await p.services.rooms.repos.attendees.find(room.id, 'users', 'bob'))!;
+      let row = (await p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
       assert.equal(row.last_mention_message, id1);
       assert.equal(row.last_mention_direct, 0);
       const id2 = await post(room1.token, 'hey bob', { direct: [bob.id], indirect: [], userIds: ['bob'] });
-      row = (await p.services.rooms.repos.attendees.find(room.id, 'users', 'bob'))!;
+      row = (await p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
       assert.equal(row.last_mention_message, id2);
       assert.equal(row.last_mention_direct, id2);
     });
 
     it('deleting a conversation deletes its messages', async () => {
-      const doomed = await createRoom(p, 'alice', { roomType: 2, roomName: 'Doomed' });
+      const doomed = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Doomed' });
       const id = (await roomRow(p, doomed.token))!.id;
       await post(doomed.token, 'bye');
       const count = async () => (await p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', id).execute()).length;

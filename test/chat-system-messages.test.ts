@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, seedUser, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -18,7 +19,7 @@ for (const dialect of dialects()) {
       p = await startParley(dialect);
       await createUser(p, 'alice', { displayName: 'Alice A' });
       await createUser(p, 'bob', { displayName: 'Bob B' });
-      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Plans' });
+      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plans' });
       bobAttendee = (await seedUser(p, room.token, 'bob')).id;
     });
     after(async () => p.close());

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { attendeesOf, createRoom, joinGuest, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const OLD = 100;
 
@@ -35,14 +36,14 @@ for (const dialect of dialects()) {
     /** A conversation of alice with bob (moderator) and carol (user); lastActivity set back to OLD. */
     async function room(roomType = 2, name = 'Room'): Promise<string> {
       const r = await createRoom(p, 'alice', { roomType, roomName: name });
-      await seedUser(p, r.token, 'bob', 2);
-      await seedUser(p, r.token, 'carol', 3);
+      await seedUser(p, r.token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(p, r.token, 'carol', ParticipantType.USER);
       await setRoom(p, r.token, { last_activity: OLD });
       return r.token;
     }
 
     async function oneToOne(): Promise<string> {
-      const r = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 1, invite: 'erin' } });
+      const r = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'erin' } });
       assert.ok(r.status === 200 || r.status === 201, r.text);
       return r.data.token;
     }
@@ -119,10 +120,10 @@ for (const dialect of dialects()) {
 
       it('guest moderators may set it', async () => {
         const t = await room(3);
-        const g = await joinGuest(p, t, 6);
+        const g = await joinGuest(p, t, ParticipantType.GUEST_MODERATOR);
         const r = await req('PUT', t, '/description', g.caller, { description: 'By a guest moderator' });
         assert.equal(r.status, 200, r.text);
-        assert.equal(r.data.participantType, 6);
+        assert.equal(r.data.participantType, ParticipantType.GUEST_MODERATOR);
         assert.equal((await roomRow(p, t))!.description, 'By a guest moderator');
       });
     });
@@ -132,7 +133,7 @@ for (const dialect of dialects()) {
         const t = await room(2);
         const r = await req('POST', t, '/public', 'alice');
         assert.equal(r.status, 200, r.text);
-        assert.equal(r.data.type, 3);
+        assert.equal(r.data.type, RoomType.PUBLIC);
         assert.equal(r.data.hasPassword, false);
         await assertBumped(t, r);
         await setRoom(p, t, { last_activity: OLD });
@@ -141,7 +142,7 @@ for (const dialect of dialects()) {
         await assertNotBumped(t);
         const back = await req('DELETE', t, '/public', 'alice');
         assert.equal(back.status, 200);
-        assert.equal(back.data.type, 2);
+        assert.equal(back.data.type, RoomType.GROUP);
         await assertBumped(t, back);
         await setRoom(p, t, { last_activity: OLD });
         assert.deepEqual(await outcome(req('DELETE', t, '/public', 'alice')), [400, 'type']);
@@ -150,11 +151,11 @@ for (const dialect of dialects()) {
 
       it('leaving public removes guests, guest moderators and self-joined users with their sessions', async () => {
         const t = await room(3);
-        await seedUser(p, t, 'dave', 5);
-        await seedAttendee(p, t, { actorType: 'groups', actorId: 'staff', participantType: 3 });
+        await seedUser(p, t, 'dave', ParticipantType.USER_SELF_JOINED);
+        await seedAttendee(p, t, { actorType: 'groups', actorId: 'staff', participantType: ParticipantType.USER });
         const g = await joinGuest(p, t);
-        const gm = await joinGuest(p, t, 6);
-        await seedAttendee(p, t, { actorType: 'emails', actorId: 'x@example.org', participantType: 4 });
+        const gm = await joinGuest(p, t, ParticipantType.GUEST_MODERATOR);
+        await seedAttendee(p, t, { actorType: 'emails', actorId: 'x@example.org', participantType: ParticipantType.GUEST });
         const r = await req('DELETE', t, '/public', 'bob');
         assert.equal(r.status, 200, r.text);
         const left = (await attendeesOf(p, t)).map((a) => `${a.actor_type}:${a.actor_id}:${a.participant_type}`).sort();
@@ -169,7 +170,7 @@ for (const dialect of dialects()) {
         const short = await req('POST', t, '/public', 'alice', { password: 'short' });
         assert.deepEqual([short.status, short.data.error], [400, 'password']);
         assert.match(short.data.message, /at least 10 characters/);
-        assert.equal((await roomRow(p, t))!.type, 2);
+        assert.equal((await roomRow(p, t))!.type, RoomType.GROUP);
         const r = await req('POST', t, '/public', 'alice', { password: 'long enough secret' });
         assert.equal(r.status, 200);
         assert.equal(r.data.hasPassword, true);
@@ -184,7 +185,7 @@ for (const dialect of dialects()) {
           const t = await room(2);
           const r = await req('POST', t, '/public', 'alice');
           assert.deepEqual([r.status, r.data.error, r.data.message], [400, 'password', 'Password needs to be set']);
-          assert.equal((await roomRow(p, t))!.type, 2);
+          assert.equal((await roomRow(p, t))!.type, RoomType.GROUP);
           assert.equal((await req('POST', t, '/public', 'alice', { password: 'long enough secret' })).status, 200);
         } finally {
           await p.services.appConfig.set('force_passwords', '0');
@@ -203,12 +204,12 @@ for (const dialect of dialects()) {
         const child = await room(3);
         await setRoom(p, child, { object_type: 'room', object_id: parent });
         assert.deepEqual(await outcome(req('DELETE', child, '/public', 'alice')), [400, 'breakout-room']);
-        assert.equal((await roomRow(p, child))!.type, 3);
+        assert.equal((await roomRow(p, child))!.type, RoomType.PUBLIC);
         const pub = await room(3);
-        const gm = await joinGuest(p, pub, 6);
+        const gm = await joinGuest(p, pub, ParticipantType.GUEST_MODERATOR);
         const r = await req('DELETE', pub, '/public', gm.caller);
         assert.deepEqual([r.status, r.data.error], [403, 'moderator']);
-        assert.equal((await roomRow(p, pub))!.type, 3);
+        assert.equal((await roomRow(p, pub))!.type, RoomType.PUBLIC);
       });
     });
 
@@ -231,7 +232,7 @@ for (const dialect of dialects()) {
         const t = await room(3);
         const ids = (await attendeesOf(p, t)).map((a) => a.id);
         await seedCall(t, ids);
-        await p.services.rooms.repos.rooms.update((await roomRow(p, t))!.id, { call_permissions: 5 });
+        await p.services.repos.rooms.update((await roomRow(p, t))!.id, { call_permissions: 5 });
         const r = await req('PUT', t, '/read-only', 'alice', { state: 1 });
         assert.equal(r.status, 200);
         assert.equal(r.data.hasCall, false);
@@ -312,7 +313,7 @@ for (const dialect of dialects()) {
         await setRoom(p, child, { object_type: 'room', object_id: g });
         assert.deepEqual(await outcome(req('PUT', child, '/password', 'alice', { password: 'correct horse battery' })), [400, 'breakout-room']);
         const pub = await room(3);
-        const gm = await joinGuest(p, pub, 6);
+        const gm = await joinGuest(p, pub, ParticipantType.GUEST_MODERATOR);
         assert.equal((await req('PUT', pub, '/password', gm.caller, { password: 'correct horse battery' })).status, 200);
         const c = await req('PUT', pub, '/password', 'carol', { password: '' });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
@@ -324,8 +325,8 @@ for (const dialect of dialects()) {
       it('default: Custom bit added, attendees\' own permissions reset (not groups), effective permissions follow', async () => {
         const t = await room(2);
         const carol = (await attendeesOf(p, t)).find((a) => a.actor_id === 'carol')!;
-        await p.services.rooms.repos.attendees.update(carol.id, { permissions: 1 | 128 });
-        const group = await seedAttendee(p, t, { actorType: 'groups', actorId: 'staff', participantType: 3, permissions: 1 | 4 });
+        await p.services.repos.attendees.update(carol.id, { permissions: 1 | 128 });
+        const group = await seedAttendee(p, t, { actorType: 'groups', actorId: 'staff', participantType: ParticipantType.USER, permissions: 1 | 4 });
         const r = await req('PUT', t, '/permissions/default', 'bob', { permissions: 4 | 128 });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.defaultPermissions, 1 | 4 | 128);
@@ -372,7 +373,7 @@ for (const dialect of dialects()) {
         const c = await req('PUT', t, '/permissions/default', 'carol', { permissions: 4 });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
         assert.equal((await roomRow(p, t))!.default_permissions, 0);
-        const gm = await joinGuest(p, t, 6);
+        const gm = await joinGuest(p, t, ParticipantType.GUEST_MODERATOR);
         assert.equal((await req('PUT', t, '/permissions/default', gm.caller, { permissions: 4 })).status, 200);
         assert.equal((await roomRow(p, t))!.default_permissions, 5);
       });
@@ -447,12 +448,12 @@ for (const dialect of dialects()) {
         await setRoom(p, child, { object_type: 'room', object_id: parent });
         assert.deepEqual(await outcome(req('POST', child, '/message-expiration', 'alice', { seconds: 60 })), [400, 'breakout-room']);
         const former = await room(2);
-        await setRoom(p, former, { type: 5 });
+        await setRoom(p, former, { type: RoomType.ONE_TO_ONE_FORMER });
         assert.deepEqual(await outcome(req('POST', former, '/message-expiration', 'alice', { seconds: 60 })), [400, 'type']);
         assert.equal((await req('POST', parent, '/message-expiration', 'carol', { seconds: 60 })).status, 403);
         const one = await oneToOne();
         assert.equal((await req('POST', one, '/message-expiration', 'alice', { seconds: 60 })).data.messageExpiration, 60);
-        const gm = await joinGuest(p, parent, 6);
+        const gm = await joinGuest(p, parent, ParticipantType.GUEST_MODERATOR);
         assert.equal((await req('POST', parent, '/message-expiration', gm.caller, { seconds: 60 })).status, 200);
       });
     });
@@ -515,10 +516,10 @@ for (const dialect of dialects()) {
       it('the lobby holds back users and guests without bit 8 (record and 412 on the participant list), not moderators', async () => {
         const t = await room(3);
         const guest = await joinGuest(p, t);
-        const gm = await joinGuest(p, t, 6);
-        await seedUser(p, t, 'dave', 3);
+        const gm = await joinGuest(p, t, ParticipantType.GUEST_MODERATOR);
+        await seedUser(p, t, 'dave', ParticipantType.USER);
         const dave = (await attendeesOf(p, t)).find((a) => a.actor_id === 'dave')!;
-        await p.services.rooms.repos.attendees.update(dave.id, { permissions: 1 | 4 | 8 | 128 });
+        await p.services.repos.attendees.update(dave.id, { permissions: 1 | 4 | 8 | 128 });
         const ids = (await attendeesOf(p, t)).map((a) => a.id);
         await seedCall(t, ids);
         const r = await req('PUT', t, '/webinar/lobby', 'bob', { state: 1 });
@@ -558,7 +559,7 @@ for (const dialect of dialects()) {
         assert.deepEqual(await outcome(req('PUT', t, '/webinar/lobby', 'alice', { state: 2 })), [400, 'value']);
         assert.equal((await req('PUT', t, '/webinar/lobby', 'carol', { state: 1 })).status, 403);
         const pub = await room(3);
-        const gm = await joinGuest(p, pub, 6);
+        const gm = await joinGuest(p, pub, ParticipantType.GUEST_MODERATOR);
         assert.deepEqual((await req('PUT', pub, '/webinar/lobby', gm.caller, { state: 1 })).data, { error: 'moderator', message: 'Only moderators can do this' });
         assert.equal((await roomRow(p, t))!.lobby_state, 0);
         assert.equal((await roomRow(p, pub))!.lobby_state, 0);

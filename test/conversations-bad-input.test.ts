@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 interface Case {
   /** What is wrong, for the failure message. */
@@ -89,21 +90,21 @@ const TOKENLESS: Case[] = [
   ...[{ modifiedSince: 'abc' }, { modifiedSince: '-1' }, { modifiedSince: '' }].map((query): Case => ({ what: `GET /room ${JSON.stringify(query)}`, method: 'GET', path: '!/room', query, error: 'modifiedSince' })),
   ...[{ includeLastMessage: 'maybe' }].map((query): Case => ({ what: `GET /room ${JSON.stringify(query)}`, method: 'GET', path: '!/room', query, error: 'includeLastMessage' })),
   { what: 'GET /listed-room searchTerm too long', method: 'GET', path: '!/listed-room', query: { searchTerm: LONG(256) }, error: 'searchTerm' },
-  ...[{}, { roomType: 'abc' }, { roomType: '' }, { roomType: 4 }, { roomType: 0 }, { roomType: 1.5 }].map(
+  ...[{}, { roomType: 'abc' }, { roomType: '' }, { roomType: RoomType.CHANGELOG }, { roomType: 0 }, { roomType: 1.5 }].map(
     (body): Case => ({ what: `POST /room ${JSON.stringify(body)}`, method: 'POST', path: '!/room', body: { roomName: 'n', ...body }, error: 'type' }),
   ),
   ...[{ roomName: '' }, { roomName: '  ' }, { roomName: LONG(256) }, { roomName: { a: 1 } }].map(
-    (body): Case => ({ what: `POST /room public ${JSON.stringify(body).slice(0, 40)}`, method: 'POST', path: '!/room', body: { roomType: 3, ...body }, error: 'name' }),
+    (body): Case => ({ what: `POST /room public ${JSON.stringify(body).slice(0, 40)}`, method: 'POST', path: '!/room', body: { roomType: RoomType.PUBLIC, ...body }, error: 'name' }),
   ),
-  { what: 'POST /room invite too long', method: 'POST', path: '!/room', body: { roomType: 1, invite: LONG(256) }, error: 'invite' },
-  { what: 'POST /room invite wrong type', method: 'POST', path: '!/room', body: { roomType: 1, invite: ['bob'] }, error: 'invite' },
-  { what: 'POST /room invite missing user', method: 'POST', path: '!/room', body: { roomType: 1, invite: 'nobody' }, status: 404, error: 'invite' },
-  { what: 'POST /room invite empty', method: 'POST', path: '!/room', body: { roomType: 1, invite: '' }, status: 404, error: 'invite' },
-  { what: 'POST /room source too long', method: 'POST', path: '!/room', body: { roomType: 2, invite: 'staff', source: LONG(65) }, error: 'source' },
-  { what: 'POST /room unknown objectType', method: 'POST', path: '!/room', body: { roomType: 2, roomName: 'n', objectType: 'file', objectId: '1' }, error: 'object' },
-  { what: 'POST /room objectType too long', method: 'POST', path: '!/room', body: { roomType: 2, roomName: 'n', objectType: LONG(65) }, error: 'object' },
-  { what: 'POST /room objectId too long', method: 'POST', path: '!/room', body: { roomType: 2, roomName: 'n', objectType: 'room', objectId: LONG(65) }, error: 'object' },
-  { what: 'POST /room objectId without objectType', method: 'POST', path: '!/room', body: { roomType: 2, roomName: 'n', objectId: 'abcdefgh' }, error: 'object' },
+  { what: 'POST /room invite too long', method: 'POST', path: '!/room', body: { roomType: RoomType.ONE_TO_ONE, invite: LONG(256) }, error: 'invite' },
+  { what: 'POST /room invite wrong type', method: 'POST', path: '!/room', body: { roomType: RoomType.ONE_TO_ONE, invite: ['bob'] }, error: 'invite' },
+  { what: 'POST /room invite missing user', method: 'POST', path: '!/room', body: { roomType: RoomType.ONE_TO_ONE, invite: 'nobody' }, status: 404, error: 'invite' },
+  { what: 'POST /room invite empty', method: 'POST', path: '!/room', body: { roomType: RoomType.ONE_TO_ONE, invite: '' }, status: 404, error: 'invite' },
+  { what: 'POST /room source too long', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, invite: 'staff', source: LONG(65) }, error: 'source' },
+  { what: 'POST /room unknown objectType', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, roomName: 'n', objectType: 'file', objectId: '1' }, error: 'object' },
+  { what: 'POST /room objectType too long', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, roomName: 'n', objectType: LONG(65) }, error: 'object' },
+  { what: 'POST /room objectId too long', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, roomName: 'n', objectType: 'room', objectId: LONG(65) }, error: 'object' },
+  { what: 'POST /room objectId without objectType', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, roomName: 'n', objectId: 'abcdefgh' }, error: 'object' },
 ];
 
 /** Every endpoint that takes a token, with a body that would otherwise be valid. */
@@ -135,9 +136,9 @@ for (const dialect of dialects()) {
     before(async () => {
       p = await startParley(dialect, { env: NO_THROTTLE });
       for (const u of ['alice', 'bob']) await createUser(p, u, { groups: ['staff'] });
-      const room = await createRoom(p, 'alice', { roomType: 3, roomName: 'Stable' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Stable' });
       token = room.token;
-      await seedUser(p, token, 'bob', 3);
+      await seedUser(p, token, 'bob', ParticipantType.USER);
     });
     after(async () => p.close());
 

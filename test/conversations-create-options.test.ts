@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { attendeesOf, createRoom, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 async function roomCount(p: Parley): Promise<number> {
   const r = await p.services.db.kysely.selectFrom('rooms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -27,10 +28,10 @@ for (const dialect of dialects()) {
     after(async () => p.close());
 
     it('source=circles with a team the caller is in creates the conversation with the team and its members', async () => {
-      const r = await post('alice', { roomType: 2, invite: 'design', source: 'circles' });
+      const r = await post('alice', { roomType: RoomType.GROUP, invite: 'design', source: 'circles' });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.data.name, 'Design team');
-      assert.equal(r.data.type, 2);
+      assert.equal(r.data.type, RoomType.GROUP);
       const rows = await attendeesOf(p, r.data.token);
       assert.deepEqual(
         rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
@@ -41,28 +42,28 @@ for (const dialect of dialects()) {
     it('source=circles: 404 invite for an unknown team or one the caller is not in; nothing created', async () => {
       const before = await roomCount(p);
       for (const [user, invite] of [['alice', 'nope'], ['dave', 'design']]) {
-        const r = await post(user, { roomType: 2, invite, source: 'circles' });
+        const r = await post(user, { roomType: RoomType.GROUP, invite, source: 'circles' });
         assert.deepEqual([r.status, r.data.error], [404, 'invite'], `${user} ${invite}`);
       }
       assert.equal(await roomCount(p), before);
     });
 
     it('roomType 3 with objectType room creates a breakout child of the parent type', async () => {
-      const parent = await createRoom(p, 'alice', { roomType: 2, roomName: 'Parent' });
+      const parent = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Parent' });
       await setRoom(p, parent.token, { breakout_room_mode: 1 });
-      await seedUser(p, parent.token, 'bob', 2);
-      const child = await createRoom(p, 'alice', { roomType: 3, roomName: 'Child', objectType: 'room', objectId: parent.token });
-      assert.equal(child.type, 2);
+      await seedUser(p, parent.token, 'bob', ParticipantType.MODERATOR);
+      const child = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Child', objectType: 'room', objectId: parent.token });
+      assert.equal(child.type, RoomType.GROUP);
       assert.equal(child.objectType, 'room');
       assert.equal(child.objectId, parent.token);
       assert.equal(child.lobbyState, 1, 'stopped breakout rooms: the child starts behind the lobby');
-      assert.ok((await attendeesOf(p, child.token)).some((a) => a.actor_id === 'bob' && a.participant_type === 2));
+      assert.ok((await attendeesOf(p, child.token)).some((a) => a.actor_id === 'bob' && a.participant_type === ParticipantType.MODERATOR));
     });
 
     it('applies every create-time option in the created conversation', async () => {
       const timer = Math.floor(Date.now() / 1000) + 3600;
       const r = await post('alice', {
-        roomType: 3,
+        roomType: RoomType.PUBLIC,
         roomName: 'Configured',
         password: 'a very good passphrase',
         readOnly: 1,
@@ -99,22 +100,22 @@ for (const dialect of dialects()) {
     it('each option is refused with 400 and its reason, and nothing is created', async () => {
       const before = await roomCount(p);
       const cases: Array<[Record<string, unknown>, string]> = [
-        [{ roomType: 2, password: 'a very good passphrase' }, 'password'],
-        [{ roomType: 3, password: 'short' }, 'password'],
-        [{ roomType: 2, readOnly: 2 }, 'read-only'],
-        [{ roomType: 2, listable: 3 }, 'listable'],
-        [{ roomType: 2, messageExpiration: -1 }, 'message-expiration'],
-        [{ roomType: 2, lobbyState: 2 }, 'lobby'],
-        [{ roomType: 2, lobbyState: 1, lobbyTimer: -5 }, 'lobby-timer'],
-        [{ roomType: 2, sipEnabled: 1 }, 'sip-enabled'],
-        [{ roomType: 2, sipEnabled: 7 }, 'sip-enabled'],
-        [{ roomType: 2, permissions: 512 }, 'permissions'],
-        [{ roomType: 2, recordingConsent: 2 }, 'recording-consent'],
-        [{ roomType: 2, mentionPermissions: 2 }, 'mention-permissions'],
-        [{ roomType: 2, description: 'x'.repeat(2001) }, 'description'],
-        [{ roomType: 2, emoji: 'ab' }, 'avatar'],
-        [{ roomType: 2, emoji: '🙂', avatarColor: 'red' }, 'avatar'],
-        [{ roomType: 2, readOnly: 'yes' }, 'read-only'],
+        [{ roomType: RoomType.GROUP, password: 'a very good passphrase' }, 'password'],
+        [{ roomType: RoomType.PUBLIC, password: 'short' }, 'password'],
+        [{ roomType: RoomType.GROUP, readOnly: 2 }, 'read-only'],
+        [{ roomType: RoomType.GROUP, listable: 3 }, 'listable'],
+        [{ roomType: RoomType.GROUP, messageExpiration: -1 }, 'message-expiration'],
+        [{ roomType: RoomType.GROUP, lobbyState: 2 }, 'lobby'],
+        [{ roomType: RoomType.GROUP, lobbyState: 1, lobbyTimer: -5 }, 'lobby-timer'],
+        [{ roomType: RoomType.GROUP, sipEnabled: 1 }, 'sip-enabled'],
+        [{ roomType: RoomType.GROUP, sipEnabled: 7 }, 'sip-enabled'],
+        [{ roomType: RoomType.GROUP, permissions: 512 }, 'permissions'],
+        [{ roomType: RoomType.GROUP, recordingConsent: 2 }, 'recording-consent'],
+        [{ roomType: RoomType.GROUP, mentionPermissions: 2 }, 'mention-permissions'],
+        [{ roomType: RoomType.GROUP, description: 'x'.repeat(2001) }, 'description'],
+        [{ roomType: RoomType.GROUP, emoji: 'ab' }, 'avatar'],
+        [{ roomType: RoomType.GROUP, emoji: '🙂', avatarColor: 'red' }, 'avatar'],
+        [{ roomType: RoomType.GROUP, readOnly: 'yes' }, 'read-only'],
       ];
       for (const [body, reason] of cases) {
         const r = await post('alice', { roomName: 'Refused', ...body });
@@ -124,13 +125,13 @@ for (const dialect of dialects()) {
     });
 
     it('permissions up to 511 (react) are accepted', async () => {
-      const r = await post('alice', { roomType: 2, roomName: 'Reactive', permissions: 511 });
+      const r = await post('alice', { roomType: RoomType.GROUP, roomName: 'Reactive', permissions: 511 });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.data.defaultPermissions, 511);
     });
 
     it('an emoji avatar given at creation is the conversation avatar', async () => {
-      const r = await post('alice', { roomType: 2, roomName: 'Emoji', emoji: '🚀', avatarColor: 'ff0000' });
+      const r = await post('alice', { roomType: RoomType.GROUP, roomName: 'Emoji', emoji: '🚀', avatarColor: 'ff0000' });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.data.isCustomAvatar, true);
       const img = await fetch(`${p.url}/ocs/v2.php/apps/spreed/api/v1/room/${r.data.token}/avatar`, { headers: { Authorization: 'Basic ' + Buffer.from('alice:alice-password-123').toString('base64') } });
@@ -144,30 +145,30 @@ for (const dialect of dialects()) {
       await p.services.appConfig.set('force_passwords', 'yes');
       try {
         const before = await roomCount(p);
-        const r = await post('alice', { roomType: 3, roomName: 'Open' });
+        const r = await post('alice', { roomType: RoomType.PUBLIC, roomName: 'Open' });
         assert.deepEqual([r.status, r.data.error], [400, 'password']);
         assert.equal(await roomCount(p), before);
-        const ok = await post('alice', { roomType: 3, roomName: 'Closed', password: 'a very good passphrase' });
+        const ok = await post('alice', { roomType: RoomType.PUBLIC, roomName: 'Closed', password: 'a very good passphrase' });
         assert.equal(ok.status, 201, ok.text);
-        assert.equal((await post('alice', { roomType: 2, roomName: 'Group is fine' })).status, 201);
+        assert.equal((await post('alice', { roomType: RoomType.GROUP, roomName: 'Group is fine' })).status, 201);
       } finally {
         await p.services.appConfig.set('force_passwords', 'no');
       }
     });
 
     it('objectType=room: a public conversation the caller is not in answers like a missing one, and misses are throttled', async () => {
-      const pub = await createRoom(p, 'bob', { roomType: 3, roomName: 'Public, not yours' });
+      const pub = await createRoom(p, 'bob', { roomType: RoomType.PUBLIC, roomName: 'Public, not yours' });
       await setRoom(p, pub.token, { breakout_room_mode: 1 });
       const answers = [];
       for (const objectId of [pub.token, 'missingtoken1']) {
-        const r = await post('carol', { roomType: 2, roomName: 'x', objectType: 'room', objectId });
+        const r = await post('carol', { roomType: RoomType.GROUP, roomName: 'x', objectType: 'room', objectId });
         answers.push([r.status, r.data]);
       }
       assert.deepEqual(answers[0], answers[1], 'existing-but-not-yours and missing answer the same');
       assert.equal(answers[0][0], 400);
       // The cap is 4 failures from this address: the next guesses are 429, as for GET /room/{token}.
       let last = 0;
-      for (let i = 0; i < 4; i++) last = (await post('carol', { roomType: 2, roomName: 'x', objectType: 'room', objectId: `guess${i}abc` })).status;
+      for (let i = 0; i < 4; i++) last = (await post('carol', { roomType: RoomType.GROUP, roomName: 'x', objectType: 'room', objectId: `guess${i}abc` })).status;
       assert.equal(last, 429);
       assert.equal((await call(p, 'GET', `${V4}/room/missingtoken2`, { as: as('carol') })).status, 429, 'one throttle for every token miss');
     });

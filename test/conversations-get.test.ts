@@ -131,7 +131,7 @@ for (const dialect of dialects()) {
         for (let i = 1; i < 200; i++) {
           const token = await p.services.rooms.newToken(await p.services.appConfig.snapshot());
           const oneToOne = i % 3 === 0;
-          const id = await p.services.rooms.repos.rooms.insert({
+          const id = await p.services.repos.rooms.insert({
             ...ROOM_DEFAULTS,
             token,
             name: oneToOne ? JSON.stringify(['counter', `u${i}`]) : `c${i}`,

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { cookieOf, countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 /** Every field of the contract table not marked Removed, plus the §4.3 extras. */
 const FIELDS = [
@@ -32,9 +33,9 @@ for (const dialect of dialects()) {
       await createUser(p, 'alice', { displayName: 'Alice A' });
       await createUser(p, 'bob', { displayName: 'Bob B', groups: ['callers'] });
       await createUser(p, 'carol');
-      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Record' });
-      await seedUser(p, room.token, 'bob', 3);
-      await seedUser(p, room.token, 'carol', 3);
+      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Record' });
+      await seedUser(p, room.token, 'bob', ParticipantType.USER);
+      await seedUser(p, room.token, 'carol', ParticipantType.USER);
     });
     after(async () => p.close());
 
@@ -47,11 +48,11 @@ for (const dialect of dialects()) {
     };
     /** A guest of the group conversation `room`: guests join public conversations only, so it is public while the guest joins. */
     const groupGuest = async (): Promise<Caller> => {
-      await setRoom(p, room.token, { type: 3 });
+      await setRoom(p, room.token, { type: RoomType.PUBLIC });
       try {
         return (await joinGuest(p, room.token)).caller;
       } finally {
-        await setRoom(p, room.token, { type: 2 });
+        await setRoom(p, room.token, { type: RoomType.GROUP });
       }
     };
     const withConfig = async (values: Record<string, string>, fn: () => Promise<void>) => {
@@ -78,7 +79,7 @@ for (const dialect of dialects()) {
       assert.equal(r.isImportant, false);
       assert.equal(r.isSensitive, false);
       assert.equal(r.liveTranscriptionLanguageId, '');
-      assert.equal(r.participantType, 3);
+      assert.equal(r.participantType, ParticipantType.USER);
       assert.equal(r.actorId, 'bob');
       assert.equal(r.canDeleteConversation, false);
       assert.equal(r.canLeaveConversation, true);
@@ -87,7 +88,7 @@ for (const dialect of dialects()) {
     });
 
     it('one-to-one: name is the other user id, displayName their display name', async () => {
-      const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+      const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       const a = await rec(one.token, 'alice');
       assert.equal(a.name, 'bob');
       assert.equal(a.displayName, 'Bob B');
@@ -97,9 +98,9 @@ for (const dialect of dialects()) {
       assert.equal(b.name, 'alice');
       assert.equal(b.displayName, 'Alice A');
       // Former one-to-one (the other user is gone): still their id and a readable name.
-      await setRoom(p, one.token, { type: 5, name: '["alice","zed"]' });
+      await setRoom(p, one.token, { type: RoomType.ONE_TO_ONE_FORMER, name: '["alice","zed"]' });
       const f = await rec(one.token, 'alice');
-      assert.equal(f.type, 5);
+      assert.equal(f.type, RoomType.ONE_TO_ONE_FORMER);
       assert.equal(f.name, 'zed');
       assert.equal(f.displayName, 'zed');
       assert.equal(f.notificationLevel, 1);
@@ -198,7 +199,7 @@ for (const dialect of dialects()) {
       const plain = await rec(room.token, 'bob');
       assert.equal(plain.isCustomAvatar, false);
       assert.match(plain.avatarVersion, /^[0-9a-f]{8}$/);
-      const pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Public' });
+      const pub = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Public' });
       assert.notEqual(pub.avatarVersion, plain.avatarVersion, 'the default icon depends on the type');
       await setRoom(p, room.token, { description: 'About', read_only: 1, password: 'hash', message_expiration: 3600, avatar: 'a1b2c3d4e5.png' });
       try {
@@ -229,7 +230,7 @@ for (const dialect of dialects()) {
         assert.equal(again.canEnableSIP, false, 'normal users cannot enable SIP');
         // Owners can only enable SIP on numeric (SIP-compatible) tokens.
         assert.equal((await rec(room.token, 'alice')).canEnableSIP, false);
-        const numeric = await createRoom(p, 'alice', { roomType: 2, roomName: 'Dial in' });
+        const numeric = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Dial in' });
         assert.match(numeric.token, /^\d{10}$/);
         assert.equal(numeric.canEnableSIP, true);
         await p.services.appConfig.set('sip_bridge_groups', '["callers"]');
@@ -245,7 +246,7 @@ for (const dialect of dialects()) {
 
     it('guests: participant record with "Private conversation" outside public rooms, notificationLevel 3', async () => {
       const g = await rec(room.token, undefined, { as: await groupGuest() });
-      assert.equal(g.type, 2);
+      assert.equal(g.type, RoomType.GROUP);
       assert.equal(g.displayName, 'Private conversation');
       assert.equal(g.actorType, 'guests');
       assert.equal(g.notificationLevel, 3);
@@ -254,7 +255,7 @@ for (const dialect of dialects()) {
     });
 
     it("the caller's own session and the other user's status, statuses loaded in one batch", async () => {
-      const one = await createRoom(p, 'carol', { roomType: 1, invite: 'bob' });
+      const one = await createRoom(p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       const joined = await call(p, 'POST', `${V4}/room/${one.token}/participants/active`, { as: as('carol') });
       assert.equal(joined.status, 200, joined.text);
       const carol: Caller = { ...as('carol'), headers: { Cookie: cookieOf(joined) } };
@@ -283,7 +284,7 @@ for (const dialect of dialects()) {
       // Both measured right after a write, so neither answer comes from the rendered-answer cache.
       await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('bob'), body: { statusType: 'dnd' } });
       const before = await listCost();
-      await createRoom(p, 'carol', { roomType: 1, invite: 'alice' });
+      await createRoom(p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'alice' });
       await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('alice'), body: { statusType: 'away' } });
       assert.equal(await listCost(), before);
     });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { attendeesOf, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`rename and delete [${dialect}]`, () => {
@@ -22,11 +23,11 @@ for (const dialect of dialects()) {
       let room: any;
       let guestModerator: Caller;
       before(async () => {
-        room = await createRoom(p, 'alice', { roomType: 3, roomName: 'Original' });
-        await seedUser(p, room.token, 'bob', 2);
-        await seedUser(p, room.token, 'carol', 3);
-        await seedUser(p, room.token, 'dave', 5);
-        guestModerator = (await joinGuest(p, room.token, 6)).caller;
+        room = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Original' });
+        await seedUser(p, room.token, 'bob', ParticipantType.MODERATOR);
+        await seedUser(p, room.token, 'carol', ParticipantType.USER);
+        await seedUser(p, room.token, 'dave', ParticipantType.USER_SELF_JOINED);
+        guestModerator = (await joinGuest(p, room.token, ParticipantType.GUEST_MODERATOR)).caller;
       });
       // The guest leaves: its session would otherwise outlive this block (DELETE below counts sessions).
       after(async () => assert.equal((await call(p, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: guestModerator })).status, 200));
@@ -81,11 +82,11 @@ for (const dialect of dialects()) {
       });
 
       it('400 type for one-to-one, 400 event for event conversations', async () => {
-        const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+        const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
         const r = await rename(one.token, 'Nope', 'alice');
         assert.equal(r.status, 400);
         assert.equal(r.data.error, 'type');
-        const ev = await createRoom(p, 'alice', { roomType: 2, roomName: 'Meeting' });
+        const ev = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Meeting' });
         await setRoom(p, ev.token, { object_type: 'event', object_id: '1#2' });
         const e = await rename(ev.token, 'Nope', 'alice');
         assert.equal(e.status, 400);
@@ -96,9 +97,9 @@ for (const dialect of dialects()) {
 
     describe('DELETE /room/{token}', () => {
       it('200 (data null); the room, its attendees and their sessions are gone', async () => {
-        const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Doomed' });
+        const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Doomed' });
         const bob = await seedUser(p, room.token, 'bob');
-        const keep = await createRoom(p, 'alice', { roomType: 2, roomName: 'Keep' });
+        const keep = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Keep' });
         const kept = await seedUser(p, keep.token, 'bob');
         await p.services.db.kysely
           .insertInto('sessions')
@@ -119,20 +120,20 @@ for (const dialect of dialects()) {
       });
 
       it('deleting a parent deletes its breakout rooms, nothing else', async () => {
-        const parent = await createRoom(p, 'alice', { roomType: 2, roomName: 'Parent' });
+        const parent = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Parent' });
         await setRoom(p, parent.token, { breakout_room_mode: 1, breakout_room_status: 1 });
-        const c1 = await createRoom(p, 'alice', { roomType: 2, roomName: 'Child 1', objectType: 'room', objectId: parent.token });
-        const c2 = await createRoom(p, 'alice', { roomType: 2, roomName: 'Child 2', objectType: 'room', objectId: parent.token });
-        const other = await createRoom(p, 'alice', { roomType: 2, roomName: 'Other' });
+        const c1 = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Child 1', objectType: 'room', objectId: parent.token });
+        const c2 = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Child 2', objectType: 'room', objectId: parent.token });
+        const other = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Other' });
         assert.equal((await del(parent.token, 'alice')).status, 200);
         for (const t of [parent.token, c1.token, c2.token]) assert.equal(await roomRow(p, t), undefined, t);
         assert.ok(await roomRow(p, other.token));
       });
 
       it('moderators and guest moderators may delete; 403 for users; 404 for strangers and bad tokens', async () => {
-        const room = await createRoom(p, 'alice', { roomType: 3, roomName: 'Rights' });
-        await seedUser(p, room.token, 'carol', 3);
-        await seedUser(p, room.token, 'dave', 5);
+        const room = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Rights' });
+        await seedUser(p, room.token, 'carol', ParticipantType.USER);
+        await seedUser(p, room.token, 'dave', ParticipantType.USER_SELF_JOINED);
         for (const u of ['carol', 'dave']) {
           const r = await del(room.token, u);
           assert.equal(r.status, 403);
@@ -144,17 +145,17 @@ for (const dialect of dialects()) {
           assert.equal(r.data.error, 'room');
         }
         assert.ok(await roomRow(p, room.token));
-        const { caller: guestModerator } = await joinGuest(p, room.token, 6);
+        const { caller: guestModerator } = await joinGuest(p, room.token, ParticipantType.GUEST_MODERATOR);
         const g = await call(p, 'DELETE', `${V4}/room/${room.token}`, { as: guestModerator });
         assert.equal(g.status, 200);
         assert.equal(await roomRow(p, room.token), undefined);
-        const m = await createRoom(p, 'alice', { roomType: 2, roomName: 'By moderator' });
-        await seedUser(p, m.token, 'bob', 2);
+        const m = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'By moderator' });
+        await seedUser(p, m.token, 'bob', ParticipantType.MODERATOR);
         assert.equal((await del(m.token, 'bob')).status, 200);
       });
 
       it('400 type for one-to-one unless delete_one_to_one_conversations is on', async () => {
-        const one = await createRoom(p, 'carol', { roomType: 1, invite: 'dave' });
+        const one = await createRoom(p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'dave' });
         const r = await del(one.token, 'carol');
         assert.equal(r.status, 400);
         assert.equal(r.data.error, 'type');

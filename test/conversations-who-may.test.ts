@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { createRoom, joinGuest, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 type Kind = 'owner' | 'moderator' | 'user' | 'selfJoined' | 'guest' | 'guestModerator' | 'stranger' | 'anonymous';
 const KINDS: Kind[] = ['owner', 'moderator', 'user', 'selfJoined', 'guest', 'guestModerator', 'stranger', 'anonymous'];
@@ -130,19 +131,19 @@ for (const dialect of dialects()) {
         // A one-to-one conversation per fixture: alice with a fresh user (both owners).
         const other = `peer${n}`;
         await createUser(p, other);
-        const r = await createRoom(p, 'alice', { roomType: 1, invite: other });
+        const r = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: other });
         return { token: r.token, callers };
       }
       const r = await createRoom(p, 'alice', { roomType: type, roomName: `Room ${n}` });
-      await seedUser(p, r.token, 'bob', 2);
-      await seedUser(p, r.token, 'carol', 3);
+      await seedUser(p, r.token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(p, r.token, 'carol', ParticipantType.USER);
       callers.set('moderator', as('bob'));
       callers.set('user', as('carol'));
       if (type === 3) {
-        await seedUser(p, r.token, 'dave', 5);
+        await seedUser(p, r.token, 'dave', ParticipantType.USER_SELF_JOINED);
         callers.set('selfJoined', as('dave'));
         callers.set('guest', (await joinGuest(p, r.token)).caller);
-        callers.set('guestModerator', (await joinGuest(p, r.token, 6)).caller);
+        callers.set('guestModerator', (await joinGuest(p, r.token, ParticipantType.GUEST_MODERATOR)).caller);
       }
       return { token: r.token, callers };
     }
@@ -177,7 +178,7 @@ for (const dialect of dialects()) {
         const guest = pub.callers.get('guest');
         const cases: Array<[string, string, Record<string, unknown> | undefined, number]> = [
           ['GET', '/room', undefined, 200],
-          ['POST', '/room', { roomType: 2, roomName: 'New' }, 201],
+          ['POST', '/room', { roomType: RoomType.GROUP, roomName: 'New' }, 201],
           ['GET', '/listed-room', undefined, 200],
         ];
         for (const [method, path, body, ok] of cases) {

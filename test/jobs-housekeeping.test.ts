@@ -120,10 +120,10 @@ for (const dialect of dialects()) {
 
     it('empty rooms: no attendee besides groups and teams means deleted; the changelog stays', async () => {
       const withGroupOnly = await room('group only');
-      await p.services.rooms.repos.attendees.deleteForRooms([(await roomRow(p, withGroupOnly))!.id]);
+      await p.services.repos.attendees.deleteForRooms([(await roomRow(p, withGroupOnly))!.id]);
       await seedAttendee(p, withGroupOnly, { actorType: 'groups', actorId: 'staff', participantType: 3 });
       const changelog = await room('changelog', { type: 4 });
-      await p.services.rooms.repos.attendees.deleteForRooms([(await roomRow(p, changelog))!.id]);
+      await p.services.repos.attendees.deleteForRooms([(await roomRow(p, changelog))!.id]);
       const occupied = await room('occupied');
       assert.match(await run('empty-rooms'), /^[1-9]\d* deleted$/);
       assert.equal(await exists(withGroupOnly), false);
@@ -136,7 +136,7 @@ for (const dialect of dialects()) {
       const repo = new ParticipantsRepository(p.services.db.kysely);
       const t = now();
       const live = await room('live call', { active_since: t, call_flag: 7, call_permissions: 5 });
-      const liveAttendee = (await p.services.rooms.repos.attendees.find((await roomRow(p, live))!.id, 'users', 'alice'))!;
+      const liveAttendee = (await p.services.repos.attendees.find((await roomRow(p, live))!.id, 'users', 'alice'))!;
       const session = await repo.insertSession(liveAttendee.id, 'a'.repeat(512), t);
       await p.services.db.kysely.updateTable('sessions').set({ in_call: 7 }).where('id', '=', session.id).execute();
       const abandoned = await room('abandoned call', { active_since: t - 600, call_flag: 1, call_permissions: 3 });

@@ -73,9 +73,9 @@ describe('jobs in two processes over one PostgreSQL', { skip: !process.env.PARLE
     const lobby = await room('lobby', { lobby_state: 1, lobby_timer: t - 5 });
     const call = await room('long call', { active_since: t - 3600, call_flag: 1, call_permissions: 9 });
     const empty = await room('empty', {});
-    await p.services.rooms.repos.attendees.deleteForRooms([(await roomRow(p, empty))!.id]);
+    await p.services.repos.attendees.deleteForRooms([(await roomRow(p, empty))!.id]);
     const members = new ParticipantsRepository(p.services.db.kysely);
-    const attendee = (await p.services.rooms.repos.attendees.find((await roomRow(p, idle))!.id, 'users', 'alice'))!;
+    const attendee = (await p.services.repos.attendees.find((await roomRow(p, idle))!.id, 'users', 'alice'))!;
     const stale = await members.insertSession(attendee.id, 's'.repeat(512), t - 1000);
 
     const started = now();

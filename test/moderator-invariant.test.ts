@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { expectRefusal, runCli } from './helpers/cli.js';
 import { V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const ROUNDS = 15;
 
@@ -23,7 +24,7 @@ for (const dialect of dialects()) {
 
     /** A group conversation whose only moderators are bob and carol (the creator left), and dave. */
     async function twoModerators(): Promise<{ token: string; ids: Record<string, number> }> {
-      const room = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 2, roomName: 'mods' } });
+      const room = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.GROUP, roomName: 'mods' } });
       assert.equal(room.status, 201);
       const token = room.data.token;
       for (const u of ['bob', 'carol', 'dave']) {
@@ -40,7 +41,7 @@ for (const dialect of dialects()) {
 
     async function moderators(token: string): Promise<string[]> {
       const people = (await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('dave') })).data as Array<{ actorId: string; participantType: number }>;
-      return people.filter((x) => x.participantType === 1 || x.participantType === 2).map((x) => x.actorId);
+      return people.filter((x) => x.participantType === ParticipantType.OWNER || x.participantType === ParticipantType.MODERATOR).map((x) => x.actorId);
     }
 
     it(`two moderators demoting each other at once, in one process (${ROUNDS} rounds): one stays`, async () => {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { enterRoom, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const NOTES = '/ocs/v2.php/apps/notifications/api/v2/notifications';
 
@@ -22,7 +23,7 @@ for (const dialect of dialects()) {
     const enter = (user: string, token: string): Promise<Caller> => enterRoom(p, user, token);
     const callNotes = async (user: string) => ((await call(p, 'GET', NOTES, { as: as(user) })).data as any[]).filter((n) => n.object_type === 'call');
     async function groupRoom(name: string): Promise<string> {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
       await seedUser(p, room.token, 'bob');
       await seedUser(p, room.token, 'carol');
       return room.token as string;
@@ -51,6 +52,28 @@ for (const dialect of dialects()) {
       const alice = await enter('alice', token);
       assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: alice, body: { silent: true } })).status, 200);
       assert.equal((await callNotes('bob')).length, 0);
+      assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: alice })).status, 200);
+    });
+    it('ringing an attendee gives that user (and nobody else) a call notification, even with call notifications off', async () => {
+      const token = await groupRoom('Ring');
+      const alice = await enter('alice', token);
+      assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: alice, body: { silent: true } })).status, 200);
+      assert.equal((await callNotes('bob')).length, 0, 'silent call');
+      // Bob turned call notifications off: a ring still reaches him (Talk's sendCallNotification).
+      const bobSession = await enter('bob', token);
+      assert.equal((await call(p, 'POST', `${V4}/room/${token}/notify-calls`, { as: bobSession, body: { level: 0 } })).status, 200);
+      const list = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: alice });
+      const bob = list.data.find((x: any) => x.actorId === 'bob');
+      const r = await call(p, 'POST', `${V4}/call/${token}/ring/${bob.attendeeId}`, { as: alice });
+      assert.equal(r.status, 200, r.text);
+      const [note] = (await callNotes('bob')).filter((n) => n.object_id === token);
+      assert.ok(note, 'bob was rung');
+      assert.equal(note.object_id, token);
+      assert.match(note.subject, /call/);
+      assert.equal((await callNotes('carol')).filter((n) => n.object_id === token).length, 0, 'only the rung attendee');
+      // Capability advertised because this works.
+      const caps = (await call(p, 'GET', '/cloud/capabilities', { as: as('bob') })).data.capabilities.spreed;
+      assert.ok(caps.features.includes('send-call-notification'));
       assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: alice })).status, 200);
     });
   });

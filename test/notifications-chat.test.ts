@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, seedUser } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const NOTES = '/ocs/v2.php/apps/notifications/api/v2/notifications';
 const CHAT = '/apps/spreed/api/v1/chat';
@@ -24,7 +25,7 @@ for (const dialect of dialects()) {
     const send = (user: string, token: string, body: Record<string, unknown>) => call(p, 'POST', `${CHAT}/${token}`, { as: as(user), body });
 
     it('a mention notifies the mentioned user; reading past it removes the notification', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Mentions' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Mentions' });
       await seedUser(p, room.token, 'bob');
       await seedUser(p, room.token, 'carol');
       const sent = await send('alice', room.token, { message: 'Lunch, @bob?' });
@@ -41,7 +42,7 @@ for (const dialect of dialects()) {
     });
 
     it('a silent message notifies nobody', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Quiet' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Quiet' });
       await seedUser(p, room.token, 'bob');
       assert.equal((await send('alice', room.token, { message: '@bob shh', silent: true })).status, 201);
       assert.equal((await chatNotes('bob')).length, 0);

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { countQueries, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const N = '/apps/notifications/api/v2/notifications';
 
@@ -33,7 +34,7 @@ for (const dialect of dialects()) {
     };
     const add = (token: string, who: string, newParticipant: string, source = 'users') =>
       call(p, 'POST', `${V4}/room/${token}/participants`, { as: as(who), body: { newParticipant, source } });
-    const roomOf = async (token: string) => (await p.services.rooms.repos.rooms.findByToken(token))!;
+    const roomOf = async (token: string) => (await p.services.repos.rooms.findByToken(token))!;
     const clear = async () => {
       for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await call(p, 'DELETE', N, { as: as(u) });
     };
@@ -46,7 +47,7 @@ for (const dialect of dialects()) {
     });
 
     it('adding a user to a group conversation invites them, as Talk words it', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Pictures' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Pictures' });
       assert.equal((await add(room.token, 'alice', 'bob')).status, 200);
       const r = await list('bob');
       assert.equal(r.status, 200);
@@ -91,7 +92,7 @@ for (const dialect of dialects()) {
       assert.match(etag, /^"[0-9a-f]{32}"$/);
       const same = await list('bob', { headers: { 'If-None-Match': etag } });
       assert.equal(same.status, 304);
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Second' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Second' });
       await add(room.token, 'alice', 'bob');
       const changed = await list('bob', { headers: { 'If-None-Match': etag } });
       assert.equal(changed.status, 200);
@@ -101,12 +102,12 @@ for (const dialect of dialects()) {
 
     it('adding a group invites its members; one-to-one conversations and existing members get none', async () => {
       await clear();
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Crew room' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Crew room' });
       assert.equal((await add(room.token, 'alice', 'crew', 'groups')).status, 200);
       for (const u of ['carol', 'dave']) assert.equal((await list(u)).data.length, 1, u);
       await add(room.token, 'alice', 'carol');
       assert.equal((await list('carol')).data.length, 1, 'already a member: no second invitation');
-      await createRoom(p, 'alice', { roomType: 1, invite: 'erin' });
+      await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'erin' });
       assert.deepEqual((await list('erin')).data, []);
     });
 
@@ -141,7 +142,7 @@ for (const dialect of dialects()) {
       assert.equal((await call(p, 'DELETE', `${N}/${n.notification_id}`, { as: as('dave') })).status, 200);
       assert.equal((await call(p, 'DELETE', `${N}/0`, { as: as('dave') })).status, 404);
       assert.deepEqual((await list('dave')).data, []);
-      for (const name of ['One', 'Two']) await add((await createRoom(p, 'alice', { roomType: 2, roomName: name })).token, 'alice', 'bob');
+      for (const name of ['One', 'Two']) await add((await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name })).token, 'alice', 'bob');
       assert.equal((await list('bob')).data.length, 2);
       assert.equal((await call(p, 'DELETE', N, { as: as('bob') })).status, 200);
       assert.deepEqual((await list('bob')).data, []);
@@ -150,7 +151,7 @@ for (const dialect of dialects()) {
 
     it('leaving, being removed and deletion of the conversation remove the invitation', async () => {
       await clear();
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Leaving' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Leaving' });
       for (const u of ['bob', 'erin']) await add(room.token, 'alice', u);
       assert.equal((await list('bob')).data.length, 1);
       assert.equal((await call(p, 'DELETE', `${V4}/room/${room.token}/participants/self`, { as: as('bob') })).status, 200);
@@ -169,7 +170,7 @@ for (const dialect of dialects()) {
 
     it('a group member removed from the group (and so from the conversation) loses the invitation', async () => {
       await clear();
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Group left' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Group left' });
       await add(room.token, 'alice', 'crew', 'groups');
       assert.equal((await list('dave')).data.length, 1);
       await p.services.directory.removeFromGroup('crew', 'dave');
@@ -178,7 +179,7 @@ for (const dialect of dialects()) {
 
     it('mentions: subject, message with @names, object id token/messageId; read marker removes them up to the message', async () => {
       await clear();
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Chatty' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Chatty' });
       for (const u of ['bob', 'carol']) await add(room.token, 'alice', u);
       await clear();
       const r = await roomOf(room.token);
@@ -216,7 +217,7 @@ for (const dialect of dialects()) {
 
     it('one-to-one mention and calls: ringing, missed, joined, repeated start', async () => {
       await clear();
-      const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+      const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       const r = await roomOf(one.token);
       const notes = p.services.notifications;
       await notes.mentioned(r.id, 5, { type: 'users', id: 'alice' }, ['bob'], { text: 'psst' });
@@ -247,7 +248,7 @@ for (const dialect of dialects()) {
 
     it('group calls: started, missed for some, call notifications off are skipped', async () => {
       await clear();
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Standup' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Standup' });
       for (const u of ['bob', 'carol', 'dave']) await seedUser(p, room.token, u);
       const r = await roomOf(room.token);
       await p.services.db.kysely.updateTable('attendees').set({ notification_calls: 0 }).where('room_id', '=', r.id).where('actor_id', '=', 'dave').execute();
@@ -273,7 +274,7 @@ for (const dialect of dialects()) {
     it('the list costs a constant number of queries, however many notifications', async () => {
       await clear();
       const rooms = [];
-      for (let i = 0; i < 3; i++) rooms.push(await createRoom(p, 'alice', { roomType: 2, roomName: `Q${i}` }));
+      for (let i = 0; i < 3; i++) rooms.push(await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: `Q${i}` }));
       await add(rooms[0].token, 'alice', 'bob');
       await list('bob');
       const few = await countQueries(p, () => list('bob'));
@@ -284,6 +285,29 @@ for (const dialect of dialects()) {
       await list('bob');
       const many = await countQueries(p, () => list('bob'));
       assert.equal(many, few);
+    });
+    it('creating a conversation with invite=<group> invites each member (not the creator), as Talk\'s notifier', async () => {
+      await clear();
+      for (const u of ['frank', 'gina', 'hank']) await createUser(p, u, { displayName: u[0].toUpperCase() + u.slice(1), groups: ['squad'] });
+      const room = await createRoom(p, 'frank', { roomType: 2, invite: 'squad', roomName: 'Crew created' });
+      for (const u of ['gina', 'hank']) {
+        const notes = (await list(u)).data.filter((n: any) => n.object_id === room.token);
+        assert.equal(notes.length, 1, u);
+        assert.equal(notes[0].object_type, 'room');
+        assert.equal(notes[0].subject, 'Frank invited you to a group conversation: Crew created');
+      }
+      assert.deepEqual((await list('frank')).data, [], 'not the creator');
+    });
+
+    it('joining the conversation processes the invitation (it disappears), and only that one', async () => {
+      await clear();
+      const a = await createRoom(p, 'alice', { roomType: 2, roomName: 'Join me' });
+      const b = await createRoom(p, 'alice', { roomType: 2, roomName: 'Not yet' });
+      await add(a.token, 'alice', 'bob');
+      await add(b.token, 'alice', 'bob');
+      assert.equal((await list('bob')).data.length, 2);
+      assert.equal((await call(p, 'POST', `${V4}/room/${a.token}/participants/active`, { as: as('bob') })).status, 200);
+      assert.deepEqual((await list('bob')).data.map((n: any) => n.object_id), [b.token]);
     });
   });
 }

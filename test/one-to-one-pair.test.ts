@@ -12,6 +12,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { oneToOneName } from '../src/services/rooms.js';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`one one-to-one per pair [${dialect}]`, () => {
@@ -25,7 +26,7 @@ for (const dialect of dialects()) {
     it('ten simultaneous requests from both sides: one 201, nine 200, one token', async () => {
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          call(p, 'POST', `${V4}/room`, { as: as(i % 2 ? 'alice' : 'bob'), body: { roomType: 1, invite: i % 2 ? 'bob' : 'alice' } }),
+          call(p, 'POST', `${V4}/room`, { as: as(i % 2 ? 'alice' : 'bob'), body: { roomType: RoomType.ONE_TO_ONE, invite: i % 2 ? 'bob' : 'alice' } }),
         ),
       );
       assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
@@ -34,7 +35,7 @@ for (const dialect of dialects()) {
 
     it('the database refuses a second one-to-one of the pair', async () => {
       const name = oneToOneName('alice', 'bob');
-      const row = await p.services.rooms.repos.rooms.findOneToOne(name);
+      const row = await p.services.repos.rooms.findOneToOne(name);
       assert.ok(row);
       await assert.rejects(sql`INSERT INTO rooms (token, name, type, created_at, last_activity) VALUES ('dupe0001', ${name}, 1, 0, 0)`.execute(p.services.db.kysely), /unique/i);
     });
@@ -42,7 +43,7 @@ for (const dialect of dialects()) {
     it('migrating a database with duplicate one-to-ones keeps the oldest and turns the others former', async () => {
       const db = p.services.db.kysely;
       const name = oneToOneName('alice', 'carol');
-      const first = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 1, invite: 'carol' } });
+      const first = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'carol' } });
       assert.equal(first.status, 201);
       // As before the index: drop it, add a duplicate, forget the migration, migrate again.
       await sql`DROP INDEX rooms_one_to_one_pair`.execute(db);
@@ -51,7 +52,7 @@ for (const dialect of dialects()) {
       assert.deepEqual((await migrateToLatest(p.services.db)).applied, ['0101-one-to-one-pair']);
       const rows = (await sql<{ token: string; type: number }>`SELECT token, type FROM rooms WHERE name = ${name} ORDER BY id`.execute(db)).rows;
       assert.deepEqual(rows.map((r) => [r.token, Number(r.type)]), [[first.data.token, 1], ['dupe0002', 5]]);
-      const again = await call(p, 'POST', `${V4}/room`, { as: as('carol'), body: { roomType: 1, invite: 'alice' } });
+      const again = await call(p, 'POST', `${V4}/room`, { as: as('carol'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'alice' } });
       assert.equal(again.status, 200);
       assert.equal(again.data.token, first.data.token);
     });

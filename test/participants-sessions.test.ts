@@ -5,6 +5,7 @@ import { as, call, createUser, dialects, startParley, type Caller, type Parley }
 import { attendeesOf, cookieOf, createRoom, NO_THROTTLE, roomRow, setRoom, V4 } from './helpers/rooms.js';
 import { hashPassword } from '../src/domain/passwords.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const guest = (cookie?: string): Caller => ({ headers: cookie ? { Cookie: cookie } : {} });
 
@@ -18,7 +19,7 @@ for (const dialect of dialects()) {
     after(async () => p.close());
 
     it('a member joins: 200 with the room record and a 512-character session id; leave ends it', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Team' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Team' });
       const j = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
       assert.equal(j.status, 200, j.text);
       assert.equal(j.data.token, room.token);
@@ -39,7 +40,7 @@ for (const dialect of dialects()) {
     });
 
     it('join: 404 for an unknown or invisible conversation, leave 404 likewise', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Hidden' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Hidden' });
       for (const [who, token] of [
         [as('outsider'), room.token],
         [as('owner'), 'zzzzzzzzzz'],
@@ -55,10 +56,10 @@ for (const dialect of dialects()) {
     });
 
     it('self-join of a public conversation: type 5, removed again on leave', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Open' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Open' });
       const j = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('member') });
       assert.equal(j.status, 200, j.text);
-      assert.equal(j.data.participantType, 5);
+      assert.equal(j.data.participantType, ParticipantType.USER_SELF_JOINED);
       const cookie = cookieOf(j);
       const l = await call(p, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: { ...as('member'), headers: { Cookie: cookie } } });
       assert.equal(l.status, 200);
@@ -66,7 +67,7 @@ for (const dialect of dialects()) {
     });
 
     it('password: 403 without or with a wrong one, 200 with the right one; members need none', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Locked' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Locked' });
       await setRoom(p, room.token, { password: await hashPassword('open sesame 42') });
       for (const password of [undefined, 'wrong']) {
         const r = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('member'), body: password ? { password } : {} });
@@ -83,7 +84,7 @@ for (const dialect of dialects()) {
     });
 
     it('409 with force=false while the cookie session is active; force=true replaces it', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Conflict' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Conflict' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
       const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first) } };
       const c = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: caller, body: { force: false } });
@@ -101,7 +102,7 @@ for (const dialect of dialects()) {
     });
 
     it('a stale session (no ping for over 40 s, not in a call) is replaced without 409', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Stale' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Stale' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
       await p.services.db.kysely.updateTable('sessions').set({ last_ping: Math.floor(Date.now() / 1000) - 45 }).where('session_id', '=', first.data.sessionId).execute();
       const r = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: { ...as('owner'), headers: { Cookie: cookieOf(first) } }, body: { force: false } });
@@ -109,7 +110,7 @@ for (const dialect of dialects()) {
     });
 
     it('an in-call session conflicts for 60 s without a ping (409 at 45 s), not after (200 at 61 s)', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'In call' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'In call' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
       assert.equal(first.status, 200, first.text);
       const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first) } };
@@ -131,7 +132,7 @@ for (const dialect of dialects()) {
     });
 
     it('two joins with force=false at the same moment on one cookie session: one 200, one 409', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Race' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Race' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
       const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first) } };
       await call(p, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: caller });
@@ -148,7 +149,7 @@ for (const dialect of dialects()) {
     });
 
     it('state: 200 with 0 and 1, 400 for other values, 404 without a session', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'State' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'State' });
       const j = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
       const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(j) } };
       for (const state of [0, 1]) {
@@ -168,10 +169,10 @@ for (const dialect of dialects()) {
     });
 
     it("a guest's whole journey: join, name, promoted, changes another guest's permissions, leaves", async () => {
-      const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Guests welcome' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Guests welcome' });
       const j = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: guest() });
       assert.equal(j.status, 200, j.text);
-      assert.equal(j.data.participantType, 4);
+      assert.equal(j.data.participantType, ParticipantType.GUEST);
       assert.equal(j.data.actorType, 'guests');
       assert.match(j.data.actorId, /^[0-9a-f]{40}$/);
       const g1 = guest(cookieOf(j));
@@ -189,7 +190,7 @@ for (const dialect of dialects()) {
       const promote = await call(p, 'POST', `${V4}/room/${room.token}/moderators`, { as: as('owner'), body: { attendeeId: grace.attendeeId } });
       assert.equal(promote.status, 200);
       const mine = await call(p, 'GET', `${V4}/room/${room.token}`, { as: g1 });
-      assert.equal(mine.data.participantType, 6);
+      assert.equal(mine.data.participantType, ParticipantType.GUEST_MODERATOR);
 
       const asMod = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: g1 });
       assert.equal(asMod.status, 200);
@@ -208,11 +209,11 @@ for (const dialect of dialects()) {
       const gone = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: g1 });
       assert.equal(gone.status, 404, 'after leaving, the guest is no longer a participant');
       const still = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner') });
-      assert.ok(still.data.some((x: any) => x.displayName === 'Grace' && x.participantType === 6 && x.sessionIds.length === 0), 'guest moderators stay listed');
+      assert.ok(still.data.some((x: any) => x.displayName === 'Grace' && x.participantType === ParticipantType.GUEST_MODERATOR && x.sessionIds.length === 0), 'guest moderators stay listed');
     });
 
     it('the cleanup job removes stale sessions and the attendees that lived only for them', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Cleanup' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Cleanup' });
       const g = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: guest() });
       const u = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('member') });
       const old = Math.floor(Date.now() / 1000) - 200;
@@ -245,7 +246,7 @@ for (const dialect of dialects()) {
     });
 
     it('two force=false joins on one cookie session, one per process: exactly one session and one 409', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Two processes' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Two processes' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
       const caller: Caller = { ...as('owner'), headers: { Cookie: cookieOf(first) } };
       await call(q, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: caller });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { attendeesOf, cookieOf, countQueries, createRoom, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { startSmtp, type SmtpSink } from './helpers/smtp.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 async function joinAs(p: Parley, token: string, who: Caller): Promise<Caller> {
   const r = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: who });
@@ -41,19 +42,19 @@ for (const dialect of dialects()) {
     });
 
     it('the participant record has every field, in Talk order', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Fields' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Fields' });
       const rows = await list(p, room.token);
       assert.deepEqual(Object.keys(rows[0]), [
         'roomToken', 'inCall', 'lastPing', 'sessionIds', 'participantType', 'attendeeId', 'actorId', 'actorType',
         'displayName', 'permissions', 'attendeePermissions', 'attendeePin', 'phoneNumber', 'callId',
       ]);
       assert.equal(rows[0].roomToken, room.token);
-      assert.equal(rows[0].participantType, 1);
+      assert.equal(rows[0].participantType, ParticipantType.OWNER);
       assert.equal(rows[0].permissions, 254);
     });
 
     it('add users: 200 [], listed as type 3, lastActivity moves; adding again changes nothing', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Add users' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Add users' });
       const before = (await roomRow(p, room.token))!.last_activity;
       await new Promise((r) => setTimeout(r, 1100));
       const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'user' } });
@@ -61,7 +62,7 @@ for (const dialect of dialects()) {
       assert.deepEqual(r.data, []);
       const rows = await list(p, room.token);
       const u = rows.find((x) => x.actorId === 'user');
-      assert.equal(u.participantType, 3);
+      assert.equal(u.participantType, ParticipantType.USER);
       assert.equal(u.displayName, 'user');
       assert.ok((await roomRow(p, room.token))!.last_activity > before);
       const again = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'user', source: 'users' } });
@@ -80,20 +81,20 @@ for (const dialect of dialects()) {
       }
       const privacyOf = async (token: string) =>
         Object.fromEntries((await attendeesOf(p, token)).filter((a) => a.actor_type === 'users').map((a) => [a.actor_id, a.read_privacy]));
-      const own = await createRoom(p, 'rp1', { roomType: 2, roomName: 'Private reader' });
+      const own = await createRoom(p, 'rp1', { roomType: RoomType.GROUP, roomName: 'Private reader' });
       assert.deepEqual(await privacyOf(own.token), { rp1: 1 });
-      const direct = await createRoom(p, 'rp1', { roomType: 1, invite: 'rp3' });
+      const direct = await createRoom(p, 'rp1', { roomType: RoomType.ONE_TO_ONE, invite: 'rp3' });
       assert.deepEqual(await privacyOf(direct.token), { rp1: 1, rp3: 1 });
-      const invited = await createRoom(p, 'rp2', { roomType: 2, invite: 'readers', source: 'groups' });
+      const invited = await createRoom(p, 'rp2', { roomType: RoomType.GROUP, invite: 'readers', source: 'groups' });
       assert.deepEqual(await privacyOf(invited.token), { rp2: 0, rp3: 1 });
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Readers' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Readers' });
       const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'readers', source: 'groups' } });
       assert.equal(r.status, 200, r.text);
       assert.deepEqual(await privacyOf(room.token), { owner: 0, rp2: 0, rp3: 1 });
     });
 
     it('add a group: the group and its members; later membership changes follow', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Group room' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Group room' });
       const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crew', source: 'groups' } });
       assert.equal(r.status, 200, r.text);
       let rows = await list(p, room.token);
@@ -115,7 +116,7 @@ for (const dialect of dialects()) {
       await p.services.teams.create('designers', 'Designers');
       await p.services.teams.addMember('designers', 'owner');
       await p.services.teams.addMember('designers', 'g1');
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Team room' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Team room' });
       const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'designers', source: 'circles' } });
       assert.equal(r.status, 200, r.text);
       const rows = await list(p, room.token);
@@ -123,19 +124,19 @@ for (const dialect of dialects()) {
       assert.ok(rows.some((x) => x.actorId === 'g1'));
       await p.services.teams.addMember('designers', 'g2');
       assert.ok((await list(p, room.token)).some((x) => x.actorId === 'g2'), 'team changes follow');
-      const other = await createRoom(p, 'mod', { roomType: 2, roomName: 'Not a member' });
+      const other = await createRoom(p, 'mod', { roomType: RoomType.GROUP, roomName: 'Not a member' });
       const no = await call(p, 'POST', `${V4}/room/${other.token}/participants`, { as: as('mod'), body: { newParticipant: 'designers', source: 'circles' } });
       assert.equal(no.status, 404);
       assert.equal(no.data.error, 'new-participant');
     });
 
     it('add an e-mail guest: the group room becomes public ({type: 3}) and an invitation arrives', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Mail room' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Mail room' });
       const before = smtp.messages.length;
       const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'Guest@Example.com', source: 'emails' } });
       assert.equal(r.status, 200, r.text);
-      assert.deepEqual(r.data, { type: 3 });
-      assert.equal((await roomRow(p, room.token))!.type, 3);
+      assert.deepEqual(r.data, { type: RoomType.PUBLIC });
+      assert.equal((await roomRow(p, room.token))!.type, RoomType.PUBLIC);
       const mails = await smtp.waitFor(before + 1);
       const m = mails[before];
       assert.deepEqual(m.to.map((x) => x.toLowerCase()), ['guest@example.com']);
@@ -143,7 +144,7 @@ for (const dialect of dialects()) {
       const rows = await list(p, room.token);
       const e = rows.find((x) => x.actorType === 'emails');
       assert.equal(e.invitedActorId, 'Guest@Example.com');
-      assert.equal(e.participantType, 4);
+      assert.equal(e.participantType, ParticipantType.GUEST);
       const second = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'other@example.com', source: 'emails' } });
       assert.deepEqual(second.data, [], 'already public: no type');
       const resend = await call(p, 'POST', `${V4}/room/${room.token}/participants/resend-invitations`, { as: as('owner') });
@@ -163,8 +164,8 @@ for (const dialect of dialects()) {
         { key: 'sip_bridge_dialin_info', value: dialIn },
       ]);
       try {
-        const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Dial-in room' });
-        await p.services.rooms.repos.rooms.update((await roomRow(p, room.token))!.id, { sip_enabled: 1 });
+        const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Dial-in room' });
+        await p.services.repos.rooms.update((await roomRow(p, room.token))!.id, { sip_enabled: 1 });
         const before = smtp.messages.length;
         const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'dialer@example.com', source: 'emails' } });
         assert.equal(r.status, 200, r.text);
@@ -177,7 +178,7 @@ for (const dialect of dialects()) {
         assert.ok(m.text.includes(pin!), `the mail shows the PIN: ${m.text}`);
         assert.ok(m.text.includes(dialIn), 'the mail shows the dial-in info');
         // Without SIP on the conversation, the invitation has no PIN.
-        const plain = await createRoom(p, 'owner', { roomType: 3, roomName: 'No dial-in' });
+        const plain = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'No dial-in' });
         await call(p, 'POST', `${V4}/room/${plain.token}/participants`, { as: as('owner'), body: { newParticipant: 'plain@example.com', source: 'emails' } });
         const next = (await smtp.waitFor(before + 2))[before + 1];
         assert.equal((await attendeesOf(p, plain.token)).find((a) => a.actor_type === 'emails')?.pin ?? null, null);
@@ -191,17 +192,17 @@ for (const dialect of dialects()) {
     });
 
     it('add: 400 one-to-one, 400 unknown source, 404 unknown user/group, 400 bad e-mail; nothing changes', async () => {
-      const one = await call(p, 'POST', `${V4}/room`, { as: as('owner'), body: { roomType: 1, invite: 'user' } });
+      const one = await call(p, 'POST', `${V4}/room`, { as: as('owner'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'user' } });
       const r1 = await call(p, 'POST', `${V4}/room/${one.data.token}/participants`, { as: as('owner'), body: { newParticipant: 'extra' } });
       assert.equal(r1.status, 400);
       assert.equal(r1.data.error, 'room-type');
       // A conversation for a password-protected share (video verification) takes nobody else either.
-      const share = await createRoom(p, 'owner', { roomType: 3, roomName: 'Share' });
+      const share = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Share' });
       await setRoom(p, share.token, { object_type: 'share:password', object_id: 'abc' });
       const r2 = await call(p, 'POST', `${V4}/room/${share.token}/participants`, { as: as('owner'), body: { newParticipant: 'extra' } });
       assert.deepEqual([r2.status, r2.data.error], [400, 'room-type']);
       assert.equal((await attendeesOf(p, share.token)).length, 1);
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Bad adds' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Bad adds' });
       const cases: Array<[Record<string, unknown>, number, string]> = [
         [{ newParticipant: 'extra', source: 'bots' }, 400, 'source'],
         [{ newParticipant: 'nobody' }, 404, 'new-participant'],
@@ -219,13 +220,13 @@ for (const dialect of dialects()) {
         assert.equal(r.data.error, error, JSON.stringify(body));
       }
       assert.equal((await attendeesOf(p, room.token)).length, 1);
-      assert.equal((await roomRow(p, room.token))!.type, 2);
+      assert.equal((await roomRow(p, room.token))!.type, RoomType.GROUP);
     });
 
     it('remove: moderators 400, owner 403, unknown 404, users 200 with their sessions', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Removal' });
-      await seedUser(p, room.token, 'mod', 2);
-      await seedUser(p, room.token, 'user', 3);
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Removal' });
+      await seedUser(p, room.token, 'mod', ParticipantType.MODERATOR);
+      await seedUser(p, room.token, 'user', ParticipantType.USER);
       await joinAs(p, room.token, as('user'));
       const rows = await list(p, room.token);
       const del = (who: string, attendeeId: unknown) => call(p, 'DELETE', `${V4}/room/${room.token}/attendees`, { as: as(who), body: { attendeeId } });
@@ -249,8 +250,8 @@ for (const dialect of dialects()) {
     });
 
     it('leave for good: the only moderator 400 last-moderator, others 200, the last user deletes the room', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Leaving' });
-      await seedUser(p, room.token, 'user', 3);
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Leaving' });
+      await seedUser(p, room.token, 'user', ParticipantType.USER);
       const self = (who: string) => call(p, 'DELETE', `${V4}/room/${room.token}/participants/self`, { as: as(who) });
       let r = await self('owner');
       assert.equal(r.status, 400);
@@ -268,8 +269,8 @@ for (const dialect of dialects()) {
     });
 
     it('moderators: the state table (3→2, 2→3), 400 for no-ops, groups and owners, 403 for self', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Roles' });
-      await seedUser(p, room.token, 'user', 3);
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Roles' });
+      await seedUser(p, room.token, 'user', ParticipantType.USER);
       const crew = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crew', source: 'groups' } });
       assert.equal(crew.status, 200, crew.text);
       const rows = await list(p, room.token);
@@ -296,8 +297,8 @@ for (const dialect of dialects()) {
     });
 
     it('permissions: set, add and remove with the contract seeds; Custom added; bad input 400', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Perms' });
-      await seedUser(p, room.token, 'user', 3);
+      const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Perms' });
+      await seedUser(p, room.token, 'user', ParticipantType.USER);
       await joinAs(p, room.token, as('selfj'));
       const crew = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crew', source: 'groups' } });
       assert.equal(crew.status, 200, crew.text);
@@ -313,7 +314,7 @@ for (const dialect of dialects()) {
       assert.equal((await perms('user')).permissions, 0);
       r = await put({ attendeeId: idOf(rows, 'selfj'), method: 'set', permissions: 4 });
       assert.equal(r.data[0].attendeePermissions, 5);
-      assert.equal((await perms('selfj')).participant_type, 3, 'a self-joined user became permanent');
+      assert.equal((await perms('selfj')).participant_type, ParticipantType.USER, 'a self-joined user became permanent');
       const before = JSON.stringify(await attendeesOf(p, room.token));
       const bad: Array<[Record<string, unknown>, number, string]> = [
         [{ attendeeId: idOf(rows, 'user'), method: 'toggle', permissions: 4 }, 400, 'method'],
@@ -337,7 +338,7 @@ for (const dialect of dialects()) {
       assert.equal(JSON.stringify(await attendeesOf(p, room.token)), before, 'the deprecated endpoint does nothing');
       const allBad = await call(p, 'PUT', `${V4}/room/${room.token}/attendees/permissions/all`, { as: as('owner'), body: { method: 'nope', permissions: 4 } });
       assert.equal(allBad.status, 400);
-      const one = await call(p, 'POST', `${V4}/room`, { as: as('owner'), body: { roomType: 1, invite: 'selfj' } });
+      const one = await call(p, 'POST', `${V4}/room`, { as: as('owner'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'selfj' } });
       const oneRows = await list(p, one.data.token);
       const r1 = await call(p, 'PUT', `${V4}/room/${one.data.token}/attendees/permissions`, { as: as('owner'), body: { attendeeId: oneRows[1].attendeeId, method: 'set', permissions: 4 } });
       assert.equal(r1.status, 400);
@@ -348,8 +349,8 @@ for (const dialect of dialects()) {
 
     it('includeStatus adds statuses (and the header) below 100 rows only', async () => {
       await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('user'), body: { statusType: 'dnd' } });
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Status' });
-      await seedUser(p, room.token, 'user', 3);
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Status' });
+      await seedUser(p, room.token, 'user', ParticipantType.USER);
       const r = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner'), query: { includeStatus: 'true' } });
       assert.equal(r.headers.get('x-nextcloud-has-user-statuses'), 'true');
       assert.equal(r.data.find((x: any) => x.actorId === 'user').status, 'dnd');
@@ -357,19 +358,19 @@ for (const dialect of dialects()) {
       const bad = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner'), query: { includeStatus: 'maybe' } });
       assert.equal(bad.status, 400);
       const row = (await roomRow(p, room.token))!;
-      for (let i = 0; i < 100; i++) await p.services.rooms.addAttendee(row.id, { actorType: 'guests', actorId: `g${i}`, displayName: `G${i}`, participantType: 6 });
+      for (let i = 0; i < 100; i++) await p.services.rooms.addAttendee(row.id, { actorType: 'guests', actorId: `g${i}`, displayName: `G${i}`, participantType: ParticipantType.GUEST_MODERATOR });
       const big = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner'), query: { includeStatus: 'true' } });
       assert.equal(big.headers.get('x-nextcloud-has-user-statuses'), null);
       assert.equal(big.data.find((x: any) => x.actorId === 'user').status, undefined);
     });
 
     it('the list runs a constant number of queries whatever the size', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Counting' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Counting' });
       const row = (await roomRow(p, room.token))!;
       await list(p, room.token);
       const small = await countQueries(p, () => list(p, room.token));
       for (let i = 0; i < 300; i++) {
-        const a = await p.services.rooms.addAttendee(row.id, { actorType: i % 2 ? 'guests' : 'emails', actorId: `x${i}`, displayName: `X${i}`, participantType: 6 });
+        const a = await p.services.rooms.addAttendee(row.id, { actorType: i % 2 ? 'guests' : 'emails', actorId: `x${i}`, displayName: `X${i}`, participantType: ParticipantType.GUEST_MODERATOR });
         if (i % 3 === 0) await p.services.db.kysely.insertInto('sessions').values({ attendee_id: a.id, session_id: `s${i}-${Date.now()}`, in_call: 0, last_ping: Math.floor(Date.now() / 1000), state: 1 }).execute();
       }
       // Warm-up: caches of other areas reload once after writes; only steady state is compared.
@@ -380,7 +381,7 @@ for (const dialect of dialects()) {
     });
 
     it('a group of 1,500 members is added whole (more rows than one SQLite statement can bind)', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Crowd' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Crowd' });
       await p.services.directory.createGroup('crowd');
       // Accounts are written straight to the table: hashing 1,500 passwords would take minutes.
       for (let i = 0; i < 1500; i++) {
@@ -396,16 +397,16 @@ for (const dialect of dialects()) {
     });
 
     it('lobby: 412 for non-moderators without the lobby-ignore bit', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 2, roomName: 'Lobby' });
-      await seedUser(p, room.token, 'user', 3);
-      await p.services.rooms.repos.rooms.update((await roomRow(p, room.token))!.id, { lobby_state: 1 });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Lobby' });
+      await seedUser(p, room.token, 'user', ParticipantType.USER);
+      await p.services.repos.rooms.update((await roomRow(p, room.token))!.id, { lobby_state: 1 });
       const r = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('user') });
       assert.equal(r.status, 412);
       assert.equal((await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner') })).status, 200);
     });
 
     it('guest name: 403 for users, 404 for non-participants, 400 for a bad name', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Names' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Names' });
       const name = (who: Caller, displayName: unknown) => call(p, 'POST', `/apps/spreed/api/v1/guest/${room.token}/name`, { as: who, body: { displayName } });
       assert.equal((await name(as('owner'), 'X')).status, 403);
       assert.equal((await name(as('outsider'), 'X')).status, 404);
@@ -421,9 +422,9 @@ for (const dialect of dialects()) {
     });
 
     it('who may do what: every caller kind against every participant endpoint', async () => {
-      const room = await createRoom(p, 'owner', { roomType: 3, roomName: 'Matrix' });
-      await seedUser(p, room.token, 'mod', 2);
-      await seedUser(p, room.token, 'user', 3);
+      const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Matrix' });
+      await seedUser(p, room.token, 'mod', ParticipantType.MODERATOR);
+      await seedUser(p, room.token, 'user', ParticipantType.USER);
       const selfj = await joinAs(p, room.token, as('selfj'));
       const guest = await joinAs(p, room.token, {});
       const gmod = await joinAs(p, room.token, {});

@@ -14,9 +14,10 @@ import {
   type StartCallInput,
 } from '../src/domain/permissions.js';
 import { isSipCompatibleToken, isWellFormedToken, newAttendeePin, newToken, randomToken, TOKEN_ALPHABET } from '../src/domain/tokens.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 describe('effective permissions', () => {
-  const base = { participantType: 3, attendeePermissions: 0, callPermissions: 0, defaultPermissions: 0, serverDefault: 246 };
+  const base = { participantType: ParticipantType.USER, attendeePermissions: 0, callPermissions: 0, defaultPermissions: 0, serverDefault: 246 };
 
   it('takes the first non-zero level: attendee, call, room default, server default', () => {
     assert.equal(effectivePermissions(base), 246);
@@ -60,8 +61,8 @@ describe('effective permissions', () => {
 
 describe('canStartCall (talk-behaviour §9)', () => {
   const ok: StartCallInput = {
-    roomType: 2,
-    participantType: 3,
+    roomType: RoomType.GROUP,
+    participantType: ParticipantType.USER,
     actorType: 'users',
     effectivePermissions: 246,
     startCalls: 0,
@@ -70,12 +71,12 @@ describe('canStartCall (talk-behaviour §9)', () => {
   };
 
   it('everyone by default', () => assert.equal(canStartCall(ok), true));
-  it('never in note-to-self', () => assert.equal(canStartCall({ ...ok, roomType: 6 }), false));
-  it('never when start_calls is 3', () => assert.equal(canStartCall({ ...ok, startCalls: 3, participantType: 1 }), false));
+  it('never in note-to-self', () => assert.equal(canStartCall({ ...ok, roomType: RoomType.NOTE_TO_SELF }), false));
+  it('never when start_calls is 3', () => assert.equal(canStartCall({ ...ok, startCalls: 3, participantType: ParticipantType.OWNER }), false));
   it('not without the start-call bit', () => assert.equal(canStartCall({ ...ok, effectivePermissions: 246 & ~2 }), false));
   it('start_calls 1 refuses plain guests, allows guest moderators', () => {
-    assert.equal(canStartCall({ ...ok, startCalls: 1, participantType: 4, actorType: 'guests' }), false);
-    assert.equal(canStartCall({ ...ok, startCalls: 1, participantType: 6, actorType: 'guests' }), true);
+    assert.equal(canStartCall({ ...ok, startCalls: 1, participantType: ParticipantType.GUEST, actorType: 'guests' }), false);
+    assert.equal(canStartCall({ ...ok, startCalls: 1, participantType: ParticipantType.GUEST_MODERATOR, actorType: 'guests' }), true);
     assert.equal(canStartCall({ ...ok, startCalls: 1 }), true);
   });
   it('start_calls 2 allows moderators only', () => {
@@ -86,27 +87,27 @@ describe('canStartCall (talk-behaviour §9)', () => {
     const g = { ...ok, startCallsGroups: ['callers'] };
     assert.equal(canStartCall(g), false);
     assert.equal(canStartCall({ ...g, inStartCallsGroups: true }), true);
-    assert.equal(canStartCall({ ...g, participantType: 1 }), false);
-    assert.equal(canStartCall({ ...g, inStartCallsGroups: true, actorType: 'guests', participantType: 6 }), false);
+    assert.equal(canStartCall({ ...g, participantType: ParticipantType.OWNER }), false);
+    assert.equal(canStartCall({ ...g, inStartCallsGroups: true, actorType: 'guests', participantType: ParticipantType.GUEST_MODERATOR }), false);
   });
 });
 
 describe('leave and delete rules', () => {
-  const base = { roomType: 2, participantType: 3, actorType: 'users', deleteOneToOne: false };
+  const base = { roomType: RoomType.GROUP, participantType: ParticipantType.USER, actorType: 'users', deleteOneToOne: false };
   it('only owners and moderators (users) may delete; never one-to-one unless configured', () => {
     assert.equal(canDeleteConversation(base), false);
-    assert.equal(canDeleteConversation({ ...base, participantType: 1 }), true);
-    assert.equal(canDeleteConversation({ ...base, participantType: 2 }), true);
-    assert.equal(canDeleteConversation({ ...base, participantType: 6, actorType: 'guests' }), false);
-    assert.equal(canDeleteConversation({ ...base, roomType: 1, participantType: 1 }), false);
-    assert.equal(canDeleteConversation({ ...base, roomType: 1, participantType: 1, deleteOneToOne: true }), true);
+    assert.equal(canDeleteConversation({ ...base, participantType: ParticipantType.OWNER }), true);
+    assert.equal(canDeleteConversation({ ...base, participantType: ParticipantType.MODERATOR }), true);
+    assert.equal(canDeleteConversation({ ...base, participantType: ParticipantType.GUEST_MODERATOR, actorType: 'guests' }), false);
+    assert.equal(canDeleteConversation({ ...base, roomType: RoomType.ONE_TO_ONE, participantType: ParticipantType.OWNER }), false);
+    assert.equal(canDeleteConversation({ ...base, roomType: RoomType.ONE_TO_ONE, participantType: ParticipantType.OWNER, deleteOneToOne: true }), true);
   });
   it('users may leave except note-to-self (and one-to-one when leaving deletes it)', () => {
     assert.equal(canLeaveConversation(base), true);
-    assert.equal(canLeaveConversation({ ...base, roomType: 6 }), false);
-    assert.equal(canLeaveConversation({ ...base, actorType: 'guests', participantType: 4 }), false);
-    assert.equal(canLeaveConversation({ ...base, roomType: 1 }), true);
-    assert.equal(canLeaveConversation({ ...base, roomType: 1, deleteOneToOne: true }), false);
+    assert.equal(canLeaveConversation({ ...base, roomType: RoomType.NOTE_TO_SELF }), false);
+    assert.equal(canLeaveConversation({ ...base, actorType: 'guests', participantType: ParticipantType.GUEST }), false);
+    assert.equal(canLeaveConversation({ ...base, roomType: RoomType.ONE_TO_ONE }), true);
+    assert.equal(canLeaveConversation({ ...base, roomType: RoomType.ONE_TO_ONE, deleteOneToOne: true }), false);
   });
 });
 

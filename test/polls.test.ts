@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, seedUser, setRoom } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -17,7 +18,7 @@ for (const dialect of dialects()) {
     before(async () => {
       p = await startParley(dialect, { env: NO_THROTTLE });
       for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u, { displayName: u.toUpperCase() });
-      room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Votes' });
+      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Votes' });
       await seedUser(p, room.token, 'bob');
       await seedUser(p, room.token, 'carol');
     });
@@ -145,12 +146,12 @@ for (const dialect of dialects()) {
       await bad({ question: 'Q', options: ['A', 'B'], resultMode: 2 }, 'resultMode');
       await bad({ question: 'Q', options: ['A', 'B'], draft: true }, 'draft');
       await bad({ question: 'Q\u0000', options: ['A', 'B'] }, 'question');
-      const one = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: 1, invite: 'bob' } });
+      const one = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'bob' } });
       const r1 = await create('alice', { question: 'Q', options: ['A', 'B'] }, one.data.token);
       assert.equal(r1.status, 400);
       assert.equal(r1.data.error, 'room');
       assert.equal((await create('dave', { question: 'Q', options: ['A', 'B'] })).status, 404);
-      const locked = await createRoom(p, 'alice', { roomType: 2, roomName: 'Locked polls' });
+      const locked = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Locked polls' });
       await seedUser(p, locked.token, 'bob');
       await setRoom(p, locked.token, { read_only: 1 });
       assert.equal((await create('bob', { question: 'Q', options: ['A', 'B'] }, locked.token)).status, 403);

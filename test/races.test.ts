@@ -17,6 +17,7 @@ import { admin, basic, dialects, freshEnv, passwordOf } from './helpers/parley.j
 import { ocs, serve, stop, type Proc } from './helpers/processes.js';
 import { V4 } from './helpers/rooms.js';
 import { requestFrom, secretChecks } from './helpers/throttle.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const ROUNDS = 100;
 /** Rounds on distinct conversations run this many at a time (each round is still one race). */
@@ -66,7 +67,7 @@ for (const dialect of dialects()) {
         assert.equal((await ocs(a!, 'DELETE', `${V4}/room/${x.data.token}/participants/self`, as('alice'))).status, 200);
       }
       const left = await ocs(b!, 'GET', `${V4}/room`, as('bob'));
-      assert.equal(left.data.filter((r: { type: number }) => r.type === 1).length, 0);
+      assert.equal(left.data.filter((r: { type: number }) => r.type === RoomType.ONE_TO_ONE).length, 0);
     });
 
     /** A group conversation whose moderators are bob and carol only (alice, the creator, has left), and dave. */
@@ -85,7 +86,7 @@ for (const dialect of dialects()) {
 
     async function moderatorsOf(token: string): Promise<string[]> {
       const people = (await ocs(a!, 'GET', `${V4}/room/${token}/participants`, as('dave'))).data as Array<{ actorId: string; participantType: number }>;
-      return people.filter((p) => p.participantType === 1 || p.participantType === 2).map((p) => p.actorId);
+      return people.filter((p) => p.participantType === ParticipantType.OWNER || p.participantType === ParticipantType.MODERATOR).map((p) => p.actorId);
     }
 
     it(`two moderators demoting each other at once leave one moderator (${ROUNDS} rounds)`, async () => {

@@ -109,7 +109,7 @@ for (const dialect of dialects()) {
       const created = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: 2, roomName: 'reads' } });
       assert.equal(created.status, 201);
       const token = created.data.token;
-      const row = (await p.services.rooms.repos.rooms.findByToken(token))!;
+      const row = (await p.services.repos.rooms.findByToken(token))!;
       await p.services.rooms.addAttendees(row.id, [
         { actorType: 'users', actorId: 'bob', participantType: 3 },
         { actorType: 'users', actorId: 'carol', participantType: 3 },

@@ -3,7 +3,9 @@
  * server, no Janus) with Parley as its backend. WebSocket clients log in with the tickets
  * Parley's signaling settings hand out, join a conversation (the server asks Parley's backend
  * API), and receive what Parley notifies: a rename arrives as an update, a removed participant is
- * disinvited and its connection closed. Also the admin's welcome check against the real server.
+ * disinvited and its connection closed; joining, leaving and ending a call arrive as participant
+ * updates (`incall`), a permission change as a participant update (`participants`), a chat
+ * message as a room message (`message`). Also the admin's welcome check against the real server.
  *
  * `.ci/run` installs the package; without the binary the suite is skipped with the reason.
  */
@@ -14,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { cookieOf, createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { freePort } from './helpers/processes.js';
 
@@ -59,7 +61,7 @@ class Client {
     for (;;) {
       const hit = this.received.find(pred);
       if (hit) return hit;
-      if (Date.now() > end) throw new Error(`no matching message; got ${JSON.stringify(this.received)}`);
+      if (Date.now() > end) throw new Error(`no matching message for ${pred.toString().slice(0, 200)}; got ${JSON.stringify(this.received)}`);
       await new Promise<void>((r) => {
         const t = setTimeout(r, Math.max(1, end - Date.now()));
         this.waiters.push(() => {
@@ -147,7 +149,7 @@ for (const dialect of dialects()) {
     });
 
     /** A user's browser: Talk session, signaling settings, WebSocket hello v1 and room join. */
-    async function enter(user: string, token: string): Promise<{ client: Client; sessionId: string; signalingId: string }> {
+    async function enter(user: string, token: string): Promise<{ client: Client; sessionId: string; signalingId: string; caller: Caller }> {
       const j = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as(user) });
       assert.equal(j.status, 200, j.text);
       const caller = { ...as(user), headers: { Cookie: cookieOf(j) } };
@@ -168,7 +170,7 @@ for (const dialect of dialects()) {
       const joined = await client.next((m) => m.id === 'join');
       assert.equal(joined.type, 'room', `join refused: ${JSON.stringify(joined)}`);
       assert.equal(joined.room.roomid, token);
-      return { client, sessionId: j.data.sessionId, signalingId: hello.hello.sessionid };
+      return { client, sessionId: j.data.sessionId, signalingId: hello.hello.sessionid, caller };
     }
 
     it('the admin check sees the real server answer its welcome endpoint', async () => {
@@ -218,6 +220,69 @@ for (const dialect of dialects()) {
       // Alice is told the participant list changed (roomlist update for the remaining users).
       const upd = await alice.client.next((m) => m.type === 'event' && m.event.target === 'roomlist' && m.event.type === 'update');
       assert.equal(upd.event.update.roomid, token);
+    });
+    /** Participant updates (from `incall` / `participants`) a client received so far. */
+    const isUpdate = (m: any) => m.type === 'event' && m.event.target === 'participants' && m.event.type === 'update';
+
+    it('incall: joining, leaving and ending the call reach the others as participant updates with signaling session ids', async () => {
+      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB call' })).token;
+      await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
+      const alice = await enter('alice', token);
+      const bob = await enter('bob', token);
+      assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: bob.caller, body: { flags: 3 } })).status, 200);
+      const bobIn = (m: any) => isUpdate(m) && m.event.update.users?.some((u: any) => u.sessionId === bob.signalingId && u.inCall === 3);
+      const joined = await alice.client.next(bobIn);
+      const entry = joined.event.update.users.find((u: any) => u.sessionId === bob.signalingId);
+      assert.equal(entry.userId, 'bob');
+      assert.equal(entry.actorType, 'users');
+      assert.ok(!('changed' in joined.event.update), 'the server merges changed into users');
+
+      assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: alice.caller, body: { flags: 7 } })).status, 200);
+      await bob.client.next((m) => isUpdate(m) && m.event.update.users?.some((u: any) => u.sessionId === alice.signalingId && (u.inCall & 1) === 1));
+      assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: bob.caller })).status, 200);
+      await alice.client.next((m) => isUpdate(m) && m.event.update.users?.some((u: any) => u.sessionId === bob.signalingId && u.inCall === 0));
+
+      // A moderator ends it for everyone: `incall` with all:true, accepted by the server. (This
+      // server version merges `changed` into `users` before tracking who is in the call, so it
+      // has nobody in its call list and forwards nothing to clients for all:true.)
+      await p.services.signalingNotifier.idle();
+      const [delivered, failed] = [p.services.signalingNotifier.delivered, p.services.signalingNotifier.failed];
+      assert.equal((await call(p, 'DELETE', `${V4}/call/${token}`, { as: alice.caller, query: { all: 'true' } })).status, 200);
+      await p.services.signalingNotifier.idle();
+      assert.equal(p.services.signalingNotifier.failed, failed, 'the server accepted the incall all:true notification');
+      assert.ok(p.services.signalingNotifier.delivered > delivered);
+    });
+
+    it('participants: a permission change reaches the sessions as a participant update', async () => {
+      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB perms' })).token;
+      await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
+      const alice = await enter('alice', token);
+      const bob = await enter('bob', token);
+      const list = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') });
+      const bobAttendee = list.data.find((x: any) => x.actorId === 'bob');
+      const r = await call(p, 'PUT', `${V4}/room/${token}/attendees/permissions`, { as: as('alice'), body: { attendeeId: bobAttendee.attendeeId, method: 'set', permissions: 1 + 128 } });
+      assert.equal(r.status, 200, r.text);
+      for (const c of [alice.client, bob.client]) {
+        const upd = await c.next((m) => isUpdate(m) && m.event.update.users?.some((u: any) => u.sessionId === bob.signalingId && u.participantPermissions === 129));
+        const entry = upd.event.update.users.find((u: any) => u.sessionId === bob.signalingId);
+        assert.equal(entry.displayName, 'Bob');
+        // The media permissions are for the server only.
+        assert.ok(!('permissions' in entry), JSON.stringify(entry));
+      }
+    });
+
+    it('message: a chat message makes every session in the room refresh its chat', async () => {
+      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB chat' })).token;
+      await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
+      const alice = await enter('alice', token);
+      const bob = await enter('bob', token);
+      const posted = await call(p, 'POST', `/apps/spreed/api/v1/chat/${token}`, { as: as('bob'), body: { message: 'hello over the signaling server' } });
+      assert.equal(posted.status, 201, posted.text);
+      for (const c of [alice.client, bob.client]) {
+        const msg = await c.next((m) => m.type === 'event' && m.event.target === 'room' && m.event.type === 'message');
+        assert.equal(msg.event.message.roomid, token);
+        assert.deepEqual(msg.event.message.data, { type: 'chat', chat: { refresh: true } });
+      }
     });
   });
 }

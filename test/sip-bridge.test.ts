@@ -191,7 +191,7 @@ for (const dialect of dialects()) {
       let phone: any;
       before(async () => {
         await p.services.appConfig.set('sip_dialout', 'yes');
-        const row = await p.services.rooms.repos.rooms.findByToken(room.token);
+        const row = await p.services.repos.rooms.findByToken(room.token);
         phone = await p.services.sip.addPhoneParticipant(await aliceContext(p), row!, '+4930123456789');
       });
 
@@ -237,9 +237,9 @@ for (const dialect of dialects()) {
       });
 
       it('rejected-dialout: resets the call id; mismatch 400, unknown/other attendee 404, missing attendeeId 400', async () => {
-        await p.services.rooms.repos.attendees.update(phone.id, { call_id: 'call-123' });
+        await p.services.repos.attendees.update(phone.id, { call_id: 'call-123' });
         const del = (body: unknown, token = room.token) => call(p, 'DELETE', `${V4}/room/${token}/rejected-dialout`, { headers: bridgeHeaders(SECRET, token), body });
-        const callIdOf = async () => (await p.services.rooms.repos.attendees.findById(phone.id))!.call_id;
+        const callIdOf = async () => (await p.services.repos.attendees.findById(phone.id))!.call_id;
 
         let r = await del({ callId: 'call-999', options: { attendeeId: phone.id } });
         assert.equal(r.status, 400);
@@ -277,16 +277,16 @@ for (const dialect of dialects()) {
       });
 
       it('rejected-dialout unsigned or wrongly signed: 401, the call id kept', async () => {
-        await p.services.rooms.repos.attendees.update(phone.id, { call_id: 'call-456' });
+        await p.services.repos.attendees.update(phone.id, { call_id: 'call-456' });
         const body = { callId: 'call-456', options: { attendeeId: phone.id } };
         for (const headers of [{}, bridgeHeaders('wrong', room.token), bridgeHeaders(SECRET, other.token)]) {
           assertRefused(await call(p, 'DELETE', `${V4}/room/${room.token}/rejected-dialout`, { headers, body }), room.token);
         }
-        assert.equal((await p.services.rooms.repos.attendees.findById(phone.id))!.call_id, 'call-456');
+        assert.equal((await p.services.repos.attendees.findById(phone.id))!.call_id, 'call-456');
       });
 
       it('addPhoneParticipant: 400 phone for non-E.164 numbers, 501 sip when dial-out is off', async () => {
-        const row = (await p.services.rooms.repos.rooms.findByToken(room.token))!;
+        const row = (await p.services.repos.rooms.findByToken(room.token))!;
         const ctx = await aliceContext(p);
         for (const bad of ['030123456', '+0301234', 'phone', '+123456789012345678']) {
           await assert.rejects(p.services.sip.addPhoneParticipant(ctx, row, bad), (e: any) => e.status === 400 && e.data.error === 'phone');

@@ -80,7 +80,7 @@ for (const dialect of dialects()) {
       assert.equal(room.canEnableSIP, true);
       assert.equal(room.sipEnabled, 0);
       assert.equal(room.attendeePin, '');
-      const roomRow = await p.services.rooms.repos.rooms.findByToken(room.token);
+      const roomRow = await p.services.repos.rooms.findByToken(room.token);
       await p.services.rooms.addAttendees(roomRow!.id, [
         { actorType: 'users', actorId: 'bob', participantType: 2 },
         { actorType: 'users', actorId: 'carol', participantType: 3 },
@@ -153,7 +153,7 @@ for (const dialect of dialects()) {
     });
 
     it('a moderator in the group enables SIP: 200 with the record, PINs for users', async () => {
-      const before = await p.services.rooms.repos.rooms.findByToken(room.token);
+      const before = await p.services.repos.rooms.findByToken(room.token);
       const r = await setSip(p, 'alice', room.token, 1);
       assert.equal(r.status, 200);
       assert.equal(r.data.token, room.token);
@@ -161,7 +161,7 @@ for (const dialect of dialects()) {
       assert.match(r.data.attendeePin, /^[1-9]\d{6}$/);
       assert.ok(isSipCompatibleToken(r.data.attendeePin));
       assert.equal(await sipEnabledOf(p, room.token), 1);
-      const after = await p.services.rooms.repos.rooms.findByToken(room.token);
+      const after = await p.services.repos.rooms.findByToken(room.token);
       assert.ok(after!.last_activity >= before!.last_activity);
 
       // The PIN is stable and each attendee sees their own.

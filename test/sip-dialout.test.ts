@@ -25,7 +25,7 @@ for (const dialect of dialects()) {
 
     const dialOut = (user: string, attendeeId: unknown, t = token) => call(p, 'POST', `${V4}/call/${t}/dialout/${attendeeId}`, { as: as(user) });
     const pending = (headers = bridgeHeaders(SECRET, 'dialout')) => call(p, 'GET', `${V4}/dialout/pending`, { headers });
-    const phoneRow = async () => (await p.services.rooms.repos.attendees.findById(phoneId))!;
+    const phoneRow = async () => (await p.services.repos.attendees.findById(phoneId))!;
     const setConfig = (key: string, value: string) => p.services.appConfig.set(key, value);
     /** Alice joins the conversation and its call: a dial-out needs a running call. */
     async function startCall(t: string): Promise<string> {
@@ -129,7 +129,7 @@ for (const dialect of dialects()) {
       await call(p, 'DELETE', `${V4}/call/${quiet}`, { as: { ...as('alice'), headers: { Cookie: cookie } } });
       const left = await call(p, 'POST', `${V4}/call/${quiet}/dialout/${phone.id}`, { as: { ...as('alice'), headers: { Cookie: cookie } } });
       assert.deepEqual([left.status, left.data.error], [400, 'in-call'], 'the caller left the call');
-      assert.equal((await p.services.rooms.repos.attendees.findById(phone.id))!.call_id, null);
+      assert.equal((await p.services.repos.attendees.findById(phone.id))!.call_id, null);
     });
 
     it('501 dialout while dial-out is off', async () => {
@@ -265,7 +265,7 @@ for (const dialect of dialects()) {
     it('a dial-out no bridge took within 60 seconds is no longer listed', async () => {
       assert.equal((await dialOut('alice', phoneId)).status, 201);
       assert.equal((await pending()).data.length, 1);
-      await p.services.rooms.repos.attendees.update(phoneId, { dialout_requested_at: Math.floor(Date.now() / 1000) - 61 });
+      await p.services.repos.attendees.update(phoneId, { dialout_requested_at: Math.floor(Date.now() / 1000) - 61 });
       assert.deepEqual((await pending()).data, []);
     });
 

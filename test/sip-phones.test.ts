@@ -75,7 +75,7 @@ for (const dialect of dialects()) {
 
     it('phoneNumber and callId are shown only to moderators allowed to configure SIP', async () => {
       const [phone] = await phonesIn();
-      await p.services.rooms.repos.attendees.update(phone.id, { call_id: 'call-42' });
+      await p.services.repos.attendees.update(phone.id, { call_id: 'call-42' });
       const forAlice = (await list('alice')).find((e) => e.actorType === 'phones');
       assert.equal(forAlice.phoneNumber, '+493012345678');
       assert.equal(forAlice.callId, 'call-42');

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { createRoom, joinGuest, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const KINDS = ['anonymous', 'guest', 'stranger', 'participant', 'moderator', 'owner', 'guestModerator'] as const;
 type Kind = (typeof KINDS)[number];
@@ -108,11 +109,11 @@ for (const dialect of dialects()) {
 
     /** A public conversation: alice owner, bob moderator, carol participant, a guest and a guest moderator. */
     async function fixture(): Promise<{ token: string; callers: Record<Kind, Caller | undefined> }> {
-      const r = await createRoom(p, 'alice', { roomType: 3, roomName: `Public ${++n}` });
-      await seedUser(p, r.token, 'bob', 2);
-      await seedUser(p, r.token, 'carol', 3);
+      const r = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: `Public ${++n}` });
+      await seedUser(p, r.token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(p, r.token, 'carol', ParticipantType.USER);
       const guest = (await joinGuest(p, r.token)).caller;
-      const guestModerator = (await joinGuest(p, r.token, 6)).caller;
+      const guestModerator = (await joinGuest(p, r.token, ParticipantType.GUEST_MODERATOR)).caller;
       return {
         token: r.token,
         callers: { anonymous: undefined, stranger: as('erin'), participant: as('carol'), moderator: as('bob'), owner: as('alice'), guest, guestModerator },

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { expectRefusal, runCli, spawnCli } from './helpers/cli.js';
 import { cookieOf, createRoom, seedUser, V4 } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`talk:active-calls and talk:monitor:calls [${dialect}]`, () => {
@@ -46,8 +47,8 @@ for (const dialect of dialects()) {
     });
 
     it('running calls are counted per conversation; ended calls disappear', async () => {
-      const one = await createRoom(p, 'alice', { roomType: 2, roomName: 'One' });
-      const two = await createRoom(p, 'alice', { roomType: 2, roomName: 'Two' });
+      const one = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'One' });
+      const two = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Two' });
       await seedUser(p, one.token, 'bob');
       await seedUser(p, two.token, 'carol');
       const alice = await enterCall('alice', one.token);

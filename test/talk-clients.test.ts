@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { attendeesOf, createRoom, joinGuest, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const PROV = '/apps/provisioning_api/api/v1/config/users/spreed';
 
@@ -21,8 +22,8 @@ for (const dialect of dialects()) {
     after(async () => p.close());
 
     it('permissions up to 511 on default and attendee permissions; 512 is 400', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Reacting' });
-      const carol = await seedUser(p, room.token, 'carol', 3);
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reacting' });
+      const carol = await seedUser(p, room.token, 'carol', ParticipantType.USER);
       const def = await call(p, 'PUT', `${V4}/room/${room.token}/permissions/default`, { as: as('alice'), body: { permissions: 510 } });
       assert.equal(def.status, 200, def.text);
       assert.equal(def.data.defaultPermissions, 511, 'Custom bit added');
@@ -48,7 +49,7 @@ for (const dialect of dialects()) {
     });
 
     it('records carry the fields Talk’s OpenAPI requires, attendeePin a string even for guests', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 3, roomName: 'Fields' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Fields' });
       const g = await joinGuest(p, room.token);
       for (const who of [as('alice'), g.caller]) {
         const r = await call(p, 'GET', `${V4}/room/${room.token}`, { as: who });
@@ -62,8 +63,8 @@ for (const dialect of dialects()) {
     });
 
     it('POST /room/{token}/avatar/emoji sets an emoji avatar; moderators only; bad emoji or colour 400', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Emoji' });
-      await seedUser(p, room.token, 'carol', 3);
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Emoji' });
+      await seedUser(p, room.token, 'carol', ParticipantType.USER);
       const path = `/apps/spreed/api/v1/room/${room.token}/avatar/emoji`;
       const r = await call(p, 'POST', path, { as: as('alice'), body: { emoji: '🎉', color: '00ff00' } });
       assert.equal(r.status, 200, r.text);
@@ -87,7 +88,7 @@ for (const dialect of dialects()) {
         const res = await call(p, 'POST', path, { as: as(who), body });
         assert.deepEqual([res.status, res.data.error], [status, error], JSON.stringify(body));
       }
-      const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+      const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       const res = await call(p, 'POST', `/apps/spreed/api/v1/room/${one.token}/avatar/emoji`, { as: as('alice'), body: { emoji: '🎉' } });
       assert.deepEqual([res.status, res.data.error], [400, 'type']);
     });

@@ -11,6 +11,7 @@ import { MetricsRepository } from '../src/db/repositories/metrics.js';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { expectRefusal, runCli, spawnCli, type Run } from './helpers/cli.js';
 import { attendeesOf, createRoom, roomRow, V4 } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`talk:room:* and talk:user:remove [${dialect}]`, () => {
@@ -43,7 +44,7 @@ for (const dialect of dialects()) {
     };
     /** A group conversation of `owner` with `others` added through the API. */
     const groupRoom = async (owner: string, name: string, others: string[] = []) => {
-      const room = await createRoom(p, owner, { roomType: 2, roomName: name });
+      const room = await createRoom(p, owner, { roomType: RoomType.GROUP, roomName: name });
       for (const u of others) {
         const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as(owner), body: { newParticipant: u, source: 'users' } });
         assert.equal(r.status, 200, r.text);
@@ -74,12 +75,12 @@ for (const dialect of dialects()) {
       const r = await roomAs('alice', token);
       assert.equal(r.status, 200, r.text);
       assert.equal(r.data.name, 'Operations');
-      assert.equal(r.data.type, 2);
+      assert.equal(r.data.type, RoomType.GROUP);
       assert.equal(r.data.description, 'Made by the operator');
       assert.equal(r.data.readOnly, 1);
       assert.equal(r.data.listable, 1);
       assert.equal(r.data.messageExpiration, 3600);
-      assert.equal(r.data.participantType, 1);
+      assert.equal(r.data.participantType, ParticipantType.OWNER);
       assert.equal(await typeOf('bob', token), 2);
       assert.equal(await typeOf('carol', token), 2);
       assert.equal(await typeOf('dave', token), 3);
@@ -91,9 +92,9 @@ for (const dialect of dialects()) {
 
       const pub = tokenOf(await parley('talk:room:create', 'Open house', '--public', '--password', 'a long enough password', '--user', 'eve'));
       const open = await roomAs('eve', pub);
-      assert.equal(open.data.type, 3);
+      assert.equal(open.data.type, RoomType.PUBLIC);
       assert.equal(open.data.hasPassword, true);
-      assert.equal(open.data.participantType, 3, 'no owner unless --owner');
+      assert.equal(open.data.participantType, ParticipantType.USER, 'no owner unless --owner');
       assert.equal((await roomAs('frank', pub)).status, 200, 'a public conversation is visible to others');
     });
 
@@ -130,25 +131,25 @@ for (const dialect of dialects()) {
       const r = await roomAs('bob', token);
       assert.equal(r.data.name, 'After');
       assert.equal(r.data.description, 'New description');
-      assert.equal(r.data.type, 3);
+      assert.equal(r.data.type, RoomType.PUBLIC);
       assert.equal(r.data.hasPassword, true);
       assert.equal(r.data.readOnly, 1);
       assert.equal(r.data.listable, 2);
       assert.equal(r.data.messageExpiration, 60);
-      assert.equal(r.data.participantType, 1, 'bob is the owner');
+      assert.equal(r.data.participantType, ParticipantType.OWNER, 'bob is the owner');
       assert.equal(await typeOf('alice', token), 3, 'the old owner is a normal user');
 
       ok(await parley('talk:room:update', token, '--password', '', '--public', '0', '--readonly', '0', '--owner', ''));
       const after = await roomAs('bob', token);
-      assert.equal(after.data.type, 2);
+      assert.equal(after.data.type, RoomType.GROUP);
       assert.equal(after.data.hasPassword, false);
       assert.equal(after.data.readOnly, 0);
-      assert.equal(after.data.participantType, 3, 'no owner left');
+      assert.equal(after.data.participantType, ParticipantType.USER, 'no owner left');
     });
 
     it('talk:room:update refusals change nothing, even when an earlier option was valid', async () => {
       const token = await groupRoom('alice', 'Steady', ['bob']);
-      const oneToOne = await createRoom(p, 'alice', { roomType: 1, invite: 'eve' });
+      const oneToOne = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'eve' });
       const before = await stateOf(token);
       const cases: Array<[string[], RegExp]> = [
         [['nosuchroom', '--name', 'X'], /Room not found/],
@@ -170,7 +171,7 @@ for (const dialect of dialects()) {
 
     it('talk:room:delete deletes a group conversation; refusals keep it', async () => {
       const token = await groupRoom('alice', 'Doomed', ['bob']);
-      const oneToOne = await createRoom(p, 'bob', { roomType: 1, invite: 'frank' });
+      const oneToOne = await createRoom(p, 'bob', { roomType: RoomType.ONE_TO_ONE, invite: 'frank' });
       expectRefusal(await parley('talk:room:delete', oneToOne.token), /Room is no group call/);
       assert.equal((await roomAs('bob', oneToOne.token)).status, 200);
       ok(await parley('talk:room:delete', token));
@@ -235,7 +236,7 @@ for (const dialect of dialects()) {
       ok(await parley('talk:room:update', listed, '--listable', '1'));
       const publicRoom = tokenOf(await parley('talk:room:create', 'Public', '--public', '--user', 'alice', '--user', 'gone'));
       const alone = tokenOf(await parley('talk:room:create', 'Alone', '--user', 'gone'));
-      const oneToOne = (await createRoom(p, 'alice', { roomType: 1, invite: 'gone' })).token;
+      const oneToOne = (await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'gone' })).token;
 
       const before = await totals();
       expectRefusal(await parley('talk:user:remove', '--user', 'gone', '--user', 'nobody'), /User 'nobody' not found/);
@@ -251,7 +252,7 @@ for (const dialect of dialects()) {
       assert.deepEqual(await tokensOf('gone'), []);
       const former = await roomAs('alice', oneToOne);
       assert.equal(former.status, 200);
-      assert.equal(former.data.type, 5, 'the one-to-one became a former one-to-one');
+      assert.equal(former.data.type, RoomType.ONE_TO_ONE_FORMER, 'the one-to-one became a former one-to-one');
       assert.ok((await tokensOf('alice')).includes(publicRoom));
     });
   });

@@ -3,13 +3,17 @@ import type { Command } from 'commander';
 import { ensureAdminAccount, openServices } from '../boot.js';
 import { buildServer } from '../http/server.js';
 import { jobs, startJobs } from '../jobs/index.js';
+import { createLogger } from '../log.js';
+import { loadSettings } from '../settings.js';
 
 export function serveCommand(program: Command): void {
   program.command('serve').description('start the server (also what `parley` without a command does)').action(serve);
 }
 
 export async function serve(): Promise<void> {
-  const services = await openServices();
+  const settings = loadSettings();
+  // One logger for requests and services, on stdout (the JSON log a collector reads).
+  const services = await openServices(settings, createLogger(settings));
   await ensureAdminAccount(services);
   const app = await buildServer(services);
   const stopJobs = services.settings.jobs ? startJobs(services, jobs, app.log) : async () => undefined;

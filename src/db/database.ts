@@ -11,21 +11,16 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } f
 import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from './direct-reads.js';
+import { QueryStats } from './query-stats.js';
 import { inProcessWake, postgresWake, type Wake } from './wake.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-export interface DbStats {
-  /** Every SQL statement sent, counted so tests can assert queries per request. */
-  queries: number;
-  /** Told each statement's duration from Kysely's log event (the /metrics query timings). */
-  queryListeners: Array<(ms: number, failed: boolean) => void>;
-}
-
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
-  stats: DbStats;
+  /** Statements sent and their timings (tests' query counts, GET /metrics). */
+  stats: QueryStats;
   /** The PostgreSQL schema in use, when one was given. */
   schema?: string;
   /** The PostgreSQL connection pool (its counts feed /metrics). */
@@ -46,11 +41,8 @@ export interface DbOptions {
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export async function openDatabase(opts: DbOptions): Promise<Db> {
-  const stats: DbStats = { queries: 0, queryListeners: [] };
-  const log = (event: LogEvent) => {
-    stats.queries++;
-    for (const fn of stats.queryListeners) fn(event.queryDurationMillis, event.level === 'error');
-  };
+  const stats = new QueryStats();
+  const log = (event: LogEvent) => stats.record(event.queryDurationMillis, event.level === 'error');
   if (opts.databaseUrl) {
     const schema = opts.schema;
     if (schema) {

@@ -24,13 +24,13 @@
 import type SQLite from 'better-sqlite3';
 import type { Compilable, Kysely } from 'kysely';
 import { BoundedMap } from '../domain/bounded-map.js';
-import type { DbStats } from './database.js';
+import type { QueryStats } from './query-stats.js';
 import type { Database } from './schema.js';
 import { WalHeaderStamp } from './wal-stamp.js';
 
 interface DirectReader {
   database: SQLite.Database;
-  stats: DbStats;
+  stats: QueryStats;
   stampStatement: SQLite.Statement;
   /** The WAL-index header, read instead of data_version when it can be (see wal-stamp.ts). */
   wal: WalHeaderStamp | undefined;
@@ -55,7 +55,7 @@ const STATEMENT_CACHE_SIZE = 1000;
  * is handed out again (one connection runs one statement at a time). A statement that writes
  * moves the change stamp as it is prepared, just before it runs.
  */
-export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Database, stats: DbStats): void {
+export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Database, stats: QueryStats): void {
   const reader: DirectReader = {
     database,
     stats,
@@ -144,12 +144,9 @@ export function changeStamp(kysely: Kysely<Database>): string | undefined {
 }
 
 function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[]): R[] {
-  const { stats } = reader;
-  stats.queries++;
-  if (stats.queryListeners.length === 0) return reader.database.prepare(sql).all(parameters as unknown[]) as R[];
   const started = performance.now();
   const rows = reader.database.prepare(sql).all(parameters as unknown[]) as R[];
-  for (const fn of stats.queryListeners) fn(performance.now() - started, false);
+  reader.stats.record(performance.now() - started, false);
   return rows;
 }
 

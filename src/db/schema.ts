@@ -338,6 +338,15 @@ export interface PollVotesTable {
   option_id: number;
 }
 
+/** A recording consent given on joining a call (Talk's talk_consent). */
+export interface RecordingConsentsTable {
+  id: Generated<number>;
+  room_id: number;
+  actor_type: string;
+  actor_id: string;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -368,4 +377,5 @@ export interface Database {
   notifications: NotificationsTable;
   polls: PollsTable;
   poll_votes: PollVotesTable;
+  recording_consents: RecordingConsentsTable;
 }

@@ -55,6 +55,8 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'in-call-flags' },
   { name: 'conversation-call-flags' },
   { name: 'silent-call' },
+  // POST /call/{token}/ring/{attendeeId} notifies the rung user (notifications app).
+  { name: 'send-call-notification' },
   { name: 'recording-consent' },
   // Signaling: /api/v3/signaling exists, guests may use it (talk-chat-calls.md §6).
   { name: 'signaling-v3' },

@@ -9,6 +9,33 @@ type Render = (p: Record<string, unknown>, you: boolean, youAreUser: boolean) =>
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
+/** A call's duration as Talk shows it: m:ss, or h:mm:ss from one hour. */
+function duration(p: Record<string, unknown>): string {
+  const total = typeof p.duration === 'number' && p.duration > 0 ? Math.floor(p.duration) : 0;
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}
+
+/** "{user1}, {user2} and 3 guests": the rendered user objects (at most five, else four and "N others"). */
+function callPeople(p: Record<string, unknown>): string {
+  const users = Array.isArray(p.users) ? p.users.length : 0;
+  const guests = typeof p.guests === 'number' ? p.guests : 0;
+  const parts: string[] = [];
+  const shown = users > 5 ? 4 : users;
+  for (let i = 1; i <= shown; i++) parts.push(`{user${i}}`);
+  if (users > 5) parts.push(`${users - 4} others`);
+  if (guests > 0) parts.push(guests === 1 ? '1 guest' : `${guests} guests`);
+  if (parts.length <= 1) return parts[0] ?? '';
+  return `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+function callEnded(p: Record<string, unknown>): string {
+  const who = callPeople(p);
+  return who ? `Call with ${who} ended (Duration ${duration(p)})` : `Call ended (Duration ${duration(p)})`;
+}
+
 const TEXTS: Record<string, Render> = {
   conversation_created: (_p, you) => (you ? 'You created the conversation' : '{actor} created the conversation'),
   conversation_renamed: (p, you) => `${you ? 'You' : '{actor}'} renamed the conversation from "${str(p.oldName)}" to "${str(p.newName)}"`,
@@ -48,6 +75,20 @@ const TEXTS: Record<string, Render> = {
   poll_closed: (_p, you) => `${you ? 'You' : '{actor}'} ended the poll {poll}`,
   breakout_rooms_started: () => 'Breakout rooms started',
   breakout_rooms_stopped: () => 'Breakout rooms stopped',
+  call_started: (p, you) => `${you ? 'You' : '{actor}'} started a ${p.silent === true ? 'silent ' : ''}call`,
+  call_joined: (_p, you) => `${you ? 'You' : '{actor}'} joined the call`,
+  call_left: (_p, you) => `${you ? 'You' : '{actor}'} left the call`,
+  call_ended: (p) => callEnded(p),
+  call_ended_everyone: (p, you) => {
+    const who = callPeople(p);
+    return `${you ? 'You' : '{actor}'} ended the call${who ? ` with ${who}` : ''} (Duration ${duration(p)})`;
+  },
+  call_ended_max_duration: (p) => {
+    const who = callPeople(p);
+    return `Call${who ? ` with ${who}` : ''} was ended, as it reached the maximum call duration (Duration ${duration(p)})`;
+  },
+  call_missed: () => 'Missed call',
+  call_tried: () => 'Unanswered call',
 };
 
 /** The text of system message `id` for a viewer (`you`: the viewer is the actor; `youAreUser`: the viewer is {user}). */

@@ -124,8 +124,15 @@ export interface EventMap {
   'call.ring': { room: RoomRow; actor: CallActor; target: CallActor };
   /** A conversation's properties changed (name, description, lobby, read-only, listable, type, ...): the row as it is now, after commit. */
   'room.updated': { room: RoomRow };
-  /** Users became attendees of a conversation, after commit. */
-  'room.attendees-added': { room: RoomRow; userIds: string[] };
+  /**
+   * Attendees' participant type or permissions changed, after commit (`all`: the conversation's
+   * default or call permissions, which every attendee's effective permissions follow).
+   */
+  'room.participants-changed': { room: RoomRow; attendeeIds: number[] | 'all' };
+  /** An attendee joined a conversation (opened a session), after commit. */
+  'room.joined': { room: RoomRow; actorType: string; actorId: string };
+  /** Users became attendees of a conversation, after commit; `invitedBy`: the user who added them. */
+  'room.attendees-added': { room: RoomRow; userIds: string[]; invitedBy?: string };
   /** Attendees left or were removed, after commit: their user ids and the Talk session ids they had. */
   'room.attendees-removed': { room: RoomRow; userIds: string[]; sessionIds: string[] };
 }

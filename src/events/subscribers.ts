@@ -18,6 +18,7 @@ import type { ChatSystemMessages } from '../services/chat-system-messages.js';
 import type { ChatService } from '../services/chat.js';
 import type { PollsService } from '../services/polls.js';
 import type { SignalingNotifier } from '../services/signaling-notifier.js';
+import type { CallService } from '../services/calls.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -33,6 +34,7 @@ export interface Subscribers {
   userAvatars: UserAvatarService;
   notifications: NotificationService;
   polls: PollsService;
+  calls: CallService;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -41,6 +43,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
     silent ? undefined : s.notifications.mentioned(room.id, messageId, actor, mentionedUserIds),
   );
   bus.on('chat.read', ({ room, userId, messageId }) => s.notifications.chatReadUpTo(room.id, userId, messageId));
+  // People added by somebody are invited (Talk's notifier: group members too, at creation as later).
+  bus.on('room.attendees-added', ({ room, userIds, invitedBy }) => s.notifications.invited(room, invitedBy, userIds));
+  bus.on('room.joined', ({ room, actorType, actorId }) => (actorType === ActorType.USERS ? s.notifications.joinedRoom(room.id, actorId) : undefined));
 
   // Calls ring the conversation's users (notifications app), as Talk's notifier does.
   bus.on('call.started', ({ room, actor, silent, silentFor }) =>
@@ -48,6 +53,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   );
   bus.on('call.joined', ({ room, actor }) => (actor.actorType === ActorType.USERS ? s.notifications.joinedCall(room.id, actor.actorId) : undefined));
   bus.on('call.ended', ({ room }) => s.notifications.missedCall(room.id));
+  bus.on('call.ring', ({ room, actor, target }) =>
+    target.actorType === ActorType.USERS ? s.notifications.rang(room, { type: actor.actorType, id: actor.actorId, displayName: actor.displayName }, target.actorId) : undefined,
+  );
 
   // Credentials: cached verifications and login cookies stop working at once.
   bus.on('user.credentials-changed', ({ userId }) => s.auth.forget(userId));
@@ -75,6 +83,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chat.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.polls.forgetRooms(rooms.map((r) => r.id)));
+  bus.on('rooms.deleted', ({ rooms }) => s.calls.forgetRooms(rooms));
 
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
@@ -82,11 +91,22 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.attendees-added.trx', (e) => s.chatSystemMessages.membershipChanged(e, true));
   bus.on('rooms.lobby-timer-reached.trx', (e) => s.chatSystemMessages.lobbyTimerReached(e));
   bus.on('room.attendees-removed.trx', (e) => s.chatSystemMessages.membershipChanged(e, false));
+  // Calls leave their trace in the chat, in the transaction that changed the call (§2 call_*).
+  bus.on('call.started.trx', (e) => s.chatSystemMessages.callStarted(e));
+  bus.on('call.joined.trx', (e) => s.chatSystemMessages.callJoined(e));
+  bus.on('call.left.trx', (e) => s.chatSystemMessages.callLeft(e));
+  bus.on('call.ended.trx', (e) => s.chatSystemMessages.callEnded(e));
 
   // The external signaling server (talk-chat-calls.md §5.7): queued, sent in the background.
   bus.on('rooms.deleted', ({ rooms }) => s.signalingNotifier.roomsDeleted(rooms));
   bus.on('room.updated', ({ room }) => s.signalingNotifier.roomUpdated(room));
   bus.on('room.attendees-added', ({ room, userIds }) => s.signalingNotifier.attendeesAdded(room, userIds));
   bus.on('room.attendees-removed', ({ room, userIds, sessionIds }) => s.signalingNotifier.attendeesRemoved(room, userIds, sessionIds));
+  bus.on('room.participants-changed', ({ room, attendeeIds }) => s.signalingNotifier.participantsChanged(room, attendeeIds));
+  bus.on('chat.message-posted', ({ room }) => s.signalingNotifier.chatMessage(room));
+  bus.on('call.joined', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
+  bus.on('call.flags-updated', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
+  bus.on('call.left', ({ room, sessionId }) => s.signalingNotifier.inCallChanged(room, sessionId, 0));
+  bus.on('call.ended', ({ room, everyone }) => (everyone ? s.signalingNotifier.callEndedForEveryone(room) : undefined));
   bus.on('rooms.deleted', ({ rooms }) => s.notifications.forgetRooms(rooms));
 }

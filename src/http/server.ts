@@ -14,15 +14,13 @@ import { routeModules } from './routes/index.js';
 
 
 export interface BuildOptions {
-  /** Log requests (off in tests unless asked). */
+  /** Log requests through services.log (off in tests unless asked). */
   logger?: boolean;
-  /** Where log lines go (default stdout); tests read the log from here. */
-  logStream?: NodeJS.WritableStream;
 }
 
 export async function buildServer(services: Services, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
-    logger: opts.logger === false ? false : { level: services.settings.logLevel, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+    ...(opts.logger === false ? { logger: false } : { loggerInstance: services.log }),
     // Fastify's own request lines are off: the onResponse hook below writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 25 * 1024 * 1024,
@@ -47,8 +45,6 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     requestIdHeader: 'x-request-id',
   }) as unknown as FastifyInstance;
   app.decorate('ocsRoutes', [] as OcsRouteDef<any>[]);
-  // Mail without SMTP is logged (recipient and subject only) through the server's logger.
-  services.mail.useLogger(app.log);
 
   // JSON: an empty body is an empty bag (clients send Content-Type on bodiless DELETEs).
   app.removeContentTypeParser('application/json');

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { JobRunsRepository, type JobRunRow } from '../db/repositories/job-runs.js';
+import type { JobRunRow } from '../db/repositories/job-runs.js';
 import type { Services } from '../services/index.js';
 import { nowSeconds } from '../domain/time.js';
 
@@ -22,9 +22,6 @@ export interface JobDef {
 /** Identifies this process in job_runs.last_owner. */
 const PROCESS_ID = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
-/** Schedule rows this process has made sure exist, per database (one INSERT per job, not per tick). */
-const ensured = new WeakMap<object, Set<string>>();
-
 export interface RunOutcome {
   ran: boolean;
   status?: 'ok' | 'failed';
@@ -39,13 +36,8 @@ export function scaledInterval(job: JobDef, scale: number): number {
 
 /** Claims and runs one job if it is due (or whatever the schedule with `force`). */
 export async function runJobIfDue(services: Services, job: JobDef, force = false): Promise<RunOutcome> {
-  const repo = new JobRunsRepository(services.db.kysely);
-  let known = ensured.get(services.db.kysely);
-  if (!known) ensured.set(services.db.kysely, (known = new Set()));
-  if (!known.has(job.name)) {
-    await repo.ensure(job.name);
-    known.add(job.name);
-  }
+  const repo = services.repos.jobRuns;
+  await repo.ensure(job.name);
   const now = nowSeconds();
   if (!(await repo.claim(job.name, now, now + scaledInterval(job, services.settings.jobIntervalScale), PROCESS_ID, force))) return { ran: false };
   const started = Date.now();
@@ -64,7 +56,7 @@ export async function runJobIfDue(services: Services, job: JobDef, force = false
 }
 
 export async function jobStates(services: Services, jobs: readonly JobDef[]): Promise<Array<{ job: JobDef; row?: JobRunRow }>> {
-  const rows = await new JobRunsRepository(services.db.kysely).all();
+  const rows = await services.repos.jobRuns.all();
   return jobs.map((job) => ({ job, row: rows.find((r) => r.name === job.name) }));
 }
 

@@ -5,7 +5,7 @@
  */
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { ActorType } from '../domain/constants.js';
-import { isReplyable, MessageType } from '../domain/chat.js';
+import { isReplyable, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { actorObject } from '../domain/chat-rich-objects.js';
 import { systemMessageText } from '../domain/system-messages.js';
 
@@ -41,6 +41,16 @@ function displayNameOf(row: { actor_type: string; actor_id: string; actor_displa
   return row.actor_display_name;
 }
 
+const isCaller = (p: Record<string, unknown>, env: MessageEnv): boolean =>
+  env.viewer?.type === ActorType.USERS && Array.isArray(p.users) && p.users[0] === env.viewer.id;
+
+/** Which text a call message takes: the end by the max_call_duration job, the caller's unanswered call. */
+function callTextId(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv): string {
+  if (row.system_message === 'call_ended_everyone' && row.actor_type === SYSTEM_ACTOR.type && row.actor_id === SYSTEM_ACTOR.id) return 'call_ended_max_duration';
+  if (row.system_message === 'call_missed' && isCaller(p, env)) return 'call_tried';
+  return row.system_message;
+}
+
 /**
  * One message. `withParent`: add `parent` (full parent, or `{id, deleted: true}` when it is gone
  * or expired) — never for lastMessage and never nested deeper than one level.
@@ -58,7 +68,9 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     systemMessage = row.system_message;
     const user = parameters.user as { id?: string; type?: string } | undefined;
     const viewerIsUser = env.viewer !== undefined && user !== undefined && user.type === 'user' && env.viewer.type === ActorType.USERS && user.id === env.viewer.id;
-    message = systemMessageText(row.system_message, parameters, isViewer, viewerIsUser);
+    message = systemMessageText(callTextId(row, parameters, env), { ...parameters, silent: row.silent === 1 }, isViewer, viewerIsUser);
+    // The caller of a missed one-to-one call sees it as their unanswered call (§2 call_missed).
+    if (row.system_message === 'call_missed' && isCaller(parameters, env)) systemMessage = 'call_tried';
     // Rendered values that are not rich objects (names inlined in the text) are not parameters.
     // poll_voted is anonymous: no actor (talk-chat-calls.md §2).
     const objects: Record<string, unknown> = row.system_message === 'poll_voted' ? {} : { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };

@@ -13,10 +13,12 @@ import type { ChatMentions } from './chat-mentions.js';
 import type { RoomsService } from './rooms.js';
 import type { ConversationView } from '../presenters/conversation.js';
 import type { RequestContext } from './request-context.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 export class BreakoutBroadcastService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly breakoutRooms: BreakoutRoomsService,
     private readonly chat: ChatService,
     private readonly mentions: ChatMentions,
@@ -29,8 +31,8 @@ export class BreakoutBroadcastService {
     const text = trimMessage(raw);
     if (text === '') throw badRequest('message', 'The message is empty');
     if (messageLength(text) > CHAT_MAX_LENGTH) throw payloadTooLarge('message', `The message is longer than ${CHAT_MAX_LENGTH} characters`);
-    const children = await this.rooms.repos.rooms.childrenOf(parent.token);
-    const mine = await this.rooms.repos.attendees.actorsInRooms(children.map((r) => r.id), ActorType.USERS, [attendee.actor_id]);
+    const children = await this.repos.rooms.childrenOf(parent.token);
+    const mine = await this.repos.attendees.actorsInRooms(children.map((r) => r.id), ActorType.USERS, [attendee.actor_id]);
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const actor = { type: attendee.actor_type, id: attendee.actor_id, displayName: ctx.user?.display_name ?? attendee.display_name };
     for (const child of children) {

@@ -27,6 +27,7 @@ import type { ConversationView } from '../presenters/conversation.js';
 import type { RequestContext } from './request-context.js';
 import { RoomsService, type CallerRoom } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 export interface ConfigureInput {
   mode: number;
@@ -38,10 +39,11 @@ export class BreakoutRoomsService {
   constructor(
     private readonly members: ParticipantsRepository,
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
   ) {}
 
   private children(parent: RoomRow): Promise<RoomRow[]> {
-    return this.rooms.repos.rooms.childrenOf(parent.token);
+    return this.repos.rooms.childrenOf(parent.token);
   }
 
   /**
@@ -50,8 +52,8 @@ export class BreakoutRoomsService {
    */
   async callerViews(ctx: RequestContext, parent: RoomRow): Promise<ConversationView[]> {
     const all = [...(await this.children(parent)), parent];
-    const fresh = await this.rooms.repos.rooms.findByIds(all.map((r) => r.id));
-    const mine = ctx.userId === undefined ? [] : await this.rooms.repos.attendees.actorsInRooms(fresh.map((r) => r.id), ActorType.USERS, [ctx.userId]);
+    const fresh = await this.repos.rooms.findByIds(all.map((r) => r.id));
+    const mine = ctx.userId === undefined ? [] : await this.repos.attendees.actorsInRooms(fresh.map((r) => r.id), ActorType.USERS, [ctx.userId]);
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const ordered = [...fresh.filter((r) => r.id !== parent.id), ...fresh.filter((r) => r.id === parent.id)];
     return ordered.filter((r) => byRoom.has(r.id)).map((room) => ({ room, attendee: byRoom.get(room.id) }));
@@ -77,7 +79,7 @@ export class BreakoutRoomsService {
     const map = input.mode === BreakoutMode.MANUAL ? parseAttendeeMap(input.attendeeMap, input.amount) : new Map<number, number>();
     if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to amount-1)');
 
-    const people = (await this.rooms.repos.attendees.forRoom(parent.id)).filter((a) => a.actor_type === ActorType.USERS);
+    const people = (await this.repos.attendees.forRoom(parent.id)).filter((a) => a.actor_type === ActorType.USERS);
     const moderators = people.filter((a) => isModeratorType(a.participant_type));
     const others = people.filter((a) => !isModeratorType(a.participant_type));
     let groups: AttendeeRow[][] = Array.from({ length: input.amount }, () => []);
@@ -107,7 +109,7 @@ export class BreakoutRoomsService {
       await repos.rooms.update(parent.id, { breakout_room_mode: input.mode, breakout_room_status: BreakoutStatus.STOPPED });
     });
     await this.rooms.announceDeleted(orphans);
-    return (await this.rooms.repos.rooms.findById(parent.id))!;
+    return (await this.repos.rooms.findById(parent.id))!;
   }
 
   /** DELETE breakout-rooms/{token}: the children go, the parent is "not configured" again. */
@@ -116,7 +118,7 @@ export class BreakoutRoomsService {
     const children = await this.children(found.room);
     if (children.length) await this.rooms.deleteRooms(children);
     const patch = { breakout_room_mode: BreakoutMode.NOT_CONFIGURED, breakout_room_status: BreakoutStatus.STOPPED };
-    await this.rooms.repos.rooms.update(found.room.id, patch);
+    await this.repos.rooms.update(found.room.id, patch);
     return { ...found, room: { ...found.room, ...patch } };
   }
 
@@ -145,7 +147,7 @@ export class BreakoutRoomsService {
       // A lobby change is activity (talk-behaviour.md §11).
       await repos.rooms.touch(ids, now);
     });
-    return (await this.rooms.repos.rooms.findById(parent.id))!;
+    return (await this.repos.rooms.findById(parent.id))!;
   }
 
   // ---- attendee map ----
@@ -162,14 +164,14 @@ export class BreakoutRoomsService {
     const children = await this.children(parent);
     const map = parseAttendeeMap(rawMap, children.length);
     if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to rooms-1)');
-    const moving = (await this.rooms.repos.attendees.forRoom(parent.id)).filter((a) => map.has(a.id) && a.actor_type === ActorType.USERS);
+    const moving = (await this.repos.attendees.forRoom(parent.id)).filter((a) => map.has(a.id) && a.actor_type === ActorType.USERS);
     if (moving.length === 0) return parent;
-    const inChildren = await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), ActorType.USERS, moving.map((a) => a.actor_id));
+    const inChildren = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), ActorType.USERS, moving.map((a) => a.actor_id));
     if (inChildren.some((a) => isModeratorType(a.participant_type))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
     await this.members.deleteAttendees(inChildren.map((a) => a.id));
     const now = nowSeconds();
     const rows = moving.map((a) => this.rooms.attendeeRow(children[map.get(a.id)!].id, now, copyOf(a)));
-    await this.rooms.repos.attendees.insertIgnoringDuplicates(rows);
+    await this.repos.attendees.insertIgnoringDuplicates(rows);
     return parent;
   }
 
@@ -186,7 +188,7 @@ export class BreakoutRoomsService {
     if (room.object_type !== BREAKOUT_OBJECT_TYPE) throw badRequest('room', 'This is not a breakout room');
     if (room.lobby_state !== LobbyState.NONE) throw badRequest('room', 'The breakout rooms are not started');
     const status = requested ? BreakoutStatus.ASSISTANCE_REQUESTED : BreakoutStatus.STOPPED;
-    await this.rooms.repos.rooms.update(room.id, { breakout_room_status: status });
+    await this.repos.rooms.update(room.id, { breakout_room_status: status });
     return { ...found, room: { ...room, breakout_room_status: status } };
   }
 
@@ -204,11 +206,11 @@ export class BreakoutRoomsService {
     const children = await this.children(parent);
     const dest = children.find((c) => c.token === target);
     if (!dest) throw badRequest('target', 'target is not a breakout room of this conversation');
-    const current = await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
+    const current = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
     await this.members.deleteAttendees(current.filter((a) => a.room_id !== dest.id).map((a) => a.id));
     const now = nowSeconds();
-    await this.rooms.repos.attendees.insertIgnoringDuplicates([this.rooms.attendeeRow(dest.id, now, copyOf(attendee))]);
-    const mine = await this.rooms.repos.attendees.find(dest.id, attendee.actor_type, attendee.actor_id);
+    await this.repos.attendees.insertIgnoringDuplicates([this.rooms.attendeeRow(dest.id, now, copyOf(attendee))]);
+    const mine = await this.repos.attendees.find(dest.id, attendee.actor_type, attendee.actor_id);
     return { room: dest, attendee: mine };
   }
 
@@ -223,7 +225,7 @@ export class BreakoutRoomsService {
     const rule = { mode: parent.breakout_room_mode, status: parent.breakout_room_status, participantType: attendee.participant_type };
     requireBreakoutListable(rule);
     const children = await this.children(parent);
-    const mine = await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
+    const mine = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const visible = seesAllBreakoutRooms(rule) ? children : children.filter((c) => byRoom.has(c.id));
     return visible.map((room) => (byRoom.has(room.id) ? { room, attendee: byRoom.get(room.id) } : { room, forceName: true }));

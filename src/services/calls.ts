@@ -9,7 +9,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { CallsRepository, type CallPeerRow } from '../db/repositories/calls.js';
+import type { CallsRepository, CallPeerRow } from '../db/repositories/calls.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
@@ -24,6 +24,7 @@ import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { RequestContext } from './request-context.js';
 import type { CallerRoom, RoomsService } from './rooms.js';
 import type { UserStatusService } from './user-status.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 export interface JoinCallInput {
   /** In-call flags; Talk's default is in call + audio + video. */
@@ -59,10 +60,11 @@ export class CallService {
   constructor(
     private readonly db: Db,
     private readonly rooms: RoomsService,
+    private readonly repos: Repositories,
     private readonly userStatus: UserStatusService,
     private readonly events: EventBus,
   ) {
-    this.repo = new CallsRepository(db.kysely);
+    this.repo = repos.calls;
   }
 
   // ---- guards (Talk's controller attributes, in their order) ----
@@ -130,7 +132,8 @@ export class CallService {
     const { room, attendee } = found;
     const now = nowSeconds();
     this.requireNoLobbyReadWrite(cfg, room, attendee, now);
-    if (!input.recordingConsent && this.consentRequired(cfg, room)) throw badRequest('consent', 'Recording consent is required to join this call');
+    const consentRequired = this.consentRequired(cfg, room);
+    if (!input.recordingConsent && consentRequired) throw badRequest('consent', 'Recording consent is required to join this call');
     const mine = this.requireSession(found);
     if (NO_CALL_TYPES.includes(room.type)) throw badRequest('type', 'This conversation cannot have calls');
     CallService.checkFlags(input.flags);
@@ -152,7 +155,7 @@ export class CallService {
 
     const base = { room, actor: actorOf(attendee), sessionId: mine.session.session_id, flags };
     const outcome = await this.db.kysely.transaction().execute(async (trx) => {
-      const repo = new CallsRepository(trx);
+      const repo = this.repos.withTransaction(trx).calls;
       const locked = await repo.lockRoom(room.id);
       if (!locked) throw notFound('room');
       if (!mayStart && !(await repo.othersInCall(room.id, mine.session.id, now - SESSION_TIMEOUT))) {
@@ -162,6 +165,8 @@ export class CallService {
       const entered = await repo.setInCall(mine.session.id, flags, 'out');
       if (!entered && !(await repo.setInCall(mine.session.id, flags, 'any'))) throw notFound('session', 'Your session ended');
       await repo.touchLastJoinedCall(attendee.id, now);
+      // Given consent is stored when the call asked for it (talk-chat-calls.md §4 step 1).
+      if (consentRequired) await repo.storeConsent(room.id, attendee.actor_type, attendee.actor_id, now);
       const callStartTime = started ? now : (locked.active_since ?? now);
       const change = { ...base, callStartTime };
       if (started) await this.events.emit('call.started.trx', { ...change, silent: input.silent, silentFor: input.silentFor, trx });
@@ -217,7 +222,7 @@ export class CallService {
     const now = nowSeconds();
     const actor = actorOf(attendee);
     const outcome = await this.db.kysely.transaction().execute(async (trx) => {
-      const repo = new CallsRepository(trx);
+      const repo = this.repos.withTransaction(trx).calls;
       const locked = await repo.lockRoom(room.id);
       if (!locked) return { left: false, end: undefined, callStartTime: 0 };
       const callStartTime = locked.active_since ?? 0;
@@ -251,7 +256,7 @@ export class CallService {
     const { room, attendee } = found;
     if (!hasPermission(this.effective(cfg, room, attendee), Permission.START_CALL)) throw forbidden('permissions', 'You are not allowed to start a call');
     if (room.call_flag === 0 || (found.session && found.session.in_call === 0)) throw badRequest('in-call', 'Ringing needs an active call you are in');
-    const target = await this.rooms.repos.attendees.findById(attendeeId);
+    const target = await this.repos.attendees.findById(attendeeId);
     if (!target || target.room_id !== room.id) throw notFound('attendee', 'The attendee is not in this conversation');
     if (target.actor_type !== ActorType.USERS && target.actor_type !== ActorType.FEDERATED_USERS) throw badRequest('actor-type', 'Only users can be rung');
     if (target.actor_type === ActorType.USERS) {
@@ -290,9 +295,9 @@ export class CallService {
   private async endMany(roomIds: number[], reason: CallEndReason, now: number, end: (repo: CallsRepository, ids: number[]) => Promise<number[]>): Promise<number> {
     const before = await this.repo.withCallState(roomIds);
     if (before.length === 0) return 0;
-    const rooms = new Map((await this.rooms.repos.rooms.findByIds(before.map((r) => r.id))).map((r) => [r.id, r]));
+    const rooms = new Map((await this.repos.rooms.findByIds(before.map((r) => r.id))).map((r) => [r.id, r]));
     const ended = await this.db.kysely.transaction().execute(async (trx: Kysely<Database>) => {
-      const ids = await end(new CallsRepository(trx), before.map((r) => r.id));
+      const ids = await end(this.repos.withTransaction(trx).calls, before.map((r) => r.id));
       const out: CallEnded[] = [];
       for (const id of ids) {
         const room = rooms.get(id);
@@ -314,6 +319,13 @@ export class CallService {
   async announceEnded(room: RoomRow, reason: CallEndReason, now = nowSeconds()): Promise<void> {
     const start = room.active_since ?? 0;
     await this.events.emit('call.ended', { room, actor: null, everyone: true, reason, callStartTime: start, duration: start ? now - start : 0 });
+  }
+
+  // ---- recording consent ----
+
+  /** Deleted conversations take their consents along (subscribed to `rooms.deleted`). */
+  async forgetRooms(rooms: RoomRow[]): Promise<void> {
+    await this.repo.deleteConsents(rooms.map((r) => r.id));
   }
 
   // ---- operator (talk:active-calls, talk:monitor:calls) ----

@@ -12,10 +12,8 @@ import type { LobbyTimers } from './lobby-timers.js';
 import type { RoomChatState } from '../presenters/conversation.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import { AttendeesRepository } from '../db/repositories/attendees.js';
-import { ChatMessagesRepository, UNREAD_TYPES, type ChatMessageRead } from '../db/repositories/chat-messages.js';
-import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
-import { ChatReactionsRepository } from '../db/repositories/chat-reactions.js';
+import { UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
 import {
   CHAT_MAX_LENGTH,
   EDIT_MAX_AGE,
@@ -35,6 +33,7 @@ import { chatChannel, type ChatActor, type ChatService } from './chat.js';
 import type { ChatMentions } from './chat-mentions.js';
 import type { CallerRoom, RoomsService } from './rooms.js';
 import type { RequestContext } from './request-context.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** A participant's access to a room's chat, resolved once per request. */
 export interface ChatAccess {
@@ -81,11 +80,12 @@ export class ChatApiService {
   constructor(
     private readonly db: Db,
     private readonly rooms: RoomsService,
+    private readonly repos: Repositories,
     private readonly chat: ChatService,
     private readonly mentions: ChatMentions,
     private readonly lobbyTimers: LobbyTimers,
   ) {
-    this.messages = new ChatMessagesRepository(db.kysely);
+    this.messages = repos.chatMessages;
   }
 
   private readonly sameTurn = new SameTurnReads();
@@ -139,7 +139,7 @@ export class ChatApiService {
     if ((acc.attendee.actor_type === ActorType.GUESTS || acc.attendee.actor_type === ActorType.EMAILS) && input.actorDisplayName.trim() !== '') {
       // A guest's actorDisplayName updates their stored name (§1.1 "Guests").
       actor.displayName = [...input.actorDisplayName.trim()].slice(0, GUEST_NAME_MAX).join('');
-      if (actor.displayName !== acc.attendee.display_name) await this.rooms.repos.attendees.update(acc.attendee.id, { display_name: actor.displayName });
+      if (actor.displayName !== acc.attendee.display_name) await this.repos.attendees.update(acc.attendee.id, { display_name: actor.displayName });
     }
     // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
     const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
@@ -177,7 +177,7 @@ export class ChatApiService {
       return this.page(acc, fetched, q.lastCommonReadId, true);
     }
     if (q.setReadMarker && offset > acc.attendee.last_read_message && acc.attendee.actor_type === ActorType.USERS) {
-      await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, offset, nowSeconds());
+      await this.repos.attendees.setReadMarker(acc.attendee.id, offset, nowSeconds());
       await this.chat.announceRead(acc.room, acc.attendee.actor_id, offset);
     }
     // Subscribe before reading: a message committed after the read still wakes us.
@@ -222,7 +222,7 @@ export class ChatApiService {
     if (messageLength(text) > CHAT_MAX_LENGTH) throw payloadTooLarge('message', `The message is longer than ${CHAT_MAX_LENGTH} characters`);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll: target.can_mention_all === 1 });
     const id = await this.db.kysely.transaction().execute(async (trx) => {
-      await new ChatMessagesRepository(trx).update(target.id, {
+      await this.repos.withTransaction(trx).chatMessages.update(target.id, {
         message: parsed.message,
         message_parameters: JSON.stringify(parsed.parameters),
         last_edit_actor_type: acc.actor.type,
@@ -231,7 +231,7 @@ export class ChatApiService {
         last_edit_at: now,
       });
       // Added mentions count from the edit on (removed ones simply stop mattering once read).
-      const attendees = new AttendeesRepository(trx);
+      const attendees = this.repos.withTransaction(trx).attendees;
       await attendees.markMentioned(acc.room.id, parsed.mentioned.indirect, target.id, false);
       await attendees.markMentioned(acc.room.id, parsed.mentioned.direct, target.id, true);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_edited', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
@@ -245,7 +245,7 @@ export class ChatApiService {
     const target = await this.ownOrModerated(acc, messageId);
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
-      await new ChatMessagesRepository(trx).update(target.id, {
+      await this.repos.withTransaction(trx).chatMessages.update(target.id, {
         message_type: MessageType.COMMENT_DELETED,
         message: '',
         message_parameters: '{}',
@@ -275,9 +275,10 @@ export class ChatApiService {
     if (isOneToOneKind(acc.room.type) && !cfg.bool('delete_one_to_one_conversations')) throw forbidden('type', 'The history of one-to-one conversations cannot be cleared');
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
-      await new ChatMessagesRepository(trx).deleteForRooms([acc.room.id]);
-      await new AttendeesRepository(trx).resetChatState(acc.room.id, now);
-      await new RoomsRepository(trx).resetLastMessage(acc.room.id, 0);
+      const tx = this.repos.withTransaction(trx);
+      await tx.chatMessages.deleteForRooms([acc.room.id]);
+      await tx.attendees.resetChatState(acc.room.id, now);
+      await tx.rooms.resetLastMessage(acc.room.id, 0);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'history_cleared');
     });
     return this.systemAnswer(acc, id, now);
@@ -290,7 +291,7 @@ export class ChatApiService {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
     const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
     if (marker < UNREAD_FIRST_MESSAGE) throw badRequest('lastReadMessage', 'lastReadMessage must be -2 or more');
-    await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, marker, nowSeconds());
+    await this.repos.attendees.setReadMarker(acc.attendee.id, marker, nowSeconds());
     if (acc.attendee.actor_type === ActorType.USERS) await this.chat.announceRead(acc.room, acc.attendee.actor_id, marker);
     return { room: acc.room, attendee: { ...acc.attendee, last_read_message: marker } };
   }
@@ -303,7 +304,7 @@ export class ChatApiService {
     let marker = last > 0 ? await this.messages.previousId(acc.room.id, last, now, UNREAD_TYPES) : 0;
     if (marker === 0 && last > 0) marker = await this.messages.previousId(acc.room.id, last, now);
     if (marker === 0) marker = UNREAD_FIRST_MESSAGE;
-    await this.rooms.repos.attendees.setReadMarker(acc.attendee.id, marker, now);
+    await this.repos.attendees.setReadMarker(acc.attendee.id, marker, now);
     return { room: acc.room, attendee: { ...acc.attendee, last_read_message: marker } };
   }
 
@@ -311,7 +312,7 @@ export class ChatApiService {
   async commonReadFor(view: CallerRoom): Promise<number | undefined> {
     if (!view.attendee || view.attendee.read_privacy !== 0) return undefined;
     const roomId = view.room.id;
-    const common = await this.sameTurn.read(`common:${roomId}`, () => this.rooms.repos.attendees.commonReadMessages([roomId]));
+    const common = await this.sameTurn.read(`common:${roomId}`, () => this.repos.attendees.commonReadMessages([roomId]));
     return common.get(roomId) ?? 0;
   }
 
@@ -364,7 +365,7 @@ export class ChatApiService {
     const commonRead = await this.commonReadFor({ room: acc.room, attendee: acc.attendee });
     // reactionsSelf for the whole page in one statement (§1.4).
     const reactedIds = rows.flatMap((r) => (r.reactions !== '{}' ? [r.id] : []));
-    const reactionsSelf = reactedIds.length ? await new ChatReactionsRepository(this.db.kysely).ownOn(reactedIds, acc.actor.type, acc.actor.id) : undefined;
+    const reactionsSelf = reactedIds.length ? await this.repos.chatReactions.ownOn(reactedIds, acc.actor.type, acc.actor.id) : undefined;
     let notModified = emptyIs304 && fetched.length === 0;
     // 200 [] instead of 304 when only the common read moved (§1.3 lastCommonReadId).
     if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId) notModified = false;

@@ -16,7 +16,7 @@ import { isModeratorType, isOneToOneKind } from '../domain/permissions.js';
 import { avatarVersion } from '../presenters/conversation.js';
 import type { MentionedAttendees } from './chat.js';
 import type { DirectoryService } from './directory.js';
-import type { RoomsService } from './rooms.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 export interface ResolvedMessage {
   /** The text with resolved mentions replaced by {mention-…} placeholders. */
@@ -39,7 +39,7 @@ function placeholderType(obj: RichObject): string {
 
 export class ChatMentions {
   constructor(
-    private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees'>,
     private readonly directory: DirectoryService,
     private readonly baseUrl: string,
   ) {}
@@ -50,7 +50,7 @@ export class ChatMentions {
     const out: ResolvedMessage = { message: text, parameters: {}, mentioned: { direct: [], indirect: [], userIds: [] } };
     const needsAttendees = refs.length > 0 || (opts.replyTo !== undefined && opts.replyTo.actor_type === ActorType.USERS);
     if (!needsAttendees) return out;
-    const attendees = await this.rooms.repos.attendees.forRoom(room.id);
+    const attendees = await this.repos.attendees.forRoom(room.id);
     const byActor = new Map(attendees.map((a) => [`${a.actor_type}\0${a.actor_id}`, a]));
     const users = new Map((await this.directory.users.existing(refs.filter((r) => r.kind === 'user').map((r) => r.id))).map((u) => [u.id, u]));
     const groupIds = refs.filter((r) => r.kind === 'group').map((r) => r.id);
@@ -130,7 +130,7 @@ export class ChatMentions {
    */
   async autocomplete(room: RoomRow, caller: AttendeeRow, search: string, limit: number): Promise<AutocompleteItem[]> {
     const term = search.trim().toLowerCase();
-    const attendees = await this.rooms.repos.attendees.forRoom(room.id);
+    const attendees = await this.repos.attendees.forRoom(room.id);
     const userNames = new Map((await this.directory.users.existing(attendees.filter((a) => a.actor_type === ActorType.USERS).map((a) => a.actor_id))).map((u) => [u.id, u.display_name]));
     const items: AutocompleteItem[] = [];
     for (const a of attendees) {

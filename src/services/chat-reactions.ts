@@ -8,9 +8,8 @@
  * permission (128), as in Talk before 34; `react-permission` is therefore not advertised.
  */
 import type { Db } from '../db/database.js';
-import { CHAT_MESSAGE_DEFAULTS, ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
-import { ChatReactionsRepository, REACTION, type ReactionRead } from '../db/repositories/chat-reactions.js';
-import { RoomsRepository } from '../db/repositories/rooms.js';
+import { CHAT_MESSAGE_DEFAULTS, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
+import { type ChatReactionsRepository, REACTION, type ReactionRead } from '../db/repositories/chat-reactions.js';
 import { isSingleEmoji } from '../domain/emoji.js';
 import { ActorType } from '../domain/constants.js';
 import { badRequest, notFound } from '../domain/errors.js';
@@ -18,6 +17,7 @@ import { nowSeconds } from '../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
 import { chatChannel, type ChatService } from './chat.js';
 import type { RequestContext } from './request-context.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** Messages that take reactions: text, shared objects (polls) and voice/recordings (§3.1 "Reactable"). */
 export const REACTABLE_TYPES = new Set(['comment', 'object_shared', 'voice-message', 'record-audio', 'record-video']);
@@ -31,11 +31,12 @@ export class ChatReactionsService {
 
   constructor(
     private readonly db: Db,
+    private readonly repos: Repositories,
     private readonly chatApi: ChatApiService,
     private readonly chat: ChatService,
   ) {
-    this.messages = new ChatMessagesRepository(db.kysely);
-    this.reactions = new ChatReactionsRepository(db.kysely);
+    this.messages = repos.chatMessages;
+    this.reactions = repos.chatReactions;
   }
 
   /** POST: `created` false when the actor had already reacted so (Talk answers 200 then). */
@@ -46,8 +47,9 @@ export class ChatReactionsService {
     const now = nowSeconds();
     const created = await this.db.kysely.transaction().execute(async (trx) => {
       // The room lock orders this with the room's other posts (ChatService) and the count refresh.
-      await new RoomsRepository(trx).lockForMessage(acc.room.id, 0);
-      const repo = new ChatReactionsRepository(trx);
+      const tx = this.repos.withTransaction(trx);
+      await tx.rooms.lockForMessage(acc.room.id, 0);
+      const repo = tx.chatReactions;
       const id = await repo.insertOnce({
         ...CHAT_MESSAGE_DEFAULTS,
         room_id: acc.room.id,
@@ -74,8 +76,9 @@ export class ChatReactionsService {
     const acc = await this.chatApi.access(ctx, token, { write: true, chat: true });
     const target = await this.reactable(acc, messageId, 404);
     const removed = await this.db.kysely.transaction().execute(async (trx) => {
-      await new RoomsRepository(trx).lockForMessage(acc.room.id, 0);
-      const repo = new ChatReactionsRepository(trx);
+      const tx = this.repos.withTransaction(trx);
+      await tx.rooms.lockForMessage(acc.room.id, 0);
+      const repo = tx.chatReactions;
       // Under the room lock: of two concurrent removals only one finds the row.
       const reactionId = await repo.findOne(target.id, acc.actor.type, acc.actor.id, emoji);
       if (reactionId === 0) return false;

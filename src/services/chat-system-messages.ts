@@ -9,9 +9,10 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { attendeeObject } from '../domain/chat-rich-objects.js';
 import { isOneToOneKind } from '../domain/permissions.js';
-import { SYSTEM_ACTOR } from '../domain/chat.js';
 import { ActorType, ListableScope, ParticipantType, ReadOnlyState, RoomType } from '../domain/constants.js';
-import type { RoomChange } from '../events/event-map.js';
+import type { Repositories } from '../db/repositories/index.js';
+import { SYSTEM_ACTOR } from '../domain/chat.js';
+import type { CallActor, CallEnded, CallSessionChange, RoomChange } from '../events/event-map.js';
 import type { ChatActor, ChatService } from './chat.js';
 
 /** The system message id of a room change, or undefined when Talk records none. */
@@ -66,8 +67,16 @@ function typeChangeMessage(attendee: AttendeeRow, from: number, to: number): str
   return undefined;
 }
 
+const chatActorOfCall = (a: CallActor | null): ChatActor => (a ? { type: a.actorType, id: a.actorId, displayName: a.displayName } : { ...SYSTEM_ACTOR });
+
+/** One-to-one kinds: a call with exactly one user in them is "missed" (§2 call_missed). */
+const ONE_TO_ONE_KINDS: readonly number[] = [RoomType.ONE_TO_ONE, RoomType.ONE_TO_ONE_FORMER];
+
 export class ChatSystemMessages {
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    private readonly repos: Repositories,
+  ) {}
 
   async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange }): Promise<void> {
     const msg = roomChangeMessage(e.room, e.change);
@@ -100,5 +109,45 @@ export class ChatSystemMessages {
     const params: Record<string, unknown> = { user };
     if (id.startsWith('guest_')) Object.assign(params, { type: e.attendee.actor_type, id: e.attendee.actor_id });
     await this.chat.postSystemMessage(e.trx, e.room, e.actor, id, params);
+  }
+
+  // ---- calls (talk-chat-calls.md §2 call_*; §4 "Leaving / ending") ----
+
+  /** `call_started` by the session that started the call (stored silent for a silent call). */
+  async callStarted(e: CallSessionChange & { silent: boolean; trx: Kysely<Database> }): Promise<void> {
+    await this.chat.postSystemMessage(e.trx, e.room, chatActorOfCall(e.actor), 'call_started', {}, { silent: e.silent });
+  }
+
+  /** `call_joined` for a session entering a running call (the starter got `call_started`). */
+  async callJoined(e: CallSessionChange & { started: boolean; silent: boolean; trx: Kysely<Database> }): Promise<void> {
+    if (e.started) return;
+    await this.chat.postSystemMessage(e.trx, e.room, chatActorOfCall(e.actor), 'call_joined', {}, { silent: e.silent });
+  }
+
+  /** `call_left` (not for sessions taken out by an end for everyone: those emit no `call.left`). */
+  async callLeft(e: CallSessionChange & { trx: Kysely<Database> }): Promise<void> {
+    await this.chat.postSystemMessage(e.trx, e.room, chatActorOfCall(e.actor), 'call_left');
+  }
+
+  /**
+   * `call_ended`, `call_ended_everyone` or, in one-to-ones where only one user joined,
+   * `call_missed`. Parameters as Talk stores them (`users` who joined since the call started,
+   * `cloudIds`, `guests` count, `duration`) plus the rendered `user1…` objects.
+   */
+  async callEnded(e: CallEnded & { trx: Kysely<Database> }): Promise<void> {
+    if (e.reason === 'disconnected') return;
+    const since = e.callStartTime;
+    const joined = (await this.repos.withTransaction(e.trx).attendees.forRoom(e.room.id)).filter((a) => since > 0 && a.last_joined_call >= since);
+    const actor = chatActorOfCall(e.actor);
+    let users = joined.filter((a) => a.actor_type === ActorType.USERS);
+    // Ended for everyone: the moderator is the sentence's subject, not one of the others (§2).
+    if (e.everyone && e.actor) users = users.filter((a) => !(a.actor_type === e.actor!.actorType && a.actor_id === e.actor!.actorId));
+    const guests = joined.filter((a) => a.actor_type === ActorType.GUESTS || a.actor_type === ActorType.EMAILS).length;
+    const cloudIds = joined.filter((a) => a.actor_type === ActorType.FEDERATED_USERS).map((a) => a.actor_id);
+    const params: Record<string, unknown> = { users: users.map((a) => a.actor_id), cloudIds, guests, duration: e.duration };
+    users.slice(0, 5).forEach((a, i) => (params[`user${i + 1}`] = attendeeObject(a.actor_type, a.actor_id, a.display_name)));
+    let id = e.everyone ? 'call_ended_everyone' : 'call_ended';
+    if (!e.everyone && ONE_TO_ONE_KINDS.includes(e.room.type) && users.length === 1 && guests === 0) id = 'call_missed';
+    await this.chat.postSystemMessage(e.trx, e.room, actor, id, params);
   }
 }

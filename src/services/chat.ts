@@ -10,15 +10,15 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { AttendeesRepository } from '../db/repositories/attendees.js';
-import { CHAT_MESSAGE_DEFAULTS, ChatMessagesRepository, type NewChatMessage } from '../db/repositories/chat-messages.js';
-import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
+import { CHAT_MESSAGE_DEFAULTS, type NewChatMessage } from '../db/repositories/chat-messages.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
 import type { EventBus } from '../events/bus.js';
 import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
 import { nowSeconds } from '../domain/time.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** Who a message is from: an attendee's actor, or guests/system, guests/cli. */
 export interface ChatActor {
@@ -76,11 +76,14 @@ export interface SystemMessageOptions {
   skipRoomUpdate?: boolean;
   /** The change's own time (unix seconds), so the message and lastActivity agree with it. */
   at?: number;
+  /** Stored with the silent flag (a silent call's `call_started`, talk-chat-calls.md §2). */
+  silent?: boolean;
 }
 
 export class ChatService {
   constructor(
     private readonly db: Db,
+    private readonly repos: Repositories,
     private readonly events: EventBus,
   ) {}
 
@@ -103,6 +106,7 @@ export class ChatService {
       system_message: systemMessage,
       message_parameters: JSON.stringify(parameters),
       parent_id: opts.parentId ?? null,
+      ...(opts.silent ? { silent: 1 } : {}),
     }, { bump: !opts.skipRoomUpdate });
   }
 
@@ -120,8 +124,9 @@ export class ChatService {
       system_message: systemMessage,
       message_parameters: '{}',
     }));
-    const ids = await new ChatMessagesRepository(trx).insertMany(rows);
-    await new RoomsRepository(trx).setLastMessages(new Map(ids.map((x) => [x.roomId, x.id])));
+    const { chatMessages, rooms: roomsRepo } = this.repos.withTransaction(trx);
+    const ids = await chatMessages.insertMany(rows);
+    await roomsRepo.setLastMessages(new Map(ids.map((x) => [x.roomId, x.id])));
     await this.db.wake.notify(rooms.map((r) => chatChannel(r.id)), trx);
   }
 
@@ -156,7 +161,7 @@ export class ChatService {
         silent: input.silent ? 1 : 0,
         can_mention_all: input.canMentionAll ? 1 : 0,
       }, { bump: true });
-      const attendees = new AttendeesRepository(trx);
+      const attendees = this.repos.withTransaction(trx).attendees;
       if (input.attendeeId > 0) await attendees.advanceReadMarker(input.attendeeId, messageId, now);
       await attendees.markMentioned(room.id, input.mentions.indirect, messageId, false);
       await attendees.markMentioned(room.id, input.mentions.direct, messageId, true);
@@ -179,7 +184,7 @@ export class ChatService {
 
   /** Deleted conversations take their messages along (after commit; room ids are never reused). */
   async forgetRooms(rooms: RoomRow[]): Promise<void> {
-    await new ChatMessagesRepository(this.db.kysely).deleteForRooms(rooms.map((r) => r.id));
+    await this.repos.chatMessages.deleteForRooms(rooms.map((r) => r.id));
   }
 
   /** Wakes the long-polls of a room (after a change that is not a new message: edits, clears). */
@@ -204,11 +209,11 @@ export class ChatService {
 
   /** Lock the room, insert, point the room at it, wake the room's long-polls at commit. */
   private async insert(trx: Kysely<Database>, room: RoomRow, now: number, row: NewChatMessage, opts: { bump: boolean }): Promise<number> {
-    const rooms = new RoomsRepository(trx);
+    const { rooms, chatMessages } = this.repos.withTransaction(trx);
     // Also the row lock that orders this room's posts (file comment).
     if (opts.bump) await rooms.lockForMessage(room.id, now);
     else await rooms.lockForMessage(room.id, 0);
-    const id = await new ChatMessagesRepository(trx).insert(row);
+    const id = await chatMessages.insert(row);
     if (opts.bump) await rooms.setLastMessage(room.id, id);
     await this.db.wake.notify([chatChannel(room.id)], trx);
     return id;

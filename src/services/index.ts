@@ -6,9 +6,10 @@
 import { LobbyTimers } from './lobby-timers.js';
 import type { Db } from '../db/database.js';
 import type { Settings } from '../settings.js';
+import type { Logger } from '../log.js';
 import { EventBus } from '../events/bus.js';
 import { subscribeAll } from '../events/subscribers.js';
-import { createRepositories } from '../db/repositories/index.js';
+import { createRepositories, type Repositories } from '../db/repositories/index.js';
 import { AppConfigService } from './app-config.js';
 import { AuthService } from './auth.js';
 import { BruteForceService } from './brute-force.js';
@@ -45,7 +46,6 @@ import { PollsService } from './polls.js';
 import { BreakoutBroadcastService } from './breakout-broadcast.js';
 import { ChatMentions } from './chat-mentions.js';
 import { ChatSystemMessages } from './chat-system-messages.js';
-import { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
 import { SignalingService } from './signaling.js';
 import { SignalingBackendService } from './signaling-backend.js';
 import { SignalingNotifier } from './signaling-notifier.js';
@@ -58,9 +58,16 @@ import { ConversationViewService } from './conversation-view.js';
 
 export interface Services {
   db: Db;
+  /**
+   * The repositories bundle the services were built over: for the job scheduler's own table and
+   * for tests that set up rows. Routes never use it (they go through a service).
+   */
+  repos: Repositories;
   /** "This happened": emitted by the owning service, subscribed in events/subscribers.ts. */
   events: EventBus;
   settings: Settings;
+  /** The process logger (src/log.ts), shared with the HTTP server. */
+  log: Logger;
   directory: DirectoryService;
   appConfig: AppConfigService;
   bruteForce: BruteForceService;
@@ -124,10 +131,10 @@ export interface Services {
  * exception to "services call each other directly" is the event bus: "this happened" notices go
  * through `events`, and every subscription is listed in events/subscribers.ts.
  */
-export function createServices(db: Db, settings: Settings): Services {
+export function createServices(db: Db, settings: Settings, log: Logger): Services {
   const repos = createRepositories(db.kysely, db.dialect);
   const events = new EventBus();
-  const chat = new ChatService(db, events);
+  const chat = new ChatService(db, repos, events);
   const directory = new DirectoryService(repos, events);
   const appConfig = new AppConfigService(repos.appConfig, directory.groups);
   const bruteForce = new BruteForceService(repos.bruteForce, settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
@@ -140,41 +147,40 @@ export function createServices(db: Db, settings: Settings): Services {
   // Conversations: the lookup recognises guests and the caller's sessions by cookie session, and
   // the records are loaded (with statuses) by the conversation view service.
   const callerSessions = new CallerSessions(repos.participants, clientSessions);
-  const lobbyTimers = new LobbyTimers(db, events);
+  const lobbyTimers = new LobbyTimers(db, repos, events);
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
-  const roomRepos = { rooms: repos.rooms, attendees: repos.attendees, sessions: repos.sessions };
   const teams = new TeamsService(repos.teams, directory, events);
-  const rooms = new RoomsService(db, roomRepos, directory, bruteForce, events, teams, callerSessions, conversationView);
-  const calls = new CallService(db, rooms, userStatus, events);
-  const roomSettings = new RoomSettingsService(rooms, repos.roomSettings, calls);
+  const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions, conversationView);
+  const calls = new CallService(db, rooms, repos, userStatus, events);
+  const roomSettings = new RoomSettingsService(rooms, repos, repos.roomSettings, calls);
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
-  const mail = new MailService(settings, repos.mailOutbox);
+  const mail = new MailService(settings, repos.mailOutbox, log);
   const loginSessions = new LoginSessionService(repos.loginSessions, auth);
   const loginFlows = new LoginFlowService(repos.loginFlows, auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
   const phoneNumbers = new PhoneNumbersService(repos.phoneNumbers, directory);
-  const sip = new SipService(rooms, sipBridge, phoneNumbers);
+  const sip = new SipService(rooms, repos, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
-  const sessions = new SessionService(rooms, repos.participants, clientSessions, bruteForce, calls);
-  const notifications = new NotificationService(repos.notifications, rooms, directory, userStatus);
-  const participants = new ParticipantsService(rooms, repos.participants, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications, sip);
-  const membershipSync = new MembershipSync(rooms, repos.participants, directory, teams);
-  const breakoutRooms = new BreakoutRoomsService(repos.participants, rooms);
+  const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
+  const notifications = new NotificationService(repos.notifications, repos, directory, userStatus);
+  const participants = new ParticipantsService(rooms, repos, repos.participants, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications, sip);
+  const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
+  const breakoutRooms = new BreakoutRoomsService(repos.participants, rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
-  const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, new ChatMessagesRepository(db.kysely), lobbyTimers);
+  const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
-  const chatMentions = new ChatMentions(rooms, directory, settings.baseUrl);
-  const chatApi = new ChatApiService(db, rooms, chat, chatMentions, lobbyTimers);
-  const chatReactions = new ChatReactionsService(db, chatApi, chat);
-  const polls = new PollsService(db, chatApi, chat);
-  const breakoutBroadcast = new BreakoutBroadcastService(rooms, breakoutRooms, chat, chatMentions);
+  const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
+  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers);
+  const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
+  const polls = new PollsService(db, repos, chatApi, chat);
+  const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
-  const signalingBackend = new SignalingBackendService(signaling, rooms, repos.participants, sessions, repos.signaling, directory, bruteForce);
+  const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
   const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, { baseUrl: settings.baseUrl });
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat), chat, signalingNotifier, polls });
-  const roomOperator = new RoomOperatorService(rooms, roomSettings, participants, directory, appConfig);
-  return { signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat, repos), chat, signalingNotifier, polls, calls });
+  const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
+  return { repos, log, signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }

@@ -6,12 +6,14 @@
  * in any process lift (and record) each lobby once.
  */
 import type { Db } from '../db/database.js';
-import { RoomsRepository, type RoomRow } from '../db/repositories/rooms.js';
+import type { Repositories } from '../db/repositories/index.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
 import type { EventBus } from '../events/bus.js';
 
 export class LobbyTimers {
   constructor(
     private readonly db: Db,
+    private readonly repos: Repositories,
     private readonly events: EventBus,
   ) {}
 
@@ -19,11 +21,12 @@ export class LobbyTimers {
   async lift(ids: number[] | 'all', now: number): Promise<RoomRow[]> {
     if (ids !== 'all' && ids.length === 0) return [];
     return this.db.kysely.transaction().execute(async (trx) => {
-      const lifted = await new RoomsRepository(trx).liftExpiredLobbies(ids, now);
+      const { rooms } = this.repos.withTransaction(trx);
+      const lifted = await rooms.liftExpiredLobbies(ids, now);
       if (lifted.length === 0) return [];
       await this.events.emit('rooms.lobby-timer-reached.trx', { trx, rooms: lifted, now });
       // Their last message is now the system message just written.
-      return new RoomsRepository(trx).findByIds(lifted.map((r) => r.id));
+      return rooms.findByIds(lifted.map((r) => r.id));
     });
   }
 }

@@ -20,31 +20,17 @@ export interface MailLogger {
   warn(obj: Record<string, unknown>, msg: string): void;
 }
 
-/** Until the HTTP server hands over its logger: one JSON line on stderr unless silenced. */
-function fallbackLogger(level: string): MailLogger {
-  const write = (lvl: string, obj: Record<string, unknown>, msg: string) => {
-    if (level === 'silent' || (lvl === 'info' && ['fatal', 'error', 'warn'].includes(level))) return;
-    process.stderr.write(JSON.stringify({ level: lvl, time: Date.now(), ...obj, msg }) + '\n');
-  };
-  return { info: (o, m) => write('info', o, m), warn: (o, m) => write('warn', o, m) };
-}
-
 export type Delivery = 'smtp' | 'outbox';
 
 export class MailService {
   private transporter?: Transporter;
-  private log: MailLogger;
 
   constructor(
     private readonly settings: Settings,
     private readonly outbox: MailOutboxRepository,
-  ) {
-    this.log = fallbackLogger(settings.logLevel);
-  }
-
-  useLogger(log: MailLogger): void {
-    this.log = log;
-  }
+    /** The process logger (src/log.ts): the server's request log under `serve`, stderr for commands. */
+    private readonly log: MailLogger,
+  ) {}
 
   /** Sends one message; never throws for delivery problems (the outbox keeps it). */
   async send(msg: MailMessage): Promise<Delivery> {

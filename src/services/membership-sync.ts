@@ -11,12 +11,14 @@ import type { DirectoryService } from './directory.js';
 import { type RoomsService } from './rooms.js';
 import type { TeamsService } from './teams.js';
 import { nowSeconds } from '../domain/time.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 type SourceType = typeof ActorType.GROUPS | typeof ActorType.CIRCLES;
 
 export class MembershipSync {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly repo: ParticipantsRepository,
     private readonly directory: DirectoryService,
     private readonly teams: TeamsService,
@@ -28,7 +30,7 @@ export class MembershipSync {
     const user = await this.directory.users.find(userId);
     if (!user) return;
     const now = nowSeconds();
-    const existing = await this.rooms.repos.attendees.actorsInRooms(roomIds, ActorType.USERS, [userId]);
+    const existing = await this.repos.attendees.actorsInRooms(roomIds, ActorType.USERS, [userId]);
     await this.repo.setParticipantType(
       existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id),
       ParticipantType.USER,
@@ -36,7 +38,7 @@ export class MembershipSync {
     );
     const have = new Set(existing.map((a) => a.room_id));
     const spec = { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.USER };
-    await this.rooms.repos.attendees.insertIgnoringDuplicates(roomIds.filter((id) => !have.has(id)).map((id) => this.rooms.attendeeRow(id, now, spec)));
+    await this.repos.attendees.insertIgnoringDuplicates(roomIds.filter((id) => !have.has(id)).map((id) => this.rooms.attendeeRow(id, now, spec)));
     await this.rooms.touch(roomIds, now);
   }
 
@@ -48,7 +50,7 @@ export class MembershipSync {
       const groups = (await this.directory.groups.groupsOf(userId)).filter((g) => !(type === ActorType.GROUPS && g === sourceId));
       const teams = (await this.teams.teamsOf(userId)).filter((t) => !(type === ActorType.CIRCLES && t === sourceId));
       const kept = await this.repo.roomsWithAnySource(rooms, groups, teams);
-      const leaving = (await this.rooms.repos.attendees.actorsInRooms(rooms.filter((r) => !kept.has(r)), ActorType.USERS, [userId])).filter(
+      const leaving = (await this.repos.attendees.actorsInRooms(rooms.filter((r) => !kept.has(r)), ActorType.USERS, [userId])).filter(
         (a) => a.participant_type === ParticipantType.USER,
       );
       await this.repo.deleteAttendees(leaving.map((a) => a.id));
@@ -59,7 +61,7 @@ export class MembershipSync {
   async sourceDeleted(type: SourceType, sourceId: string, members: string[]): Promise<void> {
     const roomIds = await this.repo.roomsWithActor(type, sourceId);
     if (roomIds.length === 0) return;
-    const sourceRows = await this.rooms.repos.attendees.actorsInRooms(roomIds, type, [sourceId]);
+    const sourceRows = await this.repos.attendees.actorsInRooms(roomIds, type, [sourceId]);
     await this.repo.deleteAttendees(sourceRows.map((a) => a.id));
     await this.memberRemoved(type, sourceId, members, roomIds);
   }
@@ -70,14 +72,14 @@ export class MembershipSync {
    * deleted (with its breakout rooms); a one-to-one becomes a former one. Constant queries.
    */
   async userDeleted(userId: string): Promise<void> {
-    const rows = await this.rooms.repos.attendees.forActor(ActorType.USERS, userId);
+    const rows = await this.repos.attendees.forActor(ActorType.USERS, userId);
     if (rows.length === 0) return;
     const roomIds = rows.map((a) => a.room_id);
     const userCounts = await this.repo.userCounts(roomIds);
-    const rooms = await this.rooms.repos.rooms.findByIds(roomIds);
+    const rooms = await this.repos.rooms.findByIds(roomIds);
     const orphaned = rooms.filter((r) => !isOneToOneKind(r.type) && (userCounts.get(r.id) ?? 0) <= 1);
     await this.repo.deleteAttendees(rows.map((a) => a.id));
-    await this.rooms.repos.rooms.markFormerOneToOne(roomIds);
+    await this.repos.rooms.markFormerOneToOne(roomIds);
     await this.rooms.deleteRooms(orphaned);
   }
 }

@@ -9,7 +9,6 @@ import type { MetricsRepository } from '../db/repositories/metrics.js';
 import { Counter, counterValue, exposition, gauge, Histogram, type MetricFamily } from '../domain/openmetrics.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60];
 
 /** Talk conversation types (talk-reference.md §1.1) as metric labels. */
@@ -18,8 +17,6 @@ const ROOM_TYPES: Record<number, string> = { 1: 'one_to_one', 2: 'group', 3: 'pu
 export class MetricsService {
   private readonly requests = new Counter('parley_http_requests', 'HTTP requests answered, by method, route pattern and status');
   private readonly latency = new Histogram('parley_http_request_duration_seconds', 'Time to answer an HTTP request, by method, route pattern and status', LATENCY_BUCKETS);
-  private readonly queryTime = new Histogram('parley_db_query_duration_seconds', 'Time of SQL statements sent through Kysely', QUERY_BUCKETS);
-  private readonly queryErrors = new Counter('parley_db_query_errors', 'SQL statements that failed');
   private readonly jobRuns = new Counter('parley_job_runs', 'Periodic job runs by this process, by job and result');
   private readonly jobTime = new Histogram('parley_job_duration_seconds', 'Time of periodic job runs, by job', JOB_BUCKETS);
   private readonly started = Date.now() / 1000;
@@ -29,12 +26,7 @@ export class MetricsService {
     private readonly repo: MetricsRepository,
     /** Families other services keep (the brute-force throttle's secret checks). */
     private readonly families: MetricFamily[] = [],
-  ) {
-    db.stats.queryListeners.push((ms, failed) => {
-      this.queryTime.observe(ms / 1000);
-      if (failed) this.queryErrors.inc();
-    });
-  }
+  ) {}
 
   /** One finished periodic job run (jobs/runner.ts). */
   recordJobRun(name: string, status: 'ok' | 'failed', ms: number): void {
@@ -56,8 +48,9 @@ export class MetricsService {
       ...this.requests.render(),
       ...this.latency.render(),
       ...counterValue('parley_db_queries', 'SQL statements sent since start (includes the ones of this scrape)', this.db.stats.queries),
-      ...this.queryTime.render(),
-      ...this.queryErrors.render(),
+      // Kept by the database layer as statements run (db/query-stats.ts).
+      ...this.db.stats.time.render(),
+      ...this.db.stats.errors.render(),
       ...this.families.flatMap((f) => f.render()),
     ];
     const pool = this.db.pool;

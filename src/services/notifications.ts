@@ -29,8 +29,8 @@ import { otherUserId } from '../presenters/conversation.js';
 import { parseJson, presentNotification, type NotificationRecord } from '../presenters/notification.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
-import type { RoomsService } from './rooms.js';
 import type { UserStatusService } from './user-status.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** Who caused the event: a user, or a guest (`guests`/`emails`) with the name shown for them. */
 export interface NotificationActor {
@@ -56,7 +56,7 @@ export interface NotificationList {
 export class NotificationService {
   constructor(
     private readonly repo: NotificationsRepository,
-    private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly directory: DirectoryService,
     private readonly userStatus: UserStatusService,
   ) {}
@@ -120,8 +120,19 @@ export class NotificationService {
    * except those in `silentFor`; `callStarted` drops the actor and call notifications turned off.
    */
   async callStartedInRoom(room: RoomRow, actor: NotificationActor, silentFor: string[]): Promise<void> {
-    const users = (await this.rooms.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS && !silentFor.includes(a.actor_id));
+    const users = (await this.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS && !silentFor.includes(a.actor_id));
     await this.callStarted(room, actor, users.map((a) => a.actor_id));
+  }
+
+  /**
+   * A participant rang `target` (Talk: Notifier::sendCallNotification from the ring endpoint):
+   * a call notification for that user alone, even with call notifications turned off, since
+   * somebody asked for them by name; a notification already there is refreshed.
+   */
+  async rang(room: RoomRow, actor: NotificationActor, targetUserId: string): Promise<void> {
+    if (actor.type === ActorType.USERS && actor.id === targetUserId) return;
+    const member = await this.members(room, [targetUserId]);
+    await this.insert(room, member.map((a) => a.actor_id), { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) });
   }
 
   /** The call ended without these users (all when omitted): their call notifications read "You missed …". */
@@ -132,6 +143,11 @@ export class NotificationService {
   /** The user joined the call: their call notification goes (Talk: markCallNotificationsRead). */
   async joinedCall(roomId: number, userId: string): Promise<void> {
     await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'call' });
+  }
+
+  /** The user opened the conversation: its invitation is processed (Talk: markInvitationRead on join). */
+  async joinedRoom(roomId: number, userId: string): Promise<void> {
+    await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'room' });
   }
 
   /** The user read the chat up to `messageId`: their mention notifications up to it go. */
@@ -150,11 +166,11 @@ export class NotificationService {
   }
 
   private async room(roomId: number): Promise<RoomRow | undefined> {
-    return (await this.rooms.repos.rooms.findByIds([roomId]))[0];
+    return (await this.repos.rooms.findByIds([roomId]))[0];
   }
 
   private members(room: RoomRow, userIds: string[]) {
-    return userIds.length ? this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, [...new Set(userIds)]) : Promise.resolve([]);
+    return userIds.length ? this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, [...new Set(userIds)]) : Promise.resolve([]);
   }
 
   private async insert(room: RoomRow, userIds: string[], fields: Pick<NewNotification, 'subject' | 'object_type' | 'subject_params'> & Partial<NewNotification>): Promise<void> {
@@ -227,8 +243,8 @@ export class NotificationService {
   private async present(userId: string, rows: NotificationRow[], base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationRecord[]> {
     if (rows.length === 0) return [];
     const roomIds = [...new Set(rows.map((r) => Number(r.room_id)))];
-    const rooms = new Map((await this.rooms.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
-    const memberOf = new Set((await this.rooms.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => Number(a.room_id)));
+    const rooms = new Map((await this.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
+    const memberOf = new Set((await this.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => Number(a.room_id)));
     const nameIds = new Set<string>();
     for (const r of rows) {
       const sp = parseJson(r.subject_params);

@@ -5,7 +5,7 @@
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
  */
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import { ParticipantsRepository } from '../db/repositories/participants.js';
+import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../domain/accounts.js';
 import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
@@ -46,6 +46,7 @@ import type { UserStatusService } from './user-status.js';
 import type { NotificationService } from './notifications.js';
 import { nowSeconds } from '../domain/time.js';
 import { requireBreakoutListable, seesAllBreakoutRooms } from '../domain/breakout.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** Contract Limits: statuses only below this many participant rows. */
 export const STATUS_ROW_LIMIT = 100;
@@ -71,6 +72,7 @@ export interface PhoneAdder {
 export class ParticipantsService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly repo: ParticipantsRepository,
     private readonly sessions: SessionService,
     private readonly directory: DirectoryService,
@@ -127,7 +129,7 @@ export class ParticipantsService {
     const sip = sipConfigured(cfg);
     const needPins = pinsNeeded(merged.entries, { rooms: roomsById, viewers, sipConfigured: sip });
     const newPins = new Map(needPins.map((a) => [a.id, newAttendeePin()]));
-    if (newPins.size) await this.rooms.repos.attendees.setPins(newPins, now);
+    if (newPins.size) await this.repos.attendees.setPins(newPins, now);
 
     const withStatuses = ctx.user !== undefined && opts.includeStatus && rows.length < STATUS_ROW_LIMIT;
     const statuses = withStatuses
@@ -154,9 +156,9 @@ export class ParticipantsService {
   private async visibleBreakoutRooms(parent: RoomRow, viewer: AttendeeRow): Promise<RoomRow[]> {
     const rule = { mode: parent.breakout_room_mode, status: parent.breakout_room_status, participantType: viewer.participant_type };
     requireBreakoutListable(rule);
-    const children = await this.rooms.repos.rooms.childrenOf(parent.token);
+    const children = await this.repos.rooms.childrenOf(parent.token);
     if (seesAllBreakoutRooms(rule)) return children;
-    const mine = new Set((await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
+    const mine = new Set((await this.repos.attendees.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
     return children.filter((c) => mine.has(c.id));
   }
 
@@ -177,14 +179,14 @@ export class ParticipantsService {
     const actor = chatActorOf(ctx, caller);
     switch (source) {
       case 'users':
-        await this.notifications.invited(room, ctx.userId, await this.addUser(room, actor, newParticipant, isBreakoutChild, now));
+        await this.addUser(room, actor, newParticipant, isBreakoutChild, now, ctx.userId);
         return [];
       case 'groups':
-        await this.notifications.invited(room, ctx.userId, await this.addGroup(room, actor, newParticipant, now));
+        await this.addGroup(room, actor, newParticipant, now, ctx.userId);
         return [];
       case 'circles':
       case 'teams':
-        await this.notifications.invited(room, ctx.userId, await this.addTeam(ctx, room, actor, newParticipant, now));
+        await this.addTeam(ctx, room, actor, newParticipant, now);
         return [];
       case 'phones':
         await this.phones.addPhoneParticipant(ctx, room, newParticipant);
@@ -198,14 +200,14 @@ export class ParticipantsService {
   }
 
   /** Returns the users newly added (for invitation notifications). */
-  private async addUser(room: RoomRow, actor: ChatActor, userId: string, isBreakoutChild: boolean, now: number): Promise<string[]> {
+  private async addUser(room: RoomRow, actor: ChatActor, userId: string, isBreakoutChild: boolean, now: number, invitedBy: string | undefined): Promise<string[]> {
     const user = userId === '' ? undefined : await this.directory.users.find(userId);
     if (!user) throw notFound('new-participant', 'The user to add does not exist');
     if (isBreakoutChild) {
-      const parent = await this.rooms.repos.rooms.findByToken(room.object_id);
+      const parent = await this.repos.rooms.findByToken(room.object_id);
       if (parent) {
-        const siblings = (await this.rooms.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
-        const inSiblings = await this.rooms.repos.attendees.actorsInRooms(siblings.map((s) => s.id), ActorType.USERS, [user.id]);
+        const siblings = (await this.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
+        const inSiblings = await this.repos.attendees.actorsInRooms(siblings.map((s) => s.id), ActorType.USERS, [user.id]);
         if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
           throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
         }
@@ -213,7 +215,7 @@ export class ParticipantsService {
         await this.repo.deleteAttendees(inSiblings.map((a) => a.id));
       }
     }
-    return this.addUsers(room, actor, [user], now);
+    return this.addUsers(room, actor, [user], now, [], invitedBy);
   }
 
   /**
@@ -221,7 +223,8 @@ export class ParticipantsService {
    * existing members keep their role. Bumps lastActivity when anybody was added or changed.
    * Decided and written under the room lock, with the chat's user_added / group_added /
    * circle_added messages in the same transaction (talk-chat-calls.md §2). Returns the ids of
-   * the users who were not members before.
+   * the users who were not members before. `invitedBy`: the user who added them (their
+   * invitation notifications name them; none without).
    */
   private async addUsers(
     room: RoomRow,
@@ -229,6 +232,7 @@ export class ParticipantsService {
     users: Array<{ id: string; display_name: string }>,
     now: number,
     extra: NewAttendeeSpec[] = [],
+    invitedBy?: string,
   ): Promise<string[]> {
     const fresh = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const existing = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
@@ -239,7 +243,7 @@ export class ParticipantsService {
       const userSpecs: NewAttendeeSpec[] = fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER }));
       const specs = [...extra, ...userSpecs];
       const added = specs.length ? await this.rooms.addAttendees(room.id, specs, repos) : [];
-      await new ParticipantsRepository(trx).setParticipantType(selfJoined.map((a) => a.id), ParticipantType.USER, now);
+      await repos.participants.setParticipantType(selfJoined.map((a) => a.id), ParticipantType.USER, now);
       if (specs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
       // Talk adds the members first, then the group or team itself.
       const members = added.filter((a) => a.actor_type === ActorType.USERS);
@@ -247,16 +251,16 @@ export class ParticipantsService {
       await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...members, ...sources]);
       return fresh.map((u) => u.id);
     });
-    await this.rooms.announceAttendeesAdded(room, fresh);
+    await this.rooms.announceAttendeesAdded(room, fresh, invitedBy);
     return fresh;
   }
 
-  private async addGroup(room: RoomRow, actor: ChatActor, groupId: string, now: number): Promise<string[]> {
+  private async addGroup(room: RoomRow, actor: ChatActor, groupId: string, now: number, invitedBy: string | undefined): Promise<string[]> {
     const group = groupId === '' ? undefined : await this.directory.groups.find(groupId);
     if (!group) throw notFound('new-participant', 'The group to add does not exist');
     const members = await this.directory.users.existing(await this.directory.groups.membersOf(group.id));
     const groupSpec = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name || group.id, participantType: ParticipantType.USER };
-    return this.addUsers(room, actor, members, now, [groupSpec]);
+    return this.addUsers(room, actor, members, now, [groupSpec], invitedBy);
   }
 
   private async addTeam(ctx: RequestContext, room: RoomRow, actor: ChatActor, teamId: string, now: number): Promise<string[]> {
@@ -266,7 +270,7 @@ export class ParticipantsService {
     if (!team || !memberIds.includes(ctx.userId!)) throw notFound('new-participant', 'The team to add does not exist');
     const members = await this.directory.users.existing(memberIds);
     const teamSpec = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name || team.id, participantType: ParticipantType.USER };
-    return this.addUsers(room, actor, members, now, [teamSpec]);
+    return this.addUsers(room, actor, members, now, [teamSpec], ctx.userId);
   }
 
   /** E-mail guest: the conversation becomes public; an invitation mail goes out. True when the type changed. */
@@ -275,12 +279,12 @@ export class ParticipantsService {
     if (email === '' || emailProblem(email)) throw badRequest('email', 'newParticipant must be a valid e-mail address');
     let changed = false;
     if (room.type === RoomType.GROUP) {
-      await this.rooms.repos.rooms.update(room.id, { type: RoomType.PUBLIC, last_activity: Math.max(now, room.last_activity) });
+      await this.repos.rooms.update(room.id, { type: RoomType.PUBLIC, last_activity: Math.max(now, room.last_activity) });
       room = { ...room, type: RoomType.PUBLIC };
       changed = true;
     }
     const actorId = sha256Hex(email.toLowerCase());
-    const existing = await this.rooms.repos.attendees.find(room.id, ActorType.EMAILS, actorId);
+    const existing = await this.repos.attendees.find(room.id, ActorType.EMAILS, actorId);
     if (existing) return changed;
     const cfg = await ctx.config();
     const withPin = roomUsesPins(sipConfigured(cfg), room);
@@ -288,7 +292,7 @@ export class ParticipantsService {
       { actorType: ActorType.EMAILS, actorId, displayName: email, participantType: ParticipantType.GUEST },
     ]);
     const patch = { invited_cloud_id: email, access_token: randomString(32), ...(withPin ? { pin: newAttendeePin() } : {}) };
-    await this.rooms.repos.attendees.update(attendee.id, patch);
+    await this.repos.attendees.update(attendee.id, patch);
     await this.sendInvitation(ctx, room, caller, { ...attendee, ...patch });
     return changed;
   }
@@ -315,7 +319,7 @@ export class ParticipantsService {
       const target = await this.attendeeIn(room, attendeeId);
       targets = [target];
     } else {
-      targets = await this.rooms.repos.attendees.forRoom(room.id);
+      targets = await this.repos.attendees.forRoom(room.id);
     }
     const cfg = await ctx.config();
     const sip = roomUsesPins(sipConfigured(cfg), room);
@@ -323,7 +327,7 @@ export class ParticipantsService {
       let guest = t;
       if (sip && t.pin === null) {
         const pin = newAttendeePin();
-        await this.rooms.repos.attendees.update(t.id, { pin });
+        await this.repos.attendees.update(t.id, { pin });
         guest = { ...t, pin };
       }
       await this.sendInvitation(ctx, room, caller, guest);
@@ -333,7 +337,7 @@ export class ParticipantsService {
   // ---- removal ----
 
   private async attendeeIn(room: RoomRow, attendeeId: number): Promise<AttendeeRow> {
-    const target = await this.rooms.repos.attendees.findById(attendeeId);
+    const target = await this.repos.attendees.findById(attendeeId);
     if (!target || target.room_id !== room.id) throw notFound('participant', 'The participant does not exist in this conversation');
     return target;
   }
@@ -438,9 +442,9 @@ export class ParticipantsService {
         leavingUsers.add(m.actor_id);
       }
     }
-    const children = await this.rooms.repos.rooms.childrenOf(room.token);
+    const children = await this.repos.rooms.childrenOf(room.token);
     for (const t of targets) {
-      for (const c of await this.rooms.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
+      for (const c of await this.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
     }
     const sessionIds = await this.repo.deleteAttendees([...ids]);
     await this.notifications.removedFromRoom([room.id, ...children.map((c) => c.id)], [...leavingUsers]);
@@ -453,9 +457,9 @@ export class ParticipantsService {
   private async membersOnlyThrough(room: RoomRow, source: AttendeeRow): Promise<AttendeeRow[]> {
     const memberIds =
       source.actor_type === ActorType.GROUPS ? await this.directory.groups.membersOf(source.actor_id) : await this.teams.membersOf(source.actor_id);
-    const rows = (await this.rooms.repos.attendees.actorsInRooms([room.id], ActorType.USERS, memberIds)).filter((a) => a.participant_type === ParticipantType.USER);
+    const rows = (await this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, memberIds)).filter((a) => a.participant_type === ParticipantType.USER);
     if (rows.length === 0) return [];
-    const others = (await this.rooms.repos.attendees.forRoom(room.id)).filter(
+    const others = (await this.repos.attendees.forRoom(room.id)).filter(
       (a) => (a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES) && a.id !== source.id,
     );
     const covered = new Set<string>();
@@ -497,19 +501,22 @@ export class ParticipantsService {
       return decided;
     });
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
-    const children = await this.rooms.repos.rooms.childrenOf(room.token);
+    const children = await this.repos.rooms.childrenOf(room.token);
     if (children.length) {
-      const inChildren = await this.rooms.repos.attendees.actorsInRooms(children.map((c) => c.id), target.actor_type, [target.actor_id]);
+      const inChildren = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), target.actor_type, [target.actor_id]);
       if (promote) {
         await this.repo.setParticipantType(inChildren.map((a) => a.id), change.type, now);
         const have = new Set(inChildren.map((a) => a.room_id));
         const spec = { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: change.type };
-        await this.rooms.repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));
+        await this.repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));
       } else {
         await this.repo.deleteAttendees(inChildren.map((a) => a.id));
       }
     }
     await this.rooms.touch([room.id], now);
+    // The signaling server hears of a type change as an update and a participants change (§5.7).
+    await this.rooms.announceUpdated(room);
+    await this.rooms.announceParticipantsChanged(room, [target.id]);
   }
 
   /** PUT attendees/permissions; returns the target's record. */
@@ -533,8 +540,9 @@ export class ParticipantsService {
     const now = nowSeconds();
     // Custom permissions make a self-joined user a permanent member (contract state table).
     const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
-    await this.rooms.repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
+    await this.repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
     await this.rooms.touch([room.id], now);
+    await this.rooms.announceParticipantsChanged(room, [target.id]);
     const cfg = await ctx.config();
     const updated = { ...target, permissions: value, participant_type: type };
     const sessions = (await this.repo.withSessions([room.id])).filter((r) => r.attendee.id === target.id && r.session).map((r) => r.session!);

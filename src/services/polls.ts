@@ -5,7 +5,7 @@
  * is refused). Rendering per viewer follows Talk's PollController::renderPoll.
  */
 import type { Db } from '../db/database.js';
-import { PollsRepository, type PollRow, type PollVoteRow } from '../db/repositories/polls.js';
+import type { PollsRepository, PollRow, PollVoteRow } from '../db/repositories/polls.js';
 import { SYSTEM_ACTOR } from '../domain/chat.js';
 import { actorObject } from '../domain/chat-rich-objects.js';
 import { ActorType, RoomType } from '../domain/constants.js';
@@ -15,6 +15,7 @@ import { nowSeconds } from '../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
 import type { ChatService } from './chat.js';
 import type { RequestContext } from './request-context.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 export const PollStatus = { OPEN: 0, CLOSED: 1 } as const;
 export const PollMode = { PUBLIC: 0, HIDDEN: 1 } as const;
@@ -41,10 +42,11 @@ export class PollsService {
 
   constructor(
     private readonly db: Db,
+    private readonly repos: Repositories,
     private readonly chatApi: ChatApiService,
     private readonly chat: ChatService,
   ) {
-    this.polls = new PollsRepository(db.kysely);
+    this.polls = repos.polls;
   }
 
   /** POST /poll/{token}: 201 with the poll. */
@@ -60,7 +62,7 @@ export class PollsService {
     if (bytes(JSON.stringify(options)) > OPTIONS_MAX_BYTES) throw badRequest('options', 'The options are too long');
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
-      const pollId = await new PollsRepository(trx).insert({
+      const pollId = await this.repos.withTransaction(trx).polls.insert({
         room_id: acc.room.id,
         question,
         options: JSON.stringify(options),
@@ -100,7 +102,7 @@ export class PollsService {
       throw badRequest('options', 'Invalid options');
     }
     const voted = await this.db.kysely.transaction().execute(async (trx) => {
-      const repo = new PollsRepository(trx);
+      const repo = this.repos.withTransaction(trx).polls;
       // The poll's row lock: votes and a concurrent close serialise here.
       if (!(await repo.lockOpen(poll.id))) return false;
       await repo.replaceVotes(poll.id, acc.actor, ids);
@@ -120,7 +122,7 @@ export class PollsService {
     const poll = await this.require(acc, pollId);
     if (!this.isAuthor(acc, poll) && !isModeratorType(acc.attendee.participant_type)) throw forbidden('poll', 'Only the author or a moderator can close the poll');
     const closed = await this.db.kysely.transaction().execute(async (trx) => {
-      if (!(await new PollsRepository(trx).close(poll.id))) return false;
+      if (!(await this.repos.withTransaction(trx).polls.close(poll.id))) return false;
       await this.chat.postSystemMessage(trx, acc.room, acc.actor, 'poll_closed', { poll: pollObject(poll) });
       return true;
     });

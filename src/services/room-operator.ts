@@ -38,6 +38,7 @@ import type { RoomSettingsService } from './room-settings.js';
 import type { RoomsService } from './rooms.js';
 import { requireRoomName } from '../domain/room-name.js';
 import { nowSeconds } from '../domain/time.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** `talk:room:create <name>` options. */
 export interface CreateRoomInput {
@@ -96,6 +97,7 @@ const unique = (ids: string[]) => [...new Set(ids)];
 export class RoomOperatorService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly settings: RoomSettingsService,
     private readonly participants: ParticipantsService,
     private readonly directory: DirectoryService,
@@ -140,7 +142,7 @@ export class RoomOperatorService {
   private async requireParticipants(room: RoomRow, userIds: string[]): Promise<AttendeeRow[]> {
     const out: AttendeeRow[] = [];
     for (const id of unique(userIds)) {
-      const attendee = await this.rooms.repos.attendees.find(room.id, ActorType.USERS, id);
+      const attendee = await this.repos.attendees.find(room.id, ActorType.USERS, id);
       if (!attendee) throw badRequest('participant', `User '${id}' is no participant.`);
       out.push(attendee);
     }
@@ -223,7 +225,7 @@ export class RoomOperatorService {
       await this.rooms.deleteRooms([room]);
       throw e;
     }
-    return (await this.rooms.repos.rooms.findById(room.id)) ?? room;
+    return (await this.repos.rooms.findById(room.id)) ?? room;
   }
 
   // ---- talk:room:update ----
@@ -278,7 +280,7 @@ export class RoomOperatorService {
    */
   private async setOwner(room: RoomRow, owner: AttendeeRow | undefined): Promise<void> {
     const now = nowSeconds();
-    const attendees = this.rooms.repos.attendees;
+    const attendees = this.repos.attendees;
     for (const a of await attendees.moderatorsOf(room.id)) {
       if (a.participant_type === ParticipantType.OWNER && a.id !== owner?.id) {
         await attendees.update(a.id, { participant_type: ParticipantType.USER, last_attendee_activity: now });
@@ -345,12 +347,12 @@ export class RoomOperatorService {
     const users = await this.requireUsers(userIds);
     for (const user of users) {
       const scopes = privateOnly ? await listableScopesFor(new RequestContext(this.directory, this.appConfig, user, 'system')) : [];
-      const rows = await this.rooms.repos.attendees.forActor(ActorType.USERS, user.id);
-      for (const room of await this.rooms.repos.rooms.findByIds(rows.map((a) => a.room_id))) {
+      const rows = await this.repos.attendees.forActor(ActorType.USERS, user.id);
+      for (const room of await this.repos.rooms.findByIds(rows.map((a) => a.room_id))) {
         if (privateOnly && (isOneToOneKind(room.type) || room.type === RoomType.PUBLIC)) continue;
         if (privateOnly && room.listable !== ListableScope.NONE && scopes.includes(room.listable)) continue;
         // Read again: leaving a breakout parent already took the user out of its children.
-        const attendees = await this.rooms.repos.attendees.forRoom(room.id);
+        const attendees = await this.repos.attendees.forRoom(room.id);
         const mine = attendees.find((a) => a.actor_type === ActorType.USERS && a.actor_id === user.id);
         if (!mine) continue;
         if (attendees.filter((a) => a.actor_type === ActorType.USERS).length === 1) {
@@ -358,7 +360,7 @@ export class RoomOperatorService {
           continue;
         }
         await this.participants.removeAttendees(room, [mine]);
-        await this.rooms.repos.rooms.markFormerOneToOne([room.id]);
+        await this.repos.rooms.markFormerOneToOne([room.id]);
       }
     }
   }

@@ -40,6 +40,7 @@ import type { RoomChange } from '../events/event-map.js';
 import { chatActorOf } from './chat.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 type Participating = CallerRoom & { attendee: AttendeeRow };
 
@@ -59,6 +60,7 @@ function refuse(reason: string, valueMessage: string): never {
 export class RoomSettingsService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly repo: RoomSettingsRepository,
     private readonly calls: CallService,
   ) {}
@@ -91,7 +93,7 @@ export class RoomSettingsService {
     const within = ctx && change ? this.announcing(ctx, found, patch, change) : undefined;
     const ended = await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT, within);
     if (ended) await this.calls.announceEnded(found.room, 'disconnected', now);
-    const room = (await this.rooms.repos.rooms.findById(found.room.id)) ?? found.room;
+    const room = (await this.repos.rooms.findById(found.room.id)) ?? found.room;
     await this.rooms.announceUpdated(room);
     const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
     return { ...found, room, session };
@@ -107,7 +109,7 @@ export class RoomSettingsService {
   /** Updates the caller's own attendee row and moves its last_attendee_activity. */
   private async saveAttendee(found: Participating, patch: Partial<Pick<AttendeeRow, 'favorite' | 'notification_level' | 'notification_calls'>>): Promise<Participating> {
     const full = { ...patch, last_attendee_activity: Math.max(nowSeconds(), found.attendee.last_attendee_activity) };
-    await this.rooms.repos.attendees.update(found.attendee.id, full);
+    await this.repos.attendees.update(found.attendee.id, full);
     return { ...found, attendee: { ...found.attendee, ...full } };
   }
 
@@ -206,6 +208,7 @@ export class RoomSettingsService {
     const patch: RoomPatch = { [column]: withCustomBit(permissions) };
     const now = nowSeconds();
     await this.repo.setRoomPermissions(found.room.id, patch, now);
+    await this.rooms.announceParticipantsChanged({ ...found.room, ...patch }, 'all');
     const attendee = { ...found.attendee, permissions: 0, last_attendee_activity: Math.max(now, found.attendee.last_attendee_activity) };
     return { ...found, room: { ...found.room, ...patch }, attendee };
   }

@@ -4,21 +4,23 @@
  * listed rooms, rename, deletion, lastActivity bumps and direct attendee insertion.
  *
  * Other areas build on this service rather than repeating it: mutators live in their own
- * service files and use `requireParticipant` / `requireModerator`, the repositories exposed
- * here, `touch` for lastActivity and `presenter` for the record.
+ * service files and use `requireParticipant` / `requireModerator`, `transaction` (the
+ * repositories bundle bound to one transaction), `touch` for lastActivity and `presenter` for the
+ * record; they receive the repositories they read from createServices, not through this service.
  */
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { ATTENDEE_DEFAULTS, AttendeesRepository, type AttendeeRow, type NewAttendee } from '../db/repositories/attendees.js';
-import { ROOM_DEFAULTS, RoomsRepository, type NewRoom, type RoomPatch, type RoomRow } from '../db/repositories/rooms.js';
-import { RoomAvatarsRepository, type RoomAvatarRow } from '../db/repositories/room-avatars.js';
+import { ATTENDEE_DEFAULTS, type AttendeeRow, type NewAttendee } from '../db/repositories/attendees.js';
+import { ROOM_DEFAULTS, type NewRoom, type RoomPatch, type RoomRow } from '../db/repositories/rooms.js';
+import type { RoomAvatarRow } from '../db/repositories/room-avatars.js';
+import type { Repositories } from '../db/repositories/index.js';
 import { createOptionsPatch, isCreateOptionsProblem, type CreateOptions } from '../domain/create-options.js';
 import { emojiAvatarRow } from '../domain/avatar-svg.js';
 import { hashPassword } from '../domain/passwords.js';
 import { passwordPolicyViolation } from '../domain/password-policy.js';
 import type { TeamsService } from './teams.js';
-import { SessionsRepository, type SessionRow } from '../db/repositories/sessions.js';
+import type { SessionRow } from '../db/repositories/sessions.js';
 import {
   ActorType,
   BreakoutMode,
@@ -54,12 +56,8 @@ export interface CallerRoom extends ConversationView {
   session?: SessionRow;
 }
 
-/** The repositories, bound to a transaction or to the database. */
-export interface RoomRepos {
-  rooms: RoomsRepository;
-  attendees: AttendeesRepository;
-  sessions: SessionsRepository;
-}
+/** The repositories a conversation's rows live in, bound to a transaction or to the database. */
+export type RoomRepos = Pick<Repositories, 'rooms' | 'attendees' | 'sessions'>;
 
 export interface LookupOptions {
   /** A validated SIP-bridge request sees every conversation (talk-behaviour.md §3). */
@@ -131,8 +129,8 @@ export class RoomsService {
 
   constructor(
     private readonly db: Db,
-    /** The repositories bundle of createServices (new code takes its repositories from there). */
-    readonly repos: RoomRepos,
+    /** The repositories bundle of createServices; other services receive their own, never reach through this. */
+    private readonly repos: Repositories,
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
     private readonly events: EventBus,
@@ -145,13 +143,9 @@ export class RoomsService {
     this.rendered = new RenderedCache(db);
   }
 
-  static reposFor(kysely: Kysely<Database>): RoomRepos {
-    return { rooms: new RoomsRepository(kysely), attendees: new AttendeesRepository(kysely), sessions: new SessionsRepository(kysely) };
-  }
-
   /** Runs `fn` in one transaction with repositories bound to it. */
-  transaction<T>(fn: (repos: RoomRepos, trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    return this.db.kysely.transaction().execute((trx) => fn(RoomsService.reposFor(trx), trx));
+  transaction<T>(fn: (repos: Repositories, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.kysely.transaction().execute((trx) => fn(this.repos.withTransaction(trx), trx));
   }
 
   /** Announces a new participant type inside its transaction (moderator promoted/demoted). */
@@ -168,7 +162,7 @@ export class RoomsService {
    * Runs `fn` in one transaction holding the conversation's row lock, so decisions over several
    * attendee rows ("a moderator stays") and the write they allow are one step across processes.
    */
-  lockedTransaction<T>(roomId: number, fn: (repos: RoomRepos, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  lockedTransaction<T>(roomId: number, fn: (repos: Repositories, trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.transaction(async (repos, trx) => {
       await repos.rooms.lockRow(roomId);
       return fn(repos, trx);
@@ -387,13 +381,12 @@ export class RoomsService {
     extra: Partial<NewRoom> = {},
   ): Promise<RoomRow> {
     const now = nowSeconds();
-    return this.db.kysely.transaction().execute(async (trx) => {
-      const repos = RoomsService.reposFor(trx);
+    return this.transaction(async (repos, trx) => {
       const row: NewRoom = { ...this.roomDefaults(cfg, now), ...options.patch, ...extra, token: await this.newToken(cfg, repos), ...base };
       if (options.avatar) row.avatar = options.avatar.column;
       const id = await repos.rooms.insert(row);
       await repos.attendees.insertIgnoringDuplicates(await members(id, repos));
-      if (options.avatar) await new RoomAvatarsRepository(trx).insert(id, { ...options.avatar.row, updated_at: now });
+      if (options.avatar) await repos.roomAvatars.insert(id, { ...options.avatar.row, updated_at: now });
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, actor, { kind: 'created' });
       return created;
@@ -421,6 +414,7 @@ export class RoomsService {
     const members = await this.directory.users.existing(memberIds);
     const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
     const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    await this.announceAttendeesAdded(room, members.map((m) => m.id), user.id);
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -438,6 +432,7 @@ export class RoomsService {
     const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
     const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
     const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    await this.announceAttendeesAdded(room, members.map((m) => m.id), user.id);
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -650,9 +645,19 @@ export class RoomsService {
     await this.events.emit('room.updated', { room });
   }
 
-  /** After commit: users were added to `room`. */
-  async announceAttendeesAdded(room: RoomRow, userIds: string[]): Promise<void> {
-    if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds });
+  /** After commit: these attendees' type or permissions changed (`all`: the room's permissions). */
+  async announceParticipantsChanged(room: RoomRow, attendeeIds: number[] | 'all'): Promise<void> {
+    await this.events.emit('room.participants-changed', { room, attendeeIds });
+  }
+
+  /** After commit: an attendee opened a session in `room` (POST participants/active). */
+  async announceJoined(room: RoomRow, attendee: AttendeeRow): Promise<void> {
+    await this.events.emit('room.joined', { room, actorType: attendee.actor_type, actorId: attendee.actor_id });
+  }
+
+  /** After commit: users were added to `room` (`invitedBy`: by this user, who invited them). */
+  async announceAttendeesAdded(room: RoomRow, userIds: string[], invitedBy?: string): Promise<void> {
+    if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds, invitedBy });
   }
 
   /** Inside the adding transaction: these attendees are now members (the chat records them). */

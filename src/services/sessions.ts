@@ -21,6 +21,7 @@ import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 export interface JoinInput {
   password: string;
@@ -32,6 +33,7 @@ const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 export class SessionService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly repo: ParticipantsRepository,
     private readonly cookies: ClientSessionService,
     private readonly bruteForce: BruteForceService,
@@ -77,7 +79,7 @@ export class SessionService {
         if (type === ParticipantType.USER) await this.rooms.touch([room.id], now);
       }
     } else {
-      const reused = entry?.guestActorId ? await this.rooms.repos.attendees.find(room.id, ActorType.GUESTS, entry.guestActorId) : undefined;
+      const reused = entry?.guestActorId ? await this.repos.attendees.find(room.id, ActorType.GUESTS, entry.guestActorId) : undefined;
       if (found.attendee) attendee = found.attendee;
       else if (reused) attendee = reused;
       else {
@@ -113,10 +115,11 @@ export class SessionService {
     if (previous) {
       if (previous.session.in_call !== 0) {
         await this.calls.leaveSession(room, previous.attendee, previous.session);
-        shown = (await this.rooms.repos.rooms.findById(room.id)) ?? room;
+        shown = (await this.repos.rooms.findById(room.id)) ?? room;
       }
       await this.repo.deleteSessions([previous.session.id]);
     }
+    await this.rooms.announceJoined(room, attendee);
     return { room: shown, attendee, session };
   }
 

@@ -18,9 +18,9 @@ import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { BruteForceService } from './brute-force.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
-import type { RoomsService } from './rooms.js';
 import type { SessionService } from './sessions.js';
 import type { SignalingService } from './signaling.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 export const SIGNALING_RANDOM_HEADER = 'spreed-signaling-random';
 export const SIGNALING_CHECKSUM_HEADER = 'spreed-signaling-checksum';
@@ -54,7 +54,7 @@ export function roomProperties(room: RoomRow, extra: Reply = { description: room
 }
 
 /** Media permissions of a session as the signaling server names them (§5.6). */
-export function signalingPermissions(effective: number, attendee: AttendeeRow): string[] {
+export function signalingPermissions(effective: number, attendee: Pick<AttendeeRow, 'participant_type'>): string[] {
   const out: string[] = [];
   if (hasPermission(effective, Permission.PUBLISH_AUDIO)) out.push('publish-audio');
   if (hasPermission(effective, Permission.PUBLISH_VIDEO)) out.push('publish-video');
@@ -66,7 +66,7 @@ export function signalingPermissions(effective: number, attendee: AttendeeRow): 
 export class SignalingBackendService {
   constructor(
     private readonly signaling: SignalingService,
-    private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'rooms'>,
     private readonly participants: ParticipantsRepository,
     private readonly sessions: SessionService,
     private readonly repo: SignalingRepository,
@@ -127,7 +127,7 @@ export class SignalingBackendService {
     const token = str(req.roomid);
     const userId = str(req.userid);
     const sessionId = str(req.sessionid);
-    const room = token ? await this.rooms.repos.rooms.findByToken(token) : undefined;
+    const room = token ? await this.repos.rooms.findByToken(token) : undefined;
     const hit = room && sessionId ? await this.participants.sessionInRoom(room.id, sessionId) : undefined;
     const belongs =
       hit !== undefined && (userId === '' ? hit.attendee.actor_type !== ActorType.USERS : hit.attendee.actor_type === ActorType.USERS && hit.attendee.actor_id === userId);
@@ -148,7 +148,7 @@ export class SignalingBackendService {
   /** `ping`: the listed Talk sessions of the room are alive (one statement; "0" is a placeholder). */
   private async ping(req: Record<string, unknown>): Promise<Reply> {
     const token = str(req.roomid);
-    const room = token ? await this.rooms.repos.rooms.findByToken(token) : undefined;
+    const room = token ? await this.repos.rooms.findByToken(token) : undefined;
     if (!room) return error('no_such_room', 'The user is not invited to this room.');
     const entries = Array.isArray(req.entries) ? req.entries : [];
     const ids = entries.map((e) => str(obj(e).sessionid)).filter((id) => id !== '' && id !== '0');

@@ -1,7 +1,7 @@
 /**
  * What Parley tells the external signaling server when conversations change (talk-chat-calls.md
  * §5.7; hpb-signaling.md §4): `POST <server>/api/v1/room/<token>` with `invite`, `disinvite`,
- * `update`, `delete` (and `participants`/`message`/`incall` once their areas exist), signed like
+ * `update`, `delete`, `participants`, `incall` and `message`, signed like
  * the backend API (`Spreed-Signaling-Random`/`-Checksum`, plus `Spreed-Signaling-Backend` naming
  * Parley), to every configured server.
  *
@@ -16,7 +16,9 @@ import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SignalingRepository } from '../db/repositories/signaling.js';
 import { signalingChecksum, signalingHttpBase, signalingMode, signalingRandom, signalingServers } from '../domain/signaling.js';
 import type { AppConfigService } from './app-config.js';
-import { roomProperties } from './signaling-backend.js';
+import { signalingParticipant } from '../presenters/signaling-participant.js';
+import { permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import { roomProperties, signalingPermissions } from './signaling-backend.js';
 
 export interface NotifierOptions {
   /** Base URL of Parley, sent as `Spreed-Signaling-Backend`. */
@@ -81,6 +83,61 @@ export class SignalingNotifier {
   /** Deleted: `delete` (the attendees are gone already; the server drops the room's sessions). */
   roomsDeleted(rooms: RoomRow[]): void {
     for (const room of rooms) this.enqueue(room.token, async () => ({ type: 'delete', delete: { userids: [] } }));
+  }
+
+  /**
+   * A chat message was posted: every session in the room refreshes its chat (`message` with
+   * Talk's `{type:"chat", chat:{refresh:true}}`; the full-comment chat relay is not sent).
+   */
+  chatMessage(room: RoomRow): void {
+    this.enqueue(room.token, async () => ({ type: 'message', message: { data: { type: 'chat', chat: { refresh: true } } } }));
+  }
+
+  /**
+   * A session joined, left or changed its flags in the call: `incall` with its entry in
+   * `changed` and every in-call session in `users` (read when sent, §5.7).
+   */
+  inCallChanged(room: RoomRow, sessionId: string, flags: number): void {
+    this.enqueue(room.token, async () => {
+      const serverDefault = await this.serverDefault();
+      const sessions = await this.repo.roomSessions(room.id, 0);
+      const entry = (s: (typeof sessions)[number]) => signalingParticipant(room, s, serverDefault, { incall: true });
+      const mine = sessions.find((s) => s.session_id === sessionId);
+      return {
+        type: 'incall',
+        incall: {
+          incall: flags,
+          changed: mine ? [{ ...entry(mine), inCall: flags }] : [],
+          users: sessions.filter((s) => s.in_call !== 0).map(entry),
+        },
+      };
+    });
+  }
+
+  /** The call was ended for everyone (a moderator, max_call_duration): `incall` with `all:true`. */
+  callEndedForEveryone(room: RoomRow): void {
+    this.enqueue(room.token, async () => ({ type: 'incall', incall: { incall: 0, all: true } }));
+  }
+
+  /**
+   * Attendees' type or permissions changed (`all`: the room's default or call permissions):
+   * `participants` with their sessions in `changed`
+   * (with the media `permissions` the server enforces) and every session in `users`.
+   */
+  participantsChanged(room: RoomRow, attendeeIds: number[] | 'all'): void {
+    this.enqueue(room.token, async () => {
+      const serverDefault = await this.serverDefault();
+      const sessions = await this.repo.roomSessions(room.id, 0);
+      const fresh = (await this.repo.room(room.id)) ?? room;
+      const changed = sessions
+        .filter((s) => attendeeIds === 'all' || attendeeIds.includes(s.attendee_id))
+        .map((s) => ({ ...signalingParticipant(fresh, s, serverDefault), permissions: signalingPermissions(permissionsIn(fresh, s, serverDefault), { participant_type: s.participant_type }) }));
+      return { type: 'participants', participants: { changed, users: sessions.map((s) => signalingParticipant(fresh, s, serverDefault)) } };
+    });
+  }
+
+  private async serverDefault(): Promise<number> {
+    return serverDefaultPermissions((await this.appConfig.snapshot()).get('default_permissions'));
   }
 
   /** Resolves once everything queued so far was delivered or given up (tests, shutdown). */

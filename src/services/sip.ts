@@ -31,6 +31,7 @@ import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
 import type { SipBridgeService } from './sip-bridge.js';
 import { nowSeconds } from '../domain/time.js';
+import type { Repositories } from '../db/repositories/index.js';
 
 /** What the signature of the pending dial-out list covers instead of a conversation token. */
 export const DIALOUT_LIST_SIGNED_DATA = 'dialout';
@@ -49,6 +50,7 @@ const PIN_PATTERN = /^\d{7,32}$/;
 export class SipService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly bridge: SipBridgeService,
     private readonly phoneNumbers: PhoneNumbersService,
   ) {}
@@ -69,7 +71,7 @@ export class SipService {
     const problem = sipStateProblem(caller.room, state);
     if (problem) throw badRequest(problem);
     const now = nowSeconds();
-    await this.rooms.repos.rooms.update(caller.room.id, { sip_enabled: state });
+    await this.repos.rooms.update(caller.room.id, { sip_enabled: state });
     await this.rooms.touch([caller.room.id], now);
     return { ...caller, room: { ...caller.room, sip_enabled: state, last_activity: now } };
   }
@@ -79,7 +81,7 @@ export class SipService {
   /** The conversation a validated bridge request names (any type, no membership needed). */
   private async bridgeRoom(ctx: RequestContext, token: string): Promise<RoomRow> {
     await this.bridge.require(ctx, token);
-    const room = isWellFormedToken(token) ? await this.rooms.repos.rooms.findByToken(token) : undefined;
+    const room = isWellFormedToken(token) ? await this.repos.rooms.findByToken(token) : undefined;
     if (!room) throw notFound('room');
     return room;
   }
@@ -121,7 +123,7 @@ export class SipService {
   }
 
   private async attendeeByPin(room: RoomRow, pin: string): Promise<AttendeeRow> {
-    const attendee = PIN_PATTERN.test(pin) ? await this.rooms.repos.attendees.findByPin(room.id, pin) : undefined;
+    const attendee = PIN_PATTERN.test(pin) ? await this.repos.attendees.findByPin(room.id, pin) : undefined;
     if (!attendee) throw notFound('participant');
     return attendee;
   }
@@ -135,7 +137,7 @@ export class SipService {
     const room = await this.bridgeRoom(ctx, token);
     const options = parseDialOutOptions(rawOptions);
     if (!options.actorId || options.actorType !== ActorType.PHONES) throw badRequest('options', 'options must name actorType "phones" and an actorId');
-    const attendee = await this.rooms.repos.attendees.find(room.id, ActorType.PHONES, options.actorId);
+    const attendee = await this.repos.attendees.find(room.id, ActorType.PHONES, options.actorId);
     if (!attendee) throw notFound('participant');
     if (attendee.phone_number !== number) throw badRequest('number', 'number does not match the attendee');
     // The bridge has taken the dial-out: it leaves the pending list (the call id stays).
@@ -156,7 +158,7 @@ export class SipService {
     const room = await this.bridgeRoom(ctx, token);
     const { attendeeId } = parseDialOutOptions(rawOptions);
     if (attendeeId === undefined) throw badRequest('options', 'options must carry the attendeeId');
-    const attendee = await this.rooms.repos.attendees.findById(attendeeId);
+    const attendee = await this.repos.attendees.findById(attendeeId);
     if (!attendee || attendee.room_id !== room.id || attendee.actor_type !== ActorType.PHONES) throw notFound('participant');
     if (callId === '' || attendee.call_id !== callId) throw badRequest('callId', 'callId does not match the dial-out');
     await this.clearDialOutRequest(attendee.id, { call_id: null });
@@ -183,11 +185,11 @@ export class SipService {
     // a session here is not checked, as in Talk).
     if (room.call_flag === 0 || (session !== undefined && session.in_call === 0)) throw badRequest('in-call', 'Dial-out needs a running call you are in');
     if (!dialOutEnabled(cfg)) throw notImplemented('dialout');
-    const target = Number.isSafeInteger(attendeeId) && attendeeId > 0 ? await this.rooms.repos.attendees.findById(attendeeId) : undefined;
+    const target = Number.isSafeInteger(attendeeId) && attendeeId > 0 ? await this.repos.attendees.findById(attendeeId) : undefined;
     if (!target || target.room_id !== room.id || target.actor_type !== ActorType.PHONES) throw notFound('participant');
     const userNumber = attendee.actor_type === ActorType.USERS ? await this.phoneNumbers.first(attendee.actor_id) : undefined;
     const caller = dialOutCallerNumber(cfg, userNumber);
-    await this.rooms.repos.attendees.update(target.id, {
+    await this.repos.attendees.update(target.id, {
       call_id: randomHex(16),
       dialout_request: JSON.stringify(dialOutRequest(target, caller)),
       dialout_requested_at: nowSeconds(),
@@ -202,7 +204,7 @@ export class SipService {
   async pendingDialOuts(ctx: RequestContext): Promise<PendingDialOut[]> {
     await this.requireSip(ctx, true);
     await this.bridge.require(ctx, DIALOUT_LIST_SIGNED_DATA);
-    const rows = await this.rooms.repos.attendees.pendingDialOuts(nowSeconds() - DIALOUT_REQUEST_TTL, 100);
+    const rows = await this.repos.attendees.pendingDialOuts(nowSeconds() - DIALOUT_REQUEST_TTL, 100);
     return rows.map((r) => {
       const req = JSON.parse(r.dialout_request ?? '{}') as { number?: string; options?: Record<string, unknown> };
       return { token: r.token, callId: r.call_id ?? '', number: req.number ?? '', options: req.options ?? {} };
@@ -210,7 +212,7 @@ export class SipService {
   }
 
   private async clearDialOutRequest(attendeeId: number, patch: { call_id?: null } = {}): Promise<void> {
-    await this.rooms.repos.attendees.update(attendeeId, { ...patch, dialout_request: null, dialout_requested_at: 0 });
+    await this.repos.attendees.update(attendeeId, { ...patch, dialout_request: null, dialout_requested_at: 0 });
   }
 
   // ---- phone participants (source=phones on add participant) ----

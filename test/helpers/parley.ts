@@ -13,6 +13,7 @@ import { dropSchema } from '../../src/db/database.js';
 import { buildServer } from '../../src/http/server.js';
 import type { Services } from '../../src/services/index.js';
 import { loadSettings } from '../../src/settings.js';
+import { createLogger } from '../../src/log.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -64,9 +65,9 @@ export function freshEnv(dialect: DialectName, extra: Record<string, string> = {
 export async function startParley(dialect: DialectName = 'sqlite', opts: StartOptions = {}): Promise<Parley> {
   const env = opts.env?.DATA_DIR ? opts.env : freshEnv(dialect, opts.env);
   const settings = loadSettings({ ...env, PORT: '0', HOST: '127.0.0.1' });
-  const services = await openServices(settings);
+  const services = await openServices(settings, createLogger(settings, opts.logStream ?? process.stderr));
   await ensureAdminAccount(services, () => undefined);
-  const app = await buildServer(services, { logger: opts.logStream ? true : (opts.logger ?? false), logStream: opts.logStream });
+  const app = await buildServer(services, { logger: opts.logStream ? true : (opts.logger ?? false) });
   await app.listen({ port: opts.port ?? 0, host: '127.0.0.1' });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;

@@ -21,13 +21,13 @@ export async function createRoom(p: Parley, user: string, body: Record<string, u
 }
 
 export async function roomRow(p: Parley, token: string): Promise<RoomRow | undefined> {
-  return p.services.rooms.repos.rooms.findByToken(token);
+  return p.services.repos.rooms.findByToken(token);
 }
 
 export async function setRoom(p: Parley, token: string, patch: RoomPatch): Promise<void> {
   const row = await roomRow(p, token);
   assert.ok(row, `room ${token} exists`);
-  await p.services.rooms.repos.rooms.update(row.id, patch);
+  await p.services.repos.rooms.update(row.id, patch);
 }
 
 /** Adds an attendee directly (no endpoint yet). */
@@ -44,7 +44,7 @@ export function seedUser(p: Parley, token: string, userId: string, participantTy
 
 export async function attendeesOf(p: Parley, token: string): Promise<AttendeeRow[]> {
   const row = await roomRow(p, token);
-  return row ? p.services.rooms.repos.attendees.forRoom(row.id) : [];
+  return row ? p.services.repos.attendees.forRoom(row.id) : [];
 }
 
 /** The parley_session cookie a response sets, as a Cookie header value (asserts that it is set). */
@@ -62,7 +62,7 @@ export function cookieOf(r: { headers: Headers }): string {
 export async function joinGuest(p: Parley, token: string, participantType = 4): Promise<{ caller: Caller; attendeeId: number }> {
   const r = await call(p, 'POST', `${V4}/room/${token}/participants/active`, {});
   assert.equal(r.status, 200, r.text);
-  if (participantType !== 4) await p.services.rooms.repos.attendees.update(r.data.attendeeId, { participant_type: participantType });
+  if (participantType !== 4) await p.services.repos.attendees.update(r.data.attendeeId, { participant_type: participantType });
   return { caller: { headers: { Cookie: cookieOf(r) } }, attendeeId: r.data.attendeeId };
 }
 

@@ -25,6 +25,7 @@ import { userAvatars } from './0701-user-avatars.js';
 import { notifications } from './0702-notifications.js';
 import { chatReactions } from './0703-chat-reactions.js';
 import { polls } from './0704-polls.js';
+import { recordingConsent } from './0705-recording-consent.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -47,4 +48,5 @@ export const migrations: ParleyMigration[] = [
   notifications,
   chatReactions,
   polls,
+  recordingConsent,
 ];

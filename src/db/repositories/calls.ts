@@ -193,4 +193,14 @@ export class CallsRepository {
     const r = await this.db.selectFrom('sessions').select(sql<number>`count(*)`.as('n')).where('in_call', '!=', 0).where('last_ping', '>=', aliveSince).executeTakeFirst();
     return Number(r?.n ?? 0);
   }
+
+  /** A recording consent given on joining (Talk's ConsentService::storeConsent: one row per join). */
+  async storeConsent(roomId: number, actorType: string, actorId: string, now: number): Promise<void> {
+    await this.db.insertInto('recording_consents').values({ room_id: roomId, actor_type: actorType, actor_id: actorId, created_at: now }).execute();
+  }
+
+  /** Deleted conversations take their consents along. */
+  async deleteConsents(roomIds: number[]): Promise<void> {
+    if (roomIds.length) await this.db.deleteFrom('recording_consents').where('room_id', 'in', roomIds).execute();
+  }
 }

@@ -1,6 +1,8 @@
 /**
- * The repositories bundle: one instance of each repository over one database (or one
- * transaction), built once by createServices and handed to the services that need them.
+ * The repositories bundle: one instance of each repository over one database, built once by
+ * createServices and handed to the services that need them. `withTransaction(trx)` gives the
+ * same bundle bound to a transaction, so a service writes several tables in one transaction
+ * without constructing repositories itself.
  */
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.js';
@@ -9,9 +11,13 @@ import { AppConfigRepository } from './app-config.js';
 import { AppPasswordsRepository } from './app-passwords.js';
 import { AttendeesRepository } from './attendees.js';
 import { BruteForceRepository } from './brute-force.js';
+import { CallsRepository } from './calls.js';
+import { ChatMessagesRepository } from './chat-messages.js';
+import { ChatReactionsRepository } from './chat-reactions.js';
 import { ClientSessionsRepository } from './client-sessions.js';
 import { GroupsRepository } from './groups.js';
 import { HousekeepingRepository } from './housekeeping.js';
+import { JobRunsRepository } from './job-runs.js';
 import { LoginFlowsRepository } from './login-flows.js';
 import { LoginSessionsRepository } from './login-sessions.js';
 import { MailOutboxRepository } from './mail-outbox.js';
@@ -19,6 +25,7 @@ import { MetricsRepository } from './metrics.js';
 import { NotificationsRepository } from './notifications.js';
 import { ParticipantsRepository } from './participants.js';
 import { PhoneNumbersRepository } from './phone-numbers.js';
+import { PollsRepository } from './polls.js';
 import { PreferencesRepository } from './preferences.js';
 import { RoomAvatarsRepository } from './room-avatars.js';
 import { RoomSettingsRepository } from './room-settings.js';
@@ -30,14 +37,19 @@ import { UserAvatarsRepository } from './user-avatars.js';
 import { UserStatusRepository } from './user-status.js';
 import { UsersRepository } from './users.js';
 
-export interface Repositories {
+/** Every repository, by name. */
+export interface RepositorySet {
   appConfig: AppConfigRepository;
   appPasswords: AppPasswordsRepository;
   attendees: AttendeesRepository;
   bruteForce: BruteForceRepository;
+  calls: CallsRepository;
+  chatMessages: ChatMessagesRepository;
+  chatReactions: ChatReactionsRepository;
   clientSessions: ClientSessionsRepository;
   groups: GroupsRepository;
   housekeeping: HousekeepingRepository;
+  jobRuns: JobRunsRepository;
   loginFlows: LoginFlowsRepository;
   loginSessions: LoginSessionsRepository;
   mailOutbox: MailOutboxRepository;
@@ -45,6 +57,7 @@ export interface Repositories {
   notifications: NotificationsRepository;
   participants: ParticipantsRepository;
   phoneNumbers: PhoneNumbersRepository;
+  polls: PollsRepository;
   preferences: PreferencesRepository;
   roomAvatars: RoomAvatarsRepository;
   roomSettings: RoomSettingsRepository;
@@ -57,31 +70,60 @@ export interface Repositories {
   users: UsersRepository;
 }
 
+export interface Repositories extends RepositorySet {
+  /** The same bundle bound to `trx`; each repository is built on first use (most transactions touch two or three). */
+  withTransaction(trx: Kysely<Database>): Repositories;
+}
+
+type Makers = { [K in keyof RepositorySet]: (kysely: Kysely<Database>, dialect: Dialect) => RepositorySet[K] };
+
+const MAKERS: Makers = {
+  appConfig: (kysely) => new AppConfigRepository(kysely),
+  appPasswords: (kysely) => new AppPasswordsRepository(kysely),
+  attendees: (kysely) => new AttendeesRepository(kysely),
+  bruteForce: (kysely, dialect) => new BruteForceRepository(kysely, dialect),
+  calls: (kysely) => new CallsRepository(kysely),
+  chatMessages: (kysely) => new ChatMessagesRepository(kysely),
+  chatReactions: (kysely) => new ChatReactionsRepository(kysely),
+  clientSessions: (kysely) => new ClientSessionsRepository(kysely),
+  groups: (kysely) => new GroupsRepository(kysely),
+  housekeeping: (kysely) => new HousekeepingRepository(kysely),
+  jobRuns: (kysely) => new JobRunsRepository(kysely),
+  loginFlows: (kysely) => new LoginFlowsRepository(kysely),
+  loginSessions: (kysely) => new LoginSessionsRepository(kysely),
+  mailOutbox: (kysely) => new MailOutboxRepository(kysely),
+  metrics: (kysely) => new MetricsRepository(kysely),
+  notifications: (kysely) => new NotificationsRepository(kysely),
+  participants: (kysely) => new ParticipantsRepository(kysely),
+  phoneNumbers: (kysely) => new PhoneNumbersRepository(kysely),
+  polls: (kysely) => new PollsRepository(kysely),
+  preferences: (kysely) => new PreferencesRepository(kysely),
+  roomAvatars: (kysely) => new RoomAvatarsRepository(kysely),
+  roomSettings: (kysely) => new RoomSettingsRepository(kysely),
+  rooms: (kysely) => new RoomsRepository(kysely),
+  sessions: (kysely) => new SessionsRepository(kysely),
+  signaling: (kysely) => new SignalingRepository(kysely),
+  teams: (kysely) => new TeamsRepository(kysely),
+  userAvatars: (kysely) => new UserAvatarsRepository(kysely),
+  userStatus: (kysely) => new UserStatusRepository(kysely),
+  users: (kysely) => new UsersRepository(kysely),
+};
+
+const KEYS = Object.keys(MAKERS) as Array<keyof RepositorySet>;
+
+/** The bundle over the database: every repository built now (some compile their hot reads once). */
 export function createRepositories(kysely: Kysely<Database>, dialect: Dialect): Repositories {
-  return {
-    appConfig: new AppConfigRepository(kysely),
-    appPasswords: new AppPasswordsRepository(kysely),
-    attendees: new AttendeesRepository(kysely),
-    bruteForce: new BruteForceRepository(kysely, dialect),
-    clientSessions: new ClientSessionsRepository(kysely),
-    groups: new GroupsRepository(kysely),
-    housekeeping: new HousekeepingRepository(kysely),
-    loginFlows: new LoginFlowsRepository(kysely),
-    loginSessions: new LoginSessionsRepository(kysely),
-    mailOutbox: new MailOutboxRepository(kysely),
-    metrics: new MetricsRepository(kysely),
-    notifications: new NotificationsRepository(kysely),
-    participants: new ParticipantsRepository(kysely),
-    phoneNumbers: new PhoneNumbersRepository(kysely),
-    preferences: new PreferencesRepository(kysely),
-    roomAvatars: new RoomAvatarsRepository(kysely),
-    roomSettings: new RoomSettingsRepository(kysely),
-    rooms: new RoomsRepository(kysely),
-    sessions: new SessionsRepository(kysely),
-    signaling: new SignalingRepository(kysely),
-    teams: new TeamsRepository(kysely),
-    userAvatars: new UserAvatarsRepository(kysely),
-    userStatus: new UserStatusRepository(kysely),
-    users: new UsersRepository(kysely),
-  };
+  const bundle = { withTransaction: (trx: Kysely<Database>) => transactionRepositories(trx, dialect) } as Repositories;
+  for (const key of KEYS) Object.assign(bundle, { [key]: MAKERS[key](kysely, dialect) });
+  return bundle;
+}
+
+/** The bundle over a transaction: lazy, so a transaction pays only for the repositories it uses. */
+function transactionRepositories(trx: Kysely<Database>, dialect: Dialect): Repositories {
+  const bundle = { withTransaction: (inner: Kysely<Database>) => transactionRepositories(inner, dialect) } as Repositories;
+  for (const key of KEYS) {
+    let made: RepositorySet[typeof key] | undefined;
+    Object.defineProperty(bundle, key, { enumerable: true, get: () => (made ??= MAKERS[key](trx, dialect)) });
+  }
+  return bundle;
 }

@@ -9,15 +9,20 @@ export type JobHistoryRow = Selectable<JobHistoryTable>;
 const HISTORY_SECONDS = 7 * 86400;
 
 export class JobRunsRepository {
+  /** Rows this instance has made sure exist (one INSERT per job and process, not per tick). */
+  private readonly ensured = new Set<string>();
+
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Creates the row if missing (due immediately). */
+  /** Creates the row if missing (due immediately); once per job name for this instance. */
   async ensure(name: string): Promise<void> {
+    if (this.ensured.has(name)) return;
     await this.db
       .insertInto('job_runs')
       .values({ name, next_run_at: 0, last_run_at: 0, last_finished_at: 0, last_status: '', last_error: '', last_owner: '', runs: 0 })
       .onConflict((oc) => oc.column('name').doNothing())
       .execute();
+    this.ensured.add(name);
   }
 
   /**

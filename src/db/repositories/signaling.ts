@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import type { RoomRow } from './rooms.js';
 import { chunks, rowsPerInsert } from '../chunks.js';
 
 export interface RoomSessionRow {
@@ -66,5 +67,10 @@ export class SignalingRepository {
   async userIdsOf(roomId: number): Promise<string[]> {
     const rows = await this.db.selectFrom('attendees').select('actor_id').where('room_id', '=', roomId).where('actor_type', '=', 'users').execute();
     return rows.map((r) => r.actor_id);
+  }
+
+  /** The room as it is now (notifications built after commit read the committed permissions). */
+  async room(roomId: number): Promise<RoomRow | undefined> {
+    return (await this.db.selectFrom('rooms').selectAll().where('id', '=', roomId).executeTakeFirst()) as RoomRow | undefined;
   }
 }
