@@ -31,6 +31,16 @@ for (const dialect of dialects()) {
     const attendeeId = async (token: string, actorType: string, actorId: string) =>
       (await attendeesOf(t.p, token)).find((a) => a.actor_type === actorType && a.actor_id === actorId)!.id;
 
+    it('a new conversation answers with its conversation_created message as lastMessage', async () => {
+      const r = await t.call('POST', `${V4}/room`, { as: as('owner'), body: { roomType: RoomType.GROUP, roomName: 'Fresh' } });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.data.lastMessage.systemMessage, 'conversation_created');
+      assert.equal(r.data.lastMessage.actorId, 'owner');
+      const direct = await t.call('POST', `${V4}/room`, { as: as('owner'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'ann' } });
+      assert.equal(direct.status, 201, direct.text);
+      assert.equal(direct.data.lastMessage.systemMessage, 'conversation_created');
+    });
+
     it('adding a user records user_added by the moderator, naming the user; lastMessage follows', async () => {
       const room = await t.newRoom('owner');
       assert.equal((await add(room.token, 'ann', 'users')).status, 200);

@@ -389,7 +389,8 @@ export class RoomsService {
       if (options.avatar) await repos.roomAvatars.insert(id, { ...options.avatar.row, updated_at: now });
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, actor, { kind: 'created' });
-      return created;
+      // Read again: the conversation_created message is now its last message.
+      return (await repos.rooms.findById(id))!;
     });
   }
 
@@ -471,7 +472,8 @@ export class RoomsService {
       ]);
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
-      return created;
+      // Read again: the conversation_created message is now its last message.
+      return (await repos.rooms.findById(id))!;
     });
     if (room) return { caller: await this.callerView(ctx, room), created: true };
     const winner = await this.repos.rooms.findOneToOne(name);
@@ -502,7 +504,8 @@ export class RoomsService {
       const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type });
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
-      return created;
+      // Read again: the conversation_created message is now its last message.
+      return (await repos.rooms.findById(id))!;
     });
   }
 
