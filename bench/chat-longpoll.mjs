@@ -76,7 +76,7 @@ async function seed(services) {
   }
   const cfg = await services.appConfig.snapshot();
   const token = await services.rooms.newToken(cfg);
-  const roomId = await services.rooms.repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 2, name: 'Bench chat', last_activity: Math.floor(Date.now() / 1000) });
+  const roomId = await services.repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 2, name: 'Bench chat', last_activity: Math.floor(Date.now() / 1000) });
   await services.rooms.addAttendees(roomId, [
     { actorType: 'users', actorId: owner.id, displayName: 'Bench Owner', participantType: 1 },
     ...members.map((m) => ({ actorType: 'users', actorId: m.id, displayName: m.id, participantType: 3 })),

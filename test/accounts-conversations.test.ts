@@ -4,29 +4,27 @@
  * through the API or the CLI deletes the conversations where they were the last user (as
  * `talk:user:remove` does) and the rows Nextcloud deletes with an account.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, createUser, dialects } from './helpers/parley.js';
 import { runCli } from './helpers/cli.js';
 import { attendeesOf, createRoom, roomRow, seedUser, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`accounts and conversations [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect);
     before(async () => {
-      p = await startParley(dialect);
-      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u, { groups: ['crew'] });
+      for (const u of ['alice', 'bob', 'carol']) await createUser(t.p, u, { groups: ['crew'] });
     });
-    after(async () => p.close());
 
     it('PUT /cloud/groups/{groupid} key=displayname renames the group and its attendees', async () => {
-      const room = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.GROUP, invite: 'crew' } });
+      const room = await t.call('POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.GROUP, invite: 'crew' } });
       assert.equal(room.status, 201, room.text);
-      const r = await call(p, 'PUT', '/cloud/groups/crew', { as: admin, form: { key: 'displayname', value: 'The Crew' } });
+      const r = await t.call('PUT', '/cloud/groups/crew', { as: admin, form: { key: 'displayname', value: 'The Crew' } });
       assert.equal(r.status, 200, r.text);
-      assert.equal((await p.services.directory.groups.find('crew'))!.display_name, 'The Crew');
-      const list = await call(p, 'GET', `${V4}/room/${room.data.token}/participants`, { as: as('alice') });
+      assert.equal((await t.p.services.directory.groups.find('crew'))!.display_name, 'The Crew');
+      const list = await t.call('GET', `${V4}/room/${room.data.token}/participants`, { as: as('alice') });
       assert.equal(list.data.find((x: any) => x.actorType === 'groups').displayName, 'The Crew');
       const refusals: Array<[string, Record<string, string>, number, string]> = [
         ['/cloud/groups/nogroup', { key: 'displayname', value: 'x' }, 404, 'groupid'],
@@ -34,42 +32,42 @@ for (const dialect of dialects()) {
         ['/cloud/groups/crew', { key: 'displayname', value: '' }, 400, 'displayname'],
       ];
       for (const [path, form, status, error] of refusals) {
-        const res = await call(p, 'PUT', path, { as: admin, form });
+        const res = await t.call('PUT', path, { as: admin, form });
         assert.deepEqual([res.status, res.data.error], [status, error], JSON.stringify(form));
       }
-      assert.equal((await call(p, 'PUT', '/cloud/groups/crew', { as: as('bob'), form: { key: 'displayname', value: 'Mine' } })).status, 403);
-      assert.equal((await p.services.directory.groups.find('crew'))!.display_name, 'The Crew', 'refusals changed nothing');
+      assert.equal((await t.call('PUT', '/cloud/groups/crew', { as: as('bob'), form: { key: 'displayname', value: 'Mine' } })).status, 403);
+      assert.equal((await t.p.services.directory.groups.find('crew'))!.display_name, 'The Crew', 'refusals changed nothing');
     });
 
     async function deleteScenario(remove: (user: string) => Promise<void>) {
       const id = `gone${Math.random().toString(36).slice(2, 8)}`;
-      await createUser(p, id);
-      const alone = await createRoom(p, id, { roomType: RoomType.GROUP, roomName: 'Alone' });
-      const child = await createRoom(p, id, { roomType: RoomType.PUBLIC, roomName: 'Alone too' });
-      const shared = await createRoom(p, id, { roomType: RoomType.GROUP, roomName: 'Shared' });
-      await seedUser(p, shared.token, 'alice', ParticipantType.USER);
-      const one = await createRoom(p, id, { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
-      await p.services.userStatus.markOnline(id);
+      await createUser(t.p, id);
+      const alone = await createRoom(t.p, id, { roomType: RoomType.GROUP, roomName: 'Alone' });
+      const child = await createRoom(t.p, id, { roomType: RoomType.PUBLIC, roomName: 'Alone too' });
+      const shared = await createRoom(t.p, id, { roomType: RoomType.GROUP, roomName: 'Shared' });
+      await seedUser(t.p, shared.token, 'alice', ParticipantType.USER);
+      const one = await createRoom(t.p, id, { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
+      await t.p.services.userStatus.markOnline(id);
       await remove(id);
-      assert.equal(await roomRow(p, alone.token), undefined, 'the conversation where they were the last user is gone');
-      assert.equal(await roomRow(p, child.token), undefined);
-      assert.ok(await roomRow(p, shared.token), 'a conversation with other users stays');
-      assert.deepEqual((await attendeesOf(p, shared.token)).map((a) => a.actor_id), ['alice']);
-      assert.equal((await roomRow(p, one.token))!.type, RoomType.ONE_TO_ONE_FORMER, 'the one-to-one becomes a former one');
-      const status = await p.services.db.kysely.selectFrom('user_status').selectAll().where('user_id', '=', id).execute();
+      assert.equal(await roomRow(t.p, alone.token), undefined, 'the conversation where they were the last user is gone');
+      assert.equal(await roomRow(t.p, child.token), undefined);
+      assert.ok(await roomRow(t.p, shared.token), 'a conversation with other users stays');
+      assert.deepEqual((await attendeesOf(t.p, shared.token)).map((a) => a.actor_id), ['alice']);
+      assert.equal((await roomRow(t.p, one.token))!.type, RoomType.ONE_TO_ONE_FORMER, 'the one-to-one becomes a former one');
+      const status = await t.p.services.db.kysely.selectFrom('user_status').selectAll().where('user_id', '=', id).execute();
       assert.deepEqual(status, [], 'the user status went with the account');
     }
 
     it('DELETE /cloud/users/{userid} deletes the conversations where the user was the last one', async () => {
       await deleteScenario(async (id) => {
-        const r = await call(p, 'DELETE', `/cloud/users/${id}`, { as: admin });
+        const r = await t.call('DELETE', `/cloud/users/${id}`, { as: admin });
         assert.equal(r.status, 200, r.text);
       });
     });
 
     it('parley user:delete does the same', async () => {
       await deleteScenario(async (id) => {
-        const r = await runCli(p.env, ['user:delete', id]);
+        const r = await runCli(t.p.env, ['user:delete', id]);
         assert.equal(r.code, 0, r.stderr);
       });
     });

@@ -3,62 +3,61 @@
  * enable/disable, /cloud/user. Nextcloud's codes: 102 exists, 101 invalid, 104 unknown group,
  * 998 not found / not allowed; v1 answers HTTP 200 with the code, v2 maps 1xx to HTTP 400.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, createUser, dialects } from './helpers/parley.js';
 import { NO_THROTTLE } from './helpers/rooms.js';
+import { useParley } from './helpers/fixtures.js';
 
 // Failed logins in these suites must not throttle the next tests (throttling has its own file).
 
 for (const dialect of dialects()) {
   describe(`accounts: users [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE });
     before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      await createUser(p, 'bob', { displayName: 'Bob B', email: 'bob@example.com', groups: ['staff'] });
-      await createUser(p, 'carol', { displayName: 'Carol C' });
+      await createUser(t.p, 'bob', { displayName: 'Bob B', email: 'bob@example.com', groups: ['staff'] });
+      await createUser(t.p, 'carol', { displayName: 'Carol C' });
     });
-    after(async () => p.close());
 
     describe('GET /cloud/users', () => {
       it('lists user ids for an admin, ordered by id', async () => {
-        const r = await call(p, 'GET', '/cloud/users', { as: admin });
+        const r = await t.call('GET', '/cloud/users', { as: admin });
         assert.equal(r.status, 200);
         assert.deepEqual(r.data, { users: ['admin', 'bob', 'carol'] });
       });
 
       it('searches id, display name and email; limit and offset page', async () => {
-        assert.deepEqual((await call(p, 'GET', '/cloud/users', { as: admin, query: { search: 'carol c' } })).data.users, ['carol']);
-        assert.deepEqual((await call(p, 'GET', '/cloud/users', { as: admin, query: { search: 'EXAMPLE.com' } })).data.users, ['bob']);
-        assert.deepEqual((await call(p, 'GET', '/cloud/users', { as: admin, query: { limit: 1, offset: 1 } })).data.users, ['bob']);
-        assert.deepEqual((await call(p, 'GET', '/cloud/users', { as: admin, query: { offset: 2 } })).data.users, ['carol']);
+        assert.deepEqual((await t.call('GET', '/cloud/users', { as: admin, query: { search: 'carol c' } })).data.users, ['carol']);
+        assert.deepEqual((await t.call('GET', '/cloud/users', { as: admin, query: { search: 'EXAMPLE.com' } })).data.users, ['bob']);
+        assert.deepEqual((await t.call('GET', '/cloud/users', { as: admin, query: { limit: 1, offset: 1 } })).data.users, ['bob']);
+        assert.deepEqual((await t.call('GET', '/cloud/users', { as: admin, query: { offset: 2 } })).data.users, ['carol']);
       });
 
       it('search wildcards match themselves: "_" and "%" find no user without them', async () => {
         for (const search of ['_', '%', 'b_b', '\\']) {
-          assert.deepEqual((await call(p, 'GET', '/cloud/users', { as: admin, query: { search } })).data.users, [], search);
+          assert.deepEqual((await t.call('GET', '/cloud/users', { as: admin, query: { search } })).data.users, [], search);
         }
       });
 
       it('rejects a non-numeric or negative limit with 400 limit', async () => {
         for (const limit of ['abc', '-1']) {
-          const r = await call(p, 'GET', '/cloud/users', { as: admin, query: { limit } });
+          const r = await t.call('GET', '/cloud/users', { as: admin, query: { limit } });
           assert.equal(r.status, 400);
           assert.equal(r.data.error, 'limit');
         }
       });
 
       it('is admin-only: 403 for a user, 401 (997) anonymous', async () => {
-        const r = await call(p, 'GET', '/cloud/users', { as: as('bob') });
+        const r = await t.call('GET', '/cloud/users', { as: as('bob') });
         assert.equal(r.status, 403);
         assert.equal(r.meta.statuscode, 403);
-        const anon = await call(p, 'GET', '/cloud/users');
+        const anon = await t.call('GET', '/cloud/users');
         assert.equal(anon.status, 401);
         assert.equal(anon.meta.statuscode, 997);
       });
 
       it('answers in XML with one <element> per id', async () => {
-        const r = await call(p, 'GET', '/cloud/users', { as: admin, format: 'xml' });
+        const r = await t.call('GET', '/cloud/users', { as: admin, format: 'xml' });
         assert.equal(r.status, 200);
         assert.match(r.text, /<users>\n\s+<element>admin<\/element>\n\s+<element>bob<\/element>\n\s+<element>carol<\/element>\n\s+<\/users>/);
       });
@@ -66,13 +65,13 @@ for (const dialect of dialects()) {
 
     describe('POST /cloud/users', () => {
       it('creates a user with display name, email and groups, and the new user can log in', async () => {
-        const r = await call(p, 'POST', '/cloud/users', {
+        const r = await t.call('POST', '/cloud/users', {
           as: admin,
           body: { userid: 'dave', password: 'dave-secret-1', displayName: 'Dave D', email: 'dave@example.com', groups: ['staff'] },
         });
         assert.equal(r.status, 200);
         assert.deepEqual(r.data, { id: 'dave' });
-        const me = await call(p, 'GET', '/cloud/user', { as: { user: 'dave', password: 'dave-secret-1' } });
+        const me = await t.call('GET', '/cloud/user', { as: { user: 'dave', password: 'dave-secret-1' } });
         assert.equal(me.status, 200);
         assert.equal(me.data.displayname, 'Dave D');
         assert.equal(me.data.email, 'dave@example.com');
@@ -80,31 +79,31 @@ for (const dialect of dialects()) {
       });
 
       it('reads a PHP-style form body with groups[]', async () => {
-        const r = await call(p, 'POST', '/cloud/users', {
+        const r = await t.call('POST', '/cloud/users', {
           as: admin,
           form: 'userid=erin&password=erin-secret-1&groups[]=staff&groups[]=admin',
         });
         assert.equal(r.status, 200);
-        const g = await call(p, 'GET', '/cloud/users/erin/groups', { as: admin });
+        const g = await t.call('GET', '/cloud/users/erin/groups', { as: admin });
         assert.deepEqual(g.data.groups, ['admin', 'staff']);
       });
 
       it('duplicate id: 102 (v2 HTTP 400; also case-insensitively), nothing changed', async () => {
         for (const userid of ['bob', 'BOB']) {
-          const r = await call(p, 'POST', '/cloud/users', { as: admin, body: { userid, password: 'other-password-1', displayName: 'Impostor' } });
+          const r = await t.call('POST', '/cloud/users', { as: admin, body: { userid, password: 'other-password-1', displayName: 'Impostor' } });
           assert.equal(r.status, 400);
           assert.equal(r.meta.statuscode, 102);
           assert.equal(r.meta.message, 'User already exists');
           assert.equal(r.data.error, 'userid');
         }
-        const bob = await call(p, 'GET', '/cloud/users/bob', { as: admin });
+        const bob = await t.call('GET', '/cloud/users/bob', { as: admin });
         assert.equal(bob.data.displayname, 'Bob B');
         // The old password still works.
-        assert.equal((await call(p, 'GET', '/cloud/user', { as: as('bob') })).status, 200);
+        assert.equal((await t.call('GET', '/cloud/user', { as: as('bob') })).status, 200);
       });
 
       it('duplicate id on v1: HTTP 200 with statuscode 102', async () => {
-        const r = await call(p, 'POST', '/cloud/users', { as: admin, version: 1, body: { userid: 'bob', password: 'other-password-1' } });
+        const r = await t.call('POST', '/cloud/users', { as: admin, version: 1, body: { userid: 'bob', password: 'other-password-1' } });
         assert.equal(r.status, 200);
         assert.equal(r.meta.status, 'failure');
         assert.equal(r.meta.statuscode, 102);
@@ -112,18 +111,18 @@ for (const dialect of dialects()) {
       });
 
       it('duplicate id in XML', async () => {
-        const r = await call(p, 'POST', '/cloud/users', { as: admin, format: 'xml', body: { userid: 'bob', password: 'other-password-1' } });
+        const r = await t.call('POST', '/cloud/users', { as: admin, format: 'xml', body: { userid: 'bob', password: 'other-password-1' } });
         assert.equal(r.status, 400);
         assert.match(r.text, /<statuscode>102<\/statuscode>/);
         assert.match(r.text, /<error>userid<\/error>/);
       });
 
       it('unknown group: 104 and no user is created', async () => {
-        const r = await call(p, 'POST', '/cloud/users', { as: admin, body: { userid: 'frank', password: 'frank-secret-1', groups: ['staff', 'nope'] } });
+        const r = await t.call('POST', '/cloud/users', { as: admin, body: { userid: 'frank', password: 'frank-secret-1', groups: ['staff', 'nope'] } });
         assert.equal(r.status, 400);
         assert.equal(r.meta.statuscode, 104);
         assert.equal(r.data.error, 'groups');
-        assert.equal((await call(p, 'GET', '/cloud/users/frank', { as: admin })).status, 404);
+        assert.equal((await t.call('GET', '/cloud/users/frank', { as: admin })).status, 404);
       });
 
       it('invalid input: 101 with the field in data.error, nothing created', async () => {
@@ -138,35 +137,35 @@ for (const dialect of dialects()) {
           [{ userid: 'gina', password: 'secret-pw-1', displayName: 'x'.repeat(256) }, 'displayName'],
         ];
         for (const [body, field] of cases) {
-          const r = await call(p, 'POST', '/cloud/users', { as: admin, body });
+          const r = await t.call('POST', '/cloud/users', { as: admin, body });
           assert.equal(r.status, 400, JSON.stringify(body));
           assert.equal(r.meta.statuscode, 101, JSON.stringify(body));
           assert.equal(r.data.error, field);
         }
-        const list = await call(p, 'GET', '/cloud/users', { as: admin, query: { search: 'gina' } });
+        const list = await t.call('GET', '/cloud/users', { as: admin, query: { search: 'gina' } });
         assert.deepEqual(list.data.users, []);
       });
 
       it('wrong types: missing userid or groups not a list → 400 with the field', async () => {
-        const missing = await call(p, 'POST', '/cloud/users', { as: admin, body: { password: 'secret-pw-1' } });
+        const missing = await t.call('POST', '/cloud/users', { as: admin, body: { password: 'secret-pw-1' } });
         assert.equal(missing.status, 400);
         assert.equal(missing.data.error, 'userid');
-        const groups = await call(p, 'POST', '/cloud/users', { as: admin, body: { userid: 'hank', password: 'secret-pw-1', groups: 'staff' } });
+        const groups = await t.call('POST', '/cloud/users', { as: admin, body: { userid: 'hank', password: 'secret-pw-1', groups: 'staff' } });
         assert.equal(groups.status, 400);
         assert.equal(groups.data.error, 'groups');
-        assert.equal((await call(p, 'GET', '/cloud/users/hank', { as: admin })).status, 404);
+        assert.equal((await t.call('GET', '/cloud/users/hank', { as: admin })).status, 404);
       });
 
       it('non-admin: 403, nothing created', async () => {
-        const r = await call(p, 'POST', '/cloud/users', { as: as('bob'), body: { userid: 'ivan', password: 'secret-pw-1' } });
+        const r = await t.call('POST', '/cloud/users', { as: as('bob'), body: { userid: 'ivan', password: 'secret-pw-1' } });
         assert.equal(r.status, 403);
-        assert.equal((await call(p, 'GET', '/cloud/users/ivan', { as: admin })).status, 404);
+        assert.equal((await t.call('GET', '/cloud/users/ivan', { as: admin })).status, 404);
       });
     });
 
     describe('GET /cloud/users/{userid} and /cloud/user', () => {
       it('gives an admin the Nextcloud record of any user', async () => {
-        const r = await call(p, 'GET', '/cloud/users/bob', { as: admin });
+        const r = await t.call('GET', '/cloud/users/bob', { as: admin });
         assert.equal(r.status, 200);
         const d = r.data;
         assert.equal(d.enabled, true);
@@ -185,7 +184,7 @@ for (const dialect of dialects()) {
       });
 
       it('a user sees their own record (with scopes); lastLogin is set by logging in', async () => {
-        const r = await call(p, 'GET', '/cloud/users/carol', { as: as('carol') });
+        const r = await t.call('GET', '/cloud/users/carol', { as: as('carol') });
         assert.equal(r.status, 200);
         assert.equal(r.data.id, 'carol');
         assert.equal(r.data.email, null);
@@ -195,36 +194,36 @@ for (const dialect of dialects()) {
       });
 
       it('/cloud/user is the same record as /cloud/users/{self}', async () => {
-        const a = await call(p, 'GET', '/cloud/user', { as: as('carol') });
-        const b = await call(p, 'GET', '/cloud/users/carol', { as: as('carol') });
+        const a = await t.call('GET', '/cloud/user', { as: as('carol') });
+        const b = await t.call('GET', '/cloud/users/carol', { as: as('carol') });
         assert.equal(a.status, 200);
         assert.deepEqual(a.data, b.data);
-        assert.equal((await call(p, 'GET', '/cloud/user')).status, 401);
+        assert.equal((await t.call('GET', '/cloud/user')).status, 401);
       });
 
       it("another user's record: 404 (998) for a non-admin, same as an unknown user", async () => {
-        const r = await call(p, 'GET', '/cloud/users/bob', { as: as('carol') });
+        const r = await t.call('GET', '/cloud/users/bob', { as: as('carol') });
         assert.equal(r.status, 404);
         assert.equal(r.meta.statuscode, 998);
         assert.equal(r.data.error, 'user');
-        const v1 = await call(p, 'GET', '/cloud/users/bob', { as: as('carol'), version: 1 });
+        const v1 = await t.call('GET', '/cloud/users/bob', { as: as('carol'), version: 1 });
         assert.equal(v1.status, 200);
         assert.equal(v1.meta.statuscode, 998);
       });
 
       it('unknown user: 404 with data.error user', async () => {
-        const r = await call(p, 'GET', '/cloud/users/nobody', { as: admin });
+        const r = await t.call('GET', '/cloud/users/nobody', { as: admin });
         assert.equal(r.status, 404);
         assert.equal(r.data.error, 'user');
         assert.equal(r.meta.message, '');
       });
 
       it('anonymous: 401', async () => {
-        assert.equal((await call(p, 'GET', '/cloud/users/bob')).status, 401);
+        assert.equal((await t.call('GET', '/cloud/users/bob')).status, 401);
       });
 
       it('XML record renders groups as elements and booleans PHP-style', async () => {
-        const r = await call(p, 'GET', '/cloud/users/bob', { as: admin, format: 'xml' });
+        const r = await t.call('GET', '/cloud/users/bob', { as: admin, format: 'xml' });
         assert.equal(r.status, 200);
         assert.match(r.text, /<enabled>1<\/enabled>/);
         assert.match(r.text, /<groups>\n\s+<element>staff<\/element>\n\s+<\/groups>/);
@@ -234,52 +233,52 @@ for (const dialect of dialects()) {
 
     describe('PUT /cloud/users/{userid}', () => {
       it('admin edits displayname, display and email of another user', async () => {
-        await createUser(p, 'kim');
-        let r = await call(p, 'PUT', '/cloud/users/kim', { as: admin, body: { key: 'displayname', value: 'Kim K' } });
+        await createUser(t.p, 'kim');
+        let r = await t.call('PUT', '/cloud/users/kim', { as: admin, body: { key: 'displayname', value: 'Kim K' } });
         assert.equal(r.status, 200);
         assert.deepEqual(r.data, []);
-        assert.equal((await call(p, 'GET', '/cloud/users/kim', { as: admin })).data.displayname, 'Kim K');
-        r = await call(p, 'PUT', '/cloud/users/kim', { as: admin, form: { key: 'display', value: 'Kim Legacy' } });
+        assert.equal((await t.call('GET', '/cloud/users/kim', { as: admin })).data.displayname, 'Kim K');
+        r = await t.call('PUT', '/cloud/users/kim', { as: admin, form: { key: 'display', value: 'Kim Legacy' } });
         assert.equal(r.status, 200);
-        r = await call(p, 'PUT', '/cloud/users/kim', { as: admin, body: { key: 'email', value: 'kim@example.org' } });
+        r = await t.call('PUT', '/cloud/users/kim', { as: admin, body: { key: 'email', value: 'kim@example.org' } });
         assert.equal(r.status, 200);
-        const d = (await call(p, 'GET', '/cloud/users/kim', { as: admin })).data;
+        const d = (await t.call('GET', '/cloud/users/kim', { as: admin })).data;
         assert.equal(d.displayname, 'Kim Legacy');
         assert.equal(d.email, 'kim@example.org');
         // An empty email clears it.
-        await call(p, 'PUT', '/cloud/users/kim', { as: admin, body: { key: 'email', value: '' } });
-        assert.equal((await call(p, 'GET', '/cloud/users/kim', { as: admin })).data.email, null);
+        await t.call('PUT', '/cloud/users/kim', { as: admin, body: { key: 'email', value: '' } });
+        assert.equal((await t.call('GET', '/cloud/users/kim', { as: admin })).data.email, null);
       });
 
       it('a user edits their own display name and email', async () => {
-        await createUser(p, 'lena');
-        const r = await call(p, 'PUT', '/cloud/users/lena', { as: as('lena'), body: { key: 'displayname', value: 'Lena L' } });
+        await createUser(t.p, 'lena');
+        const r = await t.call('PUT', '/cloud/users/lena', { as: as('lena'), body: { key: 'displayname', value: 'Lena L' } });
         assert.equal(r.status, 200);
-        assert.equal((await call(p, 'GET', '/cloud/user', { as: as('lena') })).data.displayname, 'Lena L');
+        assert.equal((await t.call('GET', '/cloud/user', { as: as('lena') })).data.displayname, 'Lena L');
       });
 
       it("a user cannot edit someone else: 404 (998), nothing changed", async () => {
-        const r = await call(p, 'PUT', '/cloud/users/bob', { as: as('carol'), body: { key: 'displayname', value: 'Hacked' } });
+        const r = await t.call('PUT', '/cloud/users/bob', { as: as('carol'), body: { key: 'displayname', value: 'Hacked' } });
         assert.equal(r.status, 404);
         assert.equal(r.meta.statuscode, 998);
         assert.equal(r.data.error, 'user');
-        assert.equal((await call(p, 'GET', '/cloud/users/bob', { as: admin })).data.displayname, 'Bob B');
+        assert.equal((await t.call('GET', '/cloud/users/bob', { as: admin })).data.displayname, 'Bob B');
       });
 
       it('unknown user: 404 (998)', async () => {
-        const r = await call(p, 'PUT', '/cloud/users/nobody', { as: admin, body: { key: 'displayname', value: 'x' } });
+        const r = await t.call('PUT', '/cloud/users/nobody', { as: admin, body: { key: 'displayname', value: 'x' } });
         assert.equal(r.status, 404);
         assert.equal(r.meta.statuscode, 998);
       });
 
       it('unknown key: 400-class (113) with data.error key, nothing changed', async () => {
         for (const key of ['quota', 'nonsense', '']) {
-          const r = await call(p, 'PUT', '/cloud/users/bob', { as: admin, body: { key, value: '5 GB' } });
+          const r = await t.call('PUT', '/cloud/users/bob', { as: admin, body: { key, value: '5 GB' } });
           assert.equal(r.status, 400, key);
           assert.equal(r.meta.statuscode, 113);
           assert.equal(r.data.error, 'key');
         }
-        const v1 = await call(p, 'PUT', '/cloud/users/bob', { as: admin, version: 1, body: { key: 'nonsense', value: 'x' } });
+        const v1 = await t.call('PUT', '/cloud/users/bob', { as: admin, version: 1, body: { key: 'nonsense', value: 'x' } });
         assert.equal(v1.status, 200);
         assert.equal(v1.meta.statuscode, 113);
       });
@@ -295,89 +294,89 @@ for (const dialect of dialects()) {
           ['password', 'p'.repeat(470), 'password', 102],
         ];
         for (const [key, value, field, code] of cases) {
-          const r = await call(p, 'PUT', '/cloud/users/bob', { as: admin, body: { key, value } });
+          const r = await t.call('PUT', '/cloud/users/bob', { as: admin, body: { key, value } });
           assert.equal(r.status, 400, key);
           assert.equal(r.meta.statuscode, code, key);
           assert.equal(r.data.error, field);
         }
-        const d = (await call(p, 'GET', '/cloud/users/bob', { as: admin })).data;
+        const d = (await t.call('GET', '/cloud/users/bob', { as: admin })).data;
         assert.equal(d.email, 'bob@example.com');
         assert.equal(d.displayname, 'Bob B');
-        assert.equal((await call(p, 'GET', '/cloud/user', { as: as('bob') })).status, 200);
+        assert.equal((await t.call('GET', '/cloud/user', { as: as('bob') })).status, 200);
       });
 
       it('missing key or value: 400 naming it', async () => {
-        const noKey = await call(p, 'PUT', '/cloud/users/bob', { as: admin, body: { value: 'x' } });
+        const noKey = await t.call('PUT', '/cloud/users/bob', { as: admin, body: { value: 'x' } });
         assert.equal(noKey.status, 400);
         assert.equal(noKey.data.error, 'key');
-        const noValue = await call(p, 'PUT', '/cloud/users/bob', { as: admin, body: { key: 'email' } });
+        const noValue = await t.call('PUT', '/cloud/users/bob', { as: admin, body: { key: 'email' } });
         assert.equal(noValue.status, 400);
         assert.equal(noValue.data.error, 'value');
       });
 
       it('anonymous: 401', async () => {
-        assert.equal((await call(p, 'PUT', '/cloud/users/bob', { body: { key: 'email', value: '' } })).status, 401);
+        assert.equal((await t.call('PUT', '/cloud/users/bob', { body: { key: 'email', value: '' } })).status, 401);
       });
     });
 
     describe('DELETE /cloud/users/{userid}', () => {
       it('admin deletes a user: record, login and memberships are gone', async () => {
-        await createUser(p, 'mona', { groups: ['staff'] });
-        const r = await call(p, 'DELETE', '/cloud/users/mona', { as: admin });
+        await createUser(t.p, 'mona', { groups: ['staff'] });
+        const r = await t.call('DELETE', '/cloud/users/mona', { as: admin });
         assert.equal(r.status, 200);
         assert.deepEqual(r.data, []);
-        assert.equal((await call(p, 'GET', '/cloud/users/mona', { as: admin })).status, 404);
-        assert.equal((await call(p, 'GET', '/cloud/user', { as: as('mona') })).status, 401);
-        assert.ok(!(await call(p, 'GET', '/cloud/groups/staff/users', { as: admin })).data.users.includes('mona'));
+        assert.equal((await t.call('GET', '/cloud/users/mona', { as: admin })).status, 404);
+        assert.equal((await t.call('GET', '/cloud/user', { as: as('mona') })).status, 401);
+        assert.ok(!(await t.call('GET', '/cloud/groups/staff/users', { as: admin })).data.users.includes('mona'));
       });
 
       it('unknown user: 404 (998); deleting yourself: 101', async () => {
-        const r = await call(p, 'DELETE', '/cloud/users/nobody', { as: admin });
+        const r = await t.call('DELETE', '/cloud/users/nobody', { as: admin });
         assert.equal(r.status, 404);
         assert.equal(r.meta.statuscode, 998);
-        const self = await call(p, 'DELETE', '/cloud/users/admin', { as: admin });
+        const self = await t.call('DELETE', '/cloud/users/admin', { as: admin });
         assert.equal(self.status, 400);
         assert.equal(self.meta.statuscode, 101);
         assert.equal(self.data.error, 'userid');
-        assert.equal((await call(p, 'GET', '/cloud/user', { as: admin })).status, 200);
+        assert.equal((await t.call('GET', '/cloud/user', { as: admin })).status, 200);
       });
 
       it('non-admin: 403 and the user stays; anonymous 401', async () => {
-        const r = await call(p, 'DELETE', '/cloud/users/bob', { as: as('carol') });
+        const r = await t.call('DELETE', '/cloud/users/bob', { as: as('carol') });
         assert.equal(r.status, 403);
-        assert.equal((await call(p, 'DELETE', '/cloud/users/bob')).status, 401);
-        assert.equal((await call(p, 'GET', '/cloud/users/bob', { as: admin })).status, 200);
+        assert.equal((await t.call('DELETE', '/cloud/users/bob')).status, 401);
+        assert.equal((await t.call('GET', '/cloud/users/bob', { as: admin })).status, 200);
       });
     });
 
     describe('PUT /cloud/users/{userid}/enable|disable', () => {
       it('disable stops logins (401), enable restores them', async () => {
-        await createUser(p, 'nina');
-        assert.equal((await call(p, 'GET', '/cloud/user', { as: as('nina') })).status, 200);
-        const d = await call(p, 'PUT', '/cloud/users/nina/disable', { as: admin });
+        await createUser(t.p, 'nina');
+        assert.equal((await t.call('GET', '/cloud/user', { as: as('nina') })).status, 200);
+        const d = await t.call('PUT', '/cloud/users/nina/disable', { as: admin });
         assert.equal(d.status, 200);
         assert.deepEqual(d.data, []);
-        assert.equal((await call(p, 'GET', '/cloud/users/nina', { as: admin })).data.enabled, false);
-        const denied = await call(p, 'GET', '/cloud/user', { as: as('nina') });
+        assert.equal((await t.call('GET', '/cloud/users/nina', { as: admin })).data.enabled, false);
+        const denied = await t.call('GET', '/cloud/user', { as: as('nina') });
         assert.equal(denied.status, 401);
         assert.equal(denied.meta.statuscode, 997);
-        assert.equal((await call(p, 'PUT', '/cloud/users/nina/enable', { as: admin })).status, 200);
-        assert.equal((await call(p, 'GET', '/cloud/user', { as: as('nina') })).status, 200);
+        assert.equal((await t.call('PUT', '/cloud/users/nina/enable', { as: admin })).status, 200);
+        assert.equal((await t.call('GET', '/cloud/user', { as: as('nina') })).status, 200);
       });
 
       it('disabling or enabling yourself: 101; unknown user: 101', async () => {
         for (const path of ['/cloud/users/admin/disable', '/cloud/users/admin/enable', '/cloud/users/nobody/disable']) {
-          const r = await call(p, 'PUT', path, { as: admin });
+          const r = await t.call('PUT', path, { as: admin });
           assert.equal(r.status, 400, path);
           assert.equal(r.meta.statuscode, 101);
           assert.equal(r.data.error, 'userid');
         }
-        assert.equal((await call(p, 'GET', '/cloud/user', { as: admin })).data.enabled, true);
+        assert.equal((await t.call('GET', '/cloud/user', { as: admin })).data.enabled, true);
       });
 
       it('non-admin: 403, user stays enabled', async () => {
-        assert.equal((await call(p, 'PUT', '/cloud/users/bob/disable', { as: as('carol') })).status, 403);
-        assert.equal((await call(p, 'GET', '/cloud/users/bob', { as: admin })).data.enabled, true);
+        assert.equal((await t.call('PUT', '/cloud/users/bob/disable', { as: as('carol') })).status, 403);
+        assert.equal((await t.call('GET', '/cloud/users/bob', { as: admin })).data.enabled, true);
       });
     });
   });

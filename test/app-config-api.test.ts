@@ -2,29 +2,27 @@
  * Provisioning API for app config (issue 2 item 5): admin only, Nextcloud's `data`-wrapped
  * shapes, registry validation (wrong type → 400 and nothing stored), secrets masked.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SENSITIVE_MASK } from '../src/app-config/registry.js';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, createUser, dialects } from './helpers/parley.js';
+import { useParley } from './helpers/fixtures.js';
 
 const BASE = '/apps/provisioning_api/api/v1/config/apps';
 
 for (const dialect of dialects()) {
   describe(`app config API [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { users: ['alice'] });
     before(async () => {
-      p = await startParley(dialect);
-      await createUser(p, 'alice');
-      await createUser(p, 'staff', { groups: ['staff'] });
+      await createUser(t.p, 'staff', { groups: ['staff'] });
     });
-    after(async () => p.close());
 
-    const get = (key: string) => call(p, 'GET', `${BASE}/spreed/${key}`, { as: admin });
-    const set = (key: string, value: unknown) => call(p, 'POST', `${BASE}/spreed/${key}`, { as: admin, body: { value } });
-    const stored = async () => (await call(p, 'GET', `${BASE}/spreed`, { as: admin })).data.data as string[];
+    const get = (key: string) => t.call('GET', `${BASE}/spreed/${key}`, { as: admin });
+    const set = (key: string, value: unknown) => t.call('POST', `${BASE}/spreed/${key}`, { as: admin, body: { value } });
+    const stored = async () => (await t.call('GET', `${BASE}/spreed`, { as: admin })).data.data as string[];
 
     it('lists the apps: {data: ["spreed"]}', async () => {
-      const r = await call(p, 'GET', BASE, { as: admin });
+      const r = await t.call('GET', BASE, { as: admin });
       assert.equal(r.status, 200);
       assert.deepEqual(r.data, { data: ['spreed'] });
     });
@@ -38,10 +36,10 @@ for (const dialect of dialects()) {
         ['DELETE', `${BASE}/spreed/start_calls`],
       ] as const) {
         const body = method === 'GET' ? undefined : { value: '3' };
-        const anon = await call(p, method, path, { body });
+        const anon = await t.call(method, path, { body });
         assert.equal(anon.status, 401, `${method} ${path} anonymous`);
         assert.equal(anon.meta.statuscode, 997);
-        const user = await call(p, method, path, { as: as('alice'), body });
+        const user = await t.call(method, path, { as: as('alice'), body });
         assert.equal(user.status, 403, `${method} ${path} as a user`);
         assert.equal(user.data.error, 'admin');
       }
@@ -56,7 +54,7 @@ for (const dialect of dialects()) {
         ['DELETE', `${BASE}/files/start_calls`],
         ['GET', `${BASE}/${'x'.repeat(90)}`],
       ] as const) {
-        const r = await call(p, method, path, { as: admin, body: method === 'GET' ? undefined : { value: '3' } });
+        const r = await t.call(method, path, { as: admin, body: method === 'GET' ? undefined : { value: '3' } });
         assert.equal(r.status, 403, `${method} ${path}`);
         assert.equal(r.data.error, 'app');
       }
@@ -66,7 +64,7 @@ for (const dialect of dialects()) {
     it('reads the registry default for an unset key, or the given defaultValue', async () => {
       assert.deepEqual((await get('max_gif_size')).data, { data: '3145728' });
       assert.deepEqual((await get('default_attachment_folder')).data, { data: '/Talk' });
-      const r = await call(p, 'GET', `${BASE}/spreed/sip_bridge_dialout_number`, { as: admin, query: { defaultValue: '+4930' } });
+      const r = await t.call('GET', `${BASE}/spreed/sip_bridge_dialout_number`, { as: admin, query: { defaultValue: '+4930' } });
       assert.deepEqual(r.data, { data: '+4930' });
       assert.ok(!(await stored()).includes('max_gif_size'), 'reading stores nothing');
     });
@@ -77,10 +75,10 @@ for (const dialect of dialects()) {
       assert.deepEqual(r.data, []);
       assert.deepEqual((await get('max_gif_size')).data, { data: '1024' });
       assert.ok((await stored()).includes('max_gif_size'));
-      const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const caps = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.equal(caps.data.capabilities.spreed.config.previews['max-gif-size'], 1024);
 
-      const d = await call(p, 'DELETE', `${BASE}/spreed/max_gif_size`, { as: admin });
+      const d = await t.call('DELETE', `${BASE}/spreed/max_gif_size`, { as: admin });
       assert.equal(d.status, 200);
       assert.deepEqual(d.data, []);
       assert.ok(!(await stored()).includes('max_gif_size'));
@@ -93,8 +91,8 @@ for (const dialect of dialects()) {
       const keys = await stored();
       assert.deepEqual(keys, [...keys].sort());
       assert.ok(keys.includes('start_calls') && keys.includes('chat_style'));
-      await call(p, 'DELETE', `${BASE}/spreed/start_calls`, { as: admin });
-      await call(p, 'DELETE', `${BASE}/spreed/chat_style`, { as: admin });
+      await t.call('DELETE', `${BASE}/spreed/start_calls`, { as: admin });
+      await t.call('DELETE', `${BASE}/spreed/chat_style`, { as: admin });
     });
 
     it('stores values in the contract storage form (strings; yes/no or 1/0; JSON)', async () => {
@@ -109,16 +107,16 @@ for (const dialect of dialects()) {
       await set('allowed_groups', '["staff"]');
       assert.equal((await get('allowed_groups')).data.data, '["staff"]');
       for (const k of ['start_calls', 'breakout_rooms', 'force_passwords', 'stun_servers', 'allowed_groups']) {
-        await call(p, 'DELETE', `${BASE}/spreed/${k}`, { as: admin });
+        await t.call('DELETE', `${BASE}/spreed/${k}`, { as: admin });
       }
     });
 
     it('accepts the form encoding Nextcloud clients send, and the real key name max-gif-size', async () => {
-      const r = await call(p, 'POST', `${BASE}/spreed/max-gif-size`, { as: admin, form: { value: '2048' } });
+      const r = await t.call('POST', `${BASE}/spreed/max-gif-size`, { as: admin, form: { value: '2048' } });
       assert.equal(r.status, 200);
       assert.equal((await get('max_gif_size')).data.data, '2048');
       assert.equal((await get('max-gif-size')).data.data, '2048');
-      await call(p, 'DELETE', `${BASE}/spreed/max-gif-size`, { as: admin });
+      await t.call('DELETE', `${BASE}/spreed/max-gif-size`, { as: admin });
       assert.equal((await get('max_gif_size')).data.data, '3145728');
     });
 
@@ -149,11 +147,11 @@ for (const dialect of dialects()) {
         assert.equal((await get(key)).data.data, before, `${key} unchanged`);
       }
       assert.equal((await get('start_calls')).data.data, '1');
-      await call(p, 'DELETE', `${BASE}/spreed/start_calls`, { as: admin });
+      await t.call('DELETE', `${BASE}/spreed/start_calls`, { as: admin });
     });
 
     it('a POST without value is 400 {error:"value"}', async () => {
-      const r = await call(p, 'POST', `${BASE}/spreed/start_calls`, { as: admin, body: {} });
+      const r = await t.call('POST', `${BASE}/spreed/start_calls`, { as: admin, body: {} });
       assert.equal(r.status, 400);
       assert.equal(r.data.error, 'value');
       assert.ok(!(await stored()).includes('start_calls'));
@@ -161,15 +159,15 @@ for (const dialect of dialects()) {
 
     it('an unknown key is 400 {error:"key"} on read, write and delete', async () => {
       for (const method of ['GET', 'POST', 'DELETE']) {
-        const r = await call(p, method, `${BASE}/spreed/no_such_key`, { as: admin, body: method === 'GET' ? undefined : { value: '1' } });
+        const r = await t.call(method, `${BASE}/spreed/no_such_key`, { as: admin, body: method === 'GET' ? undefined : { value: '1' } });
         assert.equal(r.status, 400, method);
         assert.equal(r.data.error, 'key', method);
       }
-      const long = await call(p, 'GET', `${BASE}/spreed/${'k'.repeat(300)}`, { as: admin });
+      const long = await t.call('GET', `${BASE}/spreed/${'k'.repeat(300)}`, { as: admin });
       assert.equal(long.status, 400);
       assert.equal(long.data.error, 'key');
       // Past the router's path-segment limit the framework answers 414, still with a reason.
-      const huge = await call(p, 'POST', `${BASE}/spreed/${'k'.repeat(1200)}`, { as: admin, body: { value: '1' } });
+      const huge = await t.call('POST', `${BASE}/spreed/${'k'.repeat(1200)}`, { as: admin, body: { value: '1' } });
       assert.equal(huge.status, 414);
       assert.equal(huge.data.error, 'request');
       assert.ok(!(await stored()).includes('no_such_key'));
@@ -185,21 +183,21 @@ for (const dialect of dialects()) {
       const list = await get('signaling_servers');
       assert.ok(!list.text.includes('hpb-secret-value'));
       assert.deepEqual(JSON.parse(list.data.data), { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: SENSITIVE_MASK });
-      const xml = await call(p, 'GET', `${BASE}/spreed/sip_bridge_shared_secret`, { as: admin, format: 'xml' });
+      const xml = await t.call('GET', `${BASE}/spreed/sip_bridge_shared_secret`, { as: admin, format: 'xml' });
       assert.ok(!xml.text.includes('top-secret-value'));
-      await call(p, 'DELETE', `${BASE}/spreed/sip_bridge_shared_secret`, { as: admin });
-      await call(p, 'DELETE', `${BASE}/spreed/signaling_servers`, { as: admin });
+      await t.call('DELETE', `${BASE}/spreed/sip_bridge_shared_secret`, { as: admin });
+      await t.call('DELETE', `${BASE}/spreed/signaling_servers`, { as: admin });
     });
 
     it('answers in the v1 envelope and in XML too', async () => {
-      const v1 = await call(p, 'GET', `${BASE}/spreed/start_calls`, { as: admin, version: 1 });
+      const v1 = await t.call('GET', `${BASE}/spreed/start_calls`, { as: admin, version: 1 });
       assert.equal(v1.status, 200);
       assert.equal(v1.meta.statuscode, 100);
       assert.deepEqual(v1.data, { data: '0' });
-      const v1bad = await call(p, 'POST', `${BASE}/spreed/start_calls`, { as: admin, version: 1, body: { value: 'x' } });
+      const v1bad = await t.call('POST', `${BASE}/spreed/start_calls`, { as: admin, version: 1, body: { value: 'x' } });
       assert.equal(v1bad.status, 200, 'v1 failures keep HTTP 200');
       assert.equal(v1bad.meta.statuscode, 400);
-      const xml = await call(p, 'GET', BASE, { as: admin, format: 'xml' });
+      const xml = await t.call('GET', BASE, { as: admin, format: 'xml' });
       assert.match(xml.text, /<data>\n  <data>\n   <element>spreed<\/element>\n  <\/data>\n <\/data>/);
     });
   });

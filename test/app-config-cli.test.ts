@@ -5,33 +5,28 @@
  * A few runs are real processes (`node --import tsx src/main.ts`); the rest run the same
  * command tree in this process (runCli), which opens its own database connection just the same.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SENSITIVE_MASK } from '../src/app-config/registry.js';
 import { expectRefusal, runCli, spawnCli } from './helpers/cli.js';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, dialects } from './helpers/parley.js';
+import { useParley } from './helpers/fixtures.js';
 
 const API = '/apps/provisioning_api/api/v1/config/apps/spreed';
 
 for (const dialect of dialects()) {
   describe(`app config CLI [${dialect}]`, () => {
-    let p: Parley;
-    const parley = (...args: string[]) => runCli(p.env, args);
-    const spawned = (...args: string[]) => spawnCli(p.env, args);
-    const apiValue = async (key: string) => (await call(p, 'GET', `${API}/${key}`, { as: admin })).data.data;
-
-    before(async () => {
-      p = await startParley(dialect);
-      await createUser(p, 'alice');
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { users: ['alice'] });
+    const parley = (...args: string[]) => runCli(t.p.env, args);
+    const spawned = (...args: string[]) => spawnCli(t.p.env, args);
+    const apiValue = async (key: string) => (await t.call('GET', `${API}/${key}`, { as: admin })).data.data;
 
     it('config:app:set (a real process) validates, stores, and the server shows it at once', async () => {
       const r = await spawned('config:app:set', 'spreed', 'start_calls', '--value=3');
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout.trim(), "Config value 'start_calls' for app 'spreed' is now set to '3'");
       assert.equal(await apiValue('start_calls'), '3');
-      const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const caps = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.equal(caps.data.capabilities.spreed.config.call.enabled, false);
     });
 
@@ -45,7 +40,7 @@ for (const dialect of dialects()) {
       expectRefusal(await parley('config:app:set', 'spreed', 'max_call_duration', '--value=60', '--update-only'), /not updated, as it has not been set before/);
       assert.equal(await apiValue('start_calls'), '3');
       assert.equal(await apiValue('max_call_duration'), '0');
-      const keys = (await call(p, 'GET', API, { as: admin })).data.data as string[];
+      const keys = (await t.call('GET', API, { as: admin })).data.data as string[];
       // The signaling secrets are generated and stored at first start (signaling-secrets.ts).
       const generated = ['signaling_ticket_secret', 'signaling_token_privkey_es256', 'signaling_token_pubkey_es256'];
       assert.deepEqual(keys.filter((k) => !generated.includes(k)), ['start_calls']);
@@ -74,7 +69,7 @@ for (const dialect of dialects()) {
       assert.ok(!list.stdout.includes('cli-secret-value'));
       // Stored for real: SIP counts as configured once the dial-in info is set too.
       await parley('config:app:set', 'spreed', 'sip_bridge_dialin_info', '--value=Dial +49 30 1234');
-      const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const caps = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.equal(caps.data.capabilities.spreed.config.call['sip-enabled'], true);
     });
 
@@ -106,7 +101,7 @@ for (const dialect of dialects()) {
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout.trim(), "Config value 'start_calls' of app 'spreed' deleted");
       assert.equal(await apiValue('start_calls'), '0');
-      const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const caps = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.equal(caps.data.capabilities.spreed.config.call.enabled, true);
       expectRefusal(await parley('config:app:delete', 'spreed', 'start_calls', '--error-if-not-exists'), /could not be deleted because it did not exist/);
       expectRefusal(await parley('config:app:delete', 'spreed', 'no_such_key'), /Unknown app config key/);

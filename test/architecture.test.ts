@@ -108,6 +108,11 @@ describe('architecture', () => {
     assert.deepEqual('await this.rooms.repos.attendees.find(1)'.match(reachThrough), ['rooms.repos.attendees']);
   });
 
+  it('the conversation records come from ConversationViewService itself, not through RoomsService', () => {
+    const bad = [...text].filter(([, src]) => /\brooms\.presenter\b/.test(src)).map(([f]) => f);
+    assert.deepEqual(bad, []);
+  });
+
   it('services build no repository of their own: the bundle (or its withTransaction) supplies them', () => {
     const bad = [...text]
       .filter(([file]) => !file.startsWith('db/'))

@@ -5,30 +5,28 @@
  * SQLite and PostgreSQL (which refuses NUL in text and overflows on such numbers: 500s before),
  * and nothing is stored.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { admin, as, dialects, type Caller } from './helpers/parley.js';
 import { createRoom, V4 } from './helpers/rooms.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const NUL = 'x\u0000y';
 
 for (const dialect of dialects()) {
   describe(`NUL bytes and out-of-range numbers are 400 [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { users: ['alice', 'bob'] });
     let token: string;
     let bob: number;
     before(async () => {
-      p = await startParley(dialect);
-      for (const u of ['alice', 'bob']) await createUser(p, u);
-      token = (await createRoom(p, 'alice', { roomType: 3, roomName: 'bytes' })).token;
-      assert.equal((await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob' } })).status, 200);
-      const people = (await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data as Array<{ actorId: string; attendeeId: number }>;
+      token = (await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'bytes' })).token;
+      assert.equal((await t.call('POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob' } })).status, 200);
+      const people = (await t.call('GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data as Array<{ actorId: string; attendeeId: number }>;
       bob = people.find((x) => x.actorId === 'bob')!.attendeeId;
     });
-    after(async () => p.close());
 
     const cases: Array<{ what: string; method: string; path: () => string; as: () => Caller; body?: () => Record<string, unknown>; query?: Record<string, string>; field: string; reason?: string }> = [
-      { what: 'room name', method: 'POST', path: () => `${V4}/room`, as: () => as('alice'), body: () => ({ roomType: 3, roomName: NUL }), field: 'roomName', reason: 'name' },
+      { what: 'room name', method: 'POST', path: () => `${V4}/room`, as: () => as('alice'), body: () => ({ roomType: RoomType.PUBLIC, roomName: NUL }), field: 'roomName', reason: 'name' },
       { what: 'rename', method: 'PUT', path: () => `${V4}/room/${token}`, as: () => as('alice'), body: () => ({ roomName: NUL }), field: 'roomName', reason: 'value' },
       { what: 'description', method: 'PUT', path: () => `${V4}/room/${token}/description`, as: () => as('alice'), body: () => ({ description: NUL }), field: 'description', reason: 'value' },
       { what: 'search term', method: 'GET', path: () => `${V4}/listed-room`, as: () => as('alice'), query: { searchTerm: NUL }, field: 'searchTerm' },
@@ -44,7 +42,7 @@ for (const dialect of dialects()) {
     ];
     for (const c of cases) {
       it(`NUL in ${c.what}: 400 naming ${c.field}`, async () => {
-        const r = await call(p, c.method, c.path(), { as: c.as(), body: c.body?.(), query: c.query });
+        const r = await t.call(c.method, c.path(), { as: c.as(), body: c.body?.(), query: c.query });
         assert.equal(r.status, 400, r.text);
         // data.error is the field's reason as the contract names it (often the field itself).
         assert.equal(r.data.error, c.reason ?? c.field, r.text);
@@ -64,7 +62,7 @@ for (const dialect of dialects()) {
     for (const c of ints) {
       it(`${c.what} of 1e20, -1e308, 1.5 or 9223372036854775808: 400`, async () => {
         for (const v of [1e20, -1e308, 1.5, '9223372036854775808', '1e20']) {
-          const r = await call(p, c.method, c.path(), { as: as('alice'), body: c.body(v) });
+          const r = await t.call(c.method, c.path(), { as: as('alice'), body: c.body(v) });
           assert.equal(r.status, 400, `${JSON.stringify(v)}: ${r.text}`);
           assert.equal(r.data.error, c.reason ?? c.field, `${JSON.stringify(v)}: ${r.text}`);
           assert.match(r.data.message, new RegExp(`^${c.field} must be`), r.text);
@@ -73,10 +71,10 @@ for (const dialect of dialects()) {
     }
 
     it('nothing was stored: names, description and users are unchanged', async () => {
-      const room = await call(p, 'GET', `${V4}/room/${token}`, { as: as('alice') });
+      const room = await t.call('GET', `${V4}/room/${token}`, { as: as('alice') });
       assert.equal(room.data.displayName, 'bytes');
       assert.equal(room.data.description, '');
-      const users = await call(p, 'GET', '/cloud/users', { as: admin });
+      const users = await t.call('GET', '/cloud/users', { as: admin });
       assert.ok(users.data.users.every((u: string) => !u.includes('\u0000')));
       assert.ok(bob > 0);
     });

@@ -3,39 +3,34 @@
  * message into every breakout room (201 with the breakout rooms); 400 mode / message,
  * 413 message, 403 for non-moderators, 404 for strangers.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, dialects } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, seedUser } from './helpers/rooms.js';
-import { RoomType } from './helpers/fixtures.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const BR = '/apps/spreed/api/v1/breakout-rooms';
 const V1 = '/apps/spreed/api/v1';
 
 for (const dialect of dialects()) {
   describe(`breakout broadcast [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u);
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['alice', 'bob', 'carol', 'dave'] });
 
     const broadcast = (token: string, who: string, message?: string) =>
-      call(p, 'POST', `${BR}/${token}/broadcast`, { as: as(who), body: message === undefined ? {} : { message } });
+      t.call('POST', `${BR}/${token}/broadcast`, { as: as(who), body: message === undefined ? {} : { message } });
 
     it('201: the message lands in every breakout room, from the moderator', async () => {
-      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Workshop' });
-      await seedUser(p, room.token, 'bob');
-      await seedUser(p, room.token, 'carol');
-      assert.equal((await call(p, 'POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 1, amount: 2 } })).status, 200);
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Workshop' });
+      await seedUser(t.p, room.token, 'bob');
+      await seedUser(t.p, room.token, 'carol');
+      assert.equal((await t.call('POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 1, amount: 2 } })).status, 200);
       const r = await broadcast(room.token, 'alice', 'Five minutes left, @bob');
       assert.equal(r.status, 201, r.text);
-      const children = await p.services.repos.rooms.childrenOf(room.token);
+      const children = await t.p.services.repos.rooms.childrenOf(room.token);
       assert.equal(children.length, 2);
       assert.deepEqual(r.data.map((x: any) => x.token).sort(), children.map((c) => c.token).sort());
       for (const child of children) {
-        const h = await call(p, 'GET', `${V1}/chat/${child.token}`, { as: as('alice'), query: { lookIntoFuture: 0, limit: 5 } });
+        const h = await t.call('GET', `${V1}/chat/${child.token}`, { as: as('alice'), query: { lookIntoFuture: 0, limit: 5 } });
         assert.equal(h.status, 200, h.text);
         const m = h.data[0];
         assert.equal(m.actorId, 'alice');
@@ -43,19 +38,19 @@ for (const dialect of dialects()) {
         assert.equal(m.message, 'Five minutes left, {mention-user1}');
       }
       // Not in the parent.
-      const parent = await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as('alice'), query: { lookIntoFuture: 0, limit: 5 } });
+      const parent = await t.call('GET', `${V1}/chat/${room.token}`, { as: as('alice'), query: { lookIntoFuture: 0, limit: 5 } });
       assert.ok(!parent.data.some((m: any) => m.message.startsWith('Five minutes')));
     });
 
     it('400 mode without breakout rooms, 400/413 message, 403 non-moderators, 404 strangers', async () => {
-      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plain' });
-      await seedUser(p, room.token, 'bob');
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plain' });
+      await seedUser(t.p, room.token, 'bob');
       const mode = await broadcast(room.token, 'alice', 'x');
       assert.equal(mode.status, 400);
       assert.equal(mode.data.error, 'mode');
-      await call(p, 'POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 3, amount: 1 } });
-      const child = (await p.services.repos.rooms.childrenOf(room.token))[0];
-      const count = async () => (await p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', child.id).where('message_type', '=', 'comment').execute()).length;
+      await t.call('POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 3, amount: 1 } });
+      const child = (await t.p.services.repos.rooms.childrenOf(room.token))[0];
+      const count = async () => (await t.p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', child.id).where('message_type', '=', 'comment').execute()).length;
       const empty = await broadcast(room.token, 'alice', '   ');
       assert.equal(empty.status, 400);
       assert.equal(empty.data.error, 'message');

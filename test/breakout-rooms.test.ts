@@ -3,36 +3,31 @@
  * §4.5): the management API under api/v1, the list under api/v4, the mode/status values, and
  * the membership rules shared with the participant endpoints.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, basic, call, createUser, dialects, passwordOf, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { as, basic, dialects, passwordOf, type Caller } from './helpers/parley.js';
 import { RoomAvatarsRepository } from '../src/db/repositories/room-avatars.js';
 import { png } from './helpers/images.js';
 import { attendeesOf, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1/breakout-rooms';
 
 for (const dialect of dialects()) {
   describe(`breakout rooms [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const u of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) await createUser(p, u);
-    });
-    after(async () => p.close());
+    const fx = useParley(dialect, { env: NO_THROTTLE, users: ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'] });
 
     const br = (method: string, token: string, suffix = '', who: string | null = 'alice', body?: Record<string, unknown>) =>
-      call(p, method, `${V1}/${token}${suffix}`, { as: who ? as(who) : undefined, body });
-    const children = async (token: string) => p.services.repos.rooms.childrenOf(token);
-    const memberIds = async (token: string) => (await attendeesOf(p, token)).map((a) => `${a.actor_id}:${a.participant_type}`).sort();
+      fx.call(method, `${V1}/${token}${suffix}`, { as: who ? as(who) : undefined, body });
+    const children = async (token: string) => fx.p.services.repos.rooms.childrenOf(token);
+    const memberIds = async (token: string) => (await attendeesOf(fx.p, token)).map((a) => `${a.actor_id}:${a.participant_type}`).sort();
 
     /** A group room of alice (owner) with bob (moderator) and carol, dave, erin. */
     async function parentRoom(name = 'Workshop'): Promise<{ token: string; ids: Record<string, number> }> {
-      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
+      const room = await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: name });
       const ids: Record<string, number> = { alice: room.attendeeId };
-      ids.bob = (await seedUser(p, room.token, 'bob', ParticipantType.MODERATOR)).id;
-      for (const u of ['carol', 'dave', 'erin']) ids[u] = (await seedUser(p, room.token, u)).id;
+      ids.bob = (await seedUser(fx.p, room.token, 'bob', ParticipantType.MODERATOR)).id;
+      for (const u of ['carol', 'dave', 'erin']) ids[u] = (await seedUser(fx.p, room.token, u)).id;
       return { token: room.token, ids };
     }
 
@@ -43,16 +38,16 @@ for (const dialect of dialects()) {
         const [old] = await children(token);
         const form = new FormData();
         form.append('file', new Blob([new Uint8Array(png(16, 16))], { type: 'image/png' }), 'a.png');
-        const up = await fetch(`${p.url}/ocs/v2.php/apps/spreed/api/v1/room/${old.token}/avatar?format=json`, {
+        const up = await fetch(`${fx.p.url}/ocs/v2.php/apps/spreed/api/v1/room/${old.token}/avatar?format=json`, {
           method: 'POST',
           headers: { 'OCS-APIRequest': 'true', Authorization: basic('alice', passwordOf('alice')) },
           body: form,
         });
         assert.equal(up.status, 200, await up.text());
-        const avatars = new RoomAvatarsRepository(p.services.db.kysely);
+        const avatars = new RoomAvatarsRepository(fx.p.services.db.kysely);
         assert.ok(await avatars.find(old.id), 'the child has a custom avatar');
         // A parent marked "not configured" while its children still exist (an interrupted removal).
-        await p.services.repos.rooms.update((await roomRow(p, token))!.id, { breakout_room_mode: 0 });
+        await fx.p.services.repos.rooms.update((await roomRow(fx.p, token))!.id, { breakout_room_mode: 0 });
         assert.equal((await br('POST', token, '', 'alice', { mode: 3, amount: 1 })).status, 200);
         const now = await children(token);
         assert.equal(now.length, 1);
@@ -90,33 +85,33 @@ for (const dialect of dialects()) {
         }
         const bad = await br('POST', 'not a token', '', 'alice', { mode: 1, amount: 2 });
         assert.equal(bad.status, 404);
-        const row = await roomRow(p, token);
+        const row = await roomRow(fx.p, token);
         assert.equal(row!.breakout_room_mode, 0);
         assert.equal((await children(token)).length, 0);
       });
 
       it('400 room for public, one-to-one and breakout rooms; no route while the capability is off', async () => {
-        const pub = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Open' });
+        const pub = await createRoom(fx.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Open' });
         assert.equal((await br('POST', pub.token, '', 'alice', { mode: 1, amount: 2 })).data.error, 'room');
-        const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
+        const one = await createRoom(fx.p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
         assert.equal((await br('POST', one.token, '', 'alice', { mode: 1, amount: 2 })).data.error, 'room');
 
         const { token } = await parentRoom('Disabled');
-        await p.services.appConfig.set('breakout_rooms', 'no');
+        await fx.p.services.appConfig.set('breakout_rooms', 'no');
         try {
           // Contract: an endpoint with a required capability exists only while it is advertised.
           const r = await br('POST', token, '', 'alice', { mode: 1, amount: 2 });
           assert.deepEqual([r.status, r.meta.statuscode, r.data], [404, 404, []]);
-          const list = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('alice') });
+          const list = await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('alice') });
           assert.deepEqual([list.status, list.data], [404, []]);
-          const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+          const caps = await fx.call('GET', '/cloud/capabilities', { as: as('alice') });
           assert.ok(!caps.data.capabilities.spreed.features.includes('breakout-rooms-v1'));
           assert.equal(caps.data.capabilities.spreed.config.call['breakout-rooms'], false);
         } finally {
-          await p.services.appConfig.set('breakout_rooms', 'yes');
+          await fx.p.services.appConfig.set('breakout_rooms', 'yes');
         }
-        assert.equal((await roomRow(p, token))!.breakout_room_mode, 0);
-        const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+        assert.equal((await roomRow(fx.p, token))!.breakout_room_mode, 0);
+        const caps = await fx.call('GET', '/cloud/capabilities', { as: as('alice') });
         assert.ok(caps.data.capabilities.spreed.features.includes('breakout-rooms-v1'));
         assert.equal(caps.data.capabilities.spreed.config.call['breakout-rooms'], true);
       });
@@ -143,7 +138,7 @@ for (const dialect of dialects()) {
           sizes.push(members.length - 2);
         }
         assert.deepEqual(sizes.sort(), [1, 2]);
-        const placed = (await Promise.all(kids.map((k) => attendeesOf(p, k.token)))).flat().map((a) => a.actor_id);
+        const placed = (await Promise.all(kids.map((k) => attendeesOf(fx.p, k.token)))).flat().map((a) => a.actor_id);
         for (const u of ['carol', 'dave', 'erin']) assert.equal(placed.filter((x) => x === u).length, 1, `${u} is in exactly one room`);
 
         const again = await br('POST', token, '', 'alice', { mode: 1, amount: 3 });
@@ -161,15 +156,15 @@ for (const dialect of dialects()) {
           await Promise.all(kids.map((k) => memberIds(k.token))),
           [['alice:1', 'bob:2', 'dave:3'], ['alice:1', 'bob:2'], ['alice:1', 'bob:2', 'carol:3']],
         );
-        assert.equal((await roomRow(p, token))!.breakout_room_mode, 2);
+        assert.equal((await roomRow(fx.p, token))!.breakout_room_mode, 2);
       });
 
       it('also answers under /ocs/v1.php', async () => {
         const { token } = await parentRoom();
-        const r = await call(p, 'POST', `${V1}/${token}`, { as: as('alice'), body: { mode: 3, amount: 1 }, version: 1 });
+        const r = await fx.call('POST', `${V1}/${token}`, { as: as('alice'), body: { mode: 3, amount: 1 }, version: 1 });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.meta.statuscode, 100);
-        assert.equal((await roomRow(p, token))!.breakout_room_mode, 3);
+        assert.equal((await roomRow(fx.p, token))!.breakout_room_mode, 3);
       });
     });
 
@@ -183,19 +178,19 @@ for (const dialect of dialects()) {
       });
 
       it('GET room/{token}/breakout-rooms: 400 status before the start for non-moderators; all rooms for moderators', async () => {
-        const carol = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
+        const carol = await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
         assert.equal(carol.status, 400);
         assert.equal(carol.data.error, 'status');
-        const alice = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('alice') });
+        const alice = await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('alice') });
         assert.equal(alice.status, 200);
         assert.deepEqual(alice.data.map((x: any) => [x.name, x.participantType, x.lobbyState]), [
           ['Room 1', 1, 1],
           ['Room 2', 1, 1],
         ]);
-        assert.equal((await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('frank') })).status, 404);
-        assert.equal((await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`)).status, 401);
-        const plain = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plain' });
-        const none = await call(p, 'GET', `${V4}/room/${plain.token}/breakout-rooms`, { as: as('alice') });
+        assert.equal((await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('frank') })).status, 404);
+        assert.equal((await fx.call('GET', `${V4}/room/${token}/breakout-rooms`)).status, 401);
+        const plain = await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plain' });
+        const none = await fx.call('GET', `${V4}/room/${plain.token}/breakout-rooms`, { as: as('alice') });
         assert.equal(none.status, 400);
         assert.equal(none.data.error, 'mode');
       });
@@ -206,9 +201,9 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.at(-1).breakoutRoomStatus, 1);
         for (const kid of await children(token)) assert.equal(kid.lobby_state, 0);
-        const carol = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
+        const carol = await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
         assert.equal(carol.status, 200);
-        assert.deepEqual(carol.data.map((x: any) => [x.name, x.participantType]), [['Room 1', 3]]);
+        assert.deepEqual(carol.data.map((x: any) => [x.name, x.participantType]), [['Room 1', ParticipantType.USER]]);
       });
 
       it('request assistance on a child (status 2) and withdraw it (status 0)', async () => {
@@ -220,7 +215,7 @@ for (const dialect of dialects()) {
         const r = await br('POST', room1.token, '/request-assistance', 'carol');
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.breakoutRoomStatus, 2);
-        assert.equal((await roomRow(p, room1.token))!.breakout_room_status, 2);
+        assert.equal((await roomRow(fx.p, room1.token))!.breakout_room_status, 2);
         const w = await br('DELETE', room1.token, '/request-assistance', 'carol');
         assert.equal(w.data.breakoutRoomStatus, 0);
         assert.equal((await br('POST', room1.token, '/request-assistance', 'carol')).data.breakoutRoomStatus, 2);
@@ -277,7 +272,7 @@ for (const dialect of dialects()) {
         assert.equal(r.data.breakoutRoomMode, 0);
         assert.equal(r.data.breakoutRoomStatus, 0);
         assert.equal((await children(token)).length, 0);
-        for (const k of kids) assert.equal(await roomRow(p, k.token), undefined);
+        for (const k of kids) assert.equal(await roomRow(fx.p, k.token), undefined);
         const start = await br('POST', token, '/rooms', 'alice');
         assert.equal(start.status, 400);
         assert.equal(start.data.error, 'mode');
@@ -294,7 +289,7 @@ for (const dialect of dialects()) {
         assert.equal(early.data.error, 'status');
         await br('POST', token, '/rooms', 'alice');
 
-        const list = await call(p, 'GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
+        const list = await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
         assert.equal(list.status, 200);
         assert.deepEqual(list.data.map((x: any) => [x.displayName, x.participantType, x.attendeeId]), [
           ['Room 1', 4, 0],
@@ -330,12 +325,12 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         const [room1, room2] = await children(token);
         // Guests join public conversations only: the parent is public while one joins.
-        await setRoom(p, token, { type: RoomType.PUBLIC });
-        const guest = await joinGuest(p, token);
-        await setRoom(p, token, { type: RoomType.GROUP });
+        await setRoom(fx.p, token, { type: RoomType.PUBLIC });
+        const guest = await joinGuest(fx.p, token);
+        await setRoom(fx.p, token, { type: RoomType.GROUP });
         const path = `${V4}/room/${token}/breakout-rooms/participants`;
 
-        const all = await call(p, 'GET', path, { as: as('alice') });
+        const all = await fx.call('GET', path, { as: as('alice') });
         assert.equal(all.status, 200, all.text);
         const where = (rows: any[]) => rows.map((e) => `${e.roomToken === token ? 'parent' : e.roomToken === room1.token ? 'Room 1' : e.roomToken === room2.token ? 'Room 2' : e.roomToken}:${e.actorType === 'guests' ? 'guest' : e.actorId}`).sort();
         assert.deepEqual(where(all.data), [
@@ -343,11 +338,11 @@ for (const dialect of dialects()) {
           'Room 2:alice', 'Room 2:bob', 'Room 2:dave',
           'parent:alice', 'parent:bob', 'parent:carol', 'parent:dave', 'parent:erin', 'parent:guest',
         ]);
-        const parentOnly = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') });
+        const parentOnly = await fx.call('GET', `${V4}/room/${token}/participants`, { as: as('alice') });
         assert.deepEqual(where(parentOnly.data), where(all.data).filter((e) => e.startsWith('parent:')), 'the plain list has the parent only');
 
         // With the lobby on: 412 for a normal user; 403 and 404 are answered before the lobby.
-        await setRoom(p, token, { lobby_state: 1 });
+        await setRoom(fx.p, token, { lobby_state: 1 });
         const refused: Array<[string, Caller, number, string]> = [
           [token, as('carol'), 412, 'lobby'],
           [token, guest.caller, 403, 'participant'],
@@ -355,10 +350,10 @@ for (const dialect of dialects()) {
           ['unknowntok', as('alice'), 404, 'room'],
         ];
         for (const [t, who, status, error] of refused) {
-          const got = await call(p, 'GET', `${V4}/room/${t}/breakout-rooms/participants`, { as: who });
+          const got = await fx.call('GET', `${V4}/room/${t}/breakout-rooms/participants`, { as: who });
           assert.deepEqual([got.status, got.data?.error], [status, error], `${t} ${JSON.stringify(who)}`);
         }
-        assert.equal((await call(p, 'GET', path, { as: as('alice') })).status, 200, 'moderators pass the lobby');
+        assert.equal((await fx.call('GET', path, { as: as('alice') })).status, 200, 'moderators pass the lobby');
       });
     });
 
@@ -367,26 +362,26 @@ for (const dialect of dialects()) {
         const { token, ids } = await parentRoom('Roles');
         await br('POST', token, '', 'alice', { mode: 3, amount: 2 });
         const kids = await children(token);
-        const promote = await call(p, 'POST', `${V4}/room/${token}/moderators`, { as: as('alice'), body: { attendeeId: ids.carol } });
+        const promote = await fx.call('POST', `${V4}/room/${token}/moderators`, { as: as('alice'), body: { attendeeId: ids.carol } });
         assert.equal(promote.status, 200, promote.text);
         for (const k of kids) assert.ok((await memberIds(k.token)).includes('carol:2'));
-        const demote = await call(p, 'DELETE', `${V4}/room/${token}/moderators`, { as: as('alice'), body: { attendeeId: ids.carol } });
+        const demote = await fx.call('DELETE', `${V4}/room/${token}/moderators`, { as: as('alice'), body: { attendeeId: ids.carol } });
         assert.equal(demote.status, 200, demote.text);
         for (const k of kids) assert.ok(!(await memberIds(k.token)).some((m) => m.startsWith('carol:')));
 
-        const del = await call(p, 'DELETE', `${V4}/room/${token}`, { as: as('alice') });
+        const del = await fx.call('DELETE', `${V4}/room/${token}`, { as: as('alice') });
         assert.equal(del.status, 200);
-        for (const k of kids) assert.equal(await roomRow(p, k.token), undefined);
+        for (const k of kids) assert.equal(await roomRow(fx.p, k.token), undefined);
       });
 
       it('adding a user to a child adds them to the parent and takes them out of the siblings', async () => {
         const { token } = await parentRoom('Adding');
         await br('POST', token, '', 'alice', { mode: 3, amount: 2 });
         const [room1, room2] = await children(token);
-        const add1 = await call(p, 'POST', `${V4}/room/${room1.token}/participants`, { as: as('alice'), body: { newParticipant: 'frank' } });
+        const add1 = await fx.call('POST', `${V4}/room/${room1.token}/participants`, { as: as('alice'), body: { newParticipant: 'frank' } });
         assert.equal(add1.status, 200, add1.text);
         assert.ok((await memberIds(token)).includes('frank:3'), 'frank joined the parent');
-        await call(p, 'POST', `${V4}/room/${room2.token}/participants`, { as: as('alice'), body: { newParticipant: 'frank' } });
+        await fx.call('POST', `${V4}/room/${room2.token}/participants`, { as: as('alice'), body: { newParticipant: 'frank' } });
         assert.ok((await memberIds(room2.token)).includes('frank:3'));
         assert.ok(!(await memberIds(room1.token)).includes('frank:3'));
       });
@@ -394,10 +389,10 @@ for (const dialect of dialects()) {
       it('a child created through POST /room takes the parent type and starts behind the lobby', async () => {
         const { token } = await parentRoom('Manual child');
         await br('POST', token, '', 'alice', { mode: 3, amount: 1 });
-        const child = await createRoom(p, 'bob', { roomType: RoomType.PUBLIC, roomName: 'Extra', objectType: 'room', objectId: token });
+        const child = await createRoom(fx.p, 'bob', { roomType: RoomType.PUBLIC, roomName: 'Extra', objectType: 'room', objectId: token });
         assert.equal(child.type, RoomType.GROUP, 'roomType 3 with objectType room is a child too, of the parent type (contract state table)');
         assert.equal(child.objectId, token);
-        const real = await createRoom(p, 'bob', { roomType: RoomType.GROUP, roomName: 'Extra', objectType: 'room', objectId: token });
+        const real = await createRoom(fx.p, 'bob', { roomType: RoomType.GROUP, roomName: 'Extra', objectType: 'room', objectId: token });
         assert.equal(real.lobbyState, 1);
         assert.equal(real.objectId, token);
         assert.ok((await memberIds(real.token)).includes('alice:1'));

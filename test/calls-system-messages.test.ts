@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { enterRoom, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -31,7 +32,7 @@ for (const dialect of dialects()) {
       return (r.data as any[]).filter((m) => /^call_/.test(m.systemMessage)).reverse();
     }
     async function groupRoom(name: string): Promise<string> {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
       await seedUser(p, room.token, 'bob');
       await seedUser(p, room.token, 'carol');
       return room.token as string;
@@ -122,7 +123,7 @@ for (const dialect of dialects()) {
     });
 
     it('a one-to-one call only the caller joined is a missed call; the caller sees an unanswered call', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+      const room = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       const alice = await enter('alice', room.token);
       assert.equal((await join(alice, room.token)).status, 200);
       assert.equal((await leave(alice, room.token)).status, 200);

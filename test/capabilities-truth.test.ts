@@ -5,12 +5,13 @@
  * not, and the signaling secrets are generated on the first start (a 255-character ticket
  * secret, a key pair of `signaling_token_alg`), kept across restarts and never shown unmasked.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import type { OcsRouteDef } from '../src/http/ocs/route.js';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, call, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, V4 } from './helpers/rooms.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 /** What this branch implements (chat and calls land with their own areas). */
 const IMPLEMENTED = [
@@ -40,58 +41,53 @@ async function storedConfig(p: Parley): Promise<Map<string, string>> {
 
 for (const dialect of dialects()) {
   describe(`capabilities tell the truth [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect);
-      await createUser(p, 'alice');
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { users: ['alice'] });
 
     it('the feature list is exactly what is implemented; sip-support without SIP configured, as Talk', async () => {
-      assert.deepEqual([...(await features(p))].sort(), [...IMPLEMENTED].sort());
+      assert.deepEqual([...(await features(t.p))].sort(), [...IMPLEMENTED].sort());
       for (const missing of ['conversation-creation-all', 'react-permission', 'pinned-messages', 'scheduled-messages', 'sip-support-dialout']) {
-        assert.ok(!(await features(p)).includes(missing), missing);
+        assert.ok(!(await features(t.p)).includes(missing), missing);
       }
     });
 
     it('every route that names a capability answers (not route-not-found) while it is advertised', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Gated' });
-      const gated = ((p.app as any).ocsRoutes as OcsRouteDef<any>[]).filter((d) => d.capability);
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Gated' });
+      const gated = ((t.p.app as any).ocsRoutes as OcsRouteDef<any>[]).filter((d) => d.capability);
       assert.ok(gated.length >= 15, `capability routes: ${gated.length}`);
-      const on = await features(p);
+      const on = await features(t.p);
       for (const d of gated) {
         assert.ok(on.includes(d.capability!), `${d.path} needs ${d.capability}, advertised here`);
         const path = d.path.replace(':token', room.token).replace(/:[a-zA-Z]+/g, 'x');
-        const r = await call(p, d.method, path, { as: as('alice') });
+        const r = await t.call(d.method, path, { as: as('alice') });
         assert.doesNotMatch(r.meta?.message ?? '', ROUTE_NOT_FOUND, `${d.method} ${d.path}: ${r.status}`);
       }
     });
 
     it('while breakout-rooms-v1 is not advertised, its endpoints do not exist (404 route not found, v1 998)', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'No breakout' });
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'No breakout' });
       const paths: Array<[string, string]> = [
         ['GET', `${V4}/room/${room.token}/breakout-rooms`],
         ['GET', `${V4}/room/${room.token}/breakout-rooms/participants`],
         ['POST', `/apps/spreed/api/v1/breakout-rooms/${room.token}`],
       ];
-      for (const [method, path] of paths) assert.notEqual((await call(p, method, path, { as: as('alice') })).status, 404, path);
-      await p.services.appConfig.set('breakout_rooms', 'no');
+      for (const [method, path] of paths) assert.notEqual((await t.call(method, path, { as: as('alice') })).status, 404, path);
+      await t.p.services.appConfig.set('breakout_rooms', 'no');
       try {
-        assert.ok(!(await features(p)).includes('breakout-rooms-v1'));
+        assert.ok(!(await features(t.p)).includes('breakout-rooms-v1'));
         for (const [method, path] of paths) {
-          const r = await call(p, method, path, { as: as('alice'), ...(method === 'GET' ? {} : { body: { mode: 1, amount: 2 } }) });
+          const r = await t.call(method, path, { as: as('alice'), ...(method === 'GET' ? {} : { body: { mode: 1, amount: 2 } }) });
           assert.equal(r.status, 404, path);
           assert.match(r.meta.message, ROUTE_NOT_FOUND, path);
-          const v1 = await call(p, method, path, { as: as('alice'), version: 1 });
+          const v1 = await t.call(method, path, { as: as('alice'), version: 1 });
           assert.equal(v1.meta.statuscode, 998, path);
         }
       } finally {
-        await p.services.appConfig.set('breakout_rooms', 'yes');
+        await t.p.services.appConfig.set('breakout_rooms', 'yes');
       }
     });
 
     it('the signaling ticket secret and the ES256 key pair exist after the first start, and work together', async () => {
-      const stored = await storedConfig(p);
+      const stored = await storedConfig(t.p);
       const secret = stored.get('signaling_ticket_secret')!;
       assert.equal(secret.length, 255);
       assert.equal(new Set(secret).size > 20, true, 'random, not a repeated character');
@@ -106,18 +102,18 @@ for (const dialect of dialects()) {
     it('the API shows the secret and the private key only masked; the public key is public', async () => {
       const base = '/apps/provisioning_api/api/v1/config/apps/spreed';
       for (const key of ['signaling_ticket_secret', 'signaling_token_privkey_es256']) {
-        const r = await call(p, 'GET', `${base}/${key}`, { as: admin });
+        const r = await t.call('GET', `${base}/${key}`, { as: admin });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.data, '***REMOVED SENSITIVE VALUE***', key);
       }
-      const pub = await call(p, 'GET', `${base}/signaling_token_pubkey_es256`, { as: admin });
+      const pub = await t.call('GET', `${base}/signaling_token_pubkey_es256`, { as: admin });
       assert.match(pub.data.data, /^-----BEGIN PUBLIC KEY-----/);
     });
 
     it('a restart keeps them; another algorithm gets its own key pair at the next start', async () => {
-      const first = await storedConfig(p);
-      await p.services.appConfig.set('signaling_token_alg', 'EdDSA');
-      const again = await startParley(dialect, { env: p.env });
+      const first = await storedConfig(t.p);
+      await t.p.services.appConfig.set('signaling_token_alg', 'EdDSA');
+      const again = await startParley(dialect, { env: t.p.env });
       try {
         const stored = await storedConfig(again);
         assert.equal(stored.get('signaling_ticket_secret'), first.get('signaling_ticket_secret'));
@@ -130,7 +126,7 @@ for (const dialect of dialects()) {
       } finally {
         await again.app.close();
         await again.services.db.close();
-        await p.services.appConfig.set('signaling_token_alg', 'ES256');
+        await t.p.services.appConfig.set('signaling_token_alg', 'ES256');
       }
     });
   });

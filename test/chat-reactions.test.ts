@@ -3,40 +3,37 @@
  * the reaction rows and reaction_revoked in the chat, `reactions`/`reactionsSelf` on messages
  * and `reactions` on lastMessage, and two concurrent adds of one reaction storing one.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, seedUser, setRoom, V4 } from './helpers/rooms.js';
-import { RoomType } from './helpers/fixtures.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
 for (const dialect of dialects()) {
   describe(`chat reactions [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['dave'] });
     let room: any;
     before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      await createUser(p, 'alice', { displayName: 'Alice A' });
-      await createUser(p, 'bob', { displayName: 'Bob B' });
-      await createUser(p, 'dave');
-      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reacts' });
-      await seedUser(p, room.token, 'bob');
+      await createUser(t.p, 'alice', { displayName: 'Alice A' });
+      await createUser(t.p, 'bob', { displayName: 'Bob B' });
+      room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reacts' });
+      await seedUser(t.p, room.token, 'bob');
     });
-    after(async () => p.close());
 
     const send = async (token: string, who: string, message: string) => {
-      const r = await call(p, 'POST', `${V1}/chat/${token}`, { as: as(who), body: { message } });
+      const r = await t.call('POST', `${V1}/chat/${token}`, { as: as(who), body: { message } });
       assert.equal(r.status, 201, r.text);
       return r.data.id as number;
     };
     const react = (method: string, token: string, id: number | string, who: string, reaction?: string, query = false) =>
-      call(p, method, `${V1}/reaction/${token}/${id}`, {
+      t.call(method, `${V1}/reaction/${token}/${id}`, {
         as: as(who),
         ...(reaction === undefined ? {} : query ? { query: { reaction } } : { body: { reaction } }),
       });
     const history = async (token: string, who: string) =>
-      (await call(p, 'GET', `${V1}/chat/${token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
+      (await t.call('GET', `${V1}/chat/${token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
 
     it('201 on a new reaction, 200 when it already exists; the map as Talk sends it', async () => {
       const id = await send(room.token, 'alice', 'React to me');
@@ -72,7 +69,7 @@ for (const dialect of dialects()) {
       const forBob = (await history(room.token, 'bob')).find((m) => m.id === id);
       assert.deepEqual(forBob.reactionsSelf, ['🎉']);
       // Reactions do not move lastMessage; it shows the reacted message with its counts.
-      const rec = await call(p, 'GET', `${V4}/room/${room.token}`, { as: as('bob') });
+      const rec = await t.call('GET', `${V4}/room/${room.token}`, { as: as('bob') });
       assert.equal(rec.data.lastMessage.id, id);
       assert.deepEqual(rec.data.lastMessage.reactions, { '❤️': 1, '🎉': 2 });
       // The reaction rows are in the chat as Talk stores them: system `reaction`, parent = the message.
@@ -106,7 +103,7 @@ for (const dialect of dialects()) {
       assert.deepEqual(empty.data, {});
       assert.match(empty.text, /"data":\{\}/);
       // reaction_revoked does not move lastMessage (skip-update, §2).
-      const rec = await call(p, 'GET', `${V4}/room/${room.token}`, { as: as('alice') });
+      const rec = await t.call('GET', `${V4}/room/${room.token}`, { as: as('alice') });
       assert.notEqual(rec.data.lastMessage.systemMessage, 'reaction_revoked');
     });
 
@@ -133,7 +130,7 @@ for (const dialect of dialects()) {
     });
 
     it('404 for missing messages, other rooms’ messages and non-participants', async () => {
-      const other = await createRoom(p, 'dave', { roomType: RoomType.GROUP, roomName: 'Elsewhere' });
+      const other = await createRoom(t.p, 'dave', { roomType: RoomType.GROUP, roomName: 'Elsewhere' });
       const foreign = await send(other.token, 'dave', 'Not yours');
       assert.equal((await react('POST', room.token, foreign, 'bob', '👍')).status, 404);
       assert.equal((await react('POST', room.token, 99999999, 'bob', '👍')).status, 404);
@@ -146,18 +143,18 @@ for (const dialect of dialects()) {
     });
 
     it('403 read-only, 412 lobby, 403 without chat permission; GET only needs the lobby', async () => {
-      const r = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Locked' });
-      await seedUser(p, r.token, 'bob');
+      const r = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Locked' });
+      await seedUser(t.p, r.token, 'bob');
       const id = await send(r.token, 'alice', 'Locked message');
-      await setRoom(p, r.token, { read_only: 1 });
+      await setRoom(t.p, r.token, { read_only: 1 });
       const ro = await react('POST', r.token, id, 'bob', '👍');
       assert.equal(ro.status, 403);
       assert.equal(ro.data.error, 'readOnly');
       assert.equal((await react('GET', r.token, id, 'bob')).status, 200);
-      await setRoom(p, r.token, { read_only: 0, lobby_state: 1, default_permissions: 1 | 2 });
+      await setRoom(t.p, r.token, { read_only: 0, lobby_state: 1, default_permissions: 1 | 2 });
       assert.equal((await react('POST', r.token, id, 'bob', '👍')).status, 412);
       assert.equal((await react('GET', r.token, id, 'bob')).status, 412);
-      await setRoom(p, r.token, { lobby_state: 0 });
+      await setRoom(t.p, r.token, { lobby_state: 0 });
       const perm = await react('POST', r.token, id, 'bob', '👍');
       assert.equal(perm.status, 403);
       assert.equal(perm.data.error, 'permission');
@@ -176,7 +173,7 @@ for (const dialect of dialects()) {
     });
 
     it('capability reactions is advertised', async () => {
-      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const r = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.ok(r.data.capabilities.spreed.features.includes('reactions'));
       assert.ok(!r.data.capabilities.spreed.features.includes('react-permission'));
     });

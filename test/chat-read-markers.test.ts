@@ -4,34 +4,32 @@
  * unreadMention(Direct), lastReadMessage, lastCommonReadMessage with read privacy, lastMessage,
  * and GET /room's constant query count with messages.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects } from './helpers/parley.js';
 import { countQueries, createRoom, joinGuest, roomRow, seedUser, V4 } from './helpers/rooms.js';
-import { RoomType } from './helpers/fixtures.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
 for (const dialect of dialects()) {
   describe(`chat read markers and mentions [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect);
     let room: any;
     before(async () => {
-      p = await startParley(dialect);
-      await createUser(p, 'alice', { displayName: 'Alice A' });
-      await createUser(p, 'bob', { displayName: 'Bob B' });
-      await createUser(p, 'carol', { groups: ['staff'] });
-      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Marks' });
-      await seedUser(p, room.token, 'bob');
-      await seedUser(p, room.token, 'carol');
+      await createUser(t.p, 'alice', { displayName: 'Alice A' });
+      await createUser(t.p, 'bob', { displayName: 'Bob B' });
+      await createUser(t.p, 'carol', { groups: ['staff'] });
+      room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Marks' });
+      await seedUser(t.p, room.token, 'bob');
+      await seedUser(t.p, room.token, 'carol');
     });
-    after(async () => p.close());
 
     const send = (who: string, message: string, extra: Record<string, unknown> = {}) =>
-      call(p, 'POST', `${V1}/chat/${room.token}`, { as: as(who), body: { message, ...extra } });
-    const record = async (who: string) => (await call(p, 'GET', `${V4}/room/${room.token}`, { as: as(who) })).data;
+      t.call('POST', `${V1}/chat/${room.token}`, { as: as(who), body: { message, ...extra } });
+    const record = async (who: string) => (await t.call('GET', `${V4}/room/${room.token}`, { as: as(who) })).data;
     const read = (who: string, lastReadMessage?: number | null) =>
-      call(p, 'POST', `${V1}/chat/${room.token}/read`, { as: as(who), body: lastReadMessage === undefined ? {} : { lastReadMessage } });
+      t.call('POST', `${V1}/chat/${room.token}/read`, { as: as(who), body: lastReadMessage === undefined ? {} : { lastReadMessage } });
 
     it('mentions become placeholders with rich objects; unknown ones stay text', async () => {
       const r = await send('alice', 'hi @bob and @"group/staff", not @nobody, and @all');
@@ -67,14 +65,14 @@ for (const dialect of dialects()) {
       await read('bob');
       await send('alice', 'one');
       await send('alice', 'two');
-      await call(p, 'PUT', `${V4}/room/${room.token}/description`, { as: as('alice'), body: { description: 'system messages are not unread' } });
+      await t.call('PUT', `${V4}/room/${room.token}/description`, { as: as('alice'), body: { description: 'system messages are not unread' } });
       const bob = await record('bob');
       assert.equal(bob.unreadMessages, 2);
       assert.equal(bob.lastMessage.systemMessage, 'description_set');
       const r = await read('bob', null);
       assert.equal(r.status, 200);
       assert.equal(r.data.unreadMessages, 0);
-      assert.equal(r.data.lastReadMessage, (await roomRow(p, room.token))!.last_message);
+      assert.equal(r.data.lastReadMessage, (await roomRow(t.p, room.token))!.last_message);
       assert.equal(r.data.unreadMention, false);
     });
 
@@ -83,7 +81,7 @@ for (const dialect of dialects()) {
       assert.equal(r.data.lastReadMessage, -2);
       assert.ok(r.data.unreadMessages >= 3);
       assert.equal((await read('bob', -3)).status, 400);
-      assert.equal((await call(p, 'POST', `${V1}/chat/${room.token}/read`, { as: as('bob'), body: { lastReadMessage: 'x' } })).status, 400);
+      assert.equal((await t.call('POST', `${V1}/chat/${room.token}/read`, { as: as('bob'), body: { lastReadMessage: 'x' } })).status, 400);
     });
 
     it('DELETE read marks the last chat message unread', async () => {
@@ -91,7 +89,7 @@ for (const dialect of dialects()) {
       const a = await send('alice', 'first');
       const b = await send('alice', 'second');
       await read('bob', null);
-      const r = await call(p, 'DELETE', `${V1}/chat/${room.token}/read`, { as: as('bob') });
+      const r = await t.call('DELETE', `${V1}/chat/${room.token}/read`, { as: as('bob') });
       assert.equal(r.status, 200);
       assert.equal(r.data.lastReadMessage, a.data.id);
       assert.equal(r.data.unreadMessages, 1);
@@ -108,38 +106,38 @@ for (const dialect of dialects()) {
       const all = await read('alice', null);
       assert.equal(all.headers.get('x-chat-last-common-read'), String(m.data.id));
       // Carol makes her read status private: she is left out, and she sees 0.
-      await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('carol'), body: { key: 'read_status_privacy', value: 1 } });
-      const carolRow = (await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'carol'))!;
+      await t.call('POST', '/apps/spreed/api/v1/settings/user', { as: as('carol'), body: { key: 'read_status_privacy', value: 1 } });
+      const carolRow = (await t.p.services.repos.attendees.find((await roomRow(t.p, room.token))!.id, 'users', 'carol'))!;
       assert.equal(carolRow.read_privacy, 1, 'the preference reaches the attendee rows');
       await read('carol', 1);
       assert.equal((await record('alice')).lastCommonReadMessage, m.data.id, 'private readers are not counted');
       assert.equal((await record('carol')).lastCommonReadMessage, 0);
-      const h = await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as('carol'), query: { lookIntoFuture: 0, limit: 1 } });
+      const h = await t.call('GET', `${V1}/chat/${room.token}`, { as: as('carol'), query: { lookIntoFuture: 0, limit: 1 } });
       assert.equal(h.headers.get('x-chat-last-common-read'), null);
     });
 
     it('guests cannot set read markers (404)', async () => {
-      const pub = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Public marks' });
-      const guest = await joinGuest(p, pub.token);
-      assert.equal((await call(p, 'POST', `${V1}/chat/${pub.token}/read`, { as: guest.caller, body: {} })).status, 404);
+      const pub = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Public marks' });
+      const guest = await joinGuest(t.p, pub.token);
+      assert.equal((await t.call('POST', `${V1}/chat/${pub.token}/read`, { as: guest.caller, body: {} })).status, 404);
     });
 
     it('GET /room costs the same number of queries with 1 or 60 rooms with messages and unread counts', async () => {
-      await createUser(p, 'dana');
-      const list = () => call(p, 'GET', `${V4}/room`, { as: as('dana') });
+      await createUser(t.p, 'dana');
+      const list = () => t.call('GET', `${V4}/room`, { as: as('dana') });
       const mk = async (i: number) => {
-        const r = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: `q${i}` });
-        await seedUser(p, r.token, 'dana');
-        await call(p, 'POST', `${V1}/chat/${r.token}`, { as: as('alice'), body: { message: `hello ${i} @dana` } });
+        const r = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: `q${i}` });
+        await seedUser(t.p, r.token, 'dana');
+        await t.call('POST', `${V1}/chat/${r.token}`, { as: as('alice'), body: { message: `hello ${i} @dana` } });
         return r;
       };
       // A write before each count: no cached answer may be reused (as in conversations-get).
-      const write = () => call(p, 'POST', `${V1}/chat/${room.token}`, { as: as('alice'), body: { message: 'elsewhere' } });
+      const write = () => t.call('POST', `${V1}/chat/${room.token}`, { as: as('alice'), body: { message: 'elsewhere' } });
       const cold = async () => {
         await write();
         await list();
         await write();
-        return countQueries(p, list);
+        return countQueries(t.p, list);
       };
       await mk(0);
       const one = await cold();

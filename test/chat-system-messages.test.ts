@@ -2,34 +2,32 @@
  * System messages (talk-chat-calls.md §2): each change of a conversation is recorded in its
  * chat by the service that makes it, in the same transaction, and moves lastMessage.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects } from './helpers/parley.js';
 import { createRoom, seedUser, V4 } from './helpers/rooms.js';
-import { RoomType } from './helpers/fixtures.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
 for (const dialect of dialects()) {
   describe(`chat system messages [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect);
     let room: any;
     let bobAttendee: number;
     before(async () => {
-      p = await startParley(dialect);
-      await createUser(p, 'alice', { displayName: 'Alice A' });
-      await createUser(p, 'bob', { displayName: 'Bob B' });
-      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plans' });
-      bobAttendee = (await seedUser(p, room.token, 'bob')).id;
+      await createUser(t.p, 'alice', { displayName: 'Alice A' });
+      await createUser(t.p, 'bob', { displayName: 'Bob B' });
+      room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plans' });
+      bobAttendee = (await seedUser(t.p, room.token, 'bob')).id;
     });
-    after(async () => p.close());
 
     const req = (method: string, path: string, who: string, body?: Record<string, unknown>) =>
-      call(p, method, `${V4}/room/${room.token}${path}`, { as: as(who), body });
-    const latest = async (who = 'bob') => (await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 1 } })).data[0];
+      t.call(method, `${V4}/room/${room.token}${path}`, { as: as(who), body });
+    const latest = async (who = 'bob') => (await t.call('GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 1 } })).data[0];
 
     it('conversation_created comes first, by the creator', async () => {
-      const r = await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as('bob'), query: { lookIntoFuture: 0 } });
+      const r = await t.call('GET', `${V1}/chat/${room.token}`, { as: as('bob'), query: { lookIntoFuture: 0 } });
       const first = r.data.at(-1);
       assert.equal(first.systemMessage, 'conversation_created');
       assert.equal(first.messageType, 'system');
@@ -63,7 +61,7 @@ for (const dialect of dialects()) {
         const m = await latest('alice');
         assert.equal(m.systemMessage, expected);
         assert.equal(m.actorId, 'alice');
-        const rec = await call(p, 'GET', `${V4}/room/${room.token}`, { as: as('alice') });
+        const rec = await t.call('GET', `${V4}/room/${room.token}`, { as: as('alice') });
         assert.equal(rec.data.lastMessage.id, m.id);
       });
     }

@@ -7,25 +7,20 @@
  * Who may call what is covered table-wise in conversations-who-may.test.ts, bad input in
  * conversations-bad-input.test.ts.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { as, dialects, type Caller } from './helpers/parley.js';
 import { attendeesOf, createRoom, joinGuest, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 const OLD = 100;
 
 for (const dialect of dialects()) {
   describe(`conversation settings [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await createUser(p, u);
-    });
-    after(async () => p.close());
+    const fx = useParley(dialect, { env: NO_THROTTLE, users: ['alice', 'bob', 'carol', 'dave', 'erin'] });
 
     const req = (method: string, token: string, path: string, who: string | Caller | undefined, body?: unknown) =>
-      call(p, method, `${V4}/room/${token}${path}`, { as: typeof who === 'string' ? as(who) : who, body });
+      fx.call(method, `${V4}/room/${token}${path}`, { as: typeof who === 'string' ? as(who) : who, body });
     const get = (token: string, who: string | Caller | undefined) => req('GET', token, '', who);
     /** [status, data.error] of an answer. */
     const outcome = async (answer: Promise<{ status: number; data: any }>) => {
@@ -35,15 +30,15 @@ for (const dialect of dialects()) {
 
     /** A conversation of alice with bob (moderator) and carol (user); lastActivity set back to OLD. */
     async function room(roomType = 2, name = 'Room'): Promise<string> {
-      const r = await createRoom(p, 'alice', { roomType, roomName: name });
-      await seedUser(p, r.token, 'bob', ParticipantType.MODERATOR);
-      await seedUser(p, r.token, 'carol', ParticipantType.USER);
-      await setRoom(p, r.token, { last_activity: OLD });
+      const r = await createRoom(fx.p, 'alice', { roomType, roomName: name });
+      await seedUser(fx.p, r.token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(fx.p, r.token, 'carol', ParticipantType.USER);
+      await setRoom(fx.p, r.token, { last_activity: OLD });
       return r.token;
     }
 
     async function oneToOne(): Promise<string> {
-      const r = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'erin' } });
+      const r = await fx.call('POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'erin' } });
       assert.ok(r.status === 200 || r.status === 201, r.text);
       return r.data.token;
     }
@@ -51,8 +46,8 @@ for (const dialect of dialects()) {
     /** Seeds a running call: the room's call columns and an in-call session per attendee id. */
     async function seedCall(token: string, attendeeIds: number[]): Promise<void> {
       const now = Math.floor(Date.now() / 1000);
-      await setRoom(p, token, { active_since: now - 60, call_flag: 7 });
-      await p.services.db.kysely
+      await setRoom(fx.p, token, { active_since: now - 60, call_flag: 7 });
+      await fx.p.services.db.kysely
         .insertInto('sessions')
         .values(attendeeIds.map((id, i) => ({ attendee_id: id, session_id: `call-${token}-${i}`, in_call: 7, last_ping: now, state: 1 })))
         .execute();
@@ -62,18 +57,18 @@ for (const dialect of dialects()) {
      * are always returned), so only the change under test can bring a room back.
      */
     const quietEverything = async () => {
-      await p.services.db.kysely.updateTable('rooms').set({ call_flag: 0, active_since: null, last_activity: OLD }).execute();
-      await p.services.db.kysely.updateTable('attendees').set({ last_attendee_activity: OLD }).execute();
+      await fx.p.services.db.kysely.updateTable('rooms').set({ call_flag: 0, active_since: null, last_activity: OLD }).execute();
+      await fx.p.services.db.kysely.updateTable('attendees').set({ last_attendee_activity: OLD }).execute();
     };
     const inCall = async (attendeeId: number) =>
-      (await p.services.db.kysely.selectFrom('sessions').select('in_call').where('attendee_id', '=', attendeeId).execute()).map((s) => s.in_call);
+      (await fx.p.services.db.kysely.selectFrom('sessions').select('in_call').where('attendee_id', '=', attendeeId).execute()).map((s) => s.in_call);
 
     const assertBumped = async (token: string, r: { data: any }) => {
-      const row = await roomRow(p, token);
+      const row = await roomRow(fx.p, token);
       assert.ok(row!.last_activity > OLD, 'lastActivity moved');
       assert.equal(r.data.lastActivity, row!.last_activity);
     };
-    const assertNotBumped = async (token: string) => assert.equal((await roomRow(p, token))!.last_activity, OLD);
+    const assertNotBumped = async (token: string) => assert.equal((await roomRow(fx.p, token))!.last_activity, OLD);
 
     describe('PUT /room/{token}/description', () => {
       it('200 with the updated record; trimmed; lastActivity moves; an unchanged text is a no-op', async () => {
@@ -82,9 +77,9 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.description, 'About us');
         assert.equal(r.data.token, t);
-        assert.equal((await roomRow(p, t))!.description, 'About us');
+        assert.equal((await roomRow(fx.p, t))!.description, 'About us');
         await assertBumped(t, r);
-        await setRoom(p, t, { last_activity: OLD });
+        await setRoom(fx.p, t, { last_activity: OLD });
         assert.equal((await req('PUT', t, '/description', 'bob', { description: 'About us ' })).status, 200);
         await assertNotBumped(t);
       });
@@ -100,7 +95,7 @@ for (const dialect of dialects()) {
         const long = await req('PUT', t, '/description', 'alice', { description: 'y'.repeat(2001) });
         assert.equal(long.status, 400);
         assert.equal(long.data.error, 'value');
-        assert.equal((await roomRow(p, t))!.description, max);
+        assert.equal((await roomRow(fx.p, t))!.description, max);
       });
 
       it('400 type for one-to-one, 400 event for event conversations, 403 for non-moderators, 404 for strangers', async () => {
@@ -109,22 +104,22 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 400);
         assert.equal(r.data.error, 'type');
         const t = await room();
-        await setRoom(p, t, { object_type: 'event', object_id: '1#2' });
+        await setRoom(fx.p, t, { object_type: 'event', object_id: '1#2' });
         assert.deepEqual(await outcome(req('PUT', t, '/description', 'alice', { description: 'x' })), [400, 'event']);
         const c = await req('PUT', t, '/description', 'carol', { description: 'x' });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
         const e = await req('PUT', t, '/description', 'erin', { description: 'x' });
         assert.deepEqual([e.status, e.data.error], [404, 'room']);
-        assert.equal((await roomRow(p, t))!.description, '');
+        assert.equal((await roomRow(fx.p, t))!.description, '');
       });
 
       it('guest moderators may set it', async () => {
         const t = await room(3);
-        const g = await joinGuest(p, t, ParticipantType.GUEST_MODERATOR);
+        const g = await joinGuest(fx.p, t, ParticipantType.GUEST_MODERATOR);
         const r = await req('PUT', t, '/description', g.caller, { description: 'By a guest moderator' });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.participantType, ParticipantType.GUEST_MODERATOR);
-        assert.equal((await roomRow(p, t))!.description, 'By a guest moderator');
+        assert.equal((await roomRow(fx.p, t))!.description, 'By a guest moderator');
       });
     });
 
@@ -136,7 +131,7 @@ for (const dialect of dialects()) {
         assert.equal(r.data.type, RoomType.PUBLIC);
         assert.equal(r.data.hasPassword, false);
         await assertBumped(t, r);
-        await setRoom(p, t, { last_activity: OLD });
+        await setRoom(fx.p, t, { last_activity: OLD });
         // Contract: already public is "not a group conversation" (400), and changes nothing.
         assert.deepEqual(await outcome(req('POST', t, '/public', 'bob')), [400, 'type']);
         await assertNotBumped(t);
@@ -144,23 +139,23 @@ for (const dialect of dialects()) {
         assert.equal(back.status, 200);
         assert.equal(back.data.type, RoomType.GROUP);
         await assertBumped(t, back);
-        await setRoom(p, t, { last_activity: OLD });
+        await setRoom(fx.p, t, { last_activity: OLD });
         assert.deepEqual(await outcome(req('DELETE', t, '/public', 'alice')), [400, 'type']);
         await assertNotBumped(t);
       });
 
       it('leaving public removes guests, guest moderators and self-joined users with their sessions', async () => {
         const t = await room(3);
-        await seedUser(p, t, 'dave', ParticipantType.USER_SELF_JOINED);
-        await seedAttendee(p, t, { actorType: 'groups', actorId: 'staff', participantType: ParticipantType.USER });
-        const g = await joinGuest(p, t);
-        const gm = await joinGuest(p, t, ParticipantType.GUEST_MODERATOR);
-        await seedAttendee(p, t, { actorType: 'emails', actorId: 'x@example.org', participantType: ParticipantType.GUEST });
+        await seedUser(fx.p, t, 'dave', ParticipantType.USER_SELF_JOINED);
+        await seedAttendee(fx.p, t, { actorType: 'groups', actorId: 'staff', participantType: ParticipantType.USER });
+        const g = await joinGuest(fx.p, t);
+        const gm = await joinGuest(fx.p, t, ParticipantType.GUEST_MODERATOR);
+        await seedAttendee(fx.p, t, { actorType: 'emails', actorId: 'x@example.org', participantType: ParticipantType.GUEST });
         const r = await req('DELETE', t, '/public', 'bob');
         assert.equal(r.status, 200, r.text);
-        const left = (await attendeesOf(p, t)).map((a) => `${a.actor_type}:${a.actor_id}:${a.participant_type}`).sort();
+        const left = (await attendeesOf(fx.p, t)).map((a) => `${a.actor_type}:${a.actor_id}:${a.participant_type}`).sort();
         assert.deepEqual(left, ['groups:staff:3', 'users:alice:1', 'users:bob:2', 'users:carol:3']);
-        const sessions = await p.services.db.kysely.selectFrom('sessions').select('attendee_id').where('attendee_id', 'in', [g.attendeeId, gm.attendeeId]).execute();
+        const sessions = await fx.p.services.db.kysely.selectFrom('sessions').select('attendee_id').where('attendee_id', 'in', [g.attendeeId, gm.attendeeId]).execute();
         assert.deepEqual(sessions, []);
         assert.equal((await get(t, g.caller)).status, 404);
       });
@@ -170,25 +165,25 @@ for (const dialect of dialects()) {
         const short = await req('POST', t, '/public', 'alice', { password: 'short' });
         assert.deepEqual([short.status, short.data.error], [400, 'password']);
         assert.match(short.data.message, /at least 10 characters/);
-        assert.equal((await roomRow(p, t))!.type, RoomType.GROUP);
+        assert.equal((await roomRow(fx.p, t))!.type, RoomType.GROUP);
         const r = await req('POST', t, '/public', 'alice', { password: 'long enough secret' });
         assert.equal(r.status, 200);
         assert.equal(r.data.hasPassword, true);
-        const row = await roomRow(p, t);
+        const row = await roomRow(fx.p, t);
         assert.match(row!.password, /^\$argon2id\$/);
         assert.ok(!r.text.includes(row!.password) && !r.text.includes('long enough secret'));
       });
 
       it('force_passwords: make-public needs a password (400 password with a message)', async () => {
-        await p.services.appConfig.set('force_passwords', '1');
+        await fx.p.services.appConfig.set('force_passwords', '1');
         try {
           const t = await room(2);
           const r = await req('POST', t, '/public', 'alice');
           assert.deepEqual([r.status, r.data.error, r.data.message], [400, 'password', 'Password needs to be set']);
-          assert.equal((await roomRow(p, t))!.type, RoomType.GROUP);
+          assert.equal((await roomRow(fx.p, t))!.type, RoomType.GROUP);
           assert.equal((await req('POST', t, '/public', 'alice', { password: 'long enough secret' })).status, 200);
         } finally {
-          await p.services.appConfig.set('force_passwords', '0');
+          await fx.p.services.appConfig.set('force_passwords', '0');
         }
       });
 
@@ -199,17 +194,17 @@ for (const dialect of dialects()) {
           assert.deepEqual([r.status, r.data.error], [400, 'type'], m);
         }
         const parent = await room(2);
-        await setRoom(p, parent, { breakout_room_mode: 1 });
+        await setRoom(fx.p, parent, { breakout_room_mode: 1 });
         assert.deepEqual(await outcome(req('POST', parent, '/public', 'alice')), [400, 'breakout-room']);
         const child = await room(3);
-        await setRoom(p, child, { object_type: 'room', object_id: parent });
+        await setRoom(fx.p, child, { object_type: 'room', object_id: parent });
         assert.deepEqual(await outcome(req('DELETE', child, '/public', 'alice')), [400, 'breakout-room']);
-        assert.equal((await roomRow(p, child))!.type, RoomType.PUBLIC);
+        assert.equal((await roomRow(fx.p, child))!.type, RoomType.PUBLIC);
         const pub = await room(3);
-        const gm = await joinGuest(p, pub, ParticipantType.GUEST_MODERATOR);
+        const gm = await joinGuest(fx.p, pub, ParticipantType.GUEST_MODERATOR);
         const r = await req('DELETE', pub, '/public', gm.caller);
         assert.deepEqual([r.status, r.data.error], [403, 'moderator']);
-        assert.equal((await roomRow(p, pub))!.type, RoomType.PUBLIC);
+        assert.equal((await roomRow(fx.p, pub))!.type, RoomType.PUBLIC);
       });
     });
 
@@ -220,24 +215,24 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.readOnly, 1);
         await assertBumped(t, r);
-        await setRoom(p, t, { last_activity: OLD });
+        await setRoom(fx.p, t, { last_activity: OLD });
         assert.equal((await req('PUT', t, '/read-only', 'bob', { state: 1 })).status, 200);
         await assertNotBumped(t);
         const back = await req('PUT', t, '/read-only', 'alice', { state: 0 });
         assert.equal(back.data.readOnly, 0);
-        assert.equal((await roomRow(p, t))!.read_only, 0);
+        assert.equal((await roomRow(fx.p, t))!.read_only, 0);
       });
 
       it('read-only takes everyone out of the call, which ends it (call permissions back to 0)', async () => {
         const t = await room(3);
-        const ids = (await attendeesOf(p, t)).map((a) => a.id);
+        const ids = (await attendeesOf(fx.p, t)).map((a) => a.id);
         await seedCall(t, ids);
-        await p.services.repos.rooms.update((await roomRow(p, t))!.id, { call_permissions: 5 });
+        await fx.p.services.repos.rooms.update((await roomRow(fx.p, t))!.id, { call_permissions: 5 });
         const r = await req('PUT', t, '/read-only', 'alice', { state: 1 });
         assert.equal(r.status, 200);
         assert.equal(r.data.hasCall, false);
         for (const id of ids) assert.deepEqual(await inCall(id), [0]);
-        const row = await roomRow(p, t);
+        const row = await roomRow(fx.p, t);
         assert.deepEqual([row!.active_since, row!.call_flag, row!.call_permissions], [null, 0, 0]);
       });
 
@@ -249,11 +244,11 @@ for (const dialect of dialects()) {
         assert.deepEqual([v.status, v.data.error], [400, 'value']);
         const c = await req('PUT', t, '/read-only', 'carol', { state: 1 });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
-        assert.equal((await roomRow(p, t))!.read_only, 0);
+        assert.equal((await roomRow(fx.p, t))!.read_only, 0);
         // Group conversations can be read-only too (Talk; docs/compatibility.md).
         const group = await room(2);
         assert.equal((await req('PUT', group, '/read-only', 'alice', { state: 1 })).status, 200);
-        assert.equal((await roomRow(p, group))!.read_only, 1);
+        assert.equal((await roomRow(fx.p, group))!.read_only, 1);
         await assertNotBumped(t);
       });
     });
@@ -265,15 +260,15 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.hasPassword, true);
         await assertBumped(t, r);
-        assert.match((await roomRow(p, t))!.password, /^\$argon2id\$v=19\$/);
-        const denied = await call(p, 'POST', `${V4}/room/${t}/participants/active`, { body: { password: 'wrong' } });
+        assert.match((await roomRow(fx.p, t))!.password, /^\$argon2id\$v=19\$/);
+        const denied = await fx.call('POST', `${V4}/room/${t}/participants/active`, { body: { password: 'wrong' } });
         assert.equal(denied.status, 403);
-        const ok = await call(p, 'POST', `${V4}/room/${t}/participants/active`, { body: { password: 'correct horse battery' } });
+        const ok = await fx.call('POST', `${V4}/room/${t}/participants/active`, { body: { password: 'correct horse battery' } });
         assert.equal(ok.status, 200, ok.text);
-        await setRoom(p, t, { last_activity: OLD });
+        await setRoom(fx.p, t, { last_activity: OLD });
         const removed = await req('PUT', t, '/password', 'bob', { password: '' });
         assert.equal(removed.data.hasPassword, false);
-        assert.equal((await roomRow(p, t))!.password, '');
+        assert.equal((await roomRow(fx.p, t))!.password, '');
         await assertBumped(t, removed);
       });
 
@@ -282,26 +277,26 @@ for (const dialect of dialects()) {
         const r = await req('PUT', t, '/password', 'alice', { password: 'short' });
         assert.deepEqual(r.data, { error: 'value', message: 'Password needs to be at least 10 characters long.' });
         assert.equal(r.status, 400);
-        await p.services.appConfig.set('password_policy_min_length', '4');
+        await fx.p.services.appConfig.set('password_policy_min_length', '4');
         try {
           assert.equal((await req('PUT', t, '/password', 'alice', { password: 'abcd' })).status, 200);
           assert.equal((await req('PUT', t, '/password', 'alice', { password: 'abc' })).status, 400);
         } finally {
-          await p.services.appConfig.set('password_policy_min_length', '10');
+          await fx.p.services.appConfig.set('password_policy_min_length', '10');
         }
       });
 
       it('force_passwords refuses removing it (400 value, message); the password stays', async () => {
         const t = await room(3);
         await req('PUT', t, '/password', 'alice', { password: 'correct horse battery' });
-        const before = (await roomRow(p, t))!.password;
-        await p.services.appConfig.set('force_passwords', '1');
+        const before = (await roomRow(fx.p, t))!.password;
+        await fx.p.services.appConfig.set('force_passwords', '1');
         try {
           const r = await req('PUT', t, '/password', 'alice', { password: '' });
           assert.deepEqual([r.status, r.data.error, r.data.message], [400, 'value', 'Password needs to be set']);
-          assert.equal((await roomRow(p, t))!.password, before);
+          assert.equal((await roomRow(fx.p, t))!.password, before);
         } finally {
-          await p.services.appConfig.set('force_passwords', '0');
+          await fx.p.services.appConfig.set('force_passwords', '0');
         }
       });
 
@@ -310,28 +305,28 @@ for (const dialect of dialects()) {
         const r = await req('PUT', g, '/password', 'alice', { password: 'correct horse battery' });
         assert.deepEqual([r.status, r.data.error], [403, 'type']);
         const child = await room(3);
-        await setRoom(p, child, { object_type: 'room', object_id: g });
+        await setRoom(fx.p, child, { object_type: 'room', object_id: g });
         assert.deepEqual(await outcome(req('PUT', child, '/password', 'alice', { password: 'correct horse battery' })), [400, 'breakout-room']);
         const pub = await room(3);
-        const gm = await joinGuest(p, pub, ParticipantType.GUEST_MODERATOR);
+        const gm = await joinGuest(fx.p, pub, ParticipantType.GUEST_MODERATOR);
         assert.equal((await req('PUT', pub, '/password', gm.caller, { password: 'correct horse battery' })).status, 200);
         const c = await req('PUT', pub, '/password', 'carol', { password: '' });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
-        assert.notEqual((await roomRow(p, pub))!.password, '');
+        assert.notEqual((await roomRow(fx.p, pub))!.password, '');
       });
     });
 
     describe('PUT /room/{token}/permissions/{mode}', () => {
       it('default: Custom bit added, attendees\' own permissions reset (not groups), effective permissions follow', async () => {
         const t = await room(2);
-        const carol = (await attendeesOf(p, t)).find((a) => a.actor_id === 'carol')!;
-        await p.services.repos.attendees.update(carol.id, { permissions: 1 | 128 });
-        const group = await seedAttendee(p, t, { actorType: 'groups', actorId: 'staff', participantType: ParticipantType.USER, permissions: 1 | 4 });
+        const carol = (await attendeesOf(fx.p, t)).find((a) => a.actor_id === 'carol')!;
+        await fx.p.services.repos.attendees.update(carol.id, { permissions: 1 | 128 });
+        const group = await seedAttendee(fx.p, t, { actorType: 'groups', actorId: 'staff', participantType: ParticipantType.USER, permissions: 1 | 4 });
         const r = await req('PUT', t, '/permissions/default', 'bob', { permissions: 4 | 128 });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.defaultPermissions, 1 | 4 | 128);
         assert.equal(r.data.permissions, 254, 'moderators keep all permissions');
-        const after = await attendeesOf(p, t);
+        const after = await attendeesOf(fx.p, t);
         assert.equal(after.find((a) => a.actor_id === 'carol')!.permissions, 0);
         assert.equal(after.find((a) => a.id === group.id)!.permissions, 1 | 4);
         const mine = await get(t, 'carol');
@@ -347,9 +342,9 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.callPermissions, 5);
         assert.equal((await get(t, 'carol')).data.permissions, 5);
-        await seedCall(t, [(await attendeesOf(p, t))[0].id]);
+        await seedCall(t, [(await attendeesOf(fx.p, t))[0].id]);
         await req('PUT', t, '/read-only', 'alice', { state: 1 });
-        assert.equal((await roomRow(p, t))!.call_permissions, 0);
+        assert.equal((await roomRow(fx.p, t))!.call_permissions, 0);
       });
 
       it('moves every attendee\'s last_attendee_activity, so modifiedSince returns the conversation to them', async () => {
@@ -357,7 +352,7 @@ for (const dialect of dialects()) {
         const since = Math.floor(Date.now() / 1000);
         await quietEverything();
         await req('PUT', t, '/permissions/default', 'alice', { permissions: 128 });
-        const list = await call(p, 'GET', `${V4}/room`, { as: as('carol'), query: { modifiedSince: since } });
+        const list = await fx.call('GET', `${V4}/room`, { as: as('carol'), query: { modifiedSince: since } });
         assert.deepEqual(list.data.map((x: any) => x.token), [t]);
       });
 
@@ -367,15 +362,15 @@ for (const dialect of dialects()) {
         const one = await oneToOne();
         assert.deepEqual(await outcome(req('PUT', one, '/permissions/default', 'alice', { permissions: 4 })), [400, 'type']);
         const child = await room(2);
-        await setRoom(p, child, { object_type: 'room', object_id: t });
+        await setRoom(fx.p, child, { object_type: 'room', object_id: t });
         assert.deepEqual(await outcome(req('PUT', child, '/permissions/default', 'alice', { permissions: 4 })), [400, 'breakout-room']);
         for (const v of [512, -1]) assert.deepEqual(await outcome(req('PUT', t, '/permissions/default', 'alice', { permissions: v })), [400, 'value']);
         const c = await req('PUT', t, '/permissions/default', 'carol', { permissions: 4 });
         assert.deepEqual([c.status, c.data.error], [403, 'moderator']);
-        assert.equal((await roomRow(p, t))!.default_permissions, 0);
-        const gm = await joinGuest(p, t, ParticipantType.GUEST_MODERATOR);
+        assert.equal((await roomRow(fx.p, t))!.default_permissions, 0);
+        const gm = await joinGuest(fx.p, t, ParticipantType.GUEST_MODERATOR);
         assert.equal((await req('PUT', t, '/permissions/default', gm.caller, { permissions: 4 })).status, 200);
-        assert.equal((await roomRow(p, t))!.default_permissions, 5);
+        assert.equal((await roomRow(fx.p, t))!.default_permissions, 5);
       });
     });
 
@@ -388,13 +383,13 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.isFavorite, true);
         await assertNotBumped(t);
-        const mine = await call(p, 'GET', `${V4}/room`, { as: as('carol'), query: { modifiedSince: since } });
+        const mine = await fx.call('GET', `${V4}/room`, { as: as('carol'), query: { modifiedSince: since } });
         assert.deepEqual(mine.data.map((x: any) => [x.token, x.isFavorite]), [[t, true]]);
-        const theirs = await call(p, 'GET', `${V4}/room`, { as: as('bob'), query: { modifiedSince: since } });
+        const theirs = await fx.call('GET', `${V4}/room`, { as: as('bob'), query: { modifiedSince: since } });
         assert.ok(!theirs.data.some((x: any) => x.token === t));
         const off = await req('DELETE', t, '/favorite', 'carol');
         assert.equal(off.data.isFavorite, false);
-        assert.equal((await attendeesOf(p, t)).find((a) => a.actor_id === 'carol')!.favorite, 0);
+        assert.equal((await attendeesOf(fx.p, t)).find((a) => a.actor_id === 'carol')!.favorite, 0);
       });
 
       it('notify 1..3 (0 and 4 are 400 level), notify-calls 0..1 (2 is 400 level)', async () => {
@@ -409,7 +404,7 @@ for (const dialect of dialects()) {
         const c = await req('POST', t, '/notify-calls', 'carol', { level: 0 });
         assert.equal(c.data.notificationCalls, 0);
         assert.deepEqual(await outcome(req('POST', t, '/notify-calls', 'carol', { level: 2 })), [400, 'level']);
-        const row = (await attendeesOf(p, t)).find((a) => a.actor_id === 'carol')!;
+        const row = (await attendeesOf(fx.p, t)).find((a) => a.actor_id === 'carol')!;
         assert.deepEqual([row.notification_level, row.notification_calls], [3, 0]);
         assert.ok(row.last_attendee_activity > OLD);
       });
@@ -417,7 +412,7 @@ for (const dialect of dialects()) {
       it('401 guest for guests and guest moderators, 404 for strangers; one-to-one works', async () => {
         const t = await room(3);
         for (const type of [4, 6]) {
-          const g = await joinGuest(p, t, type);
+          const g = await joinGuest(fx.p, t, type);
           for (const [m, path, body] of [['POST', '/favorite'], ['DELETE', '/favorite'], ['POST', '/notify', { level: 1 }], ['POST', '/notify-calls', { level: 0 }]] as const) {
             const r = await req(m, t, path, g.caller, body);
             assert.deepEqual([r.status, r.data.error], [401, 'guest'], `${type} ${m} ${path}`);
@@ -439,21 +434,21 @@ for (const dialect of dialects()) {
         assert.equal((await req('POST', t, '/message-expiration', 'alice', { seconds: 0 })).data.messageExpiration, 0);
         const neg = await req('POST', t, '/message-expiration', 'alice', { seconds: -1 });
         assert.deepEqual([neg.status, neg.data.error], [400, 'value']);
-        assert.equal((await roomRow(p, t))!.message_expiration, 0);
+        assert.equal((await roomRow(fx.p, t))!.message_expiration, 0);
       });
 
       it('400 breakout-room, 400 type for former one-to-one, 403 for users; one-to-one and guest moderators may', async () => {
         const parent = await room(3);
         const child = await room(2);
-        await setRoom(p, child, { object_type: 'room', object_id: parent });
+        await setRoom(fx.p, child, { object_type: 'room', object_id: parent });
         assert.deepEqual(await outcome(req('POST', child, '/message-expiration', 'alice', { seconds: 60 })), [400, 'breakout-room']);
         const former = await room(2);
-        await setRoom(p, former, { type: RoomType.ONE_TO_ONE_FORMER });
+        await setRoom(fx.p, former, { type: RoomType.ONE_TO_ONE_FORMER });
         assert.deepEqual(await outcome(req('POST', former, '/message-expiration', 'alice', { seconds: 60 })), [400, 'type']);
         assert.equal((await req('POST', parent, '/message-expiration', 'carol', { seconds: 60 })).status, 403);
         const one = await oneToOne();
         assert.equal((await req('POST', one, '/message-expiration', 'alice', { seconds: 60 })).data.messageExpiration, 60);
-        const gm = await joinGuest(p, parent, ParticipantType.GUEST_MODERATOR);
+        const gm = await joinGuest(fx.p, parent, ParticipantType.GUEST_MODERATOR);
         assert.equal((await req('POST', parent, '/message-expiration', gm.caller, { seconds: 60 })).status, 200);
       });
     });
@@ -465,10 +460,10 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.listable, 1);
         await assertBumped(t, r);
-        const listed = await call(p, 'GET', `${V4}/listed-room`, { as: as('erin'), query: { searchTerm: 'open house' } });
+        const listed = await fx.call('GET', `${V4}/listed-room`, { as: as('erin'), query: { searchTerm: 'open house' } });
         assert.deepEqual(listed.data.map((x: any) => x.token), [t]);
         await req('PUT', t, '/listable', 'alice', { scope: 0 });
-        const unlisted = await call(p, 'GET', `${V4}/listed-room`, { as: as('erin'), query: { searchTerm: 'open house' } });
+        const unlisted = await fx.call('GET', `${V4}/listed-room`, { as: as('erin'), query: { searchTerm: 'open house' } });
         assert.deepEqual(unlisted.data, []);
       });
 
@@ -477,15 +472,15 @@ for (const dialect of dialects()) {
         assert.deepEqual(await outcome(req('PUT', one, '/listable', 'alice', { scope: 1 })), [400, 'type']);
         const t = await room(3);
         const child = await room(3);
-        await setRoom(p, child, { object_type: 'room', object_id: t });
+        await setRoom(fx.p, child, { object_type: 'room', object_id: t });
         assert.deepEqual(await outcome(req('PUT', child, '/listable', 'alice', { scope: 1 })), [400, 'breakout-room']);
         assert.deepEqual(await outcome(req('PUT', t, '/listable', 'alice', { scope: 3 })), [400, 'value']);
         assert.equal((await req('PUT', t, '/listable', 'carol', { scope: 1 })).status, 403);
-        assert.equal((await roomRow(p, t))!.listable, 0);
+        assert.equal((await roomRow(fx.p, t))!.listable, 0);
         // A group conversation can be listed: Talk's "open conversations" (docs/compatibility.md).
         const group = await room(2);
         assert.equal((await req('PUT', group, '/listable', 'alice', { scope: 1 })).status, 200);
-        assert.equal((await roomRow(p, group))!.listable, 1);
+        assert.equal((await roomRow(fx.p, group))!.listable, 1);
       });
     });
 
@@ -510,17 +505,17 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200);
         const again = await get(t, 'carol');
         assert.deepEqual([again.data.lobbyState, again.data.lobbyTimer], [0, 0]);
-        assert.equal((await roomRow(p, t))!.lobby_state, 0);
+        assert.equal((await roomRow(fx.p, t))!.lobby_state, 0);
       });
 
       it('the lobby holds back users and guests without bit 8 (record and 412 on the participant list), not moderators', async () => {
         const t = await room(3);
-        const guest = await joinGuest(p, t);
-        const gm = await joinGuest(p, t, ParticipantType.GUEST_MODERATOR);
-        await seedUser(p, t, 'dave', ParticipantType.USER);
-        const dave = (await attendeesOf(p, t)).find((a) => a.actor_id === 'dave')!;
-        await p.services.repos.attendees.update(dave.id, { permissions: 1 | 4 | 8 | 128 });
-        const ids = (await attendeesOf(p, t)).map((a) => a.id);
+        const guest = await joinGuest(fx.p, t);
+        const gm = await joinGuest(fx.p, t, ParticipantType.GUEST_MODERATOR);
+        await seedUser(fx.p, t, 'dave', ParticipantType.USER);
+        const dave = (await attendeesOf(fx.p, t)).find((a) => a.actor_id === 'dave')!;
+        await fx.p.services.repos.attendees.update(dave.id, { permissions: 1 | 4 | 8 | 128 });
+        const ids = (await attendeesOf(fx.p, t)).map((a) => a.id);
         await seedCall(t, ids);
         const r = await req('PUT', t, '/webinar/lobby', 'bob', { state: 1 });
         assert.equal(r.status, 200, r.text);
@@ -536,7 +531,7 @@ for (const dialect of dialects()) {
           assert.equal((await req('GET', t, '/participants', who)).status, 200);
         }
         // Non-moderators left the call, moderators stayed, so the call goes on.
-        const byId = new Map((await attendeesOf(p, t)).map((a) => [a.actor_id, a.id]));
+        const byId = new Map((await attendeesOf(fx.p, t)).map((a) => [a.actor_id, a.id]));
         assert.deepEqual(await inCall(byId.get('carol')!), [0]);
         assert.ok((await inCall(guest.attendeeId)).every((f) => f === 0));
         assert.deepEqual(await inCall(byId.get('bob')!), [7]);
@@ -546,41 +541,41 @@ for (const dialect of dialects()) {
       it('400 breakout-room, type, object, value; 403 for users and guest moderators', async () => {
         const t = await room(2);
         const child = await room(2);
-        await setRoom(p, child, { object_type: 'room', object_id: t });
+        await setRoom(fx.p, child, { object_type: 'room', object_id: t });
         assert.deepEqual(await outcome(req('PUT', child, '/webinar/lobby', 'alice', { state: 1 })), [400, 'breakout-room']);
         const one = await oneToOne();
         assert.deepEqual(await outcome(req('PUT', one, '/webinar/lobby', 'alice', { state: 1 })), [400, 'type']);
         const file = await room(2);
-        await setRoom(p, file, { object_type: 'file', object_id: '42' });
+        await setRoom(fx.p, file, { object_type: 'file', object_id: '42' });
         assert.deepEqual(await outcome(req('PUT', file, '/webinar/lobby', 'alice', { state: 1 })), [400, 'object']);
         const ev = await room(2);
-        await setRoom(p, ev, { object_type: 'event', object_id: '1#2' });
+        await setRoom(fx.p, ev, { object_type: 'event', object_id: '1#2' });
         assert.equal((await req('PUT', ev, '/webinar/lobby', 'alice', { state: 1 })).status, 200);
         assert.deepEqual(await outcome(req('PUT', t, '/webinar/lobby', 'alice', { state: 2 })), [400, 'value']);
         assert.equal((await req('PUT', t, '/webinar/lobby', 'carol', { state: 1 })).status, 403);
         const pub = await room(3);
-        const gm = await joinGuest(p, pub, ParticipantType.GUEST_MODERATOR);
+        const gm = await joinGuest(fx.p, pub, ParticipantType.GUEST_MODERATOR);
         assert.deepEqual((await req('PUT', pub, '/webinar/lobby', gm.caller, { state: 1 })).data, { error: 'moderator', message: 'Only moderators can do this' });
-        assert.equal((await roomRow(p, t))!.lobby_state, 0);
-        assert.equal((await roomRow(p, pub))!.lobby_state, 0);
+        assert.equal((await roomRow(fx.p, t))!.lobby_state, 0);
+        assert.equal((await roomRow(fx.p, pub))!.lobby_state, 0);
       });
     });
 
     describe('envelope and capabilities', () => {
       it('the record comes in XML and under /ocs/v1.php too', async () => {
         const t = await room(2);
-        const x = await call(p, 'PUT', `${V4}/room/${t}/description`, { as: as('alice'), form: { description: 'In XML' }, format: 'xml' });
+        const x = await fx.call('PUT', `${V4}/room/${t}/description`, { as: as('alice'), form: { description: 'In XML' }, format: 'xml' });
         assert.equal(x.status, 200);
         assert.match(x.text, /<description>In XML<\/description>/);
         assert.match(x.text, /<token>[a-z0-9]+<\/token>/);
-        const v1 = await call(p, 'POST', `${V4}/room/${t}/favorite`, { as: as('alice'), version: 1 });
+        const v1 = await fx.call('POST', `${V4}/room/${t}/favorite`, { as: as('alice'), version: 1 });
         assert.equal(v1.status, 200);
         assert.equal(v1.meta.statuscode, 100);
         assert.equal(v1.data.isFavorite, true);
       });
 
       it('capabilities advertise the features these endpoints make true (favorites and listable-rooms also local)', async () => {
-        const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+        const r = await fx.call('GET', '/cloud/capabilities', { as: as('alice') });
         const spreed = r.data.capabilities.spreed;
         for (const f of [
           'favorites',

@@ -8,11 +8,11 @@
  * an empty description clears it, an empty password removes it (conversation-settings.test.ts),
  * an empty `timer` means no timer, an empty `includeStatus` is false.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects } from './helpers/parley.js';
 import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 interface Case {
   /** What is wrong, for the failure message. */
@@ -131,26 +131,24 @@ const MALFORMED_TOKENS = ['NOT-A-TOKEN', 'abc', 'a'.repeat(31), 'ab_cd1234', 'no
 
 for (const dialect of dialects()) {
   describe(`bad input on conversation endpoints [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE });
     let token: string;
     before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const u of ['alice', 'bob']) await createUser(p, u, { groups: ['staff'] });
-      const room = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Stable' });
+      for (const u of ['alice', 'bob']) await createUser(t.p, u, { groups: ['staff'] });
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Stable' });
       token = room.token;
-      await seedUser(p, token, 'bob', ParticipantType.USER);
+      await seedUser(t.p, token, 'bob', ParticipantType.USER);
     });
-    after(async () => p.close());
 
     /** Everything stored about the conversation. */
-    const snapshot = async () => ({ room: await roomRow(p, token), attendees: await attendeesOf(p, token) });
-    const roomCount = async () => (await p.services.db.kysely.selectFrom('rooms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const snapshot = async () => ({ room: await roomRow(t.p, token), attendees: await attendeesOf(t.p, token) });
+    const roomCount = async () => (await t.p.services.db.kysely.selectFrom('rooms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
 
     it('every field of every settings endpoint: 400 with data.error, conversation unchanged', async () => {
       const before = await snapshot();
       const failures: string[] = [];
       for (const c of CASES) {
-        const r = await call(p, c.method, `${V4}/room/${token}${c.path}`, { as: as('alice'), body: c.form ? undefined : c.body, form: c.form });
+        const r = await t.call(c.method, `${V4}/room/${token}${c.path}`, { as: as('alice'), body: c.form ? undefined : c.body, form: c.form });
         const status = c.status ?? 400;
         if (r.status !== status || r.data?.error !== c.error) failures.push(`${c.what}: ${r.status} ${JSON.stringify(r.data)} (want ${status} ${c.error})`);
         else if (typeof r.data.message !== 'string' || r.data.message === '') failures.push(`${c.what}: no readable message`);
@@ -163,7 +161,7 @@ for (const dialect of dialects()) {
       const rooms = await roomCount();
       const failures: string[] = [];
       for (const c of TOKENLESS) {
-        const r = await call(p, c.method, `${V4}${c.path.slice(1)}`, { as: as('alice'), body: c.body, query: c.query });
+        const r = await t.call(c.method, `${V4}${c.path.slice(1)}`, { as: as('alice'), body: c.body, query: c.query });
         const status = c.status ?? 400;
         if (r.status !== status || r.data?.error !== c.error) failures.push(`${c.what}: ${r.status} ${JSON.stringify(r.data)} (want ${status} ${c.error})`);
       }
@@ -177,7 +175,7 @@ for (const dialect of dialects()) {
       for (const bad of MALFORMED_TOKENS) {
         for (const [method, path, body] of TOKEN_ENDPOINTS) {
           for (const who of [as('alice'), undefined]) {
-            const r = await call(p, method, `${V4}/room/${encodeURIComponent(bad)}${path}`, { as: who, body });
+            const r = await t.call(method, `${V4}/room/${encodeURIComponent(bad)}${path}`, { as: who, body });
             if (r.status !== 404 || r.data?.error !== 'room') failures.push(`${method} ${path} ${bad} ${who ? 'alice' : 'anonymous'}: ${r.status} ${r.text.slice(0, 80)}`);
           }
         }
@@ -188,7 +186,7 @@ for (const dialect of dialects()) {
 
     it('a malformed JSON body is a 400, not a 500, and changes nothing', async () => {
       const before = await snapshot();
-      const r = await call(p, 'PUT', `${V4}/room/${token}/description`, { as: as('alice'), body: '{"description": ' });
+      const r = await t.call('PUT', `${V4}/room/${token}/description`, { as: as('alice'), body: '{"description": ' });
       assert.equal(r.status, 400);
       assert.deepEqual(await snapshot(), before);
     });
@@ -205,10 +203,10 @@ for (const dialect of dialects()) {
         ['PUT', '/description', { description: LONG(2000) }],
       ];
       for (const [method, path, body] of ok) {
-        const r = await call(p, method, `${V4}/room/${token}${path}`, { as: as('alice'), body });
+        const r = await t.call(method, `${V4}/room/${token}${path}`, { as: as('alice'), body });
         assert.equal(r.status, 200, `${method} ${path}: ${r.text.slice(0, 200)}`);
       }
-      const row = await roomRow(p, token);
+      const row = await roomRow(t.p, token);
       assert.deepEqual(
         [row!.read_only, row!.message_expiration, row!.listable, row!.lobby_state, row!.lobby_timer, row!.default_permissions, row!.description.length],
         [1, 2_147_483_647, 2, 1, 0, 255, 2000],

@@ -4,11 +4,11 @@
  * its own endpoint validates it and written with the conversation), `force_passwords`, emoji
  * avatars at creation, and no token oracle through `objectType=room`.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, dialects, type Parley } from './helpers/parley.js';
 import { attendeesOf, createRoom, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 async function roomCount(p: Parley): Promise<number> {
   const r = await p.services.db.kysely.selectFrom('rooms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -17,47 +17,44 @@ async function roomCount(p: Parley): Promise<number> {
 
 for (const dialect of dialects()) {
   describe(`POST /room: sources, options, parents [${dialect}]`, () => {
-    let p: Parley;
-    const post = (user: string, body: Record<string, unknown>) => call(p, 'POST', `${V4}/room`, { as: as(user), body });
+    const t = useParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '4' }, users: ['alice', 'bob', 'carol', 'dave'] });
+    const post = (user: string, body: Record<string, unknown>) => t.call('POST', `${V4}/room`, { as: as(user), body });
     before(async () => {
-      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '4' } });
-      for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u);
-      await p.services.teams.create('design', 'Design team');
-      for (const u of ['alice', 'bob', 'carol']) await p.services.teams.addMember('design', u);
+      await t.p.services.teams.create('design', 'Design team');
+      for (const u of ['alice', 'bob', 'carol']) await t.p.services.teams.addMember('design', u);
     });
-    after(async () => p.close());
 
     it('source=circles with a team the caller is in creates the conversation with the team and its members', async () => {
       const r = await post('alice', { roomType: RoomType.GROUP, invite: 'design', source: 'circles' });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.data.name, 'Design team');
       assert.equal(r.data.type, RoomType.GROUP);
-      const rows = await attendeesOf(p, r.data.token);
+      const rows = await attendeesOf(t.p, r.data.token);
       assert.deepEqual(
         rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
-        [['circles', 'design', 3], ['users', 'alice', 1], ['users', 'bob', 3], ['users', 'carol', 3]],
+        [['circles', 'design', ParticipantType.USER], ['users', 'alice', ParticipantType.OWNER], ['users', 'bob', ParticipantType.USER], ['users', 'carol', ParticipantType.USER]],
       );
     });
 
     it('source=circles: 404 invite for an unknown team or one the caller is not in; nothing created', async () => {
-      const before = await roomCount(p);
+      const before = await roomCount(t.p);
       for (const [user, invite] of [['alice', 'nope'], ['dave', 'design']]) {
         const r = await post(user, { roomType: RoomType.GROUP, invite, source: 'circles' });
         assert.deepEqual([r.status, r.data.error], [404, 'invite'], `${user} ${invite}`);
       }
-      assert.equal(await roomCount(p), before);
+      assert.equal(await roomCount(t.p), before);
     });
 
     it('roomType 3 with objectType room creates a breakout child of the parent type', async () => {
-      const parent = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Parent' });
-      await setRoom(p, parent.token, { breakout_room_mode: 1 });
-      await seedUser(p, parent.token, 'bob', ParticipantType.MODERATOR);
-      const child = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Child', objectType: 'room', objectId: parent.token });
+      const parent = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Parent' });
+      await setRoom(t.p, parent.token, { breakout_room_mode: 1 });
+      await seedUser(t.p, parent.token, 'bob', ParticipantType.MODERATOR);
+      const child = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Child', objectType: 'room', objectId: parent.token });
       assert.equal(child.type, RoomType.GROUP);
       assert.equal(child.objectType, 'room');
       assert.equal(child.objectId, parent.token);
       assert.equal(child.lobbyState, 1, 'stopped breakout rooms: the child starts behind the lobby');
-      assert.ok((await attendeesOf(p, child.token)).some((a) => a.actor_id === 'bob' && a.participant_type === ParticipantType.MODERATOR));
+      assert.ok((await attendeesOf(t.p, child.token)).some((a) => a.actor_id === 'bob' && a.participant_type === ParticipantType.MODERATOR));
     });
 
     it('applies every create-time option in the created conversation', async () => {
@@ -82,23 +79,23 @@ for (const dialect of dialects()) {
         [d.hasPassword, d.readOnly, d.listable, d.messageExpiration, d.lobbyState, d.lobbyTimer, d.defaultPermissions, d.mentionPermissions, d.description],
         [true, 1, 2, 3600, 1, timer, 5, 1, 'About this'],
       );
-      const row = await roomRow(p, d.token);
+      const row = await roomRow(t.p, d.token);
       assert.ok(row!.password.startsWith('$argon2'), 'the password is stored hashed');
       // The record shows the room's consent only while the admin makes it optional (recording_consent 2).
       assert.equal(row!.recording_consent, 1);
       // The password works for a guest joining.
-      const join = await call(p, 'POST', `${V4}/room/${d.token}/participants/active`, { body: { password: 'a very good passphrase' } });
+      const join = await t.call('POST', `${V4}/room/${d.token}/participants/active`, { body: { password: 'a very good passphrase' } });
       assert.equal(join.status, 200, join.text);
     });
 
     it('options are optional and take form bodies too', async () => {
-      const r = await call(p, 'POST', `${V4}/room`, { as: as('alice'), form: { roomType: '2', roomName: 'Form made', readOnly: '1', listable: '1' } });
+      const r = await t.call('POST', `${V4}/room`, { as: as('alice'), form: { roomType: '2', roomName: 'Form made', readOnly: '1', listable: '1' } });
       assert.equal(r.status, 201, r.text);
       assert.deepEqual([r.data.readOnly, r.data.listable, r.data.lobbyState, r.data.hasPassword], [1, 1, 0, false]);
     });
 
     it('each option is refused with 400 and its reason, and nothing is created', async () => {
-      const before = await roomCount(p);
+      const before = await roomCount(t.p);
       const cases: Array<[Record<string, unknown>, string]> = [
         [{ roomType: RoomType.GROUP, password: 'a very good passphrase' }, 'password'],
         [{ roomType: RoomType.PUBLIC, password: 'short' }, 'password'],
@@ -121,7 +118,7 @@ for (const dialect of dialects()) {
         const r = await post('alice', { roomName: 'Refused', ...body });
         assert.deepEqual([r.status, r.data?.error], [400, reason], JSON.stringify(body));
       }
-      assert.equal(await roomCount(p), before);
+      assert.equal(await roomCount(t.p), before);
     });
 
     it('permissions up to 511 (react) are accepted', async () => {
@@ -134,7 +131,7 @@ for (const dialect of dialects()) {
       const r = await post('alice', { roomType: RoomType.GROUP, roomName: 'Emoji', emoji: '🚀', avatarColor: 'ff0000' });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.data.isCustomAvatar, true);
-      const img = await fetch(`${p.url}/ocs/v2.php/apps/spreed/api/v1/room/${r.data.token}/avatar`, { headers: { Authorization: 'Basic ' + Buffer.from('alice:alice-password-123').toString('base64') } });
+      const img = await fetch(`${t.p.url}/ocs/v2.php/apps/spreed/api/v1/room/${r.data.token}/avatar`, { headers: { Authorization: 'Basic ' + Buffer.from('alice:alice-password-123').toString('base64') } });
       assert.equal(img.status, 200);
       assert.match(img.headers.get('content-type')!, /^image\/svg\+xml/);
       const svg = await img.text();
@@ -142,23 +139,23 @@ for (const dialect of dialects()) {
     });
 
     it('force_passwords refuses a public conversation created without a password (400 password)', async () => {
-      await p.services.appConfig.set('force_passwords', 'yes');
+      await t.p.services.appConfig.set('force_passwords', 'yes');
       try {
-        const before = await roomCount(p);
+        const before = await roomCount(t.p);
         const r = await post('alice', { roomType: RoomType.PUBLIC, roomName: 'Open' });
         assert.deepEqual([r.status, r.data.error], [400, 'password']);
-        assert.equal(await roomCount(p), before);
+        assert.equal(await roomCount(t.p), before);
         const ok = await post('alice', { roomType: RoomType.PUBLIC, roomName: 'Closed', password: 'a very good passphrase' });
         assert.equal(ok.status, 201, ok.text);
         assert.equal((await post('alice', { roomType: RoomType.GROUP, roomName: 'Group is fine' })).status, 201);
       } finally {
-        await p.services.appConfig.set('force_passwords', 'no');
+        await t.p.services.appConfig.set('force_passwords', 'no');
       }
     });
 
     it('objectType=room: a public conversation the caller is not in answers like a missing one, and misses are throttled', async () => {
-      const pub = await createRoom(p, 'bob', { roomType: RoomType.PUBLIC, roomName: 'Public, not yours' });
-      await setRoom(p, pub.token, { breakout_room_mode: 1 });
+      const pub = await createRoom(t.p, 'bob', { roomType: RoomType.PUBLIC, roomName: 'Public, not yours' });
+      await setRoom(t.p, pub.token, { breakout_room_mode: 1 });
       const answers = [];
       for (const objectId of [pub.token, 'missingtoken1']) {
         const r = await post('carol', { roomType: RoomType.GROUP, roomName: 'x', objectType: 'room', objectId });
@@ -170,7 +167,7 @@ for (const dialect of dialects()) {
       let last = 0;
       for (let i = 0; i < 4; i++) last = (await post('carol', { roomType: RoomType.GROUP, roomName: 'x', objectType: 'room', objectId: `guess${i}abc` })).status;
       assert.equal(last, 429);
-      assert.equal((await call(p, 'GET', `${V4}/room/missingtoken2`, { as: as('carol') })).status, 429, 'one throttle for every token miss');
+      assert.equal((await t.call('GET', `${V4}/room/missingtoken2`, { as: as('carol') })).status, 429, 'one throttle for every token miss');
     });
   });
 }

@@ -3,11 +3,11 @@
  * talk-behaviour.md §5): participant view, defaults, lobby effect and timer, permissions,
  * canStartCall, notification defaults, SIP fields, avatarVersion, sessions and statuses.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects, type Caller } from './helpers/parley.js';
 import { cookieOf, countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 /** Every field of the contract table not marked Removed, plus the §4.3 extras. */
 const FIELDS = [
@@ -26,21 +26,18 @@ const REMOVED = ['participantInCall', 'count', 'numGuests', 'participants', 'gue
 
 for (const dialect of dialects()) {
   describe(`conversation record [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['carol'] });
     let room: any;
     before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      await createUser(p, 'alice', { displayName: 'Alice A' });
-      await createUser(p, 'bob', { displayName: 'Bob B', groups: ['callers'] });
-      await createUser(p, 'carol');
-      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Record' });
-      await seedUser(p, room.token, 'bob', ParticipantType.USER);
-      await seedUser(p, room.token, 'carol', ParticipantType.USER);
+      await createUser(t.p, 'alice', { displayName: 'Alice A' });
+      await createUser(t.p, 'bob', { displayName: 'Bob B', groups: ['callers'] });
+      room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Record' });
+      await seedUser(t.p, room.token, 'bob', ParticipantType.USER);
+      await seedUser(t.p, room.token, 'carol', ParticipantType.USER);
     });
-    after(async () => p.close());
 
     const get = (token: string, user?: string, extra: Record<string, unknown> = {}) =>
-      call(p, 'GET', `${V4}/room/${token}`, { as: user ? as(user) : undefined, ...extra });
+      t.call('GET', `${V4}/room/${token}`, { as: user ? as(user) : undefined, ...extra });
     const rec = async (token: string, user?: string, extra: Record<string, unknown> = {}) => {
       const r = await get(token, user, extra);
       assert.equal(r.status, 200, r.text);
@@ -48,19 +45,19 @@ for (const dialect of dialects()) {
     };
     /** A guest of the group conversation `room`: guests join public conversations only, so it is public while the guest joins. */
     const groupGuest = async (): Promise<Caller> => {
-      await setRoom(p, room.token, { type: RoomType.PUBLIC });
+      await setRoom(t.p, room.token, { type: RoomType.PUBLIC });
       try {
-        return (await joinGuest(p, room.token)).caller;
+        return (await joinGuest(t.p, room.token)).caller;
       } finally {
-        await setRoom(p, room.token, { type: RoomType.GROUP });
+        await setRoom(t.p, room.token, { type: RoomType.GROUP });
       }
     };
     const withConfig = async (values: Record<string, string>, fn: () => Promise<void>) => {
-      for (const [k, v] of Object.entries(values)) await p.services.appConfig.set(k, v);
+      for (const [k, v] of Object.entries(values)) await t.p.services.appConfig.set(k, v);
       try {
         await fn();
       } finally {
-        for (const k of Object.keys(values)) await p.services.appConfig.delete(k);
+        for (const k of Object.keys(values)) await t.p.services.appConfig.delete(k);
       }
     };
 
@@ -88,7 +85,7 @@ for (const dialect of dialects()) {
     });
 
     it('one-to-one: name is the other user id, displayName their display name', async () => {
-      const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
+      const one = await createRoom(t.p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       const a = await rec(one.token, 'alice');
       assert.equal(a.name, 'bob');
       assert.equal(a.displayName, 'Bob B');
@@ -98,7 +95,7 @@ for (const dialect of dialects()) {
       assert.equal(b.name, 'alice');
       assert.equal(b.displayName, 'Alice A');
       // Former one-to-one (the other user is gone): still their id and a readable name.
-      await setRoom(p, one.token, { type: RoomType.ONE_TO_ONE_FORMER, name: '["alice","zed"]' });
+      await setRoom(t.p, one.token, { type: RoomType.ONE_TO_ONE_FORMER, name: '["alice","zed"]' });
       const f = await rec(one.token, 'alice');
       assert.equal(f.type, RoomType.ONE_TO_ONE_FORMER);
       assert.equal(f.name, 'zed');
@@ -111,8 +108,8 @@ for (const dialect of dialects()) {
       await withConfig({ default_group_notification: '3' }, async () => {
         assert.equal((await rec(room.token, 'bob')).notificationLevel, 3);
       });
-      const row = await roomRow(p, room.token);
-      await p.services.db.kysely.updateTable('attendees').set({ notification_level: 2 }).where('room_id', '=', row!.id).where('actor_id', '=', 'carol').execute();
+      const row = await roomRow(t.p, room.token);
+      await t.p.services.db.kysely.updateTable('attendees').set({ notification_level: 2 }).where('room_id', '=', row!.id).where('actor_id', '=', 'carol').execute();
       assert.equal((await rec(room.token, 'carol')).notificationLevel, 2);
     });
 
@@ -122,23 +119,23 @@ for (const dialect of dialects()) {
       await withConfig({ default_permissions: '126' }, async () => {
         assert.equal((await rec(room.token, 'bob')).permissions, 126);
       });
-      await setRoom(p, room.token, { default_permissions: 129 });
+      await setRoom(t.p, room.token, { default_permissions: 129 });
       let r = await rec(room.token, 'bob');
       assert.equal(r.permissions, 129);
       assert.equal(r.defaultPermissions, 129);
       assert.equal(r.canStartCall, false, 'no start-call bit');
-      await setRoom(p, room.token, { call_permissions: 7 });
+      await setRoom(t.p, room.token, { call_permissions: 7 });
       r = await rec(room.token, 'bob');
       assert.equal(r.permissions, 7);
       assert.equal(r.callPermissions, 7);
-      const row = await roomRow(p, room.token);
-      await p.services.db.kysely.updateTable('attendees').set({ permissions: 3 }).where('room_id', '=', row!.id).where('actor_id', '=', 'bob').execute();
+      const row = await roomRow(t.p, room.token);
+      await t.p.services.db.kysely.updateTable('attendees').set({ permissions: 3 }).where('room_id', '=', row!.id).where('actor_id', '=', 'bob').execute();
       r = await rec(room.token, 'bob');
       assert.equal(r.permissions, 3);
       assert.equal(r.attendeePermissions, 3);
       assert.equal(r.canStartCall, true);
-      await p.services.db.kysely.updateTable('attendees').set({ permissions: 0 }).where('room_id', '=', row!.id).where('actor_id', '=', 'bob').execute();
-      await setRoom(p, room.token, { default_permissions: 0, call_permissions: 0 });
+      await t.p.services.db.kysely.updateTable('attendees').set({ permissions: 0 }).where('room_id', '=', row!.id).where('actor_id', '=', 'bob').execute();
+      await setRoom(t.p, room.token, { default_permissions: 0, call_permissions: 0 });
     });
 
     it('canStartCall follows start_calls and start_calls_groups', async () => {
@@ -158,7 +155,7 @@ for (const dialect of dialects()) {
     });
 
     it('lobby effect: non-moderators without lobby-ignore see no call and cannot start one', async () => {
-      await setRoom(p, room.token, { lobby_state: 1, active_since: 1700000000, call_flag: 3 });
+      await setRoom(t.p, room.token, { lobby_state: 1, active_since: 1700000000, call_flag: 3 });
       try {
         const held = await rec(room.token, 'bob');
         assert.equal(held.lobbyState, 1);
@@ -169,27 +166,27 @@ for (const dialect of dialects()) {
         assert.equal(mod.hasCall, true);
         assert.equal(mod.callStartTime, 1700000000);
         assert.equal(mod.callFlag, 3);
-        const row = await roomRow(p, room.token);
-        await p.services.db.kysely.updateTable('attendees').set({ permissions: 1 | 2 | 8 }).where('room_id', '=', row!.id).where('actor_id', '=', 'carol').execute();
+        const row = await roomRow(t.p, room.token);
+        await t.p.services.db.kysely.updateTable('attendees').set({ permissions: 1 | 2 | 8 }).where('room_id', '=', row!.id).where('actor_id', '=', 'carol').execute();
         const ignoring = await rec(room.token, 'carol');
         assert.equal(ignoring.hasCall, true);
         assert.equal(ignoring.canStartCall, true);
       } finally {
-        await setRoom(p, room.token, { lobby_state: 0, active_since: null, call_flag: 0 });
+        await setRoom(t.p, room.token, { lobby_state: 0, active_since: null, call_flag: 0 });
       }
     });
 
     it('lobby timer: an expired timer lifts the lobby on read and is saved; a future one is shown', async () => {
       const future = Math.floor(Date.now() / 1000) + 3600;
-      await setRoom(p, room.token, { lobby_state: 1, lobby_timer: future });
+      await setRoom(t.p, room.token, { lobby_state: 1, lobby_timer: future });
       let r = await rec(room.token, 'bob');
       assert.equal(r.lobbyState, 1);
       assert.equal(r.lobbyTimer, future);
-      await setRoom(p, room.token, { lobby_state: 1, lobby_timer: 1000, last_activity: 5 });
+      await setRoom(t.p, room.token, { lobby_state: 1, lobby_timer: 1000, last_activity: 5 });
       r = await rec(room.token, 'bob');
       assert.equal(r.lobbyState, 0);
       assert.equal(r.lobbyTimer, 0);
-      const row = await roomRow(p, room.token);
+      const row = await roomRow(t.p, room.token);
       assert.equal(row!.lobby_state, 0);
       assert.equal(row!.lobby_timer, 0);
       assert.ok(row!.last_activity > 5, 'timer reached counts as activity');
@@ -199,9 +196,9 @@ for (const dialect of dialects()) {
       const plain = await rec(room.token, 'bob');
       assert.equal(plain.isCustomAvatar, false);
       assert.match(plain.avatarVersion, /^[0-9a-f]{8}$/);
-      const pub = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Public' });
+      const pub = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Public' });
       assert.notEqual(pub.avatarVersion, plain.avatarVersion, 'the default icon depends on the type');
-      await setRoom(p, room.token, { description: 'About', read_only: 1, password: 'hash', message_expiration: 3600, avatar: 'a1b2c3d4e5.png' });
+      await setRoom(t.p, room.token, { description: 'About', read_only: 1, password: 'hash', message_expiration: 3600, avatar: 'a1b2c3d4e5.png' });
       try {
         const r = await rec(room.token, 'bob');
         assert.equal(r.description, 'About');
@@ -211,12 +208,12 @@ for (const dialect of dialects()) {
         assert.equal(r.avatarVersion, 'a1b2c3d4e5');
         assert.equal(r.isCustomAvatar, true);
       } finally {
-        await setRoom(p, room.token, { description: '', read_only: 0, password: '', message_expiration: 0, avatar: '' });
+        await setRoom(t.p, room.token, { description: '', read_only: 0, password: '', message_expiration: 0, avatar: '' });
       }
     });
 
     it('SIP: sipEnabled and attendeePin only when SIP is configured; PINs generated once and kept', async () => {
-      await setRoom(p, room.token, { sip_enabled: 1 });
+      await setRoom(t.p, room.token, { sip_enabled: 1 });
       let r = await rec(room.token, 'bob');
       assert.equal(r.sipEnabled, 0);
       assert.equal(r.attendeePin, '');
@@ -230,18 +227,18 @@ for (const dialect of dialects()) {
         assert.equal(again.canEnableSIP, false, 'normal users cannot enable SIP');
         // Owners can only enable SIP on numeric (SIP-compatible) tokens.
         assert.equal((await rec(room.token, 'alice')).canEnableSIP, false);
-        const numeric = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Dial in' });
+        const numeric = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Dial in' });
         assert.match(numeric.token, /^\d{10}$/);
         assert.equal(numeric.canEnableSIP, true);
-        await p.services.appConfig.set('sip_bridge_groups', '["callers"]');
+        await t.p.services.appConfig.set('sip_bridge_groups', '["callers"]');
         assert.equal((await rec(numeric.token, 'alice')).canEnableSIP, false);
-        await p.services.appConfig.delete('sip_bridge_groups');
+        await t.p.services.appConfig.delete('sip_bridge_groups');
         // Guests have no PIN.
         const g = await rec(room.token, undefined, { as: await groupGuest() });
         assert.equal(g.actorType, 'guests');
         assert.equal(g.attendeePin, '', 'a string, never null (contract type column)');
       });
-      await setRoom(p, room.token, { sip_enabled: 0 });
+      await setRoom(t.p, room.token, { sip_enabled: 0 });
     });
 
     it('guests: participant record with "Private conversation" outside public rooms, notificationLevel 3', async () => {
@@ -255,12 +252,12 @@ for (const dialect of dialects()) {
     });
 
     it("the caller's own session and the other user's status, statuses loaded in one batch", async () => {
-      const one = await createRoom(p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
-      const joined = await call(p, 'POST', `${V4}/room/${one.token}/participants/active`, { as: as('carol') });
+      const one = await createRoom(t.p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
+      const joined = await t.call('POST', `${V4}/room/${one.token}/participants/active`, { as: as('carol') });
       assert.equal(joined.status, 200, joined.text);
       const carol: Caller = { ...as('carol'), headers: { Cookie: cookieOf(joined) } };
-      await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('bob'), body: { statusType: 'dnd' } });
-      const msg = await call(p, 'PUT', '/apps/user_status/api/v1/user_status/message/custom', { as: as('bob'), body: { statusIcon: '🎧', message: 'Busy' } });
+      await t.call('PUT', '/apps/user_status/api/v1/user_status/status', { as: as('bob'), body: { statusType: 'dnd' } });
+      const msg = await t.call('PUT', '/apps/user_status/api/v1/user_status/message/custom', { as: as('bob'), body: { statusIcon: '🎧', message: 'Busy' } });
       assert.equal(msg.status, 200, msg.text);
 
       const r = await rec(one.token, undefined, { as: carol });
@@ -273,19 +270,19 @@ for (const dialect of dialects()) {
       // Without the session cookie the same user has no session in the record.
       assert.equal((await rec(one.token, 'carol')).sessionId, '0');
 
-      const list = await call(p, 'GET', `${V4}/room`, { as: as('carol') });
+      const list = await t.call('GET', `${V4}/room`, { as: as('carol') });
       assert.ok(list.data.every((c: any) => !('status' in c)), 'no status without includeStatus');
-      const withStatus = await call(p, 'GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true' } });
+      const withStatus = await t.call('GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true' } });
       assert.equal(withStatus.data.find((c: any) => c.token === one.token).status, 'dnd');
       assert.ok(!('status' in withStatus.data.find((c: any) => c.token === room.token)));
 
       // A second one-to-one with a status costs no extra query: statuses come in one batch.
-      const listCost = () => countQueries(p, () => call(p, 'GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true', modifiedSince: 1 } }));
+      const listCost = () => countQueries(t.p, () => t.call('GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true', modifiedSince: 1 } }));
       // Both measured right after a write, so neither answer comes from the rendered-answer cache.
-      await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('bob'), body: { statusType: 'dnd' } });
+      await t.call('PUT', '/apps/user_status/api/v1/user_status/status', { as: as('bob'), body: { statusType: 'dnd' } });
       const before = await listCost();
-      await createRoom(p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'alice' });
-      await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('alice'), body: { statusType: 'away' } });
+      await createRoom(t.p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'alice' });
+      await t.call('PUT', '/apps/user_status/api/v1/user_status/status', { as: as('alice'), body: { statusType: 'away' } });
       assert.equal(await listCost(), before);
     });
   });

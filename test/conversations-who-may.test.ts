@@ -10,21 +10,22 @@
  * anonymous non-participants (the contract lists no 401 for them); password is 403 `type` when
  * the conversation is not public (contract).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects, type Caller } from './helpers/parley.js';
 import { createRoom, joinGuest, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 type Kind = 'owner' | 'moderator' | 'user' | 'selfJoined' | 'guest' | 'guestModerator' | 'stranger' | 'anonymous';
 const KINDS: Kind[] = ['owner', 'moderator', 'user', 'selfJoined', 'guest', 'guestModerator', 'stranger', 'anonymous'];
 /** Conversation types: 1 one-to-one, 2 group, 3 public. */
-type RoomType = 1 | 2 | 3;
+/** The conversation types the table covers. */
+type Tested = typeof RoomType.ONE_TO_ONE | typeof RoomType.GROUP | typeof RoomType.PUBLIC;
 
 /** Which kinds exist in which conversation type (guests and self-joined users only in public ones). */
-function kindsFor(type: RoomType): Kind[] {
-  if (type === 1) return ['owner', 'stranger', 'anonymous'];
-  if (type === 2) return ['owner', 'moderator', 'user', 'stranger', 'anonymous'];
+function kindsFor(type: Tested): Kind[] {
+  if (type === RoomType.ONE_TO_ONE) return ['owner', 'stranger', 'anonymous'];
+  if (type === RoomType.GROUP) return ['owner', 'moderator', 'user', 'stranger', 'anonymous'];
   return KINDS;
 }
 
@@ -41,17 +42,17 @@ const logged = (k: Kind) => k === 'owner' || k === 'moderator';
 
 /** Moderator endpoints: guest moderators admitted unless `loggedInOnly`; one-to-one answers `oneToOne`. */
 function moderators(opts: { loggedInOnly?: boolean; oneToOne: Expect }) {
-  return (k: Kind, t: RoomType): Expect => {
+  return (k: Kind, t: Tested): Expect => {
     if (outsider(k)) return NOT_FOUND;
-    if (t === 1) return opts.oneToOne;
+    if (t === RoomType.ONE_TO_ONE) return opts.oneToOne;
     if (logged(k) || (k === 'guestModerator' && !opts.loggedInOnly)) return OK;
     return NOT_MODERATOR;
   };
 }
 
 /** A moderator endpoint that works only on conversations of type `only`; allowed callers get `otherwise` elsewhere. */
-function onlyOn(only: RoomType, otherwise: Expect, base: (k: Kind, t: RoomType) => Expect) {
-  return (k: Kind, t: RoomType): Expect => {
+function onlyOn(only: Tested, otherwise: Expect, base: (k: Kind, t: Tested) => Expect) {
+  return (k: Kind, t: Tested): Expect => {
     const e = base(k, t);
     return e[0] === 200 && t !== only ? otherwise : e;
   };
@@ -65,7 +66,7 @@ interface Endpoint {
   method: string;
   path: string;
   body?: Record<string, unknown>;
-  expect: (k: Kind, t: RoomType) => Expect;
+  expect: (k: Kind, t: Tested) => Expect;
   /** A success changes who can reach the conversation: use a fresh one for each successful call. */
   destructive?: boolean;
 }
@@ -75,14 +76,14 @@ const ENDPOINTS: Endpoint[] = [
     name: 'get one',
     method: 'GET',
     path: '',
-    expect: (k, t) => (outsider(k) && t !== 3 ? NOT_FOUND : OK),
+    expect: (k, t) => (outsider(k) && t !== RoomType.PUBLIC ? NOT_FOUND : OK),
   },
   { name: 'rename', method: 'PUT', path: '', body: { roomName: 'Renamed' }, expect: moderators({ oneToOne: [400, 'type'] }) },
   { name: 'delete', method: 'DELETE', path: '', expect: moderators({ oneToOne: [400, 'type'] }), destructive: true },
   { name: 'description', method: 'PUT', path: '/description', body: { description: 'About' }, expect: moderators({ oneToOne: [400, 'type'] }) },
   // Contract: 400 "not a group conversation" / "not a public conversation" (already public or group too).
-  { name: 'make public', method: 'POST', path: '/public', expect: onlyOn(2, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
-  { name: 'make group', method: 'DELETE', path: '/public', expect: onlyOn(3, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
+  { name: 'make public', method: 'POST', path: '/public', expect: onlyOn(RoomType.GROUP, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
+  { name: 'make group', method: 'DELETE', path: '/public', expect: onlyOn(RoomType.PUBLIC, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
   { name: 'read-only', method: 'PUT', path: '/read-only', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
   {
     name: 'password',
@@ -91,7 +92,7 @@ const ENDPOINTS: Endpoint[] = [
     body: { password: 'correct horse battery' },
     expect: (k, t) => {
       const base = moderators({ oneToOne: [403, 'type'] })(k, t);
-      return base[0] === 200 && t !== 3 ? [403, 'type'] : base;
+      return base[0] === 200 && t !== RoomType.PUBLIC ? [403, 'type'] : base;
     },
   },
   { name: 'default permissions', method: 'PUT', path: '/permissions/default', body: { permissions: 126 }, expect: moderators({ oneToOne: [400, 'type'] }) },
@@ -108,50 +109,45 @@ const ENDPOINTS: Endpoint[] = [
 
 for (const dialect of dialects()) {
   describe(`who may do what on conversations [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['alice', 'bob', 'carol', 'dave', 'erin'] });
     let n = 0;
-    before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await createUser(p, u);
-    });
-    after(async () => p.close());
 
     /**
      * A conversation of the given type with every kind of caller it can have: alice owner, bob
      * moderator, carol user, dave self-joined, a guest and a guest moderator; erin is a stranger.
      */
-    async function fixture(type: RoomType): Promise<{ token: string; callers: Map<Kind, Caller | undefined> }> {
+    async function fixture(type: Tested): Promise<{ token: string; callers: Map<Kind, Caller | undefined> }> {
       n++;
       const callers = new Map<Kind, Caller | undefined>([
         ['owner', as('alice')],
         ['stranger', as('erin')],
         ['anonymous', undefined],
       ]);
-      if (type === 1) {
+      if (type === RoomType.ONE_TO_ONE) {
         // A one-to-one conversation per fixture: alice with a fresh user (both owners).
         const other = `peer${n}`;
-        await createUser(p, other);
-        const r = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: other });
+        await createUser(t.p, other);
+        const r = await createRoom(t.p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: other });
         return { token: r.token, callers };
       }
-      const r = await createRoom(p, 'alice', { roomType: type, roomName: `Room ${n}` });
-      await seedUser(p, r.token, 'bob', ParticipantType.MODERATOR);
-      await seedUser(p, r.token, 'carol', ParticipantType.USER);
+      const r = await createRoom(t.p, 'alice', { roomType: type, roomName: `Room ${n}` });
+      await seedUser(t.p, r.token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(t.p, r.token, 'carol', ParticipantType.USER);
       callers.set('moderator', as('bob'));
       callers.set('user', as('carol'));
-      if (type === 3) {
-        await seedUser(p, r.token, 'dave', ParticipantType.USER_SELF_JOINED);
+      if (type === RoomType.PUBLIC) {
+        await seedUser(t.p, r.token, 'dave', ParticipantType.USER_SELF_JOINED);
         callers.set('selfJoined', as('dave'));
-        callers.set('guest', (await joinGuest(p, r.token)).caller);
-        callers.set('guestModerator', (await joinGuest(p, r.token, ParticipantType.GUEST_MODERATOR)).caller);
+        callers.set('guest', (await joinGuest(t.p, r.token)).caller);
+        callers.set('guestModerator', (await joinGuest(t.p, r.token, ParticipantType.GUEST_MODERATOR)).caller);
       }
       return { token: r.token, callers };
     }
 
-    const send = (e: Endpoint, token: string, who: Caller | undefined) => call(p, e.method, `${V4}/room/${token}${e.path}`, { as: who, body: e.body });
+    const send = (e: Endpoint, token: string, who: Caller | undefined) => t.call(e.method, `${V4}/room/${token}${e.path}`, { as: who, body: e.body });
 
     for (const e of ENDPOINTS) {
-      for (const type of [1, 2, 3] as RoomType[]) {
+      for (const type of [RoomType.ONE_TO_ONE, RoomType.GROUP, RoomType.PUBLIC] as Tested[]) {
         it(`${e.method} /room/{token}${e.path} (${e.name}) on type ${type}`, async () => {
           const kinds = kindsFor(type);
           // Refusals first, then successes, so a success (make group drops guests) cannot change a later row.
@@ -182,9 +178,9 @@ for (const dialect of dialects()) {
           ['GET', '/listed-room', undefined, 200],
         ];
         for (const [method, path, body, ok] of cases) {
-          assert.equal((await call(p, method, `${V4}${path}`, { as: as('carol'), body })).status, ok, `${method} ${path} user`);
+          assert.equal((await t.call(method, `${V4}${path}`, { as: as('carol'), body })).status, ok, `${method} ${path} user`);
           for (const who of [guest, undefined]) {
-            const r = await call(p, method, `${V4}${path}`, { as: who, body });
+            const r = await t.call(method, `${V4}${path}`, { as: who, body });
             assert.equal(r.status, 401, `${method} ${path} ${who ? 'guest' : 'anonymous'}`);
             assert.equal(r.meta.statuscode, 997);
           }
@@ -193,15 +189,15 @@ for (const dialect of dialects()) {
 
       it('users outside a non-empty allowed_groups get 403 on every conversation endpoint', async () => {
         const f = await fixture(2);
-        await p.services.directory.createGroup('talkers');
-        await p.services.appConfig.set('allowed_groups', '["talkers"]');
+        await t.p.services.directory.createGroup('talkers');
+        await t.p.services.appConfig.set('allowed_groups', '["talkers"]');
         try {
           for (const e of ENDPOINTS) {
             const r = await send(e, f.token, as('carol'));
             assert.deepEqual([r.status, r.data.error], [403, 'allowed_groups'], e.name);
           }
         } finally {
-          await p.services.appConfig.set('allowed_groups', '[]');
+          await t.p.services.appConfig.set('allowed_groups', '[]');
         }
       });
     });

@@ -6,11 +6,12 @@
  * values of the wrong shape. No answer may be a 5xx, and after every 4xx every table must read
  * exactly as before the request (a refusal changes nothing). About 1,900 requests per database.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { admin, as, dialects, type Caller } from './helpers/parley.js';
 import { createRoom, joinGuest, V4 } from './helpers/rooms.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 /** Requests per operation and caller. */
 const VARIANTS = 3;
@@ -73,7 +74,7 @@ function pick<T>(list: readonly T[], seed: number): T {
 
 for (const dialect of dialects()) {
   describe(`fuzzing every operation as every caller [${dialect}]`, () => {
-    let p: Parley;
+    const fx = useParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' }, users: ['alice', 'bob', 'carol', 'dave'] });
     let tables: string[];
     const pathValues: Record<string, string> = {};
     const callers: Array<[string, Caller | undefined]> = [];
@@ -82,7 +83,7 @@ for (const dialect of dialects()) {
     async function snapshot(): Promise<string> {
       const parts: string[] = [];
       for (const t of tables) {
-        const rows = (await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(t)}`.execute(p.services.db.kysely)).rows;
+        const rows = (await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(t)}`.execute(fx.p.services.db.kysely)).rows;
         const stable = rows.map((r) => JSON.stringify(Object.entries(r).filter(([k]) => k !== TOUCHED_BY_ANY_REQUEST[t]))).sort();
         parts.push(`${t}:${stable.join('\n')}`);
       }
@@ -95,8 +96,8 @@ for (const dialect of dialects()) {
      * query hashes every table's rows.
      */
     async function marker(): Promise<string> {
-      const db = p.services.db.kysely;
-      if (p.dialect === 'sqlite') return String((await sql<{ n: number }>`SELECT total_changes() AS n`.execute(db)).rows[0].n);
+      const db = fx.p.services.db.kysely;
+      if (fx.p.dialect === 'sqlite') return String((await sql<{ n: number }>`SELECT total_changes() AS n`.execute(db)).rows[0].n);
       const hashes = tables.map((t) => {
         const row = t in TOUCHED_BY_ANY_REQUEST ? sql`(to_jsonb(x) - ${TOUCHED_BY_ANY_REQUEST[t]}::text)` : sql`to_jsonb(x)`;
         return sql`(SELECT md5(coalesce(string_agg(${row}::text, '|' ORDER BY ${row}::text), '')) FROM ${sql.table(t)} x)`;
@@ -105,16 +106,14 @@ for (const dialect of dialects()) {
     }
 
     before(async () => {
-      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' } });
-      for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u);
-      const room = await createRoom(p, 'alice', { roomType: 3, roomName: 'fuzzed' });
+      const room = await createRoom(fx.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'fuzzed' });
       for (const u of ['bob', 'dave']) {
-        assert.equal((await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('alice'), body: { newParticipant: u } })).status, 200);
+        assert.equal((await fx.call('POST', `${V4}/room/${room.token}/participants`, { as: as('alice'), body: { newParticipant: u } })).status, 200);
       }
-      const people = (await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('alice') })).data as Array<{ actorId: string; attendeeId: number }>;
+      const people = (await fx.call('GET', `${V4}/room/${room.token}/participants`, { as: as('alice') })).data as Array<{ actorId: string; attendeeId: number }>;
       const dave = people.find((x) => x.actorId === 'dave')!.attendeeId;
-      assert.equal((await call(p, 'POST', `${V4}/room/${room.token}/moderators`, { as: as('alice'), body: { attendeeId: dave } })).status, 200);
-      const guest = await joinGuest(p, room.token);
+      assert.equal((await fx.call('POST', `${V4}/room/${room.token}/moderators`, { as: as('alice'), body: { attendeeId: dave } })).status, 200);
+      const guest = await joinGuest(fx.p, room.token);
       Object.assign(pathValues, {
         token: room.token,
         attendeeId: String(people.find((x) => x.actorId === 'bob')!.attendeeId),
@@ -137,20 +136,19 @@ for (const dialect of dialects()) {
         ['admin', admin],
       );
       const names =
-        p.dialect === 'sqlite'
+        fx.p.dialect === 'sqlite'
           ? sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
           : sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`;
-      tables = (await names.execute(p.services.db.kysely)).rows.map((t) => t.name).filter((t) => !COUNTED_ON_REFUSAL.has(t)).sort();
+      tables = (await names.execute(fx.p.services.db.kysely)).rows.map((t) => t.name).filter((t) => !COUNTED_ON_REFUSAL.has(t)).sort();
       // SIP and dial-out on, so their routes get past 501 and see the bad input.
       for (const [key, value] of Object.entries({ sip_bridge_shared_secret: 'fuzz-secret-'.padEnd(40, 'x'), sip_bridge_dialin_info: 'Dial +49 30 1234', sip_dialout: 'yes' })) {
-        const r = await call(p, 'POST', `/apps/provisioning_api/api/v1/config/apps/spreed/${key}`, { as: admin, body: { value } });
+        const r = await fx.call('POST', `/apps/provisioning_api/api/v1/config/apps/spreed/${key}`, { as: admin, body: { value } });
         assert.equal(r.status, 200, r.text);
       }
     });
-    after(async () => p.close());
 
     it('answers no 5xx, and a 4xx changes no table', async () => {
-      const doc = await (await fetch(`${p.url}/openapi.json`)).json();
+      const doc = await (await fetch(`${fx.p.url}/openapi.json`)).json();
       const ops: Array<{ method: string; path: string; op: any }> = [];
       for (const [path, byMethod] of Object.entries<any>(doc.paths)) {
         for (const [method, op] of Object.entries<any>(byMethod)) ops.push({ method: method.toUpperCase(), path, op });
@@ -160,7 +158,7 @@ for (const dialect of dialects()) {
       const failures: string[] = [];
       let sent = 0;
       let mark = await marker();
-      let full = p.dialect === 'sqlite' ? await snapshot() : mark;
+      let full = fx.p.dialect === 'sqlite' ? await snapshot() : mark;
       for (const [oi, { method, path, op }] of ops.entries()) {
         const pathParams = (op.parameters as any[]).filter((x) => x.in === 'path').map((x) => x.name as string);
         const otherParams = [
@@ -181,7 +179,7 @@ for (const dialect of dialects()) {
             const inBody = method === 'POST' || method === 'PUT';
             const query: Record<string, string> = {};
             if (!inBody) for (const [k, val] of Object.entries(params)) query[k] = typeof val === 'string' ? val : JSON.stringify(val);
-            const r = await call(p, method, url, { as: caller, ...(inBody ? { body: params } : { query }) });
+            const r = await fx.call(method, url, { as: caller, ...(inBody ? { body: params } : { query }) });
             sent++;
             const label = `${method} ${url.slice(0, 120)} as ${who} ${JSON.stringify(params).slice(0, 200)}`;
             // 501 is the contract's answer while SIP or dial-out is not configured (the fuzzed
@@ -190,7 +188,7 @@ for (const dialect of dialects()) {
             const nowMark = await marker();
             if (nowMark === mark) continue;
             mark = nowMark;
-            const now = p.dialect === 'sqlite' ? await snapshot() : nowMark;
+            const now = fx.p.dialect === 'sqlite' ? await snapshot() : nowMark;
             if (r.status >= 400 && r.status < 500 && now !== full) failures.push(`${r.status} changed ${changedTables(full, now)}: ${label}`);
             full = now;
           }

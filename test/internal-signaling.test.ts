@@ -9,6 +9,7 @@ import { as, call, createUser, dialects, freshEnv, startParley, type Caller, typ
 import { cookieOf, createRoom, joinGuest, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { dropSchema } from '../src/db/database.js';
 import { serve, stop, type Proc } from './helpers/processes.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V3 = '/apps/spreed/api/v3';
 
@@ -42,7 +43,7 @@ for (const dialect of dialects()) {
     before(async () => {
       p = await startParley(dialect, { env: { ...NO_THROTTLE, SIGNALING_POLL_SECONDS: '4' } });
       for (const u of ['alice', 'bob', 'carol']) await createUser(p, u);
-      token = (await createRoom(p, 'alice', { roomType: 3, roomName: 'Call' })).token;
+      token = (await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Call' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       alice = await join(p, token, 'alice');
       bob = await join(p, token, 'bob');
@@ -96,7 +97,7 @@ for (const dialect of dialects()) {
     });
 
     it('dropped silently: another sender session id, recipients outside the room, control from non-moderators', async () => {
-      const carolRoom = (await createRoom(p, 'carol', { roomType: 3, roomName: 'Other' })).token;
+      const carolRoom = (await createRoom(p, 'carol', { roomType: RoomType.PUBLIC, roomName: 'Other' })).token;
       const carol = await join(p, carolRoom, 'carol');
       await send(p, token, bob, [{ to: alice.sessionId, type: 'offer' }], alice.sessionId);
       await send(p, token, bob, [{ to: carol.sessionId, type: 'offer' }]);
@@ -128,7 +129,7 @@ for (const dialect of dialects()) {
       const post404 = await call(p, 'POST', `${V3}/signaling/${token}`, { as: as('carol'), form: { messages: '[]' } });
       assert.equal(post404.status, 404);
       assert.equal((await call(p, 'GET', `${V3}/signaling/nosuchroom1`, { as: alice.caller })).status, 404);
-      const { caller } = await joinGuest(p, (await createRoom(p, 'carol', { roomType: 3, roomName: 'Public' })).token);
+      const { caller } = await joinGuest(p, (await createRoom(p, 'carol', { roomType: RoomType.PUBLIC, roomName: 'Public' })).token);
       assert.equal((await call(p, 'GET', `${V3}/signaling/${token}`, { as: caller })).status, 404, 'a guest of another room');
       const rows = await p.services.db.kysely.selectFrom('signaling_messages').selectAll().execute();
       assert.equal(rows.length, 0);
@@ -172,7 +173,7 @@ describe('internal signaling across two Parley processes on one PostgreSQL', { s
 
   it('alice on process 1 and bob on process 2 exchange offer and answer; waiting polls wake at once', async () => {
     const [one, two] = [procs[0]!, procs[1]!];
-    const token = (await createRoom(setup, 'alice', { roomType: 3, roomName: 'Split call' })).token;
+    const token = (await createRoom(setup, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Split call' })).token;
     await call(setup, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
     const alice = await join(one, token, 'alice');
     const bob = await join(two, token, 'bob');

@@ -14,6 +14,7 @@ import { ParticipantsRepository } from '../src/db/repositories/participants.js';
 import { jobs } from '../src/jobs/index.js';
 import { createUser, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, roomRow, setRoom } from './helpers/rooms.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const DAY = 86400;
 const now = () => Math.floor(Date.now() / 1000);
@@ -62,7 +63,7 @@ describe('jobs in two processes over one PostgreSQL', { skip: !process.env.PARLE
   it('every slot runs once, across both processes, and every job does its work', async () => {
     const t = now();
     const room = async (name: string, patch: Record<string, unknown>) => {
-      const r = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+      const r = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
       if (Object.keys(patch).length) await setRoom(p, r.token, patch);
       return r.token as string;
     };

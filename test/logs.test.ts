@@ -2,10 +2,11 @@
  * Request logs (issue 7 item 6): one JSON line per request with request id, user, route, status
  * and duration; a run that uses every secret-bearing endpoint leaves no secret in the log.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { ADMIN, admin, basic, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { ADMIN, admin, basic, dialects } from './helpers/parley.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 /** Strings that must never appear in the log, and their base64 forms in Basic headers. */
 const SECRETS = [
@@ -22,23 +23,17 @@ const SECRETS = [
 
 for (const dialect of dialects()) {
   describe(`request logs [${dialect}]`, () => {
-    let p: Parley;
     let log = '';
     const stream = new PassThrough();
     stream.on('data', (c) => (log += c));
     const appPasswords: string[] = [];
-
-    before(async () => {
-      p = await startParley(dialect, { env: { LOG_LEVEL: 'info' }, logStream: stream });
-      await createUser(p, 'bob');
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { env: { LOG_LEVEL: 'info' }, logStream: stream, users: ['bob'] });
 
     it('uses every secret-bearing endpoint that exists', async () => {
       // Login with a password (Basic), a wrong one, and the login form.
-      assert.equal((await call(p, 'GET', '/cloud/capabilities', { as: admin })).status, 200);
-      assert.equal((await call(p, 'GET', '/cloud/user', { as: { user: 'admin', password: 'wrong-password-for-log-test' } })).status, 401);
-      const form = await fetch(`${p.url}/login`, {
+      assert.equal((await t.call('GET', '/cloud/capabilities', { as: admin })).status, 200);
+      assert.equal((await t.call('GET', '/cloud/user', { as: { user: 'admin', password: 'wrong-password-for-log-test' } })).status, 401);
+      const form = await fetch(`${t.p.url}/login`, {
         method: 'POST',
         redirect: 'manual',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -48,30 +43,30 @@ for (const dialect of dialects()) {
       const cookie = form.headers.get('set-cookie')!.split(';')[0];
       SECRETS.push(cookie.split('=')[1]);
       // App passwords: created (returned once), used, rotated.
-      const ap = await call(p, 'GET', '/core/getapppassword', { as: admin });
+      const ap = await t.call('GET', '/core/getapppassword', { as: admin });
       assert.equal(ap.status, 200, ap.text);
       appPasswords.push(ap.data.apppassword);
-      assert.equal((await call(p, 'GET', '/cloud/user', { as: { authorization: basic('admin', ap.data.apppassword) } })).status, 200);
-      const rotated = await call(p, 'POST', '/core/apppassword/rotate', { as: { authorization: basic('admin', ap.data.apppassword) } });
+      assert.equal((await t.call('GET', '/cloud/user', { as: { authorization: basic('admin', ap.data.apppassword) } })).status, 200);
+      const rotated = await t.call('POST', '/core/apppassword/rotate', { as: { authorization: basic('admin', ap.data.apppassword) } });
       assert.equal(rotated.status, 200, rotated.text);
       appPasswords.push(rotated.data.apppassword);
       // Accounts with passwords.
-      assert.equal((await call(p, 'POST', '/cloud/users', { as: admin, body: { userid: 'carol', password: 'New-user-Passw0rd!x' } })).status, 200);
-      assert.equal((await call(p, 'PUT', '/cloud/users/carol', { as: admin, body: { key: 'password', value: 'Changed-Passw0rd!y' } })).status, 200);
+      assert.equal((await t.call('POST', '/cloud/users', { as: admin, body: { userid: 'carol', password: 'New-user-Passw0rd!x' } })).status, 200);
+      assert.equal((await t.call('PUT', '/cloud/users/carol', { as: admin, body: { key: 'password', value: 'Changed-Passw0rd!y' } })).status, 200);
       // App config secrets, through the API with the login session, and the SIP settings.
       const cfg = '/apps/provisioning_api/api/v1/config/apps/spreed';
-      assert.equal((await call(p, 'POST', `${cfg}/sip_bridge_shared_secret`, { headers: { Cookie: cookie }, body: { value: 'sip-secret-for-log-test' } })).status, 200);
+      assert.equal((await t.call('POST', `${cfg}/sip_bridge_shared_secret`, { headers: { Cookie: cookie }, body: { value: 'sip-secret-for-log-test' } })).status, 200);
       const turn = [{ schemes: 'turn', server: 'turn.example.org:3478', secret: 'turn-secret-for-log-test', protocols: 'udp' }];
-      assert.equal((await call(p, 'POST', `${cfg}/turn_servers`, { as: admin, form: { value: JSON.stringify(turn) } })).status, 200);
-      assert.equal((await call(p, 'POST', `${cfg}/signaling_servers`, { as: admin, body: { value: { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: 'hpb-secret-for-log-test' } } })).status, 200);
-      assert.equal((await call(p, 'GET', `${cfg}/sip_bridge_shared_secret`, { as: admin })).status, 200);
-      const sip = await call(p, 'POST', '/apps/spreed/api/v1/settings/sip', { as: admin, body: { sipGroups: [], dialInInfo: 'x', sharedSecret: 'sip-secret-for-log-test' } });
+      assert.equal((await t.call('POST', `${cfg}/turn_servers`, { as: admin, form: { value: JSON.stringify(turn) } })).status, 200);
+      assert.equal((await t.call('POST', `${cfg}/signaling_servers`, { as: admin, body: { value: { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: 'hpb-secret-for-log-test' } } })).status, 200);
+      assert.equal((await t.call('GET', `${cfg}/sip_bridge_shared_secret`, { as: admin })).status, 200);
+      const sip = await t.call('POST', '/apps/spreed/api/v1/settings/sip', { as: admin, body: { sipGroups: [], dialInInfo: 'x', sharedSecret: 'sip-secret-for-log-test' } });
       assert.equal(sip.status, 200, sip.text);
       // A secret in a query string, and a room password (at creation and set again).
-      await call(p, 'GET', '/cloud/capabilities', { as: admin, query: { password: 'query-password-for-log-test' } });
-      const room = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: 3, roomName: 'Logged', password: 'room-password-for-log-test' } });
+      await t.call('GET', '/cloud/capabilities', { as: admin, query: { password: 'query-password-for-log-test' } });
+      const room = await t.call('POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: RoomType.PUBLIC, roomName: 'Logged', password: 'room-password-for-log-test' } });
       assert.equal(room.status, 201, room.text);
-      const password = await call(p, 'PUT', `/apps/spreed/api/v4/room/${room.data.token}/password`, { as: admin, body: { password: 'room-password-for-log-test' } });
+      const password = await t.call('PUT', `/apps/spreed/api/v4/room/${room.data.token}/password`, { as: admin, body: { password: 'room-password-for-log-test' } });
       assert.equal(password.status, 200, password.text);
     });
 

@@ -289,7 +289,7 @@ for (const dialect of dialects()) {
     it('creating a conversation with invite=<group> invites each member (not the creator), as Talk\'s notifier', async () => {
       await clear();
       for (const u of ['frank', 'gina', 'hank']) await createUser(p, u, { displayName: u[0].toUpperCase() + u.slice(1), groups: ['squad'] });
-      const room = await createRoom(p, 'frank', { roomType: 2, invite: 'squad', roomName: 'Crew created' });
+      const room = await createRoom(p, 'frank', { roomType: RoomType.GROUP, invite: 'squad', roomName: 'Crew created' });
       for (const u of ['gina', 'hank']) {
         const notes = (await list(u)).data.filter((n: any) => n.object_id === room.token);
         assert.equal(notes.length, 1, u);
@@ -301,8 +301,8 @@ for (const dialect of dialects()) {
 
     it('joining the conversation processes the invitation (it disappears), and only that one', async () => {
       await clear();
-      const a = await createRoom(p, 'alice', { roomType: 2, roomName: 'Join me' });
-      const b = await createRoom(p, 'alice', { roomType: 2, roomName: 'Not yet' });
+      const a = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Join me' });
+      const b = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Not yet' });
       await add(a.token, 'alice', 'bob');
       await add(b.token, 'alice', 'bob');
       assert.equal((await list('bob')).data.length, 2);

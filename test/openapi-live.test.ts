@@ -5,11 +5,12 @@
  * body that validates against the schema documented for that status (ajv). Also: 201 for
  * create, optional fields not required, form bodies documented, avatar GETs as images.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
-import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { admin, as, createUser, dialects, type Caller } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE } from './helpers/rooms.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 type Json = Record<string, any>;
 
@@ -40,7 +41,7 @@ function wrong(schema: Json | undefined): unknown {
 
 for (const dialect of dialects()) {
   describe(`the API document matches live answers [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE });
     let doc: Json;
     const ajv = new Ajv({ strict: false, allErrors: false });
     const validators = new Map<unknown, ReturnType<Ajv['compile']>>();
@@ -51,12 +52,10 @@ for (const dialect of dialects()) {
     };
 
     before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      await createUser(p, 'alice', { groups: ['crew'] });
-      await createUser(p, 'bob', { groups: ['crew'] });
-      doc = await (await fetch(`${p.url}/openapi.json`)).json();
+      await createUser(t.p, 'alice', { groups: ['crew'] });
+      await createUser(t.p, 'bob', { groups: ['crew'] });
+      doc = await (await fetch(`${t.p.url}/openapi.json`)).json();
     });
-    after(async () => p.close());
 
     it('POST /room documents 201 and 200; optional fields are not required; form bodies are listed', () => {
       const create = doc.paths['/ocs/v2.php/apps/spreed/api/v4/room'].post;
@@ -74,15 +73,15 @@ for (const dialect of dialects()) {
       const problems: string[] = [];
       let calls = 0;
       let n = 0;
-      const shared = await createRoom(p, 'alice', { roomType: 3, roomName: 'Shared' });
+      const shared = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Shared' });
       for (const [template, ops] of Object.entries(doc.paths as Record<string, Json>)) {
         for (const [method, op] of Object.entries(ops as Record<string, Json>)) {
           n++;
           // Operations that may delete or change who is in a conversation get a fresh one;
           // operations on a user get a fresh user (some delete or disable it).
-          const room = method === 'get' ? shared : await createRoom(p, 'alice', { roomType: 3, roomName: `Op ${n}` });
+          const room = method === 'get' ? shared : await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: `Op ${n}` });
           const victim = `victim${n}`;
-          if (template.includes('{userid}')) await createUser(p, victim);
+          if (template.includes('{userid}')) await createUser(t.p, victim);
           const values: Record<string, string> = { token: room.token, app: 'spreed', key: 'start_calls', userid: victim, groupid: 'crew', mode: 'default', pin: '1234567', attendeeId: String(room.attendeeId), action: 'enable' };
           const path = template.replace('/ocs/v2.php', '').replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => values[name] ?? 'x');
           const bodySchema: Json | undefined = op.requestBody?.content['application/json'].schema;
@@ -103,7 +102,7 @@ for (const dialect of dialects()) {
           const upper = method.toUpperCase();
           for (const a of attempts.filter((x) => x.who !== 'bad value' || firstField)) {
             const send = upper === 'GET' ? {} : { body: a.body ?? good };
-            const r = await call(p, upper, path, { as: a.as, query, ocsHeader: a.ocs, format: 'json', ...send });
+            const r = await t.call(upper, path, { as: a.as, query, ocsHeader: a.ocs, format: 'json', ...send });
             calls++;
             const where = `${upper} ${template} as ${a.who}: ${r.status}`;
             const documented = op.responses[String(r.status)];

@@ -3,25 +3,24 @@
  * definitions, and the rule that every OCS route declares a schema for its request (`params`)
  * and for its response (`response`, the OCS `data` payload). New routes need both.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { OcsRouteDef } from '../src/http/ocs/route.js';
-import { dialects, startParley, type Parley } from './helpers/parley.js';
+import { dialects } from './helpers/parley.js';
+import { useParley } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`OpenAPI document [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect);
     let doc: any;
     before(async () => {
-      p = await startParley(dialect);
-      const res = await fetch(`${p.url}/openapi.json`);
+      const res = await fetch(`${t.p.url}/openapi.json`);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type')!, /^application\/json/);
       doc = await res.json();
     });
-    after(async () => p.close());
 
-    const defs = () => (p.app as any).ocsRoutes as OcsRouteDef<any>[];
+    const defs = () => (t.p.app as any).ocsRoutes as OcsRouteDef<any>[];
 
     it('is OpenAPI 3.1 and lists every OCS route with its method', () => {
       assert.equal(doc.openapi, '3.1.0');

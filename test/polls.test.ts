@@ -3,32 +3,30 @@
  * (replace, withdraw, maxVotes), close; public and hidden results per viewer; poll_voted
  * (anonymous) and poll_closed; every refusal.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, seedUser, setRoom } from './helpers/rooms.js';
-import { RoomType } from './helpers/fixtures.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
 for (const dialect of dialects()) {
   describe(`polls [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE });
     let room: any;
     before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(p, u, { displayName: u.toUpperCase() });
-      room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Votes' });
-      await seedUser(p, room.token, 'bob');
-      await seedUser(p, room.token, 'carol');
+      for (const u of ['alice', 'bob', 'carol', 'dave']) await createUser(t.p, u, { displayName: u.toUpperCase() });
+      room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Votes' });
+      await seedUser(t.p, room.token, 'bob');
+      await seedUser(t.p, room.token, 'carol');
     });
-    after(async () => p.close());
 
-    const create = (who: string, body: Record<string, unknown>, token = room.token) => call(p, 'POST', `${V1}/poll/${token}`, { as: as(who), body });
-    const show = (who: string, id: number | string) => call(p, 'GET', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
-    const vote = (who: string, id: number | string, optionIds: unknown[]) => call(p, 'POST', `${V1}/poll/${room.token}/${id}`, { as: as(who), body: { optionIds } });
-    const close = (who: string, id: number | string) => call(p, 'DELETE', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
-    const history = async (who = 'alice') => (await call(p, 'GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
+    const create = (who: string, body: Record<string, unknown>, token = room.token) => t.call('POST', `${V1}/poll/${token}`, { as: as(who), body });
+    const show = (who: string, id: number | string) => t.call('GET', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
+    const vote = (who: string, id: number | string, optionIds: unknown[]) => t.call('POST', `${V1}/poll/${room.token}/${id}`, { as: as(who), body: { optionIds } });
+    const close = (who: string, id: number | string) => t.call('DELETE', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
+    const history = async (who = 'alice') => (await t.call('GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
 
     it('201: the poll and its object_shared chat message', async () => {
       const r = await create('bob', { question: '  Lunch?  ', options: ['Pizza', 'Sushi', 'Salad'], resultMode: 0, maxVotes: 1 });
@@ -43,7 +41,7 @@ for (const dialect of dialects()) {
       assert.equal(msg.message, '{object}');
       assert.deepEqual(msg.messageParameters.object, { type: 'talk-poll', id: String(r.data.id), name: 'Lunch?' });
       assert.equal(msg.messageParameters.actor.id, 'bob');
-      const rec = await call(p, 'GET', `/apps/spreed/api/v4/room/${room.token}`, { as: as('alice') });
+      const rec = await t.call('GET', `/apps/spreed/api/v4/room/${room.token}`, { as: as('alice') });
       assert.equal(rec.data.lastMessage.id, msg.id);
       assert.equal(rec.data.unreadMessages >= 1, true);
     });
@@ -146,18 +144,18 @@ for (const dialect of dialects()) {
       await bad({ question: 'Q', options: ['A', 'B'], resultMode: 2 }, 'resultMode');
       await bad({ question: 'Q', options: ['A', 'B'], draft: true }, 'draft');
       await bad({ question: 'Q\u0000', options: ['A', 'B'] }, 'question');
-      const one = await call(p, 'POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'bob' } });
+      const one = await t.call('POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'bob' } });
       const r1 = await create('alice', { question: 'Q', options: ['A', 'B'] }, one.data.token);
       assert.equal(r1.status, 400);
       assert.equal(r1.data.error, 'room');
       assert.equal((await create('dave', { question: 'Q', options: ['A', 'B'] })).status, 404);
-      const locked = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Locked polls' });
-      await seedUser(p, locked.token, 'bob');
-      await setRoom(p, locked.token, { read_only: 1 });
+      const locked = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Locked polls' });
+      await seedUser(t.p, locked.token, 'bob');
+      await setRoom(t.p, locked.token, { read_only: 1 });
       assert.equal((await create('bob', { question: 'Q', options: ['A', 'B'] }, locked.token)).status, 403);
-      await setRoom(p, locked.token, { read_only: 0, lobby_state: 1, default_permissions: 1 | 2 });
+      await setRoom(t.p, locked.token, { read_only: 0, lobby_state: 1, default_permissions: 1 | 2 });
       assert.equal((await create('bob', { question: 'Q', options: ['A', 'B'] }, locked.token)).status, 412);
-      await setRoom(p, locked.token, { lobby_state: 0 });
+      await setRoom(t.p, locked.token, { lobby_state: 0 });
       const perm = await create('bob', { question: 'Q', options: ['A', 'B'] }, locked.token);
       assert.equal(perm.status, 403);
       assert.equal(perm.data.error, 'permission');
@@ -172,7 +170,7 @@ for (const dialect of dialects()) {
     });
 
     it('capability talk-polls is advertised, drafts are not', async () => {
-      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const r = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.ok(r.data.capabilities.spreed.features.includes('talk-polls'));
       assert.ok(!r.data.capabilities.spreed.features.includes('talk-polls-drafts'));
     });

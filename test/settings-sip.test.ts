@@ -2,9 +2,10 @@
  * POST /apps/spreed/api/v1/settings/sip (contract "Settings", "Authentication" 4; talk-behaviour.md
  * §12): admin only, all three values in one request, unknown groups dropped, hash changed.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, createUser, dialects, type Parley } from './helpers/parley.js';
+import { useParley } from './helpers/fixtures.js';
 
 const PATH = '/apps/spreed/api/v1/settings/sip';
 
@@ -19,47 +20,45 @@ async function stored(p: Parley) {
 
 for (const dialect of dialects()) {
   describe(`POST /settings/sip [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect);
     before(async () => {
-      p = await startParley(dialect);
-      await createUser(p, 'alice', { groups: ['sales'] });
-      await createUser(p, 'bob', { groups: ['support'] });
+      await createUser(t.p, 'alice', { groups: ['sales'] });
+      await createUser(t.p, 'bob', { groups: ['support'] });
     });
-    after(async () => p.close());
 
     const good = { sipGroups: ['sales', 'ghost', 'sales'], dialInInfo: 'Call +49 30 1234 and enter the ID', sharedSecret: 'bridge-secret-1' };
 
     it('401 anonymous, 403 non-admin; nothing stored', async () => {
-      let r = await call(p, 'POST', PATH, { body: good });
+      let r = await t.call('POST', PATH, { body: good });
       assert.equal(r.status, 401);
-      r = await call(p, 'POST', PATH, { as: as('alice'), body: good });
+      r = await t.call('POST', PATH, { as: as('alice'), body: good });
       assert.equal(r.status, 403);
       assert.equal(r.data.error, 'admin');
-      assert.deepEqual(await stored(p), { groups: undefined, info: undefined, secret: undefined });
+      assert.deepEqual(await stored(t.p), { groups: undefined, info: undefined, secret: undefined });
     });
 
     it('admin: 200 data null; stores all three, drops unknown groups, bumps the generation once and changes the hash', async () => {
-      const gen = await p.services.appConfig.snapshot().then((s) => s.generation);
-      const headerHash = async () => (await call(p, 'GET', '/apps/spreed/api/v4/room', { as: as('alice') })).headers.get('x-service-hash');
+      const gen = await t.p.services.appConfig.snapshot().then((s) => s.generation);
+      const headerHash = async () => (await t.call('GET', '/apps/spreed/api/v4/room', { as: as('alice') })).headers.get('x-service-hash');
       const headerBefore = await headerHash();
       assert.ok(headerBefore);
-      const capsBefore = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const capsBefore = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.equal(capsBefore.data.capabilities.spreed.config.call['sip-enabled'], false);
 
-      const r = await call(p, 'POST', PATH, { as: admin, body: good });
+      const r = await t.call('POST', PATH, { as: admin, body: good });
       assert.equal(r.status, 200);
       assert.equal(r.data, null);
-      assert.deepEqual(await stored(p), { groups: '["sales"]', info: good.dialInInfo, secret: good.sharedSecret });
-      const snap = await p.services.appConfig.snapshot();
+      assert.deepEqual(await stored(t.p), { groups: '["sales"]', info: good.dialInInfo, secret: good.sharedSecret });
+      const snap = await t.p.services.appConfig.snapshot();
       assert.equal(snap.generation, gen + 1);
       // Clients see the change as a new X-Service-Hash header on GET /room.
       assert.notEqual(await headerHash(), headerBefore);
 
-      const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      const caps = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       const call_ = caps.data.capabilities.spreed.config.call;
       assert.equal(call_['sip-enabled'], true);
       assert.equal(call_['can-enable-sip'], true);
-      const bobCaps = await call(p, 'GET', '/cloud/capabilities', { as: as('bob') });
+      const bobCaps = await t.call('GET', '/cloud/capabilities', { as: as('bob') });
       assert.equal(bobCaps.data.capabilities.spreed.config.call['can-enable-sip'], false);
       // The secret is never handed out.
       assert.ok(!caps.text.includes(good.sharedSecret));
@@ -68,23 +67,23 @@ for (const dialect of dialects()) {
 
     it('accepts form encoding with sipGroups[]', async () => {
       const form = 'sipGroups%5B%5D=support&sipGroups%5B%5D=sales&dialInInfo=info&sharedSecret=s2';
-      const r = await call(p, 'POST', PATH, { as: admin, form });
+      const r = await t.call('POST', PATH, { as: admin, form });
       assert.equal(r.status, 200);
-      assert.deepEqual(await stored(p), { groups: '["support","sales"]', info: 'info', secret: 's2' });
+      assert.deepEqual(await stored(t.p), { groups: '["support","sales"]', info: 'info', secret: 's2' });
     });
 
     it('missing values default to empty, which turns SIP off', async () => {
-      const r = await call(p, 'POST', PATH, { as: admin, body: {} });
+      const r = await t.call('POST', PATH, { as: admin, body: {} });
       assert.equal(r.status, 200);
-      assert.deepEqual(await stored(p), { groups: '[]', info: '', secret: '' });
-      const caps = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      assert.deepEqual(await stored(t.p), { groups: '[]', info: '', secret: '' });
+      const caps = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.equal(caps.data.capabilities.spreed.config.call['sip-enabled'], false);
     });
 
     it('bad input → 400 naming the field, nothing changed', async () => {
-      await call(p, 'POST', PATH, { as: admin, body: good });
-      const before = await stored(p);
-      const gen = (await p.services.appConfig.snapshot()).generation;
+      await t.call('POST', PATH, { as: admin, body: good });
+      const before = await stored(t.p);
+      const gen = (await t.p.services.appConfig.snapshot()).generation;
       const cases: Array<[unknown, string]> = [
         [{ ...good, sipGroups: 'sales' }, 'sipGroups'],
         [{ ...good, sipGroups: [1, { a: 1 }] }, 'sipGroups'],
@@ -96,19 +95,19 @@ for (const dialect of dialects()) {
         [{ ...good, sharedSecret: 's'.repeat(1025) }, 'sharedSecret'],
       ];
       for (const [body, error] of cases) {
-        const r = await call(p, 'POST', PATH, { as: admin, body });
+        const r = await t.call('POST', PATH, { as: admin, body });
         assert.equal(r.status, 400, error);
         assert.equal(r.data.error, error);
       }
-      assert.deepEqual(await stored(p), before);
-      assert.equal((await p.services.appConfig.snapshot()).generation, gen);
+      assert.deepEqual(await stored(t.p), before);
+      assert.equal((await t.p.services.appConfig.snapshot()).generation, gen);
     });
 
     it('answers under /ocs/v1.php too (v1 statuscode 100)', async () => {
-      const r = await call(p, 'POST', PATH, { as: admin, version: 1, body: { ...good, dialInInfo: 'v1 info' } });
+      const r = await t.call('POST', PATH, { as: admin, version: 1, body: { ...good, dialInInfo: 'v1 info' } });
       assert.equal(r.status, 200);
       assert.equal(r.meta.statuscode, 100);
-      assert.equal((await stored(p)).info, 'v1 info');
+      assert.equal((await stored(t.p)).info, 'v1 info');
     });
   });
 }

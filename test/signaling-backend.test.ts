@@ -5,12 +5,13 @@
  * change — captured here by a small HTTP listener standing in for the server's
  * `/api/v1/room/<token>` (the real server is exercised in signaling-hpb.test.ts).
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHmac, randomBytes } from 'node:crypto';
-import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, createUser, dialects } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V3 = '/apps/spreed/api/v3';
 const SECRET = 'backend-shared-secret';
@@ -60,7 +61,7 @@ async function until<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
 
 for (const dialect of dialects()) {
   describe(`signaling backend API and notifications [${dialect}]`, () => {
-    let p: Parley;
+    const fx = useParley(dialect, { env: { ...NO_THROTTLE, BRUTE_FORCE_MAX_ATTEMPTS: '4', BASE_URL: 'http://parley.test' } });
     let token: string;
     let aliceSession: string;
 
@@ -68,7 +69,7 @@ for (const dialect of dialects()) {
     const backend = (body: unknown, secret = SECRET) => {
       const raw = JSON.stringify(body);
       const random = randomBytes(32).toString('hex');
-      return call(p, 'POST', `${V3}/signaling/backend`, {
+      return fx.call('POST', `${V3}/signaling/backend`, {
         body: raw,
         headers: {
           'Spreed-Signaling-Random': random,
@@ -79,17 +80,15 @@ for (const dialect of dialects()) {
     };
 
     before(async () => {
-      p = await startParley(dialect, { env: { ...NO_THROTTLE, BRUTE_FORCE_MAX_ATTEMPTS: '4', BASE_URL: 'http://parley.test' } });
-      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u, { displayName: u.toUpperCase() });
-      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Backend room' })).token;
-      await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
-      aliceSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('alice') })).data.sessionId;
-      await p.services.serverLists.addServer('signaling_servers', 'http://127.0.0.1:9', SECRET, true);
+      for (const u of ['alice', 'bob', 'carol']) await createUser(fx.p, u, { displayName: u.toUpperCase() });
+      token = (await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Backend room' })).token;
+      await fx.call('POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
+      aliceSession = (await fx.call('POST', `${V4}/room/${token}/participants/active`, { as: as('alice') })).data.sessionId;
+      await fx.p.services.serverLists.addServer('signaling_servers', 'http://127.0.0.1:9', SECRET, true);
     });
-    after(async () => p.close());
 
     const settingsTicket = async (user?: string) => {
-      const r = await call(p, 'GET', `${V3}/signaling/settings`, { as: user ? as(user) : admin, query: { token } });
+      const r = await fx.call('GET', `${V3}/signaling/settings`, { as: user ? as(user) : admin, query: { token } });
       return r.data.helloAuthParams['1.0'] as { userid: string | null; ticket: string };
     };
 
@@ -114,7 +113,7 @@ for (const dialect of dialects()) {
       assert.equal(r.data.type, 'room', r.text);
       assert.equal(r.data.room.roomid, token);
       assert.equal(r.data.room.properties.name, 'Backend room');
-      assert.equal(r.data.room.properties.type, 2);
+      assert.equal(r.data.room.properties.type, RoomType.GROUP);
       assert.deepEqual(r.data.room.permissions, ['publish-audio', 'publish-video', 'publish-screen', 'control']);
       for (const room of [
         { roomid: token, userid: 'bob', sessionid: aliceSession },
@@ -128,23 +127,23 @@ for (const dialect of dialects()) {
     });
 
     it('ping updates the listed sessions in one statement; leave ends the session', async () => {
-      await p.services.db.kysely.updateTable('sessions').set({ last_ping: 1000 }).where('session_id', '=', aliceSession).execute();
+      await fx.p.services.db.kysely.updateTable('sessions').set({ last_ping: 1000 }).where('session_id', '=', aliceSession).execute();
       const r = await backend({ type: 'ping', ping: { version: '1.0', roomid: token, entries: [{ userid: 'alice', sessionid: aliceSession }, { sessionid: '0' }] } });
       assert.equal(r.data.type, 'room', r.text);
-      const row = await p.services.db.kysely.selectFrom('sessions').select('last_ping').where('session_id', '=', aliceSession).executeTakeFirst();
+      const row = await fx.p.services.db.kysely.selectFrom('sessions').select('last_ping').where('session_id', '=', aliceSession).executeTakeFirst();
       assert.ok(Number(row!.last_ping) > Date.now() / 1000 - 10);
 
-      const bobSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
+      const bobSession = (await fx.call('POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
       const leave = await backend({ type: 'room', room: { version: '1.0', roomid: token, userid: 'bob', sessionid: bobSession, action: 'leave' } });
       assert.equal(leave.data.type, 'room');
-      const gone = await p.services.db.kysely.selectFrom('sessions').select('id').where('session_id', '=', bobSession).executeTakeFirst();
+      const gone = await fx.p.services.db.kysely.selectFrom('sessions').select('id').where('session_id', '=', bobSession).executeTakeFirst();
       assert.equal(gone, undefined);
     });
 
     it('a wrong checksum is refused as invalid_request, throttled, then 429', async () => {
       const ok = await backend({ type: 'ping', ping: { roomid: token, entries: [] } });
       assert.equal(ok.data.type, 'room');
-      const noHeaders = await call(p, 'POST', `${V3}/signaling/backend`, { body: { type: 'ping' } });
+      const noHeaders = await fx.call('POST', `${V3}/signaling/backend`, { body: { type: 'ping' } });
       assert.equal(noHeaders.status, 200);
       assert.equal(noHeaders.data.error.code, 'invalid_request');
       const codes: number[] = [];
@@ -160,11 +159,11 @@ for (const dialect of dialects()) {
 
     it('notifications: rename → update, remove → disinvite with session ids, add → invite, delete → delete; signed', async () => {
       const hpb = await fakeSignalingServer();
-      await p.services.serverLists.deleteServer('signaling_servers', 'http://127.0.0.1:9');
-      await p.services.serverLists.addServer('signaling_servers', hpb.url, SECRET, true);
+      await fx.p.services.serverLists.deleteServer('signaling_servers', 'http://127.0.0.1:9');
+      await fx.p.services.serverLists.addServer('signaling_servers', hpb.url, SECRET, true);
       try {
-        const bobSession = (await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
-        assert.equal((await call(p, 'PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'Renamed' } })).status, 200);
+        const bobSession = (await fx.call('POST', `${V4}/room/${token}/participants/active`, { as: as('bob') })).data.sessionId;
+        assert.equal((await fx.call('PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'Renamed' } })).status, 200);
         const update = await until(() => hpb.got.find((g) => g.body.type === 'update'));
         assert.equal(update.path, `/api/v1/room/${token}`);
         assert.ok(update.checksumOk, 'signed with the shared secret');
@@ -172,51 +171,51 @@ for (const dialect of dialects()) {
         assert.equal(update.body.update.properties.name, 'Renamed');
         assert.deepEqual(update.body.update.userids.sort(), ['alice', 'bob']);
 
-        const bobAttendee = (await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'bob');
-        assert.equal((await call(p, 'DELETE', `${V4}/room/${token}/attendees`, { as: as('alice'), body: { attendeeId: bobAttendee.attendeeId } })).status, 200);
+        const bobAttendee = (await fx.call('GET', `${V4}/room/${token}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'bob');
+        assert.equal((await fx.call('DELETE', `${V4}/room/${token}/attendees`, { as: as('alice'), body: { attendeeId: bobAttendee.attendeeId } })).status, 200);
         const dis = await until(() => hpb.got.find((g) => g.body.type === 'disinvite'));
         assert.deepEqual(dis.body.disinvite.userids, ['bob']);
         assert.deepEqual(dis.body.disinvite.sessionids, [bobSession]);
         assert.deepEqual(dis.body.disinvite.alluserids, ['alice']);
         assert.equal(dis.body.disinvite.properties['participant-list'], 'refresh');
 
-        await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'carol', source: 'users' } });
+        await fx.call('POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'carol', source: 'users' } });
         const inv = await until(() => hpb.got.find((g) => g.body.type === 'invite'));
         assert.deepEqual(inv.body.invite.userids, ['carol']);
         assert.deepEqual(inv.body.invite.alluserids.sort(), ['alice', 'carol']);
 
-        await call(p, 'DELETE', `${V4}/room/${token}`, { as: as('alice') });
+        await fx.call('DELETE', `${V4}/room/${token}`, { as: as('alice') });
         const del = await until(() => hpb.got.find((g) => g.body.type === 'delete'));
         assert.equal(del.path, `/api/v1/room/${token}`);
       } finally {
-        await p.services.signalingNotifier.idle();
+        await fx.p.services.signalingNotifier.idle();
         await hpb.close();
       }
     });
 
     it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times', async () => {
-      const room = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Slow' })).token;
+      const room = (await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Slow' })).token;
       const slow = await fakeSignalingServer(() => 200, 1500);
-      const list = await p.services.serverLists.servers('signaling_servers');
-      for (const s of list.servers) await p.services.serverLists.deleteServer('signaling_servers', s.server);
-      await p.services.serverLists.addServer('signaling_servers', slow.url, SECRET, true);
+      const list = await fx.p.services.serverLists.servers('signaling_servers');
+      for (const s of list.servers) await fx.p.services.serverLists.deleteServer('signaling_servers', s.server);
+      await fx.p.services.serverLists.addServer('signaling_servers', slow.url, SECRET, true);
       try {
         const t = Date.now();
-        assert.equal((await call(p, 'PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Quick' } })).status, 200);
+        assert.equal((await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Quick' } })).status, 200);
         assert.ok(Date.now() - t < 1000, `the rename answered after ${Date.now() - t} ms while the server takes 1.5 s`);
         await until(() => slow.got.find((g) => g.body.type === 'update'));
       } finally {
-        await p.services.signalingNotifier.idle();
+        await fx.p.services.signalingNotifier.idle();
         await slow.close();
       }
 
       const failing = await fakeSignalingServer(() => 503);
-      await p.services.serverLists.deleteServer('signaling_servers', slow.url);
-      await p.services.serverLists.addServer('signaling_servers', failing.url, SECRET, true);
+      await fx.p.services.serverLists.deleteServer('signaling_servers', slow.url);
+      await fx.p.services.serverLists.addServer('signaling_servers', failing.url, SECRET, true);
       try {
-        const failedBefore = p.services.signalingNotifier.failed;
-        await call(p, 'PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Again' } });
-        await until(() => (p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
+        const failedBefore = fx.p.services.signalingNotifier.failed;
+        await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Again' } });
+        await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
         assert.equal(failing.hits(), 3, 'three tries, then given up');
       } finally {
         await failing.close();

@@ -19,6 +19,7 @@ import WebSocket from 'ws';
 import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { cookieOf, createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { freePort } from './helpers/processes.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const BINARY = '/usr/bin/nextcloud-spreed-signaling-server';
 const V3 = '/apps/spreed/api/v3';
@@ -183,7 +184,7 @@ for (const dialect of dialects()) {
     });
 
     it('clients log in with Parley tickets, join, relay a message; a rename reaches them as update events', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB room' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB room' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
@@ -205,7 +206,7 @@ for (const dialect of dialects()) {
     });
 
     it('a removed participant is disinvited and the server closes its connection; the others stay', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Removal' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Removal' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
@@ -225,7 +226,7 @@ for (const dialect of dialects()) {
     const isUpdate = (m: any) => m.type === 'event' && m.event.target === 'participants' && m.event.type === 'update';
 
     it('incall: joining, leaving and ending the call reach the others as participant updates with signaling session ids', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB call' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB call' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
@@ -254,7 +255,7 @@ for (const dialect of dialects()) {
     });
 
     it('participants: a permission change reaches the sessions as a participant update', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB perms' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB perms' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
@@ -272,7 +273,7 @@ for (const dialect of dialects()) {
     });
 
     it('message: a chat message makes every session in the room refresh its chat', async () => {
-      const token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'HPB chat' })).token;
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB chat' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);

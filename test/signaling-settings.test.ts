@@ -9,6 +9,7 @@ import { createHmac, createPublicKey, verify } from 'node:crypto';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, joinGuest, NO_THROTTLE } from './helpers/rooms.js';
 import { SENSITIVE_MASK } from '../src/app-config/registry.js';
+import { RoomType } from './helpers/fixtures.js';
 
 const V3 = '/apps/spreed/api/v3';
 
@@ -36,7 +37,7 @@ for (const dialect of dialects()) {
     before(async () => {
       p = await startParley(dialect, { env: { ...NO_THROTTLE, BASE_URL: 'https://parley.example.org' } });
       for (const u of ['alice', 'bob']) await createUser(p, u, { displayName: u === 'alice' ? 'Alice A.' : 'Bob' });
-      token = (await createRoom(p, 'alice', { roomType: 3, roomName: 'Call room' })).token;
+      token = (await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Call room' })).token;
     });
     after(async () => p.close());
 

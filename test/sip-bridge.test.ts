@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const SECRET = 'the-bridge-shared-secret';
 
 /** A group conversation of alice with SIP (PIN) enabled; returns its token and alice's PIN. */
 async function sipRoom(p: Parley, name: string): Promise<{ token: string; pin: string; attendeeId: number }> {
-  const created = await createRoom(p, 'alice', { roomType: 2, roomName: name });
+  const created = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: name });
   const r = await call(p, 'PUT', `${V4}/room/${created.token}/webinar/sip`, { as: as('alice'), body: { state: 1 } });
   assert.equal(r.status, 200);
   return { token: r.data.token, pin: r.data.attendeePin, attendeeId: r.data.attendeeId };
@@ -70,7 +71,7 @@ for (const dialect of dialects()) {
       assert.equal(r.data.name, 'Weekly sync');
       assert.equal(r.data.displayName, 'Weekly sync');
       assert.equal(r.data.sipEnabled, 1);
-      assert.equal(r.data.participantType, 4);
+      assert.equal(r.data.participantType, ParticipantType.GUEST);
       assert.equal(r.data.attendeeId, 0);
       assert.equal(r.data.attendeePin, '');
       assert.ok(!('lastMessage' in r.data));

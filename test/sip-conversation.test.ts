@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { isSipCompatibleToken } from '../src/domain/tokens.js';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { NO_THROTTLE } from './helpers/rooms.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const V4 = '/apps/spreed/api/v4';
 const SIP = { sipGroups: ['sip'], dialInInfo: 'Dial +49 30 123456 and enter the conversation ID', sharedSecret: 'bridge-secret' };
@@ -82,8 +83,8 @@ for (const dialect of dialects()) {
       assert.equal(room.attendeePin, '');
       const roomRow = await p.services.repos.rooms.findByToken(room.token);
       await p.services.rooms.addAttendees(roomRow!.id, [
-        { actorType: 'users', actorId: 'bob', participantType: 2 },
-        { actorType: 'users', actorId: 'carol', participantType: 3 },
+        { actorType: 'users', actorId: 'bob', participantType: ParticipantType.MODERATOR },
+        { actorType: 'users', actorId: 'carol', participantType: ParticipantType.USER },
       ]);
       const bob = await call(p, 'GET', `${V4}/room/${room.token}`, { as: as('bob') });
       assert.equal(bob.data.canEnableSIP, false, 'moderator outside sip_bridge_groups');
@@ -137,7 +138,7 @@ for (const dialect of dialects()) {
     });
 
     it('400 type for one-to-one conversations and breakout-room for breakout children', async () => {
-      const one = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: 1, invite: 'carol' } });
+      const one = await call(p, 'POST', `${V4}/room`, { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'carol' } });
       assert.ok([200, 201].includes(one.status), one.text);
       const t = await setSip(p, 'alice', one.data.token, 1);
       // One-to-one attendees are owners, so the moderator check passes and the type rule answers.

@@ -11,6 +11,7 @@ import { admin, as, call, createUser, dialects, startParley, type Parley } from 
 import { expectRefusal, runCli } from './helpers/cli.js';
 import { attendeesOf, cookieOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
+import { ParticipantType, RoomType } from './helpers/fixtures.js';
 
 const SECRET = 'dialout-bridge-secret';
 const NUMBER = '+493012345678';
@@ -44,9 +45,9 @@ for (const dialect of dialects()) {
       await createUser(p, 'dave');
       await configureSip(p, SECRET);
       await setConfig('sip_dialout', 'yes');
-      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Dial-out' })).token;
-      await seedUser(p, token, 'bob', 2);
-      const carol = await seedUser(p, token, 'carol', 3);
+      token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Dial-out' })).token;
+      await seedUser(p, token, 'bob', ParticipantType.MODERATOR);
+      const carol = await seedUser(p, token, 'carol', ParticipantType.USER);
       const added = await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: NUMBER, source: 'phones' } });
       assert.equal(added.status, 200, added.text);
       const phone = (await attendeesOf(p, token)).find((a) => a.actor_type === 'phones')!;
@@ -119,7 +120,7 @@ for (const dialect of dialects()) {
     });
 
     it('400 in-call without a running call, or when the caller\'s session is not in it', async () => {
-      const quiet = (await createRoom(p, 'alice', { roomType: 2, roomName: 'No call' })).token;
+      const quiet = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'No call' })).token;
       const added = await call(p, 'POST', `${V4}/room/${quiet}/participants`, { as: as('alice'), body: { newParticipant: NUMBER, source: 'phones' } });
       assert.equal(added.status, 200, added.text);
       const phone = (await attendeesOf(p, quiet)).find((a) => a.actor_type === 'phones')!;
@@ -150,7 +151,7 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 404, String(id));
         assert.equal(r.data.error, 'participant');
       }
-      const other = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Other' })).token;
+      const other = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Other' })).token;
       await startCall(other);
       const r = await dialOut('alice', phoneId, other);
       assert.equal(r.status, 404);

@@ -4,45 +4,44 @@
  * phoneNumber/callId only for moderators allowed to configure SIP, and the bridge finding the
  * phone attendee through verify-dialout.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects } from './helpers/parley.js';
 import { attendeesOf, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 import { bridgeHeaders, configureSip } from './helpers/sip-bridge.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 const SECRET = 'phones-bridge-secret';
 
 for (const dialect of dialects()) {
   describe(`SIP phone participants [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE });
     let token: string;
-    const phonesIn = async () => (await attendeesOf(p, token)).filter((a) => a.actor_type === 'phones');
+    const phonesIn = async () => (await attendeesOf(t.p, token)).filter((a) => a.actor_type === 'phones');
     const addPhone = (user: string, number: unknown) =>
-      call(p, 'POST', `${V4}/room/${token}/participants`, { as: as(user), body: { newParticipant: number, source: 'phones' } });
+      t.call('POST', `${V4}/room/${token}/participants`, { as: as(user), body: { newParticipant: number, source: 'phones' } });
     const list = async (user: string) => {
-      const r = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as(user) });
+      const r = await t.call('GET', `${V4}/room/${token}/participants`, { as: as(user) });
       assert.equal(r.status, 200, r.text);
       return r.data as any[];
     };
 
     before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      await createUser(p, 'alice', { groups: ['sip'] });
-      await createUser(p, 'bob', { groups: ['other'] });
-      await createUser(p, 'carol', { groups: ['sip'] });
-      await configureSip(p, SECRET);
-      token = (await createRoom(p, 'alice', { roomType: 2, roomName: 'Dial-out' })).token;
-      await seedUser(p, token, 'bob', 2);
-      await seedUser(p, token, 'carol', 3);
+      await createUser(t.p, 'alice', { groups: ['sip'] });
+      await createUser(t.p, 'bob', { groups: ['other'] });
+      await createUser(t.p, 'carol', { groups: ['sip'] });
+      await configureSip(t.p, SECRET);
+      token = (await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Dial-out' })).token;
+      await seedUser(t.p, token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(t.p, token, 'carol', ParticipantType.USER);
     });
-    after(async () => p.close());
 
     it('501 sip while dial-out is off; nothing added', async () => {
       const r = await addPhone('alice', '+4930123456789');
       assert.equal(r.status, 501);
       assert.equal(r.data.error, 'sip');
       assert.equal((await phonesIn()).length, 0);
-      await p.services.appConfig.set('sip_dialout', 'yes');
+      await t.p.services.appConfig.set('sip_dialout', 'yes');
     });
 
     it('403 for non-moderators, 501 for moderators outside sip_bridge_groups', async () => {
@@ -75,7 +74,7 @@ for (const dialect of dialects()) {
 
     it('phoneNumber and callId are shown only to moderators allowed to configure SIP', async () => {
       const [phone] = await phonesIn();
-      await p.services.repos.attendees.update(phone.id, { call_id: 'call-42' });
+      await t.p.services.repos.attendees.update(phone.id, { call_id: 'call-42' });
       const forAlice = (await list('alice')).find((e) => e.actorType === 'phones');
       assert.equal(forAlice.phoneNumber, '+493012345678');
       assert.equal(forAlice.callId, 'call-42');
@@ -89,7 +88,7 @@ for (const dialect of dialects()) {
 
     it('the bridge verifies the dial-out with the attendee from the list', async () => {
       const entry = (await list('alice')).find((e) => e.actorType === 'phones');
-      const r = await call(p, 'POST', `${V4}/room/${token}/verify-dialout`, {
+      const r = await t.call('POST', `${V4}/room/${token}/verify-dialout`, {
         headers: bridgeHeaders(SECRET, token),
         body: { number: '+493012345678', options: JSON.stringify({ actorId: entry.actorId, actorType: 'phones', attendeeId: entry.attendeeId }) },
       });

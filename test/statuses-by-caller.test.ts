@@ -8,11 +8,11 @@
  * on breakout rooms). Requests carry input that fails after the role checks where that keeps the
  * conversation unchanged; endpoints whose success changes who is in it run on a fresh one.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { as, dialects, type Caller } from './helpers/parley.js';
 import { createRoom, joinGuest, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 const KINDS = ['anonymous', 'guest', 'stranger', 'participant', 'moderator', 'owner', 'guestModerator'] as const;
 type Kind = (typeof KINDS)[number];
@@ -99,21 +99,16 @@ const ENDPOINTS: Endpoint[] = [
 
 for (const dialect of dialects()) {
   describe(`statuses by caller kind [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['alice', 'bob', 'carol', 'erin'] });
     let n = 0;
-    before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const u of ['alice', 'bob', 'carol', 'erin']) await createUser(p, u);
-    });
-    after(async () => p.close());
 
     /** A public conversation: alice owner, bob moderator, carol participant, a guest and a guest moderator. */
     async function fixture(): Promise<{ token: string; callers: Record<Kind, Caller | undefined> }> {
-      const r = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: `Public ${++n}` });
-      await seedUser(p, r.token, 'bob', ParticipantType.MODERATOR);
-      await seedUser(p, r.token, 'carol', ParticipantType.USER);
-      const guest = (await joinGuest(p, r.token)).caller;
-      const guestModerator = (await joinGuest(p, r.token, ParticipantType.GUEST_MODERATOR)).caller;
+      const r = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: `Public ${++n}` });
+      await seedUser(t.p, r.token, 'bob', ParticipantType.MODERATOR);
+      await seedUser(t.p, r.token, 'carol', ParticipantType.USER);
+      const guest = (await joinGuest(t.p, r.token)).caller;
+      const guestModerator = (await joinGuest(t.p, r.token, ParticipantType.GUEST_MODERATOR)).caller;
       return {
         token: r.token,
         callers: { anonymous: undefined, stranger: as('erin'), participant: as('carol'), moderator: as('bob'), owner: as('alice'), guest, guestModerator },
@@ -131,7 +126,7 @@ for (const dialect of dialects()) {
         const want: string[] = [];
         for (const kind of order) {
           const f = e.fresh && e.want[kind][0] < 300 ? await fixture() : shared;
-          const r = await call(p, e.method, url(e, f.token), { as: f.callers[kind], body: e.body });
+          const r = await t.call(e.method, url(e, f.token), { as: f.callers[kind], body: e.body });
           const [status, error] = e.want[kind];
           got.push(`${kind}: ${r.status}${r.status >= 400 ? ' ' + r.data?.error : ''}`);
           want.push(`${kind}: ${status}${status >= 400 ? ' ' + error : ''}`);
@@ -152,7 +147,7 @@ for (const dialect of dialects()) {
         owner: [400, 'mode'],
       };
       for (const kind of KINDS) {
-        const r = await call(p, 'GET', `${V4}/room/${f.token}/breakout-rooms`, { as: f.callers[kind] });
+        const r = await t.call('GET', `${V4}/room/${f.token}/breakout-rooms`, { as: f.callers[kind] });
         const got: Expect = r.status === 401 ? [401] : [r.status, r.data?.error];
         assert.deepEqual(got, want[kind], kind);
       }
@@ -160,9 +155,9 @@ for (const dialect of dialects()) {
 
     it('a guest who removes themselves is gone from the conversation', async () => {
       const f = await fixture();
-      const r = await call(p, 'DELETE', `${V4}/room/${f.token}/participants/self`, { as: f.callers.guest });
+      const r = await t.call('DELETE', `${V4}/room/${f.token}/participants/self`, { as: f.callers.guest });
       assert.equal(r.status, 200, r.text);
-      const again = await call(p, 'GET', `${V4}/room/${f.token}/participants`, { as: f.callers.guest });
+      const again = await t.call('GET', `${V4}/room/${f.token}/participants`, { as: f.callers.guest });
       assert.deepEqual([again.status, again.data.error], [404, 'room'], 'no longer a participant');
     });
   });

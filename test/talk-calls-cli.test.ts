@@ -3,33 +3,28 @@
  * whose calls are started through the call API. One real process checks Talk's exit code 1
  * while calls run.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { as, dialects, type Caller } from './helpers/parley.js';
 import { expectRefusal, runCli, spawnCli } from './helpers/cli.js';
 import { cookieOf, createRoom, seedUser, V4 } from './helpers/rooms.js';
-import { RoomType } from './helpers/fixtures.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`talk:active-calls and talk:monitor:calls [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect);
-      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u);
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { users: ['alice', 'bob', 'carol'] });
 
     const parley = async (...args: string[]) => {
-      const r = await runCli(p.env, args);
+      const r = await runCli(t.p.env, args);
       // talk:active-calls sets Talk's exit code 1 while calls run; keep it off this test process.
       const code = process.exitCode;
       process.exitCode = undefined;
       return { ...r, exitCode: code };
     };
     async function enterCall(user: string, token: string): Promise<Caller> {
-      const j = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: as(user) });
+      const j = await t.call('POST', `${V4}/room/${token}/participants/active`, { as: as(user) });
       const who = { ...as(user), headers: { Cookie: cookieOf(j) } };
-      const c = await call(p, 'POST', `${V4}/call/${token}`, { as: who });
+      const c = await t.call('POST', `${V4}/call/${token}`, { as: who });
       assert.equal(c.status, 200, c.text);
       return who;
     }
@@ -47,10 +42,10 @@ for (const dialect of dialects()) {
     });
 
     it('running calls are counted per conversation; ended calls disappear', async () => {
-      const one = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'One' });
-      const two = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Two' });
-      await seedUser(p, one.token, 'bob');
-      await seedUser(p, two.token, 'carol');
+      const one = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'One' });
+      const two = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Two' });
+      await seedUser(t.p, one.token, 'bob');
+      await seedUser(t.p, two.token, 'carol');
       const alice = await enterCall('alice', one.token);
       await enterCall('bob', one.token);
       const carol = await enterCall('carol', two.token);
@@ -64,13 +59,13 @@ for (const dialect of dialects()) {
       assert.match(plain.stdout, /^There are currently 2 calls in progress with 3 participants\n/);
       assert.match(plain.stdout, new RegExp(`  - "${one.token}": 2\\n`));
 
-      const bin = await spawnCli(p.env, ['talk:active-calls', '--output=json']);
+      const bin = await spawnCli(t.p.env, ['talk:active-calls', '--output=json']);
       assert.equal(bin.code, 1, bin.stderr);
       assert.deepEqual(JSON.parse(bin.stdout), { calls: 2, participants: 3 });
 
-      assert.equal((await call(p, 'DELETE', `${V4}/call/${one.token}`, { as: alice, query: { all: 'true' } })).status, 200);
+      assert.equal((await t.call('DELETE', `${V4}/call/${one.token}`, { as: alice, query: { all: 'true' } })).status, 200);
       assert.deepEqual(JSON.parse((await parley('talk:monitor:calls', '--output=json')).stdout), { [two.token]: 1 });
-      assert.equal((await call(p, 'DELETE', `${V4}/call/${two.token}`, { as: carol })).status, 200);
+      assert.equal((await t.call('DELETE', `${V4}/call/${two.token}`, { as: carol })).status, 200);
       assert.equal((await parley('talk:active-calls')).stdout, 'No calls in progress\n');
     });
   });

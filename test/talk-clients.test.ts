@@ -4,55 +4,50 @@
  * OpenAPI marks required, `attendeePin` always a string, and emoji avatars
  * (`POST /room/{token}/avatar/emoji`).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, dialects } from './helpers/parley.js';
 import { attendeesOf, createRoom, joinGuest, roomRow, seedUser, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 const PROV = '/apps/provisioning_api/api/v1/config/users/spreed';
 
 for (const dialect of dialects()) {
   describe(`today's Talk clients [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect);
-      for (const u of ['alice', 'bob', 'carol']) await createUser(p, u);
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { users: ['alice', 'bob', 'carol'] });
 
     it('permissions up to 511 on default and attendee permissions; 512 is 400', async () => {
-      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reacting' });
-      const carol = await seedUser(p, room.token, 'carol', ParticipantType.USER);
-      const def = await call(p, 'PUT', `${V4}/room/${room.token}/permissions/default`, { as: as('alice'), body: { permissions: 510 } });
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reacting' });
+      const carol = await seedUser(t.p, room.token, 'carol', ParticipantType.USER);
+      const def = await t.call('PUT', `${V4}/room/${room.token}/permissions/default`, { as: as('alice'), body: { permissions: 510 } });
       assert.equal(def.status, 200, def.text);
       assert.equal(def.data.defaultPermissions, 511, 'Custom bit added');
-      const att = await call(p, 'PUT', `${V4}/room/${room.token}/attendees/permissions`, { as: as('alice'), body: { attendeeId: carol.id, method: 'set', permissions: 256 | 128 } });
+      const att = await t.call('PUT', `${V4}/room/${room.token}/attendees/permissions`, { as: as('alice'), body: { attendeeId: carol.id, method: 'set', permissions: 256 | 128 } });
       assert.equal(att.status, 200, att.text);
-      assert.equal((await attendeesOf(p, room.token)).find((a) => a.actor_id === 'carol')!.permissions, 256 | 128 | 1);
-      const bad = await call(p, 'PUT', `${V4}/room/${room.token}/permissions/default`, { as: as('alice'), body: { permissions: 512 } });
+      assert.equal((await attendeesOf(t.p, room.token)).find((a) => a.actor_id === 'carol')!.permissions, 256 | 128 | 1);
+      const bad = await t.call('PUT', `${V4}/room/${room.token}/permissions/default`, { as: as('alice'), body: { permissions: 512 } });
       assert.deepEqual([bad.status, bad.data.error], [400, 'value']);
-      assert.equal((await roomRow(p, room.token))!.default_permissions, 511);
+      assert.equal((await roomRow(t.p, room.token))!.default_permissions, 511);
     });
 
     it('the web client keys conversations_sort_order and conversations_group_mode are stored; bad values 400', async () => {
       for (const [key, value] of [['conversations_sort_order', 'alphabetical'], ['conversations_group_mode', 'type']]) {
-        const r = await call(p, 'POST', `${PROV}/${key}`, { as: as('bob'), body: { configValue: value } });
+        const r = await t.call('POST', `${PROV}/${key}`, { as: as('bob'), body: { configValue: value } });
         assert.equal(r.status, 200, `${key}: ${r.text}`);
-        assert.equal((await p.services.preferences.forUser('bob')).get(key), value);
-        const bad = await call(p, 'POST', `${PROV}/${key}`, { as: as('bob'), body: { configValue: 'Not A Word!' } });
+        assert.equal((await t.p.services.preferences.forUser('bob')).get(key), value);
+        const bad = await t.call('POST', `${PROV}/${key}`, { as: as('bob'), body: { configValue: 'Not A Word!' } });
         assert.deepEqual([bad.status, bad.data.error], [400, 'value']);
-        assert.equal((await p.services.preferences.forUser('bob')).get(key), value, 'unchanged');
-        assert.equal((await call(p, 'DELETE', `${PROV}/${key}`, { as: as('bob') })).status, 200);
-        assert.equal((await p.services.preferences.forUser('bob')).get(key), undefined);
+        assert.equal((await t.p.services.preferences.forUser('bob')).get(key), value, 'unchanged');
+        assert.equal((await t.call('DELETE', `${PROV}/${key}`, { as: as('bob') })).status, 200);
+        assert.equal((await t.p.services.preferences.forUser('bob')).get(key), undefined);
       }
     });
 
     it('records carry the fields Talk’s OpenAPI requires, attendeePin a string even for guests', async () => {
-      const room = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Fields' });
-      const g = await joinGuest(p, room.token);
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Fields' });
+      const g = await joinGuest(t.p, room.token);
       for (const who of [as('alice'), g.caller]) {
-        const r = await call(p, 'GET', `${V4}/room/${room.token}`, { as: who });
+        const r = await t.call('GET', `${V4}/room/${room.token}`, { as: who });
         assert.equal(r.status, 200);
         assert.deepEqual(
           [r.data.lastPinnedId, r.data.hiddenPinnedId, r.data.hasScheduledMessages, r.data.tagIds, r.data.attributes],
@@ -63,18 +58,18 @@ for (const dialect of dialects()) {
     });
 
     it('POST /room/{token}/avatar/emoji sets an emoji avatar; moderators only; bad emoji or colour 400', async () => {
-      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Emoji' });
-      await seedUser(p, room.token, 'carol', ParticipantType.USER);
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Emoji' });
+      await seedUser(t.p, room.token, 'carol', ParticipantType.USER);
       const path = `/apps/spreed/api/v1/room/${room.token}/avatar/emoji`;
-      const r = await call(p, 'POST', path, { as: as('alice'), body: { emoji: '🎉', color: '00ff00' } });
+      const r = await t.call('POST', path, { as: as('alice'), body: { emoji: '🎉', color: '00ff00' } });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.data.isCustomAvatar, true);
-      const img = await call(p, 'GET', `/apps/spreed/api/v1/room/${room.token}/avatar`, { as: as('carol'), format: 'none' });
+      const img = await t.call('GET', `/apps/spreed/api/v1/room/${room.token}/avatar`, { as: as('carol'), format: 'none' });
       assert.equal(img.status, 200);
       assert.match(img.headers.get('content-type')!, /^image\/svg\+xml/);
       assert.ok(img.text.includes('🎉') && img.text.includes('#00ff00'));
       const version = r.data.avatarVersion;
-      const v4 = await call(p, 'POST', `${V4}/room/${room.token}/avatar/emoji`, { as: as('alice'), form: { emoji: '🌍' } });
+      const v4 = await t.call('POST', `${V4}/room/${room.token}/avatar/emoji`, { as: as('alice'), form: { emoji: '🌍' } });
       assert.equal(v4.status, 200, v4.text);
       assert.notEqual(v4.data.avatarVersion, version, 'a new image, a new version');
       const refusals: Array<[string, Record<string, string>, number, string]> = [
@@ -85,11 +80,11 @@ for (const dialect of dialects()) {
         ['alice', {}, 400, 'emoji'],
       ];
       for (const [who, body, status, error] of refusals) {
-        const res = await call(p, 'POST', path, { as: as(who), body });
+        const res = await t.call('POST', path, { as: as(who), body });
         assert.deepEqual([res.status, res.data.error], [status, error], JSON.stringify(body));
       }
-      const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
-      const res = await call(p, 'POST', `/apps/spreed/api/v1/room/${one.token}/avatar/emoji`, { as: as('alice'), body: { emoji: '🎉' } });
+      const one = await createRoom(t.p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
+      const res = await t.call('POST', `/apps/spreed/api/v1/room/${one.token}/avatar/emoji`, { as: as('alice'), body: { emoji: '🎉' } });
       assert.deepEqual([res.status, res.data.error], [400, 'type']);
     });
   });

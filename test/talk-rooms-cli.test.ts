@@ -5,19 +5,19 @@
  * conversations and attendees exactly as they were. One real process per database checks the
  * binary's exit code.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MetricsRepository } from '../src/db/repositories/metrics.js';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, createUser, dialects } from './helpers/parley.js';
 import { expectRefusal, runCli, spawnCli, type Run } from './helpers/cli.js';
 import { attendeesOf, createRoom, roomRow, V4 } from './helpers/rooms.js';
-import { ParticipantType, RoomType } from './helpers/fixtures.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
   describe(`talk:room:* and talk:user:remove [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect, { users: ['alice', 'bob', 'eve', 'frank'] });
 
-    const parley = (...args: string[]) => runCli(p.env, args);
+    const parley = (...args: string[]) => runCli(t.p.env, args);
     const ok = (r: Run) => {
       assert.equal(r.code, 0, r.stdout + r.stderr);
       return r;
@@ -26,15 +26,15 @@ for (const dialect of dialects()) {
 
     /** Conversations and attendees of the whole database, to show a refusal changed nothing. */
     const totals = async () => {
-      const repo = new MetricsRepository(p.services.db.kysely);
+      const repo = new MetricsRepository(t.p.services.db.kysely);
       return { rooms: await repo.roomsByType(), attendees: await repo.attendeesByActorType() };
     };
     /** One conversation's row and attendee rows. */
-    const stateOf = async (token: string) => ({ room: await roomRow(p, token), attendees: await attendeesOf(p, token) });
+    const stateOf = async (token: string) => ({ room: await roomRow(t.p, token), attendees: await attendeesOf(t.p, token) });
 
-    const roomAs = async (user: string, token: string) => call(p, 'GET', `${V4}/room/${token}`, { as: as(user) });
+    const roomAs = async (user: string, token: string) => t.call('GET', `${V4}/room/${token}`, { as: as(user) });
     const tokensOf = async (user: string): Promise<string[]> => {
-      const r = await call(p, 'GET', `${V4}/room`, { as: as(user) });
+      const r = await t.call('GET', `${V4}/room`, { as: as(user) });
       assert.equal(r.status, 200, r.text);
       return r.data.map((x: any) => x.token);
     };
@@ -44,23 +44,20 @@ for (const dialect of dialects()) {
     };
     /** A group conversation of `owner` with `others` added through the API. */
     const groupRoom = async (owner: string, name: string, others: string[] = []) => {
-      const room = await createRoom(p, owner, { roomType: RoomType.GROUP, roomName: name });
+      const room = await createRoom(t.p, owner, { roomType: RoomType.GROUP, roomName: name });
       for (const u of others) {
-        const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as(owner), body: { newParticipant: u, source: 'users' } });
+        const r = await t.call('POST', `${V4}/room/${room.token}/participants`, { as: as(owner), body: { newParticipant: u, source: 'users' } });
         assert.equal(r.status, 200, r.text);
       }
       return room.token as string;
     };
 
     before(async () => {
-      p = await startParley(dialect);
-      for (const u of ['alice', 'bob', 'eve', 'frank']) await createUser(p, u);
-      for (const u of ['carol', 'dave']) await createUser(p, u, { groups: ['team'] });
+      for (const u of ['carol', 'dave']) await createUser(t.p, u, { groups: ['team'] });
     });
-    after(async () => p.close());
 
     it('the real binary exits 1 with `error:` for an unknown conversation', async () => {
-      const r = await spawnCli(p.env, ['talk:room:delete', 'nosuchroom']);
+      const r = await spawnCli(t.p.env, ['talk:room:delete', 'nosuchroom']);
       assert.equal(r.code, 1, r.stdout + r.stderr);
       assert.equal(r.stderr, 'error: Room not found.\n');
     });
@@ -85,7 +82,7 @@ for (const dialect of dialects()) {
       assert.equal(await typeOf('carol', token), 2);
       assert.equal(await typeOf('dave', token), 3);
       assert.ok((await tokensOf('dave')).includes(token), 'group members see it in GET /room');
-      const list = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') });
+      const list = await t.call('GET', `${V4}/room/${token}/participants`, { as: as('alice') });
       assert.ok(list.data.some((x: any) => x.actorType === 'groups' && x.actorId === 'team'), 'the group is a participant');
       // The operator is not an attendee.
       assert.deepEqual(list.data.filter((x: any) => x.actorType === 'users').map((x: any) => x.actorId).sort(), ['alice', 'bob', 'carol', 'dave']);
@@ -149,7 +146,7 @@ for (const dialect of dialects()) {
 
     it('talk:room:update refusals change nothing, even when an earlier option was valid', async () => {
       const token = await groupRoom('alice', 'Steady', ['bob']);
-      const oneToOne = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'eve' });
+      const oneToOne = await createRoom(t.p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'eve' });
       const before = await stateOf(token);
       const cases: Array<[string[], RegExp]> = [
         [['nosuchroom', '--name', 'X'], /Room not found/],
@@ -171,7 +168,7 @@ for (const dialect of dialects()) {
 
     it('talk:room:delete deletes a group conversation; refusals keep it', async () => {
       const token = await groupRoom('alice', 'Doomed', ['bob']);
-      const oneToOne = await createRoom(p, 'bob', { roomType: RoomType.ONE_TO_ONE, invite: 'frank' });
+      const oneToOne = await createRoom(t.p, 'bob', { roomType: RoomType.ONE_TO_ONE, invite: 'frank' });
       expectRefusal(await parley('talk:room:delete', oneToOne.token), /Room is no group call/);
       assert.equal((await roomAs('bob', oneToOne.token)).status, 200);
       ok(await parley('talk:room:delete', token));
@@ -230,13 +227,13 @@ for (const dialect of dialects()) {
     });
 
     it('talk:user:remove --private-only, then everything; refusals change nothing', async () => {
-      await createUser(p, 'gone');
+      await createUser(t.p, 'gone');
       const shared = await groupRoom('alice', 'Shared', ['gone']);
       const listed = await groupRoom('alice', 'Listed', ['gone']);
       ok(await parley('talk:room:update', listed, '--listable', '1'));
       const publicRoom = tokenOf(await parley('talk:room:create', 'Public', '--public', '--user', 'alice', '--user', 'gone'));
       const alone = tokenOf(await parley('talk:room:create', 'Alone', '--user', 'gone'));
-      const oneToOne = (await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'gone' })).token;
+      const oneToOne = (await createRoom(t.p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'gone' })).token;
 
       const before = await totals();
       expectRefusal(await parley('talk:user:remove', '--user', 'gone', '--user', 'nobody'), /User 'nobody' not found/);
@@ -245,7 +242,7 @@ for (const dialect of dialects()) {
 
       ok(await parley('talk:user:remove', '--user', 'gone', '--private-only'));
       assert.deepEqual((await tokensOf('gone')).sort(), [listed, publicRoom, oneToOne].sort());
-      assert.equal((await roomRow(p, alone)), undefined, 'a conversation they were alone in is deleted');
+      assert.equal((await roomRow(t.p, alone)), undefined, 'a conversation they were alone in is deleted');
       assert.equal(await typeOf('alice', shared), 1, 'the others stay');
 
       ok(await parley('talk:user:remove', '--user', 'gone'));

@@ -4,31 +4,27 @@
  * A refused command prints `error: ...`, exits 1 and changes nothing. Commands run in this
  * process (runCli) except one real process per database, which checks the binary's exit codes.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, call, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, dialects } from './helpers/parley.js';
 import { expectRefusal, runCli, spawnCli, type Run } from './helpers/cli.js';
+import { useParley } from './helpers/fixtures.js';
 
 const CONFIG = '/apps/provisioning_api/api/v1/config/apps/spreed';
 
 for (const dialect of dialects()) {
   describe(`talk:* server commands [${dialect}]`, () => {
-    let p: Parley;
+    const t = useParley(dialect);
 
-    const parley = (...args: string[]) => runCli(p.env, args);
+    const parley = (...args: string[]) => runCli(t.p.env, args);
     const ok = (r: Run) => assert.equal(r.code, 0, r.stdout + r.stderr);
-    const stored = async (key: string) => (await p.services.appConfig.snapshot()).values.get(key);
-
-    before(async () => {
-      p = await startParley(dialect);
-    });
-    after(async () => p.close());
+    const stored = async (key: string) => (await t.p.services.appConfig.snapshot()).values.get(key);
 
     it('the real binary exits 0 on success and 1 with `error:` on a refusal', async () => {
-      const good = await spawnCli(p.env, ['talk:stun:add', 'stun.binary.example:443']);
+      const good = await spawnCli(t.p.env, ['talk:stun:add', 'stun.binary.example:443']);
       assert.equal(good.code, 0, good.stderr);
       assert.equal(good.stdout, 'Added stun.binary.example:443.\n');
-      const bad = await spawnCli(p.env, ['talk:stun:add', 'stun.binary.example:443']);
+      const bad = await spawnCli(t.p.env, ['talk:stun:add', 'stun.binary.example:443']);
       expectRefusal(bad, /already configured/);
       assert.equal(await stored('stun_servers'), '["stun.binary.example:443"]');
       ok(await parley('talk:stun:delete', 'stun.binary.example:443'));
@@ -36,7 +32,7 @@ for (const dialect of dialects()) {
 
     it('talk:stun:add, list and delete; the API sees the change; bad input changes nothing', async () => {
       ok(await parley('talk:stun:add', 'stun.example.org:3478'));
-      const api = await call(p, 'GET', `${CONFIG}/stun_servers`, { as: admin });
+      const api = await t.call('GET', `${CONFIG}/stun_servers`, { as: admin });
       assert.deepEqual(JSON.parse(api.data.data), ['stun.example.org:3478']);
 
       const json = await parley('talk:stun:list', '--output=json');

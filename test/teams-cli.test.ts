@@ -1,38 +1,33 @@
 /** `parley team:*` (issue 4 item 3): the teams directory behind source=circles. */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectRefusal, runCli } from './helpers/cli.js';
-import { createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { dialects, type Parley } from './helpers/parley.js';
+import { useParley } from './helpers/fixtures.js';
 
 /** `parley ...args` against this server's database (as the real binary, in this process). */
 const parley = (p: Parley, ...args: string[]) => runCli({ ...p.env, LOG_LEVEL: 'silent' }, args);
 
 for (const dialect of dialects()) {
   describe(`team CLI [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect);
-      await createUser(p, 'alice');
-      await createUser(p, 'bob');
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { users: ['alice', 'bob'] });
 
     it('add, adduser, list, removeuser, delete', async () => {
-      assert.equal((await parley(p, 'team:add', 'designers', '--display-name', 'Design team')).code, 0);
-      assert.equal((await parley(p, 'team:adduser', 'designers', 'alice')).code, 0);
-      assert.equal((await parley(p, 'team:adduser', 'designers', 'bob')).code, 0);
-      const list = await parley(p, 'team:list', '--output', 'json');
+      assert.equal((await parley(t.p, 'team:add', 'designers', '--display-name', 'Design team')).code, 0);
+      assert.equal((await parley(t.p, 'team:adduser', 'designers', 'alice')).code, 0);
+      assert.equal((await parley(t.p, 'team:adduser', 'designers', 'bob')).code, 0);
+      const list = await parley(t.p, 'team:list', '--output', 'json');
       assert.equal(list.code, 0);
       assert.deepEqual(JSON.parse(list.stdout), [{ id: 'designers', displayName: 'Design team', members: 2 }]);
-      assert.deepEqual(await p.services.teams.membersOf('designers'), ['alice', 'bob']);
-      assert.equal((await parley(p, 'team:removeuser', 'designers', 'bob')).code, 0);
-      assert.deepEqual(await p.services.teams.membersOf('designers'), ['alice']);
-      assert.equal((await parley(p, 'team:delete', 'designers')).code, 0);
-      assert.equal(await p.services.teams.find('designers'), undefined);
+      assert.deepEqual(await t.p.services.teams.membersOf('designers'), ['alice', 'bob']);
+      assert.equal((await parley(t.p, 'team:removeuser', 'designers', 'bob')).code, 0);
+      assert.deepEqual(await t.p.services.teams.membersOf('designers'), ['alice']);
+      assert.equal((await parley(t.p, 'team:delete', 'designers')).code, 0);
+      assert.equal(await t.p.services.teams.find('designers'), undefined);
     });
 
     it('refuses bad input cleanly and changes nothing', async () => {
-      assert.equal((await parley(p, 'team:add', 'ops')).code, 0);
+      assert.equal((await parley(t.p, 'team:add', 'ops')).code, 0);
       for (const args of [
         ['team:add', 'ops'],
         ['team:add', ' '],
@@ -41,21 +36,21 @@ for (const dialect of dialects()) {
         ['team:removeuser', 'ops', 'alice'],
         ['team:delete', 'nope'],
       ]) {
-        const r = await parley(p, ...args);
+        const r = await parley(t.p, ...args);
         expectRefusal(r, undefined, args.join(' '));
         assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
       }
-      assert.deepEqual((await p.services.teams.list()).map((t) => t.id), ['ops']);
-      assert.deepEqual(await p.services.teams.membersOf('ops'), []);
+      assert.deepEqual((await t.p.services.teams.list()).map((t) => t.id), ['ops']);
+      assert.deepEqual(await t.p.services.teams.membersOf('ops'), []);
     });
 
     it('a deleted user leaves every team', async () => {
-      assert.equal((await parley(p, 'team:add', 'qa')).code, 0);
-      await p.services.teams.addMember('ops', 'bob');
-      await p.services.teams.addMember('qa', 'bob');
-      assert.deepEqual((await p.services.teams.teamsOf('bob')).sort(), ['ops', 'qa'], 'bob is in both teams before');
-      await p.services.directory.deleteUser('bob');
-      assert.deepEqual(await p.services.teams.teamsOf('bob'), []);
+      assert.equal((await parley(t.p, 'team:add', 'qa')).code, 0);
+      await t.p.services.teams.addMember('ops', 'bob');
+      await t.p.services.teams.addMember('qa', 'bob');
+      assert.deepEqual((await t.p.services.teams.teamsOf('bob')).sort(), ['ops', 'qa'], 'bob is in both teams before');
+      await t.p.services.directory.deleteUser('bob');
+      assert.deepEqual(await t.p.services.teams.teamsOf('bob'), []);
     });
   });
 }

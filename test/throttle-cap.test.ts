@@ -5,48 +5,44 @@
  * address never run more real password checks than the cap (counted by the
  * `parley_secret_checks` family of GET /metrics, incremented where the argon2 check runs).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashPassword } from '../src/domain/passwords.js';
-import { basic, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
+import { basic, createUser, dialects, passwordOf, startParley } from './helpers/parley.js';
 import { createRoom, setRoom, V4 } from './helpers/rooms.js';
 import { requestFrom, secretChecks } from './helpers/throttle.js';
+import { RoomType, useParley } from './helpers/fixtures.js';
 
 const CAP = 5;
 
 for (const dialect of dialects()) {
   describe(`brute-force cap [${dialect}]`, () => {
-    let p: Parley;
-    before(async () => {
-      p = await startParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '1', BRUTE_FORCE_MAX_ATTEMPTS: String(CAP) } });
-      for (const u of ['alice', 'bob']) await createUser(p, u);
-    });
-    after(async () => p.close());
+    const t = useParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '1', BRUTE_FORCE_MAX_ATTEMPTS: String(CAP) }, users: ['alice', 'bob'] });
 
     it('a capped address gets 429 for a cached login password and for a valid app password', async () => {
       const addr = '127.0.0.21';
       const right = basic('alice', passwordOf('alice'));
       // Verified once: the credential is now cached in this process.
-      assert.equal((await requestFrom(p.url, 'GET', '/cloud/user', addr, { authorization: right })).status, 200);
-      const appPassword = await p.services.auth.createAppPassword('alice', 'phone');
-      assert.equal((await requestFrom(p.url, 'GET', '/cloud/user', addr, { authorization: basic('alice', appPassword) })).status, 200);
+      assert.equal((await requestFrom(t.p.url, 'GET', '/cloud/user', addr, { authorization: right })).status, 200);
+      const appPassword = await t.p.services.auth.createAppPassword('alice', 'phone');
+      assert.equal((await requestFrom(t.p.url, 'GET', '/cloud/user', addr, { authorization: basic('alice', appPassword) })).status, 200);
       for (let i = 0; i < CAP; i++) {
-        assert.equal((await requestFrom(p.url, 'GET', '/cloud/user', addr, { authorization: basic('alice', 'wrong-guess') })).status, 401);
+        assert.equal((await requestFrom(t.p.url, 'GET', '/cloud/user', addr, { authorization: basic('alice', 'wrong-guess') })).status, 401);
       }
-      const cached = await requestFrom(p.url, 'GET', '/cloud/user', addr, { authorization: right });
+      const cached = await requestFrom(t.p.url, 'GET', '/cloud/user', addr, { authorization: right });
       assert.equal(cached.status, 429);
       assert.equal(cached.body.ocs.data.error, 'throttled');
-      assert.equal((await requestFrom(p.url, 'GET', '/cloud/user', addr, { authorization: basic('alice', appPassword) })).status, 429);
+      assert.equal((await requestFrom(t.p.url, 'GET', '/cloud/user', addr, { authorization: basic('alice', appPassword) })).status, 429);
       // Another address is not affected.
-      assert.equal((await requestFrom(p.url, 'GET', '/cloud/user', '127.0.0.22', { authorization: right })).status, 200);
+      assert.equal((await requestFrom(t.p.url, 'GET', '/cloud/user', '127.0.0.22', { authorization: right })).status, 200);
     });
 
     it('100 simultaneous wrong logins from a new address run at most the cap of password checks', async () => {
-      const before = await secretChecks(p.url, 'login');
+      const before = await secretChecks(t.p.url, 'login');
       const answers = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => requestFrom(p.url, 'GET', '/cloud/user', '127.0.0.23', { authorization: basic('bob', `wrong-${i}`) })),
+        Array.from({ length: 100 }, (_, i) => requestFrom(t.p.url, 'GET', '/cloud/user', '127.0.0.23', { authorization: basic('bob', `wrong-${i}`) })),
       );
-      const checks = (await secretChecks(p.url, 'login')) - before;
+      const checks = (await secretChecks(t.p.url, 'login')) - before;
       const statuses = answers.map((a) => a.status);
       assert.equal(statuses.filter((s) => s === 401).length, CAP, JSON.stringify(statuses));
       assert.equal(statuses.filter((s) => s === 429).length, 100 - CAP);
@@ -54,21 +50,21 @@ for (const dialect of dialects()) {
     });
 
     it('100 simultaneous wrong conversation passwords on join run at most the cap of checks', async () => {
-      const room = await createRoom(p, 'alice', { roomType: 3, roomName: 'locked' });
-      await setRoom(p, room.token, { password: await hashPassword('open sesame 42') });
-      const before = await secretChecks(p.url, 'talkRoomPassword');
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'locked' });
+      await setRoom(t.p, room.token, { password: await hashPassword('open sesame 42') });
+      const before = await secretChecks(t.p.url, 'talkRoomPassword');
       const answers = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          requestFrom(p.url, 'POST', `${V4}/room/${room.token}/participants/active`, '127.0.0.24', { form: { password: `guess-${i}` } }),
+          requestFrom(t.p.url, 'POST', `${V4}/room/${room.token}/participants/active`, '127.0.0.24', { form: { password: `guess-${i}` } }),
         ),
       );
-      const checks = (await secretChecks(p.url, 'talkRoomPassword')) - before;
+      const checks = (await secretChecks(t.p.url, 'talkRoomPassword')) - before;
       const statuses = answers.map((a) => a.status);
       assert.equal(statuses.filter((s) => s === 403).length, CAP, JSON.stringify(statuses));
       assert.equal(statuses.filter((s) => s === 429).length, 100 - CAP);
       assert.equal(checks, CAP);
       // The right password from the capped address is refused too.
-      const right = await requestFrom(p.url, 'POST', `${V4}/room/${room.token}/participants/active`, '127.0.0.24', { form: { password: 'open sesame 42' } });
+      const right = await requestFrom(t.p.url, 'POST', `${V4}/room/${room.token}/participants/active`, '127.0.0.24', { form: { password: 'open sesame 42' } });
       assert.equal(right.status, 429);
     });
 

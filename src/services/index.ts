@@ -150,7 +150,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const lobbyTimers = new LobbyTimers(db, repos, events);
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const teams = new TeamsService(repos.teams, directory, events);
-  const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions, conversationView);
+  const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions);
   const calls = new CallService(db, rooms, repos, userStatus, events);
   const roomSettings = new RoomSettingsService(rooms, repos, repos.roomSettings, calls);
   const provisioning = new ProvisioningService(directory, auth);
@@ -160,7 +160,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const loginFlows = new LoginFlowService(repos.loginFlows, auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
   const phoneNumbers = new PhoneNumbersService(repos.phoneNumbers, directory);
-  const sip = new SipService(rooms, repos, sipBridge, phoneNumbers);
+  const sip = new SipService(rooms, repos, conversationView, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
   const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
   const notifications = new NotificationService(repos.notifications, repos, directory, userStatus);

@@ -5,8 +5,8 @@
  *
  * Other areas build on this service rather than repeating it: mutators live in their own
  * service files and use `requireParticipant` / `requireModerator`, `transaction` (the
- * repositories bundle bound to one transaction), `touch` for lastActivity and `presenter` for the
- * record; they receive the repositories they read from createServices, not through this service.
+ * repositories bundle bound to one transaction) and `touch` for lastActivity; they receive the
+ * repositories they read, and ConversationViewService for the record, from createServices.
  */
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
@@ -41,7 +41,6 @@ import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
 import { listableScopesFor, type RequestContext } from './request-context.js';
 import type { CallerSessions } from './caller-sessions.js';
-import type { ConversationViewService } from './conversation-view.js';
 import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
@@ -137,8 +136,6 @@ export class RoomsService {
     private readonly teams: TeamsService,
     /** Finds guests and the caller's own sessions by cookie session. */
     private readonly callerSessions: CallerSessions,
-    /** The conversation records (services.conversationView; kept here for existing call sites). */
-    readonly presenter: ConversationViewService,
   ) {
     this.rendered = new RenderedCache(db);
   }

@@ -3,7 +3,7 @@
  * "webinar/sip", §7 "SIP bridge endpoints"): enabling dial-in per conversation, the four
  * endpoints the SIP bridge calls, and phone attendees for dial-out.
  *
- * Conversation lookup, the record and PIN generation come from RoomsService and its presenter;
+ * Conversation lookup comes from RoomsService, the record and PIN generation from ConversationViewService;
  * the bridge's signature check from SipBridgeService.
  */
 import type { AttendeeRow } from '../db/repositories/attendees.js';
@@ -32,6 +32,7 @@ import { type CallerRoom, type RoomsService } from './rooms.js';
 import type { SipBridgeService } from './sip-bridge.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Repositories } from '../db/repositories/index.js';
+import type { ConversationViewService } from './conversation-view.js';
 
 /** What the signature of the pending dial-out list covers instead of a conversation token. */
 export const DIALOUT_LIST_SIGNED_DATA = 'dialout';
@@ -51,6 +52,7 @@ export class SipService {
   constructor(
     private readonly rooms: RoomsService,
     private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
+    private readonly conversationView: ConversationViewService,
     private readonly bridge: SipBridgeService,
     private readonly phoneNumbers: PhoneNumbersService,
   ) {}
@@ -94,12 +96,12 @@ export class SipService {
   async bridgeRecord(ctx: RequestContext, token: string): Promise<ConversationRecord | undefined> {
     if (!(await this.bridge.detect(ctx, token))) return undefined;
     const caller = await this.rooms.getRoomForCaller(ctx, token, { sipBridge: true });
-    return this.rooms.presenter.presentOne(ctx, { room: caller.room, forceName: true }, { includeLastMessage: false });
+    return this.conversationView.presentOne(ctx, { room: caller.room, forceName: true }, { includeLastMessage: false });
   }
 
   /** The record the bridge gets: the attendee's view with the room name forced, no last message. */
   private present(ctx: RequestContext, room: RoomRow, attendee: AttendeeRow): Promise<ConversationRecord> {
-    return this.rooms.presenter.presentOne(ctx, { room, attendee, forceName: true }, { includeLastMessage: false });
+    return this.conversationView.presentOne(ctx, { room, attendee, forceName: true }, { includeLastMessage: false });
   }
 
   /** 501 unless SIP is configured (checked before the signature, as Talk does). */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { RoomPatch, RoomRow } from '../../src/db/repositories/rooms.js';
 import type { AttendeeRow } from '../../src/db/repositories/attendees.js';
 import type { NewAttendeeSpec } from '../../src/services/rooms.js';
+import { ParticipantType } from '../../src/domain/constants.js';
 import { as, call, type Caller, type Parley } from './parley.js';
 
 export const V4 = '/apps/spreed/api/v4';
@@ -37,8 +38,8 @@ export async function seedAttendee(p: Parley, token: string, spec: NewAttendeeSp
   return p.services.rooms.addAttendee(row.id, spec);
 }
 
-/** Adds a user attendee (default participant type 3). */
-export function seedUser(p: Parley, token: string, userId: string, participantType = 3): Promise<AttendeeRow> {
+/** Adds a user attendee (default ParticipantType.USER). */
+export function seedUser(p: Parley, token: string, userId: string, participantType: number = ParticipantType.USER): Promise<AttendeeRow> {
   return seedAttendee(p, token, { actorType: 'users', actorId: userId, displayName: userId, participantType });
 }
 
@@ -56,13 +57,13 @@ export function cookieOf(r: { headers: Headers }): string {
 
 /**
  * Joins a public conversation as an anonymous guest (POST participants/active); a type other
- * than 4 (e.g. 6, guest moderator) is then set on the attendee row. Returns the caller (its
+ * than GUEST (e.g. GUEST_MODERATOR) is then set on the attendee row. Returns the caller (its
  * session cookie) and the attendee id.
  */
-export async function joinGuest(p: Parley, token: string, participantType = 4): Promise<{ caller: Caller; attendeeId: number }> {
+export async function joinGuest(p: Parley, token: string, participantType: number = ParticipantType.GUEST): Promise<{ caller: Caller; attendeeId: number }> {
   const r = await call(p, 'POST', `${V4}/room/${token}/participants/active`, {});
   assert.equal(r.status, 200, r.text);
-  if (participantType !== 4) await p.services.repos.attendees.update(r.data.attendeeId, { participant_type: participantType });
+  if (participantType !== ParticipantType.GUEST) await p.services.repos.attendees.update(r.data.attendeeId, { participant_type: participantType });
   return { caller: { headers: { Cookie: cookieOf(r) } }, attendeeId: r.data.attendeeId };
 }
 

@@ -45,6 +45,16 @@ export interface OcsCall<P> {
   reply: FastifyReply;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The OCS route definitions of this server, in registration order (buildServer starts the
+     * list; `ocsRoute` appends; GET /openapi.json is generated from it).
+     */
+    ocsRoutes: OcsRouteDef<any>[];
+  }
+}
+
 export interface OcsRouteDef<S extends TObject | undefined> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path after /ocs/v2.php, e.g. `/apps/spreed/api/v4/room/:token`. */
@@ -167,5 +177,5 @@ export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, se
       config: { ocs: { auth: def.auth, summary: def.summary, params: def.params } },
     });
   }
-  ((app as any).ocsRoutes as OcsRouteDef<any>[] | undefined)?.push(def as OcsRouteDef<any>);
+  app.ocsRoutes.push(def as OcsRouteDef<any>);
 }

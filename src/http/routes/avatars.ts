@@ -17,7 +17,7 @@ const CACHE_CONTROL = 'private, max-age=86400, immutable';
 
 export async function avatarRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerMultipart(app, { maxFileBytes: AVATAR_MAX_BYTES, maxFieldBytes: 64 * 1024, maxParts: 20, maxDiscardBytes: 64 * 1024 * 1024 });
-  const { avatars, rooms } = services;
+  const { avatars, conversationView } = services;
 
   for (const api of ['v1', 'v4'] as const) {
     const base = `/apps/spreed/api/${api}/room/:token/avatar`;
@@ -37,7 +37,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       handler: async ({ ctx, params }) => {
         const part = params.file;
         const upload: AvatarUpload | undefined = part instanceof UploadedFile ? { data: part.data, tooBig: part.tooBig } : undefined;
-        return rooms.presenter.presentOne(ctx, await avatars.upload(ctx, params.token, upload));
+        return conversationView.presentOne(ctx, await avatars.upload(ctx, params.token, upload));
       },
     });
 
@@ -54,7 +54,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
         color: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'color' })),
       }),
       response: ConversationSchema,
-      handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await avatars.setEmoji(ctx, params.token, params.emoji, params.color ?? '')),
+      handler: async ({ ctx, params }) => conversationView.presentOne(ctx, await avatars.setEmoji(ctx, params.token, params.emoji, params.color ?? '')),
     });
 
     ocsRoute(app, services, {
@@ -66,7 +66,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       summary: 'Remove the conversation avatar (back to the generated one)',
       params: Type.Object({ token: Type.String() }),
       response: ConversationSchema,
-      handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await avatars.remove(ctx, params.token)),
+      handler: async ({ ctx, params }) => conversationView.presentOne(ctx, await avatars.remove(ctx, params.token)),
     });
 
     for (const variant of ['', '/dark'] as const) {

@@ -18,9 +18,9 @@ const TokenOnly = Type.Object({ token: Type.String() });
 const mapOptions = { maxLength: 65536, 'x-error': 'attendeeMap', description: 'JSON object attendeeId → 0-based room index' };
 
 export async function breakoutRoomRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const { breakoutRooms, rooms } = services;
+  const { breakoutRooms, conversationView } = services;
   /** The children the caller is in, then the parent, as records (Talk's formatMultipleRooms). */
-  const roomList = async (ctx: RequestContext, parent: RoomRow) => rooms.presenter.present(ctx, await breakoutRooms.callerViews(ctx, parent));
+  const roomList = async (ctx: RequestContext, parent: RoomRow) => conversationView.present(ctx, await breakoutRooms.callerViews(ctx, parent));
 
   ocsRoute(app, services, {
     method: 'POST',
@@ -52,7 +52,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     statuses: { 201: { description: 'posted; the breakout rooms', schema: ConversationListSchema }, 413: 'the message is longer than 32000 characters' },
     params: Type.Object({ token: Type.String(), message: Type.String({ pattern: '^[^\\x00]*$', 'x-error': 'message' }) }),
     response: ConversationListSchema,
-    handler: async ({ ctx, params }) => new OcsReply(await rooms.presenter.present(ctx, await services.breakoutBroadcast.broadcast(ctx, params.token, params.message)), 201),
+    handler: async ({ ctx, params }) => new OcsReply(await conversationView.present(ctx, await services.breakoutBroadcast.broadcast(ctx, params.token, params.message)), 201),
   });
 
   ocsRoute(app, services, {
@@ -64,7 +64,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     summary: 'Remove the breakout rooms (moderators)',
     params: TokenOnly,
     response: ConversationSchema,
-    handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await breakoutRooms.remove(ctx, params.token)),
+    handler: async ({ ctx, params }) => conversationView.presentOne(ctx, await breakoutRooms.remove(ctx, params.token)),
   });
 
   for (const [method, started] of [
@@ -109,7 +109,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
       summary: requested ? 'Ask for a moderator in this breakout room (status 2)' : 'Withdraw the request for assistance (status 0)',
       params: TokenOnly,
       response: ConversationSchema,
-      handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await breakoutRooms.setAssistance(ctx, params.token, requested)),
+      handler: async ({ ctx, params }) => conversationView.presentOne(ctx, await breakoutRooms.setAssistance(ctx, params.token, requested)),
     });
   }
 
@@ -122,7 +122,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     summary: 'Switch to another breakout room (free selection mode, after the start)',
     params: Type.Object({ token: Type.String(), target: Type.String({ maxLength: 64, 'x-error': 'target' }) }, { required: ['token', 'target'] }),
     response: ConversationSchema,
-    handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await breakoutRooms.switchRoom(ctx, params.token, params.target)),
+    handler: async ({ ctx, params }) => conversationView.presentOne(ctx, await breakoutRooms.switchRoom(ctx, params.token, params.target)),
   });
 
   ocsRoute(app, services, {
@@ -134,6 +134,6 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     summary: 'Breakout rooms of a conversation: all for moderators and free selection, else the assigned one',
     params: TokenOnly,
     response: ConversationListSchema,
-    handler: async ({ ctx, params }) => rooms.presenter.present(ctx, await breakoutRooms.list(ctx, params.token)),
+    handler: async ({ ctx, params }) => conversationView.present(ctx, await breakoutRooms.list(ctx, params.token)),
   });
 }

@@ -21,7 +21,7 @@ import { ROOM, Token } from './common-schemas.js';
 const Int = (reason: string) => Type.Integer({ 'x-error': reason });
 
 export async function conversationSettingsRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const { rooms, roomSettings } = services;
+  const { conversationView, roomSettings } = services;
 
   /** One settings route: public (the service decides who may), answering the caller's updated record. */
   const setting = (
@@ -41,7 +41,7 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
       summary,
       params: Type.Object({ token: Token, ...fields }) as TObject,
       response: ConversationSchema,
-      handler: async ({ params, ctx }) => rooms.presenter.presentOne(ctx, await run(ctx, params)),
+      handler: async ({ params, ctx }) => conversationView.presentOne(ctx, await run(ctx, params)),
     });
 
   setting(

@@ -37,7 +37,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const answer = await cachedOcsAnswer(rooms.rendered, call, ['list', params.includeStatus, params.includeLastMessage, params.modifiedSince], async () => {
         const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
         const validity = { until: Infinity };
-        const data = await rooms.presenter.present(ctx, views, {
+        const data = await services.conversationView.present(ctx, views, {
           includeStatus: params.includeStatus,
           includeLastMessage: params.includeLastMessage,
           validity,
@@ -88,7 +88,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const { roomType, invite, source, roomName, objectType, objectId, ...options } = params;
       const { caller, created } = await rooms.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
       // The new conversation's lastMessage is its conversation_created message, as in Talk.
-      const record = await rooms.presenter.presentOne(ctx, caller, { chat: await services.chatApi.roomStates([caller]) });
+      const record = await services.conversationView.presentOne(ctx, caller, { chat: await services.chatApi.roomStates([caller]) });
       return new OcsReply(record, created ? 201 : 200);
     },
   });
@@ -111,7 +111,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const answer = await cachedOcsAnswer(rooms.rendered, call, ['room', params.token], async () => {
         const caller = await rooms.getRoomForCaller(ctx, params.token);
         const validity = { until: Infinity };
-        const record = await rooms.presenter.presentOne(ctx, caller, { includeStatus: true, validity, chat: await services.chatApi.roomStates([caller]) });
+        const record = await services.conversationView.presentOne(ctx, caller, { includeStatus: true, validity, chat: await services.chatApi.roomStates([caller]) });
         return { data: record, until: validity.until, headers: await services.serviceHash.headers(ctx) };
       });
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
@@ -129,7 +129,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     response: ConversationListSchema,
     handler: async ({ params, ctx }) => {
       const views = await rooms.listed(ctx, params.searchTerm.trim());
-      return rooms.presenter.present(ctx, views, { includeLastMessage: false });
+      return services.conversationView.present(ctx, views, { includeLastMessage: false });
     },
   });
 
@@ -143,7 +143,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     response: ConversationSchema,
     handler: async ({ params, ctx }) => {
       const caller = await rooms.rename(ctx, params.token, params.roomName);
-      return rooms.presenter.presentOne(ctx, caller);
+      return services.conversationView.presentOne(ctx, caller);
     },
   });
 

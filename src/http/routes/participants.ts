@@ -19,7 +19,7 @@ const Method = Type.String({ maxLength: 32, 'x-error': 'method' });
 const Permissions = Type.Integer({ 'x-error': 'permissions' });
 
 export async function participantRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const { participants, sessions, rooms } = services;
+  const { participants, sessions, conversationView } = services;
 
   for (const [path, breakout] of [
     [`${V4}/room/:token/participants`, false],
@@ -115,7 +115,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     handler: async ({ ctx, params }) => {
       const cookieBefore = ctx.guestSessionKey;
       const joined = await sessions.join(ctx, params.token, { password: params.password, force: params.force });
-      const record = await rooms.presenter.presentOne(ctx, joined);
+      const record = await conversationView.presentOne(ctx, joined);
       return new OcsReply(record, 200, newCookieHeaders(cookieBefore, ctx.guestSessionKey, (k) => services.clientSessions.setCookieHeader(k)));
     },
   });
@@ -143,7 +143,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     summary: 'Set the session state: 0 inactive, 1 active',
     response: ConversationSchema,
     params: Type.Object({ token: Type.String(), state: Type.Integer({ 'x-error': 'state' }) }, { required: ['token', 'state'] }),
-    handler: async ({ ctx, params }) => rooms.presenter.presentOne(ctx, await sessions.setState(ctx, params.token, params.state)),
+    handler: async ({ ctx, params }) => conversationView.presentOne(ctx, await sessions.setState(ctx, params.token, params.state)),
   });
 
   for (const [method, promote] of [

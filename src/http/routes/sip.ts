@@ -26,7 +26,7 @@ export async function sipRoutes(app: FastifyInstance, services: Services): Promi
     response: ConversationSchema,
     handler: async ({ params, ctx }) => {
       const caller = await services.sip.setConversationSip(ctx, params.token, params.state);
-      return services.rooms.presenter.presentOne(ctx, caller);
+      return services.conversationView.presentOne(ctx, caller);
     },
   });
 
