@@ -1,5 +1,5 @@
 /**
- * Chat long-poll across processes (DESIGN.md §4, db/notify.ts): a message sent through one
+ * Chat long-poll across processes (DESIGN.md §4, db/wake.ts): a message sent through one
  * `parley serve` wakes a waiter on another at once (PostgreSQL LISTEN/NOTIFY, NOTIFY carries the
  * room id only), and a stopping process releases its waiters (304) instead of hanging.
  * PostgreSQL only: SQLite's wake-ups are in-process by design.

@@ -86,14 +86,16 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
   database.pragma('foreign_keys = OFF');
   const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), log });
   attachDirectReads(kysely, database, stats);
+  const wake = inProcessWake();
   return {
     kysely,
     dialect: 'sqlite',
     stats,
-    wake: inProcessWake(),
-    close: () => {
+    wake,
+    close: async () => {
+      await wake.close();
       detachDirectReads(kysely);
-      return kysely.destroy();
+      await kysely.destroy();
     },
   };
 }

@@ -1,72 +1,121 @@
 /**
- * Cross-process wake-ups (DESIGN.md §4 "Waking a waiter in another process"): a waiter names a
- * channel (e.g. `signaling:<session id>`) and sleeps until somebody notifies that channel or its
- * timeout passes; the data itself is always read back from tables. On PostgreSQL a notify is a
- * `pg_notify` on one database channel per schema whose payload is the channel name (an id, never
- * data), heard by one LISTEN connection per process; on SQLite an in-process emitter (one
- * process per database file for wake-ups).
+ * Cross-process wake-ups (DESIGN.md §4 "Waking a waiter in another process"), one module for
+ * every waiter: the chat long-poll (channel `chat:<room id>`) and internal signaling
+ * (`signaling:<session id>`). A waiter names a channel and sleeps until somebody notifies it,
+ * its timeout passes, its abort signal fires or the process shuts down; the data itself is
+ * always read back from the tables (a wake-up carries a channel name, never data).
  *
- * Shape: channel name → wake every waiter of that channel. Waiters register BEFORE they read the
- * table (`listen` then read then `wait`), so a notify between the read and the wait is not lost.
+ * - PostgreSQL: `pg_notify` on one database channel per schema (test suites and tenants sharing
+ *   a database do not wake each other) whose payload is the channel name, heard by ONE dedicated
+ *   LISTEN connection per process, opened by the first waiter. A notify sent through a
+ *   transaction (`via`) is delivered when it commits and never when it rolls back.
+ * - SQLite: an in-process emitter (one process owns the file's wake-ups). A notify fires after
+ *   the current microtasks; the woken reader's query waits for the single connection, i.e. for
+ *   the caller's commit.
+ *
+ * No polling. Waiters listen BEFORE they read the table (`listen`, read, `wait`), so a notify
+ * between the read and the wait is not lost; a listener may wait again after being woken (each
+ * wait consumes the wake-ups that arrived before it).
  */
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 
 export interface WakeListener {
-  /** Resolves true when the channel was notified (since `listen`), false at the timeout or abort. */
+  /**
+   * Resolves true when the channel was notified since `listen` or the previous wait (or the
+   * LISTEN connection was replaced: re-read), false at the timeout, abort or shutdown.
+   */
   wait(timeoutMs: number, abort?: AbortSignal): Promise<boolean>;
-  /** Stops listening (always call it, also after `wait`). */
+  /** Stops listening (always call it, in a finally). */
   close(): void;
 }
 
 export interface Wake {
   /** Registers interest in `channel` now (before reading the table). */
   listen(channel: string): Promise<WakeListener>;
-  /** Wakes the waiters of these channels in every process; call after the data has committed. */
-  notify(channels: string[]): Promise<void>;
+  /**
+   * Wakes the waiters of these channels in every process. With `via` (the transaction making
+   * the change) PostgreSQL delivers at commit; without it, call after the data has committed.
+   */
+  notify(channels: string[], via?: Kysely<any>): Promise<void>;
+  /** Releases every waiter (they answer false) and closes the LISTEN connection. */
   close(): Promise<void>;
+  /** Listeners currently registered in this process (metrics, benchmarks, tests). */
+  readonly waiting: number;
 }
 
-/** Local registry: channel → resolvers of the waiters in this process. */
-class LocalWaiters {
-  private readonly waiters = new Map<string, Set<() => void>>();
+interface Entry {
+  /** A wake-up arrived that no wait has consumed yet. */
+  pending: boolean;
+  resolve?: (woken: boolean) => void;
+}
 
-  add(channel: string): WakeListener {
-    let fired = false;
-    let resolveWait: ((v: boolean) => void) | undefined;
-    const fire = () => {
-      fired = true;
-      resolveWait?.(true);
-    };
-    const set = this.waiters.get(channel) ?? new Set();
-    set.add(fire);
-    this.waiters.set(channel, set);
-    const close = () => {
-      set.delete(fire);
-      if (set.size === 0 && this.waiters.get(channel) === set) this.waiters.delete(channel);
-    };
+/** Channel → this process's listeners. */
+class LocalWaiters {
+  private readonly byChannel = new Map<string, Set<Entry>>();
+  private count = 0;
+  closed = false;
+
+  get size(): number {
+    return this.count;
+  }
+
+  add(channel: string, beforeWait: () => Promise<boolean> = async () => false): WakeListener {
+    const entry: Entry = { pending: false };
+    const set = this.byChannel.get(channel) ?? new Set<Entry>();
+    set.add(entry);
+    this.byChannel.set(channel, set);
+    this.count++;
+    let open = true;
     return {
-      close,
-      wait: (timeoutMs, abort) =>
-        fired
-          ? Promise.resolve(true)
-          : new Promise<boolean>((resolve) => {
-              const done = (v: boolean) => {
-                clearTimeout(timer);
-                abort?.removeEventListener('abort', onAbort);
-                resolve(v);
-              };
-              const onAbort = () => done(false);
-              const timer = setTimeout(() => done(false), timeoutMs);
-              // A client that went away frees its waiter at once.
-              abort?.addEventListener('abort', onAbort, { once: true });
-              resolveWait = done;
-            }),
+      close: () => {
+        if (!open) return;
+        open = false;
+        this.count--;
+        set.delete(entry);
+        if (set.size === 0 && this.byChannel.get(channel) === set) this.byChannel.delete(channel);
+        entry.resolve?.(false);
+      },
+      wait: async (timeoutMs, abort) => {
+        if (await beforeWait()) entry.pending = true;
+        if (entry.pending) {
+          entry.pending = false;
+          return true;
+        }
+        if (!open || this.closed || abort?.aborted || timeoutMs <= 0) return false;
+        return new Promise<boolean>((resolve) => {
+          const done = (v: boolean) => {
+            clearTimeout(timer);
+            abort?.removeEventListener('abort', onAbort);
+            entry.resolve = undefined;
+            resolve(v);
+          };
+          const onAbort = () => done(false);
+          const timer = setTimeout(() => done(false), timeoutMs);
+          // A client that went away frees its waiter at once.
+          abort?.addEventListener('abort', onAbort, { once: true });
+          entry.resolve = done;
+        });
+      },
     };
   }
 
   fire(channel: string): void {
-    for (const fire of this.waiters.get(channel) ?? []) fire();
+    for (const entry of this.byChannel.get(channel) ?? []) {
+      if (entry.resolve) entry.resolve(true);
+      else entry.pending = true;
+    }
+  }
+
+  /** Wakes everybody (they re-read): the LISTEN connection was lost. */
+  fireAll(): void {
+    for (const channel of this.byChannel.keys()) this.fire(channel);
+  }
+
+  /** Shutdown: every waiting listener answers false. */
+  releaseAll(): void {
+    this.closed = true;
+    for (const set of this.byChannel.values()) for (const entry of set) entry.resolve?.(false);
   }
 }
 
@@ -75,71 +124,88 @@ export function inProcessWake(): Wake {
   const local = new LocalWaiters();
   return {
     listen: async (channel) => local.add(channel),
-    notify: async (channels) => channels.forEach((c) => local.fire(c)),
-    close: async () => undefined,
+    async notify(channels) {
+      const list = [...new Set(channels)];
+      // After the current microtasks, so a caller's transaction code runs on first.
+      if (list.length) setImmediate(() => list.forEach((c) => local.fire(c)));
+    },
+    close: async () => local.releaseAll(),
+    get waiting() {
+      return local.size;
+    },
   };
 }
 
 /**
- * PostgreSQL: one LISTEN connection (opened on first use, reopened if it drops) per process;
- * `pg_notify` goes through the normal pool. The database channel carries the schema so test
- * suites sharing one database do not wake each other.
+ * PostgreSQL: one LISTEN connection (opened on first use, reopened after it drops) per process;
+ * `pg_notify` goes through the pool or the caller's transaction.
  */
 export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined): Wake {
   const local = new LocalWaiters();
   const dbChannel = `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
   let client: pg.Client | undefined;
   let connecting: Promise<void> | undefined;
-  let closed = false;
+  /** Bumped whenever a new LISTEN connection is in place: listeners older than it re-read once. */
+  let generation = 0;
 
   const connect = (): Promise<void> => {
+    if (client) return Promise.resolve();
     connecting ??= (async () => {
       const c = new pg.Client({ connectionString: databaseUrl });
       c.on('notification', (msg) => {
         if (msg.channel === dbChannel && msg.payload) local.fire(msg.payload);
       });
-      c.on('error', () => {
-        // A dropped LISTEN connection: forget it; the next listen() reconnects. Waiters time out
-        // and re-read their table, so nothing is lost, only delayed.
-        if (client === c) client = undefined;
-        connecting = undefined;
-      });
+      const lost = () => {
+        if (client !== c) return;
+        // Forget it (the next listen or wait reconnects) and wake everybody to re-read: a
+        // notify sent while nobody listened is then not lost, only read late.
+        client = undefined;
+        local.fireAll();
+      };
+      c.on('error', lost);
+      c.on('end', lost);
       await c.connect();
       await c.query(`LISTEN "${dbChannel}"`);
-      if (closed) {
-        await c.end();
+      if (local.closed) {
+        await c.end().catch(() => undefined);
         return;
       }
       client = c;
-    })().catch((e) => {
+      generation++;
+    })().finally(() => {
       connecting = undefined;
-      throw e;
     });
     return connecting;
   };
 
   return {
     async listen(channel) {
-      const l = local.add(channel);
-      try {
-        await connect();
-      } catch (e) {
-        l.close();
-        throw e;
-      }
-      return l;
+      await connect();
+      let seen = generation;
+      // Before each wait: make sure somebody listens; a new connection means "re-read".
+      const beforeWait = async () => {
+        if (local.closed) return false;
+        await connect().catch(() => undefined);
+        const replaced = generation !== seen;
+        seen = generation;
+        return replaced;
+      };
+      return local.add(channel, beforeWait);
     },
-    async notify(channels) {
+    async notify(channels, via) {
       const list = [...new Set(channels)];
       if (list.length === 0) return;
       // One statement whatever the number of channels.
-      await sql`select pg_notify(${dbChannel}, c) from unnest(${list}::text[]) as c`.execute(kysely);
+      await sql`select pg_notify(${dbChannel}, c) from unnest(${list}::text[]) as c`.execute(via ?? kysely);
     },
     async close() {
-      closed = true;
+      local.releaseAll();
       const c = client;
       client = undefined;
       if (c) await c.end().catch(() => undefined);
+    },
+    get waiting() {
+      return local.size;
     },
   };
 }

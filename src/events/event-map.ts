@@ -92,6 +92,14 @@ export interface EventMap {
   'room.changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange };
   /** An attendee's participant type changed (inside the change's transaction). */
   'attendee.type-changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number };
+  /**
+   * Attendees were added to or removed from a conversation (inside the change's transaction):
+   * the rows as stored (self-joined users made permanent members count as added).
+   */
+  'room.attendees-added.trx': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] };
+  'room.attendees-removed.trx': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] };
+  /** Lobby timers passed and these rooms' lobbies were lifted by one statement (inside its transaction). */
+  'rooms.lobby-timer-reached.trx': { trx: Kysely<Database>; rooms: RoomRow[]; now: number };
   /** A user's read marker moved to `messageId` (their mention notifications up to it are read). */
   'chat.read': { room: RoomRow; userId: string; messageId: number };
   'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };

@@ -88,6 +88,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
   bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
+  bus.on('room.attendees-added.trx', (e) => s.chatSystemMessages.membershipChanged(e, true));
+  bus.on('rooms.lobby-timer-reached.trx', (e) => s.chatSystemMessages.lobbyTimerReached(e));
+  bus.on('room.attendees-removed.trx', (e) => s.chatSystemMessages.membershipChanged(e, false));
   // Calls leave their trace in the chat, in the transaction that changed the call (§2 call_*).
   bus.on('call.started.trx', (e) => s.chatSystemMessages.callStarted(e));
   bus.on('call.joined.trx', (e) => s.chatSystemMessages.callJoined(e));

@@ -7,6 +7,8 @@
  * avatarVersion (computed by the presenter) change whenever the image does.
  */
 import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { RoomAvatarsRepository } from '../db/repositories/room-avatars.js';
 import { emojiAvatarRow, iconAvatar, initialsAvatar } from '../domain/avatar-svg.js';
@@ -21,6 +23,7 @@ import { listableScopesFor } from './request-context.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
+import { chatActorOf } from './chat.js';
 import { nowSeconds } from '../domain/time.js';
 
 /** Upload limit (Talk's). */
@@ -77,8 +80,9 @@ export class AvatarService {
     const version = randomString(16, VERSION_ALPHABET);
     const avatar = `${version}.${info.kind === 'png' ? 'png' : 'jpg'}`;
     const now = Math.max(nowSeconds(), found.room.last_activity);
-    await this.repo.save(found.room.id, { version, content_type: info.contentType, data, updated_at: now }, avatar);
-    return { ...found, room: { ...found.room, avatar, last_activity: now } };
+    const room = { ...found.room, avatar, last_activity: now };
+    await this.repo.save(found.room.id, { version, content_type: info.contentType, data, updated_at: now }, avatar, this.announce(ctx, found, room, true));
+    return { ...found, room };
   }
 
   /**
@@ -93,8 +97,9 @@ export class AvatarService {
     if (color !== '' && !AVATAR_COLOR.test(color)) throw badRequest('color', 'color must be six hex digits, e.g. ff8800');
     const { column, row } = emojiAvatarRow(emoji, color);
     const now = Math.max(nowSeconds(), found.room.last_activity);
-    await this.repo.save(found.room.id, { ...row, updated_at: now }, column);
-    return { ...found, room: { ...found.room, avatar: column, last_activity: now } };
+    const room = { ...found.room, avatar: column, last_activity: now };
+    await this.repo.save(found.room.id, { ...row, updated_at: now }, column, this.announce(ctx, found, room, true));
+    return { ...found, room };
   }
 
   /** DELETE avatar: moderators (guest moderators too); back to the generated image. */
@@ -102,8 +107,14 @@ export class AvatarService {
     const found = await this.rooms.requireModerator(ctx, token);
     if (found.room.avatar === '') return found;
     const now = Math.max(nowSeconds(), found.room.last_activity);
-    await this.repo.remove(found.room.id, now);
-    return { ...found, room: { ...found.room, avatar: '', last_activity: now } };
+    const room = { ...found.room, avatar: '', last_activity: now };
+    await this.repo.remove(found.room.id, now, this.announce(ctx, found, room, false));
+    return { ...found, room };
+  }
+
+  /** The change's announcement, run inside its transaction (avatar_set / avatar_removed, talk-chat-calls.md §2). */
+  private announce(ctx: RequestContext, found: CallerRoom, room: RoomRow, set: boolean): (trx: Kysely<Database>) => Promise<void> {
+    return (trx) => this.rooms.announceChange(trx, room, chatActorOf(ctx, found.attendee), { kind: 'avatar', set });
   }
 
   /**

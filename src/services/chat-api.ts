@@ -7,12 +7,13 @@
  * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
+import { SameTurnReads } from './same-turn-reads.js';
+import type { LobbyTimers } from './lobby-timers.js';
 import type { RoomChatState } from '../presenters/conversation.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import { UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
-import type { Wakeups } from '../db/notify.js';
 import {
   CHAT_MAX_LENGTH,
   EDIT_MAX_AGE,
@@ -28,7 +29,7 @@ import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge
 import { hasPermission, heldInLobby, isLoggedInModeratorType, isModeratorType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import type { MessageEnv } from '../presenters/chat-message.js';
-import { CHAT_CHANNEL, type ChatActor, type ChatService } from './chat.js';
+import { chatChannel, type ChatActor, type ChatService } from './chat.js';
 import type { ChatMentions } from './chat-mentions.js';
 import type { CallerRoom, RoomsService } from './rooms.js';
 import type { RequestContext } from './request-context.js';
@@ -82,10 +83,12 @@ export class ChatApiService {
     private readonly repos: Repositories,
     private readonly chat: ChatService,
     private readonly mentions: ChatMentions,
-    private readonly wakeups: Wakeups,
+    private readonly lobbyTimers: LobbyTimers,
   ) {
     this.messages = repos.chatMessages;
   }
+
+  private readonly sameTurn = new SameTurnReads();
 
   // ---- access ----
 
@@ -104,8 +107,8 @@ export class ChatApiService {
       const now = nowSeconds();
       // The lobby timer is applied lazily (talk-behaviour.md §11).
       if (room.lobby_timer > 0 && room.lobby_timer < now) {
-        await this.repos.rooms.liftExpiredLobbies([room.id], now);
-        room = { ...room, lobby_state: 0, lobby_timer: 0 };
+        const [lifted] = await this.lobbyTimers.lift([room.id], now);
+        room = lifted ?? { ...room, lobby_state: 0, lobby_timer: 0 };
       }
     }
     const cfg = await ctx.config();
@@ -181,17 +184,19 @@ export class ChatApiService {
       await this.chat.announceRead(acc.room, acc.attendee.actor_id, offset);
     }
     // Subscribe before reading: a message committed after the read still wakes us.
-    const waiter = await this.wakeups.subscribe(CHAT_CHANNEL, roomId);
+    const waiter = await this.db.wake.listen(chatChannel(roomId));
     try {
       const deadline = Date.now() + q.timeoutSeconds * 1000;
       for (;;) {
-        const fetched = await this.messages.future(roomId, offset, q.includeLastKnown && offset > 0, q.limit);
+        const inclusive = q.includeLastKnown && offset > 0;
+        // The room's other waiters woken by the same wake-up share this read (same-turn-reads.ts).
+        const fetched = await this.sameTurn.read(`future:${roomId}:${offset}:${inclusive}:${q.limit}`, () => this.messages.future(roomId, offset, inclusive, q.limit));
         if (fetched.length > 0) return this.page(acc, fetched, q.lastCommonReadId, true);
         const left = deadline - Date.now();
         if (left <= 0 || !(await waiter.wait(left, signal))) return this.page(acc, [], q.lastCommonReadId, true);
       }
     } finally {
-      waiter.cancel();
+      waiter.close();
     }
   }
 
@@ -309,7 +314,9 @@ export class ChatApiService {
   /** X-Chat-Last-Common-Read for a reader (undefined when their read privacy is private). */
   async commonReadFor(view: CallerRoom): Promise<number | undefined> {
     if (!view.attendee || view.attendee.read_privacy !== 0) return undefined;
-    return (await this.repos.attendees.commonReadMessages([view.room.id])).get(view.room.id) ?? 0;
+    const roomId = view.room.id;
+    const common = await this.sameTurn.read(`common:${roomId}`, () => this.repos.attendees.commonReadMessages([roomId]));
+    return common.get(roomId) ?? 0;
   }
 
   // ---- conversation records ----

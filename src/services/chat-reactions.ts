@@ -15,8 +15,7 @@ import { ActorType } from '../domain/constants.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { nowSeconds } from '../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
-import { CHAT_CHANNEL, type ChatService } from './chat.js';
-import type { Wakeups } from '../db/notify.js';
+import { chatChannel, type ChatService } from './chat.js';
 import type { RequestContext } from './request-context.js';
 import type { Repositories } from '../db/repositories/index.js';
 
@@ -35,7 +34,6 @@ export class ChatReactionsService {
     private readonly repos: Repositories,
     private readonly chatApi: ChatApiService,
     private readonly chat: ChatService,
-    private readonly wakeups: Wakeups,
   ) {
     this.messages = repos.chatMessages;
     this.reactions = repos.chatReactions;
@@ -67,7 +65,7 @@ export class ChatReactionsService {
       });
       if (id === 0) return 0;
       await repo.refreshCounts(target.id);
-      await this.wakeups.notify(CHAT_CHANNEL, acc.room.id, trx);
+      await this.db.wake.notify([chatChannel(acc.room.id)], trx);
       return id;
     });
     if (reactionId > 0) await this.chat.announceReaction(acc.room, reactionId, target.id);

@@ -8,6 +8,7 @@ import type { Database } from '../db/schema.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { attendeeObject } from '../domain/chat-rich-objects.js';
+import { isOneToOneKind } from '../domain/permissions.js';
 import { ActorType, ListableScope, ParticipantType, ReadOnlyState, RoomType } from '../domain/constants.js';
 import type { Repositories } from '../db/repositories/index.js';
 import { SYSTEM_ACTOR } from '../domain/chat.js';
@@ -42,6 +43,18 @@ function roomChangeMessage(room: RoomRow, change: RoomChange): { id: string; par
     case 'avatar':
       return { id: change.set ? 'avatar_set' : 'avatar_removed' };
   }
+}
+
+/**
+ * The system message of an attendee added or removed (§2 user_*, group_*, circle_*), keyed by
+ * the rich object's parameter name; e-mail guests and guests are not recorded, as in Talk.
+ */
+function membershipMessage(attendee: AttendeeRow, added: boolean): { id: string; key: string } | undefined {
+  const verb = added ? 'added' : 'removed';
+  if (attendee.actor_type === ActorType.USERS) return { id: `user_${verb}`, key: 'user' };
+  if (attendee.actor_type === ActorType.GROUPS) return { id: `group_${verb}`, key: 'group' };
+  if (attendee.actor_type === ActorType.CIRCLES) return { id: `circle_${verb}`, key: 'circle' };
+  return undefined;
 }
 
 /** The system message of a participant type change (§2 moderator_*, guest_moderator_*). */
@@ -89,6 +102,22 @@ export class ChatSystemMessages {
     const now = Math.floor(Date.now() / 1000);
     const at = Math.abs(now - e.room.last_activity) <= 5 ? e.room.last_activity : now;
     if (msg) await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, msg.params ?? {}, { at });
+  }
+
+  /** Added/removed attendees; none in one-to-ones, nothing added to the changelog (§2 user_added). */
+  async membershipChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] }, added: boolean): Promise<void> {
+    if (isOneToOneKind(e.room.type) || e.room.type === RoomType.CHANGELOG) return;
+    for (const attendee of e.attendees) {
+      const msg = membershipMessage(attendee, added);
+      if (!msg) continue;
+      const params = { [msg.key]: attendeeObject(attendee.actor_type, attendee.actor_id, attendee.display_name) };
+      await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, params);
+    }
+  }
+
+  /** Lobbies lifted by their timer (§2 lobby_timer_reached, by guests/system). */
+  async lobbyTimerReached(e: { trx: Kysely<Database>; rooms: RoomRow[]; now: number }): Promise<void> {
+    await this.chat.postSystemMessagesToLocked(e.trx, e.rooms, { ...SYSTEM_ACTOR }, 'lobby_timer_reached', e.now);
   }
 
   async typeChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number }): Promise<void> {

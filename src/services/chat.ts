@@ -12,7 +12,6 @@ import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { CHAT_MESSAGE_DEFAULTS, type NewChatMessage } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
-import type { Wakeups } from '../db/notify.js';
 import type { EventBus } from '../events/bus.js';
 import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
@@ -42,8 +41,8 @@ export function chatActorOf(ctx: RequestContext, attendee?: AttendeeRow): ChatAc
   return { ...SYSTEM_ACTOR };
 }
 
-/** The wake-up channel of chat: key = room id. */
-export const CHAT_CHANNEL = 'chat';
+/** The wake-up channel (db/wake.ts) of a room's chat. */
+export const chatChannel = (roomId: number): string => `chat:${roomId}`;
 
 /** Attendee ids a message mentions: `direct` (@user, reply to their message) and `indirect` (@all, groups). */
 export interface MentionedAttendees {
@@ -86,7 +85,6 @@ export class ChatService {
     private readonly db: Db,
     private readonly repos: Repositories,
     private readonly events: EventBus,
-    private readonly wakeups: Wakeups,
   ) {}
 
   /**
@@ -112,6 +110,26 @@ export class ChatService {
     }, { bump: !opts.skipRoomUpdate });
     await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
     return id;
+  }
+
+  /**
+   * Posts one system message into each of several rooms in a constant number of statements,
+   * inside the caller's transaction, which must already hold the rooms' row locks (it updated
+   * them) and moved their lastActivity to `now`: used for changes made to many rooms by one
+   * statement (lobby timers reached).
+   */
+  async postSystemMessagesToLocked(trx: Kysely<Database>, rooms: RoomRow[], actor: ChatActor, systemMessage: string, now: number): Promise<void> {
+    if (rooms.length === 0) return;
+    const rows = rooms.map((room) => ({
+      ...this.baseRow(room, actor, now),
+      message_type: MessageType.SYSTEM,
+      system_message: systemMessage,
+      message_parameters: '{}',
+    }));
+    const { chatMessages, rooms: roomsRepo } = this.repos.withTransaction(trx);
+    const ids = await chatMessages.insertMany(rows);
+    await roomsRepo.setLastMessages(new Map(ids.map((x) => [x.roomId, x.id])));
+    await this.db.wake.notify(rooms.map((r) => chatChannel(r.id)), trx);
   }
 
   /**
@@ -180,7 +198,7 @@ export class ChatService {
 
   /** Wakes the long-polls of a room (after a change that is not a new message: edits, clears). */
   wake(roomId: number, via?: Kysely<Database>): Promise<void> {
-    return this.wakeups.notify(CHAT_CHANNEL, roomId, via);
+    return this.db.wake.notify([chatChannel(roomId)], via);
   }
 
   private baseRow(room: RoomRow, actor: ChatActor, now: number): NewChatMessage {
@@ -206,7 +224,7 @@ export class ChatService {
     else await rooms.lockForMessage(room.id, 0);
     const id = await chatMessages.insert(row);
     if (opts.bump) await rooms.setLastMessage(room.id, id);
-    await this.wakeups.notify(CHAT_CHANNEL, room.id, trx);
+    await this.db.wake.notify([chatChannel(room.id)], trx);
     return id;
   }
 }

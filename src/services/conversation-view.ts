@@ -6,6 +6,7 @@
  * per call in a batch, so any number of conversations costs a constant number of queries. The
  * record itself is the pure `formatConversation` (presenters/conversation.ts).
  */
+import type { LobbyTimers } from './lobby-timers.js';
 import type { AttendeesRepository } from '../db/repositories/attendees.js';
 import type { RoomsRepository } from '../db/repositories/rooms.js';
 import type { UsersRepository } from '../db/repositories/users.js';
@@ -39,6 +40,7 @@ export class ConversationViewService {
   constructor(
     private readonly repos: ConversationViewRepos,
     private readonly userStatus: UserStatusService,
+    private readonly lobbyTimers: LobbyTimers,
   ) {}
 
   /** Formats one conversation (see `present`). */
@@ -59,8 +61,9 @@ export class ConversationViewService {
     // Lobby timers are applied lazily on read (talk-behaviour.md §11): lift and save expired ones.
     const expired = views.filter((v) => v.room.lobby_timer > 0 && v.room.lobby_timer < now);
     if (expired.length) {
-      await this.repos.rooms.liftExpiredLobbies([...new Set(expired.map((v) => v.room.id))], now);
-      for (const v of expired) v.room = { ...v.room, lobby_state: 0, lobby_timer: 0, last_activity: now };
+      const lifted = new Map((await this.lobbyTimers.lift([...new Set(expired.map((v) => v.room.id))], now)).map((r) => [r.id, r]));
+      // Lifted here: the row with its lobby_timer_reached message; lifted meanwhile elsewhere: just open.
+      for (const v of expired) v.room = lifted.get(v.room.id) ?? { ...v.room, lobby_state: 0, lobby_timer: 0, last_activity: now };
     }
 
     // A group or public conversation without a name gets one from its users, saved (talk-behaviour.md

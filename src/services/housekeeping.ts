@@ -3,13 +3,13 @@
  * talk-behaviour.md §10, §11). Each method is one idempotent step that reads the app config
  * afresh, so a second process running the same step right after changes nothing more.
  */
+import type { LobbyTimers } from './lobby-timers.js';
 import type { HousekeepingRepository } from '../db/repositories/housekeeping.js';
 import type { CallService } from './calls.js';
 import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { AppConfigService } from './app-config.js';
 import type { RoomsService } from './rooms.js';
-import type { Repositories } from '../db/repositories/index.js';
 
 const DAY = 86400;
 const EMPTY_ROOMS_BATCH = 1000;
@@ -32,10 +32,10 @@ export class HousekeepingService {
   constructor(
     private readonly repo: HousekeepingRepository,
     private readonly rooms: RoomsService,
-    private readonly repos: Pick<Repositories, 'rooms'>,
     private readonly appConfig: AppConfigService,
     private readonly calls: CallService,
     private readonly messages: ChatMessagesRepository,
+    private readonly lobbyTimers: LobbyTimers,
   ) {}
 
   /**
@@ -79,8 +79,8 @@ export class HousekeepingService {
   }
 
   /** Lobby timers: every lobby whose time has come is lifted, read or not. */
-  liftExpiredLobbies(now: number): Promise<number> {
-    return this.repos.rooms.liftExpiredLobbies('all', now);
+  async liftExpiredLobbies(now: number): Promise<number> {
+    return (await this.lobbyTimers.lift('all', now)).length;
   }
 
   /** Empty conversations (Talk's RemoveEmptyRooms): no attendee left besides groups and teams. */

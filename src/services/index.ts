@@ -3,6 +3,7 @@
  * by the CLI and by tests; routes and commands receive it and never construct services.
  * Each capability area adds its services here, in createServices' dependency order.
  */
+import { LobbyTimers } from './lobby-timers.js';
 import type { Db } from '../db/database.js';
 import type { Settings } from '../settings.js';
 import type { Logger } from '../log.js';
@@ -38,7 +39,6 @@ import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
-import { Wakeups } from '../db/notify.js';
 import { ChatService } from './chat.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatReactionsService } from './chat-reactions.js';
@@ -110,8 +110,6 @@ export interface Services {
   /** Users' phone numbers (`parley phone-number:*`): the dial-out caller number. */
   phoneNumbers: PhoneNumbersService;
   provisioning: ProvisioningService;
-  /** Cross-process wake-ups (chat long-poll, internal signaling): db/notify.ts. */
-  wakeups: Wakeups;
   chat: ChatService;
   chatApi: ChatApiService;
   chatReactions: ChatReactionsService;
@@ -137,8 +135,7 @@ export interface Services {
 export function createServices(db: Db, settings: Settings, log: Logger): Services {
   const repos = createRepositories(db.kysely, db.dialect);
   const events = new EventBus();
-  const wakeups = new Wakeups(db, settings.databaseUrl);
-  const chat = new ChatService(db, repos, events, wakeups);
+  const chat = new ChatService(db, repos, events);
   const directory = new DirectoryService(repos, events);
   const appConfig = new AppConfigService(repos.appConfig, directory.groups);
   const bruteForce = new BruteForceService(repos.bruteForce, settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
@@ -151,7 +148,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   // Conversations: the lookup recognises guests and the caller's sessions by cookie session, and
   // the records are loaded (with statuses) by the conversation view service.
   const callerSessions = new CallerSessions(repos.participants, clientSessions);
-  const conversationView = new ConversationViewService(repos, userStatus);
+  const lobbyTimers = new LobbyTimers(db, repos, events);
+  const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const teams = new TeamsService(repos.teams, directory, events);
   const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions);
   const calls = new CallService(db, rooms, repos, userStatus, events);
@@ -172,11 +170,11 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutRooms = new BreakoutRoomsService(repos.participants, rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
-  const housekeeping = new HousekeepingService(repos.housekeeping, rooms, repos, appConfig, calls, repos.chatMessages);
+  const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
-  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, wakeups);
-  const chatReactions = new ChatReactionsService(db, repos, chatApi, chat, wakeups);
+  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers);
+  const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const polls = new PollsService(db, repos, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
@@ -185,5 +183,5 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat, repos), chat, signalingNotifier, polls, calls });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
-  return { repos, log, signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, wakeups, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  return { repos, log, signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
 }

@@ -36,7 +36,8 @@ import { newAttendeePin } from '../domain/tokens.js';
 import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../presenters/participant.js';
 import type { DirectoryService } from './directory.js';
 import type { MailService } from './mail.js';
-import { chatActorOf } from './chat.js';
+import { chatActorOf, type ChatActor } from './chat.js';
+import { CLI_ACTOR } from '../domain/chat.js';
 import type { RequestContext } from './request-context.js';
 import { type NewAttendeeSpec, type RoomsService } from './rooms.js';
 import type { SessionService } from './sessions.js';
@@ -178,16 +179,17 @@ export class ParticipantsService {
     const isBreakoutChild = room.object_type === 'room';
     if (isBreakoutChild && source !== 'users') throw badRequest('source', 'Only users can be added to a breakout room');
     const now = nowSeconds();
+    const actor = chatActorOf(ctx, caller);
     switch (source) {
       case 'users':
-        await this.addUser(room, newParticipant, isBreakoutChild, now, ctx.userId);
+        await this.addUser(room, actor, newParticipant, isBreakoutChild, now, ctx.userId);
         return [];
       case 'groups':
-        await this.addGroup(room, newParticipant, now, ctx.userId);
+        await this.addGroup(room, actor, newParticipant, now, ctx.userId);
         return [];
       case 'circles':
       case 'teams':
-        await this.addTeam(ctx, room, newParticipant, now);
+        await this.addTeam(ctx, room, actor, newParticipant, now);
         return [];
       case 'phones':
         await this.phones.addPhoneParticipant(ctx, room, newParticipant);
@@ -201,7 +203,7 @@ export class ParticipantsService {
   }
 
   /** Returns the users newly added (for invitation notifications). */
-  private async addUser(room: RoomRow, userId: string, isBreakoutChild: boolean, now: number, invitedBy: string | undefined): Promise<string[]> {
+  private async addUser(room: RoomRow, actor: ChatActor, userId: string, isBreakoutChild: boolean, now: number, invitedBy: string | undefined): Promise<string[]> {
     const user = userId === '' ? undefined : await this.directory.users.find(userId);
     if (!user) throw notFound('new-participant', 'The user to add does not exist');
     if (isBreakoutChild) {
@@ -212,52 +214,66 @@ export class ParticipantsService {
         if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
           throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
         }
-        await this.addUsers(parent, [user], now);
+        await this.addUsers(parent, actor, [user], now);
         await this.repo.deleteAttendees(inSiblings.map((a) => a.id));
       }
     }
-    return this.addUsers(room, [user], now, [], invitedBy);
+    return this.addUsers(room, actor, [user], now, [], invitedBy);
   }
 
   /**
    * Adds users as normal participants (type 3); self-joined members (5) become permanent (3);
    * existing members keep their role. Bumps lastActivity when anybody was added or changed.
-   * Returns the ids of the users who were not members before. `invitedBy`: the user who added
-   * them (their invitation notifications name them; none without).
+   * Decided and written under the room lock, with the chat's user_added / group_added /
+   * circle_added messages in the same transaction (talk-chat-calls.md §2). Returns the ids of
+   * the users who were not members before. `invitedBy`: the user who added them (their
+   * invitation notifications name them; none without).
    */
-  private async addUsers(room: RoomRow, users: Array<{ id: string; display_name: string }>, now: number, extra: NewAttendeeSpec[] = [], invitedBy?: string): Promise<string[]> {
-    const existing = await this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
-    const have = new Set(existing.map((a) => a.actor_id));
-    const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id);
-    const fresh = users.filter((u) => !have.has(u.id));
-    // read_privacy comes from each user's preference as the rows are inserted (AttendeesRepository).
-    const specs: NewAttendeeSpec[] = [
-      ...extra,
-      ...fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER })),
-    ];
-    if (specs.length) await this.rooms.addAttendees(room.id, specs);
-    await this.repo.setParticipantType(selfJoined, ParticipantType.USER, now);
-    if (specs.length || selfJoined.length) await this.rooms.touch([room.id], now);
-    await this.rooms.announceAttendeesAdded(room, fresh.map((u) => u.id), invitedBy);
-    return fresh.map((u) => u.id);
+  private async addUsers(
+    room: RoomRow,
+    actor: ChatActor,
+    users: Array<{ id: string; display_name: string }>,
+    now: number,
+    extra: NewAttendeeSpec[] = [],
+    invitedBy?: string,
+  ): Promise<string[]> {
+    const fresh = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+      const existing = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
+      const have = new Set(existing.map((a) => a.actor_id));
+      const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED);
+      const fresh = users.filter((u) => !have.has(u.id));
+      // read_privacy comes from each user's preference as the rows are inserted (AttendeesRepository).
+      const userSpecs: NewAttendeeSpec[] = fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER }));
+      const specs = [...extra, ...userSpecs];
+      const added = specs.length ? await this.rooms.addAttendees(room.id, specs, repos) : [];
+      await repos.participants.setParticipantType(selfJoined.map((a) => a.id), ParticipantType.USER, now);
+      if (specs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
+      // Talk adds the members first, then the group or team itself.
+      const members = added.filter((a) => a.actor_type === ActorType.USERS);
+      const sources = added.filter((a) => a.actor_type !== ActorType.USERS);
+      await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...members, ...sources]);
+      return fresh.map((u) => u.id);
+    });
+    await this.rooms.announceAttendeesAdded(room, fresh, invitedBy);
+    return fresh;
   }
 
-  private async addGroup(room: RoomRow, groupId: string, now: number, invitedBy: string | undefined): Promise<string[]> {
+  private async addGroup(room: RoomRow, actor: ChatActor, groupId: string, now: number, invitedBy: string | undefined): Promise<string[]> {
     const group = groupId === '' ? undefined : await this.directory.groups.find(groupId);
     if (!group) throw notFound('new-participant', 'The group to add does not exist');
     const members = await this.directory.users.existing(await this.directory.groups.membersOf(group.id));
     const groupSpec = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name || group.id, participantType: ParticipantType.USER };
-    return this.addUsers(room, members, now, [groupSpec], invitedBy);
+    return this.addUsers(room, actor, members, now, [groupSpec], invitedBy);
   }
 
-  private async addTeam(ctx: RequestContext, room: RoomRow, teamId: string, now: number): Promise<string[]> {
+  private async addTeam(ctx: RequestContext, room: RoomRow, actor: ChatActor, teamId: string, now: number): Promise<string[]> {
     const team = teamId === '' ? undefined : await this.teams.find(teamId);
     const memberIds = team ? await this.teams.membersOf(team.id) : [];
     // Like Nextcloud's circles: only members may add a team.
     if (!team || !memberIds.includes(ctx.userId!)) throw notFound('new-participant', 'The team to add does not exist');
     const members = await this.directory.users.existing(memberIds);
     const teamSpec = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name || team.id, participantType: ParticipantType.USER };
-    return this.addUsers(room, members, now, [teamSpec], ctx.userId);
+    return this.addUsers(room, actor, members, now, [teamSpec], ctx.userId);
   }
 
   /** E-mail guest: the conversation becomes public; an invitation mail goes out. True when the type changed. */
@@ -342,7 +358,7 @@ export class ParticipantsService {
     }
     if (target.id === caller.id) return this.leave(ctx, room, caller);
     // Checked again under the room lock: roles may have changed since they were read.
-    const removed = await this.rooms.lockedTransaction(room.id, async (repos) => {
+    const removed = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const all = await repos.attendees.forRoom(room.id);
       this.assertStillModerator(ctx, all, caller);
       const current = all.find((a) => a.id === target.id);
@@ -350,6 +366,7 @@ export class ParticipantsService {
       if (current.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
       if (isModeratorType(current.participant_type)) throw badRequest('moderator', 'Moderators cannot be removed; demote them first');
       await repos.attendees.deleteByIds([current.id]);
+      await this.rooms.announceAttendeesRemovedIn(trx, room, chatActorOf(ctx, caller), [current]);
       return current;
     });
     if (removed) await this.removeAttendees(room, [removed]);
@@ -361,11 +378,12 @@ export class ParticipantsService {
    */
   async removeAsOperator(room: RoomRow, targets: AttendeeRow[]): Promise<void> {
     const ids = targets.map((t) => t.id);
-    await this.rooms.lockedTransaction(room.id, async (repos) => {
+    await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       if (lastModeratorWouldGo(await repos.attendees.forRoom(room.id), { removed: ids })) {
         throw badRequest('last-moderator', 'No other moderators or owners would be left');
       }
       await repos.attendees.deleteByIds(ids);
+      await this.rooms.announceAttendeesRemovedIn(trx, room, { ...CLI_ACTOR }, targets);
     });
     await this.removeAttendees(room, targets);
   }
@@ -387,7 +405,7 @@ export class ParticipantsService {
     const cfg = await ctx.config();
     // Decided on the rows as they are under the room lock, and the attendee row deleted in the
     // same step, so two moderators leaving at once cannot both pass the last-moderator rule.
-    const outcome = await this.rooms.lockedTransaction(room.id, async (repos) => {
+    const outcome = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const all = await repos.attendees.forRoom(room.id);
       const mine = all.find((a) => a.id === me.id);
       if (!mine) return 'gone' as const;
@@ -398,7 +416,11 @@ export class ParticipantsService {
         counts: memberCount(all),
         deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
       });
-      if (decided === 'remove') await repos.attendees.deleteByIds([mine.id]);
+      if (decided === 'remove') {
+        await repos.attendees.deleteByIds([mine.id]);
+        // A self-joined user leaving is not recorded (talk-chat-calls.md §2 user_removed).
+        if (mine.participant_type !== ParticipantType.USER_SELF_JOINED) await this.rooms.announceAttendeesRemovedIn(trx, room, chatActorOf(ctx, mine), [mine]);
+      }
       return decided;
     });
     if (outcome === 'gone') return;

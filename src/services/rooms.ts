@@ -388,7 +388,8 @@ export class RoomsService {
       if (options.avatar) await repos.roomAvatars.insert(id, { ...options.avatar.row, updated_at: now });
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, actor, { kind: 'created' });
-      return created;
+      // Read again: the conversation_created message is now its last message.
+      return (await repos.rooms.findById(id))!;
     });
   }
 
@@ -470,7 +471,8 @@ export class RoomsService {
       ]);
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
-      return created;
+      // Read again: the conversation_created message is now its last message.
+      return (await repos.rooms.findById(id))!;
     });
     if (room) return { caller: await this.callerView(ctx, room), created: true };
     const winner = await this.repos.rooms.findOneToOne(name);
@@ -501,7 +503,8 @@ export class RoomsService {
       const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type });
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
-      return created;
+      // Read again: the conversation_created message is now its last message.
+      return (await repos.rooms.findById(id))!;
     });
   }
 
@@ -550,16 +553,17 @@ export class RoomsService {
   /**
    * Adds attendees to a conversation directly (no permission checks, no lastActivity bump):
    * for services that already decided, and for tests until the participants endpoints exist.
-   * Existing (room, actor) rows are kept unchanged. Returns the rows as stored.
+   * Existing (room, actor) rows are kept unchanged. Returns the rows as stored. `repos`: those
+   * of the caller's transaction.
    */
-  async addAttendees(roomId: number, specs: NewAttendeeSpec[]): Promise<AttendeeRow[]> {
+  async addAttendees(roomId: number, specs: NewAttendeeSpec[], repos: RoomRepos = this.repos): Promise<AttendeeRow[]> {
     const now = nowSeconds();
-    await this.repos.attendees.insertIgnoringDuplicates(specs.map((s) => this.attendeeRow(roomId, now, s)));
+    await repos.attendees.insertIgnoringDuplicates(specs.map((s) => this.attendeeRow(roomId, now, s)));
     // Read back with one query per actor type, in the order of `specs`.
     const stored = new Map<string, AttendeeRow>();
     for (const type of new Set(specs.map((s) => s.actorType))) {
       const ids = specs.filter((s) => s.actorType === type).map((s) => s.actorId);
-      for (const row of await this.repos.attendees.actorsInRooms([roomId], type, ids)) stored.set(`${type}\0${row.actor_id}`, row);
+      for (const row of await repos.attendees.actorsInRooms([roomId], type, ids)) stored.set(`${type}\0${row.actor_id}`, row);
     }
     return specs.flatMap((s) => stored.get(`${s.actorType}\0${s.actorId}`) ?? []);
   }
@@ -664,6 +668,16 @@ export class RoomsService {
   /** After commit: users were added to `room` (`invitedBy`: by this user, who invited them). */
   async announceAttendeesAdded(room: RoomRow, userIds: string[], invitedBy?: string): Promise<void> {
     if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds, invitedBy });
+  }
+
+  /** Inside the adding transaction: these attendees are now members (the chat records them). */
+  async announceAttendeesAddedIn(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
+    if (attendees.length) await this.events.emit('room.attendees-added.trx', { trx, room, actor, attendees });
+  }
+
+  /** Inside the removing transaction: these attendees are no longer members (the chat records them). */
+  async announceAttendeesRemovedIn(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
+    if (attendees.length) await this.events.emit('room.attendees-removed.trx', { trx, room, actor, attendees });
   }
 
   /** After commit: attendees (these users, these Talk sessions) are no longer in `room`. */

@@ -46,6 +46,13 @@ export class ChatMessagesRepository {
     return Number(r.id);
   }
 
+  /** Inserts several messages in one statement; returns each new id with its room. */
+  async insertMany(rows: NewChatMessage[]): Promise<Array<{ id: number; roomId: number }>> {
+    if (rows.length === 0) return [];
+    const r = await this.db.insertInto('chat_messages').values(rows).returning(['id', 'room_id']).execute();
+    return r.map((x) => ({ id: Number(x.id), roomId: Number(x.room_id) }));
+  }
+
   findInRoom(roomId: number, id: number, now: number): Promise<ChatMessageRead | undefined> {
     return this.visible(now).where('m.room_id', '=', roomId).where('m.id', '=', id).executeTakeFirst();
   }

@@ -14,8 +14,9 @@ export class RoomAvatarsRepository {
   /**
    * Stores the image and points the conversation at its version, in one transaction; the new
    * version moves lastActivity too (an avatar change is activity, talk-behaviour.md §11).
+   * `within` runs in the same transaction (the chat's system message).
    */
-  async save(roomId: number, row: Omit<RoomAvatarRow, 'room_id'>, avatarColumn: string): Promise<void> {
+  async save(roomId: number, row: Omit<RoomAvatarRow, 'room_id'>, avatarColumn: string, within?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('room_avatars')
@@ -23,6 +24,7 @@ export class RoomAvatarsRepository {
         .onConflict((oc) => oc.column('room_id').doUpdateSet({ version: row.version, content_type: row.content_type, data: row.data, updated_at: row.updated_at }))
         .execute();
       await trx.updateTable('rooms').set({ avatar: avatarColumn, last_activity: row.updated_at }).where('id', '=', roomId).execute();
+      await within?.(trx);
     });
   }
 
@@ -31,11 +33,12 @@ export class RoomAvatarsRepository {
     await this.db.insertInto('room_avatars').values({ room_id: roomId, ...row }).execute();
   }
 
-  /** Removes the image; the conversation falls back to the generated one. */
-  async remove(roomId: number, now: number): Promise<void> {
+  /** Removes the image; the conversation falls back to the generated one. `within`: as in save. */
+  async remove(roomId: number, now: number, within?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('room_avatars').where('room_id', '=', roomId).execute();
       await trx.updateTable('rooms').set({ avatar: '', last_activity: now }).where('id', '=', roomId).execute();
+      await within?.(trx);
     });
   }
 

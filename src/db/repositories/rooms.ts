@@ -193,12 +193,13 @@ export class RoomsRepository {
   /**
    * Lifts the lobby of rooms whose timer has passed (talk-behaviour.md §11), in one statement.
    * Only rows still carrying an expired timer are touched, so concurrent readers agree.
+   * Returns the rooms lifted by this statement, as they are now.
    */
-  async liftExpiredLobbies(ids: number[] | 'all', now: number): Promise<number> {
-    if (ids !== 'all' && ids.length === 0) return 0;
+  async liftExpiredLobbies(ids: number[] | 'all', now: number): Promise<RoomRow[]> {
+    if (ids !== 'all' && ids.length === 0) return [];
     let q = this.db.updateTable('rooms').set({ lobby_state: 0, lobby_timer: 0, last_activity: now }).where('lobby_timer', '>', 0).where('lobby_timer', '<', now);
     if (ids !== 'all') q = q.where('id', 'in', ids);
-    return Number((await q.executeTakeFirst()).numUpdatedRows);
+    return q.returningAll().execute();
   }
 
   /** Saves computed default names (room id → name) in one statement, except where someone named the room meanwhile. */
@@ -278,6 +279,17 @@ export class RoomsRepository {
   /** Points the room at its newest message (never backwards). */
   async setLastMessage(id: number, messageId: number): Promise<void> {
     await this.db.updateTable('rooms').set({ last_message: messageId }).where('id', '=', id).where('last_message', '<', messageId).execute();
+  }
+
+  /** Points several rooms at their newest message in one statement (room id → message id; never backwards). */
+  async setLastMessages(latest: ReadonlyMap<number, number>): Promise<void> {
+    if (latest.size === 0) return;
+    const cases = sql.join([...latest].map(([id, msg]) => sql`when ${id} then ${msg}`), sql` `);
+    await this.db
+      .updateTable('rooms')
+      .set({ last_message: sql<number>`case id ${cases} else last_message end` })
+      .where('id', 'in', [...latest.keys()])
+      .execute();
   }
 
   /** After history was cleared or a last message expired: the room points at `messageId` (0 = none). */

@@ -51,8 +51,8 @@ function oneReply(page: MessagePage, status: number): OcsReply {
 
 export async function chatRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const chat = services.chatApi;
-  // Waiting long-polls answer (304) before the server stops accepting (talk: waiters released on shutdown).
-  app.addHook('preClose', async () => services.wakeups.close());
+  // Waiting long-polls (chat 304, signaling) answer before the server stops accepting: waiters are released on shutdown.
+  app.addHook('preClose', async () => services.db.wake.close());
 
   /** The room record after a read-marker change, with the chat fields loaded for it. */
   const roomRecord = async (ctx: RequestContext, view: CallerRoom) => {

@@ -87,7 +87,8 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     handler: async ({ params, ctx }) => {
       const { roomType, invite, source, roomName, objectType, objectId, ...options } = params;
       const { caller, created } = await rooms.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
-      const record = await services.conversationView.presentOne(ctx, caller);
+      // The new conversation's lastMessage is its conversation_created message, as in Talk.
+      const record = await services.conversationView.presentOne(ctx, caller, { chat: await services.chatApi.roomStates([caller]) });
       return new OcsReply(record, created ? 201 : 200);
     },
   });

@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+/**
+ * Chat long-poll scale (`npm run bench:chat-longpoll`, which builds first; see docs/benchmarks.md):
+ *
+ * 1. Idle: BENCH_IDLE (default 5,000) long-polls (`lookIntoFuture=1`, timeout 60 s) waiting at
+ *    once on one server process; prints the server's RSS growth (bar: < 200 MB).
+ * 2. Delivery: BENCH_MEMBERS (default 1,000) members of one conversation long-poll it, one message
+ *    is posted, and the time from the post to each member's answer is measured; prints p50, p99
+ *    and max per round (BENCH_ROUNDS, default 3, after a warm-up round) and the median p99
+ *    (bar: within 1 s).
+ *
+ * The server is the build (dist/main.js serve) in its own process, on a fresh SQLite data
+ * directory, or on PostgreSQL with BENCH_DATABASE_URL (a fresh schema, dropped afterwards).
+ * Members log in with app passwords (one sha256 lookup each, as Talk clients do after the login
+ * flow), so seeding 1,000 accounts does not run argon2 1,000 times.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const distDir = path.join(root, 'dist');
+const dist = (p) => import(pathToFileURL(path.join(distDir, p)).href);
+const ADMIN = { user: 'admin', password: 'bench-admin-password-1' };
+const IDLE = Number(process.env.BENCH_IDLE ?? 5000);
+const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const V1 = '/ocs/v2.php/apps/spreed/api/v1';
+
+const basic = (user, password) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
+const headers = (auth) => ({ 'OCS-APIRequest': 'true', Accept: 'application/json', Authorization: auth });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process in MB (Linux /proc). */
+function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Runs `fn` over `items` with at most `width` at a time. */
+async function eachLimited(items, width, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+/** One owner and MEMBERS members (app passwords) in one group conversation. */
+async function seed(services) {
+  const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
+  const owner = await services.directory.createUser({ id: 'bench-owner', password: 'bench-owner-password-1', displayName: 'Bench Owner' });
+  const members = [];
+  for (let i = 0; i < MEMBERS; i++) {
+    const id = `bench-m${i}`;
+    // The owner's row with another id: no argon2 per account (they log in with app passwords).
+    await services.directory.users.insertWithGroups({ ...owner, id, display_name: `Member ${i}` }, []);
+    members.push({ id, auth: basic(id, await services.auth.createAppPassword(id, 'bench')) });
+  }
+  const cfg = await services.appConfig.snapshot();
+  const token = await services.rooms.newToken(cfg);
+  const roomId = await services.repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 2, name: 'Bench chat', last_activity: Math.floor(Date.now() / 1000) });
+  await services.rooms.addAttendees(roomId, [
+    { actorType: 'users', actorId: owner.id, displayName: 'Bench Owner', participantType: 1 },
+    ...members.map((m) => ({ actorType: 'users', actorId: m.id, displayName: m.id, participantType: 3 })),
+  ]);
+  return { token, owner: { id: owner.id, auth: basic(owner.id, 'bench-owner-password-1') }, members };
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run bench:chat-longpoll` (it builds first)');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-chat-'));
+  const env = { ...process.env, DATA_DIR: dataDir, ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', JOBS: 'false', HOST: '127.0.0.1' };
+  delete env.DATABASE_URL;
+  delete env.DATABASE_SCHEMA;
+  if (process.env.BENCH_DATABASE_URL) {
+    env.DATABASE_URL = process.env.BENCH_DATABASE_URL;
+    env.DATABASE_SCHEMA = `bench_chat_${process.pid}`;
+  }
+
+  const { openServices, ensureAdminAccount } = await dist('boot.js');
+  const { loadSettings } = await dist('settings.js');
+  const services = await openServices(loadSettings(env));
+  await ensureAdminAccount(services, () => undefined);
+  const seeded = await seed(services);
+  await services.db.close();
+
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [path.join(distDir, 'main.js'), 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const chatUrl = `${url}${V1}/chat/${seeded.token}?format=json`;
+  try {
+    for (let up = false; !up; ) {
+      if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
+      up = await fetch(url + '/status.php').then((r) => r.ok, () => false);
+      if (!up) await sleep(100);
+    }
+    // Warm up: every member's credential is verified once and the history read.
+    let last = 0;
+    await eachLimited(seeded.members, 50, async (m) => {
+      const r = await fetch(`${chatUrl}&lookIntoFuture=0&limit=1`, { headers: headers(m.auth) });
+      // 304: nothing in the chat yet.
+      if (r.status !== 200 && r.status !== 304) throw new Error(`history for ${m.id}: ${r.status}`);
+      if (r.status === 200) last = Math.max(last, (await r.json()).ocs.data[0]?.id ?? 0);
+    });
+    const post = async (message) => {
+      const r = await fetch(chatUrl, { method: 'POST', headers: { ...headers(seeded.owner.auth), 'Content-Type': 'application/json' }, body: JSON.stringify({ message }) });
+      if (r.status !== 201) throw new Error(`post: ${r.status}`);
+      return (await r.json()).ocs.data.id;
+    };
+    last = await post('warm-up');
+    console.log(`chat-longpoll loadavg=${os.loadavg().map((x) => x.toFixed(2)).join(',')} cpus=${os.cpus().length} db=${env.DATABASE_URL ? 'postgres' : 'sqlite'}`);
+
+    // 1. Idle long-polls.
+    await sleep(1000);
+    const rssBefore = rssMb(child.pid);
+    const aborters = Array.from({ length: IDLE }, () => new AbortController());
+    let answered = 0;
+    const idle = Array.from({ length: IDLE }, (_, i) =>
+      fetch(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, { headers: headers(seeded.members[i % MEMBERS].auth), signal: aborters[i].signal }).then(
+        (r) => {
+          answered++;
+          return r.status;
+        },
+        () => 'aborted',
+      ),
+    );
+    // Until the server's RSS stops growing (every request has arrived and is waiting).
+    let rssAfter = rssMb(child.pid);
+    for (let i = 0; i < 30; i++) {
+      await sleep(1000);
+      const now = rssMb(child.pid);
+      if (i >= 4 && Math.abs(now - rssAfter) < 1) break;
+      rssAfter = now;
+    }
+    rssAfter = rssMb(child.pid);
+    if (answered > 0) throw new Error(`${answered} idle long-polls answered early`);
+    const growth = rssAfter - rssBefore;
+    console.log(`chat-longpoll idle=${IDLE} rss_before=${rssBefore.toFixed(0)}MB rss_after=${rssAfter.toFixed(0)}MB growth=${growth.toFixed(0)}MB per_poll=${((growth * 1024) / IDLE).toFixed(1)}KB bar=<200MB ${growth < 200 ? 'ok' : 'OVER'}`);
+    for (const a of aborters) a.abort();
+    await Promise.all(idle);
+    await sleep(2000);
+
+    // 2. Delivery to MEMBERS waiting members.
+    const p99s = [];
+    // Round 0 warms up (each member's first long-poll moves its read marker: 1,000 writes that
+    // may still be running when the message is posted); it is printed, not counted.
+    for (let round = 0; round <= ROUNDS; round++) {
+      let sentAt = 0;
+      const waits = seeded.members.map(async (m) => {
+        const r = await fetch(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, { headers: headers(m.auth) });
+        const at = performance.now();
+        if (r.status !== 200) throw new Error(`member ${m.id}: ${r.status}`);
+        const body = await r.json();
+        if (body.ocs.data[0]?.message !== `round ${round}`) throw new Error(`member ${m.id} got ${JSON.stringify(body.ocs.data[0]?.message)}`);
+        return at;
+      });
+      await sleep(3000); // every long-poll is waiting
+      sentAt = performance.now();
+      last = await post(`round ${round}`);
+      const latencies = (await Promise.all(waits)).map((at) => at - sentAt).sort((a, b) => a - b);
+      const p99 = percentile(latencies, 99);
+      if (round > 0) p99s.push(p99);
+      console.log(`chat-longpoll delivery round=${round}${round === 0 ? '(warm-up)' : ''} members=${MEMBERS} p50=${percentile(latencies, 50).toFixed(0)}ms p99=${p99.toFixed(0)}ms max=${latencies.at(-1).toFixed(0)}ms`);
+      await sleep(1000);
+    }
+    const median = [...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)];
+    console.log(`chat-longpoll delivery members=${MEMBERS} p99_median=${median.toFixed(0)}ms bar=<1000ms ${median < 1000 ? 'ok' : 'OVER'}`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (env.DATABASE_SCHEMA) await (await dist('db/database.js')).dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
