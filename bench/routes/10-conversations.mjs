@@ -57,7 +57,7 @@ async function seed({ services, dist }) {
   const ctx = new RequestContext(services.directory, services.appConfig, user, '127.0.0.1');
   const views = await services.rooms.listForUser(ctx, { modifiedSince: 0, includeStatus: false });
   if (views.length !== MINE) throw new Error(`bench seed: expected ${MINE} rooms, got ${views.length}`);
-  const data = await services.rooms.presenter.present(ctx, views, {});
+  const data = await services.conversationView.present(ctx, views, {});
   const dir = path.join(services.settings.dataDir, PRERENDERED_DIR);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'room-list.json'), renderOcs(2, 'json', 200, data).body);
