@@ -7,7 +7,7 @@
  * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
-import type { RoomChatState } from '../presenters/conversation.js';
+import type { ConversationView, RoomChatState } from '../presenters/conversation.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import { UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
@@ -315,7 +315,7 @@ export class ChatApiService {
    * What the conversation records of `views` show about the chat (lastMessage, unreadMessages),
    * loaded in two statements whatever the number of rooms (DESIGN.md §5).
    */
-  async roomStates(views: CallerRoom[], includeLastMessage = true): Promise<Map<number, RoomChatState>> {
+  async roomStates(views: readonly ConversationView[], includeLastMessage = true): Promise<Map<number, RoomChatState>> {
     const now = nowSeconds();
     const out = new Map<number, RoomChatState>();
     const lastIds = includeLastMessage ? views.map((v) => v.room.last_message).filter((id) => id > 0) : [];
