@@ -130,9 +130,16 @@ for (const dialect of dialects()) {
       const seenByBob = (await callMessages(room.token, 'bob')).at(-1);
       assert.equal(seenByBob.systemMessage, 'call_missed');
       assert.equal(seenByBob.message, 'Missed call');
+      // Who missed it sees the caller as {user}; the caller sees the one they tried to reach.
+      assert.deepEqual([seenByBob.messageParameters.user.id, seenByBob.messageParameters.user.name], ['alice', 'Alice A']);
       const seenByAlice = (await callMessages(room.token, 'alice')).at(-1);
       assert.equal(seenByAlice.systemMessage, 'call_tried');
       assert.equal(seenByAlice.message, 'Unanswered call');
+      assert.deepEqual([seenByAlice.messageParameters.user.type, seenByAlice.messageParameters.user.id, seenByAlice.messageParameters.user.name], ['user', 'bob', 'Bob B']);
+      assert.equal(seenByAlice.messageParameters.user1, undefined);
+      // One-to-one calls are outgoing for the caller and incoming for the other.
+      assert.equal((await callMessages(room.token, 'alice'))[0].message, 'Outgoing call');
+      assert.equal((await callMessages(room.token, 'bob'))[0].message, 'Incoming call');
 
       // Answered: both joined → call_ended.
       const bob = await enter('bob', room.token);
@@ -140,7 +147,15 @@ for (const dialect of dialects()) {
       assert.equal((await join(bob, room.token)).status, 200);
       assert.equal((await leave(alice, room.token)).status, 200);
       assert.equal((await leave(bob, room.token)).status, 200);
-      assert.equal((await callMessages(room.token, 'bob')).at(-1).systemMessage, 'call_ended');
+      const ended = (await callMessages(room.token, 'bob')).at(-1);
+      assert.equal(ended.systemMessage, 'call_ended');
+      assert.match(ended.message, /^Call ended \(Duration \d+:\d\d\)$/);
+
+      // A silent one-to-one call says so.
+      assert.equal((await join(alice, room.token, { silent: true })).status, 200);
+      assert.equal((await leave(alice, room.token)).status, 200);
+      const silent = (await callMessages(room.token, 'bob')).filter((m) => m.systemMessage === 'call_started').at(-1);
+      assert.equal(silent.message, 'Incoming silent call');
     });
   });
 }

@@ -9,7 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { admin, as, call, passwordOf, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { countQueries, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 import { RoomType } from './helpers/fixtures.js';
 
@@ -166,6 +166,30 @@ for (const dialect of dialects()) {
       assert.deepEqual((await list('erin')).data, []);
       const left = await p.services.db.kysely.selectFrom('notifications').select('id').where('object_id', '=', room.token).execute();
       assert.equal(left.length, 0, 'rows are gone, not just hidden');
+    });
+
+    it('joining a group that is in a conversation invites the new member in the name of who changed the group', async () => {
+      await clear();
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Late joiners' });
+      assert.equal((await add(room.token, 'alice', 'crew', 'groups')).status, 200);
+      await createUser(p, 'late1', { displayName: 'Gina' });
+      // An administrator adds late1 to the group (provisioning API): attendee row and invitation.
+      assert.equal((await call(p, 'POST', '/cloud/users/late1/groups', { as: admin, body: { groupid: 'crew' } })).status, 200);
+      const got = (await list('late1')).data.filter((n: any) => n.object_id === room.token);
+      assert.equal(got.length, 1, JSON.stringify(got));
+      assert.equal(got[0].object_type, 'room');
+      assert.equal(got[0].subjectRich, '{user} invited you to a group conversation: {call}');
+      assert.equal(got[0].subjectRichParameters.user.id, 'admin');
+      const participants = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('late1') });
+      assert.equal(participants.status, 200, 'late1 is a participant');
+      // Created with the group by an administrator: the same.
+      assert.equal((await call(p, 'POST', '/cloud/users', { as: admin, body: { userid: 'late2', password: passwordOf('late2'), groups: ['crew'] } })).status, 200);
+      assert.equal((await list('late2')).data.filter((n: any) => n.object_id === room.token).length, 1);
+      // The operator's command line is nobody logged in: a member, but no invitation (Talk's notifier needs an acting user).
+      await createUser(p, 'late3', { displayName: 'Late 3' });
+      await p.services.directory.addToGroup('crew', 'late3');
+      assert.equal((await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('late3') })).status, 200);
+      assert.deepEqual((await list('late3')).data, []);
     });
 
     it('a group member removed from the group (and so from the conversation) loses the invitation', async () => {

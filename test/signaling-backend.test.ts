@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHmac, randomBytes } from 'node:crypto';
 import { admin, as, createUser, dialects } from './helpers/parley.js';
-import { createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { createRoom, joinGuest, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V3 = '/apps/spreed/api/v3';
@@ -86,6 +86,13 @@ for (const dialect of dialects()) {
       aliceSession = (await fx.call('POST', `${V4}/room/${token}/participants/active`, { as: as('alice') })).data.sessionId;
       await fx.p.services.serverLists.addServer('signaling_servers', 'http://127.0.0.1:9', SECRET, true);
     });
+
+    /** Makes `url` the one configured signaling server. */
+    const onlyServer = async (url: string) => {
+      const list = await fx.p.services.serverLists.servers('signaling_servers');
+      for (const s of list.servers) await fx.p.services.serverLists.deleteServer('signaling_servers', s.server);
+      await fx.p.services.serverLists.addServer('signaling_servers', url, SECRET, true);
+    };
 
     const settingsTicket = async (user?: string) => {
       const r = await fx.call('GET', `${V3}/signaling/settings`, { as: user ? as(user) : admin, query: { token } });
@@ -193,6 +200,104 @@ for (const dialect of dialects()) {
       }
     });
 
+    it('participants: attendees without a session as sessionId "0"; a guest renaming (name API or chat) and guests cleaned up', async () => {
+      const hpb = await fakeSignalingServer();
+      await onlyServer(hpb.url);
+      const participantsBodies = () => hpb.got.filter((g) => g.body.type === 'participants').map((g) => g.body.participants);
+      try {
+        const room = (await createRoom(fx.p, 'alice', { roomType: 3, roomName: 'Guests welcome' })).token;
+        await fx.call('POST', `${V4}/room/${room}/participants`, { as: as('alice'), body: { newParticipant: 'carol', source: 'users' } });
+        const aliceSid = (await fx.call('POST', `${V4}/room/${room}/participants/active`, { as: as('alice') })).data.sessionId;
+        const guest = await joinGuest(fx.p, room);
+
+        // A permission change: carol has no session and appears with sessionId "0", not in the call.
+        const carol = (await fx.call('GET', `${V4}/room/${room}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'carol');
+        assert.equal((await fx.call('PUT', `${V4}/room/${room}/attendees/permissions`, { as: as('alice'), body: { attendeeId: carol.attendeeId, method: 'set', permissions: 1 + 128 } })).status, 200);
+        await fx.p.services.signalingNotifier.idle();
+        const perm = participantsBodies().at(-1);
+        assert.deepEqual(perm.changed, [], 'carol has no session to change');
+        const carolEntry = perm.users.find((u: any) => u.actorId === 'carol');
+        assert.deepEqual(
+          { sessionId: carolEntry.sessionId, inCall: carolEntry.inCall, lastPing: carolEntry.lastPing, userId: carolEntry.userId, participantPermissions: carolEntry.participantPermissions },
+          { sessionId: '0', inCall: 0, lastPing: 0, userId: 'carol', participantPermissions: 129 },
+        );
+        assert.ok(perm.users.some((u: any) => u.sessionId === aliceSid), 'sessions as before');
+
+        // The guest names themself: their session in `changed` with the new name.
+        const before = participantsBodies().length;
+        assert.equal((await fx.call('POST', `/apps/spreed/api/v1/guest/${room}/name`, { as: guest.caller, body: { displayName: 'Gus' } })).status, 200);
+        await fx.p.services.signalingNotifier.idle();
+        const renamed = participantsBodies().slice(before);
+        assert.equal(renamed.length, 1);
+        assert.deepEqual(renamed[0].changed.map((c: any) => [c.actorType, c.displayName]), [['guests', 'Gus']]);
+        assert.ok(Array.isArray(renamed[0].changed[0].permissions));
+        // ... and through the chat's actorDisplayName.
+        const posted = await fx.call('POST', `/apps/spreed/api/v1/chat/${room}`, { as: guest.caller, body: { message: 'hi', actorDisplayName: 'Gustav' } });
+        assert.equal(posted.status, 201, posted.text);
+        await fx.p.services.signalingNotifier.idle();
+        assert.deepEqual(participantsBodies().at(-1).changed.map((c: any) => c.displayName), ['Gustav']);
+
+        // A nameless guest's session went stale: the next participant list cleans the guest up, and the server hears it.
+        const nameless = await joinGuest(fx.p, room);
+        await fx.p.services.signalingNotifier.idle();
+        await fx.p.services.db.kysely.updateTable('sessions').set({ last_ping: 0 }).where('attendee_id', '=', nameless.attendeeId).execute();
+        await fx.p.services.db.kysely.updateTable('sessions').set({ last_ping: 0 }).where('attendee_id', '=', guest.attendeeId).execute();
+        const beforeClean = participantsBodies().length;
+        const listed = await fx.call('GET', `${V4}/room/${room}/participants`, { as: as('alice') });
+        assert.ok(!listed.data.some((x: any) => x.attendeeId === nameless.attendeeId), 'the guest is gone');
+        await fx.p.services.signalingNotifier.idle();
+        const cleaned = participantsBodies().slice(beforeClean);
+        assert.equal(cleaned.length, 1);
+        assert.deepEqual(cleaned[0].changed, []);
+        // The nameless guest is gone; the named one stays an attendee, without a session a "0" entry.
+        assert.deepEqual(cleaned[0].users.filter((u: any) => u.actorType === 'guests').map((u: any) => [u.displayName, u.sessionId]), [['Gustav', '0']]);
+      } finally {
+        await fx.p.services.signalingNotifier.idle();
+        await hpb.close();
+      }
+    });
+
+    it('switchto: starting breakout rooms moves assigned users\' sessions there, stopping moves everyone back', async () => {
+      const hpb = await fakeSignalingServer();
+      await onlyServer(hpb.url);
+      const BR = '/apps/spreed/api/v1/breakout-rooms';
+      try {
+        const parent = (await createRoom(fx.p, 'alice', { roomType: 2, roomName: 'Workshop' })).token;
+        for (const u of ['bob', 'carol']) await fx.call('POST', `${V4}/room/${parent}/participants`, { as: as('alice'), body: { newParticipant: u, source: 'users' } });
+        const ids = Object.fromEntries(
+          (await fx.call('GET', `${V4}/room/${parent}/participants`, { as: as('alice') })).data.map((x: any) => [x.actorId, x.attendeeId]),
+        );
+        const configured = await fx.call('POST', `${BR}/${parent}`, { as: as('alice'), body: { mode: 2, amount: 2, attendeeMap: JSON.stringify({ [ids.carol]: 1 }) } });
+        assert.equal(configured.status, 200, configured.text);
+        const sid: Record<string, string> = {};
+        for (const u of ['alice', 'bob', 'carol']) sid[u] = (await fx.call('POST', `${V4}/room/${parent}/participants/active`, { as: as(u) })).data.sessionId;
+        await fx.p.services.signalingNotifier.idle();
+        const before = hpb.got.length;
+
+        assert.equal((await fx.call('POST', `${BR}/${parent}/rooms`, { as: as('alice') })).status, 200);
+        await fx.p.services.signalingNotifier.idle();
+        const started = hpb.got.slice(before).filter((g) => g.body.type === 'switchto');
+        // Only carol is assigned; the moderator and unassigned bob stay.
+        assert.equal(started.length, 1, JSON.stringify(started.map((g) => g.body)));
+        assert.equal(started[0].path, `/api/v1/room/${parent}`);
+        assert.deepEqual(started[0].body.switchto.sessions, [sid.carol]);
+        const target = (await fx.p.services.repos.rooms.findByToken(started[0].body.switchto.roomid))!;
+        assert.equal(target.object_id, parent);
+        assert.ok(await fx.p.services.repos.attendees.find(target.id, 'users', 'carol'), 'carol is in that breakout room');
+
+        const inBreakout = (await fx.call('POST', `${V4}/room/${target.token}/participants/active`, { as: as('carol') })).data.sessionId;
+        await fx.p.services.signalingNotifier.idle();
+        const beforeStop = hpb.got.length;
+        assert.equal((await fx.call('DELETE', `${BR}/${parent}/rooms`, { as: as('alice') })).status, 200);
+        await fx.p.services.signalingNotifier.idle();
+        const stopped = hpb.got.slice(beforeStop).filter((g) => g.body.type === 'switchto');
+        assert.deepEqual(stopped.map((g) => [g.path, g.body.switchto]), [[`/api/v1/room/${target.token}`, { roomid: parent, sessions: [inBreakout] }]]);
+      } finally {
+        await fx.p.services.signalingNotifier.idle();
+        await hpb.close();
+      }
+    });
+
     it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times', async () => {
       const room = (await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Slow' })).token;
       const slow = await fakeSignalingServer(() => 200, 1500);
@@ -216,7 +321,11 @@ for (const dialect of dialects()) {
         const failedBefore = fx.p.services.signalingNotifier.failed;
         await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Again' } });
         await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
-        assert.equal(failing.hits(), 3, 'three tries, then given up');
+        await fx.p.services.signalingNotifier.idle();
+        // The rename is an `update` and its system message a chat `message`: each tried three times.
+        const gaveUp = fx.p.services.signalingNotifier.failed - failedBefore;
+        assert.equal(gaveUp, 2);
+        assert.equal(failing.hits(), 3 * gaveUp, 'three tries each, then given up');
       } finally {
         await failing.close();
       }

@@ -4,8 +4,8 @@
  * Parley's signaling settings hand out, join a conversation (the server asks Parley's backend
  * API), and receive what Parley notifies: a rename arrives as an update, a removed participant is
  * disinvited and its connection closed; joining, leaving and ending a call arrive as participant
- * updates (`incall`), a permission change as a participant update (`participants`), a chat
- * message as a room message (`message`). Also the admin's welcome check against the real server.
+ * updates (`incall`), a permission change as a participant update (`participants`), chat
+ * messages, reactions and system messages as room messages (`message`, with Talk's chat relay). Also the admin's welcome check against the real server.
  *
  * `.ci/run` installs the package; without the binary the suite is skipped with the reason.
  */
@@ -272,18 +272,46 @@ for (const dialect of dialects()) {
       }
     });
 
-    it('message: a chat message makes every session in the room refresh its chat', async () => {
+    it('message: chat messages, system messages and reactions are relayed to every session with the comment Talk sends', async () => {
       const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'HPB chat' })).token;
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
+      const chatEvent = (pred: (data: any) => boolean) => (m: any) => m.type === 'event' && m.event.target === 'room' && m.event.type === 'message' && pred(m.event.message.data);
       const posted = await call(p, 'POST', `/apps/spreed/api/v1/chat/${token}`, { as: as('bob'), body: { message: 'hello over the signaling server' } });
       assert.equal(posted.status, 201, posted.text);
       for (const c of [alice.client, bob.client]) {
-        const msg = await c.next((m) => m.type === 'event' && m.event.target === 'room' && m.event.type === 'message');
+        const msg = await c.next(chatEvent((d) => d.chat?.comment?.id === posted.data.id));
         assert.equal(msg.event.message.roomid, token);
-        assert.deepEqual(msg.event.message.data, { type: 'chat', chat: { refresh: true } });
+        const { comment, ...rest } = msg.event.message.data.chat;
+        assert.deepEqual([msg.event.message.data.type, rest], ['chat', { refresh: true }]);
+        // The comment is the message as the chat API shows it, plus the common read marker.
+        const fromApi = { ...posted.data };
+        assert.deepEqual({ ...comment, lastCommonRead: undefined }, { ...fromApi, lastCommonRead: undefined });
+        assert.equal(comment.message, 'hello over the signaling server');
+        assert.equal(typeof comment.lastCommonRead, 'number');
       }
+
+      // A reaction: the synthetic comment with the reacted message as parent, its count updated.
+      assert.equal((await call(p, 'POST', `/apps/spreed/api/v1/reaction/${token}/${posted.data.id}`, { as: as('alice'), body: { reaction: '👍' } })).status, 201);
+      const reaction = await bob.client.next(chatEvent((d) => d.chat?.comment?.systemMessage === 'reaction'));
+      assert.equal(reaction.event.message.data.chat.comment.message, '👍');
+      assert.equal(reaction.event.message.data.chat.comment.parent.id, posted.data.id);
+      assert.deepEqual(reaction.event.message.data.chat.comment.parent.reactions, { '👍': 1 });
+      assert.equal((await call(p, 'DELETE', `/apps/spreed/api/v1/reaction/${token}/${posted.data.id}`, { as: as('alice'), body: { reaction: '👍' } })).status, 200);
+      const revoked = await bob.client.next(chatEvent((d) => d.chat?.comment?.systemMessage === 'reaction_revoked'));
+      assert.deepEqual(revoked.event.message.data.chat.comment.parent.reactions, {});
+
+      // A call system message carries its comment and whether the call is silent.
+      assert.equal((await call(p, 'POST', `${V4}/call/${token}`, { as: alice.caller, body: { flags: 1, silent: true } })).status, 200);
+      const started = await bob.client.next(chatEvent((d) => d.chat?.comment?.systemMessage === 'call_started'));
+      assert.equal(started.event.message.data.chat.comment.actorId, 'alice');
+      assert.deepEqual(started.event.message.data.chat.comment.call, { silent: true });
+
+      // Other system messages (a rename) only ask the clients to refresh.
+      assert.equal((await call(p, 'PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'HPB chat renamed' } })).status, 200);
+      const refresh = await bob.client.next(chatEvent((d) => d.chat && !('comment' in d.chat)));
+      assert.deepEqual(refresh.event.message.data, { type: 'chat', chat: { refresh: true } });
     });
   });
 }

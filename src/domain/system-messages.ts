@@ -76,9 +76,12 @@ const TEXTS: Record<string, Render> = {
   breakout_rooms_started: () => 'Breakout rooms started',
   breakout_rooms_stopped: () => 'Breakout rooms stopped',
   call_started: (p, you) => `${you ? 'You' : '{actor}'} started a ${p.silent === true ? 'silent ' : ''}call`,
+  call_started_outgoing: (p) => `Outgoing ${p.silent === true ? 'silent ' : ''}call`,
+  call_started_incoming: (p) => `Incoming ${p.silent === true ? 'silent ' : ''}call`,
   call_joined: (_p, you) => `${you ? 'You' : '{actor}'} joined the call`,
   call_left: (_p, you) => `${you ? 'You' : '{actor}'} left the call`,
   call_ended: (p) => callEnded(p),
+  call_ended_one_to_one: (p) => `Call ended (Duration ${duration(p)})`,
   call_ended_everyone: (p, you) => {
     const who = callPeople(p);
     return `${you ? 'You' : '{actor}'} ended the call${who ? ` with ${who}` : ''} (Duration ${duration(p)})`;

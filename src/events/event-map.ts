@@ -70,8 +70,11 @@ export interface EventMap {
   'user.credentials-changed': { userId: string };
   /** A user is about to be deleted: areas remove what belongs to them before the account row goes. */
   'user.deleting': { userId: string };
-  /** A user became a member of a group (also when created with groups). */
-  'group.member-added': { groupId: string; userId: string };
+  /**
+   * A user became a member of a group (also when created with groups); `by`: the logged-in user
+   * who made the change (absent for the operator's command line).
+   */
+  'group.member-added': { groupId: string; userId: string; by?: string };
   'group.member-removed': { groupId: string; userId: string };
   /** A group was deleted; `members` are the users it had. */
   'group.deleted': { groupId: string; members: string[] };
@@ -92,6 +95,13 @@ export interface EventMap {
   /** A user's read marker moved to `messageId` (their mention notifications up to it are read). */
   'chat.read': { room: RoomRow; userId: string; messageId: number };
   'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };
+  /**
+   * A system message or shared object was written inside the change's still open transaction
+   * (handlers may only queue work that waits for that transaction, see SignalingNotifier).
+   */
+  'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
+  /** A reaction was added (after commit): its row id and the message it is on. */
+  'chat.reaction-added': { room: RoomRow; reactionId: number; messageId: number };
 
   // ---- calls (talk-chat-calls.md §4; emitted by CallService) ----
   // The `.trx` variants are emitted inside the transaction that changes the call state, with
@@ -120,7 +130,9 @@ export interface EventMap {
    * Attendees' participant type or permissions changed, after commit (`all`: the conversation's
    * default or call permissions, which every attendee's effective permissions follow).
    */
-  'room.participants-changed': { room: RoomRow; attendeeIds: number[] | 'all' };
+  'room.participants-changed': { room: RoomRow; attendeeIds: number[] | 'all'; reason?: 'guest-name' | 'guests-cleaned' };
+  /** Breakout rooms of `parent` were started or stopped (after commit); `children`: its breakout rooms. */
+  'breakout.switched': { parent: RoomRow; children: RoomRow[]; started: boolean };
   /** An attendee joined a conversation (opened a session), after commit. */
   'room.joined': { room: RoomRow; actorType: string; actorId: string };
   /** Users became attendees of a conversation, after commit; `invitedBy`: the user who added them. */

@@ -72,7 +72,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.membershipSync.userDeleted(userId));
 
   // Conversations follow the groups and teams that were added to them (contract "Add participant").
-  bus.on('group.member-added', ({ groupId, userId }) => s.membershipSync.memberAdded(ActorType.GROUPS, groupId, userId));
+  bus.on('group.member-added', ({ groupId, userId, by }) => s.membershipSync.memberAdded(ActorType.GROUPS, groupId, userId, by));
   bus.on('group.member-removed', ({ groupId, userId }) => s.membershipSync.memberRemoved(ActorType.GROUPS, groupId, [userId]));
   bus.on('group.deleted', ({ groupId, members }) => s.membershipSync.sourceDeleted(ActorType.GROUPS, groupId, members));
   bus.on('team.member-added', ({ teamId, userId }) => s.membershipSync.memberAdded(ActorType.CIRCLES, teamId, userId));
@@ -99,8 +99,11 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.updated', ({ room }) => s.signalingNotifier.roomUpdated(room));
   bus.on('room.attendees-added', ({ room, userIds }) => s.signalingNotifier.attendeesAdded(room, userIds));
   bus.on('room.attendees-removed', ({ room, userIds, sessionIds }) => s.signalingNotifier.attendeesRemoved(room, userIds, sessionIds));
-  bus.on('room.participants-changed', ({ room, attendeeIds }) => s.signalingNotifier.participantsChanged(room, attendeeIds));
-  bus.on('chat.message-posted', ({ room }) => s.signalingNotifier.chatMessage(room));
+  bus.on('room.participants-changed', ({ room, attendeeIds, reason }) => s.signalingNotifier.participantsChanged(room, attendeeIds, reason === 'guest-name'));
+  bus.on('breakout.switched', ({ parent, children, started }) => s.signalingNotifier.breakoutSwitched(parent, children, started));
+  bus.on('chat.message-posted', ({ room, messageId }) => s.signalingNotifier.chatMessage(room, messageId));
+  bus.on('chat.reaction-added', ({ room, reactionId }) => s.signalingNotifier.chatMessage(room, reactionId));
+  bus.on('chat.posted-in-transaction', ({ room, messageId }) => s.signalingNotifier.chatMessageInTransaction(room, messageId));
   bus.on('call.joined', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
   bus.on('call.flags-updated', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
   bus.on('call.left', ({ room, sessionId }) => s.signalingNotifier.inCallChanged(room, sessionId, 0));

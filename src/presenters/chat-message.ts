@@ -4,7 +4,7 @@
  * parents are loaded by the chat service beforehand.
  */
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
-import { ActorType } from '../domain/constants.js';
+import { ActorType, RoomType } from '../domain/constants.js';
 import { isReplyable, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { actorObject } from '../domain/chat-rich-objects.js';
 import { systemMessageText } from '../domain/system-messages.js';
@@ -13,6 +13,8 @@ export type ChatMessageRecord = Record<string, unknown>;
 
 export interface MessageEnv {
   token: string;
+  /** The conversation's type: one-to-one calls read "Incoming/Outgoing call" (talk-chat-calls.md §2 call_started). */
+  roomType?: number;
   /** The viewer's actor (texts of system messages say "You" to their actor); absent for none. */
   viewer?: { type: string; id: string };
   /** Parents by id (replies, and the messages that message_deleted/edited are about). */
@@ -44,11 +46,31 @@ function displayNameOf(row: { actor_type: string; actor_id: string; actor_displa
 const isCaller = (p: Record<string, unknown>, env: MessageEnv): boolean =>
   env.viewer?.type === ActorType.USERS && Array.isArray(p.users) && p.users[0] === env.viewer.id;
 
-/** Which text a call message takes: the end by the max_call_duration job, the caller's unanswered call. */
-function callTextId(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv): string {
+const isOneToOne = (env: MessageEnv): boolean => env.roomType === RoomType.ONE_TO_ONE || env.roomType === RoomType.ONE_TO_ONE_FORMER;
+
+/**
+ * Which text a call message takes (talk-chat-calls.md §2 call_*): the end by the
+ * max_call_duration job, the caller's unanswered call, and one-to-one wording (an outgoing or
+ * incoming call as the viewer started it or not; a plain "Call ended").
+ */
+function callTextId(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv, isViewer: boolean): string {
   if (row.system_message === 'call_ended_everyone' && row.actor_type === SYSTEM_ACTOR.type && row.actor_id === SYSTEM_ACTOR.id) return 'call_ended_max_duration';
   if (row.system_message === 'call_missed' && isCaller(p, env)) return 'call_tried';
+  if (isOneToOne(env) && row.system_message === 'call_started') return isViewer ? 'call_started_outgoing' : 'call_started_incoming';
+  if (isOneToOne(env) && row.system_message === 'call_ended') return 'call_ended_one_to_one';
   return row.system_message;
+}
+
+/**
+ * The rich objects of a missed one-to-one call (§2 call_missed): `user` is the caller for the
+ * one who missed it, and the other party (stored as `other`) for the caller's call_tried.
+ */
+function missedCallObjects(p: Record<string, unknown>, tried: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(p)) if (v && typeof v === 'object' && !/^user\d$|^other$/.test(k)) out[k] = v;
+  const who = tried ? p.other : p.user1;
+  if (who && typeof who === 'object') out.user = who;
+  return out;
 }
 
 /**
@@ -68,13 +90,15 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     systemMessage = row.system_message;
     const user = parameters.user as { id?: string; type?: string } | undefined;
     const viewerIsUser = env.viewer !== undefined && user !== undefined && user.type === 'user' && env.viewer.type === ActorType.USERS && user.id === env.viewer.id;
-    message = systemMessageText(callTextId(row, parameters, env), { ...parameters, silent: row.silent === 1 }, isViewer, viewerIsUser);
+    message = systemMessageText(callTextId(row, parameters, env, isViewer), { ...parameters, silent: row.silent === 1 }, isViewer, viewerIsUser);
     // The caller of a missed one-to-one call sees it as their unanswered call (§2 call_missed).
-    if (row.system_message === 'call_missed' && isCaller(parameters, env)) systemMessage = 'call_tried';
+    const tried = row.system_message === 'call_missed' && isCaller(parameters, env);
+    if (tried) systemMessage = 'call_tried';
     // Rendered values that are not rich objects (names inlined in the text) are not parameters.
     // poll_voted is anonymous: no actor (talk-chat-calls.md §2).
     const objects: Record<string, unknown> = row.system_message === 'poll_voted' ? {} : { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
-    for (const [k, v] of Object.entries(parameters)) if (v && typeof v === 'object') objects[k] = v;
+    const rich = row.system_message === 'call_missed' ? missedCallObjects(parameters, tried) : parameters;
+    for (const [k, v] of Object.entries(rich)) if (v && typeof v === 'object') objects[k] = v;
     parameters = objects;
   } else if (row.message_type === 'reaction' || row.message_type === 'reaction_deleted') {
     // Reaction rows are system messages whose text is the emoji (§1.4 "Stored verbs").

@@ -378,7 +378,7 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   if (chat) {
     r.unreadMessages = chat.unread;
     if (env.includeLastMessage && chat.lastMessage) {
-      r.lastMessage = formatChatMessage(chat.lastMessage, { token: room.token, viewer: { type: attendee.actor_type, id: attendee.actor_id } }, false);
+      r.lastMessage = formatChatMessage(chat.lastMessage, { token: room.token, roomType: room.type, viewer: { type: attendee.actor_type, id: attendee.actor_id } }, false);
     }
   }
 

@@ -147,6 +147,7 @@ export class BreakoutRoomsService {
       // A lobby change is activity (talk-behaviour.md §11).
       await repos.rooms.touch(ids, now);
     });
+    await this.rooms.announceBreakoutSwitched(parent, children, started);
     return (await this.repos.rooms.findById(parent.id))!;
   }
 

@@ -136,7 +136,10 @@ export class ChatApiService {
     if ((acc.attendee.actor_type === ActorType.GUESTS || acc.attendee.actor_type === ActorType.EMAILS) && input.actorDisplayName.trim() !== '') {
       // A guest's actorDisplayName updates their stored name (§1.1 "Guests").
       actor.displayName = [...input.actorDisplayName.trim()].slice(0, GUEST_NAME_MAX).join('');
-      if (actor.displayName !== acc.attendee.display_name) await this.repos.attendees.update(acc.attendee.id, { display_name: actor.displayName });
+      if (actor.displayName !== acc.attendee.display_name) {
+        await this.repos.attendees.update(acc.attendee.id, { display_name: actor.displayName });
+        await this.rooms.announceParticipantsChanged(acc.room, [acc.attendee.id], 'guest-name');
+      }
     }
     // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
     const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
@@ -362,6 +365,6 @@ export class ChatApiService {
     let notModified = emptyIs304 && fetched.length === 0;
     // 200 [] instead of 304 when only the common read moved (§1.3 lastCommonReadId).
     if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId) notModified = false;
-    return { rows, env: { token: acc.room.token, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf }, lastGiven, commonRead, notModified };
+    return { rows, env: { token: acc.room.token, roomType: acc.room.type, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf }, lastGiven, commonRead, notModified };
   }
 }

@@ -47,7 +47,7 @@ export class ChatReactionsService {
     const target = await this.reactable(acc, messageId, 400);
     if (!isSingleEmoji(emoji)) throw badRequest('reaction', 'A reaction is exactly one emoji');
     const now = nowSeconds();
-    const created = await this.db.kysely.transaction().execute(async (trx) => {
+    const reactionId = await this.db.kysely.transaction().execute(async (trx) => {
       // The room lock orders this with the room's other posts (ChatService) and the count refresh.
       const tx = this.repos.withTransaction(trx);
       await tx.rooms.lockForMessage(acc.room.id, 0);
@@ -65,12 +65,13 @@ export class ChatReactionsService {
         // A reaction expires with its message (§3.1 "Storage").
         expires_at: target.expires_at,
       });
-      if (id === 0) return false;
+      if (id === 0) return 0;
       await repo.refreshCounts(target.id);
       await this.wakeups.notify(CHAT_CHANNEL, acc.room.id, trx);
-      return true;
+      return id;
     });
-    return { created, reactions: await this.map(target.id) };
+    if (reactionId > 0) await this.chat.announceReaction(acc.room, reactionId, target.id);
+    return { created: reactionId > 0, reactions: await this.map(target.id) };
   }
 
   /** DELETE: 404 when the actor has no such reaction; posts `reaction_revoked` (skip-update, §2). */

@@ -59,6 +59,24 @@ const chatActorOfCall = (a: CallActor | null): ChatActor => (a ? { type: a.actor
 /** One-to-one kinds: a call with exactly one user in them is "missed" (§2 call_missed). */
 const ONE_TO_ONE_KINDS: readonly number[] = [RoomType.ONE_TO_ONE, RoomType.ONE_TO_ONE_FORMER];
 
+/**
+ * The one-to-one partner of `caller`, whom the caller's `call_tried` names (§2 call_missed,
+ * Talk reads the pair from the room name): the other user attendee, or for a former
+ * one-to-one whose partner is gone, the other id of the stored pair name.
+ */
+function otherParty(room: RoomRow, attendees: AttendeeRow[], caller: string): Record<string, unknown> | undefined {
+  const other = attendees.find((a) => a.actor_type === ActorType.USERS && a.actor_id !== caller);
+  if (other) return attendeeObject(other.actor_type, other.actor_id, other.display_name);
+  let pair: unknown;
+  try {
+    pair = JSON.parse(room.name);
+  } catch {
+    return undefined;
+  }
+  const id = Array.isArray(pair) ? pair.find((x) => typeof x === 'string' && x !== caller) : undefined;
+  return typeof id === 'string' ? attendeeObject(ActorType.USERS, id, id) : undefined;
+}
+
 export class ChatSystemMessages {
   constructor(
     private readonly chat: ChatService,
@@ -118,7 +136,11 @@ export class ChatSystemMessages {
     const params: Record<string, unknown> = { users: users.map((a) => a.actor_id), cloudIds, guests, duration: e.duration };
     users.slice(0, 5).forEach((a, i) => (params[`user${i + 1}`] = attendeeObject(a.actor_type, a.actor_id, a.display_name)));
     let id = e.everyone ? 'call_ended_everyone' : 'call_ended';
-    if (!e.everyone && ONE_TO_ONE_KINDS.includes(e.room.type) && users.length === 1 && guests === 0) id = 'call_missed';
+    if (!e.everyone && ONE_TO_ONE_KINDS.includes(e.room.type) && users.length === 1 && guests === 0) {
+      id = 'call_missed';
+      const other = otherParty(e.room, await this.repos.withTransaction(e.trx).attendees.forRoom(e.room.id), users[0]!.actor_id);
+      if (other) params.other = other;
+    }
     await this.chat.postSystemMessage(e.trx, e.room, actor, id, params);
   }
 }

@@ -102,7 +102,7 @@ export class ChatService {
     opts: SystemMessageOptions = {},
   ): Promise<number> {
     const now = opts.at ?? nowSeconds();
-    return this.insert(trx, room, now, {
+    const id = await this.insert(trx, room, now, {
       ...this.baseRow(room, actor, now),
       message_type: MessageType.SYSTEM,
       system_message: systemMessage,
@@ -110,6 +110,8 @@ export class ChatService {
       parent_id: opts.parentId ?? null,
       ...(opts.silent ? { silent: 1 } : {}),
     }, { bump: !opts.skipRoomUpdate });
+    await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
+    return id;
   }
 
   /**
@@ -118,12 +120,14 @@ export class ChatService {
    */
   async postSharedObject(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, parameters: Record<string, unknown>): Promise<number> {
     const now = nowSeconds();
-    return this.insert(trx, room, now, {
+    const id = await this.insert(trx, room, now, {
       ...this.baseRow(room, actor, now),
       message: '{object}',
       message_type: 'object_shared',
       message_parameters: JSON.stringify(parameters),
     }, { bump: true });
+    await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
+    return id;
   }
 
   /**
@@ -157,6 +161,11 @@ export class ChatService {
       silent: input.silent,
     });
     return id;
+  }
+
+  /** A reaction was added (after commit): the signaling server relays it (talk-chat-calls.md §5.7). */
+  async announceReaction(room: RoomRow, reactionId: number, messageId: number): Promise<void> {
+    await this.events.emit('chat.reaction-added', { room, reactionId, messageId });
   }
 
   /** A user's read marker moved (after commit): notifications up to it are read. */

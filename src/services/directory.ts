@@ -21,6 +21,8 @@ export interface NewUser {
   displayName?: string;
   email?: string;
   groups?: string[];
+  /** The logged-in user creating the account (conversations of its groups invite in their name). */
+  createdBy?: string;
 }
 
 export class DirectoryService {
@@ -123,7 +125,7 @@ export class DirectoryService {
       // A concurrent insert of the same id won the race (primary key).
       throw ocsFailure(102, 'userid', 'User already exists');
     }
-    for (const groupId of groups) await this.events.emit('group.member-added', { groupId, userId: input.id });
+    for (const groupId of groups) await this.events.emit('group.member-added', { groupId, userId: input.id, by: input.createdBy });
     return row;
   }
 
@@ -202,12 +204,13 @@ export class DirectoryService {
     await this.events.emit('group.deleted', { groupId: id, members });
   }
 
-  async addToGroup(groupId: string, userId: string): Promise<void> {
+  /** `by`: the logged-in user making the change (the conversations of the group invite in their name). */
+  async addToGroup(groupId: string, userId: string, by?: string): Promise<void> {
     if (!groupId) throw ocsFailure(101, 'groupid', 'no group specified');
     if (!(await this.groups.find(groupId))) throw ocsFailure(102, 'groupid', 'group does not exist');
     if (!(await this.users.find(userId))) throw ocsFailure(103, 'userid', 'user does not exist');
     if (await this.groups.addMember(groupId, userId)) {
-      await this.events.emit('group.member-added', { groupId, userId });
+      await this.events.emit('group.member-added', { groupId, userId, by });
     }
   }
 

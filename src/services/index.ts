@@ -49,6 +49,7 @@ import { ChatSystemMessages } from './chat-system-messages.js';
 import { SignalingService } from './signaling.js';
 import { SignalingBackendService } from './signaling-backend.js';
 import { SignalingNotifier } from './signaling-notifier.js';
+import { SignalingChatRelay } from './signaling-chat-relay.js';
 import { InternalSignalingService } from './internal-signaling.js';
 import { LoginFlowService } from './login-flows.js';
 import { NotificationService } from './notifications.js';
@@ -180,7 +181,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
-  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, { baseUrl: settings.baseUrl });
+  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl });
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
   subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat, repos), chat, signalingNotifier, polls, calls });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);

@@ -24,7 +24,12 @@ export class MembershipSync {
     private readonly teams: TeamsService,
   ) {}
 
-  async memberAdded(type: SourceType, sourceId: string, userId: string): Promise<void> {
+  /**
+   * A new member joins the conversations of the group or team. Those who were not in them yet
+   * are announced as added (Talk's addUsers → AttendeesAddedEvent): invited in the name of `by`,
+   * the user who changed the membership, and told to the signaling server.
+   */
+  async memberAdded(type: SourceType, sourceId: string, userId: string, by?: string): Promise<void> {
     const roomIds = await this.repo.roomsWithActor(type, sourceId);
     if (roomIds.length === 0) return;
     const user = await this.directory.users.find(userId);
@@ -38,8 +43,11 @@ export class MembershipSync {
     );
     const have = new Set(existing.map((a) => a.room_id));
     const spec = { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.USER };
-    await this.repos.attendees.insertIgnoringDuplicates(roomIds.filter((id) => !have.has(id)).map((id) => this.rooms.attendeeRow(id, now, spec)));
+    const newRoomIds = roomIds.filter((id) => !have.has(id));
+    await this.repos.attendees.insertIgnoringDuplicates(newRoomIds.map((id) => this.rooms.attendeeRow(id, now, spec)));
     await this.rooms.touch(roomIds, now);
+    if (newRoomIds.length === 0) return;
+    for (const room of await this.repos.rooms.findByIds(newRoomIds)) await this.rooms.announceAttendeesAdded(room, [user.id], by);
   }
 
   /** Members leave the conversations the source brought them into, unless another group/team keeps them. */

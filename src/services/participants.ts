@@ -118,7 +118,10 @@ export class ParticipantsService {
       const staleAttendees = rows.filter((r) => r.session && stale.has(r.session.id)).map((r) => r.attendee.id);
       await this.sessions.endSessions({ sessionIds: merged.staleSessionIds, attendeeIds: staleAttendees, roomIds: [...roomsById.keys()], pingedBefore: now - SESSION_TIMEOUT_KILL });
     }
-    if (merged.goneGuestIds.length) await this.repo.deleteAttendees(merged.goneGuestIds);
+    if (merged.goneGuestIds.length) {
+      await this.repo.deleteAttendees(merged.goneGuestIds);
+      for (const r of roomList) await this.rooms.announceParticipantsChanged(r, [], 'guests-cleaned');
+    }
 
     const viewers = new Map<number, ListedAttendee>(roomList.map((r) => [r.id, viewer]));
     for (const e of merged.entries) {
@@ -558,6 +561,8 @@ export class ParticipantsService {
     if (!isGuestType(found.attendee.participant_type) || ctx.user) throw forbidden('guest', 'Only guests can set a guest name');
     const problem = displayNameProblem(displayName);
     if (problem) throw badRequest('displayName', problem);
-    if (displayName !== found.attendee.display_name) await this.repo.renameActor(found.attendee.actor_type, found.attendee.actor_id, displayName);
+    if (displayName === found.attendee.display_name) return;
+    await this.repo.renameActor(found.attendee.actor_type, found.attendee.actor_id, displayName);
+    await this.rooms.announceParticipantsChanged(found.room, [found.attendee.id], 'guest-name');
   }
 }

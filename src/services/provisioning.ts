@@ -108,8 +108,8 @@ export class ProvisioningService {
   }
 
   /** `POST /cloud/users/{userid}/groups` (admin): 101 no group, 102 unknown group, 103 unknown user. */
-  addToGroup(userId: string, groupId: string): Promise<void> {
-    return this.directory.addToGroup(groupId, userId);
+  addToGroup(userId: string, groupId: string, by?: string): Promise<void> {
+    return this.directory.addToGroup(groupId, userId, by);
   }
 
   /**

@@ -643,9 +643,17 @@ export class RoomsService {
     await this.events.emit('room.updated', { room });
   }
 
-  /** After commit: these attendees' type or permissions changed (`all`: the room's permissions). */
-  async announceParticipantsChanged(room: RoomRow, attendeeIds: number[] | 'all'): Promise<void> {
-    await this.events.emit('room.participants-changed', { room, attendeeIds });
+  /**
+   * After commit: these attendees' type or permissions changed (`all`: the room's permissions);
+   * `reason`: a guest's name changed, or guests that were gone were cleaned up.
+   */
+  async announceParticipantsChanged(room: RoomRow, attendeeIds: number[] | 'all', reason?: 'guest-name' | 'guests-cleaned'): Promise<void> {
+    await this.events.emit('room.participants-changed', { room, attendeeIds, reason });
+  }
+
+  /** After commit: the breakout rooms of `parent` were started or stopped. */
+  async announceBreakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): Promise<void> {
+    await this.events.emit('breakout.switched', { parent, children, started });
   }
 
   /** After commit: an attendee opened a session in `room` (POST participants/active). */

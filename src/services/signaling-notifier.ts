@@ -17,8 +17,10 @@ import type { SignalingRepository } from '../db/repositories/signaling.js';
 import { signalingChecksum, signalingHttpBase, signalingMode, signalingRandom, signalingServers } from '../domain/signaling.js';
 import type { AppConfigService } from './app-config.js';
 import { signalingParticipant } from '../presenters/signaling-participant.js';
-import { permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import { isModeratorType, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import { ActorType } from '../domain/constants.js';
 import { roomProperties, signalingPermissions } from './signaling-backend.js';
+import type { SignalingChatRelay } from './signaling-chat-relay.js';
 
 export interface NotifierOptions {
   /** Base URL of Parley, sent as `Spreed-Signaling-Backend`. */
@@ -32,8 +34,11 @@ export interface NotifierOptions {
 
 interface Pending {
   token: string;
-  /** Builds the body when it is sent (reads such as the room's users happen off the request). */
-  build: () => Promise<Record<string, unknown>>;
+  /**
+   * Builds the body when it is sent (reads such as the room's users happen off the request);
+   * undefined: nothing to send after all.
+   */
+  build: () => Promise<Record<string, unknown> | undefined>;
 }
 
 const MAX_TRIES = 3;
@@ -49,6 +54,7 @@ export class SignalingNotifier {
   constructor(
     private readonly appConfig: AppConfigService,
     private readonly repo: SignalingRepository,
+    private readonly chatRelay: SignalingChatRelay,
     private readonly opts: NotifierOptions,
   ) {}
 
@@ -86,11 +92,28 @@ export class SignalingNotifier {
   }
 
   /**
-   * A chat message was posted: every session in the room refreshes its chat (`message` with
-   * Talk's `{type:"chat", chat:{refresh:true}}`; the full-comment chat relay is not sent).
+   * A chat message, shared object, reaction or system message was committed: every session in
+   * the room gets `message` with `{type:"chat", chat:{refresh:true, comment?}}` (§5.7, see
+   * signaling-chat-relay.ts for which carry the comment).
    */
-  chatMessage(room: RoomRow): void {
-    this.enqueue(room.token, async () => ({ type: 'message', message: { data: { type: 'chat', chat: { refresh: true } } } }));
+  chatMessage(room: RoomRow, messageId: number): void {
+    this.enqueue(room.token, async () => {
+      const data = await this.chatRelay.data(room, messageId);
+      return data && { type: 'message', message: { data } };
+    });
+  }
+
+  /**
+   * The same for a message posted inside a transaction that is still open (system messages are
+   * written atomically with their change): queued at once, built once that transaction has
+   * ended (the room row lock every chat post takes), and dropped when it rolled back.
+   */
+  chatMessageInTransaction(room: RoomRow, messageId: number): void {
+    this.enqueue(room.token, async () => {
+      await this.repo.roomWritersSettled(room.id);
+      const data = await this.chatRelay.data(room, messageId);
+      return data && { type: 'message', message: { data } };
+    });
   }
 
   /**
@@ -120,11 +143,14 @@ export class SignalingNotifier {
   }
 
   /**
-   * Attendees' type or permissions changed (`all`: the room's default or call permissions):
-   * `participants` with their sessions in `changed`
-   * (with the media `permissions` the server enforces) and every session in `users`.
+   * Attendees' type, permissions or (guests') name changed (`all`: the room's default or call
+   * permissions; `[]`: guests that were gone were cleaned up): `participants` with their
+   * sessions in `changed` (with the media `permissions` the server enforces) and everybody in
+   * `users`, attendees without a session as `sessionId: "0"` entries (Talk's
+   * participantsModified). `onlyWithSessions`: nothing is sent when they have no session (a
+   * guest's rename, as Talk).
    */
-  participantsChanged(room: RoomRow, attendeeIds: number[] | 'all'): void {
+  participantsChanged(room: RoomRow, attendeeIds: number[] | 'all', onlyWithSessions = false): void {
     this.enqueue(room.token, async () => {
       const serverDefault = await this.serverDefault();
       const sessions = await this.repo.roomSessions(room.id, 0);
@@ -132,8 +158,36 @@ export class SignalingNotifier {
       const changed = sessions
         .filter((s) => attendeeIds === 'all' || attendeeIds.includes(s.attendee_id))
         .map((s) => ({ ...signalingParticipant(fresh, s, serverDefault), permissions: signalingPermissions(permissionsIn(fresh, s, serverDefault), { participant_type: s.participant_type }) }));
-      return { type: 'participants', participants: { changed, users: sessions.map((s) => signalingParticipant(fresh, s, serverDefault)) } };
+      if (onlyWithSessions && changed.length === 0) return undefined;
+      const sessionless = (await this.repo.attendeesWithoutSession(room.id)).map((a) => signalingParticipant(fresh, a, serverDefault));
+      return { type: 'participants', participants: { changed, users: [...sessions.map((s) => signalingParticipant(fresh, s, serverDefault)), ...sessionless] } };
     });
+  }
+
+  /**
+   * Breakout rooms started: the sessions of each non-moderator user in the parent are told to
+   * switch to the breakout room they are assigned to; stopped: the sessions in each breakout
+   * room are told to switch back to the parent (`switchto {roomid, sessions}`, §5.7).
+   */
+  breakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): void {
+    if (started) {
+      for (const child of children) {
+        this.enqueue(parent.token, async () => {
+          const members = new Set(await this.repo.userIdsOf(child.id));
+          const sessions = (await this.repo.roomSessions(parent.id, 0)).filter(
+            (s) => s.actor_type === ActorType.USERS && !isModeratorType(s.participant_type) && members.has(s.actor_id),
+          );
+          return sessions.length ? { type: 'switchto', switchto: { roomid: child.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
+        });
+      }
+      return;
+    }
+    for (const child of children) {
+      this.enqueue(child.token, async () => {
+        const sessions = await this.repo.roomSessions(child.id, 0);
+        return sessions.length ? { type: 'switchto', switchto: { roomid: parent.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
+      });
+    }
   }
 
   private async serverDefault(): Promise<number> {
@@ -175,7 +229,9 @@ export class SignalingNotifier {
     // Internal mode: nobody to tell.
     if (signalingMode(cfg) !== 'external') return;
     const list = signalingServers(cfg);
-    const body = JSON.stringify(await p.build());
+    const built = await p.build();
+    if (!built) return;
+    const body = JSON.stringify(built);
     for (const { server } of list.servers) {
       const url = `${signalingHttpBase(server)}/api/v1/room/${encodeURIComponent(p.token)}`;
       await this.send(url, body, list.secret);

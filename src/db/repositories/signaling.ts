@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { RoomRow } from './rooms.js';
 import { chunks, rowsPerInsert } from '../chunks.js';
+import type { Dialect } from '../database.js';
 
 export interface RoomSessionRow {
   session_id: string;
@@ -21,7 +22,20 @@ export interface RoomSessionRow {
 }
 
 export class SignalingRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect = 'sqlite',
+  ) {}
+
+  /**
+   * Resolves once no transaction that posted into the room's chat is still open: every chat
+   * post locks the room row (ChatService), and FOR SHARE waits for that lock. On SQLite the one
+   * connection already waits for the writer's commit.
+   */
+  async roomWritersSettled(roomId: number): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    await this.db.selectFrom('rooms').select('id').where('id', '=', roomId).forShare().execute();
+  }
 
   async insertMessages(rows: Array<{ room_id: number; recipient: string; data: string; created_at: number }>): Promise<void> {
     for (const part of chunks(rows, rowsPerInsert(4))) await this.db.insertInto('signaling_messages').values(part).execute();
@@ -49,6 +63,24 @@ export class SignalingRepository {
       .orderBy('s.id')
       .execute();
     return rows.map((r) => ({ ...r, last_ping: Number(r.last_ping), attendee_id: Number(r.attendee_id) }));
+  }
+
+  /**
+   * The users and guests of a room without any session, as session-like rows with session id
+   * `"0"`, not in the call and never pinged (the `sessionId: "0"` entries of Talk's
+   * `participants` notification, talk-chat-calls.md §5.7).
+   */
+  async attendeesWithoutSession(roomId: number): Promise<RoomSessionRow[]> {
+    const rows = await this.db
+      .selectFrom('attendees as a')
+      .leftJoin('sessions as s', 's.attendee_id', 'a.id')
+      .select(['a.id as attendee_id', 'a.actor_type', 'a.actor_id', 'a.display_name', 'a.participant_type', 'a.permissions'])
+      .where('a.room_id', '=', roomId)
+      .where('a.actor_type', 'in', ['users', 'guests'])
+      .where('s.id', 'is', null)
+      .orderBy('a.id')
+      .execute();
+    return rows.map((r) => ({ ...r, attendee_id: Number(r.attendee_id), session_id: '0', in_call: 0, last_ping: 0 }));
   }
 
   /** The backend ping (§5.6): every listed session of the room is alive now, in one statement. */

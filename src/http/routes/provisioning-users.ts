@@ -46,8 +46,9 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
       groups: Type.Array(Type.String(), { default: [], maxItems: 1000, 'x-error': 'groups' }),
     }),
     response: CreatedUser,
-    handler: ({ params }) =>
+    handler: ({ params, ctx }) =>
       prov.createUser({
+        createdBy: ctx.userId,
         id: params.userid,
         password: params.password,
         displayName: params.displayName,
@@ -143,8 +144,8 @@ export async function provisioningUserRoutes(app: FastifyInstance, services: Ser
     summary: 'Add a user to a group (groupid)',
     params: membership,
     response: EmptyList,
-    handler: async ({ params }) => {
-      await prov.addToGroup(params.userid, params.groupid);
+    handler: async ({ params, ctx }) => {
+      await prov.addToGroup(params.userid, params.groupid, ctx.userId);
       return [];
     },
   });
