@@ -27,6 +27,7 @@ import { BoundedMap } from '../domain/bounded-map.js';
 import type { QueryStats } from './query-stats.js';
 import type { Database } from './schema.js';
 import { WalHeaderStamp } from './wal-stamp.js';
+import { withFastRows } from './sqlite-row-shapes.js';
 
 interface DirectReader {
   database: SQLite.Database;
@@ -69,7 +70,7 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
   database.prepare = ((source: string) => {
     let stmt = cache.get(source);
     if (stmt === undefined) {
-      stmt = prepare(source);
+      stmt = withFastRows(prepare(source));
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(source, stmt);
     }

@@ -8,7 +8,7 @@
  * (expired lobby timers, default names, PINs) happen in services/conversation-view.ts.
  */
 import { createHash } from 'node:crypto';
-import type { AttendeeRow } from '../db/repositories/attendees.js';
+import type { ConversationAttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
 import {
@@ -45,8 +45,8 @@ export interface RoomChatState {
 /** One conversation as seen by the caller. */
 export interface ConversationView {
   room: RoomRow;
-  /** The caller's attendee row; absent for non-participants. */
-  attendee?: AttendeeRow;
+  /** The caller's attendee row (the columns a record reads); absent for non-participants. */
+  attendee?: ConversationAttendeeRow;
   /** The caller's own session in this conversation (participantFlags, lastPing, sessionId). */
   session?: SessionRow;
   /**
@@ -166,7 +166,7 @@ function recordingConsent(room: RoomRow, env: FormatEnv): number {
 }
 
 /** notificationLevel when the attendee kept the default (talk-reference.md §1.7). */
-function resolveNotificationLevel(stored: number, room: RoomRow, attendee: AttendeeRow, cfg: AppConfigSnapshot): number {
+function resolveNotificationLevel(stored: number, room: RoomRow, attendee: ConversationAttendeeRow, cfg: AppConfigSnapshot): number {
   if (stored !== NotificationLevel.DEFAULT) return stored;
   if (attendee.actor_type === ActorType.GUESTS || attendee.actor_type === ActorType.EMAILS) return NotificationLevel.NEVER;
   if (attendee.participant_type === ParticipantType.GUEST || attendee.participant_type === ParticipantType.GUEST_MODERATOR) {
@@ -259,7 +259,6 @@ function defaults(room: RoomRow, env: FormatEnv): ConversationRecord {
     hasScheduledMessages: 0,
     tagIds: [],
     attributes: 0,
-    ...(env.includeLastMessage ? { lastMessage: [] } : {}),
   };
 }
 
@@ -287,6 +286,8 @@ function roomFields(r: ConversationRecord, room: RoomRow): void {
 export function formatConversation(view: ConversationView, env: FormatEnv, listableForCaller: boolean): ConversationRecord {
   const { room, attendee, session } = view;
   const r = defaults(room, env);
+  // Added after the literal, not spread into it: a spread copies every property per record.
+  if (env.includeLastMessage) r.lastMessage = [];
   const { cfg } = env;
 
   if (!attendee) {

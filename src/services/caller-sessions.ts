@@ -35,7 +35,7 @@ export class CallerSessions {
   }
 
   /** The caller's own sessions (the ones its cookie remembers) for several conversations (attendee id → session). */
-  async findOwnSessions(ctx: RequestContext, views: Array<{ room: RoomRow; attendee: AttendeeRow }>): Promise<Map<number, SessionRow>> {
+  async findOwnSessions(ctx: RequestContext, views: ReadonlyArray<{ room: Pick<RoomRow, 'token'>; attendee: Pick<AttendeeRow, 'id'> }>): Promise<Map<number, SessionRow>> {
     const out = new Map<number, SessionRow>();
     const keyHash = this.cookies.keyHash(ctx);
     if (!keyHash || views.length === 0) return out;

@@ -9,7 +9,7 @@
  */
 import { SameTurnReads } from './same-turn-reads.js';
 import type { LobbyTimers } from './lobby-timers.js';
-import type { RoomChatState } from '../presenters/conversation.js';
+import type { ConversationView, RoomChatState } from '../presenters/conversation.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import { UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
@@ -325,7 +325,7 @@ export class ChatApiService {
    * What the conversation records of `views` show about the chat (lastMessage, unreadMessages),
    * loaded in two statements whatever the number of rooms (DESIGN.md §5).
    */
-  async roomStates(views: CallerRoom[], includeLastMessage = true): Promise<Map<number, RoomChatState>> {
+  async roomStates(views: readonly ConversationView[], includeLastMessage = true): Promise<Map<number, RoomChatState>> {
     const now = nowSeconds();
     const out = new Map<number, RoomChatState>();
     const lastIds = includeLastMessage ? views.map((v) => v.room.last_message).filter((id) => id > 0) : [];

@@ -248,9 +248,9 @@ export class RoomsService {
    * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. Two queries whatever the count (not
    * one join: PostgreSQL plans that join as a hash join over every room).
    */
-  async listForUser(ctx: RequestContext, opts: ListOptions): Promise<CallerRoom[]> {
+  async listForUser(ctx: RequestContext, opts: ListOptions): Promise<ConversationView[]> {
     if (ctx.userId === undefined) return [];
-    const mine = await this.repos.attendees.forActor(ActorType.USERS, ctx.userId);
+    const mine = await this.repos.attendees.conversationRowsOf(ActorType.USERS, ctx.userId);
     if (mine.length === 0) return [];
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const modified =
@@ -262,10 +262,10 @@ export class RoomsService {
           }
         : undefined;
     const rooms = await this.repos.rooms.findByIds([...byRoom.keys()], modified);
-    const views: CallerRoom[] = rooms.map((room) => ({ room, attendee: byRoom.get(room.id)! }));
+    const views = rooms.map((room) => ({ room, attendee: byRoom.get(room.id)!, session: undefined as SessionRow | undefined }));
     if (views.length) {
-      const sessions = await this.callerSessions.findOwnSessions(ctx, views as Array<{ room: RoomRow; attendee: AttendeeRow }>);
-      for (const v of views) v.session = sessions.get(v.attendee!.id);
+      const sessions = await this.callerSessions.findOwnSessions(ctx, views);
+      for (const v of views) v.session = sessions.get(v.attendee.id);
     }
     return views;
   }

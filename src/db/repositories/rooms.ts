@@ -3,11 +3,12 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { Kysely, Selectable, Updateable, Insertable } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
+import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
 
 export type RoomRow = Selectable<RoomsTable>;
@@ -100,7 +101,19 @@ function attendeeOf(row: Record<string, unknown>): AttendeeRow | undefined {
 }
 
 export class RoomsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /**
+   * `column IN ids`: on PostgreSQL as `= any($1)` with one array parameter, so the text is the
+   * same for any number of ids and is sent as a named prepared statement (db/pg-prepared.ts);
+   * an IN-list has one parameter per id, a new text per count, parsed and planned every time.
+   */
+  private idIn(eb: ExpressionBuilder<Database, 'rooms'>, column: 'id', ids: number[]): Expression<SqlBool> {
+    return this.dialect === 'postgres' ? sql<SqlBool>`${sql.ref(column)} = any(${ids})` : eb(column, 'in', ids);
+  }
 
   findByToken(token: string): Promise<RoomRow | undefined> {
     return this.db.selectFrom('rooms').selectAll().where('token', '=', token).executeTakeFirst();
@@ -133,11 +146,11 @@ export class RoomsRepository {
   /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
   async findByIds(ids: number[], modified?: ModifiedFilter): Promise<RoomRow[]> {
     if (ids.length === 0) return [];
-    let q = this.db.selectFrom('rooms').selectAll().where('id', 'in', ids);
+    let q = this.db.selectFrom('rooms').selectAll().where((eb) => this.idIn(eb, 'id', ids));
     if (modified) {
       q = q.where((eb) => {
-        const ors = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
-        if (modified.attendeeChangedRoomIds.length) ors.push(eb('id', 'in', modified.attendeeChangedRoomIds));
+        const ors: Array<Expression<SqlBool>> = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
+        if (modified.attendeeChangedRoomIds.length) ors.push(this.idIn(eb, 'id', modified.attendeeChangedRoomIds));
         if (modified.includeOneToOne) ors.push(eb('type', '=', 1));
         return eb.or(ors);
       });
