@@ -58,9 +58,11 @@ function percentile(sorted, p) {
 /** Runs `fn` over `items` with at most `width` at a time. */
 async function eachLimited(items, width, fn) {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 /** One owner and MEMBERS members (app passwords) in one group conversation. */
@@ -87,7 +89,15 @@ async function seed(services) {
 async function main() {
   if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run bench:chat-longpoll` (it builds first)');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-chat-'));
-  const env = { ...process.env, DATA_DIR: dataDir, ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', JOBS: 'false', HOST: '127.0.0.1' };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    ADMIN_USER: ADMIN.user,
+    ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: 'warn',
+    JOBS: 'false',
+    HOST: '127.0.0.1',
+  };
   delete env.DATABASE_URL;
   delete env.DATABASE_SCHEMA;
   if (process.env.BENCH_DATABASE_URL) {
@@ -104,12 +114,18 @@ async function main() {
 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [path.join(distDir, 'main.js'), 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(distDir, 'main.js'), 'serve'], {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const chatUrl = `${url}${V1}/chat/${seeded.token}?format=json`;
   try {
-    for (let up = false; !up; ) {
+    for (let up = false; !up;) {
       if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
-      up = await fetch(url + '/status.php').then((r) => r.ok, () => false);
+      up = await fetch(url + '/status.php').then(
+        (r) => r.ok,
+        () => false,
+      );
       if (!up) await sleep(100);
     }
     // Warm up: every member's credential is verified once and the history read.
@@ -121,12 +137,21 @@ async function main() {
       if (r.status === 200) last = Math.max(last, (await r.json()).ocs.data[0]?.id ?? 0);
     });
     const post = async (message) => {
-      const r = await fetch(chatUrl, { method: 'POST', headers: { ...headers(seeded.owner.auth), 'Content-Type': 'application/json' }, body: JSON.stringify({ message }) });
+      const r = await fetch(chatUrl, {
+        method: 'POST',
+        headers: { ...headers(seeded.owner.auth), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ message }),
+      });
       if (r.status !== 201) throw new Error(`post: ${r.status}`);
       return (await r.json()).ocs.data.id;
     };
     last = await post('warm-up');
-    console.log(`chat-longpoll loadavg=${os.loadavg().map((x) => x.toFixed(2)).join(',')} cpus=${os.cpus().length} db=${env.DATABASE_URL ? 'postgres' : 'sqlite'}`);
+    console.log(
+      `chat-longpoll loadavg=${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(',')} cpus=${os.cpus().length} db=${env.DATABASE_URL ? 'postgres' : 'sqlite'}`,
+    );
 
     // 1. Idle long-polls.
     await sleep(1000);
@@ -134,7 +159,10 @@ async function main() {
     const aborters = Array.from({ length: IDLE }, () => new AbortController());
     let answered = 0;
     const idle = Array.from({ length: IDLE }, (_, i) =>
-      fetch(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, { headers: headers(seeded.members[i % MEMBERS].auth), signal: aborters[i].signal }).then(
+      fetch(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, {
+        headers: headers(seeded.members[i % MEMBERS].auth),
+        signal: aborters[i].signal,
+      }).then(
         (r) => {
           answered++;
           return r.status;
@@ -153,7 +181,9 @@ async function main() {
     rssAfter = rssMb(child.pid);
     if (answered > 0) throw new Error(`${answered} idle long-polls answered early`);
     const growth = rssAfter - rssBefore;
-    console.log(`chat-longpoll idle=${IDLE} rss_before=${rssBefore.toFixed(0)}MB rss_after=${rssAfter.toFixed(0)}MB growth=${growth.toFixed(0)}MB per_poll=${((growth * 1024) / IDLE).toFixed(1)}KB bar=<200MB ${growth < 200 ? 'ok' : 'OVER'}`);
+    console.log(
+      `chat-longpoll idle=${IDLE} rss_before=${rssBefore.toFixed(0)}MB rss_after=${rssAfter.toFixed(0)}MB growth=${growth.toFixed(0)}MB per_poll=${((growth * 1024) / IDLE).toFixed(1)}KB bar=<200MB ${growth < 200 ? 'ok' : 'OVER'}`,
+    );
     for (const a of aborters) a.abort();
     await Promise.all(idle);
     await sleep(2000);
@@ -178,7 +208,9 @@ async function main() {
       const latencies = (await Promise.all(waits)).map((at) => at - sentAt).sort((a, b) => a - b);
       const p99 = percentile(latencies, 99);
       if (round > 0) p99s.push(p99);
-      console.log(`chat-longpoll delivery round=${round}${round === 0 ? '(warm-up)' : ''} members=${MEMBERS} p50=${percentile(latencies, 50).toFixed(0)}ms p99=${p99.toFixed(0)}ms max=${latencies.at(-1).toFixed(0)}ms`);
+      console.log(
+        `chat-longpoll delivery round=${round}${round === 0 ? '(warm-up)' : ''} members=${MEMBERS} p50=${percentile(latencies, 50).toFixed(0)}ms p99=${p99.toFixed(0)}ms max=${latencies.at(-1).toFixed(0)}ms`,
+      );
       await sleep(1000);
     }
     const median = [...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)];

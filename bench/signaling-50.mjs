@@ -150,7 +150,10 @@ async function measure(label, procs) {
     );
     sentAt.set(round, performance.now());
     await ocs(sender.proc.url, 'POST', `/apps/spreed/api/v3/signaling/${token}`, { auth: auth[sender.user], cookie: sender.cookie, form: { messages } });
-    await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error(`round ${round}: ${pending} recipients still waiting after 10 s`)), 10_000))]);
+    await Promise.race([
+      done,
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`round ${round}: ${pending} recipients still waiting after 10 s`)), 10_000)),
+    ]);
     // Let every recipient be waiting again before the next round.
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -150,7 +150,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (adminUser && !adminPassword) throw new SettingsError('ADMIN_PASSWORD must be set when ADMIN_USER is set');
   if (adminPassword && !adminUser) throw new SettingsError('ADMIN_USER must be set when ADMIN_PASSWORD is set');
   if (adminUser && !/^[a-zA-Z0-9 _.@\-']{1,64}$/.test(adminUser)) {
-    throw new SettingsError('ADMIN_USER may only contain letters, digits, spaces and _.@-\' (at most 64 characters)');
+    throw new SettingsError("ADMIN_USER may only contain letters, digits, spaces and _.@-' (at most 64 characters)");
   }
 
   const logLevel = ((env.LOG_LEVEL ?? '').trim().toLowerCase() || 'info') as LogLevel;

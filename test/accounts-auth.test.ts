@@ -15,16 +15,12 @@ import { NO_THROTTLE } from './helpers/rooms.js';
 function getFrom(p: Parley, path: string, authorization: string, localAddress: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const url = new URL(`${p.url}/ocs/v2.php${path}?format=json`);
-    const req = http.request(
-      url,
-      { method: 'GET', localAddress, headers: { 'OCS-APIRequest': 'true', Authorization: authorization } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-      },
-    );
+    const req = http.request(url, { method: 'GET', localAddress, headers: { 'OCS-APIRequest': 'true', Authorization: authorization } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
     req.on('error', reject);
     req.end();
   });
@@ -86,7 +82,10 @@ for (const dialect of dialects()) {
       await expect401(basic('dan', passwordOf('dan')), 'old password');
       assert.equal((await call(p, 'GET', '/cloud/user', { as: { user: 'dan', password: 'dan-new-password-1' } })).status, 200);
       // A user changing their own password.
-      const self = await call(p, 'PUT', '/cloud/users/dan', { as: { user: 'dan', password: 'dan-new-password-1' }, body: { key: 'password', value: 'dan-third-password' } });
+      const self = await call(p, 'PUT', '/cloud/users/dan', {
+        as: { user: 'dan', password: 'dan-new-password-1' },
+        body: { key: 'password', value: 'dan-third-password' },
+      });
       assert.equal(self.status, 200);
       await expect401(basic('dan', 'dan-new-password-1'), 'second old password');
       assert.equal((await call(p, 'GET', '/cloud/user', { as: { user: 'dan', password: 'dan-third-password' } })).status, 200);

@@ -33,7 +33,6 @@ for (const dialect of dialects()) {
     /** `parley ...args` as a real process with stdin closed (not a terminal). */
     const spawned = (args: string[], extra: Record<string, string> = {}): Promise<Run> => spawnCli({ ...env, ...extra }, args);
 
-
     before(async () => {
       env = freshEnv(dialect);
       s = await openServices(loadSettings(env));

@@ -52,7 +52,10 @@ for (const dialect of dialects()) {
       assert.equal(await roomRow(t.p, alone.token), undefined, 'the conversation where they were the last user is gone');
       assert.equal(await roomRow(t.p, child.token), undefined);
       assert.ok(await roomRow(t.p, shared.token), 'a conversation with other users stays');
-      assert.deepEqual((await attendeesOf(t.p, shared.token)).map((a) => a.actor_id), ['alice']);
+      assert.deepEqual(
+        (await attendeesOf(t.p, shared.token)).map((a) => a.actor_id),
+        ['alice'],
+      );
       assert.equal((await roomRow(t.p, one.token))!.type, RoomType.ONE_TO_ONE_FORMER, 'the one-to-one becomes a former one');
       const status = await t.p.services.db.kysely.selectFrom('user_status').selectAll().where('user_id', '=', id).execute();
       assert.deepEqual(status, [], 'the user status went with the account');

@@ -257,7 +257,7 @@ for (const dialect of dialects()) {
         assert.equal((await t.call('GET', '/cloud/user', { as: as('lena') })).data.displayname, 'Lena L');
       });
 
-      it("a user cannot edit someone else: 404 (998), nothing changed", async () => {
+      it('a user cannot edit someone else: 404 (998), nothing changed', async () => {
         const r = await t.call('PUT', '/cloud/users/bob', { as: as('carol'), body: { key: 'displayname', value: 'Hacked' } });
         assert.equal(r.status, 404);
         assert.equal(r.meta.statuscode, 998);

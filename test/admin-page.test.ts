@@ -28,7 +28,10 @@ const field = (page: Page, key: string) => page.locator(`.field[data-key="${key}
 async function save(page: Page, key: string) {
   const section = page.locator('section', { has: field(page, key) });
   await section.locator('button.save').click();
-  await section.locator('.status').filter({ hasText: /Saved|refused|Nothing/ }).waitFor();
+  await section
+    .locator('.status')
+    .filter({ hasText: /Saved|refused|Nothing/ })
+    .waitFor();
   return (await section.locator('.status').textContent()) ?? '';
 }
 
@@ -71,7 +74,9 @@ for (const dialect of dialects()) {
       assert.equal(await page.locator('#parley-state').count(), 0);
       // The OCS API refuses the same session too.
       const api = await page.evaluate(async () => {
-        const r = await fetch('/ocs/v2.php/apps/provisioning_api/api/v1/config/apps/spreed/stun_servers?format=json', { headers: { 'OCS-APIRequest': 'true' } });
+        const r = await fetch('/ocs/v2.php/apps/provisioning_api/api/v1/config/apps/spreed/stun_servers?format=json', {
+          headers: { 'OCS-APIRequest': 'true' },
+        });
         return r.status;
       });
       assert.equal(api, 403);
@@ -115,7 +120,10 @@ for (const dialect of dialects()) {
 
       const cfg = await p.services.appConfig.snapshot();
       assert.deepEqual(cfg.list('start_conversations'), ['staff']);
-      assert.deepEqual(cfg.json('signaling_servers', {}), { servers: [{ server: 'https://signaling.example.org', verify: true }], secret: 'sig-shared-secret-123' });
+      assert.deepEqual(cfg.json('signaling_servers', {}), {
+        servers: [{ server: 'https://signaling.example.org', verify: true }],
+        secret: 'sig-shared-secret-123',
+      });
       assert.equal(cfg.get('hide_signaling_warning'), 'yes');
       assert.deepEqual(cfg.json('stun_servers', []), ['stun.example.org:3478']);
       assert.equal(cfg.get('password_policy_min_length'), '12');
@@ -143,7 +151,10 @@ for (const dialect of dialects()) {
       await sig.locator('input[aria-label="Validate TLS certificate"]').uncheck();
       assert.equal(await save(page, 'signaling_servers'), 'Saved.');
       const again = await p.services.appConfig.snapshot();
-      assert.deepEqual(again.json('signaling_servers', {}), { servers: [{ server: 'https://signaling.example.org', verify: false }], secret: 'sig-shared-secret-123' });
+      assert.deepEqual(again.json('signaling_servers', {}), {
+        servers: [{ server: 'https://signaling.example.org', verify: false }],
+        secret: 'sig-shared-secret-123',
+      });
     });
 
     it('shows the registry error for an out-of-range value and the server error for a refused one', async () => {
@@ -179,7 +190,8 @@ for (const dialect of dialects()) {
     it('shows whether each configured signaling server answers its welcome endpoint (checked by Parley)', async () => {
       // A listener that answers like nextcloud-spreed-signaling's /api/v1/welcome, and a port nobody listens on.
       const welcome = http.createServer((req, res) => {
-        if (req.url === '/api/v1/welcome') res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"nextcloud-spreed-signaling":"Welcome","version":"9.9.9"}');
+        if (req.url === '/api/v1/welcome')
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"nextcloud-spreed-signaling":"Welcome","version":"9.9.9"}');
         else res.writeHead(404).end();
       });
       await new Promise<void>((r) => welcome.listen(0, '127.0.0.1', r));
@@ -191,7 +203,13 @@ for (const dialect of dialects()) {
         });
       });
       try {
-        await p.services.appConfig.set('signaling_servers', { servers: [{ server: up, verify: true }, { server: `http://127.0.0.1:${dead}`, verify: true }], secret: 's' });
+        await p.services.appConfig.set('signaling_servers', {
+          servers: [
+            { server: up, verify: true },
+            { server: `http://127.0.0.1:${dead}`, verify: true },
+          ],
+          secret: 's',
+        });
         await page.reload();
         const items = page.locator('ul.signaling-status li');
         await page.locator('ul.signaling-status li[data-state="ok"]').waitFor();

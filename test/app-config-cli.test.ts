@@ -43,7 +43,10 @@ for (const dialect of dialects()) {
       const keys = (await t.call('GET', API, { as: admin })).data.data as string[];
       // The signaling secrets are generated and stored at first start (signaling-secrets.ts).
       const generated = ['signaling_ticket_secret', 'signaling_token_privkey_es256', 'signaling_token_pubkey_es256'];
-      assert.deepEqual(keys.filter((k) => !generated.includes(k)), ['start_calls']);
+      assert.deepEqual(
+        keys.filter((k) => !generated.includes(k)),
+        ['start_calls'],
+      );
     });
 
     it('config:app:get prints the stored value, the default, or --default-value; --output=json quotes it', async () => {

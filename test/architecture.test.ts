@@ -9,9 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 const SRC = path.resolve('src');
-const files = (readdirSync(SRC, { recursive: true }) as string[])
-  .filter((f) => f.endsWith('.ts'))
-  .map((f) => path.join(SRC, f));
+const files = (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(SRC, f));
 const rel = (f: string) => path.relative(SRC, f).split(path.sep).join('/');
 const text = new Map(files.map((f) => [rel(f), readFileSync(f, 'utf8')]));
 
@@ -126,7 +124,9 @@ describe('architecture', () => {
   });
 
   it('every event subscription is in events/subscribers.ts', () => {
-    const bad = [...text].filter(([file, src]) => file !== 'events/subscribers.ts' && file !== 'events/bus.ts' && /\bevents\.on\(|\bbus\.on\(/.test(src)).map(([f]) => f);
+    const bad = [...text]
+      .filter(([file, src]) => file !== 'events/subscribers.ts' && file !== 'events/bus.ts' && /\bevents\.on\(|\bbus\.on\(/.test(src))
+      .map(([f]) => f);
     assert.deepEqual(bad, []);
   });
 });

@@ -35,8 +35,17 @@ for (const dialect of dialects()) {
     ) {
       const form = new FormData();
       form.append('other', 'value');
-      if (file !== undefined) form.append(opts.field ?? 'file', new Blob([typeof file === "string" ? file : new Uint8Array(file)], { type: opts.type ?? 'image/png' }), opts.name ?? 'avatar.png');
-      const res = await fetch(url(token, opts.api), { method: 'POST', body: form, headers: { 'OCS-APIRequest': 'true', ...(opts.headers ?? auth(opts.user ?? 'alice')) } });
+      if (file !== undefined)
+        form.append(
+          opts.field ?? 'file',
+          new Blob([typeof file === 'string' ? file : new Uint8Array(file)], { type: opts.type ?? 'image/png' }),
+          opts.name ?? 'avatar.png',
+        );
+      const res = await fetch(url(token, opts.api), {
+        method: 'POST',
+        body: form,
+        headers: { 'OCS-APIRequest': 'true', ...(opts.headers ?? auth(opts.user ?? 'alice')) },
+      });
       const body: any = await res.json();
       return { status: res.status, data: body.ocs.data };
     }

@@ -25,20 +25,95 @@ for (const dialect of dialects()) {
       bob = people.find((x) => x.actorId === 'bob')!.attendeeId;
     });
 
-    const cases: Array<{ what: string; method: string; path: () => string; as: () => Caller; body?: () => Record<string, unknown>; query?: Record<string, string>; field: string; reason?: string }> = [
-      { what: 'room name', method: 'POST', path: () => `${V4}/room`, as: () => as('alice'), body: () => ({ roomType: RoomType.PUBLIC, roomName: NUL }), field: 'roomName', reason: 'name' },
-      { what: 'rename', method: 'PUT', path: () => `${V4}/room/${token}`, as: () => as('alice'), body: () => ({ roomName: NUL }), field: 'roomName', reason: 'value' },
-      { what: 'description', method: 'PUT', path: () => `${V4}/room/${token}/description`, as: () => as('alice'), body: () => ({ description: NUL }), field: 'description', reason: 'value' },
+    const cases: Array<{
+      what: string;
+      method: string;
+      path: () => string;
+      as: () => Caller;
+      body?: () => Record<string, unknown>;
+      query?: Record<string, string>;
+      field: string;
+      reason?: string;
+    }> = [
+      {
+        what: 'room name',
+        method: 'POST',
+        path: () => `${V4}/room`,
+        as: () => as('alice'),
+        body: () => ({ roomType: RoomType.PUBLIC, roomName: NUL }),
+        field: 'roomName',
+        reason: 'name',
+      },
+      {
+        what: 'rename',
+        method: 'PUT',
+        path: () => `${V4}/room/${token}`,
+        as: () => as('alice'),
+        body: () => ({ roomName: NUL }),
+        field: 'roomName',
+        reason: 'value',
+      },
+      {
+        what: 'description',
+        method: 'PUT',
+        path: () => `${V4}/room/${token}/description`,
+        as: () => as('alice'),
+        body: () => ({ description: NUL }),
+        field: 'description',
+        reason: 'value',
+      },
       { what: 'search term', method: 'GET', path: () => `${V4}/listed-room`, as: () => as('alice'), query: { searchTerm: NUL }, field: 'searchTerm' },
       { what: 'token in a path', method: 'GET', path: () => `${V4}/room/${token}%00`, as: () => as('alice'), field: 'token' },
-      { what: 'status message', method: 'PUT', path: () => '/apps/user_status/api/v1/user_status/message/custom', as: () => as('alice'), body: () => ({ message: NUL }), field: 'message' },
-      { what: 'participant id', method: 'POST', path: () => `${V4}/room/${token}/participants`, as: () => as('alice'), body: () => ({ newParticipant: NUL }), field: 'newParticipant' },
-      { what: 'new user id', method: 'POST', path: () => '/cloud/users', as: () => admin, body: () => ({ userid: NUL, password: 'a-long-password-123' }), field: 'userid' },
+      {
+        what: 'status message',
+        method: 'PUT',
+        path: () => '/apps/user_status/api/v1/user_status/message/custom',
+        as: () => as('alice'),
+        body: () => ({ message: NUL }),
+        field: 'message',
+      },
+      {
+        what: 'participant id',
+        method: 'POST',
+        path: () => `${V4}/room/${token}/participants`,
+        as: () => as('alice'),
+        body: () => ({ newParticipant: NUL }),
+        field: 'newParticipant',
+      },
+      {
+        what: 'new user id',
+        method: 'POST',
+        path: () => '/cloud/users',
+        as: () => admin,
+        body: () => ({ userid: NUL, password: 'a-long-password-123' }),
+        field: 'userid',
+      },
       { what: 'user search', method: 'GET', path: () => '/cloud/users', as: () => admin, query: { search: NUL }, field: 'search' },
       { what: 'user id in a path', method: 'GET', path: () => '/cloud/users/bob%00', as: () => admin, field: 'userid' },
-      { what: 'SIP settings', method: 'POST', path: () => `${V4.replace('/v4', '/v1')}/settings/sip`, as: () => admin, body: () => ({ dialInInfo: NUL, sharedSecret: 's', sipGroups: [] }), field: 'dialInInfo' },
-      { what: 'a list item', method: 'POST', path: () => `${V4.replace('/v4', '/v1')}/settings/sip`, as: () => admin, body: () => ({ sipGroups: ['ok', NUL] }), field: 'sipGroups' },
-      { what: 'a nested key', method: 'PUT', path: () => `${V4}/room/${token}/description`, as: () => as('alice'), body: () => ({ description: 'fine', extra: { ['k\u0000']: 1 } }), field: 'extra' },
+      {
+        what: 'SIP settings',
+        method: 'POST',
+        path: () => `${V4.replace('/v4', '/v1')}/settings/sip`,
+        as: () => admin,
+        body: () => ({ dialInInfo: NUL, sharedSecret: 's', sipGroups: [] }),
+        field: 'dialInInfo',
+      },
+      {
+        what: 'a list item',
+        method: 'POST',
+        path: () => `${V4.replace('/v4', '/v1')}/settings/sip`,
+        as: () => admin,
+        body: () => ({ sipGroups: ['ok', NUL] }),
+        field: 'sipGroups',
+      },
+      {
+        what: 'a nested key',
+        method: 'PUT',
+        path: () => `${V4}/room/${token}/description`,
+        as: () => as('alice'),
+        body: () => ({ description: 'fine', extra: { ['k\u0000']: 1 } }),
+        field: 'extra',
+      },
     ];
     for (const c of cases) {
       it(`NUL in ${c.what}: 400 naming ${c.field}`, async () => {
@@ -52,12 +127,32 @@ for (const dialect of dialects()) {
 
     const ints: Array<{ what: string; method: string; path: () => string; body: (v: unknown) => Record<string, unknown>; field: string; reason?: string }> = [
       { what: 'attendeeId', method: 'POST', path: () => `${V4}/room/${token}/moderators`, body: (v) => ({ attendeeId: v }), field: 'attendeeId' },
-      { what: 'permissions', method: 'PUT', path: () => `${V4}/room/${token}/permissions/default`, body: (v) => ({ permissions: v }), field: 'permissions', reason: 'value' },
-      { what: 'seconds', method: 'POST', path: () => `${V4}/room/${token}/message-expiration`, body: (v) => ({ seconds: v }), field: 'seconds', reason: 'value' },
+      {
+        what: 'permissions',
+        method: 'PUT',
+        path: () => `${V4}/room/${token}/permissions/default`,
+        body: (v) => ({ permissions: v }),
+        field: 'permissions',
+        reason: 'value',
+      },
+      {
+        what: 'seconds',
+        method: 'POST',
+        path: () => `${V4}/room/${token}/message-expiration`,
+        body: (v) => ({ seconds: v }),
+        field: 'seconds',
+        reason: 'value',
+      },
       { what: 'level', method: 'POST', path: () => `${V4}/room/${token}/notify`, body: (v) => ({ level: v }), field: 'level' },
       { what: 'state', method: 'PUT', path: () => `${V4}/room/${token}/webinar/lobby`, body: (v) => ({ state: v }), field: 'state', reason: 'value' },
       { what: 'timer', method: 'PUT', path: () => `${V4}/room/${token}/webinar/lobby`, body: (v) => ({ state: 1, timer: v }), field: 'timer' },
-      { what: 'clearAt', method: 'PUT', path: () => '/apps/user_status/api/v1/user_status/message/custom', body: (v) => ({ message: 'hi', clearAt: v }), field: 'clearAt' },
+      {
+        what: 'clearAt',
+        method: 'PUT',
+        path: () => '/apps/user_status/api/v1/user_status/message/custom',
+        body: (v) => ({ message: 'hi', clearAt: v }),
+        field: 'clearAt',
+      },
     ];
     for (const c of ints) {
       it(`${c.what} of 1e20, -1e308, 1.5 or 9223372036854775808: 400`, async () => {

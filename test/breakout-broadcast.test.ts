@@ -50,7 +50,9 @@ for (const dialect of dialects()) {
       assert.equal(mode.data.error, 'mode');
       await t.call('POST', `${BR}/${room.token}`, { as: as('alice'), body: { mode: 3, amount: 1 } });
       const child = (await t.p.services.repos.rooms.childrenOf(room.token))[0];
-      const count = async () => (await t.p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', child.id).where('message_type', '=', 'comment').execute()).length;
+      const count = async () =>
+        (await t.p.services.db.kysely.selectFrom('chat_messages').select('id').where('room_id', '=', child.id).where('message_type', '=', 'comment').execute())
+          .length;
       const empty = await broadcast(room.token, 'alice', '   ');
       assert.equal(empty.status, 400);
       assert.equal(empty.data.error, 'message');

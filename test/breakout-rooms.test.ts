@@ -121,7 +121,10 @@ for (const dialect of dialects()) {
         const r = await br('POST', token, '', 'alice', { mode: 1, amount: 2 });
         assert.equal(r.status, 200, r.text);
         // The children alice is in, then the parent.
-        assert.deepEqual(r.data.map((x: any) => x.name), ['Room 1', 'Room 2', 'Workshop']);
+        assert.deepEqual(
+          r.data.map((x: any) => x.name),
+          ['Room 1', 'Room 2', 'Workshop'],
+        );
         const parent = r.data[2];
         assert.equal(parent.breakoutRoomMode, 1);
         assert.equal(parent.breakoutRoomStatus, 0);
@@ -152,10 +155,11 @@ for (const dialect of dialects()) {
         const r = await br('POST', token, '', 'bob', { mode: 2, amount: 3, attendeeMap: JSON.stringify({ [ids.carol]: 2, [ids.dave]: 0 }) });
         assert.equal(r.status, 200, r.text);
         const kids = await children(token);
-        assert.deepEqual(
-          await Promise.all(kids.map((k) => memberIds(k.token))),
-          [['alice:1', 'bob:2', 'dave:3'], ['alice:1', 'bob:2'], ['alice:1', 'bob:2', 'carol:3']],
-        );
+        assert.deepEqual(await Promise.all(kids.map((k) => memberIds(k.token))), [
+          ['alice:1', 'bob:2', 'dave:3'],
+          ['alice:1', 'bob:2'],
+          ['alice:1', 'bob:2', 'carol:3'],
+        ]);
         assert.equal((await roomRow(fx.p, token))!.breakout_room_mode, 2);
       });
 
@@ -183,10 +187,13 @@ for (const dialect of dialects()) {
         assert.equal(carol.data.error, 'status');
         const alice = await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('alice') });
         assert.equal(alice.status, 200);
-        assert.deepEqual(alice.data.map((x: any) => [x.name, x.participantType, x.lobbyState]), [
-          ['Room 1', 1, 1],
-          ['Room 2', 1, 1],
-        ]);
+        assert.deepEqual(
+          alice.data.map((x: any) => [x.name, x.participantType, x.lobbyState]),
+          [
+            ['Room 1', 1, 1],
+            ['Room 2', 1, 1],
+          ],
+        );
         assert.equal((await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('frank') })).status, 404);
         assert.equal((await fx.call('GET', `${V4}/room/${token}/breakout-rooms`)).status, 401);
         const plain = await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Plain' });
@@ -203,7 +210,10 @@ for (const dialect of dialects()) {
         for (const kid of await children(token)) assert.equal(kid.lobby_state, 0);
         const carol = await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
         assert.equal(carol.status, 200);
-        assert.deepEqual(carol.data.map((x: any) => [x.name, x.participantType]), [['Room 1', ParticipantType.USER]]);
+        assert.deepEqual(
+          carol.data.map((x: any) => [x.name, x.participantType]),
+          [['Room 1', ParticipantType.USER]],
+        );
       });
 
       it('request assistance on a child (status 2) and withdraw it (status 0)', async () => {
@@ -291,10 +301,13 @@ for (const dialect of dialects()) {
 
         const list = await fx.call('GET', `${V4}/room/${token}/breakout-rooms`, { as: as('carol') });
         assert.equal(list.status, 200);
-        assert.deepEqual(list.data.map((x: any) => [x.displayName, x.participantType, x.attendeeId]), [
-          ['Room 1', 4, 0],
-          ['Room 2', 4, 0],
-        ]);
+        assert.deepEqual(
+          list.data.map((x: any) => [x.displayName, x.participantType, x.attendeeId]),
+          [
+            ['Room 1', 4, 0],
+            ['Room 2', 4, 0],
+          ],
+        );
         for (const [body, who, error] of [
           [{ target: 'nope' }, 'carol', 'target'],
           [{}, 'carol', 'target'],
@@ -319,7 +332,7 @@ for (const dialect of dialects()) {
     });
 
     describe('GET room/{token}/breakout-rooms/participants', () => {
-      it('200 with the children\'s participants for the parent moderator; 403 guest; 404 stranger and unknown token; 412 in the lobby', async () => {
+      it("200 with the children's participants for the parent moderator; 403 guest; 404 stranger and unknown token; 412 in the lobby", async () => {
         const { token, ids } = await parentRoom('Who is where');
         const r = await br('POST', token, '', 'alice', { mode: 2, amount: 2, attendeeMap: JSON.stringify({ [ids.carol]: 0, [ids.dave]: 1 }) });
         assert.equal(r.status, 200, r.text);
@@ -332,14 +345,33 @@ for (const dialect of dialects()) {
 
         const all = await fx.call('GET', path, { as: as('alice') });
         assert.equal(all.status, 200, all.text);
-        const where = (rows: any[]) => rows.map((e) => `${e.roomToken === token ? 'parent' : e.roomToken === room1.token ? 'Room 1' : e.roomToken === room2.token ? 'Room 2' : e.roomToken}:${e.actorType === 'guests' ? 'guest' : e.actorId}`).sort();
+        const where = (rows: any[]) =>
+          rows
+            .map(
+              (e) =>
+                `${e.roomToken === token ? 'parent' : e.roomToken === room1.token ? 'Room 1' : e.roomToken === room2.token ? 'Room 2' : e.roomToken}:${e.actorType === 'guests' ? 'guest' : e.actorId}`,
+            )
+            .sort();
         assert.deepEqual(where(all.data), [
-          'Room 1:alice', 'Room 1:bob', 'Room 1:carol',
-          'Room 2:alice', 'Room 2:bob', 'Room 2:dave',
-          'parent:alice', 'parent:bob', 'parent:carol', 'parent:dave', 'parent:erin', 'parent:guest',
+          'Room 1:alice',
+          'Room 1:bob',
+          'Room 1:carol',
+          'Room 2:alice',
+          'Room 2:bob',
+          'Room 2:dave',
+          'parent:alice',
+          'parent:bob',
+          'parent:carol',
+          'parent:dave',
+          'parent:erin',
+          'parent:guest',
         ]);
         const parentOnly = await fx.call('GET', `${V4}/room/${token}/participants`, { as: as('alice') });
-        assert.deepEqual(where(parentOnly.data), where(all.data).filter((e) => e.startsWith('parent:')), 'the plain list has the parent only');
+        assert.deepEqual(
+          where(parentOnly.data),
+          where(all.data).filter((e) => e.startsWith('parent:')),
+          'the plain list has the parent only',
+        );
 
         // With the lobby on: 412 for a normal user; 403 and 404 are answered before the lobby.
         await setRoom(fx.p, token, { lobby_state: 1 });

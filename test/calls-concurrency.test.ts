@@ -55,7 +55,11 @@ for (const dialect of dialects()) {
       for (let round = 0; round < ROUNDS; round++) {
         const { token, a, b } = await setup(`race ${round}`);
         const joins = await Promise.all([call(p, 'POST', `${V4}/call/${token}`, { as: a }), call(q, 'POST', `${V4}/call/${token}`, { as: b })]);
-        assert.deepEqual(joins.map((r) => r.status), [200, 200], joins.map((r) => r.text).join(' '));
+        assert.deepEqual(
+          joins.map((r) => r.status),
+          [200, 200],
+          joins.map((r) => r.text).join(' '),
+        );
         assert.equal(started.filter((t) => t === token).length, 1, `round ${round}: exactly one call start`);
         let row = (await roomRow(p, token))!;
         assert.notEqual(row.active_since, null);
@@ -63,7 +67,10 @@ for (const dialect of dialects()) {
         assert.equal(await inCallSessions(token), 2);
 
         const leaves = await Promise.all([call(p, 'DELETE', `${V4}/call/${token}`, { as: a }), call(q, 'DELETE', `${V4}/call/${token}`, { as: b })]);
-        assert.deepEqual(leaves.map((r) => r.status), [200, 200]);
+        assert.deepEqual(
+          leaves.map((r) => r.status),
+          [200, 200],
+        );
         row = (await roomRow(p, token))!;
         assert.deepEqual([row.active_since, row.call_flag, row.call_permissions], [null, 0, 0], `round ${round}: the call ended`);
         assert.equal(ended.filter((t) => t === token).length, 1, `round ${round}: exactly one call end`);

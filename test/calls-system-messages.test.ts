@@ -18,7 +18,12 @@ for (const dialect of dialects()) {
     let p: Parley;
     before(async () => {
       p = await startParley(dialect, { env: NO_THROTTLE });
-      for (const [u, name] of [['alice', 'Alice A'], ['bob', 'Bob B'], ['carol', 'Carol C']]) await createUser(p, u, { displayName: name });
+      for (const [u, name] of [
+        ['alice', 'Alice A'],
+        ['bob', 'Bob B'],
+        ['carol', 'Carol C'],
+      ])
+        await createUser(p, u, { displayName: name });
     });
     after(async () => p.close());
 
@@ -111,7 +116,11 @@ for (const dialect of dialects()) {
       await p.services.appConfig.set('max_call_duration', '1');
       try {
         await new Promise((r) => setTimeout(r, 1100));
-        const out = await runJobIfDue(p.services, jobs.find((j) => j.name === 'call-duration')!, true);
+        const out = await runJobIfDue(
+          p.services,
+          jobs.find((j) => j.name === 'call-duration')!,
+          true,
+        );
         assert.equal(out.status, 'ok', out.error);
       } finally {
         await p.services.appConfig.set('max_call_duration', '0');
@@ -135,7 +144,10 @@ for (const dialect of dialects()) {
       const seenByAlice = (await callMessages(room.token, 'alice')).at(-1);
       assert.equal(seenByAlice.systemMessage, 'call_tried');
       assert.equal(seenByAlice.message, 'Unanswered call');
-      assert.deepEqual([seenByAlice.messageParameters.user.type, seenByAlice.messageParameters.user.id, seenByAlice.messageParameters.user.name], ['user', 'bob', 'Bob B']);
+      assert.deepEqual(
+        [seenByAlice.messageParameters.user.type, seenByAlice.messageParameters.user.id, seenByAlice.messageParameters.user.name],
+        ['user', 'bob', 'Bob B'],
+      );
       assert.equal(seenByAlice.messageParameters.user1, undefined);
       // One-to-one calls are outgoing for the caller and incoming for the other.
       assert.equal((await callMessages(room.token, 'alice'))[0].message, 'Outgoing call');

@@ -23,7 +23,16 @@ for (const dialect of dialects()) {
       p = await startParley(dialect, { env: NO_THROTTLE });
       for (const u of ['owner', 'member', 'other', 'outsider']) await createUser(p, u);
       // Observe the bus as a subscriber would (handlers run in the server's process).
-      for (const name of ['call.started', 'call.joined', 'call.left', 'call.ended', 'call.flags-updated', 'call.ring', 'call.started.trx', 'call.ended.trx'] as const) {
+      for (const name of [
+        'call.started',
+        'call.joined',
+        'call.left',
+        'call.ended',
+        'call.flags-updated',
+        'call.ring',
+        'call.started.trx',
+        'call.ended.trx',
+      ] as const) {
         p.services.events.on(name, (payload: any) => void seen.push({ name, payload }));
       }
     });
@@ -99,9 +108,21 @@ for (const dialect of dialects()) {
       assert.equal(started.length, 1);
       assert.deepEqual([started[0].actor.actorId, started[0].flags, started[0].silent], ['owner', 7, false]);
       assert.equal(events('call.started.trx', token).length, 1);
-      assert.deepEqual(events('call.joined', token).map((e) => [e.actor.actorId, e.started, e.flags]), [['owner', true, 7], ['member', false, 3]]);
-      assert.deepEqual(events('call.flags-updated', token).map((e) => [e.actor.actorId, e.flags]), [['member', 1]]);
-      assert.deepEqual(events('call.left', token).map((e) => e.actor.actorId), ['owner', 'member']);
+      assert.deepEqual(
+        events('call.joined', token).map((e) => [e.actor.actorId, e.started, e.flags]),
+        [
+          ['owner', true, 7],
+          ['member', false, 3],
+        ],
+      );
+      assert.deepEqual(
+        events('call.flags-updated', token).map((e) => [e.actor.actorId, e.flags]),
+        [['member', 1]],
+      );
+      assert.deepEqual(
+        events('call.left', token).map((e) => e.actor.actorId),
+        ['owner', 'member'],
+      );
       const ended = events('call.ended', token);
       assert.equal(ended.length, 1);
       assert.deepEqual([ended[0].actor.actorId, ended[0].everyone, ended[0].reason], ['member', false, 'last-left']);
@@ -128,7 +149,11 @@ for (const dialect of dialects()) {
       const token = await groupRoom('Statuses');
       const member = await enter('member', token);
       // Not a participant / unknown / malformed token: 404 room on every endpoint.
-      for (const [who, t] of [[as('outsider'), token], [as('owner'), 'zzzzzzzzzz'], [as('owner'), 'BAD%20TOKEN']] as const) {
+      for (const [who, t] of [
+        [as('outsider'), token],
+        [as('owner'), 'zzzzzzzzzz'],
+        [as('owner'), 'BAD%20TOKEN'],
+      ] as const) {
         for (const m of ['GET', 'POST', 'PUT', 'DELETE']) {
           const r = await call(p, m, `${V4}/call/${t}`, { as: who, body: m === 'PUT' ? { flags: 1 } : undefined });
           assert.equal(r.status, 404, `${m} ${t}`);
@@ -163,7 +188,11 @@ for (const dialect of dialects()) {
       // Calls disabled: 403 on list, join and ring; canStartCall false.
       await config('start_calls', '3');
       try {
-        for (const [m, path] of [['GET', ''], ['POST', ''], ['POST', '/ring/1']] as const) {
+        for (const [m, path] of [
+          ['GET', ''],
+          ['POST', ''],
+          ['POST', '/ring/1'],
+        ] as const) {
           const r = await call(p, m, `${V4}/call/${token}${path}`, { as: member });
           assert.equal(r.status, 403, `${m} ${path}`);
           assert.equal(r.data.error, 'call');
@@ -227,7 +256,10 @@ for (const dialect of dialects()) {
       }
       // Attendee permissions without "start call" (2): canStartCall false, 403.
       const attendee = (await record(member, token)).attendeeId;
-      const set = await call(p, 'PUT', `${V4}/room/${token}/attendees/permissions`, { as: owner, body: { attendeeId: attendee, method: 'set', permissions: 4 + 16 } });
+      const set = await call(p, 'PUT', `${V4}/room/${token}/attendees/permissions`, {
+        as: owner,
+        body: { attendeeId: attendee, method: 'set', permissions: 4 + 16 },
+      });
       assert.equal(set.status, 200, set.text);
       assert.equal((await record(member, token)).canStartCall, false);
       assert.equal((await join(member, token)).status, 403);
@@ -244,7 +276,13 @@ for (const dialect of dialects()) {
       const member = await enter('member', token);
       // Recording needs the external signaling mode, which a listed signaling server turns on
       // (a closed loopback port: notifications to it fail quietly in the background).
-      for (const [k, v] of [['signaling_servers', '{"servers":[{"server":"http://127.0.0.1:9","verify":true}],"secret":"x"}'], ['call_recording', 'yes'], ['recording_servers', '{"servers":[{"server":"https://rec.example","verify":true}],"secret":"s3cret"}'], ['recording_consent', '1']]) await config(k, v);
+      for (const [k, v] of [
+        ['signaling_servers', '{"servers":[{"server":"http://127.0.0.1:9","verify":true}],"secret":"x"}'],
+        ['call_recording', 'yes'],
+        ['recording_servers', '{"servers":[{"server":"https://rec.example","verify":true}],"secret":"s3cret"}'],
+        ['recording_consent', '1'],
+      ])
+        await config(k, v);
       try {
         const no = await join(member, token);
         assert.deepEqual([no.status, no.data.error], [400, 'consent']);
@@ -257,7 +295,10 @@ for (const dialect of dialects()) {
           return p.services.db.kysely.selectFrom('recording_consents').select(['actor_type', 'actor_id', 'created_at']).where('room_id', '=', id).execute();
         };
         const stored = await consents();
-        assert.deepEqual(stored.map((c) => [c.actor_type, c.actor_id]), [['users', 'member']]);
+        assert.deepEqual(
+          stored.map((c) => [c.actor_type, c.actor_id]),
+          [['users', 'member']],
+        );
         assert.ok(Math.abs(Number(stored[0].created_at) - now()) < 60);
         // 2: the conversation decides.
         await config('recording_consent', '2');
@@ -294,8 +335,15 @@ for (const dialect of dialects()) {
       assert.deepEqual([r.hasCall, r.callFlag], [false, 0]);
       assert.equal((await record(other, token)).participantFlags, 0, 'everyone is out of the call');
       const ended = events('call.ended', token);
-      assert.deepEqual(ended.map((e) => [e.actor.actorId, e.everyone, e.reason]), [['owner', true, 'moderator']]);
-      assert.deepEqual(events('call.left', token).map((e) => e.actor.actorId), ['member'], 'no individual leaves for an end for everyone');
+      assert.deepEqual(
+        ended.map((e) => [e.actor.actorId, e.everyone, e.reason]),
+        [['owner', true, 'moderator']],
+      );
+      assert.deepEqual(
+        events('call.left', token).map((e) => e.actor.actorId),
+        ['member'],
+        'no individual leaves for an end for everyone',
+      );
     });
 
     it('making the conversation read-only takes everyone out of the call, which ends', async () => {
@@ -306,7 +354,10 @@ for (const dialect of dialects()) {
       const ro = await call(p, 'PUT', `${V4}/room/${token}/read-only`, { as: owner, body: { state: 1 } });
       assert.equal(ro.status, 200, ro.text);
       assert.deepEqual([ro.data.hasCall, ro.data.callFlag, ro.data.participantFlags], [false, 0, 0]);
-      assert.deepEqual(events('call.ended', token).map((e) => [e.reason, e.everyone]), [['disconnected', true]]);
+      assert.deepEqual(
+        events('call.ended', token).map((e) => [e.reason, e.everyone]),
+        [['disconnected', true]],
+      );
     });
 
     it('ring: 400 without a call or when not in it, 404 unknown attendee, 400 actor-type and status, 403 without permission, 200', async () => {
@@ -333,7 +384,10 @@ for (const dialect of dialects()) {
       await call(p, 'PUT', '/apps/user_status/api/v1/user_status/status', { as: as('member'), body: { statusType: 'online' } });
       const ok = await ring(owner, target.id);
       assert.equal(ok.status, 200, ok.text);
-      assert.deepEqual(events('call.ring', token).map((e) => [e.actor.actorId, e.target.actorId]), [['owner', 'member']]);
+      assert.deepEqual(
+        events('call.ring', token).map((e) => [e.actor.actorId, e.target.actorId]),
+        [['owner', 'member']],
+      );
       // A guest (type 4) in the call lacks "start call" under start_calls=1: 403.
       await config('start_calls', '1');
       try {
@@ -355,7 +409,12 @@ for (const dialect of dialects()) {
       const owner = await enter('owner', token);
       assert.equal((await join(owner, token)).status, 200);
       const { sessionId } = await record(owner, token);
-      const age = (s: number) => p.services.db.kysely.updateTable('sessions').set({ last_ping: now() - s }).where('session_id', '=', sessionId).execute();
+      const age = (s: number) =>
+        p.services.db.kysely
+          .updateTable('sessions')
+          .set({ last_ping: now() - s })
+          .where('session_id', '=', sessionId)
+          .execute();
       await age(45);
       const c = await call(p, 'POST', `${V4}/room/${token}/participants/active`, { as: owner, body: { force: false } });
       assert.equal(c.status, 409, c.text);
@@ -376,7 +435,10 @@ for (const dialect of dialects()) {
       assert.equal(again.status, 200, again.text);
       assert.equal(again.data.participantFlags, 0);
       assert.equal(again.data.hasCall, false, 'the replaced session was the only one in the call');
-      assert.deepEqual(events('call.left', token).map((e) => e.actor.actorId), ['owner']);
+      assert.deepEqual(
+        events('call.left', token).map((e) => e.actor.actorId),
+        ['owner'],
+      );
       assert.equal(events('call.ended', token).length, 1);
     });
 
@@ -393,19 +455,33 @@ for (const dialect of dialects()) {
       assert.equal((await join(owner, a)).status, 200);
       assert.equal((await call(p, 'DELETE', `${V4}/room/${a}/participants/active`, { as: owner })).status, 200);
       assert.equal((await roomRow(p, a))!.active_since, null);
-      assert.deepEqual(events('call.left', a).map((e) => e.actor.actorId), ['owner'], 'leaving the conversation leaves the call');
-      assert.deepEqual(events('call.ended', a).map((e) => e.reason), ['last-left']);
+      assert.deepEqual(
+        events('call.left', a).map((e) => e.actor.actorId),
+        ['owner'],
+        'leaving the conversation leaves the call',
+      );
+      assert.deepEqual(
+        events('call.ended', a).map((e) => e.reason),
+        ['last-left'],
+      );
 
       // A stale in-call session (no ping for 100 s) is cleaned up and the call ends.
       const b = await groupRoom('Stale');
       const member = await enter('member', b);
       assert.equal((await join(member, b)).status, 200);
       await setRoom(p, b, { call_permissions: 5 });
-      await p.services.db.kysely.updateTable('sessions').set({ last_ping: now() - 120 }).where('session_id', '=', (await record(member, b)).sessionId).execute();
+      await p.services.db.kysely
+        .updateTable('sessions')
+        .set({ last_ping: now() - 120 })
+        .where('session_id', '=', (await record(member, b)).sessionId)
+        .execute();
       await run('stale-sessions');
       const rb = (await roomRow(p, b))!;
       assert.deepEqual([rb.active_since, rb.call_flag, rb.call_permissions], [null, 0, 0]);
-      assert.deepEqual(events('call.ended', b).map((e) => [e.reason, e.everyone, e.actor]), [['stale', false, null]]);
+      assert.deepEqual(
+        events('call.ended', b).map((e) => [e.reason, e.everyone, e.actor]),
+        [['stale', false, null]],
+      );
 
       // max_call_duration: a real call older than the limit ends for everyone.
       const c = await groupRoom('Too long');
@@ -423,14 +499,27 @@ for (const dialect of dialects()) {
       const rc = (await roomRow(p, c))!;
       assert.deepEqual([rc.active_since, rc.call_flag], [null, 0]);
       assert.equal((await record(m, c)).participantFlags, 0);
-      assert.deepEqual(events('call.ended', c).map((e) => [e.reason, e.everyone]), [['max-duration', true]]);
+      assert.deepEqual(
+        events('call.ended', c).map((e) => [e.reason, e.everyone]),
+        [['max-duration', true]],
+      );
       assert.ok(events('call.ended', c)[0].duration >= 1);
     });
 
     it('capabilities: the call features that work, config.call from app config', async () => {
       const caps = async () => (await call(p, 'GET', '/cloud/capabilities', { as: as('member') })).data.capabilities.spreed;
       let s = await caps();
-      for (const f of ['audio', 'video', 'in-call-flags', 'conversation-call-flags', 'start-call-flag', 'silent-call', 'recording-consent', 'send-call-notification']) assert.ok(s.features.includes(f), f);
+      for (const f of [
+        'audio',
+        'video',
+        'in-call-flags',
+        'conversation-call-flags',
+        'start-call-flag',
+        'silent-call',
+        'recording-consent',
+        'send-call-notification',
+      ])
+        assert.ok(s.features.includes(f), f);
       // Not built here: recording, the participants download.
       for (const f of ['recording-v1', 'download-call-participants', 'call-notification-state-api']) assert.ok(!s.features.includes(f), f);
       assert.deepEqual([s.config.call.enabled, s.config.call['max-duration'], s.config.call['recording-consent']], [true, 0, 0]);

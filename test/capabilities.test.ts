@@ -52,7 +52,17 @@ for (const dialect of dialects()) {
       const s = data.capabilities.spreed;
       assert.deepEqual(Object.keys(s), ['features', 'features-local', 'config', 'config-local', 'version']);
       assert.equal(s.version, TALK_VERSION);
-      assert.deepEqual(Object.keys(s.config), ['attachments', 'call', 'chat', 'conversations', 'federation', 'previews', 'signaling', 'experiments', 'permissions']);
+      assert.deepEqual(Object.keys(s.config), [
+        'attachments',
+        'call',
+        'chat',
+        'conversations',
+        'federation',
+        'previews',
+        'signaling',
+        'experiments',
+        'permissions',
+      ]);
       assert.equal(s.config.chat['max-length'], 32000);
       assert.equal(s.config.conversations['description-length'], 2000);
       assert.equal(s.config.call['supported-reactions'].length, 12);

@@ -39,8 +39,21 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 201, r.text);
         const m = r.data;
         assert.deepEqual(Object.keys(m).slice(0, 15), [
-          'id', 'token', 'actorType', 'actorId', 'actorDisplayName', 'timestamp', 'message', 'messageParameters',
-          'systemMessage', 'messageType', 'isReplyable', 'referenceId', 'reactions', 'expirationTimestamp', 'markdown',
+          'id',
+          'token',
+          'actorType',
+          'actorId',
+          'actorDisplayName',
+          'timestamp',
+          'message',
+          'messageParameters',
+          'systemMessage',
+          'messageType',
+          'isReplyable',
+          'referenceId',
+          'reactions',
+          'expirationTimestamp',
+          'markdown',
         ]);
         assert.equal(m.token, group.token);
         assert.equal(m.actorType, 'users');
@@ -158,13 +171,22 @@ for (const dialect of dialects()) {
       it('history: newest first, limit, offset, includeLastKnown, X-Chat-Last-Given', async () => {
         const all = await get(room.token, 'bob', { lookIntoFuture: 0 });
         assert.equal(all.status, 200);
-        assert.deepEqual(all.data.slice(0, 5).map((m: any) => m.message), ['m5', 'm4', 'm3', 'm2', 'm1']);
+        assert.deepEqual(
+          all.data.slice(0, 5).map((m: any) => m.message),
+          ['m5', 'm4', 'm3', 'm2', 'm1'],
+        );
         assert.equal(all.data[5].systemMessage, 'conversation_created');
         const page = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 2, lastKnownMessageId: ids[3] });
-        assert.deepEqual(page.data.map((m: any) => m.message), ['m3', 'm2']);
+        assert.deepEqual(
+          page.data.map((m: any) => m.message),
+          ['m3', 'm2'],
+        );
         assert.equal(page.headers.get('x-chat-last-given'), String(ids[1]));
         const incl = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 2, lastKnownMessageId: ids[3], includeLastKnown: 1 });
-        assert.deepEqual(incl.data.map((m: any) => m.message), ['m4', 'm3']);
+        assert.deepEqual(
+          incl.data.map((m: any) => m.message),
+          ['m4', 'm3'],
+        );
         const clamped = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 100000 });
         assert.equal(clamped.status, 200);
       });
@@ -177,7 +199,10 @@ for (const dialect of dialects()) {
 
       it('future: oldest first after the offset; 304 without a body when nothing comes', async () => {
         const r = await get(room.token, 'bob', { lookIntoFuture: 1, lastKnownMessageId: ids[2], timeout: 0 });
-        assert.deepEqual(r.data.map((m: any) => m.message), ['m4', 'm5']);
+        assert.deepEqual(
+          r.data.map((m: any) => m.message),
+          ['m4', 'm5'],
+        );
         assert.equal(r.headers.get('x-chat-last-given'), String(ids[4]));
         const started = Date.now();
         const none = await get(room.token, 'bob', { lookIntoFuture: 1, lastKnownMessageId: ids[4], timeout: 1 });
@@ -209,7 +234,10 @@ for (const dialect of dialects()) {
       it('context: older (with the message) and newer, ascending; 304 for an unknown id', async () => {
         const r = await call(p, 'GET', `${V1}/chat/${room.token}/${ids[2]}/context`, { as: as('bob'), query: { limit: 1 } });
         assert.equal(r.status, 200);
-        assert.deepEqual(r.data.map((m: any) => m.message), ['m2', 'm3', 'm4']);
+        assert.deepEqual(
+          r.data.map((m: any) => m.message),
+          ['m2', 'm3', 'm4'],
+        );
         assert.equal(r.headers.get('x-chat-last-given'), String(ids[3]));
         const none = await call(p, 'GET', `${V1}/chat/${room.token}/0/context`, { as: as('bob') });
         assert.equal(none.status, 304);
@@ -248,13 +276,17 @@ for (const dialect of dialects()) {
         assert.equal((await edit(created.id, 'alice', 'x')).status, 405);
         assert.equal((await edit(m.id, 'alice', '  ')).data.error, 'message');
         assert.equal((await edit(m.id, 'alice', 'x'.repeat(32001))).status, 413);
-        await p.services.db.kysely.updateTable('chat_messages').set({ created_at: Math.floor(Date.now() / 1000) - 25 * 3600 }).where('id', '=', m.id).execute();
+        await p.services.db.kysely
+          .updateTable('chat_messages')
+          .set({ created_at: Math.floor(Date.now() / 1000) - 25 * 3600 })
+          .where('id', '=', m.id)
+          .execute();
         const old = await edit(m.id, 'alice', 'late');
         assert.equal(old.status, 400);
         assert.equal(old.data.error, 'age');
       });
 
-      it('a moderator deletes anyone\'s message (no age limit); the message says who', async () => {
+      it("a moderator deletes anyone's message (no age limit); the message says who", async () => {
         const m = (await send(room.token, 'bob', { message: 'oops' })).data;
         await p.services.db.kysely.updateTable('chat_messages').set({ created_at: 1 }).where('id', '=', m.id).execute();
         assert.equal((await del(m.id, 'bob')).status, 200, 'the author may delete');
@@ -293,7 +325,10 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.systemMessage, 'history_cleared');
         const h = await get(room.token, 'bob', { lookIntoFuture: 0 });
-        assert.deepEqual(h.data.map((m: any) => m.systemMessage), ['history_cleared']);
+        assert.deepEqual(
+          h.data.map((m: any) => m.systemMessage),
+          ['history_cleared'],
+        );
         const bob = await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
         assert.equal(bob!.last_read_message, 0);
         assert.equal((await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('dave') })).status, 404);
@@ -305,7 +340,24 @@ for (const dialect of dialects()) {
     it('capabilities list exactly the chat features implemented, and config.chat', async () => {
       const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
       const spreed = r.data.capabilities.spreed;
-      for (const f of ['chat-v2', 'chat-read-marker', 'chat-unread', 'chat-read-last', 'chat-read-status', 'direct-mention-flag', 'mention-flag', 'edit-messages', 'delete-messages', 'delete-messages-unlimited', 'clear-history', 'chat-get-context', 'chat-replies', 'chat-reference-id', 'silent-send', 'system-messages']) {
+      for (const f of [
+        'chat-v2',
+        'chat-read-marker',
+        'chat-unread',
+        'chat-read-last',
+        'chat-read-status',
+        'direct-mention-flag',
+        'mention-flag',
+        'edit-messages',
+        'delete-messages',
+        'delete-messages-unlimited',
+        'clear-history',
+        'chat-get-context',
+        'chat-replies',
+        'chat-reference-id',
+        'silent-send',
+        'system-messages',
+      ]) {
         assert.ok(spreed.features.includes(f), f);
       }
       assert.ok(spreed['features-local'].includes('chat-read-status'));

@@ -47,7 +47,10 @@ for (const dialect of dialects()) {
 
       const roomId = (await roomRow(t.p, room.token))!.id;
       const stored = await rowsOf(roomId);
-      assert.ok(stored.some((r) => Number(r.id) === sent.data.id), 'still stored until the job runs');
+      assert.ok(
+        stored.some((r) => Number(r.id) === sent.data.id),
+        'still stored until the job runs',
+      );
       // The message, bob's reaction row (which carries the message's expiry) and the system
       // messages posted since the expiration was set.
       const expired = stored.filter((r) => Number(r.expires_at) > 0);
@@ -58,7 +61,10 @@ for (const dialect of dialects()) {
       assert.equal(out.summary, `${expired.length} messages deleted`);
       const left = await rowsOf(roomId);
       assert.ok(!left.some((r) => Number(r.id) === sent.data.id));
-      assert.ok(left.every((r) => Number(r.expires_at) === 0), 'only messages that never expire remain');
+      assert.ok(
+        left.every((r) => Number(r.expires_at) === 0),
+        'only messages that never expire remain',
+      );
       assert.equal((await runJobIfDue(t.p.services, job, true)).summary, '0 messages deleted');
     });
 
@@ -66,7 +72,11 @@ for (const dialect of dialects()) {
       const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Kept' });
       const sent = await t.call('POST', `${V1}/chat/${room.token}`, { as: as('alice'), body: { message: 'Stays' } });
       assert.equal(sent.data.expirationTimestamp, 0);
-      await runJobIfDue(t.p.services, jobs.find((j) => j.name === 'message-expiration')!, true);
+      await runJobIfDue(
+        t.p.services,
+        jobs.find((j) => j.name === 'message-expiration')!,
+        true,
+      );
       const h = await t.call('GET', `${V1}/chat/${room.token}`, { as: as('alice'), query: { lookIntoFuture: 0 } });
       assert.ok(h.data.some((m: any) => m.id === sent.data.id));
     });

@@ -41,7 +41,8 @@ describe('reaction and poll races across two processes on one PostgreSQL schema'
     // One after the other (the first migrates), so a failed start leaves nothing running for after().
     a = await serve(env);
     b = await serve(env);
-    for (const u of ['alice', 'bob', ...VOTERS]) assert.equal((await ocs(a, 'POST', '/cloud/users', ADMIN, { userid: u, password: `${u}-password-123` })).status, 200);
+    for (const u of ['alice', 'bob', ...VOTERS])
+      assert.equal((await ocs(a, 'POST', '/cloud/users', ADMIN, { userid: u, password: `${u}-password-123` })).status, 200);
     const room = await ocs(a, 'POST', '/apps/spreed/api/v4/room', auth('alice'), { roomType: '2', roomName: 'Races' });
     token = room.data.token;
     for (const u of ['bob', ...VOTERS]) {
@@ -77,16 +78,28 @@ describe('reaction and poll races across two processes on one PostgreSQL schema'
   it('one person voting through both processes at once keeps exactly one vote set within maxVotes (10 rounds)', async () => {
     for (let round = 0; round < 10; round++) {
       const poll = await newPoll(2);
-      const sets = [[0, 1], [2, 3]];
+      const sets = [
+        [0, 1],
+        [2, 3],
+      ];
       const r = await Promise.all(both().map((p, i) => json(p, 'POST', `${V1}/poll/${token}/${poll}`, 'bob', { optionIds: sets[i] })));
-      assert.deepEqual(r.map((x) => x.status), [200, 200]);
+      assert.deepEqual(
+        r.map((x) => x.status),
+        [200, 200],
+      );
       const shown = await json(a!, 'GET', `${V1}/poll/${token}/${poll}`, 'bob');
-      assert.ok(sets.some((s) => JSON.stringify(s) === JSON.stringify(shown.data.votedSelf)), `votedSelf ${JSON.stringify(shown.data.votedSelf)}`);
+      assert.ok(
+        sets.some((s) => JSON.stringify(s) === JSON.stringify(shown.data.votedSelf)),
+        `votedSelf ${JSON.stringify(shown.data.votedSelf)}`,
+      );
       const closed = await json(b!, 'DELETE', `${V1}/poll/${token}/${poll}`, 'alice');
       assert.equal(closed.status, 200);
       assert.equal(closed.data.numVoters, 1);
       assert.equal(closed.data.details.length, 2, 'two votes, not four');
-      assert.equal(Object.values(closed.data.votes as Record<string, number>).reduce((x, y) => x + y, 0), 2);
+      assert.equal(
+        Object.values(closed.data.votes as Record<string, number>).reduce((x, y) => x + y, 0),
+        2,
+      );
     }
   });
 
@@ -106,7 +119,10 @@ describe('reaction and poll races across two processes on one PostgreSQL schema'
       const closing = json(both()[round % 2], 'DELETE', `${V1}/poll/${token}/${poll}`, 'alice');
       const [results, closed] = await Promise.all([Promise.all(votes), closing]);
       assert.equal(closed.status, 200);
-      assert.ok(results.every((x) => x.status === 200 || x.status === 400), JSON.stringify(results.map((x) => x.status)));
+      assert.ok(
+        results.every((x) => x.status === 200 || x.status === 400),
+        JSON.stringify(results.map((x) => x.status)),
+      );
       const accepted = results.filter((x) => x.status === 200).length;
       const final = await json(a!, 'GET', `${V1}/poll/${token}/${poll}`, 'alice');
       assert.equal(final.data.status, 1);

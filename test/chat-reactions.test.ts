@@ -52,7 +52,10 @@ for (const dialect of dialects()) {
       assert.equal((await react('POST', room.token, id, 'alice', '👨‍👩‍👧')).status, 201);
       const list = await react('GET', room.token, id, 'alice');
       assert.equal(list.status, 200);
-      assert.deepEqual(list.data['👍'].map((x: any) => x.actorId), ['bob', 'alice']);
+      assert.deepEqual(
+        list.data['👍'].map((x: any) => x.actorId),
+        ['bob', 'alice'],
+      );
       assert.equal(list.data['👨‍👩‍👧'].length, 1);
       const filtered = await react('GET', room.token, id, 'alice', '👨‍👩‍👧', true);
       assert.deepEqual(Object.keys(filtered.data), ['👨‍👩‍👧']);
@@ -88,7 +91,10 @@ for (const dialect of dialects()) {
       await react('POST', room.token, id, 'alice', '🙂');
       const d = await react('DELETE', room.token, id, 'bob', '🙂');
       assert.equal(d.status, 200, d.text);
-      assert.deepEqual(d.data['🙂'].map((x: any) => x.actorId), ['alice']);
+      assert.deepEqual(
+        d.data['🙂'].map((x: any) => x.actorId),
+        ['alice'],
+      );
       const msgs = await history(room.token, 'alice');
       assert.deepEqual(msgs.find((m) => m.id === id).reactions, { '🙂': 1 });
       const revoked = msgs.find((m) => m.systemMessage === 'reaction_revoked');

@@ -99,7 +99,10 @@ for (const dialect of dialects()) {
       const [group, ...users] = await chat(room.token, 'owner', 3);
       assert.equal(group.systemMessage, 'group_added');
       assert.deepEqual(group.messageParameters.group, { type: 'user-group', id: 'crew', name: 'crew', 'mention-id': 'user-group/crew' });
-      assert.deepEqual(users.map((m) => [m.systemMessage, m.messageParameters.user.id]).sort(), [['user_added', 'ann'], ['user_added', 'ben']]);
+      assert.deepEqual(users.map((m) => [m.systemMessage, m.messageParameters.user.id]).sort(), [
+        ['user_added', 'ann'],
+        ['user_added', 'ben'],
+      ]);
       assert.equal(await lastMessageId(room.token), group.id);
 
       const crew = await attendeeId(room.token, ActorType.GROUPS, 'crew');

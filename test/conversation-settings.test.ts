@@ -155,7 +155,11 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 200, r.text);
         const left = (await attendeesOf(fx.p, t)).map((a) => `${a.actor_type}:${a.actor_id}:${a.participant_type}`).sort();
         assert.deepEqual(left, ['groups:staff:3', 'users:alice:1', 'users:bob:2', 'users:carol:3']);
-        const sessions = await fx.p.services.db.kysely.selectFrom('sessions').select('attendee_id').where('attendee_id', 'in', [g.attendeeId, gm.attendeeId]).execute();
+        const sessions = await fx.p.services.db.kysely
+          .selectFrom('sessions')
+          .select('attendee_id')
+          .where('attendee_id', 'in', [g.attendeeId, gm.attendeeId])
+          .execute();
         assert.deepEqual(sessions, []);
         assert.equal((await get(t, g.caller)).status, 404);
       });
@@ -238,7 +242,10 @@ for (const dialect of dialects()) {
 
       it('400 type for one-to-one, 400 value for other states, 403 for users; nothing changed', async () => {
         const one = await oneToOne();
-        assert.deepEqual((await req('PUT', one, '/read-only', 'alice', { state: 1 })).data, { error: 'type', message: 'This conversation type does not support this setting' });
+        assert.deepEqual((await req('PUT', one, '/read-only', 'alice', { state: 1 })).data, {
+          error: 'type',
+          message: 'This conversation type does not support this setting',
+        });
         const t = await room(3);
         const v = await req('PUT', t, '/read-only', 'alice', { state: 2 });
         assert.deepEqual([v.status, v.data.error], [400, 'value']);
@@ -317,7 +324,7 @@ for (const dialect of dialects()) {
     });
 
     describe('PUT /room/{token}/permissions/{mode}', () => {
-      it('default: Custom bit added, attendees\' own permissions reset (not groups), effective permissions follow', async () => {
+      it("default: Custom bit added, attendees' own permissions reset (not groups), effective permissions follow", async () => {
         const t = await room(2);
         const carol = (await attendeesOf(fx.p, t)).find((a) => a.actor_id === 'carol')!;
         await fx.p.services.repos.attendees.update(carol.id, { permissions: 1 | 128 });
@@ -347,13 +354,16 @@ for (const dialect of dialects()) {
         assert.equal((await roomRow(fx.p, t))!.call_permissions, 0);
       });
 
-      it('moves every attendee\'s last_attendee_activity, so modifiedSince returns the conversation to them', async () => {
+      it("moves every attendee's last_attendee_activity, so modifiedSince returns the conversation to them", async () => {
         const t = await room(2);
         const since = Math.floor(Date.now() / 1000);
         await quietEverything();
         await req('PUT', t, '/permissions/default', 'alice', { permissions: 128 });
         const list = await fx.call('GET', `${V4}/room`, { as: as('carol'), query: { modifiedSince: since } });
-        assert.deepEqual(list.data.map((x: any) => x.token), [t]);
+        assert.deepEqual(
+          list.data.map((x: any) => x.token),
+          [t],
+        );
       });
 
       it('400 mode, type (one-to-one), breakout-room, value; 403 for users; guest moderators may', async () => {
@@ -375,7 +385,7 @@ for (const dialect of dialects()) {
     });
 
     describe('favorite, notify, notify-calls', () => {
-      it('favorite on and off; only the caller\'s list sees the change with modifiedSince; lastActivity unchanged', async () => {
+      it("favorite on and off; only the caller's list sees the change with modifiedSince; lastActivity unchanged", async () => {
         const t = await room(2);
         await quietEverything();
         const since = Math.floor(Date.now() / 1000);
@@ -384,7 +394,10 @@ for (const dialect of dialects()) {
         assert.equal(r.data.isFavorite, true);
         await assertNotBumped(t);
         const mine = await fx.call('GET', `${V4}/room`, { as: as('carol'), query: { modifiedSince: since } });
-        assert.deepEqual(mine.data.map((x: any) => [x.token, x.isFavorite]), [[t, true]]);
+        assert.deepEqual(
+          mine.data.map((x: any) => [x.token, x.isFavorite]),
+          [[t, true]],
+        );
         const theirs = await fx.call('GET', `${V4}/room`, { as: as('bob'), query: { modifiedSince: since } });
         assert.ok(!theirs.data.some((x: any) => x.token === t));
         const off = await req('DELETE', t, '/favorite', 'carol');
@@ -413,7 +426,12 @@ for (const dialect of dialects()) {
         const t = await room(3);
         for (const type of [4, 6]) {
           const g = await joinGuest(fx.p, t, type);
-          for (const [m, path, body] of [['POST', '/favorite'], ['DELETE', '/favorite'], ['POST', '/notify', { level: 1 }], ['POST', '/notify-calls', { level: 0 }]] as const) {
+          for (const [m, path, body] of [
+            ['POST', '/favorite'],
+            ['DELETE', '/favorite'],
+            ['POST', '/notify', { level: 1 }],
+            ['POST', '/notify-calls', { level: 0 }],
+          ] as const) {
             const r = await req(m, t, path, g.caller, body);
             assert.deepEqual([r.status, r.data.error], [401, 'guest'], `${type} ${m} ${path}`);
           }
@@ -461,7 +479,10 @@ for (const dialect of dialects()) {
         assert.equal(r.data.listable, 1);
         await assertBumped(t, r);
         const listed = await fx.call('GET', `${V4}/listed-room`, { as: as('erin'), query: { searchTerm: 'open house' } });
-        assert.deepEqual(listed.data.map((x: any) => x.token), [t]);
+        assert.deepEqual(
+          listed.data.map((x: any) => x.token),
+          [t],
+        );
         await req('PUT', t, '/listable', 'alice', { scope: 0 });
         const unlisted = await fx.call('GET', `${V4}/listed-room`, { as: as('erin'), query: { searchTerm: 'open house' } });
         assert.deepEqual(unlisted.data, []);
@@ -555,7 +576,10 @@ for (const dialect of dialects()) {
         assert.equal((await req('PUT', t, '/webinar/lobby', 'carol', { state: 1 })).status, 403);
         const pub = await room(3);
         const gm = await joinGuest(fx.p, pub, ParticipantType.GUEST_MODERATOR);
-        assert.deepEqual((await req('PUT', pub, '/webinar/lobby', gm.caller, { state: 1 })).data, { error: 'moderator', message: 'Only moderators can do this' });
+        assert.deepEqual((await req('PUT', pub, '/webinar/lobby', gm.caller, { state: 1 })).data, {
+          error: 'moderator',
+          message: 'Only moderators can do this',
+        });
         assert.equal((await roomRow(fx.p, t))!.lobby_state, 0);
         assert.equal((await roomRow(fx.p, pub))!.lobby_state, 0);
       });

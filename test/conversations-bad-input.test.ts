@@ -37,74 +37,187 @@ const CASES: Case[] = [
     (body): Case => ({ what: `rename ${JSON.stringify(body).slice(0, 40)}`, method: 'PUT', path: '', body, error: 'value' }),
   ),
   // PUT description
-  ...[{}, { description: { a: 1 } }, { description: [1] }, { description: false }, { description: LONG(2001) }].map(
-    (body): Case => ({ what: `description ${JSON.stringify(body).slice(0, 40)}`, method: 'PUT', path: '/description', body, error: 'value' }),
-  ),
+  ...[{}, { description: { a: 1 } }, { description: [1] }, { description: false }, { description: LONG(2001) }].map((body): Case => ({
+    what: `description ${JSON.stringify(body).slice(0, 40)}`,
+    method: 'PUT',
+    path: '/description',
+    body,
+    error: 'value',
+  })),
   // POST public (optional password)
-  ...[{ password: { a: 1 } }, { password: [1] }, { password: 'short' }, { password: LONG(4097) }].map(
-    (body): Case => ({ what: `make public ${JSON.stringify(body).slice(0, 40)}`, method: 'POST', path: '/public', body, error: 'password' }),
-  ),
+  ...[{ password: { a: 1 } }, { password: [1] }, { password: 'short' }, { password: LONG(4097) }].map((body): Case => ({
+    what: `make public ${JSON.stringify(body).slice(0, 40)}`,
+    method: 'POST',
+    path: '/public',
+    body,
+    error: 'password',
+  })),
   // PUT read-only
-  ...[{}, { state: 'abc' }, { state: '' }, { state: 1.5 }, { state: 2 }, { state: -1 }, { state: { a: 1 } }].map(
-    (body): Case => ({ what: `read-only ${JSON.stringify(body)}`, method: 'PUT', path: '/read-only', body, error: 'value' }),
-  ),
+  ...[{}, { state: 'abc' }, { state: '' }, { state: 1.5 }, { state: 2 }, { state: -1 }, { state: { a: 1 } }].map((body): Case => ({
+    what: `read-only ${JSON.stringify(body)}`,
+    method: 'PUT',
+    path: '/read-only',
+    body,
+    error: 'value',
+  })),
   { what: 'read-only form state=abc', method: 'PUT', path: '/read-only', form: { state: 'abc' }, error: 'value' },
   // PUT password
-  ...[{}, { password: { a: 1 } }, { password: [1] }, { password: 'short' }, { password: LONG(4097) }].map(
-    (body): Case => ({ what: `password ${JSON.stringify(body).slice(0, 40)}`, method: 'PUT', path: '/password', body, error: 'value' }),
-  ),
+  ...[{}, { password: { a: 1 } }, { password: [1] }, { password: 'short' }, { password: LONG(4097) }].map((body): Case => ({
+    what: `password ${JSON.stringify(body).slice(0, 40)}`,
+    method: 'PUT',
+    path: '/password',
+    body,
+    error: 'value',
+  })),
   // PUT permissions/{mode}
-  ...[{}, { permissions: 'abc' }, { permissions: '' }, { permissions: 512 }, { permissions: -1 }, { permissions: 1.5 }].map(
-    (body): Case => ({ what: `permissions ${JSON.stringify(body)}`, method: 'PUT', path: '/permissions/default', body, error: 'value' }),
-  ),
+  ...[{}, { permissions: 'abc' }, { permissions: '' }, { permissions: 512 }, { permissions: -1 }, { permissions: 1.5 }].map((body): Case => ({
+    what: `permissions ${JSON.stringify(body)}`,
+    method: 'PUT',
+    path: '/permissions/default',
+    body,
+    error: 'value',
+  })),
   { what: 'permissions unknown mode', method: 'PUT', path: '/permissions/everyone', body: { permissions: 4 }, error: 'mode' },
   { what: 'permissions mode too long', method: 'PUT', path: `/permissions/${'d'.repeat(40)}`, body: { permissions: 4 }, error: 'mode' },
   // POST notify / notify-calls
-  ...[{}, { level: 'abc' }, { level: '' }, { level: 0 }, { level: 4 }, { level: 1.5 }].map(
-    (body): Case => ({ what: `notify ${JSON.stringify(body)}`, method: 'POST', path: '/notify', body, error: 'level' }),
-  ),
-  ...[{}, { level: 'abc' }, { level: '' }, { level: 2 }, { level: -1 }].map(
-    (body): Case => ({ what: `notify-calls ${JSON.stringify(body)}`, method: 'POST', path: '/notify-calls', body, error: 'level' }),
-  ),
+  ...[{}, { level: 'abc' }, { level: '' }, { level: 0 }, { level: 4 }, { level: 1.5 }].map((body): Case => ({
+    what: `notify ${JSON.stringify(body)}`,
+    method: 'POST',
+    path: '/notify',
+    body,
+    error: 'level',
+  })),
+  ...[{}, { level: 'abc' }, { level: '' }, { level: 2 }, { level: -1 }].map((body): Case => ({
+    what: `notify-calls ${JSON.stringify(body)}`,
+    method: 'POST',
+    path: '/notify-calls',
+    body,
+    error: 'level',
+  })),
   // POST message-expiration
-  ...[{}, { seconds: 'abc' }, { seconds: '' }, { seconds: -1 }, { seconds: 2_147_483_648 }, { seconds: 1.5 }].map(
-    (body): Case => ({ what: `message-expiration ${JSON.stringify(body)}`, method: 'POST', path: '/message-expiration', body, error: 'value' }),
-  ),
+  ...[{}, { seconds: 'abc' }, { seconds: '' }, { seconds: -1 }, { seconds: 2_147_483_648 }, { seconds: 1.5 }].map((body): Case => ({
+    what: `message-expiration ${JSON.stringify(body)}`,
+    method: 'POST',
+    path: '/message-expiration',
+    body,
+    error: 'value',
+  })),
   // PUT listable
-  ...[{}, { scope: 'abc' }, { scope: '' }, { scope: 3 }, { scope: -1 }].map(
-    (body): Case => ({ what: `listable ${JSON.stringify(body)}`, method: 'PUT', path: '/listable', body, error: 'value' }),
-  ),
+  ...[{}, { scope: 'abc' }, { scope: '' }, { scope: 3 }, { scope: -1 }].map((body): Case => ({
+    what: `listable ${JSON.stringify(body)}`,
+    method: 'PUT',
+    path: '/listable',
+    body,
+    error: 'value',
+  })),
   // PUT webinar/lobby
-  ...[{}, { state: 'abc' }, { state: '' }, { state: 2 }].map(
-    (body): Case => ({ what: `lobby ${JSON.stringify(body)}`, method: 'PUT', path: '/webinar/lobby', body, error: 'value' }),
-  ),
-  ...[{ state: 1, timer: 'abc' }, { state: 1, timer: -5 }, { state: 1, timer: 1.5 }, { state: 1, timer: 253_402_300_800 }, { state: 1, timer: { a: 1 } }].map(
-    (body): Case => ({ what: `lobby ${JSON.stringify(body)}`, method: 'PUT', path: '/webinar/lobby', body, error: 'timer' }),
-  ),
+  ...[{}, { state: 'abc' }, { state: '' }, { state: 2 }].map((body): Case => ({
+    what: `lobby ${JSON.stringify(body)}`,
+    method: 'PUT',
+    path: '/webinar/lobby',
+    body,
+    error: 'value',
+  })),
+  ...[
+    { state: 1, timer: 'abc' },
+    { state: 1, timer: -5 },
+    { state: 1, timer: 1.5 },
+    { state: 1, timer: 253_402_300_800 },
+    { state: 1, timer: { a: 1 } },
+  ].map((body): Case => ({ what: `lobby ${JSON.stringify(body)}`, method: 'PUT', path: '/webinar/lobby', body, error: 'timer' })),
 ];
 
 /** Tokenless endpoints: the query or body field is wrong; nothing may be created. */
 const TOKENLESS: Case[] = [
-  ...[{ noStatusUpdate: 'abc' }, { noStatusUpdate: '2' }, { noStatusUpdate: '' }].map((query): Case => ({ what: `GET /room ${JSON.stringify(query)}`, method: 'GET', path: '!/room', query, error: 'noStatusUpdate' })),
-  ...[{ includeStatus: 'maybe' }].map((query): Case => ({ what: `GET /room ${JSON.stringify(query)}`, method: 'GET', path: '!/room', query, error: 'includeStatus' })),
-  ...[{ modifiedSince: 'abc' }, { modifiedSince: '-1' }, { modifiedSince: '' }].map((query): Case => ({ what: `GET /room ${JSON.stringify(query)}`, method: 'GET', path: '!/room', query, error: 'modifiedSince' })),
-  ...[{ includeLastMessage: 'maybe' }].map((query): Case => ({ what: `GET /room ${JSON.stringify(query)}`, method: 'GET', path: '!/room', query, error: 'includeLastMessage' })),
+  ...[{ noStatusUpdate: 'abc' }, { noStatusUpdate: '2' }, { noStatusUpdate: '' }].map((query): Case => ({
+    what: `GET /room ${JSON.stringify(query)}`,
+    method: 'GET',
+    path: '!/room',
+    query,
+    error: 'noStatusUpdate',
+  })),
+  ...[{ includeStatus: 'maybe' }].map((query): Case => ({
+    what: `GET /room ${JSON.stringify(query)}`,
+    method: 'GET',
+    path: '!/room',
+    query,
+    error: 'includeStatus',
+  })),
+  ...[{ modifiedSince: 'abc' }, { modifiedSince: '-1' }, { modifiedSince: '' }].map((query): Case => ({
+    what: `GET /room ${JSON.stringify(query)}`,
+    method: 'GET',
+    path: '!/room',
+    query,
+    error: 'modifiedSince',
+  })),
+  ...[{ includeLastMessage: 'maybe' }].map((query): Case => ({
+    what: `GET /room ${JSON.stringify(query)}`,
+    method: 'GET',
+    path: '!/room',
+    query,
+    error: 'includeLastMessage',
+  })),
   { what: 'GET /listed-room searchTerm too long', method: 'GET', path: '!/listed-room', query: { searchTerm: LONG(256) }, error: 'searchTerm' },
-  ...[{}, { roomType: 'abc' }, { roomType: '' }, { roomType: RoomType.CHANGELOG }, { roomType: 0 }, { roomType: 1.5 }].map(
-    (body): Case => ({ what: `POST /room ${JSON.stringify(body)}`, method: 'POST', path: '!/room', body: { roomName: 'n', ...body }, error: 'type' }),
-  ),
-  ...[{ roomName: '' }, { roomName: '  ' }, { roomName: LONG(256) }, { roomName: { a: 1 } }].map(
-    (body): Case => ({ what: `POST /room public ${JSON.stringify(body).slice(0, 40)}`, method: 'POST', path: '!/room', body: { roomType: RoomType.PUBLIC, ...body }, error: 'name' }),
-  ),
+  ...[{}, { roomType: 'abc' }, { roomType: '' }, { roomType: RoomType.CHANGELOG }, { roomType: 0 }, { roomType: 1.5 }].map((body): Case => ({
+    what: `POST /room ${JSON.stringify(body)}`,
+    method: 'POST',
+    path: '!/room',
+    body: { roomName: 'n', ...body },
+    error: 'type',
+  })),
+  ...[{ roomName: '' }, { roomName: '  ' }, { roomName: LONG(256) }, { roomName: { a: 1 } }].map((body): Case => ({
+    what: `POST /room public ${JSON.stringify(body).slice(0, 40)}`,
+    method: 'POST',
+    path: '!/room',
+    body: { roomType: RoomType.PUBLIC, ...body },
+    error: 'name',
+  })),
   { what: 'POST /room invite too long', method: 'POST', path: '!/room', body: { roomType: RoomType.ONE_TO_ONE, invite: LONG(256) }, error: 'invite' },
   { what: 'POST /room invite wrong type', method: 'POST', path: '!/room', body: { roomType: RoomType.ONE_TO_ONE, invite: ['bob'] }, error: 'invite' },
-  { what: 'POST /room invite missing user', method: 'POST', path: '!/room', body: { roomType: RoomType.ONE_TO_ONE, invite: 'nobody' }, status: 404, error: 'invite' },
+  {
+    what: 'POST /room invite missing user',
+    method: 'POST',
+    path: '!/room',
+    body: { roomType: RoomType.ONE_TO_ONE, invite: 'nobody' },
+    status: 404,
+    error: 'invite',
+  },
   { what: 'POST /room invite empty', method: 'POST', path: '!/room', body: { roomType: RoomType.ONE_TO_ONE, invite: '' }, status: 404, error: 'invite' },
-  { what: 'POST /room source too long', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, invite: 'staff', source: LONG(65) }, error: 'source' },
-  { what: 'POST /room unknown objectType', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, roomName: 'n', objectType: 'file', objectId: '1' }, error: 'object' },
-  { what: 'POST /room objectType too long', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, roomName: 'n', objectType: LONG(65) }, error: 'object' },
-  { what: 'POST /room objectId too long', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, roomName: 'n', objectType: 'room', objectId: LONG(65) }, error: 'object' },
-  { what: 'POST /room objectId without objectType', method: 'POST', path: '!/room', body: { roomType: RoomType.GROUP, roomName: 'n', objectId: 'abcdefgh' }, error: 'object' },
+  {
+    what: 'POST /room source too long',
+    method: 'POST',
+    path: '!/room',
+    body: { roomType: RoomType.GROUP, invite: 'staff', source: LONG(65) },
+    error: 'source',
+  },
+  {
+    what: 'POST /room unknown objectType',
+    method: 'POST',
+    path: '!/room',
+    body: { roomType: RoomType.GROUP, roomName: 'n', objectType: 'file', objectId: '1' },
+    error: 'object',
+  },
+  {
+    what: 'POST /room objectType too long',
+    method: 'POST',
+    path: '!/room',
+    body: { roomType: RoomType.GROUP, roomName: 'n', objectType: LONG(65) },
+    error: 'object',
+  },
+  {
+    what: 'POST /room objectId too long',
+    method: 'POST',
+    path: '!/room',
+    body: { roomType: RoomType.GROUP, roomName: 'n', objectType: 'room', objectId: LONG(65) },
+    error: 'object',
+  },
+  {
+    what: 'POST /room objectId without objectType',
+    method: 'POST',
+    path: '!/room',
+    body: { roomType: RoomType.GROUP, roomName: 'n', objectId: 'abcdefgh' },
+    error: 'object',
+  },
 ];
 
 /** Every endpoint that takes a token, with a body that would otherwise be valid. */
@@ -142,7 +255,13 @@ for (const dialect of dialects()) {
 
     /** Everything stored about the conversation. */
     const snapshot = async () => ({ room: await roomRow(t.p, token), attendees: await attendeesOf(t.p, token) });
-    const roomCount = async () => (await t.p.services.db.kysely.selectFrom('rooms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const roomCount = async () =>
+      (
+        await t.p.services.db.kysely
+          .selectFrom('rooms')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
 
     it('every field of every settings endpoint: 400 with data.error, conversation unchanged', async () => {
       const before = await snapshot();
@@ -176,7 +295,8 @@ for (const dialect of dialects()) {
         for (const [method, path, body] of TOKEN_ENDPOINTS) {
           for (const who of [as('alice'), undefined]) {
             const r = await t.call(method, `${V4}/room/${encodeURIComponent(bad)}${path}`, { as: who, body });
-            if (r.status !== 404 || r.data?.error !== 'room') failures.push(`${method} ${path} ${bad} ${who ? 'alice' : 'anonymous'}: ${r.status} ${r.text.slice(0, 80)}`);
+            if (r.status !== 404 || r.data?.error !== 'room')
+              failures.push(`${method} ${path} ${bad} ${who ? 'alice' : 'anonymous'}: ${r.status} ${r.text.slice(0, 80)}`);
           }
         }
       }

@@ -11,7 +11,10 @@ import { attendeesOf, createRoom, roomRow, seedUser, setRoom, V4 } from './helpe
 import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 async function roomCount(p: Parley): Promise<number> {
-  const r = await p.services.db.kysely.selectFrom('rooms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await p.services.db.kysely
+    .selectFrom('rooms')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -30,15 +33,20 @@ for (const dialect of dialects()) {
       assert.equal(r.data.name, 'Design team');
       assert.equal(r.data.type, RoomType.GROUP);
       const rows = await attendeesOf(t.p, r.data.token);
-      assert.deepEqual(
-        rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
-        [['circles', 'design', ParticipantType.USER], ['users', 'alice', ParticipantType.OWNER], ['users', 'bob', ParticipantType.USER], ['users', 'carol', ParticipantType.USER]],
-      );
+      assert.deepEqual(rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(), [
+        ['circles', 'design', ParticipantType.USER],
+        ['users', 'alice', ParticipantType.OWNER],
+        ['users', 'bob', ParticipantType.USER],
+        ['users', 'carol', ParticipantType.USER],
+      ]);
     });
 
     it('source=circles: 404 invite for an unknown team or one the caller is not in; nothing created', async () => {
       const before = await roomCount(t.p);
-      for (const [user, invite] of [['alice', 'nope'], ['dave', 'design']]) {
+      for (const [user, invite] of [
+        ['alice', 'nope'],
+        ['dave', 'design'],
+      ]) {
         const r = await post(user, { roomType: RoomType.GROUP, invite, source: 'circles' });
         assert.deepEqual([r.status, r.data.error], [404, 'invite'], `${user} ${invite}`);
       }
@@ -131,7 +139,9 @@ for (const dialect of dialects()) {
       const r = await post('alice', { roomType: RoomType.GROUP, roomName: 'Emoji', emoji: '🚀', avatarColor: 'ff0000' });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.data.isCustomAvatar, true);
-      const img = await fetch(`${t.p.url}/ocs/v2.php/apps/spreed/api/v1/room/${r.data.token}/avatar`, { headers: { Authorization: 'Basic ' + Buffer.from('alice:alice-password-123').toString('base64') } });
+      const img = await fetch(`${t.p.url}/ocs/v2.php/apps/spreed/api/v1/room/${r.data.token}/avatar`, {
+        headers: { Authorization: 'Basic ' + Buffer.from('alice:alice-password-123').toString('base64') },
+      });
       assert.equal(img.status, 200);
       assert.match(img.headers.get('content-type')!, /^image\/svg\+xml/);
       const svg = await img.text();
@@ -165,7 +175,8 @@ for (const dialect of dialects()) {
       assert.equal(answers[0][0], 400);
       // The cap is 4 failures from this address: the next guesses are 429, as for GET /room/{token}.
       let last = 0;
-      for (let i = 0; i < 4; i++) last = (await post('carol', { roomType: RoomType.GROUP, roomName: 'x', objectType: 'room', objectId: `guess${i}abc` })).status;
+      for (let i = 0; i < 4; i++)
+        last = (await post('carol', { roomType: RoomType.GROUP, roomName: 'x', objectType: 'room', objectId: `guess${i}abc` })).status;
       assert.equal(last, 429);
       assert.equal((await t.call('GET', `${V4}/room/missingtoken2`, { as: as('carol') })).status, 429, 'one throttle for every token miss');
     });

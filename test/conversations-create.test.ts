@@ -6,7 +6,10 @@ import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedAttendee, seedUser, 
 import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 async function roomCount(p: Parley): Promise<number> {
-  const r = await p.services.db.kysely.selectFrom('rooms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await p.services.db.kysely
+    .selectFrom('rooms')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -33,7 +36,13 @@ for (const dialect of dialects()) {
 
     it('400 type for a missing, unknown or malformed roomType; nothing created', async () => {
       const before = await roomCount(t.p);
-      for (const body of [{ roomName: 'x' }, { roomType: RoomType.CHANGELOG, roomName: 'x' }, { roomType: 0, roomName: 'x' }, { roomType: 'abc', roomName: 'x' }, { roomType: RoomType.NOTE_TO_SELF, roomName: 'x' }]) {
+      for (const body of [
+        { roomName: 'x' },
+        { roomType: RoomType.CHANGELOG, roomName: 'x' },
+        { roomType: 0, roomName: 'x' },
+        { roomType: 'abc', roomName: 'x' },
+        { roomType: RoomType.NOTE_TO_SELF, roomName: 'x' },
+      ]) {
         const r = await post('alice', body);
         assert.equal(r.status, 400, JSON.stringify(body));
         assert.equal(r.data.error, 'type');
@@ -52,7 +61,10 @@ for (const dialect of dialects()) {
       assert.equal(r.data.actorId, 'alice');
       assert.match(r.data.token, /^[abcdefghijkmnopqrstuvwxyz23456789]{8}$/);
       const rows = await attendeesOf(t.p, r.data.token);
-      assert.deepEqual(rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]), [['users', 'alice', ParticipantType.OWNER]]);
+      assert.deepEqual(
+        rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]),
+        [['users', 'alice', ParticipantType.OWNER]],
+      );
       const row = await roomRow(t.p, r.data.token);
       assert.ok(row!.last_activity > 0);
       assert.equal(r.data.lastActivity, row!.last_activity);
@@ -104,7 +116,10 @@ for (const dialect of dialects()) {
       assert.equal(other.data.displayName, 'Alice A');
       // Both are owners; bob sees it in his list without doing anything.
       const rows = await attendeesOf(t.p, r.data.token);
-      assert.deepEqual(rows.map((a) => [a.actor_id, a.participant_type]).sort(), [['alice', ParticipantType.OWNER], ['bob', ParticipantType.OWNER]]);
+      assert.deepEqual(rows.map((a) => [a.actor_id, a.participant_type]).sort(), [
+        ['alice', ParticipantType.OWNER],
+        ['bob', ParticipantType.OWNER],
+      ]);
     });
 
     it('one-to-one: the caller who left is added back (200)', async () => {
@@ -136,10 +151,12 @@ for (const dialect of dialects()) {
       assert.equal(r.status, 201);
       assert.equal(r.data.name, 'The Team of everyone who works here and a very long suffix that');
       const rows = await attendeesOf(t.p, r.data.token);
-      assert.deepEqual(
-        rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
-        [['groups', 'team', ParticipantType.USER], ['users', 'alice', ParticipantType.OWNER], ['users', 'bob', ParticipantType.USER], ['users', 'carol', ParticipantType.USER]],
-      );
+      assert.deepEqual(rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(), [
+        ['groups', 'team', ParticipantType.USER],
+        ['users', 'alice', ParticipantType.OWNER],
+        ['users', 'bob', ParticipantType.USER],
+        ['users', 'carol', ParticipantType.USER],
+      ]);
       const named = await post('alice', { roomType: RoomType.GROUP, invite: 'team', source: 'groups', roomName: 'Own name' });
       assert.equal(named.status, 201);
       assert.equal(named.data.name, 'Own name');
@@ -154,7 +171,10 @@ for (const dialect of dialects()) {
       for (const source of ['group', 'emails', 'whatever']) {
         const s = await post('alice', { roomType: RoomType.GROUP, invite: 'team', source });
         assert.equal(s.status, 201, source);
-        assert.ok((await attendeesOf(t.p, s.data.token)).some((a) => a.actor_type === 'groups' && a.actor_id === 'team'), source);
+        assert.ok(
+          (await attendeesOf(t.p, s.data.token)).some((a) => a.actor_type === 'groups' && a.actor_id === 'team'),
+          source,
+        );
       }
     });
 
@@ -181,7 +201,12 @@ for (const dialect of dialects()) {
         parent = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Workshop' });
         await seedUser(t.p, parent.token, 'bob', ParticipantType.MODERATOR);
         await seedUser(t.p, parent.token, 'carol', ParticipantType.USER);
-        await seedAttendee(t.p, parent.token, { actorType: 'guests', actorId: 'g1', displayName: 'Guest mod', participantType: ParticipantType.GUEST_MODERATOR });
+        await seedAttendee(t.p, parent.token, {
+          actorType: 'guests',
+          actorId: 'g1',
+          displayName: 'Guest mod',
+          participantType: ParticipantType.GUEST_MODERATOR,
+        });
       });
 
       it('400 mode while the parent has no breakout rooms configured', async () => {
@@ -199,10 +224,11 @@ for (const dialect of dialects()) {
         assert.equal(r.data.objectId, parent.token);
         assert.equal(r.data.lobbyState, 1);
         const rows = await attendeesOf(t.p, r.data.token);
-        assert.deepEqual(
-          rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(),
-          [['guests', 'g1', ParticipantType.GUEST_MODERATOR], ['users', 'alice', ParticipantType.OWNER], ['users', 'bob', ParticipantType.MODERATOR]],
-        );
+        assert.deepEqual(rows.map((a) => [a.actor_type, a.actor_id, a.participant_type]).sort(), [
+          ['guests', 'g1', ParticipantType.GUEST_MODERATOR],
+          ['users', 'alice', ParticipantType.OWNER],
+          ['users', 'bob', ParticipantType.MODERATOR],
+        ]);
       });
 
       it('no lobby when breakout rooms are started; a moderator of the parent may create', async () => {

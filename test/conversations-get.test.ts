@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 
-
 for (const dialect of dialects()) {
   describe(`conversation reads [${dialect}]`, () => {
     let p: Parley;
@@ -60,7 +59,12 @@ for (const dialect of dialects()) {
       });
 
       it('400 for malformed parameters', async () => {
-        for (const [k, v] of [['modifiedSince', 'yesterday'], ['modifiedSince', '-5'], ['includeStatus', 'maybe'], ['noStatusUpdate', '7']]) {
+        for (const [k, v] of [
+          ['modifiedSince', 'yesterday'],
+          ['modifiedSince', '-5'],
+          ['includeStatus', 'maybe'],
+          ['noStatusUpdate', '7'],
+        ]) {
           const r = await get('/room', 'alice', { query: { [k]: v } });
           assert.equal(r.status, 400, `${k}=${v}`);
           assert.equal(r.data.error, k);
@@ -74,7 +78,10 @@ for (const dialect of dialects()) {
         const renamed = await call(p, 'PUT', `${V4}/room/${group.token}`, { as: as('alice'), body: { roomName: 'Team 2' } });
         assert.equal(renamed.status, 200);
         const second = await get('/room', 'alice', { query: { modifiedSince: since } });
-        assert.ok(second.data.some((c: any) => c.token === group.token), 'renamed room is returned');
+        assert.ok(
+          second.data.some((c: any) => c.token === group.token),
+          'renamed room is returned',
+        );
         // Later, with nothing changed, an old room is not returned.
         await sleep(1100);
         const mark = (await get('/room', 'alice')).headers.get('x-service-modified-before')!;
@@ -84,7 +91,10 @@ for (const dialect of dialects()) {
         // A room created after the mark is returned.
         const fresh = await createRoom(p, 'alice', { roomType: 2, roomName: 'Fresh' });
         const fourth = await get('/room', 'alice', { query: { modifiedSince: mark } });
-        assert.deepEqual(fourth.data.map((c: any) => c.token), [fresh.token]);
+        assert.deepEqual(
+          fourth.data.map((c: any) => c.token),
+          [fresh.token],
+        );
       });
 
       it('modifiedSince also returns rooms with an active call, own attendee changes, and one-to-ones with includeStatus', async () => {
@@ -94,7 +104,10 @@ for (const dialect of dialects()) {
         await sleep(1100);
         assert.deepEqual((await get('/room', 'alice', { query: { modifiedSince: mark } })).data, []);
         const withStatus = await get('/room', 'alice', { query: { modifiedSince: mark, includeStatus: 'true' } });
-        assert.deepEqual(withStatus.data.map((c: any) => c.token), [one.token]);
+        assert.deepEqual(
+          withStatus.data.map((c: any) => c.token),
+          [one.token],
+        );
         await setRoom(p, pub.token, { call_flag: 1, active_since: 1 });
         const row = await roomRow(p, listed.token);
         const now = Math.floor(Date.now() / 1000);
@@ -167,7 +180,7 @@ for (const dialect of dialects()) {
     });
 
     describe('GET /room/{token}', () => {
-      it('a group conversation without a name gets its users\' display names, saved (default names)', async () => {
+      it("a group conversation without a name gets its users' display names, saved (default names)", async () => {
         const nameless = await createRoom(p, 'alice', { roomType: 2, roomName: 'Soon nameless' });
         await seedUser(p, nameless.token, 'bob');
         await seedUser(p, nameless.token, 'dave');
@@ -312,18 +325,30 @@ for (const dialect of dialects()) {
         await setRoom(p, other.token, { listable: 2 });
         const all = await get('/listed-room', 'bob');
         assert.equal(all.status, 200);
-        assert.deepEqual(all.data.map((c: any) => c.token), [listed.token, other.token]);
+        assert.deepEqual(
+          all.data.map((c: any) => c.token),
+          [listed.token, other.token],
+        );
         assert.equal(all.data[0].participantType, 4);
         assert.equal('lastMessage' in all.data[0], false);
         const term = await get('/listed-room', 'bob', { query: { searchTerm: 'OPEN' } });
-        assert.deepEqual(term.data.map((c: any) => c.token), [listed.token]);
+        assert.deepEqual(
+          term.data.map((c: any) => c.token),
+          [listed.token],
+        );
         const none = await get('/listed-room', 'bob', { query: { searchTerm: '%' } });
         assert.deepEqual(none.data, []);
         // Not for participants, and only scope 2 for guest-app users.
         assert.deepEqual((await get('/listed-room', 'alice')).data, []);
-        assert.deepEqual((await get('/listed-room', 'gina')).data.map((c: any) => c.token), [other.token]);
+        assert.deepEqual(
+          (await get('/listed-room', 'gina')).data.map((c: any) => c.token),
+          [other.token],
+        );
         await seedUser(p, other.token, 'bob');
-        assert.deepEqual((await get('/listed-room', 'bob')).data.map((c: any) => c.token), [listed.token]);
+        assert.deepEqual(
+          (await get('/listed-room', 'bob')).data.map((c: any) => c.token),
+          [listed.token],
+        );
       });
     });
 

@@ -11,16 +11,67 @@ import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 /** Every field of the contract table not marked Removed, plus the §4.3 extras. */
 const FIELDS = [
-  'id', 'token', 'type', 'name', 'displayName', 'description', 'participantType', 'attendeeId', 'attendeePin', 'actorType',
-  'actorId', 'permissions', 'attendeePermissions', 'callPermissions', 'defaultPermissions', 'participantFlags', 'readOnly',
-  'listable', 'messageExpiration', 'lastPing', 'sessionId', 'hasPassword', 'hasCall', 'callFlag', 'canStartCall',
-  'canDeleteConversation', 'canLeaveConversation', 'lastActivity', 'isFavorite', 'notificationLevel', 'lobbyState',
-  'lobbyTimer', 'sipEnabled', 'canEnableSIP', 'unreadMessages', 'unreadMention', 'unreadMentionDirect', 'lastReadMessage',
-  'lastCommonReadMessage', 'lastMessage', 'objectType', 'objectId', 'breakoutRoomMode', 'breakoutRoomStatus', 'avatarVersion',
-  'callStartTime', 'callRecording', 'notificationCalls', 'isCustomAvatar', 'recordingConsent', 'mentionPermissions',
-  'isArchived', 'isImportant', 'isSensitive', 'liveTranscriptionLanguageId',
+  'id',
+  'token',
+  'type',
+  'name',
+  'displayName',
+  'description',
+  'participantType',
+  'attendeeId',
+  'attendeePin',
+  'actorType',
+  'actorId',
+  'permissions',
+  'attendeePermissions',
+  'callPermissions',
+  'defaultPermissions',
+  'participantFlags',
+  'readOnly',
+  'listable',
+  'messageExpiration',
+  'lastPing',
+  'sessionId',
+  'hasPassword',
+  'hasCall',
+  'callFlag',
+  'canStartCall',
+  'canDeleteConversation',
+  'canLeaveConversation',
+  'lastActivity',
+  'isFavorite',
+  'notificationLevel',
+  'lobbyState',
+  'lobbyTimer',
+  'sipEnabled',
+  'canEnableSIP',
+  'unreadMessages',
+  'unreadMention',
+  'unreadMentionDirect',
+  'lastReadMessage',
+  'lastCommonReadMessage',
+  'lastMessage',
+  'objectType',
+  'objectId',
+  'breakoutRoomMode',
+  'breakoutRoomStatus',
+  'avatarVersion',
+  'callStartTime',
+  'callRecording',
+  'notificationCalls',
+  'isCustomAvatar',
+  'recordingConsent',
+  'mentionPermissions',
+  'isArchived',
+  'isImportant',
+  'isSensitive',
+  'liveTranscriptionLanguageId',
   // Required by Talk's current OpenAPI.
-  'lastPinnedId', 'hiddenPinnedId', 'hasScheduledMessages', 'tagIds', 'attributes',
+  'lastPinnedId',
+  'hiddenPinnedId',
+  'hasScheduledMessages',
+  'tagIds',
+  'attributes',
 ];
 const REMOVED = ['participantInCall', 'count', 'numGuests', 'participants', 'guestList'];
 
@@ -109,7 +160,12 @@ for (const dialect of dialects()) {
         assert.equal((await rec(room.token, 'bob')).notificationLevel, 3);
       });
       const row = await roomRow(t.p, room.token);
-      await t.p.services.db.kysely.updateTable('attendees').set({ notification_level: 2 }).where('room_id', '=', row!.id).where('actor_id', '=', 'carol').execute();
+      await t.p.services.db.kysely
+        .updateTable('attendees')
+        .set({ notification_level: 2 })
+        .where('room_id', '=', row!.id)
+        .where('actor_id', '=', 'carol')
+        .execute();
       assert.equal((await rec(room.token, 'carol')).notificationLevel, 2);
     });
 
@@ -167,7 +223,12 @@ for (const dialect of dialects()) {
         assert.equal(mod.callStartTime, 1700000000);
         assert.equal(mod.callFlag, 3);
         const row = await roomRow(t.p, room.token);
-        await t.p.services.db.kysely.updateTable('attendees').set({ permissions: 1 | 2 | 8 }).where('room_id', '=', row!.id).where('actor_id', '=', 'carol').execute();
+        await t.p.services.db.kysely
+          .updateTable('attendees')
+          .set({ permissions: 1 | 2 | 8 })
+          .where('room_id', '=', row!.id)
+          .where('actor_id', '=', 'carol')
+          .execute();
         const ignoring = await rec(room.token, 'carol');
         assert.equal(ignoring.hasCall, true);
         assert.equal(ignoring.canStartCall, true);
@@ -271,7 +332,10 @@ for (const dialect of dialects()) {
       assert.equal((await rec(one.token, 'carol')).sessionId, '0');
 
       const list = await t.call('GET', `${V4}/room`, { as: as('carol') });
-      assert.ok(list.data.every((c: any) => !('status' in c)), 'no status without includeStatus');
+      assert.ok(
+        list.data.every((c: any) => !('status' in c)),
+        'no status without includeStatus',
+      );
       const withStatus = await t.call('GET', `${V4}/room`, { as: as('carol'), query: { includeStatus: 'true' } });
       assert.equal(withStatus.data.find((c: any) => c.token === one.token).status, 'dnd');
       assert.ok(!('status' in withStatus.data.find((c: any) => c.token === room.token)));

@@ -11,8 +11,7 @@ for (const dialect of dialects()) {
 
     const rename = (token: string, roomName: unknown, who?: string | object) =>
       t.call('PUT', `${V4}/room/${token}`, { as: typeof who === 'string' ? as(who) : (who as any), body: roomName === undefined ? {} : { roomName } });
-    const del = (token: string, who?: string | object) =>
-      t.call('DELETE', `${V4}/room/${token}`, { as: typeof who === 'string' ? as(who) : (who as any) });
+    const del = (token: string, who?: string | object) => t.call('DELETE', `${V4}/room/${token}`, { as: typeof who === 'string' ? as(who) : (who as any) });
 
     describe('PUT /room/{token}', () => {
       let room: any;
@@ -59,7 +58,12 @@ for (const dialect of dialects()) {
           assert.equal(r.status, 403, u);
           assert.equal(r.data.error, 'moderator');
         }
-        for (const [token, who] of [[room.token, 'erin'], [room.token, undefined], ['unknowntok', 'alice'], ['NOT-A-TOKEN', 'alice']] as Array<[string, string | undefined]>) {
+        for (const [token, who] of [
+          [room.token, 'erin'],
+          [room.token, undefined],
+          ['unknowntok', 'alice'],
+          ['NOT-A-TOKEN', 'alice'],
+        ] as Array<[string, string | undefined]>) {
           const r = await rename(token, 'Nope', who);
           assert.equal(r.status, 404, `${token} ${who}`);
           assert.equal(r.data.error, 'room');
@@ -109,7 +113,10 @@ for (const dialect of dialects()) {
         assert.equal(await roomRow(t.p, room.token), undefined);
         assert.deepEqual(await attendeesOf(t.p, room.token), []);
         const sessions = await t.p.services.db.kysely.selectFrom('sessions').select('session_id').execute();
-        assert.deepEqual(sessions.map((s) => s.session_id), ['s-kept']);
+        assert.deepEqual(
+          sessions.map((s) => s.session_id),
+          ['s-kept'],
+        );
         assert.equal((await attendeesOf(t.p, keep.token)).length, 2);
         assert.equal((await t.call('GET', `${V4}/room/${room.token}`, { as: as('alice') })).status, 404);
       });
@@ -134,7 +141,12 @@ for (const dialect of dialects()) {
           assert.equal(r.status, 403);
           assert.equal(r.data.error, 'moderator');
         }
-        for (const [token, who] of [[room.token, 'erin'], [room.token, undefined], ['unknowntok', 'alice'], ['x', 'alice']] as Array<[string, string | undefined]>) {
+        for (const [token, who] of [
+          [room.token, 'erin'],
+          [room.token, undefined],
+          ['unknowntok', 'alice'],
+          ['x', 'alice'],
+        ] as Array<[string, string | undefined]>) {
           const r = await del(token, who);
           assert.equal(r.status, 404);
           assert.equal(r.data.error, 'room');

@@ -82,8 +82,20 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'delete', method: 'DELETE', path: '', expect: moderators({ oneToOne: [400, 'type'] }), destructive: true },
   { name: 'description', method: 'PUT', path: '/description', body: { description: 'About' }, expect: moderators({ oneToOne: [400, 'type'] }) },
   // Contract: 400 "not a group conversation" / "not a public conversation" (already public or group too).
-  { name: 'make public', method: 'POST', path: '/public', expect: onlyOn(RoomType.GROUP, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
-  { name: 'make group', method: 'DELETE', path: '/public', expect: onlyOn(RoomType.PUBLIC, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })), destructive: true },
+  {
+    name: 'make public',
+    method: 'POST',
+    path: '/public',
+    expect: onlyOn(RoomType.GROUP, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })),
+    destructive: true,
+  },
+  {
+    name: 'make group',
+    method: 'DELETE',
+    path: '/public',
+    expect: onlyOn(RoomType.PUBLIC, [400, 'type'], moderators({ loggedInOnly: true, oneToOne: [400, 'type'] })),
+    destructive: true,
+  },
   { name: 'read-only', method: 'PUT', path: '/read-only', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
   {
     name: 'password',

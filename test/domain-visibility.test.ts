@@ -4,7 +4,14 @@ import assert from 'node:assert/strict';
 import { conversationVisibility, isListedFor, listableScopes, type VisibilityFacts } from '../src/domain/visibility.js';
 import { GUEST_APP_GROUP, ListableScope, RoomType } from '../src/domain/constants.js';
 
-const stranger: VisibilityFacts = { isAttendee: false, isSystem: false, sipBridge: false, loggedIn: true, roomType: RoomType.GROUP, listable: ListableScope.NONE };
+const stranger: VisibilityFacts = {
+  isAttendee: false,
+  isSystem: false,
+  sipBridge: false,
+  loggedIn: true,
+  roomType: RoomType.GROUP,
+  listable: ListableScope.NONE,
+};
 
 describe('conversation visibility', () => {
   it('a group conversation is hidden from a logged-in stranger unless listed', () => {

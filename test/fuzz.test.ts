@@ -110,7 +110,10 @@ for (const dialect of dialects()) {
       for (const u of ['bob', 'dave']) {
         assert.equal((await fx.call('POST', `${V4}/room/${room.token}/participants`, { as: as('alice'), body: { newParticipant: u } })).status, 200);
       }
-      const people = (await fx.call('GET', `${V4}/room/${room.token}/participants`, { as: as('alice') })).data as Array<{ actorId: string; attendeeId: number }>;
+      const people = (await fx.call('GET', `${V4}/room/${room.token}/participants`, { as: as('alice') })).data as Array<{
+        actorId: string;
+        attendeeId: number;
+      }>;
       const dave = people.find((x) => x.actorId === 'dave')!.attendeeId;
       assert.equal((await fx.call('POST', `${V4}/room/${room.token}/moderators`, { as: as('alice'), body: { attendeeId: dave } })).status, 200);
       const guest = await joinGuest(fx.p, room.token);
@@ -139,9 +142,16 @@ for (const dialect of dialects()) {
         fx.p.dialect === 'sqlite'
           ? sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
           : sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`;
-      tables = (await names.execute(fx.p.services.db.kysely)).rows.map((t) => t.name).filter((t) => !COUNTED_ON_REFUSAL.has(t)).sort();
+      tables = (await names.execute(fx.p.services.db.kysely)).rows
+        .map((t) => t.name)
+        .filter((t) => !COUNTED_ON_REFUSAL.has(t))
+        .sort();
       // SIP and dial-out on, so their routes get past 501 and see the bad input.
-      for (const [key, value] of Object.entries({ sip_bridge_shared_secret: 'fuzz-secret-'.padEnd(40, 'x'), sip_bridge_dialin_info: 'Dial +49 30 1234', sip_dialout: 'yes' })) {
+      for (const [key, value] of Object.entries({
+        sip_bridge_shared_secret: 'fuzz-secret-'.padEnd(40, 'x'),
+        sip_bridge_dialin_info: 'Dial +49 30 1234',
+        sip_dialout: 'yes',
+      })) {
         const r = await fx.call('POST', `/apps/provisioning_api/api/v1/config/apps/spreed/${key}`, { as: admin, body: { value } });
         assert.equal(r.status, 200, r.text);
       }

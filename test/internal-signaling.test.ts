@@ -75,7 +75,10 @@ for (const dialect of dialects()) {
       await send(p, token, alice, [{ to: bob.sessionId, type: 'candidate', payload: { candidate: 'c1' } }]);
       const r = await waiting;
       const ms = Date.now() - started;
-      assert.deepEqual(messagesOf(r).map((m) => m.payload.candidate), ['c1']);
+      assert.deepEqual(
+        messagesOf(r).map((m) => m.payload.candidate),
+        ['c1'],
+      );
       assert.ok(ms < 3000, `woken after ${ms} ms, not at the 4 s poll end`);
       const t0 = Date.now();
       const empty = await poll(p, token, bob);
@@ -85,7 +88,11 @@ for (const dialect of dialects()) {
 
     it('a poll whose client went away takes nothing: the message waits for the next poll', async () => {
       const gone = new AbortController();
-      const headers = { 'OCS-APIRequest': 'true', Authorization: 'Basic ' + Buffer.from('bob:bob-password-123').toString('base64'), ...(bob.caller.headers ?? {}) };
+      const headers = {
+        'OCS-APIRequest': 'true',
+        Authorization: 'Basic ' + Buffer.from('bob:bob-password-123').toString('base64'),
+        ...(bob.caller.headers ?? {}),
+      };
       const dead = fetch(`${p.url}/ocs/v2.php${V3}/signaling/${token}?format=json`, { headers, signal: gone.signal }).catch(() => 'aborted');
       await new Promise((r) => setTimeout(r, 400));
       gone.abort();
@@ -93,7 +100,10 @@ for (const dialect of dialects()) {
       await new Promise((r) => setTimeout(r, 200));
       await send(p, token, alice, [{ to: bob.sessionId, type: 'candidate', payload: { candidate: 'after-abort' } }]);
       const r = await poll(p, token, bob);
-      assert.deepEqual(messagesOf(r).map((m) => m.payload.candidate), ['after-abort']);
+      assert.deepEqual(
+        messagesOf(r).map((m) => m.payload.candidate),
+        ['after-abort'],
+      );
     });
 
     it('dropped silently: another sender session id, recipients outside the room, control from non-moderators', async () => {
@@ -106,9 +116,17 @@ for (const dialect of dialects()) {
       // A marker bob may send, so alice's poll ends at once with whatever was stored for her.
       await send(p, token, bob, [{ to: alice.sessionId, type: 'mute', payload: { name: 'audio' } }]);
       const a = await poll(p, token, alice);
-      assert.deepEqual(messagesOf(a).map((m) => m.type), ['mute'], 'alice got none of bob’s refused messages');
+      assert.deepEqual(
+        messagesOf(a).map((m) => m.type),
+        ['mute'],
+        'alice got none of bob’s refused messages',
+      );
       const b = await poll(p, token, bob);
-      assert.deepEqual(messagesOf(b).map((m) => m.type), ['control'], 'the moderator’s control message arrives');
+      assert.deepEqual(
+        messagesOf(b).map((m) => m.type),
+        ['control'],
+        'the moderator’s control message arrives',
+      );
       const forCarol = await p.services.db.kysely.selectFrom('signaling_messages').selectAll().where('recipient', '=', carol.sessionId).execute();
       assert.equal(forCarol.length, 0, 'nothing was stored for a session of another room');
     });
@@ -185,10 +203,19 @@ describe('internal signaling across two Parley processes on one PostgreSQL', { s
     assert.equal((await send(one, token, alice, [{ to: bob.sessionId, type: 'offer', payload: { sdp: 'offer-sdp' } }])).status, 200);
     const got = await bobWaits;
     assert.equal(got.status, 200, got.text);
-    assert.deepEqual(messagesOf(got).map((m) => [m.type, m.from, m.payload.sdp]), [['offer', alice.sessionId, 'offer-sdp']]);
+    assert.deepEqual(
+      messagesOf(got).map((m) => [m.type, m.from, m.payload.sdp]),
+      [['offer', alice.sessionId, 'offer-sdp']],
+    );
     // Far below the 15 s poll time even on a loaded machine: only a cross-process wake-up ends it this early.
     assert.ok(Date.now() - t < 8000, `bob was woken across processes after ${Date.now() - t} ms (poll time 15 s)`);
-    assert.deepEqual(got.data.at(-1).data.map((u: any) => u.userId).sort(), ['alice', 'bob']);
+    assert.deepEqual(
+      got.data
+        .at(-1)
+        .data.map((u: any) => u.userId)
+        .sort(),
+      ['alice', 'bob'],
+    );
 
     // And back: alice waits on process 1, bob answers through process 2.
     t = Date.now();
@@ -196,7 +223,10 @@ describe('internal signaling across two Parley processes on one PostgreSQL', { s
     await new Promise((r) => setTimeout(r, 500));
     await send(two, token, bob, [{ to: alice.sessionId, type: 'answer', payload: { sdp: 'answer-sdp' } }]);
     const back = await aliceWaits;
-    assert.deepEqual(messagesOf(back).map((m) => [m.type, m.from]), [['answer', bob.sessionId]]);
+    assert.deepEqual(
+      messagesOf(back).map((m) => [m.type, m.from]),
+      [['answer', bob.sessionId]],
+    );
     assert.ok(Date.now() - t < 8000, `alice was woken after ${Date.now() - t} ms (poll time 15 s)`);
   });
 });

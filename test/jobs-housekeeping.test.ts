@@ -47,10 +47,15 @@ for (const dialect of dialects()) {
 
       await config('retention_instant_meetings', '0');
       assert.match(await run('retention'), /1 phone_temporary/);
-      assert.deepEqual(
-        await Promise.all([oldPhone, newPhone, persist, pastEvent, futureEvent, meeting, plain].map(exists)),
-        [false, true, true, false, true, true, true],
-      );
+      assert.deepEqual(await Promise.all([oldPhone, newPhone, persist, pastEvent, futureEvent, meeting, plain].map(exists)), [
+        false,
+        true,
+        true,
+        false,
+        true,
+        true,
+        true,
+      ]);
       await config('retention_instant_meetings', '1');
       await run('retention');
       assert.equal(await exists(meeting), false);

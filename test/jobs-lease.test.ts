@@ -55,7 +55,14 @@ for (const dialect of dialects()) {
       const out = await runJobIfDue(p.services, job, true);
       assert.equal(out.ran, true);
       assert.equal(runs.length, before + 1);
-      const failing: JobDef = { name: 'test-lease-failing', intervalSeconds: 60, description: 'fails', run: async () => { throw new Error('boom'); } };
+      const failing: JobDef = {
+        name: 'test-lease-failing',
+        intervalSeconds: 60,
+        description: 'fails',
+        run: async () => {
+          throw new Error('boom');
+        },
+      };
       const res = await runJobIfDue(p.services, failing);
       assert.equal(res.status, 'failed');
       assert.equal(res.error, 'boom');

@@ -99,7 +99,10 @@ describe('jobs in two processes over one PostgreSQL', { skip: !process.env.PARLE
       assert.equal(rows.length, state.runs, `${job.name}: history and run count agree`);
       // One run per one-second slot at most.
       assert.ok(state.runs >= 1 && state.runs <= ended - started + 1, `${job.name}: ${state.runs} runs in ${ended - started} s`);
-      assert.ok(rows.every((r) => r.status === 'ok'), `${job.name}: ${rows.map((r) => r.summary).join('; ')}`);
+      assert.ok(
+        rows.every((r) => r.status === 'ok'),
+        `${job.name}: ${rows.map((r) => r.summary).join('; ')}`,
+      );
     }
     assert.ok(owners.size >= 1 && ![...owners].some((o) => o.startsWith(`${process.pid}-`)), 'the spawned processes ran the jobs');
 

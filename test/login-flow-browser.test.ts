@@ -59,7 +59,8 @@ for (const dialect of dialects()) {
     it('v2: the app inits, the browser logs in and grants, the app polls and uses the app password', async () => {
       const init = await fetch(`${p.url}/index.php/login/v2`, { method: 'POST', headers: { 'User-Agent': 'Mozilla/5.0 (Android) Nextcloud-Talk v22.0.0' } });
       const flow = await init.json();
-      const pollOnce = () => fetch(flow.poll.endpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${flow.poll.token}` });
+      const pollOnce = () =>
+        fetch(flow.poll.endpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${flow.poll.token}` });
       assert.equal((await pollOnce()).status, 404);
 
       await page.goto(flow.login);

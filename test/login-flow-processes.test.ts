@@ -65,15 +65,22 @@ for (const dialect of dialects()) {
         const cookie = opened.cookie!;
         const page = await req(`${a!.url}/index.php/login/v2/grant`, 'GET', { headers: { Cookie: cookie } });
         const state = stateOf(page.text);
-        const login = await req(`${a!.url}/index.php/login/v2/login`, 'POST', { headers: { Cookie: cookie }, form: { stateToken: state, user: 'alice', password: PASSWORD } });
+        const login = await req(`${a!.url}/index.php/login/v2/login`, 'POST', {
+          headers: { Cookie: cookie },
+          form: { stateToken: state, user: 'alice', password: PASSWORD },
+        });
         assert.ok(login.status < 400, `login ${login.status} ${login.text.slice(0, 200)}`);
 
         // Grants submitted to both processes at once (the flow state is in the database).
-        const grants = await Promise.all([a!, b!, a!, b!].map((p) => req(`${p.url}/index.php/login/v2/grant`, 'POST', { headers: { Cookie: cookie }, form: { stateToken: state } })));
+        const grants = await Promise.all(
+          [a!, b!, a!, b!].map((p) => req(`${p.url}/index.php/login/v2/grant`, 'POST', { headers: { Cookie: cookie }, form: { stateToken: state } })),
+        );
         assert.deepEqual(grants.map((g) => g.status).sort(), [200, 403, 403, 403], `round ${round}`);
 
         // Both processes polled at once with the same token.
-        const polls = await Promise.all([a!, b!, a!, b!, a!, b!].map((p) => req(`${p.url}/index.php/login/v2/poll`, 'POST', { form: { token: init.poll.token } })));
+        const polls = await Promise.all(
+          [a!, b!, a!, b!, a!, b!].map((p) => req(`${p.url}/index.php/login/v2/poll`, 'POST', { form: { token: init.poll.token } })),
+        );
         assert.deepEqual(polls.map((r) => r.status).sort(), [200, 404, 404, 404, 404, 404], `round ${round}`);
         const creds = JSON.parse(polls.find((r) => r.status === 200)!.text);
         assert.equal(creds.loginName, 'alice');

@@ -114,7 +114,10 @@ for (const dialect of dialects()) {
       assert.equal(user.status, 200);
       assert.equal(user.data.id, 'alice');
       const row = await p.services.db.kysely.selectFrom('app_passwords').select('name').where('user_id', '=', 'alice').execute();
-      assert.ok(row.some((x) => x.name === ANDROID_UA), 'named after the client');
+      assert.ok(
+        row.some((x) => x.name === ANDROID_UA),
+        'named after the client',
+      );
       const revoke = await call(p, 'DELETE', '/core/apppassword', { as: { authorization: basic('alice', creds.appPassword) } });
       assert.equal(revoke.status, 200);
       assert.equal((await call(p, 'GET', '/cloud/user', { as: { authorization: basic('alice', creds.appPassword) } })).status, 401);
@@ -165,7 +168,9 @@ for (const dialect of dialects()) {
       const f = await openV2(p);
       await logIn(p, '/index.php/login/v2', f.cookie, f.state, 'alice', passwordOf('alice'));
       const before = await p.services.db.kysely.selectFrom('app_passwords').select('id').where('user_id', '=', 'alice').execute();
-      const grants = await Promise.all([1, 2, 3].map(() => req(p, 'POST', '/index.php/login/v2/grant', { headers: { Cookie: f.cookie }, form: { stateToken: f.state } })));
+      const grants = await Promise.all(
+        [1, 2, 3].map(() => req(p, 'POST', '/index.php/login/v2/grant', { headers: { Cookie: f.cookie }, form: { stateToken: f.state } })),
+      );
       assert.deepEqual(grants.map((g) => g.status).sort(), [200, 403, 403]);
       const afterRows = await p.services.db.kysely.selectFrom('app_passwords').select('id').where('user_id', '=', 'alice').execute();
       assert.equal(afterRows.length, before.length + 1, 'the losers leave no app password behind');
@@ -225,7 +230,6 @@ for (const dialect of dialects()) {
       assert.equal((await req(p, 'GET', init.login)).status, 403);
       assert.equal((await poll(p, init.poll.endpoint, init.poll.token)).status, 404);
     });
-
   });
 
   describe(`login flows: brute-force cap [${dialect}]`, () => {

@@ -55,18 +55,38 @@ for (const dialect of dialects()) {
       assert.equal((await t.call('PUT', '/cloud/users/carol', { as: admin, body: { key: 'password', value: 'Changed-Passw0rd!y' } })).status, 200);
       // App config secrets, through the API with the login session, and the SIP settings.
       const cfg = '/apps/provisioning_api/api/v1/config/apps/spreed';
-      assert.equal((await t.call('POST', `${cfg}/sip_bridge_shared_secret`, { headers: { Cookie: cookie }, body: { value: 'sip-secret-for-log-test' } })).status, 200);
+      assert.equal(
+        (await t.call('POST', `${cfg}/sip_bridge_shared_secret`, { headers: { Cookie: cookie }, body: { value: 'sip-secret-for-log-test' } })).status,
+        200,
+      );
       const turn = [{ schemes: 'turn', server: 'turn.example.org:3478', secret: 'turn-secret-for-log-test', protocols: 'udp' }];
       assert.equal((await t.call('POST', `${cfg}/turn_servers`, { as: admin, form: { value: JSON.stringify(turn) } })).status, 200);
-      assert.equal((await t.call('POST', `${cfg}/signaling_servers`, { as: admin, body: { value: { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: 'hpb-secret-for-log-test' } } })).status, 200);
+      assert.equal(
+        (
+          await t.call('POST', `${cfg}/signaling_servers`, {
+            as: admin,
+            body: { value: { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: 'hpb-secret-for-log-test' } },
+          })
+        ).status,
+        200,
+      );
       assert.equal((await t.call('GET', `${cfg}/sip_bridge_shared_secret`, { as: admin })).status, 200);
-      const sip = await t.call('POST', '/apps/spreed/api/v1/settings/sip', { as: admin, body: { sipGroups: [], dialInInfo: 'x', sharedSecret: 'sip-secret-for-log-test' } });
+      const sip = await t.call('POST', '/apps/spreed/api/v1/settings/sip', {
+        as: admin,
+        body: { sipGroups: [], dialInInfo: 'x', sharedSecret: 'sip-secret-for-log-test' },
+      });
       assert.equal(sip.status, 200, sip.text);
       // A secret in a query string, and a room password (at creation and set again).
       await t.call('GET', '/cloud/capabilities', { as: admin, query: { password: 'query-password-for-log-test' } });
-      const room = await t.call('POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: RoomType.PUBLIC, roomName: 'Logged', password: 'room-password-for-log-test' } });
+      const room = await t.call('POST', '/apps/spreed/api/v4/room', {
+        as: admin,
+        body: { roomType: RoomType.PUBLIC, roomName: 'Logged', password: 'room-password-for-log-test' },
+      });
       assert.equal(room.status, 201, room.text);
-      const password = await t.call('PUT', `/apps/spreed/api/v4/room/${room.data.token}/password`, { as: admin, body: { password: 'room-password-for-log-test' } });
+      const password = await t.call('PUT', `/apps/spreed/api/v4/room/${room.data.token}/password`, {
+        as: admin,
+        body: { password: 'room-password-for-log-test' },
+      });
       assert.equal(password.status, 200, password.text);
     });
 

@@ -51,8 +51,14 @@ for (const dialect of dialects()) {
 
 describe('mail settings', () => {
   it('SMTP_URL must be smtp(s) and is never echoed; MAIL_FROM must be an address', () => {
-    assert.throws(() => loadSettings({ SMTP_URL: 'http://user:hunter2@x' }), (e: Error) => e instanceof SettingsError && !e.message.includes('hunter2'));
-    assert.throws(() => loadSettings({ SMTP_URL: 'not a url hunter2' }), (e: Error) => e instanceof SettingsError && !e.message.includes('hunter2'));
+    assert.throws(
+      () => loadSettings({ SMTP_URL: 'http://user:hunter2@x' }),
+      (e: Error) => e instanceof SettingsError && !e.message.includes('hunter2'),
+    );
+    assert.throws(
+      () => loadSettings({ SMTP_URL: 'not a url hunter2' }),
+      (e: Error) => e instanceof SettingsError && !e.message.includes('hunter2'),
+    );
     assert.throws(() => loadSettings({ MAIL_FROM: 'nobody' }), SettingsError);
     assert.equal(loadSettings({ SMTP_URL: 'smtps://u:p@mail.example.com:465' }).smtpUrl, 'smtps://u:p@mail.example.com:465');
     assert.equal(loadSettings({ BASE_URL: 'https://talk.example.org' }).mailFrom, 'parley@talk.example.org');

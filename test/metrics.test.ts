@@ -61,7 +61,18 @@ for (const dialect of dialects()) {
 
     it('counts job runs by job and result', async () => {
       await runJobIfDue(t.services, { name: 'metrics-probe', intervalSeconds: 3600, description: 'test', run: async () => 'ok' }, true);
-      await runJobIfDue(t.services, { name: 'metrics-probe', intervalSeconds: 3600, description: 'test', run: async () => { throw new Error('boom'); } }, true);
+      await runJobIfDue(
+        t.services,
+        {
+          name: 'metrics-probe',
+          intervalSeconds: 3600,
+          description: 'test',
+          run: async () => {
+            throw new Error('boom');
+          },
+        },
+        true,
+      );
       const text = await scrape();
       assert.equal(sample(text, 'parley_job_runs_total{job="metrics-probe",result="ok"}'), 1);
       assert.equal(sample(text, 'parley_job_runs_total{job="metrics-probe",result="failed"}'), 1);
@@ -93,7 +104,10 @@ for (const dialect of dialects()) {
 
     it('a bad METRICS_ALLOW stops start-up with a message naming it', () => {
       for (const bad of ['10.0.0.0/33', 'example.org', '10.0.0.0/8/1']) {
-        assert.throws(() => loadSettings({ METRICS_ALLOW: bad }), (e: Error) => e instanceof SettingsError && /METRICS_ALLOW/.test(e.message));
+        assert.throws(
+          () => loadSettings({ METRICS_ALLOW: bad }),
+          (e: Error) => e instanceof SettingsError && /METRICS_ALLOW/.test(e.message),
+        );
       }
       assert.deepEqual(loadSettings({ METRICS_ALLOW: '10.1.2.3' }).metricsAllow, ['10.1.2.3/32']);
     });

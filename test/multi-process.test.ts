@@ -54,7 +54,10 @@ for (const dialect of dialects()) {
         assert.equal((await ocs(writer, 'POST', `${CONFIG}/max_gif_size`, ADMIN, { value })).status, 200);
         // Several requests at once: they arrive together and share one reading of the change signal.
         const seen = await Promise.all(
-          Array.from({ length: 5 }, async () => (await ocs(reader, 'GET', '/cloud/capabilities', ADMIN)).data.capabilities.spreed.config.previews['max-gif-size']),
+          Array.from(
+            { length: 5 },
+            async () => (await ocs(reader, 'GET', '/cloud/capabilities', ADMIN)).data.capabilities.spreed.config.previews['max-gif-size'],
+          ),
         );
         assert.deepEqual(seen, Array(5).fill(Number(value)), `change ${i}`);
         const own = (await ocs(writer, 'GET', '/cloud/capabilities', ADMIN)).data.capabilities.spreed.config.previews['max-gif-size'];

@@ -29,7 +29,11 @@ for (const dialect of dialects()) {
     after(async () => p?.close());
 
     const list = async (user: string, opts: { version?: 1 | 2; headers?: Record<string, string>; api?: string } = {}) => {
-      const r = await call(p, 'GET', `/apps/notifications/api/${opts.api ?? 'v2'}/notifications`, { as: as(user), version: opts.version, headers: opts.headers });
+      const r = await call(p, 'GET', `/apps/notifications/api/${opts.api ?? 'v2'}/notifications`, {
+        as: as(user),
+        version: opts.version,
+        headers: opts.headers,
+      });
       return r;
     };
     const add = (token: string, who: string, newParticipant: string, source = 'users') =>
@@ -42,7 +46,8 @@ for (const dialect of dialects()) {
     it('the capabilities carry the notifications entry the apps check, without push features', async () => {
       const r = await call(p, 'GET', '/cloud/capabilities', { as: as('bob') });
       const n = r.data.capabilities.notifications;
-      for (const e of ['list', 'get', 'delete', 'delete-all', 'rich-strings', 'icons', 'action-web', 'user-status']) assert.ok(n['ocs-endpoints'].includes(e), e);
+      for (const e of ['list', 'get', 'delete', 'delete-all', 'rich-strings', 'icons', 'action-web', 'user-status'])
+        assert.ok(n['ocs-endpoints'].includes(e), e);
       assert.deepEqual(n.push, []);
     });
 
@@ -111,12 +116,16 @@ for (const dialect of dialects()) {
       assert.deepEqual((await list('erin')).data, []);
     });
 
-    it('get one: 200 for own, 404 for id 0, missing or another user\'s, 400 for a non-number', async () => {
+    it("get one: 200 for own, 404 for id 0, missing or another user's, 400 for a non-number", async () => {
       const mine = (await list('carol')).data[0];
       const r = await call(p, 'GET', `${N}/${mine.notification_id}`, { as: as('carol') });
       assert.equal(r.status, 200);
       assert.deepEqual(r.data, mine);
-      for (const [who, id] of [['dave', mine.notification_id], ['carol', 0], ['carol', 99999999]] as const) {
+      for (const [who, id] of [
+        ['dave', mine.notification_id],
+        ['carol', 0],
+        ['carol', 99999999],
+      ] as const) {
         const g = await call(p, 'GET', `${N}/${id}`, { as: as(who) });
         assert.equal(g.status, 404, `${who} ${id}`);
         assert.equal(g.data.error, 'notification');
@@ -146,7 +155,7 @@ for (const dialect of dialects()) {
       assert.equal((await list('bob')).data.length, 2);
       assert.equal((await call(p, 'DELETE', N, { as: as('bob') })).status, 200);
       assert.deepEqual((await list('bob')).data, []);
-      assert.equal((await list('carol')).data.length, 1, 'only the caller\'s went');
+      assert.equal((await list('carol')).data.length, 1, "only the caller's went");
     });
 
     it('leaving, being removed and deletion of the conversation remove the invitation', async () => {
@@ -183,7 +192,10 @@ for (const dialect of dialects()) {
       const participants = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('late1') });
       assert.equal(participants.status, 200, 'late1 is a participant');
       // Created with the group by an administrator: the same.
-      assert.equal((await call(p, 'POST', '/cloud/users', { as: admin, body: { userid: 'late2', password: passwordOf('late2'), groups: ['crew'] } })).status, 200);
+      assert.equal(
+        (await call(p, 'POST', '/cloud/users', { as: admin, body: { userid: 'late2', password: passwordOf('late2'), groups: ['crew'] } })).status,
+        200,
+      );
       assert.equal((await list('late2')).data.filter((n: any) => n.object_id === room.token).length, 1);
       // The operator's command line is nobody logged in: a member, but no invitation (Talk's notifier needs an acting user).
       await createUser(p, 'late3', { displayName: 'Late 3' });
@@ -225,7 +237,10 @@ for (const dialect of dialects()) {
       assert.equal(first.link, `${p.url}/index.php/call/${room.token}#message_10`);
       // Reading up to 10 removes that one, not 12.
       await notes.chatReadUpTo(r.id, 'bob', 10);
-      assert.deepEqual((await list('bob')).data.map((n: any) => n.object_id), [`${room.token}/12`]);
+      assert.deepEqual(
+        (await list('bob')).data.map((n: any) => n.object_id),
+        [`${room.token}/12`],
+      );
       await notes.chatReadUpTo(r.id, 'bob', 12);
       assert.deepEqual((await list('bob')).data, []);
       // @all, a guest author, and a participant who muted the conversation.
@@ -289,7 +304,10 @@ for (const dialect of dialects()) {
 
     it('push registration is refused in JSON (404 push), never HTML or a 500', async () => {
       for (const method of ['POST', 'DELETE']) {
-        const r = await call(p, method, '/apps/notifications/api/v2/push', { as: as('bob'), form: { pushTokenHash: 'a'.repeat(128), devicePublicKey: 'x', proxyServer: 'https://push.example' } });
+        const r = await call(p, method, '/apps/notifications/api/v2/push', {
+          as: as('bob'),
+          form: { pushTokenHash: 'a'.repeat(128), devicePublicKey: 'x', proxyServer: 'https://push.example' },
+        });
         assert.equal(r.status, 404, method);
         assert.equal(r.data.error, 'push');
       }
@@ -310,7 +328,7 @@ for (const dialect of dialects()) {
       const many = await countQueries(p, () => list('bob'));
       assert.equal(many, few);
     });
-    it('creating a conversation with invite=<group> invites each member (not the creator), as Talk\'s notifier', async () => {
+    it("creating a conversation with invite=<group> invites each member (not the creator), as Talk's notifier", async () => {
       await clear();
       for (const u of ['frank', 'gina', 'hank']) await createUser(p, u, { displayName: u[0].toUpperCase() + u.slice(1), groups: ['squad'] });
       const room = await createRoom(p, 'frank', { roomType: RoomType.GROUP, invite: 'squad', roomName: 'Crew created' });
@@ -331,7 +349,10 @@ for (const dialect of dialects()) {
       await add(b.token, 'alice', 'bob');
       assert.equal((await list('bob')).data.length, 2);
       assert.equal((await call(p, 'POST', `${V4}/room/${a.token}/participants/active`, { as: as('bob') })).status, 200);
-      assert.deepEqual((await list('bob')).data.map((n: any) => n.object_id), [b.token]);
+      assert.deepEqual(
+        (await list('bob')).data.map((n: any) => n.object_id),
+        [b.token],
+      );
     });
   });
 }

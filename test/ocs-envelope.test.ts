@@ -33,7 +33,11 @@ for (const dialect of dialects()) {
       const r = await t.call('GET', '/cloud/capabilities', { as: admin, format: 'none' });
       assert.equal(r.status, 200);
       assert.match(r.headers.get('content-type')!, /^application\/xml/);
-      assert.ok(r.text.startsWith('<?xml version="1.0"?>\n<ocs>\n <meta>\n  <status>ok</status>\n  <statuscode>200</statuscode>\n  <message>OK</message>\n </meta>\n <data>\n'));
+      assert.ok(
+        r.text.startsWith(
+          '<?xml version="1.0"?>\n<ocs>\n <meta>\n  <status>ok</status>\n  <statuscode>200</statuscode>\n  <message>OK</message>\n </meta>\n <data>\n',
+        ),
+      );
       assert.match(r.text, /<features>\n(\s+<element>[^<]+<\/element>\n)*\s+<\/features>|<features\/>/);
     });
 

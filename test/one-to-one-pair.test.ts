@@ -32,7 +32,10 @@ for (const dialect of dialects()) {
       const name = oneToOneName('alice', 'bob');
       const row = await t.p.services.repos.rooms.findOneToOne(name);
       assert.ok(row);
-      await assert.rejects(sql`INSERT INTO rooms (token, name, type, created_at, last_activity) VALUES ('dupe0001', ${name}, 1, 0, 0)`.execute(t.p.services.db.kysely), /unique/i);
+      await assert.rejects(
+        sql`INSERT INTO rooms (token, name, type, created_at, last_activity) VALUES ('dupe0001', ${name}, 1, 0, 0)`.execute(t.p.services.db.kysely),
+        /unique/i,
+      );
     });
 
     it('migrating a database with duplicate one-to-ones keeps the oldest and turns the others former', async () => {
@@ -46,7 +49,13 @@ for (const dialect of dialects()) {
       await sql`DELETE FROM parley_migrations WHERE name = '0101-one-to-one-pair'`.execute(db);
       assert.deepEqual((await migrateToLatest(t.p.services.db)).applied, ['0101-one-to-one-pair']);
       const rows = (await sql<{ token: string; type: number }>`SELECT token, type FROM rooms WHERE name = ${name} ORDER BY id`.execute(db)).rows;
-      assert.deepEqual(rows.map((r) => [r.token, Number(r.type)]), [[first.data.token, 1], ['dupe0002', 5]]);
+      assert.deepEqual(
+        rows.map((r) => [r.token, Number(r.type)]),
+        [
+          [first.data.token, 1],
+          ['dupe0002', 5],
+        ],
+      );
       const again = await t.call('POST', `${V4}/room`, { as: as('carol'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'alice' } });
       assert.equal(again.status, 200);
       assert.equal(again.data.token, first.data.token);

@@ -82,7 +82,17 @@ for (const dialect of dialects()) {
           const room = method === 'get' ? shared : await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: `Op ${n}` });
           const victim = `victim${n}`;
           if (template.includes('{userid}')) await createUser(t.p, victim);
-          const values: Record<string, string> = { token: room.token, app: 'spreed', key: 'start_calls', userid: victim, groupid: 'crew', mode: 'default', pin: '1234567', attendeeId: String(room.attendeeId), action: 'enable' };
+          const values: Record<string, string> = {
+            token: room.token,
+            app: 'spreed',
+            key: 'start_calls',
+            userid: victim,
+            groupid: 'crew',
+            mode: 'default',
+            pin: '1234567',
+            attendeeId: String(room.attendeeId),
+            action: 'enable',
+          };
           const path = template.replace('/ocs/v2.php', '').replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => values[name] ?? 'x');
           const bodySchema: Json | undefined = op.requestBody?.content['application/json'].schema;
           const good: Json = {};

@@ -39,14 +39,21 @@ for (const dialect of dialects()) {
       assert.deepEqual(env.properties.ocs.required, ['meta', 'data']);
       const key = doc.paths['/ocs/v2.php/apps/provisioning_api/api/v1/config/apps/{app}/{key}'];
       assert.ok(key, 'the app-config route is documented');
-      assert.deepEqual(key.post.parameters.filter((x: any) => x.in === 'path').map((x: any) => x.name), ['app', 'key']);
+      assert.deepEqual(
+        key.post.parameters.filter((x: any) => x.in === 'path').map((x: any) => x.name),
+        ['app', 'key'],
+      );
       assert.ok(key.post.requestBody.content['application/json'].schema.properties.value !== undefined);
       assert.deepEqual(key.post.security, [{ basic: [] }, { loginSession: [] }]);
     });
 
     it('every route has a request schema (params) and a response schema', () => {
-      const noRequest = defs().filter((d) => !d.params).map((d) => `${d.method} ${d.path}`);
-      const noResponse = defs().filter((d) => !d.response).map((d) => `${d.method} ${d.path}`);
+      const noRequest = defs()
+        .filter((d) => !d.params)
+        .map((d) => `${d.method} ${d.path}`);
+      const noResponse = defs()
+        .filter((d) => !d.response)
+        .map((d) => `${d.method} ${d.path}`);
       assert.deepEqual(
         { noRequest, noResponse },
         { noRequest: [], noResponse: [] },

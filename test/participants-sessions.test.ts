@@ -63,7 +63,10 @@ for (const dialect of dialects()) {
       const cookie = cookieOf(j);
       const l = await call(p, 'DELETE', `${V4}/room/${room.token}/participants/active`, { as: { ...as('member'), headers: { Cookie: cookie } } });
       assert.equal(l.status, 200);
-      assert.equal((await attendeesOf(p, room.token)).some((a) => a.actor_id === 'member'), false);
+      assert.equal(
+        (await attendeesOf(p, room.token)).some((a) => a.actor_id === 'member'),
+        false,
+      );
     });
 
     it('password: 403 without or with a wrong one, 200 with the right one; members need none', async () => {
@@ -104,8 +107,15 @@ for (const dialect of dialects()) {
     it('a stale session (no ping for over 40 s, not in a call) is replaced without 409', async () => {
       const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Stale' });
       const first = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: as('owner') });
-      await p.services.db.kysely.updateTable('sessions').set({ last_ping: Math.floor(Date.now() / 1000) - 45 }).where('session_id', '=', first.data.sessionId).execute();
-      const r = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, { as: { ...as('owner'), headers: { Cookie: cookieOf(first) } }, body: { force: false } });
+      await p.services.db.kysely
+        .updateTable('sessions')
+        .set({ last_ping: Math.floor(Date.now() / 1000) - 45 })
+        .where('session_id', '=', first.data.sessionId)
+        .execute();
+      const r = await call(p, 'POST', `${V4}/room/${room.token}/participants/active`, {
+        as: { ...as('owner'), headers: { Cookie: cookieOf(first) } },
+        body: { force: false },
+      });
       assert.equal(r.status, 200);
     });
 
@@ -209,7 +219,10 @@ for (const dialect of dialects()) {
       const gone = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: g1 });
       assert.equal(gone.status, 404, 'after leaving, the guest is no longer a participant');
       const still = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner') });
-      assert.ok(still.data.some((x: any) => x.displayName === 'Grace' && x.participantType === ParticipantType.GUEST_MODERATOR && x.sessionIds.length === 0), 'guest moderators stay listed');
+      assert.ok(
+        still.data.some((x: any) => x.displayName === 'Grace' && x.participantType === ParticipantType.GUEST_MODERATOR && x.sessionIds.length === 0),
+        'guest moderators stay listed',
+      );
     });
 
     it('the cleanup job removes stale sessions and the attendees that lived only for them', async () => {
@@ -224,7 +237,10 @@ for (const dialect of dialects()) {
       assert.match(out.summary!, /^[2-9]\d* session/);
       assert.equal(await p.services.sessions.cleanupStale(), 0, 'idempotent');
       const left = await attendeesOf(p, room.token);
-      assert.deepEqual(left.map((a) => a.actor_id), ['owner']);
+      assert.deepEqual(
+        left.map((a) => a.actor_id),
+        ['owner'],
+      );
       assert.ok(await roomRow(p, room.token));
     });
   });

@@ -45,8 +45,20 @@ for (const dialect of dialects()) {
       const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Fields' });
       const rows = await list(p, room.token);
       assert.deepEqual(Object.keys(rows[0]), [
-        'roomToken', 'inCall', 'lastPing', 'sessionIds', 'participantType', 'attendeeId', 'actorId', 'actorType',
-        'displayName', 'permissions', 'attendeePermissions', 'attendeePin', 'phoneNumber', 'callId',
+        'roomToken',
+        'inCall',
+        'lastPing',
+        'sessionIds',
+        'participantType',
+        'attendeeId',
+        'actorId',
+        'actorType',
+        'displayName',
+        'permissions',
+        'attendeePermissions',
+        'attendeePin',
+        'phoneNumber',
+        'callId',
       ]);
       assert.equal(rows[0].roomToken, room.token);
       assert.equal(rows[0].participantType, ParticipantType.OWNER);
@@ -102,14 +114,20 @@ for (const dialect of dialects()) {
       assert.ok(rows.some((x) => x.actorId === 'g1') && rows.some((x) => x.actorId === 'g2'));
       await p.services.directory.addToGroup('crew', 'extra');
       rows = await list(p, room.token);
-      assert.ok(rows.some((x) => x.actorId === 'extra'), 'a new group member joins the conversation');
+      assert.ok(
+        rows.some((x) => x.actorId === 'extra'),
+        'a new group member joins the conversation',
+      );
       await p.services.directory.removeFromGroup('crew', 'extra');
       rows = await list(p, room.token);
       assert.ok(!rows.some((x) => x.actorId === 'extra'), 'a removed member leaves');
       // Removing the group attendee takes along the members it brought.
       const del = await call(p, 'DELETE', `${V4}/room/${room.token}/attendees`, { as: as('owner'), body: { attendeeId: idOf(rows, 'crew') } });
       assert.equal(del.status, 200, del.text);
-      assert.deepEqual((await attendeesOf(p, room.token)).map((a) => a.actor_id), ['owner']);
+      assert.deepEqual(
+        (await attendeesOf(p, room.token)).map((a) => a.actor_id),
+        ['owner'],
+      );
     });
 
     it('add a team (source circles): the team and its members; only members may add it', async () => {
@@ -123,7 +141,10 @@ for (const dialect of dialects()) {
       assert.ok(rows.some((x) => x.actorType === 'circles' && x.displayName === 'Designers'));
       assert.ok(rows.some((x) => x.actorId === 'g1'));
       await p.services.teams.addMember('designers', 'g2');
-      assert.ok((await list(p, room.token)).some((x) => x.actorId === 'g2'), 'team changes follow');
+      assert.ok(
+        (await list(p, room.token)).some((x) => x.actorId === 'g2'),
+        'team changes follow',
+      );
       const other = await createRoom(p, 'mod', { roomType: RoomType.GROUP, roomName: 'Not a member' });
       const no = await call(p, 'POST', `${V4}/room/${other.token}/participants`, { as: as('mod'), body: { newParticipant: 'designers', source: 'circles' } });
       assert.equal(no.status, 404);
@@ -133,19 +154,28 @@ for (const dialect of dialects()) {
     it('add an e-mail guest: the group room becomes public ({type: 3}) and an invitation arrives', async () => {
       const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Mail room' });
       const before = smtp.messages.length;
-      const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'Guest@Example.com', source: 'emails' } });
+      const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, {
+        as: as('owner'),
+        body: { newParticipant: 'Guest@Example.com', source: 'emails' },
+      });
       assert.equal(r.status, 200, r.text);
       assert.deepEqual(r.data, { type: RoomType.PUBLIC });
       assert.equal((await roomRow(p, room.token))!.type, RoomType.PUBLIC);
       const mails = await smtp.waitFor(before + 1);
       const m = mails[before];
-      assert.deepEqual(m.to.map((x) => x.toLowerCase()), ['guest@example.com']);
+      assert.deepEqual(
+        m.to.map((x) => x.toLowerCase()),
+        ['guest@example.com'],
+      );
       assert.ok(m.text.includes(`https://talk.example.org/call/${room.token}`), m.text);
       const rows = await list(p, room.token);
       const e = rows.find((x) => x.actorType === 'emails');
       assert.equal(e.invitedActorId, 'Guest@Example.com');
       assert.equal(e.participantType, ParticipantType.GUEST);
-      const second = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'other@example.com', source: 'emails' } });
+      const second = await call(p, 'POST', `${V4}/room/${room.token}/participants`, {
+        as: as('owner'),
+        body: { newParticipant: 'other@example.com', source: 'emails' },
+      });
       assert.deepEqual(second.data, [], 'already public: no type');
       const resend = await call(p, 'POST', `${V4}/room/${room.token}/participants/resend-invitations`, { as: as('owner') });
       assert.equal(resend.status, 200);
@@ -157,7 +187,7 @@ for (const dialect of dialects()) {
       assert.deepEqual([missing.status, missing.data.error], [404, 'participant']);
     });
 
-    it('with SIP dial-in on, an e-mail invitation carries the guest\'s PIN and the dial-in info', async () => {
+    it("with SIP dial-in on, an e-mail invitation carries the guest's PIN and the dial-in info", async () => {
       const dialIn = 'Call +49 30 1234567 and enter the PIN';
       await p.services.appConfig.setMany([
         { key: 'sip_bridge_shared_secret', value: 'bridge-secret-for-mail-test' },
@@ -167,11 +197,17 @@ for (const dialect of dialects()) {
         const room = await createRoom(p, 'owner', { roomType: RoomType.PUBLIC, roomName: 'Dial-in room' });
         await p.services.repos.rooms.update((await roomRow(p, room.token))!.id, { sip_enabled: 1 });
         const before = smtp.messages.length;
-        const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'dialer@example.com', source: 'emails' } });
+        const r = await call(p, 'POST', `${V4}/room/${room.token}/participants`, {
+          as: as('owner'),
+          body: { newParticipant: 'dialer@example.com', source: 'emails' },
+        });
         assert.equal(r.status, 200, r.text);
         const mails = await smtp.waitFor(before + 1);
         const m = mails[before];
-        assert.deepEqual(m.to.map((x) => x.toLowerCase()), ['dialer@example.com']);
+        assert.deepEqual(
+          m.to.map((x) => x.toLowerCase()),
+          ['dialer@example.com'],
+        );
         assert.ok(m.text.includes(`https://talk.example.org/call/${room.token}`), m.text);
         const pin = (await attendeesOf(p, room.token)).find((a) => a.actor_type === 'emails')?.pin;
         assert.match(pin ?? '', /^[1-9]\d{6}$/, 'a 7-digit PIN was generated');
@@ -274,7 +310,8 @@ for (const dialect of dialects()) {
       const crew = await call(p, 'POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'crew', source: 'groups' } });
       assert.equal(crew.status, 200, crew.text);
       const rows = await list(p, room.token);
-      const mod = (method: string, who: string, attendeeId: unknown) => call(p, method, `${V4}/room/${room.token}/moderators`, { as: as(who), body: { attendeeId } });
+      const mod = (method: string, who: string, attendeeId: unknown) =>
+        call(p, method, `${V4}/room/${room.token}/moderators`, { as: as(who), body: { attendeeId } });
       /** [status, data.error]: a refusal for the reason named, not for a missing attendee id. */
       const outcome = async (method: string, who: string, attendeeId: unknown) => {
         const r = await mod(method, who, attendeeId);
@@ -340,7 +377,10 @@ for (const dialect of dialects()) {
       assert.equal(allBad.status, 400);
       const one = await call(p, 'POST', `${V4}/room`, { as: as('owner'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'selfj' } });
       const oneRows = await list(p, one.data.token);
-      const r1 = await call(p, 'PUT', `${V4}/room/${one.data.token}/attendees/permissions`, { as: as('owner'), body: { attendeeId: oneRows[1].attendeeId, method: 'set', permissions: 4 } });
+      const r1 = await call(p, 'PUT', `${V4}/room/${one.data.token}/attendees/permissions`, {
+        as: as('owner'),
+        body: { attendeeId: oneRows[1].attendeeId, method: 'set', permissions: 4 },
+      });
       assert.equal(r1.status, 400);
       assert.equal(r1.data.error, 'room-type');
       const r2 = await call(p, 'PUT', `${V4}/room/${one.data.token}/attendees/permissions/all`, { as: as('owner'), body: { method: 'set', permissions: 4 } });
@@ -358,7 +398,13 @@ for (const dialect of dialects()) {
       const bad = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner'), query: { includeStatus: 'maybe' } });
       assert.equal(bad.status, 400);
       const row = (await roomRow(p, room.token))!;
-      for (let i = 0; i < 100; i++) await p.services.rooms.addAttendee(row.id, { actorType: 'guests', actorId: `g${i}`, displayName: `G${i}`, participantType: ParticipantType.GUEST_MODERATOR });
+      for (let i = 0; i < 100; i++)
+        await p.services.rooms.addAttendee(row.id, {
+          actorType: 'guests',
+          actorId: `g${i}`,
+          displayName: `G${i}`,
+          participantType: ParticipantType.GUEST_MODERATOR,
+        });
       const big = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner'), query: { includeStatus: 'true' } });
       assert.equal(big.headers.get('x-nextcloud-has-user-statuses'), null);
       assert.equal(big.data.find((x: any) => x.actorId === 'user').status, undefined);
@@ -370,8 +416,17 @@ for (const dialect of dialects()) {
       await list(p, room.token);
       const small = await countQueries(p, () => list(p, room.token));
       for (let i = 0; i < 300; i++) {
-        const a = await p.services.rooms.addAttendee(row.id, { actorType: i % 2 ? 'guests' : 'emails', actorId: `x${i}`, displayName: `X${i}`, participantType: ParticipantType.GUEST_MODERATOR });
-        if (i % 3 === 0) await p.services.db.kysely.insertInto('sessions').values({ attendee_id: a.id, session_id: `s${i}-${Date.now()}`, in_call: 0, last_ping: Math.floor(Date.now() / 1000), state: 1 }).execute();
+        const a = await p.services.rooms.addAttendee(row.id, {
+          actorType: i % 2 ? 'guests' : 'emails',
+          actorId: `x${i}`,
+          displayName: `X${i}`,
+          participantType: ParticipantType.GUEST_MODERATOR,
+        });
+        if (i % 3 === 0)
+          await p.services.db.kysely
+            .insertInto('sessions')
+            .values({ attendee_id: a.id, session_id: `s${i}-${Date.now()}`, in_call: 0, last_ping: Math.floor(Date.now() / 1000), state: 1 })
+            .execute();
       }
       // Warm-up: caches of other areas reload once after writes; only steady state is compared.
       await list(p, room.token);
@@ -435,19 +490,82 @@ for (const dialect of dialects()) {
       const guestIds = rows.filter((x) => x.actorType === 'guests').map((x) => x.attendeeId);
       const gm = { attendeeId: Math.max(...guestIds) };
       await call(p, 'POST', `${V4}/room/${room.token}/moderators`, { as: as('owner'), body: { attendeeId: gm.attendeeId } });
-      const callers: Record<string, Caller> = { owner: as('owner'), mod: as('mod'), user: as('user'), selfj, guest, gmod, outsider: as('outsider'), anonymous: {} };
+      const callers: Record<string, Caller> = {
+        owner: as('owner'),
+        mod: as('mod'),
+        user: as('user'),
+        selfj,
+        guest,
+        gmod,
+        outsider: as('outsider'),
+        anonymous: {},
+      };
       const t = room.token;
       // Authorised callers reach the target lookup (404 participant) or succeed; others are stopped before it.
       const endpoints: Array<[string, string, string, Record<string, unknown>, Record<string, number>]> = [
-        ['list', 'GET', `${V4}/room/${t}/participants`, {}, { owner: 200, mod: 200, user: 200, selfj: 200, guest: 403, gmod: 200, outsider: 404, anonymous: 404 }],
-        ['add', 'POST', `${V4}/room/${t}/participants`, { newParticipant: 'nobody' }, { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 403, outsider: 404, anonymous: 404 }],
-        ['remove', 'DELETE', `${V4}/room/${t}/attendees`, { attendeeId: 999999 }, { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 404, outsider: 404, anonymous: 404 }],
-        ['promote', 'POST', `${V4}/room/${t}/moderators`, { attendeeId: 999999 }, { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 404, outsider: 404, anonymous: 404 }],
-        ['demote', 'DELETE', `${V4}/room/${t}/moderators`, { attendeeId: 999999 }, { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 404, outsider: 404, anonymous: 404 }],
-        ['permissions', 'PUT', `${V4}/room/${t}/attendees/permissions`, { attendeeId: 999999, method: 'set', permissions: 4 }, { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 404, outsider: 404, anonymous: 404 }],
-        ['permissions/all', 'PUT', `${V4}/room/${t}/attendees/permissions/all`, { method: 'set', permissions: 4 }, { owner: 200, mod: 200, user: 403, selfj: 403, guest: 403, gmod: 200, outsider: 404, anonymous: 404 }],
-        ['resend', 'POST', `${V4}/room/${t}/participants/resend-invitations`, { attendeeId: 999999 }, { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 403, outsider: 404, anonymous: 404 }],
-        ['guest name', 'POST', `/apps/spreed/api/v1/guest/${t}/name`, { displayName: 'N' }, { owner: 403, mod: 403, user: 403, selfj: 403, guest: 200, gmod: 200, outsider: 404, anonymous: 404 }],
+        [
+          'list',
+          'GET',
+          `${V4}/room/${t}/participants`,
+          {},
+          { owner: 200, mod: 200, user: 200, selfj: 200, guest: 403, gmod: 200, outsider: 404, anonymous: 404 },
+        ],
+        [
+          'add',
+          'POST',
+          `${V4}/room/${t}/participants`,
+          { newParticipant: 'nobody' },
+          { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 403, outsider: 404, anonymous: 404 },
+        ],
+        [
+          'remove',
+          'DELETE',
+          `${V4}/room/${t}/attendees`,
+          { attendeeId: 999999 },
+          { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 404, outsider: 404, anonymous: 404 },
+        ],
+        [
+          'promote',
+          'POST',
+          `${V4}/room/${t}/moderators`,
+          { attendeeId: 999999 },
+          { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 404, outsider: 404, anonymous: 404 },
+        ],
+        [
+          'demote',
+          'DELETE',
+          `${V4}/room/${t}/moderators`,
+          { attendeeId: 999999 },
+          { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 404, outsider: 404, anonymous: 404 },
+        ],
+        [
+          'permissions',
+          'PUT',
+          `${V4}/room/${t}/attendees/permissions`,
+          { attendeeId: 999999, method: 'set', permissions: 4 },
+          { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 404, outsider: 404, anonymous: 404 },
+        ],
+        [
+          'permissions/all',
+          'PUT',
+          `${V4}/room/${t}/attendees/permissions/all`,
+          { method: 'set', permissions: 4 },
+          { owner: 200, mod: 200, user: 403, selfj: 403, guest: 403, gmod: 200, outsider: 404, anonymous: 404 },
+        ],
+        [
+          'resend',
+          'POST',
+          `${V4}/room/${t}/participants/resend-invitations`,
+          { attendeeId: 999999 },
+          { owner: 404, mod: 404, user: 403, selfj: 403, guest: 403, gmod: 403, outsider: 404, anonymous: 404 },
+        ],
+        [
+          'guest name',
+          'POST',
+          `/apps/spreed/api/v1/guest/${t}/name`,
+          { displayName: 'N' },
+          { owner: 403, mod: 403, user: 403, selfj: 403, guest: 200, gmod: 200, outsider: 404, anonymous: 404 },
+        ],
       ];
       for (const [name, method, path, body, expected] of endpoints) {
         for (const [who, status] of Object.entries(expected)) {

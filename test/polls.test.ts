@@ -24,16 +24,28 @@ for (const dialect of dialects()) {
 
     const create = (who: string, body: Record<string, unknown>, token = room.token) => t.call('POST', `${V1}/poll/${token}`, { as: as(who), body });
     const show = (who: string, id: number | string) => t.call('GET', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
-    const vote = (who: string, id: number | string, optionIds: unknown[]) => t.call('POST', `${V1}/poll/${room.token}/${id}`, { as: as(who), body: { optionIds } });
+    const vote = (who: string, id: number | string, optionIds: unknown[]) =>
+      t.call('POST', `${V1}/poll/${room.token}/${id}`, { as: as(who), body: { optionIds } });
     const close = (who: string, id: number | string) => t.call('DELETE', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
-    const history = async (who = 'alice') => (await t.call('GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
+    const history = async (who = 'alice') =>
+      (await t.call('GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
 
     it('201: the poll and its object_shared chat message', async () => {
       const r = await create('bob', { question: '  Lunch?  ', options: ['Pizza', 'Sushi', 'Salad'], resultMode: 0, maxVotes: 1 });
       assert.equal(r.status, 201, r.text);
       assert.deepEqual(r.data, {
-        id: r.data.id, question: 'Lunch?', options: ['Pizza', 'Sushi', 'Salad'], actorType: 'users', actorId: 'bob', actorDisplayName: 'BOB',
-        status: 0, resultMode: 0, maxVotes: 1, votes: [], numVoters: 0, votedSelf: [],
+        id: r.data.id,
+        question: 'Lunch?',
+        options: ['Pizza', 'Sushi', 'Salad'],
+        actorType: 'users',
+        actorId: 'bob',
+        actorDisplayName: 'BOB',
+        status: 0,
+        resultMode: 0,
+        maxVotes: 1,
+        votes: [],
+        numVoters: 0,
+        votedSelf: [],
       });
       const msg = (await history())[0];
       assert.equal(msg.messageType, 'comment');

@@ -71,7 +71,12 @@ for (const dialect of dialects()) {
       assert.equal(c.call['start-without-media'], true);
       assert.equal(c.call['blur-virtual-background'], false);
 
-      for (const [key, value] of [['chat_style', 'split'], ['conversations_list_style', 'two-lines'], ['calls_start_without_media', 'no'], ['blur_virtual_background', 'yes']]) {
+      for (const [key, value] of [
+        ['chat_style', 'split'],
+        ['conversations_list_style', 'two-lines'],
+        ['calls_start_without_media', 'no'],
+        ['blur_virtual_background', 'yes'],
+      ]) {
         const r = await t.call('POST', PATH(key), { as: as('bob'), form: { configValue: value } });
         assert.equal(r.status, 200);
       }
@@ -129,7 +134,10 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 400, path);
         assert.equal(r.data.error, error, path);
       }
-      for (const [path, error] of [[PATH('nope'), 'key'], [PATH('chat_style', 'files'), 'app']]) {
+      for (const [path, error] of [
+        [PATH('nope'), 'key'],
+        [PATH('chat_style', 'files'), 'app'],
+      ]) {
         const r = await t.call('DELETE', path, { as: as('bob') });
         assert.equal(r.status, 400);
         assert.equal(r.data.error, error);

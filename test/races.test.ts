@@ -117,7 +117,9 @@ for (const dialect of dialects()) {
     it('100 simultaneous wrong logins from one address over both processes run at most the cap of checks', async () => {
       const before = (await secretChecks(a!.url, 'login')) + (await secretChecks(b!.url, 'login'));
       const answers = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => requestFrom(i % 2 ? a!.url : b!.url, 'GET', '/cloud/user', '127.0.0.31', { authorization: basic('dave', `wrong-${i}`) })),
+        Array.from({ length: 100 }, (_, i) =>
+          requestFrom(i % 2 ? a!.url : b!.url, 'GET', '/cloud/user', '127.0.0.31', { authorization: basic('dave', `wrong-${i}`) }),
+        ),
       );
       const checks = (await secretChecks(a!.url, 'login')) + (await secretChecks(b!.url, 'login')) - before;
       const statuses = answers.map((r) => r.status);

@@ -24,7 +24,7 @@ function sampleValue(def: ConfigKey): string {
   let value: string;
   switch (def.type) {
     case 'int':
-      value = String(Number(def.default) === def.min ? def.min! + 1 : def.min ?? 1);
+      value = String(Number(def.default) === def.min ? def.min! + 1 : (def.min ?? 1));
       break;
     case 'bool': {
       const on = ['yes', '1'].includes(def.default);
@@ -55,7 +55,10 @@ for (const dialect of dialects()) {
       q = await startParley(dialect, { env: p.env });
       await createUser(p, 'alice', { groups: ['staff'] });
       // A folder of her own, so that default_attachment_folder (Hash = No) does not move her hash.
-      assert.equal((await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('alice'), body: { key: 'attachment_folder', value: '/Mine' } })).status, 200);
+      assert.equal(
+        (await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('alice'), body: { key: 'attachment_folder', value: '/Mine' } })).status,
+        200,
+      );
     });
     after(async () => {
       await q.app.close();
@@ -81,7 +84,9 @@ for (const dialect of dialects()) {
       assert.equal(up, uq);
       assert.equal(gp, gq);
       assert.notEqual(up, gp);
-      const headers = await p.services.serviceHash.headers(new RequestContext(p.services.directory, p.services.appConfig, await p.services.directory.getUser('alice'), '127.0.0.1'));
+      const headers = await p.services.serviceHash.headers(
+        new RequestContext(p.services.directory, p.services.appConfig, await p.services.directory.getUser('alice'), '127.0.0.1'),
+      );
       assert.deepEqual(headers, { 'X-Service-Hash': up, 'X-Nextcloud-Talk-Hash': up });
     });
 
@@ -123,7 +128,7 @@ for (const dialect of dialects()) {
       for (let i = 0; i < 4; i++) assert.notEqual(after[i], before[i]);
     });
 
-    it("changes for a user when their attachment folder changes, not for guests", async () => {
+    it('changes for a user when their attachment folder changes, not for guests', async () => {
       const [up, , gp] = await snapshot();
       const r = await call(q, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('alice'), body: { key: 'attachment_folder', value: '/Elsewhere' } });
       assert.equal(r.status, 200);

@@ -78,7 +78,13 @@ for (const dialect of dialects()) {
         .returning('id')
         .executeTakeFirstOrThrow();
       const base = { room_id: Number(room.id), actor_type: 'users', participant_type: ParticipantType.USER } as any;
-      await db.insertInto('attendees').values([{ ...base, actor_id: 'alice' }, { ...base, actor_id: 'bob' }]).execute();
+      await db
+        .insertInto('attendees')
+        .values([
+          { ...base, actor_id: 'alice' },
+          { ...base, actor_id: 'bob' },
+        ])
+        .execute();
       const privacyOf = async (u: string) =>
         Number((await db.selectFrom('attendees').select('read_privacy').where('actor_id', '=', u).executeTakeFirstOrThrow()).read_privacy);
 
@@ -110,8 +116,17 @@ for (const dialect of dialects()) {
         { actorType: 'users', actorId: 'carol', participantType: ParticipantType.USER },
       ]);
       // No chat here: read markers are set directly, as the chat would.
-      for (const [user, read] of [['alice', 10], ['bob', 7], ['carol', 12]] as const) {
-        await t.p.services.db.kysely.updateTable('attendees').set({ last_read_message: read }).where('room_id', '=', row.id).where('actor_id', '=', user).execute();
+      for (const [user, read] of [
+        ['alice', 10],
+        ['bob', 7],
+        ['carol', 12],
+      ] as const) {
+        await t.p.services.db.kysely
+          .updateTable('attendees')
+          .set({ last_read_message: read })
+          .where('room_id', '=', row.id)
+          .where('actor_id', '=', user)
+          .execute();
       }
       const common = async (user: string) => (await t.call('GET', `/apps/spreed/api/v4/room/${token}`, { as: as(user) })).data.lastCommonReadMessage;
       assert.equal(await common('alice'), 7);

@@ -33,13 +33,20 @@ async function fakeSignalingServer(status: () => number = () => 200, delayMs = 0
     req.on('end', () => {
       hits++;
       const random = String(req.headers['spreed-signaling-random'] ?? '');
-      const checksum = createHmac('sha256', SECRET).update(random + raw).digest('hex');
+      const checksum = createHmac('sha256', SECRET)
+        .update(random + raw)
+        .digest('hex');
       setTimeout(() => answer(checksum), delayMs);
     });
     const answer = (checksum: string) => {
       const code = status();
       if (code === 200) {
-        got.push({ path: req.url!, body: JSON.parse(raw), checksumOk: checksum === req.headers['spreed-signaling-checksum'], backend: req.headers['spreed-signaling-backend'] as string });
+        got.push({
+          path: req.url!,
+          body: JSON.parse(raw),
+          checksumOk: checksum === req.headers['spreed-signaling-checksum'],
+          backend: req.headers['spreed-signaling-backend'] as string,
+        });
       }
       res.writeHead(code, { 'Content-Type': 'application/json' }).end('{}');
     };
@@ -73,7 +80,9 @@ for (const dialect of dialects()) {
         body: raw,
         headers: {
           'Spreed-Signaling-Random': random,
-          'Spreed-Signaling-Checksum': createHmac('sha256', secret).update(random + raw).digest('hex'),
+          'Spreed-Signaling-Checksum': createHmac('sha256', secret)
+            .update(random + raw)
+            .digest('hex'),
           'User-Agent': 'nextcloud-spreed-signaling/unreleased',
         },
       });
@@ -135,7 +144,10 @@ for (const dialect of dialects()) {
 
     it('ping updates the listed sessions in one statement; leave ends the session', async () => {
       await fx.p.services.db.kysely.updateTable('sessions').set({ last_ping: 1000 }).where('session_id', '=', aliceSession).execute();
-      const r = await backend({ type: 'ping', ping: { version: '1.0', roomid: token, entries: [{ userid: 'alice', sessionid: aliceSession }, { sessionid: '0' }] } });
+      const r = await backend({
+        type: 'ping',
+        ping: { version: '1.0', roomid: token, entries: [{ userid: 'alice', sessionid: aliceSession }, { sessionid: '0' }] },
+      });
       assert.equal(r.data.type, 'room', r.text);
       const row = await fx.p.services.db.kysely.selectFrom('sessions').select('last_ping').where('session_id', '=', aliceSession).executeTakeFirst();
       assert.ok(Number(row!.last_ping) > Date.now() / 1000 - 10);
@@ -212,16 +224,33 @@ for (const dialect of dialects()) {
 
         // A permission change: carol has no session and appears with sessionId "0", not in the call.
         const carol = (await fx.call('GET', `${V4}/room/${room}/participants`, { as: as('alice') })).data.find((x: any) => x.actorId === 'carol');
-        assert.equal((await fx.call('PUT', `${V4}/room/${room}/attendees/permissions`, { as: as('alice'), body: { attendeeId: carol.attendeeId, method: 'set', permissions: 1 + 128 } })).status, 200);
+        assert.equal(
+          (
+            await fx.call('PUT', `${V4}/room/${room}/attendees/permissions`, {
+              as: as('alice'),
+              body: { attendeeId: carol.attendeeId, method: 'set', permissions: 1 + 128 },
+            })
+          ).status,
+          200,
+        );
         await fx.p.services.signalingNotifier.idle();
         const perm = participantsBodies().at(-1);
         assert.deepEqual(perm.changed, [], 'carol has no session to change');
         const carolEntry = perm.users.find((u: any) => u.actorId === 'carol');
         assert.deepEqual(
-          { sessionId: carolEntry.sessionId, inCall: carolEntry.inCall, lastPing: carolEntry.lastPing, userId: carolEntry.userId, participantPermissions: carolEntry.participantPermissions },
+          {
+            sessionId: carolEntry.sessionId,
+            inCall: carolEntry.inCall,
+            lastPing: carolEntry.lastPing,
+            userId: carolEntry.userId,
+            participantPermissions: carolEntry.participantPermissions,
+          },
           { sessionId: '0', inCall: 0, lastPing: 0, userId: 'carol', participantPermissions: 129 },
         );
-        assert.ok(perm.users.some((u: any) => u.sessionId === aliceSid), 'sessions as before');
+        assert.ok(
+          perm.users.some((u: any) => u.sessionId === aliceSid),
+          'sessions as before',
+        );
 
         // The guest names themself: their session in `changed` with the new name.
         const before = participantsBodies().length;
@@ -229,13 +258,21 @@ for (const dialect of dialects()) {
         await fx.p.services.signalingNotifier.idle();
         const renamed = participantsBodies().slice(before);
         assert.equal(renamed.length, 1);
-        assert.deepEqual(renamed[0].changed.map((c: any) => [c.actorType, c.displayName]), [['guests', 'Gus']]);
+        assert.deepEqual(
+          renamed[0].changed.map((c: any) => [c.actorType, c.displayName]),
+          [['guests', 'Gus']],
+        );
         assert.ok(Array.isArray(renamed[0].changed[0].permissions));
         // ... and through the chat's actorDisplayName.
         const posted = await fx.call('POST', `/apps/spreed/api/v1/chat/${room}`, { as: guest.caller, body: { message: 'hi', actorDisplayName: 'Gustav' } });
         assert.equal(posted.status, 201, posted.text);
         await fx.p.services.signalingNotifier.idle();
-        assert.deepEqual(participantsBodies().at(-1).changed.map((c: any) => c.displayName), ['Gustav']);
+        assert.deepEqual(
+          participantsBodies()
+            .at(-1)
+            .changed.map((c: any) => c.displayName),
+          ['Gustav'],
+        );
 
         // A nameless guest's session went stale: the next participant list cleans the guest up, and the server hears it.
         const nameless = await joinGuest(fx.p, room);
@@ -250,24 +287,31 @@ for (const dialect of dialects()) {
         assert.equal(cleaned.length, 1);
         assert.deepEqual(cleaned[0].changed, []);
         // The nameless guest is gone; the named one stays an attendee, without a session a "0" entry.
-        assert.deepEqual(cleaned[0].users.filter((u: any) => u.actorType === 'guests').map((u: any) => [u.displayName, u.sessionId]), [['Gustav', '0']]);
+        assert.deepEqual(
+          cleaned[0].users.filter((u: any) => u.actorType === 'guests').map((u: any) => [u.displayName, u.sessionId]),
+          [['Gustav', '0']],
+        );
       } finally {
         await fx.p.services.signalingNotifier.idle();
         await hpb.close();
       }
     });
 
-    it('switchto: starting breakout rooms moves assigned users\' sessions there, stopping moves everyone back', async () => {
+    it("switchto: starting breakout rooms moves assigned users' sessions there, stopping moves everyone back", async () => {
       const hpb = await fakeSignalingServer();
       await onlyServer(hpb.url);
       const BR = '/apps/spreed/api/v1/breakout-rooms';
       try {
         const parent = (await createRoom(fx.p, 'alice', { roomType: 2, roomName: 'Workshop' })).token;
-        for (const u of ['bob', 'carol']) await fx.call('POST', `${V4}/room/${parent}/participants`, { as: as('alice'), body: { newParticipant: u, source: 'users' } });
+        for (const u of ['bob', 'carol'])
+          await fx.call('POST', `${V4}/room/${parent}/participants`, { as: as('alice'), body: { newParticipant: u, source: 'users' } });
         const ids = Object.fromEntries(
           (await fx.call('GET', `${V4}/room/${parent}/participants`, { as: as('alice') })).data.map((x: any) => [x.actorId, x.attendeeId]),
         );
-        const configured = await fx.call('POST', `${BR}/${parent}`, { as: as('alice'), body: { mode: 2, amount: 2, attendeeMap: JSON.stringify({ [ids.carol]: 1 }) } });
+        const configured = await fx.call('POST', `${BR}/${parent}`, {
+          as: as('alice'),
+          body: { mode: 2, amount: 2, attendeeMap: JSON.stringify({ [ids.carol]: 1 }) },
+        });
         assert.equal(configured.status, 200, configured.text);
         const sid: Record<string, string> = {};
         for (const u of ['alice', 'bob', 'carol']) sid[u] = (await fx.call('POST', `${V4}/room/${parent}/participants/active`, { as: as(u) })).data.sessionId;
@@ -291,7 +335,10 @@ for (const dialect of dialects()) {
         assert.equal((await fx.call('DELETE', `${BR}/${parent}/rooms`, { as: as('alice') })).status, 200);
         await fx.p.services.signalingNotifier.idle();
         const stopped = hpb.got.slice(beforeStop).filter((g) => g.body.type === 'switchto');
-        assert.deepEqual(stopped.map((g) => [g.path, g.body.switchto]), [[`/api/v1/room/${target.token}`, { roomid: parent, sessions: [inBreakout] }]]);
+        assert.deepEqual(
+          stopped.map((g) => [g.path, g.body.switchto]),
+          [[`/api/v1/room/${target.token}`, { roomid: parent, sessions: [inBreakout] }]],
+        );
       } finally {
         await fx.p.services.signalingNotifier.idle();
         await hpb.close();

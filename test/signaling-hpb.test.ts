@@ -24,7 +24,9 @@ import { RoomType } from './helpers/fixtures.js';
 const BINARY = '/usr/bin/nextcloud-spreed-signaling-server';
 const V3 = '/apps/spreed/api/v3';
 const SECRET = 'hpb-shared-secret-for-tests';
-const missing = fs.existsSync(BINARY) ? false : `${BINARY} is not installed (apt-get install --no-install-recommends nextcloud-spreed-signaling; .ci/run does it)`;
+const missing = fs.existsSync(BINARY)
+  ? false
+  : `${BINARY} is not installed (apt-get install --no-install-recommends nextcloud-spreed-signaling; .ci/run does it)`;
 if (missing) console.log(`# signaling-hpb skipped: ${missing}`);
 
 /** One WebSocket client of the signaling server, with a queue of what it received. */
@@ -191,7 +193,11 @@ for (const dialect of dialects()) {
       const joinEvent = await alice.client.next((m) => m.type === 'event' && m.event.type === 'join' && m.event.join.some((j: any) => j.userid === 'bob'));
       assert.equal(joinEvent.event.join.find((j: any) => j.userid === 'bob').roomsessionid, bob.sessionId);
 
-      alice.client.send({ id: 'msg', type: 'message', message: { recipient: { type: 'session', sessionid: bob.signalingId }, data: { type: 'offer', payload: 'x' } } });
+      alice.client.send({
+        id: 'msg',
+        type: 'message',
+        message: { recipient: { type: 'session', sessionid: bob.signalingId }, data: { type: 'offer', payload: 'x' } },
+      });
       const relayed = await bob.client.next((m) => m.type === 'message');
       assert.equal(relayed.message.sender.userid, 'alice');
 
@@ -261,10 +267,15 @@ for (const dialect of dialects()) {
       const bob = await enter('bob', token);
       const list = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') });
       const bobAttendee = list.data.find((x: any) => x.actorId === 'bob');
-      const r = await call(p, 'PUT', `${V4}/room/${token}/attendees/permissions`, { as: as('alice'), body: { attendeeId: bobAttendee.attendeeId, method: 'set', permissions: 1 + 128 } });
+      const r = await call(p, 'PUT', `${V4}/room/${token}/attendees/permissions`, {
+        as: as('alice'),
+        body: { attendeeId: bobAttendee.attendeeId, method: 'set', permissions: 1 + 128 },
+      });
       assert.equal(r.status, 200, r.text);
       for (const c of [alice.client, bob.client]) {
-        const upd = await c.next((m) => isUpdate(m) && m.event.update.users?.some((u: any) => u.sessionId === bob.signalingId && u.participantPermissions === 129));
+        const upd = await c.next(
+          (m) => isUpdate(m) && m.event.update.users?.some((u: any) => u.sessionId === bob.signalingId && u.participantPermissions === 129),
+        );
         const entry = upd.event.update.users.find((u: any) => u.sessionId === bob.signalingId);
         assert.equal(entry.displayName, 'Bob');
         // The media permissions are for the server only.
@@ -277,7 +288,8 @@ for (const dialect of dialects()) {
       await call(p, 'POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'bob', source: 'users' } });
       const alice = await enter('alice', token);
       const bob = await enter('bob', token);
-      const chatEvent = (pred: (data: any) => boolean) => (m: any) => m.type === 'event' && m.event.target === 'room' && m.event.type === 'message' && pred(m.event.message.data);
+      const chatEvent = (pred: (data: any) => boolean) => (m: any) =>
+        m.type === 'event' && m.event.target === 'room' && m.event.type === 'message' && pred(m.event.message.data);
       const posted = await call(p, 'POST', `/apps/spreed/api/v1/chat/${token}`, { as: as('bob'), body: { message: 'hello over the signaling server' } });
       assert.equal(posted.status, 201, posted.text);
       for (const c of [alice.client, bob.client]) {
@@ -293,12 +305,18 @@ for (const dialect of dialects()) {
       }
 
       // A reaction: the synthetic comment with the reacted message as parent, its count updated.
-      assert.equal((await call(p, 'POST', `/apps/spreed/api/v1/reaction/${token}/${posted.data.id}`, { as: as('alice'), body: { reaction: '👍' } })).status, 201);
+      assert.equal(
+        (await call(p, 'POST', `/apps/spreed/api/v1/reaction/${token}/${posted.data.id}`, { as: as('alice'), body: { reaction: '👍' } })).status,
+        201,
+      );
       const reaction = await bob.client.next(chatEvent((d) => d.chat?.comment?.systemMessage === 'reaction'));
       assert.equal(reaction.event.message.data.chat.comment.message, '👍');
       assert.equal(reaction.event.message.data.chat.comment.parent.id, posted.data.id);
       assert.deepEqual(reaction.event.message.data.chat.comment.parent.reactions, { '👍': 1 });
-      assert.equal((await call(p, 'DELETE', `/apps/spreed/api/v1/reaction/${token}/${posted.data.id}`, { as: as('alice'), body: { reaction: '👍' } })).status, 200);
+      assert.equal(
+        (await call(p, 'DELETE', `/apps/spreed/api/v1/reaction/${token}/${posted.data.id}`, { as: as('alice'), body: { reaction: '👍' } })).status,
+        200,
+      );
       const revoked = await bob.client.next(chatEvent((d) => d.chat?.comment?.systemMessage === 'reaction_revoked'));
       assert.deepEqual(revoked.event.message.data.chat.comment.parent.reactions, {});
 

@@ -86,7 +86,11 @@ for (const dialect of dialects()) {
       assert.equal(anon.data.error, 'room');
       assert.equal((await call(p, 'GET', `${V3}/signaling/settings`, { query: { token } })).status, 404, 'a guest who has not joined');
       assert.equal((await call(p, 'GET', `${V3}/signaling/settings`, { as: as('bob'), query: { token: 'nosuchroom1' } })).status, 404);
-      assert.equal((await call(p, 'GET', `${V3}/signaling/settings`, { as: as('bob'), query: { token: 'bad token\u0000' } })).status, 400, 'a NUL byte is the parameter layer\'s 400');
+      assert.equal(
+        (await call(p, 'GET', `${V3}/signaling/settings`, { as: as('bob'), query: { token: 'bad token\u0000' } })).status,
+        400,
+        "a NUL byte is the parameter layer's 400",
+      );
       assert.equal((await call(p, 'GET', `${V3}/signaling/settings`, { as: as('bob'), query: { token: 'x'.repeat(65) } })).status, 400);
       const { caller } = await joinGuest(p, token);
       const g = await call(p, 'GET', `${V3}/signaling/settings`, { as: caller, query: { token } });

@@ -42,7 +42,11 @@ for (const dialect of dialects()) {
     after(async () => p.close());
 
     it('501 before anything else while SIP is not configured (even unsigned)', async () => {
-      for (const [method, path] of [['POST', 'verify-dialin'], ['POST', 'verify-dialout'], ['DELETE', 'rejected-dialout']]) {
+      for (const [method, path] of [
+        ['POST', 'verify-dialin'],
+        ['POST', 'verify-dialout'],
+        ['DELETE', 'rejected-dialout'],
+      ]) {
         const r = await call(p, method, `${V4}/room/1234567890/${path}`, { body: { pin: '1234567' } });
         assert.equal(r.status, 501, path);
         assert.equal(r.data.error, 'sip');
@@ -57,7 +61,10 @@ for (const dialect of dialects()) {
     });
 
     it('dial-out endpoints stay 501 (dialout) until sip_dialout is on', async () => {
-      for (const [method, path] of [['POST', 'verify-dialout'], ['DELETE', 'rejected-dialout']]) {
+      for (const [method, path] of [
+        ['POST', 'verify-dialout'],
+        ['DELETE', 'rejected-dialout'],
+      ]) {
         const r = await call(p, method, `${V4}/room/${room.token}/${path}`, { headers: bridgeHeaders(SECRET, room.token) });
         assert.equal(r.status, 501, path);
         assert.equal(r.data.error, 'dialout');
@@ -239,7 +246,8 @@ for (const dialect of dialects()) {
 
       it('rejected-dialout: resets the call id; mismatch 400, unknown/other attendee 404, missing attendeeId 400', async () => {
         await p.services.repos.attendees.update(phone.id, { call_id: 'call-123' });
-        const del = (body: unknown, token = room.token) => call(p, 'DELETE', `${V4}/room/${token}/rejected-dialout`, { headers: bridgeHeaders(SECRET, token), body });
+        const del = (body: unknown, token = room.token) =>
+          call(p, 'DELETE', `${V4}/room/${token}/rejected-dialout`, { headers: bridgeHeaders(SECRET, token), body });
         const callIdOf = async () => (await p.services.repos.attendees.findById(phone.id))!.call_id;
 
         let r = await del({ callId: 'call-999', options: { attendeeId: phone.id } });
@@ -294,7 +302,10 @@ for (const dialect of dialects()) {
         }
         await p.services.appConfig.set('sip_dialout', 'no');
         // A new request context: a context reads the app config once.
-        await assert.rejects(p.services.sip.addPhoneParticipant(await aliceContext(p), row, '+4930123456789'), (e: any) => e.status === 501 && e.data.error === 'sip');
+        await assert.rejects(
+          p.services.sip.addPhoneParticipant(await aliceContext(p), row, '+4930123456789'),
+          (e: any) => e.status === 501 && e.data.error === 'sip',
+        );
       });
     });
   });

@@ -119,7 +119,7 @@ for (const dialect of dialects()) {
       assert.equal((await phoneRow()).call_id, null);
     });
 
-    it('400 in-call without a running call, or when the caller\'s session is not in it', async () => {
+    it("400 in-call without a running call, or when the caller's session is not in it", async () => {
       const quiet = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'No call' })).token;
       const added = await call(p, 'POST', `${V4}/room/${quiet}/participants`, { as: as('alice'), body: { newParticipant: NUMBER, source: 'phones' } });
       assert.equal(added.status, 200, added.text);
@@ -187,9 +187,7 @@ for (const dialect of dialects()) {
       assert.match(row.call_id ?? '', /^[0-9a-f]{32}$/);
       const list = await pending();
       assert.equal(list.status, 200);
-      assert.deepEqual(list.data, [
-        { token, callId: row.call_id, number: NUMBER, options: { attendeeId: phoneId, actorType: 'phones', actorId: phoneActor } },
-      ]);
+      assert.deepEqual(list.data, [{ token, callId: row.call_id, number: NUMBER, options: { attendeeId: phoneId, actorType: 'phones', actorId: phoneActor } }]);
       // XML too: the bridge may ask for it.
       const xml = await call(p, 'GET', `${V4}/dialout/pending`, { headers: bridgeHeaders(SECRET, 'dialout'), format: 'xml' });
       assert.equal(xml.status, 200);
@@ -199,7 +197,7 @@ for (const dialect of dialects()) {
       assert.equal(parts.data.find((e: any) => e.actorType === 'phones').callId, row.call_id);
     });
 
-    it('the caller: sip_bridge_dialout_number, then prefix + the user\'s first number, anonymous hides it', async () => {
+    it("the caller: sip_bridge_dialout_number, then prefix + the user's first number, anonymous hides it", async () => {
       const options = async () => ((await pending()).data as any[]).find((e) => e.options.attendeeId === phoneId).options;
       try {
         await setConfig('sip_bridge_dialout_number', '+4930999000');
@@ -271,7 +269,8 @@ for (const dialect of dialects()) {
     });
 
     it('phone-number CLI: add, list, refuse bad input, move with --force, remove; deleting the user drops them', async () => {
-      const list = async (user?: string) => JSON.parse((await runCli(p.env, ['phone-number:list', '--output', 'json', ...(user ? ['--user', user] : [])])).stdout);
+      const list = async (user?: string) =>
+        JSON.parse((await runCli(p.env, ['phone-number:list', '--output', 'json', ...(user ? ['--user', user] : [])])).stdout);
       assert.deepEqual(await list('alice'), [
         { phoneNumber: '491705550001', userId: 'alice' },
         { phoneNumber: '491705550002', userId: 'alice' },

@@ -57,7 +57,10 @@ for (const dialect of dialects()) {
         assert.match(r.stdout, /Room successfully created/);
       }
       assert.ok(statuses.length > CLIENTS, `only ${statuses.length} requests were made`);
-      assert.deepEqual(statuses.filter((s) => s >= 500), []);
+      assert.deepEqual(
+        statuses.filter((s) => s >= 500),
+        [],
+      );
       const rooms = (await ocs(server!, 'GET', `${V4}/room`, alice)).data as Array<{ displayName: string }>;
       assert.equal(rooms.filter((r) => r.displayName.startsWith('cli ')).length, COMMANDS);
     });

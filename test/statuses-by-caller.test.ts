@@ -87,14 +87,25 @@ const ENDPOINTS: Endpoint[] = [
     method: 'PUT',
     path: '/participants/state',
     body: { state: 9 },
-    want: { ...participants([404, 'participant']), anonymous: [404, 'participant'], stranger: [404, 'participant'], guest: [400, 'state'], guestModerator: [400, 'state'] },
+    want: {
+      ...participants([404, 'participant']),
+      anonymous: [404, 'participant'],
+      stranger: [404, 'participant'],
+      guest: [400, 'state'],
+      guestModerator: [400, 'state'],
+    },
   },
   { method: 'POST', path: '/moderators', body: { attendeeId: 999999 }, want: moderatorOnly([404, 'participant']) },
   { method: 'DELETE', path: '/moderators', body: { attendeeId: 999999 }, want: moderatorOnly([404, 'participant']) },
   { method: 'PUT', path: '/attendees/permissions', body: { attendeeId: 999999, method: 'set', permissions: 4 }, want: moderatorOnly([404, 'participant']) },
   { method: 'PUT', path: '/attendees/permissions/all', body: { method: 'set', permissions: 4 }, want: moderatorOnly([200]) },
   { method: 'POST', path: '/participants/resend-invitations', body: { attendeeId: 999999 }, want: loggedInModerators([404, 'participant']) },
-  { method: 'POST', path: '!/apps/spreed/api/v1/guest/{token}/name', body: { displayName: 'N' }, want: { ...participants([403, 'guest']), guest: [200], guestModerator: [200] } },
+  {
+    method: 'POST',
+    path: '!/apps/spreed/api/v1/guest/{token}/name',
+    body: { displayName: 'N' },
+    want: { ...participants([403, 'guest']), guest: [200], guestModerator: [200] },
+  },
 ];
 
 for (const dialect of dialects()) {

@@ -16,11 +16,20 @@ async function appPasswordViaFlow(p: Parley, user: string): Promise<Caller> {
   const init = await (await fetch(`${p.url}/index.php/login/v2`, { method: 'POST', headers: { 'User-Agent': ANDROID_UA } })).json();
   const opened = await fetch(init.login, { redirect: 'manual' });
   const cookie = opened.headers.get('set-cookie')!.split(';')[0];
-  const state = /name="stateToken" value="([A-Za-z0-9]+)"/.exec(await (await fetch(`${p.url}/index.php/login/v2/grant`, { headers: { Cookie: cookie } })).text())![1];
-  const form = (extra: Record<string, string>) => ({ method: 'POST', redirect: 'manual' as const, headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ stateToken: state, ...extra }).toString() });
+  const state = /name="stateToken" value="([A-Za-z0-9]+)"/.exec(
+    await (await fetch(`${p.url}/index.php/login/v2/grant`, { headers: { Cookie: cookie } })).text(),
+  )![1];
+  const form = (extra: Record<string, string>) => ({
+    method: 'POST',
+    redirect: 'manual' as const,
+    headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ stateToken: state, ...extra }).toString(),
+  });
   assert.equal((await fetch(`${p.url}/index.php/login/v2/login`, form({ user, password: passwordOf(user) }))).status, 303);
   assert.equal((await fetch(`${p.url}/index.php/login/v2/grant`, form({}))).status, 200);
-  const creds = await (await fetch(init.poll.endpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${init.poll.token}` })).json();
+  const creds = await (
+    await fetch(init.poll.endpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${init.poll.token}` })
+  ).json();
   return { authorization: basic(creds.loginName, creds.appPassword), headers: { 'User-Agent': ANDROID_UA, Accept: 'application/json' } };
 }
 
@@ -70,7 +79,11 @@ for (const dialect of dialects()) {
 
     it('(5) push registration and removal: OCS 404 push (no push offered), JSON for a JSON client', async () => {
       for (const method of ['POST', 'DELETE']) {
-        const r = await call(p, method, '/apps/notifications/api/v2/push', { as: app, format: 'none', form: { pushTokenHash: 'a'.repeat(128), devicePublicKey: '-----BEGIN PUBLIC KEY-----', proxyServer: 'https://push-notifications.nextcloud.com/' } });
+        const r = await call(p, method, '/apps/notifications/api/v2/push', {
+          as: app,
+          format: 'none',
+          form: { pushTokenHash: 'a'.repeat(128), devicePublicKey: '-----BEGIN PUBLIC KEY-----', proxyServer: 'https://push-notifications.nextcloud.com/' },
+        });
         json(r, `push ${method}`);
         assert.equal(r.status, 404);
         assert.equal(r.data.error, 'push');

@@ -22,7 +22,10 @@ for (const dialect of dialects()) {
       const def = await t.call('PUT', `${V4}/room/${room.token}/permissions/default`, { as: as('alice'), body: { permissions: 510 } });
       assert.equal(def.status, 200, def.text);
       assert.equal(def.data.defaultPermissions, 511, 'Custom bit added');
-      const att = await t.call('PUT', `${V4}/room/${room.token}/attendees/permissions`, { as: as('alice'), body: { attendeeId: carol.id, method: 'set', permissions: 256 | 128 } });
+      const att = await t.call('PUT', `${V4}/room/${room.token}/attendees/permissions`, {
+        as: as('alice'),
+        body: { attendeeId: carol.id, method: 'set', permissions: 256 | 128 },
+      });
       assert.equal(att.status, 200, att.text);
       assert.equal((await attendeesOf(t.p, room.token)).find((a) => a.actor_id === 'carol')!.permissions, 256 | 128 | 1);
       const bad = await t.call('PUT', `${V4}/room/${room.token}/permissions/default`, { as: as('alice'), body: { permissions: 512 } });
@@ -31,7 +34,10 @@ for (const dialect of dialects()) {
     });
 
     it('the web client keys conversations_sort_order and conversations_group_mode are stored; bad values 400', async () => {
-      for (const [key, value] of [['conversations_sort_order', 'alphabetical'], ['conversations_group_mode', 'type']]) {
+      for (const [key, value] of [
+        ['conversations_sort_order', 'alphabetical'],
+        ['conversations_group_mode', 'type'],
+      ]) {
         const r = await t.call('POST', `${PROV}/${key}`, { as: as('bob'), body: { configValue: value } });
         assert.equal(r.status, 200, `${key}: ${r.text}`);
         assert.equal((await t.p.services.preferences.forUser('bob')).get(key), value);
@@ -49,10 +55,7 @@ for (const dialect of dialects()) {
       for (const who of [as('alice'), g.caller]) {
         const r = await t.call('GET', `${V4}/room/${room.token}`, { as: who });
         assert.equal(r.status, 200);
-        assert.deepEqual(
-          [r.data.lastPinnedId, r.data.hiddenPinnedId, r.data.hasScheduledMessages, r.data.tagIds, r.data.attributes],
-          [0, 0, 0, [], 0],
-        );
+        assert.deepEqual([r.data.lastPinnedId, r.data.hiddenPinnedId, r.data.hasScheduledMessages, r.data.tagIds, r.data.attributes], [0, 0, 0, [], 0]);
         assert.equal(typeof r.data.attendeePin, 'string');
       }
     });

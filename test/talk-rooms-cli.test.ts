@@ -65,8 +65,27 @@ for (const dialect of dialects()) {
     it('talk:room:create with users, a group, moderators, an owner and settings; the API shows them', async () => {
       const token = tokenOf(
         await parley(
-          'talk:room:create', 'Operations', '--user', 'alice', '--user', 'bob', '--group', 'team', '--moderator', 'bob', '--moderator', 'carol',
-          '--owner', 'alice', '--description', 'Made by the operator', '--readonly', '--listable', '1', '--message-expiration', '3600',
+          'talk:room:create',
+          'Operations',
+          '--user',
+          'alice',
+          '--user',
+          'bob',
+          '--group',
+          'team',
+          '--moderator',
+          'bob',
+          '--moderator',
+          'carol',
+          '--owner',
+          'alice',
+          '--description',
+          'Made by the operator',
+          '--readonly',
+          '--listable',
+          '1',
+          '--message-expiration',
+          '3600',
         ),
       );
       const r = await roomAs('alice', token);
@@ -83,9 +102,18 @@ for (const dialect of dialects()) {
       assert.equal(await typeOf('dave', token), 3);
       assert.ok((await tokensOf('dave')).includes(token), 'group members see it in GET /room');
       const list = await t.call('GET', `${V4}/room/${token}/participants`, { as: as('alice') });
-      assert.ok(list.data.some((x: any) => x.actorType === 'groups' && x.actorId === 'team'), 'the group is a participant');
+      assert.ok(
+        list.data.some((x: any) => x.actorType === 'groups' && x.actorId === 'team'),
+        'the group is a participant',
+      );
       // The operator is not an attendee.
-      assert.deepEqual(list.data.filter((x: any) => x.actorType === 'users').map((x: any) => x.actorId).sort(), ['alice', 'bob', 'carol', 'dave']);
+      assert.deepEqual(
+        list.data
+          .filter((x: any) => x.actorType === 'users')
+          .map((x: any) => x.actorId)
+          .sort(),
+        ['alice', 'bob', 'carol', 'dave'],
+      );
 
       const pub = tokenOf(await parley('talk:room:create', 'Open house', '--public', '--password', 'a long enough password', '--user', 'eve'));
       const open = await roomAs('eve', pub);
@@ -121,8 +149,24 @@ for (const dialect of dialects()) {
       const token = await groupRoom('alice', 'Before', ['bob']);
       ok(
         await parley(
-          'talk:room:update', token, '--name', 'After', '--description', 'New description', '--public', '1', '--password', 'a long enough password',
-          '--readonly', '1', '--listable', '2', '--message-expiration', '60', '--owner', 'bob',
+          'talk:room:update',
+          token,
+          '--name',
+          'After',
+          '--description',
+          'New description',
+          '--public',
+          '1',
+          '--password',
+          'a long enough password',
+          '--readonly',
+          '1',
+          '--listable',
+          '2',
+          '--message-expiration',
+          '60',
+          '--owner',
+          'bob',
         ),
       );
       const r = await roomAs('bob', token);
@@ -242,7 +286,7 @@ for (const dialect of dialects()) {
 
       ok(await parley('talk:user:remove', '--user', 'gone', '--private-only'));
       assert.deepEqual((await tokensOf('gone')).sort(), [listed, publicRoom, oneToOne].sort());
-      assert.equal((await roomRow(t.p, alone)), undefined, 'a conversation they were alone in is deleted');
+      assert.equal(await roomRow(t.p, alone), undefined, 'a conversation they were alone in is deleted');
       assert.equal(await typeOf('alice', shared), 1, 'the others stay');
 
       ok(await parley('talk:user:remove', '--user', 'gone'));

@@ -61,14 +61,20 @@ for (const dialect of dialects()) {
       assert.equal(secret.length, 32);
 
       const list = JSON.parse((await parley('talk:turn:list', '--output=json')).stdout);
-      assert.deepEqual(list.map((t: any) => [t.schemes, t.server, t.protocols]), [
-        ['turn,turns', 'turn.example.org:3478', 'udp,tcp'],
-        ['turns', 'turn2.example.org:5349', 'tcp'],
-      ]);
+      assert.deepEqual(
+        list.map((t: any) => [t.schemes, t.server, t.protocols]),
+        [
+          ['turn,turns', 'turn.example.org:3478', 'udp,tcp'],
+          ['turns', 'turn2.example.org:5349', 'tcp'],
+        ],
+      );
       const plain = await parley('talk:turn:list');
       assert.ok(!plain.stdout.includes('turn-secret-1') && !plain.stdout.includes(secret), plain.stdout);
       assert.ok(!JSON.stringify(list).includes('turn-secret-1'));
-      assert.deepEqual(JSON.parse((await stored('turn_servers'))!).map((t: any) => t.secret), ['turn-secret-1', secret]);
+      assert.deepEqual(
+        JSON.parse((await stored('turn_servers'))!).map((t: any) => t.secret),
+        ['turn-secret-1', secret],
+      );
 
       expectRefusal(await parley('talk:turn:delete', 'turn', 'turn.example.org:3478', 'udp'), /no TURN server/);
       ok(await parley('talk:turn:delete', 'turn,turns', 'turn.example.org:3478', 'udp,tcp'));
@@ -83,7 +89,10 @@ for (const dialect of dialects()) {
       ok(pretty);
       assert.match(pretty.stdout, /\n {4}"servers"/);
       assert.deepEqual(JSON.parse(pretty.stdout), { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: '***REMOVED SENSITIVE VALUE***' });
-      assert.deepEqual(JSON.parse((await stored('signaling_servers'))!), { servers: [{ server: 'https://hpb.example.org', verify: true }], secret: 'hpb-secret-1' });
+      assert.deepEqual(JSON.parse((await stored('signaling_servers'))!), {
+        servers: [{ server: 'https://hpb.example.org', verify: true }],
+        secret: 'hpb-secret-1',
+      });
       expectRefusal(await parley('talk:signaling:delete', 'https://other.example.org'), /no server/);
       ok(await parley('talk:signaling:delete', 'https://hpb.example.org'));
       assert.deepEqual(JSON.parse((await stored('signaling_servers'))!).servers, []);

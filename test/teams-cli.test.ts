@@ -40,7 +40,10 @@ for (const dialect of dialects()) {
         expectRefusal(r, undefined, args.join(' '));
         assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
       }
-      assert.deepEqual((await t.p.services.teams.list()).map((t) => t.id), ['ops']);
+      assert.deepEqual(
+        (await t.p.services.teams.list()).map((t) => t.id),
+        ['ops'],
+      );
       assert.deepEqual(await t.p.services.teams.membersOf('ops'), []);
     });
 

@@ -31,7 +31,11 @@ for (const dialect of dialects()) {
       const form = new FormData();
       if (file) form.append(opts.field ?? 'files[]', new Blob([new Uint8Array(file)], { type: 'image/png' }), 'me.png');
       else form.append('other', 'x');
-      const res = await fetch(`${p.url}/index.php/avatar`, { method: 'POST', body: form, headers: opts.headers ?? { 'OCS-APIRequest': 'true', ...auth(opts.user ?? 'alice') } });
+      const res = await fetch(`${p.url}/index.php/avatar`, {
+        method: 'POST',
+        body: form,
+        headers: opts.headers ?? { 'OCS-APIRequest': 'true', ...auth(opts.user ?? 'alice') },
+      });
       return { status: res.status, body: await res.json() };
     }
 
@@ -59,7 +63,14 @@ for (const dialect of dialects()) {
     });
 
     it('sizes round like Nextcloud: up to 64 is 64, anything larger 512; a non-number is 400', async () => {
-      for (const [asked, got] of [[1, 64], [32, 64], [64, 64], [65, 512], [256, 512], [2048, 512]]) {
+      for (const [asked, got] of [
+        [1, 64],
+        [32, 64],
+        [64, 64],
+        [65, 512],
+        [256, 512],
+        [2048, 512],
+      ]) {
         const r = await get(`/index.php/avatar/alice/${asked}`);
         assert.equal(r.status, 200);
         assert.match(r.body.toString(), new RegExp(`<svg width="${got}" height="${got}"`), String(asked));

@@ -41,7 +41,15 @@ async function seed({ services, dist }) {
         last_activity: now - i,
         created_at: now - i,
       });
-      const row = (actorId, type) => ({ ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: actorId, display_name: actorId, participant_type: type, created_at: now });
+      const row = (actorId, type) => ({
+        ...ATTENDEE_DEFAULTS,
+        room_id: id,
+        actor_type: 'users',
+        actor_id: actorId,
+        display_name: actorId,
+        participant_type: type,
+        created_at: now,
+      });
       const rows = [row(other, 1), row(others[(i + 1) % others.length], 3)];
       if (mine) rows.push(row(USER.user, oneToOne ? 1 : 3));
       await repos.attendees.insertIgnoringDuplicates(rows);

@@ -18,7 +18,9 @@ async function seed({ services, dist }) {
   const token = await services.rooms.newToken(cfg);
   await services.rooms.transaction(async (repos) => {
     const id = await repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 3, name: 'Big meeting', last_activity: now, created_at: now });
-    const rows = [{ ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: USER.user, display_name: 'Bench Participants', participant_type: 1, created_at: now }];
+    const rows = [
+      { ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: USER.user, display_name: 'Bench Participants', participant_type: 1, created_at: now },
+    ];
     for (let i = 1; i < ATTENDEES; i++) {
       // E-mail guests and guest moderators stay listed without sessions.
       const email = i % 2 === 0;

@@ -25,7 +25,15 @@ async function seed({ services, dist }) {
       const isMine = i % (TOTAL / MINE) === 0;
       const token = await services.rooms.newToken(cfg, repos);
       const id = await repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 2, name: `Chat ${i}`, last_activity: now - i, created_at: now - i });
-      const row = (actorId, type) => ({ ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: actorId, display_name: actorId, participant_type: type, created_at: now });
+      const row = (actorId, type) => ({
+        ...ATTENDEE_DEFAULTS,
+        room_id: id,
+        actor_type: 'users',
+        actor_id: actorId,
+        display_name: actorId,
+        participant_type: type,
+        created_at: now,
+      });
       const rows = [row(WRITER.user, 1)];
       if (isMine) rows.push(row(USER.user, 3));
       await repos.attendees.insertIgnoringDuplicates(rows);

@@ -4,14 +4,7 @@
  * (`int` for int keys, `bool` for bool keys, `list` for group/string lists, `json` for JSON), so a
  * misspelt key or a wrong reader does not compile instead of silently reading the default.
  */
-import {
-  findConfigKey,
-  isTrueValue,
-  type AppConfigKey,
-  type ConfigKeyOfType,
-  type ConfigStringValue,
-  type PrefixedConfigKey,
-} from './registry.js';
+import { findConfigKey, isTrueValue, type AppConfigKey, type ConfigKeyOfType, type ConfigStringValue, type PrefixedConfigKey } from './registry.js';
 
 export class AppConfigSnapshot {
   constructor(

@@ -24,7 +24,18 @@ export { CommandError } from './helpers.js';
 
 type CommandModule = (program: Command) => void;
 
-const commandModules: CommandModule[] = [serveCommand, talkServerCommands, talkRoomCommands, talkCallCommands, teamCommands, phoneNumberCommands, jobsCommands, userCommands, groupCommands, appConfigCommands];
+const commandModules: CommandModule[] = [
+  serveCommand,
+  talkServerCommands,
+  talkRoomCommands,
+  talkCallCommands,
+  teamCommands,
+  phoneNumberCommands,
+  jobsCommands,
+  userCommands,
+  groupCommands,
+  appConfigCommands,
+];
 
 export function buildProgram(): Command {
   const program = new Command();

@@ -6,9 +6,7 @@ import { CommandError, outputFormat, printOutput, runCommand, withOutputOption }
 const fmt = (t: number | undefined) => (t ? new Date(t * 1000).toISOString() : 'never');
 
 export function jobsCommands(program: Command): void {
-  withOutputOption(
-    program.command('jobs:list').description('list periodic jobs with their last and next run'),
-  ).action(async (opts: { output: string }) => {
+  withOutputOption(program.command('jobs:list').description('list periodic jobs with their last and next run')).action(async (opts: { output: string }) => {
     const format = outputFormat(opts.output);
     const rows = await runCommand(async (services) =>
       (await jobStates(services, jobs)).map(({ job, row }) => ({
@@ -22,7 +20,10 @@ export function jobsCommands(program: Command): void {
       })),
     );
     printOutput(format, rows, () =>
-      rows.map((r) => `  - ${r.name}: every ${r.interval}s, last run ${fmt(r.lastRun ?? 0)}${r.lastStatus ? ` (${r.lastStatus})` : ''}, next run ${r.nextRun ? fmt(r.nextRun) : 'now'} — ${r.description}`),
+      rows.map(
+        (r) =>
+          `  - ${r.name}: every ${r.interval}s, last run ${fmt(r.lastRun ?? 0)}${r.lastStatus ? ` (${r.lastStatus})` : ''}, next run ${r.nextRun ? fmt(r.nextRun) : 'now'} — ${r.description}`,
+      ),
     );
   });
 

@@ -25,9 +25,7 @@ export function teamCommands(program: Command): void {
       console.log(`team ${teamId} deleted`);
     });
 
-  withOutputOption(
-    program.command('team:list').description('list teams with their member counts'),
-  ).action(async (opts: { output: string }) => {
+  withOutputOption(program.command('team:list').description('list teams with their member counts')).action(async (opts: { output: string }) => {
     const format = outputFormat(opts.output);
     const rows = await runCommand(async (s) => {
       const teams = await s.teams.list();

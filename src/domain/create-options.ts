@@ -65,7 +65,8 @@ export function createOptionsPatch(
     patch.listable = o.listable;
   }
   if (o.messageExpiration !== undefined) {
-    if (o.messageExpiration < 0 || o.messageExpiration > MESSAGE_EXPIRATION_MAX) return { error: 'message-expiration', message: 'messageExpiration must be 0 or a positive number of seconds' };
+    if (o.messageExpiration < 0 || o.messageExpiration > MESSAGE_EXPIRATION_MAX)
+      return { error: 'message-expiration', message: 'messageExpiration must be 0 or a positive number of seconds' };
     patch.message_expiration = o.messageExpiration;
   }
   if (o.lobbyState !== undefined) {
@@ -103,7 +104,8 @@ export function createOptionsPatch(
   let avatar: { emoji: string; color: string } | undefined;
   if (o.emoji !== undefined && o.emoji !== '') {
     const color = o.avatarColor ?? '';
-    if (!isSingleEmoji(o.emoji) || (color !== '' && !AVATAR_COLOR.test(color))) return { error: 'avatar', message: 'emoji must be one emoji and avatarColor six hex digits' };
+    if (!isSingleEmoji(o.emoji) || (color !== '' && !AVATAR_COLOR.test(color)))
+      return { error: 'avatar', message: 'emoji must be one emoji and avatarColor six hex digits' };
     avatar = { emoji: o.emoji, color };
   }
   return { patch, password, avatar };

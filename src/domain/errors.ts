@@ -67,8 +67,7 @@ export const lobbyActive = () => new ApiError(412, reason('lobby'));
 export const preconditionFailed = (error: string) => new ApiError(412, reason(error));
 
 /** 429: brute-force cap reached. */
-export const tooManyRequests = () =>
-  new ApiError(429, reason('throttled', 'Too many attempts, try again later'), 'Reached maximum delay');
+export const tooManyRequests = () => new ApiError(429, reason('throttled', 'Too many attempts, try again later'), 'Reached maximum delay');
 
 /** 501: SIP or dial-out not configured. */
 export const notImplemented = (error: string) => new ApiError(501, reason(error));
@@ -78,7 +77,9 @@ export const notImplemented = (error: string) => new ApiError(501, reason(error)
  * (RFC 9110 §10.2.3), so a client backs off instead of adding to the queue.
  */
 export const overloaded = (retryAfterSeconds: number) =>
-  new ApiError(503, reason('overloaded', 'The server is busy, try again later'), 'Service unavailable', undefined, { 'Retry-After': String(retryAfterSeconds) });
+  new ApiError(503, reason('overloaded', 'The server is busy, try again later'), 'Service unavailable', undefined, {
+    'Retry-After': String(retryAfterSeconds),
+  });
 
 /** 413: body too large. */
 export const payloadTooLarge = (error: string, message?: string) => new ApiError(413, reason(error, message));

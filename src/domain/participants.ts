@@ -131,9 +131,7 @@ export function lastModeratorWouldGo(attendees: MemberRow[], change: { removed?:
   const demoted = new Set(change.demoted ?? []);
   const touched = attendees.filter((a) => removed.has(a.id) || demoted.has(a.id));
   if (!touched.some((a) => isLoggedInModeratorType(a.participant_type))) return false;
-  const after = attendees
-    .filter((a) => !removed.has(a.id))
-    .map((a) => (demoted.has(a.id) ? { ...a, participant_type: ParticipantType.USER } : a));
+  const after = attendees.filter((a) => !removed.has(a.id)).map((a) => (demoted.has(a.id) ? { ...a, participant_type: ParticipantType.USER } : a));
   const counts = memberCount(after);
   return counts.users > 0 && counts.moderators === 0;
 }

@@ -4,7 +4,16 @@
  * talk-behaviour.md §6 gives the order of the checks). Each `...Problem` function returns the
  * `data.error` reason of the first rule the request breaks, in Talk's order, or null.
  */
-import { DESCRIPTION_MAX, LobbyState, ListableScope, NotificationCalls, NotificationLevel, PERMISSIONS_MAX_CUSTOM, ReadOnlyState, RoomType } from './constants.js';
+import {
+  DESCRIPTION_MAX,
+  LobbyState,
+  ListableScope,
+  NotificationCalls,
+  NotificationLevel,
+  PERMISSIONS_MAX_CUSTOM,
+  ReadOnlyState,
+  RoomType,
+} from './constants.js';
 import { isOneToOneKind } from './permissions.js';
 
 /** The room columns these rules look at. */

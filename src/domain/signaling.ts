@@ -57,8 +57,14 @@ export function turnSettings(servers: TurnEntry[], now: number, random = randomS
   return servers
     .filter((s) => typeof s?.server === 'string' && s.server !== '' && typeof s.secret === 'string')
     .map((s) => {
-      const schemes = (s.schemes || 'turn').split(',').map((x) => x.trim()).filter(Boolean);
-      const protocols = (s.protocols || 'udp,tcp').split(',').map((x) => x.trim()).filter(Boolean);
+      const schemes = (s.schemes || 'turn')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      const protocols = (s.protocols || 'udp,tcp')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
       const urls = schemes.flatMap((scheme) => protocols.map((p) => `${scheme}:${s.server}?transport=${p}`));
       return { urls, username, credential: createHmac('sha1', s.secret).update(username).digest('base64') };
     });
@@ -90,7 +96,9 @@ export const SIGNALING_RANDOM_MIN = 32;
 
 /** Lower-case hex HMAC-SHA256(secret, random + body). */
 export function signalingChecksum(secret: string, random: string, body: string): string {
-  return createHmac('sha256', secret).update(random + body).digest('hex');
+  return createHmac('sha256', secret)
+    .update(random + body)
+    .digest('hex');
 }
 
 export function validSignalingChecksum(secret: string, random: string, checksum: string, body: string): boolean {

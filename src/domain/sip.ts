@@ -39,7 +39,9 @@ export const SIP_BRIDGE_RANDOM_MIN = 32;
 
 /** Lower-case hex HMAC-SHA256 over random + data with the shared secret (talk-reference.md §3.7). */
 export function sipBridgeChecksum(secret: string, random: string, data: string): string {
-  return createHmac('sha256', secret).update(random + data).digest('hex');
+  return createHmac('sha256', secret)
+    .update(random + data)
+    .digest('hex');
 }
 
 /**
@@ -134,7 +136,8 @@ export function parseDialOutOptions(raw: unknown): DialOutOptions {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
   const o = value as Record<string, unknown>;
-  const id = typeof o.attendeeId === 'number' ? o.attendeeId : typeof o.attendeeId === 'string' && /^\d{1,15}$/.test(o.attendeeId) ? Number(o.attendeeId) : undefined;
+  const id =
+    typeof o.attendeeId === 'number' ? o.attendeeId : typeof o.attendeeId === 'string' && /^\d{1,15}$/.test(o.attendeeId) ? Number(o.attendeeId) : undefined;
   return {
     actorId: typeof o.actorId === 'string' ? o.actorId : undefined,
     actorType: typeof o.actorType === 'string' ? o.actorType : undefined,
@@ -152,7 +155,7 @@ export function phoneFieldsFor(
   viewer: { sipConfigured: boolean; loggedInModerator: boolean; inSipBridgeGroups: boolean; dialOutEnabled: boolean },
 ): { phoneNumber: string; callId: string } {
   if (!viewer.sipConfigured || !viewer.loggedInModerator || !viewer.inSipBridgeGroups) return { phoneNumber: '', callId: '' };
-  return { phoneNumber: attendee.phone_number ?? '', callId: viewer.dialOutEnabled ? attendee.call_id ?? '' : '' };
+  return { phoneNumber: attendee.phone_number ?? '', callId: viewer.dialOutEnabled ? (attendee.call_id ?? '') : '' };
 }
 
 /**

@@ -53,8 +53,10 @@ const TEXTS: Record<string, Render> = {
   guests_disallowed: (_p, you) => `${you ? 'You' : '{actor}'} disallowed guests`,
   password_set: (_p, you) => `${you ? 'You' : '{actor}'} set a password`,
   password_removed: (_p, you) => `${you ? 'You' : '{actor}'} removed the password`,
-  user_added: (_p, you, youAreUser) => (youAreUser ? (you ? 'You joined the conversation' : '{actor} added you') : you ? 'You added {user}' : '{actor} added {user}'),
-  user_removed: (_p, you, youAreUser) => (youAreUser ? (you ? 'You left the conversation' : '{actor} removed you') : you ? 'You removed {user}' : '{actor} removed {user}'),
+  user_added: (_p, you, youAreUser) =>
+    youAreUser ? (you ? 'You joined the conversation' : '{actor} added you') : you ? 'You added {user}' : '{actor} added {user}',
+  user_removed: (_p, you, youAreUser) =>
+    youAreUser ? (you ? 'You left the conversation' : '{actor} removed you') : you ? 'You removed {user}' : '{actor} removed {user}',
   group_added: (_p, you) => `${you ? 'You' : '{actor}'} added group {group}`,
   group_removed: (_p, you) => `${you ? 'You' : '{actor}'} removed group {group}`,
   circle_added: (_p, you) => `${you ? 'You' : '{actor}'} added team {circle}`,

@@ -54,7 +54,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('call.joined', ({ room, actor }) => (actor.actorType === ActorType.USERS ? s.notifications.joinedCall(room.id, actor.actorId) : undefined));
   bus.on('call.ended', ({ room }) => s.notifications.missedCall(room.id));
   bus.on('call.ring', ({ room, actor, target }) =>
-    target.actorType === ActorType.USERS ? s.notifications.rang(room, { type: actor.actorType, id: actor.actorId, displayName: actor.displayName }, target.actorId) : undefined,
+    target.actorType === ActorType.USERS
+      ? s.notifications.rang(room, { type: actor.actorType, id: actor.actorId, displayName: actor.displayName }, target.actorId)
+      : undefined,
   );
 
   // Credentials: cached verifications and login cookies stop working at once.

@@ -63,7 +63,12 @@ type State = 'preamble' | 'delimiter' | 'headers' | 'body' | 'done';
  * seen or a file part goes past the limit (then `onEarlyAnswer` is called so the caller can drop
  * the rest of the stream).
  */
-function parseMultipart(stream: IncomingMessage, contentType: string | undefined, limits: MultipartLimits, onEarlyAnswer: () => void): Promise<Record<string, unknown>> {
+function parseMultipart(
+  stream: IncomingMessage,
+  contentType: string | undefined,
+  limits: MultipartLimits,
+  onEarlyAnswer: () => void,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const boundary = boundaryOf(contentType);
     if (!boundary) return reject(malformed('The multipart body has no boundary'));

@@ -47,7 +47,8 @@ function statusesOf(def: OcsRouteDef<any>, pathNames: string[], hasParams: boole
   if (def.auth === 'admin') out['403'] = { description: 'the account is not an admin' };
   if (def.talk) out['403'] = { description: 'not allowed (allowed_groups, or the role the operation needs)' };
   if (pathNames.length) out['404'] = { description: 'not found for the caller (indistinguishable from missing)' };
-  if (def.capability) out['404'] = { description: `${out['404']?.description ?? 'not found'}; the route does not exist while capability ${def.capability} is not advertised` };
+  if (def.capability)
+    out['404'] = { description: `${out['404']?.description ?? 'not found'}; the route does not exist while capability ${def.capability} is not advertised` };
   if (def.csrf !== false) out['412'] = { description: 'CSRF check failed: the OCS-APIRequest header is missing', schema: CSRF_BODY };
   out['429'] = { description: 'too many failed attempts from this address (brute-force throttle)' };
   out['503'] = { description: 'the server is overloaded and sheds load: retry after the Retry-After header (seconds)' };
@@ -126,13 +127,14 @@ export function buildOpenApi(defs: readonly OcsRouteDef<any>[], baseUrl: string)
     info: {
       title: 'Parley (Nextcloud Talk OCS API)',
       version: SERVER_VERSION_FULL,
-      description: 'Every path also answers under /ocs/v1.php with the v1 envelope. Add `format=json` or `Accept: application/json` for JSON; XML is the default.',
+      description:
+        'Every path also answers under /ocs/v1.php with the v1 envelope. Add `format=json` or `Accept: application/json` for JSON; XML is the default.',
     },
     servers: [{ url: baseUrl }],
     components: {
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'login password or app password' },
-        loginSession: { type: 'apiKey', in: 'cookie', name: 'parley_login', description: 'session of Parley\'s login form (web pages)' },
+        loginSession: { type: 'apiKey', in: 'cookie', name: 'parley_login', description: "session of Parley's login form (web pages)" },
       },
     },
     paths,

@@ -8,7 +8,10 @@ import type { Services } from '../services/index.js';
  */
 export function serverUrl(services: Services, request: FastifyRequest): string {
   if (services.settings.baseUrlGiven) return services.settings.baseUrl;
-  const fwd = String(request.headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase();
+  const fwd = String(request.headers['x-forwarded-proto'] ?? '')
+    .split(',')[0]
+    .trim()
+    .toLowerCase();
   const https = fwd === 'https' || String(request.headers['x-forwarded-ssl'] ?? '').toLowerCase() === 'on';
   return `${https ? 'https' : request.protocol}://${request.headers.host ?? 'localhost'}`;
 }

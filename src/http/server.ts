@@ -13,7 +13,6 @@ import { sendOcsError, sendRouteNotFound, type OcsRouteDef } from './ocs/route.j
 import { routeModules } from './routes/index.js';
 import { registerLoadShedding } from './load-shedding.js';
 
-
 export interface BuildOptions {
   /** Log requests through services.log (off in tests unless asked). */
   logger?: boolean;

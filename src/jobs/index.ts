@@ -11,7 +11,15 @@ import { emptyRoomsJob } from './empty-rooms.js';
 import { callDurationJob } from './call-duration.js';
 import { messageExpirationJob } from './message-expiration.js';
 
-export const jobs: readonly JobDef[] = Object.freeze([staleSessionsJob, retentionJob, inactivityLockJob, lobbyTimerJob, emptyRoomsJob, callDurationJob, messageExpirationJob]);
+export const jobs: readonly JobDef[] = Object.freeze([
+  staleSessionsJob,
+  retentionJob,
+  inactivityLockJob,
+  lobbyTimerJob,
+  emptyRoomsJob,
+  callDurationJob,
+  messageExpirationJob,
+]);
 
 export { runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';
 export type { JobDef, RunOutcome } from './runner.js';

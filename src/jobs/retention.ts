@@ -11,6 +11,10 @@ export const retentionJob: JobDef = {
   description: 'delete phone, event, instant-meeting and classified conversations past their retention',
   async run(services, now) {
     const deleted = await services.housekeeping.expireObjectRooms(now);
-    return Object.entries(deleted).map(([type, n]) => `${n} ${type}`).join(', ') || 'retention disabled';
+    return (
+      Object.entries(deleted)
+        .map(([type, n]) => `${n} ${type}`)
+        .join(', ') || 'retention disabled'
+    );
   },
 };

@@ -54,7 +54,8 @@ const isOneToOne = (env: MessageEnv): boolean => env.roomType === RoomType.ONE_T
  * incoming call as the viewer started it or not; a plain "Call ended").
  */
 function callTextId(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv, isViewer: boolean): string {
-  if (row.system_message === 'call_ended_everyone' && row.actor_type === SYSTEM_ACTOR.type && row.actor_id === SYSTEM_ACTOR.id) return 'call_ended_max_duration';
+  if (row.system_message === 'call_ended_everyone' && row.actor_type === SYSTEM_ACTOR.type && row.actor_id === SYSTEM_ACTOR.id)
+    return 'call_ended_max_duration';
   if (row.system_message === 'call_missed' && isCaller(p, env)) return 'call_tried';
   if (isOneToOne(env) && row.system_message === 'call_started') return isViewer ? 'call_started_outgoing' : 'call_started_incoming';
   if (isOneToOne(env) && row.system_message === 'call_ended') return 'call_ended_one_to_one';
@@ -89,7 +90,8 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
   if (row.message_type === MessageType.SYSTEM) {
     systemMessage = row.system_message;
     const user = parameters.user as { id?: string; type?: string } | undefined;
-    const viewerIsUser = env.viewer !== undefined && user !== undefined && user.type === 'user' && env.viewer.type === ActorType.USERS && user.id === env.viewer.id;
+    const viewerIsUser =
+      env.viewer !== undefined && user !== undefined && user.type === 'user' && env.viewer.type === ActorType.USERS && user.id === env.viewer.id;
     message = systemMessageText(callTextId(row, parameters, env, isViewer), { ...parameters, silent: row.silent === 1 }, isViewer, viewerIsUser);
     // The caller of a missed one-to-one call sees it as their unanswered call (§2 call_missed).
     const tried = row.system_message === 'call_missed' && isCaller(parameters, env);

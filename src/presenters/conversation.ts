@@ -11,14 +11,7 @@ import { createHash } from 'node:crypto';
 import type { ConversationAttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
-import {
-  ActorType,
-  NotificationLevel,
-  ParticipantType,
-  RoomType,
-  SESSION_TIMEOUT,
-  SESSION_TIMEOUT_KILL,
-} from '../domain/constants.js';
+import { ActorType, NotificationLevel, ParticipantType, RoomType, SESSION_TIMEOUT, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
 import {
   canDeleteConversation,
   canLeaveConversation,
@@ -378,7 +371,11 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   if (chat) {
     r.unreadMessages = chat.unread;
     if (env.includeLastMessage && chat.lastMessage) {
-      r.lastMessage = formatChatMessage(chat.lastMessage, { token: room.token, roomType: room.type, viewer: { type: attendee.actor_type, id: attendee.actor_id } }, false);
+      r.lastMessage = formatChatMessage(
+        chat.lastMessage,
+        { token: room.token, roomType: room.type, viewer: { type: attendee.actor_type, id: attendee.actor_id } },
+        false,
+      );
     }
   }
 

@@ -99,7 +99,12 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
     const name = typeof id === 'string' ? c.names.get(id) : undefined;
     return name === undefined ? undefined : { type: 'user', id: id as string, name };
   };
-  const action = (label: string, primary: boolean, direct = false): NotificationAction => ({ label, link: direct ? `${link}#direct-call` : link, type: 'WEB', primary });
+  const action = (label: string, primary: boolean, direct = false): NotificationAction => ({
+    label,
+    link: direct ? `${link}#direct-call` : link,
+    type: 'WEB',
+    primary,
+  });
 
   let subject: string;
   let params: RichParameters;
@@ -134,12 +139,14 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
     const author = sp.userType === 'users' ? user(sp.userId) : undefined;
     const guest = sp.userType === 'guests' || sp.userType === 'emails';
     if (author) params.user = author;
-    else if (guest && typeof sp.guestName === 'string' && sp.guestName.trim() !== '') params.guest = { type: 'guest', id: String(sp.userId), name: sp.guestName };
+    else if (guest && typeof sp.guestName === 'string' && sp.guestName.trim() !== '')
+      params.guest = { type: 'guest', id: String(sp.userId), name: sp.guestName };
     const everyone = row.subject === 'mention_all';
     if (isOneToOneKind(room.type)) subject = '{user} mentioned you in a private conversation';
     else if (author) subject = everyone ? '{user} mentioned everyone in conversation {call}' : '{user} mentioned you in conversation {call}';
     else if (!guest) subject = everyone ? 'A deleted user mentioned everyone in conversation {call}' : 'A deleted user mentioned you in conversation {call}';
-    else if (params.guest) subject = everyone ? '{guest} (guest) mentioned everyone in conversation {call}' : '{guest} (guest) mentioned you in conversation {call}';
+    else if (params.guest)
+      subject = everyone ? '{guest} (guest) mentioned everyone in conversation {call}' : '{guest} (guest) mentioned you in conversation {call}';
     else subject = everyone ? 'A guest mentioned everyone in conversation {call}' : 'A guest mentioned you in conversation {call}';
     if (!params.user && subject.includes('{user}')) return undefined;
     messageRich = row.message;

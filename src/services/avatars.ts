@@ -143,4 +143,3 @@ export class AvatarService {
     return { body: svg, contentType: 'image/svg+xml', etag: `"${createHash('sha1').update(svg).digest('hex').slice(0, 20)}"` };
   }
 }
-

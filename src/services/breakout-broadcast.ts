@@ -32,7 +32,11 @@ export class BreakoutBroadcastService {
     if (text === '') throw badRequest('message', 'The message is empty');
     if (messageLength(text) > CHAT_MAX_LENGTH) throw payloadTooLarge('message', `The message is longer than ${CHAT_MAX_LENGTH} characters`);
     const children = await this.repos.rooms.childrenOf(parent.token);
-    const mine = await this.repos.attendees.actorsInRooms(children.map((r) => r.id), ActorType.USERS, [attendee.actor_id]);
+    const mine = await this.repos.attendees.actorsInRooms(
+      children.map((r) => r.id),
+      ActorType.USERS,
+      [attendee.actor_id],
+    );
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const actor = { type: attendee.actor_type, id: attendee.actor_id, displayName: ctx.user?.display_name ?? attendee.display_name };
     for (const child of children) {

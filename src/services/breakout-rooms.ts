@@ -53,7 +53,14 @@ export class BreakoutRoomsService {
   async callerViews(ctx: RequestContext, parent: RoomRow): Promise<ConversationView[]> {
     const all = [...(await this.children(parent)), parent];
     const fresh = await this.repos.rooms.findByIds(all.map((r) => r.id));
-    const mine = ctx.userId === undefined ? [] : await this.repos.attendees.actorsInRooms(fresh.map((r) => r.id), ActorType.USERS, [ctx.userId]);
+    const mine =
+      ctx.userId === undefined
+        ? []
+        : await this.repos.attendees.actorsInRooms(
+            fresh.map((r) => r.id),
+            ActorType.USERS,
+            [ctx.userId],
+          );
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const ordered = [...fresh.filter((r) => r.id !== parent.id), ...fresh.filter((r) => r.id === parent.id)];
     return ordered.filter((r) => byRoom.has(r.id)).map((room) => ({ room, attendee: byRoom.get(room.id) }));
@@ -167,7 +174,11 @@ export class BreakoutRoomsService {
     if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to rooms-1)');
     const moving = (await this.repos.attendees.forRoom(parent.id)).filter((a) => map.has(a.id) && a.actor_type === ActorType.USERS);
     if (moving.length === 0) return parent;
-    const inChildren = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), ActorType.USERS, moving.map((a) => a.actor_id));
+    const inChildren = await this.repos.attendees.actorsInRooms(
+      children.map((c) => c.id),
+      ActorType.USERS,
+      moving.map((a) => a.actor_id),
+    );
     if (inChildren.some((a) => isModeratorType(a.participant_type))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
     await this.members.deleteAttendees(inChildren.map((a) => a.id));
     const now = nowSeconds();
@@ -207,7 +218,11 @@ export class BreakoutRoomsService {
     const children = await this.children(parent);
     const dest = children.find((c) => c.token === target);
     if (!dest) throw badRequest('target', 'target is not a breakout room of this conversation');
-    const current = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
+    const current = await this.repos.attendees.actorsInRooms(
+      children.map((c) => c.id),
+      attendee.actor_type,
+      [attendee.actor_id],
+    );
     await this.members.deleteAttendees(current.filter((a) => a.room_id !== dest.id).map((a) => a.id));
     const now = nowSeconds();
     await this.repos.attendees.insertIgnoringDuplicates([this.rooms.attendeeRow(dest.id, now, copyOf(attendee))]);
@@ -226,7 +241,11 @@ export class BreakoutRoomsService {
     const rule = { mode: parent.breakout_room_mode, status: parent.breakout_room_status, participantType: attendee.participant_type };
     requireBreakoutListable(rule);
     const children = await this.children(parent);
-    const mine = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), attendee.actor_type, [attendee.actor_id]);
+    const mine = await this.repos.attendees.actorsInRooms(
+      children.map((c) => c.id),
+      attendee.actor_type,
+      [attendee.actor_id],
+    );
     const byRoom = new Map(mine.map((a) => [a.room_id, a]));
     const visible = seesAllBreakoutRooms(rule) ? children : children.filter((c) => byRoom.has(c.id));
     return visible.map((room) => (byRoom.has(room.id) ? { room, attendee: byRoom.get(room.id) } : { room, forceName: true }));

@@ -27,7 +27,10 @@ export function subnetOf(ip: string): string {
   const head = parts[0] ? parts[0].split(':') : [];
   const tail = parts.length > 1 && parts[1] ? parts[1].split(':') : [];
   const full = [...head, ...Array(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail];
-  return `${full.slice(0, 4).map((h) => (h || '0').toLowerCase()).join(':')}::/64`;
+  return `${full
+    .slice(0, 4)
+    .map((h) => (h || '0').toLowerCase())
+    .join(':')}::/64`;
 }
 
 /** Wait before an attempt that has `earlier` attempts in the window before it. */

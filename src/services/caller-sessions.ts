@@ -35,13 +35,20 @@ export class CallerSessions {
   }
 
   /** The caller's own sessions (the ones its cookie remembers) for several conversations (attendee id → session). */
-  async findOwnSessions(ctx: RequestContext, views: ReadonlyArray<{ room: Pick<RoomRow, 'token'>; attendee: Pick<AttendeeRow, 'id'> }>): Promise<Map<number, SessionRow>> {
+  async findOwnSessions(
+    ctx: RequestContext,
+    views: ReadonlyArray<{ room: Pick<RoomRow, 'token'>; attendee: Pick<AttendeeRow, 'id'> }>,
+  ): Promise<Map<number, SessionRow>> {
     const out = new Map<number, SessionRow>();
     const keyHash = this.cookies.keyHash(ctx);
     if (!keyHash || views.length === 0) return out;
     const wanted = new Set(views.map((v) => v.attendee.id));
     const now = nowSeconds();
-    const hits = await this.repo.sessionsByCookie(keyHash, tabIdOf(ctx), views.map((v) => v.room.token));
+    const hits = await this.repo.sessionsByCookie(
+      keyHash,
+      tabIdOf(ctx),
+      views.map((v) => v.room.token),
+    );
     for (const h of hits) if (wanted.has(h.attendee.id) && isSessionAlive(h.session.last_ping, now)) out.set(h.attendee.id, h.session);
     await this.keepAlive([...out.values()], now);
     return out;
@@ -53,7 +60,10 @@ export class CallerSessions {
    */
   private async keepAlive(sessions: SessionRow[], now: number): Promise<void> {
     const due = sessions.filter((s) => s.last_ping < now - SESSION_TIMEOUT);
-    await this.repo.pingSessions(due.map((s) => s.id), now);
+    await this.repo.pingSessions(
+      due.map((s) => s.id),
+      now,
+    );
     for (const s of due) s.last_ping = now;
   }
 }

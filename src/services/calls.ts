@@ -292,12 +292,20 @@ export class CallService {
     return this.endMany(ids, 'max-duration', now, (repo, idList) => repo.endForEveryone(idList, now, true));
   }
 
-  private async endMany(roomIds: number[], reason: CallEndReason, now: number, end: (repo: CallsRepository, ids: number[]) => Promise<number[]>): Promise<number> {
+  private async endMany(
+    roomIds: number[],
+    reason: CallEndReason,
+    now: number,
+    end: (repo: CallsRepository, ids: number[]) => Promise<number[]>,
+  ): Promise<number> {
     const before = await this.repo.withCallState(roomIds);
     if (before.length === 0) return 0;
     const rooms = new Map((await this.repos.rooms.findByIds(before.map((r) => r.id))).map((r) => [r.id, r]));
     const ended = await this.db.kysely.transaction().execute(async (trx: Kysely<Database>) => {
-      const ids = await end(this.repos.withTransaction(trx).calls, before.map((r) => r.id));
+      const ids = await end(
+        this.repos.withTransaction(trx).calls,
+        before.map((r) => r.id),
+      );
       const out: CallEnded[] = [];
       for (const id of ids) {
         const room = rooms.get(id);

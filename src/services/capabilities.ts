@@ -21,7 +21,16 @@ const SUPPORTED_REACTIONS = ['❤️', '🎉', '👏', '👋', '👍', '👎', '
 
 const CONFIG_LOCAL = {
   attachments: ['allowed', 'folder'],
-  call: ['predefined-backgrounds', 'predefined-backgrounds-v2', 'can-upload-background', 'start-without-media', 'blur-virtual-background', 'play-sounds', 'grid-limit', 'grid-limit-enforced'],
+  call: [
+    'predefined-backgrounds',
+    'predefined-backgrounds-v2',
+    'can-upload-background',
+    'start-without-media',
+    'blur-virtual-background',
+    'play-sounds',
+    'grid-limit',
+    'grid-limit-enforced',
+  ],
   chat: ['read-privacy', 'has-translation-providers', 'has-translation-task-providers', 'typing-privacy', 'summary-threshold', 'style'],
   conversations: ['can-create', 'list-style', 'description-length'],
   federation: ['enabled', 'incoming-enabled', 'outgoing-enabled', 'only-trusted-servers'],
@@ -173,7 +182,7 @@ export class CapabilitiesService {
         previews: { 'max-gif-size': cfg.int('max_gif_size') },
         signaling: {
           'session-ping-limit': cfg.int('session-ping-limit'),
-          'hello-v2-token-key': (cfg.raw(tokenKeyNames(tokenAlgOf(cfg)).pub) ?? ''),
+          'hello-v2-token-key': cfg.raw(tokenKeyNames(tokenAlgOf(cfg)).pub) ?? '',
           mode: signalingMode,
         },
         experiments: { enabled: user ? cfg.int('experiments_users') : cfg.int('experiments_guests') },

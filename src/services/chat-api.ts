@@ -26,7 +26,15 @@ import {
 } from '../domain/chat.js';
 import { ActorType, Permission, ReadOnlyState, RoomType } from '../domain/constants.js';
 import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge } from '../domain/errors.js';
-import { hasPermission, heldInLobby, isLoggedInModeratorType, isModeratorType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import {
+  hasPermission,
+  heldInLobby,
+  isLoggedInModeratorType,
+  isModeratorType,
+  isOneToOneKind,
+  permissionsIn,
+  serverDefaultPermissions,
+} from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import type { MessageEnv } from '../presenters/chat-message.js';
 import { chatChannel, type ChatActor, type ChatService } from './chat.js';
@@ -102,7 +110,8 @@ export class ChatApiService {
     const { attendee } = found;
     let room = found.room;
     if (need.authenticated && attendee.actor_type !== ActorType.USERS) throw notFound('room');
-    if (need.write && (room.read_only === ReadOnlyState.READ_ONLY || room.type === RoomType.CHANGELOG)) throw forbidden('readOnly', 'The conversation is read-only');
+    if (need.write && (room.read_only === ReadOnlyState.READ_ONLY || room.type === RoomType.CHANGELOG))
+      throw forbidden('readOnly', 'The conversation is read-only');
     if (need.lobby !== false) {
       const now = nowSeconds();
       // The lobby timer is applied lazily (talk-behaviour.md §11).
@@ -131,7 +140,8 @@ export class ChatApiService {
     let parent: ChatMessageRead | undefined;
     if (input.replyTo > 0) {
       parent = await this.messages.findInRoom(acc.room.id, input.replyTo, now);
-      if (!parent || !isReplyable(parent.message_type, parent.actor_type)) throw badRequest('reply-to', 'The message to reply to does not exist or cannot be replied to');
+      if (!parent || !isReplyable(parent.message_type, parent.actor_type))
+        throw badRequest('reply-to', 'The message to reply to does not exist or cannot be replied to');
     } else if (input.replyTo < 0) {
       throw badRequest('reply-to', 'replyTo must be a message id');
     }
@@ -190,7 +200,9 @@ export class ChatApiService {
       for (;;) {
         const inclusive = q.includeLastKnown && offset > 0;
         // The room's other waiters woken by the same wake-up share this read (same-turn-reads.ts).
-        const fetched = await this.sameTurn.read(`future:${roomId}:${offset}:${inclusive}:${q.limit}`, () => this.messages.future(roomId, offset, inclusive, q.limit));
+        const fetched = await this.sameTurn.read(`future:${roomId}:${offset}:${inclusive}:${q.limit}`, () =>
+          this.messages.future(roomId, offset, inclusive, q.limit),
+        );
         if (fetched.length > 0) return this.page(acc, fetched, q.lastCommonReadId, true);
         const left = deadline - Date.now();
         if (left <= 0 || !(await waiter.wait(left, signal))) return this.page(acc, [], q.lastCommonReadId, true);
@@ -275,7 +287,8 @@ export class ChatApiService {
     const acc = await this.access(ctx, token, { write: true, lobby: false });
     if (!isLoggedInModeratorType(acc.attendee.participant_type)) throw forbidden('moderator', 'Only moderators can clear the history');
     const cfg = await ctx.config();
-    if (isOneToOneKind(acc.room.type) && !cfg.bool('delete_one_to_one_conversations')) throw forbidden('type', 'The history of one-to-one conversations cannot be cleared');
+    if (isOneToOneKind(acc.room.type) && !cfg.bool('delete_one_to_one_conversations'))
+      throw forbidden('type', 'The history of one-to-one conversations cannot be cleared');
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
@@ -371,7 +384,14 @@ export class ChatApiService {
     const reactionsSelf = reactedIds.length ? await this.repos.chatReactions.ownOn(reactedIds, acc.actor.type, acc.actor.id) : undefined;
     let notModified = emptyIs304 && fetched.length === 0;
     // 200 [] instead of 304 when only the common read moved (§1.3 lastCommonReadId).
-    if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId) notModified = false;
-    return { rows, env: { token: acc.room.token, roomType: acc.room.type, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf }, lastGiven, commonRead, notModified };
+    if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId)
+      notModified = false;
+    return {
+      rows,
+      env: { token: acc.room.token, roomType: acc.room.type, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf },
+      lastGiven,
+      commonRead,
+      notModified,
+    };
   }
 }

@@ -131,7 +131,12 @@ export class ChatMentions {
   async autocomplete(room: RoomRow, caller: AttendeeRow, search: string, limit: number): Promise<AutocompleteItem[]> {
     const term = search.trim().toLowerCase();
     const attendees = await this.repos.attendees.forRoom(room.id);
-    const userNames = new Map((await this.directory.users.existing(attendees.filter((a) => a.actor_type === ActorType.USERS).map((a) => a.actor_id))).map((u) => [u.id, u.display_name]));
+    const userNames = new Map(
+      (await this.directory.users.existing(attendees.filter((a) => a.actor_type === ActorType.USERS).map((a) => a.actor_id))).map((u) => [
+        u.id,
+        u.display_name,
+      ]),
+    );
     const items: AutocompleteItem[] = [];
     for (const a of attendees) {
       if (a.id === caller.id) continue;

@@ -21,7 +21,9 @@ function roomChangeMessage(room: RoomRow, change: RoomChange): { id: string; par
     case 'created':
       return { id: 'conversation_created' };
     case 'renamed':
-      return change.oldName !== '' && change.newName !== '' ? { id: 'conversation_renamed', params: { oldName: change.oldName, newName: change.newName } } : undefined;
+      return change.oldName !== '' && change.newName !== ''
+        ? { id: 'conversation_renamed', params: { oldName: change.oldName, newName: change.newName } }
+        : undefined;
     case 'description':
       return change.description === '' ? { id: 'description_removed' } : { id: 'description_set', params: { newDescription: change.description } };
     case 'read-only':

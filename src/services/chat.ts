@@ -100,14 +100,20 @@ export class ChatService {
     opts: SystemMessageOptions = {},
   ): Promise<number> {
     const now = opts.at ?? nowSeconds();
-    const id = await this.insert(trx, room, now, {
-      ...this.baseRow(room, actor, now),
-      message_type: MessageType.SYSTEM,
-      system_message: systemMessage,
-      message_parameters: JSON.stringify(parameters),
-      parent_id: opts.parentId ?? null,
-      ...(opts.silent ? { silent: 1 } : {}),
-    }, { bump: !opts.skipRoomUpdate });
+    const id = await this.insert(
+      trx,
+      room,
+      now,
+      {
+        ...this.baseRow(room, actor, now),
+        message_type: MessageType.SYSTEM,
+        system_message: systemMessage,
+        message_parameters: JSON.stringify(parameters),
+        parent_id: opts.parentId ?? null,
+        ...(opts.silent ? { silent: 1 } : {}),
+      },
+      { bump: !opts.skipRoomUpdate },
+    );
     await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
     return id;
   }
@@ -129,7 +135,10 @@ export class ChatService {
     const { chatMessages, rooms: roomsRepo } = this.repos.withTransaction(trx);
     const ids = await chatMessages.insertMany(rows);
     await roomsRepo.setLastMessages(new Map(ids.map((x) => [x.roomId, x.id])));
-    await this.db.wake.notify(rooms.map((r) => chatChannel(r.id)), trx);
+    await this.db.wake.notify(
+      rooms.map((r) => chatChannel(r.id)),
+      trx,
+    );
   }
 
   /**
@@ -138,12 +147,18 @@ export class ChatService {
    */
   async postSharedObject(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, parameters: Record<string, unknown>): Promise<number> {
     const now = nowSeconds();
-    const id = await this.insert(trx, room, now, {
-      ...this.baseRow(room, actor, now),
-      message: '{object}',
-      message_type: 'object_shared',
-      message_parameters: JSON.stringify(parameters),
-    }, { bump: true });
+    const id = await this.insert(
+      trx,
+      room,
+      now,
+      {
+        ...this.baseRow(room, actor, now),
+        message: '{object}',
+        message_type: 'object_shared',
+        message_parameters: JSON.stringify(parameters),
+      },
+      { bump: true },
+    );
     await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
     return id;
   }
@@ -155,16 +170,22 @@ export class ChatService {
   async postUserMessage(room: RoomRow, input: UserMessageInput): Promise<number> {
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
-      const messageId = await this.insert(trx, room, now, {
-        ...this.baseRow(room, input.actor, now),
-        message: input.message,
-        message_type: MessageType.COMMENT,
-        message_parameters: JSON.stringify(input.parameters),
-        reference_id: input.referenceId,
-        parent_id: input.parentId,
-        silent: input.silent ? 1 : 0,
-        can_mention_all: input.canMentionAll ? 1 : 0,
-      }, { bump: true });
+      const messageId = await this.insert(
+        trx,
+        room,
+        now,
+        {
+          ...this.baseRow(room, input.actor, now),
+          message: input.message,
+          message_type: MessageType.COMMENT,
+          message_parameters: JSON.stringify(input.parameters),
+          reference_id: input.referenceId,
+          parent_id: input.parentId,
+          silent: input.silent ? 1 : 0,
+          can_mention_all: input.canMentionAll ? 1 : 0,
+        },
+        { bump: true },
+      );
       const attendees = this.repos.withTransaction(trx).attendees;
       if (input.attendeeId > 0) await attendees.advanceReadMarker(input.attendeeId, messageId, now);
       await attendees.markMentioned(room.id, input.mentions.indirect, messageId, false);

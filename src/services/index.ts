@@ -165,7 +165,19 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const serverLists = new ServerListsService(appConfig);
   const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
   const notifications = new NotificationService(repos.notifications, repos, directory, userStatus);
-  const participants = new ParticipantsService(rooms, repos, repos.participants, sessions, directory, teams, userStatus, mail, settings.baseUrl, notifications, sip);
+  const participants = new ParticipantsService(
+    rooms,
+    repos,
+    repos.participants,
+    sessions,
+    directory,
+    teams,
+    userStatus,
+    mail,
+    settings.baseUrl,
+    notifications,
+    sip,
+  );
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
   const breakoutRooms = new BreakoutRoomsService(repos.participants, rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
@@ -181,7 +193,70 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
   const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl });
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
-  subscribeAll(events, { auth, loginSessions, userStatus, teams, phoneNumbers, membershipSync, avatars, userAvatars, notifications, chatSystemMessages: new ChatSystemMessages(chat, repos), chat, signalingNotifier, polls, calls });
+  subscribeAll(events, {
+    auth,
+    loginSessions,
+    userStatus,
+    teams,
+    phoneNumbers,
+    membershipSync,
+    avatars,
+    userAvatars,
+    notifications,
+    chatSystemMessages: new ChatSystemMessages(chat, repos),
+    chat,
+    signalingNotifier,
+    polls,
+    calls,
+  });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
-  return { repos, log, signaling, signalingBackend, signalingNotifier, internalSignaling, events, calls, chat, chatApi, chatReactions, polls, breakoutBroadcast, chatMentions, roomOperator, breakoutRooms, avatars, userAvatars, housekeeping, sessions, participants, serverLists, metrics, db, settings, userStatus, mail, teams, clientSessions, loginSessions, loginFlows, notifications, directory, appConfig, bruteForce, auth, preferences, capabilities, serviceHash, provisioning, sipSettings, rooms, conversationView, roomSettings, sipBridge, sip, phoneNumbers };
+  return {
+    repos,
+    log,
+    signaling,
+    signalingBackend,
+    signalingNotifier,
+    internalSignaling,
+    events,
+    calls,
+    chat,
+    chatApi,
+    chatReactions,
+    polls,
+    breakoutBroadcast,
+    chatMentions,
+    roomOperator,
+    breakoutRooms,
+    avatars,
+    userAvatars,
+    housekeeping,
+    sessions,
+    participants,
+    serverLists,
+    metrics,
+    db,
+    settings,
+    userStatus,
+    mail,
+    teams,
+    clientSessions,
+    loginSessions,
+    loginFlows,
+    notifications,
+    directory,
+    appConfig,
+    bruteForce,
+    auth,
+    preferences,
+    capabilities,
+    serviceHash,
+    provisioning,
+    sipSettings,
+    rooms,
+    conversationView,
+    roomSettings,
+    sipBridge,
+    sip,
+    phoneNumbers,
+  };
 }

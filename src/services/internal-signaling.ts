@@ -31,9 +31,7 @@ const MAX_MESSAGES = 500;
 
 export const signalingChannel = (sessionId: string) => `signaling:${sessionId}`;
 
-export type PollResult =
-  | { kind: 'ok'; items: Array<{ type: string; data: unknown }> }
-  | { kind: 'no-session'; items: Array<{ type: string; data: unknown }> };
+export type PollResult = { kind: 'ok'; items: Array<{ type: string; data: unknown }> } | { kind: 'no-session'; items: Array<{ type: string; data: unknown }> };
 
 interface InSession {
   room: RoomRow;

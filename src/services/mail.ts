@@ -41,7 +41,10 @@ export class MailService {
         this.log.info({ to: msg.to, subject: msg.subject }, 'mail sent');
         return 'smtp';
       } catch (err) {
-        this.log.warn({ to: msg.to, subject: msg.subject, error: (err as Error)?.message ?? 'unknown' }, 'mail could not be sent over SMTP; kept in the outbox');
+        this.log.warn(
+          { to: msg.to, subject: msg.subject, error: (err as Error)?.message ?? 'unknown' },
+          'mail could not be sent over SMTP; kept in the outbox',
+        );
       }
     }
     await this.outbox.insert(msg.to, msg.subject, msg.text, nowSeconds());

@@ -58,9 +58,13 @@ export class MembershipSync {
       const groups = (await this.directory.groups.groupsOf(userId)).filter((g) => !(type === ActorType.GROUPS && g === sourceId));
       const teams = (await this.teams.teamsOf(userId)).filter((t) => !(type === ActorType.CIRCLES && t === sourceId));
       const kept = await this.repo.roomsWithAnySource(rooms, groups, teams);
-      const leaving = (await this.repos.attendees.actorsInRooms(rooms.filter((r) => !kept.has(r)), ActorType.USERS, [userId])).filter(
-        (a) => a.participant_type === ParticipantType.USER,
-      );
+      const leaving = (
+        await this.repos.attendees.actorsInRooms(
+          rooms.filter((r) => !kept.has(r)),
+          ActorType.USERS,
+          [userId],
+        )
+      ).filter((a) => a.participant_type === ParticipantType.USER);
       await this.repo.deleteAttendees(leaving.map((a) => a.id));
     }
     await this.rooms.touch(rooms);

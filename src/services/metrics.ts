@@ -16,7 +16,11 @@ const ROOM_TYPES: Record<number, string> = { 1: 'one_to_one', 2: 'group', 3: 'pu
 
 export class MetricsService {
   private readonly requests = new Counter('parley_http_requests', 'HTTP requests answered, by method, route pattern and status');
-  private readonly latency = new Histogram('parley_http_request_duration_seconds', 'Time to answer an HTTP request, by method, route pattern and status', LATENCY_BUCKETS);
+  private readonly latency = new Histogram(
+    'parley_http_request_duration_seconds',
+    'Time to answer an HTTP request, by method, route pattern and status',
+    LATENCY_BUCKETS,
+  );
   private readonly jobRuns = new Counter('parley_job_runs', 'Periodic job runs by this process, by job and result');
   private readonly jobTime = new Histogram('parley_job_duration_seconds', 'Time of periodic job runs, by job', JOB_BUCKETS);
   private readonly started = Date.now() / 1000;
@@ -66,8 +70,16 @@ export class MetricsService {
     lines.push(
       ...this.jobRuns.render(),
       ...this.jobTime.render(),
-      ...gauge('parley_conversations', 'Conversations by type', rooms.map((r) => ({ labels: { type: ROOM_TYPES[r.type] ?? String(r.type) }, value: r.count }))),
-      ...gauge('parley_participants', 'Participants (attendees) by actor type', attendees.map((a) => ({ labels: { actor_type: a.actorType }, value: a.count }))),
+      ...gauge(
+        'parley_conversations',
+        'Conversations by type',
+        rooms.map((r) => ({ labels: { type: ROOM_TYPES[r.type] ?? String(r.type) }, value: r.count })),
+      ),
+      ...gauge(
+        'parley_participants',
+        'Participants (attendees) by actor type',
+        attendees.map((a) => ({ labels: { actor_type: a.actorType }, value: a.count })),
+      ),
       ...gauge('parley_sessions', 'Talk sessions, by whether they are in a call', [
         { labels: { in_call: 'false' }, value: sessions.total - sessions.inCall },
         { labels: { in_call: 'true' }, value: sessions.inCall },

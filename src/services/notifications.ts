@@ -88,10 +88,20 @@ export class NotificationService {
    * in the conversation whose notification level is not "never", minus the author.
    * `everyone` is an @all mention (subject `mention_all`).
    */
-  async mentioned(roomId: number, messageId: number, actor: NotificationActor, userIds: string[], message: MentionMessage = { text: '' }, opts: { everyone?: boolean } = {}): Promise<void> {
+  async mentioned(
+    roomId: number,
+    messageId: number,
+    actor: NotificationActor,
+    userIds: string[],
+    message: MentionMessage = { text: '' },
+    opts: { everyone?: boolean } = {},
+  ): Promise<void> {
     const room = await this.room(roomId);
     if (!room) return;
-    const members = await this.members(room, userIds.filter((u) => !(actor.type === ActorType.USERS && u === actor.id)));
+    const members = await this.members(
+      room,
+      userIds.filter((u) => !(actor.type === ActorType.USERS && u === actor.id)),
+    );
     const targets = members.filter((a) => a.notification_level !== NotificationLevel.NEVER).map((a) => a.actor_id);
     const params: Record<string, string> = { userType: actor.type, userId: actor.id };
     if (actor.type !== ActorType.USERS && actor.displayName) params.guestName = actor.displayName;
@@ -110,9 +120,16 @@ export class NotificationService {
    * the conversation with call notifications on, minus the actor. A second start refreshes it.
    */
   async callStarted(room: RoomRow, actor: NotificationActor, userIds: string[]): Promise<void> {
-    const members = await this.members(room, userIds.filter((u) => !(actor.type === ActorType.USERS && u === actor.id)));
+    const members = await this.members(
+      room,
+      userIds.filter((u) => !(actor.type === ActorType.USERS && u === actor.id)),
+    );
     const targets = members.filter((a) => a.notification_calls !== 0).map((a) => a.actor_id);
-    await this.insert(room, targets, { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) });
+    await this.insert(room, targets, {
+      subject: 'call',
+      object_type: 'call',
+      subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }),
+    });
   }
 
   /**
@@ -121,7 +138,11 @@ export class NotificationService {
    */
   async callStartedInRoom(room: RoomRow, actor: NotificationActor, silentFor: string[]): Promise<void> {
     const users = (await this.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS && !silentFor.includes(a.actor_id));
-    await this.callStarted(room, actor, users.map((a) => a.actor_id));
+    await this.callStarted(
+      room,
+      actor,
+      users.map((a) => a.actor_id),
+    );
   }
 
   /**
@@ -132,7 +153,11 @@ export class NotificationService {
   async rang(room: RoomRow, actor: NotificationActor, targetUserId: string): Promise<void> {
     if (actor.type === ActorType.USERS && actor.id === targetUserId) return;
     const member = await this.members(room, [targetUserId]);
-    await this.insert(room, member.map((a) => a.actor_id), { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) });
+    await this.insert(
+      room,
+      member.map((a) => a.actor_id),
+      { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) },
+    );
   }
 
   /** The call ended without these users (all when omitted): their call notifications read "You missed …". */
@@ -173,7 +198,11 @@ export class NotificationService {
     return userIds.length ? this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, [...new Set(userIds)]) : Promise.resolve([]);
   }
 
-  private async insert(room: RoomRow, userIds: string[], fields: Pick<NewNotification, 'subject' | 'object_type' | 'subject_params'> & Partial<NewNotification>): Promise<void> {
+  private async insert(
+    room: RoomRow,
+    userIds: string[],
+    fields: Pick<NewNotification, 'subject' | 'object_type' | 'subject_params'> & Partial<NewNotification>,
+  ): Promise<void> {
     if (userIds.length === 0) return;
     const now = nowSeconds();
     await this.repo.upsert(
@@ -272,4 +301,3 @@ export class NotificationService {
     return out;
   }
 }
-

@@ -117,7 +117,12 @@ export class ParticipantsService {
     if (merged.staleSessionIds.length) {
       const stale = new Set(merged.staleSessionIds);
       const staleAttendees = rows.filter((r) => r.session && stale.has(r.session.id)).map((r) => r.attendee.id);
-      await this.sessions.endSessions({ sessionIds: merged.staleSessionIds, attendeeIds: staleAttendees, roomIds: [...roomsById.keys()], pingedBefore: now - SESSION_TIMEOUT_KILL });
+      await this.sessions.endSessions({
+        sessionIds: merged.staleSessionIds,
+        attendeeIds: staleAttendees,
+        roomIds: [...roomsById.keys()],
+        pingedBefore: now - SESSION_TIMEOUT_KILL,
+      });
     }
     if (merged.goneGuestIds.length) {
       await this.repo.deleteAttendees(merged.goneGuestIds);
@@ -161,7 +166,15 @@ export class ParticipantsService {
     requireBreakoutListable(rule);
     const children = await this.repos.rooms.childrenOf(parent.token);
     if (seesAllBreakoutRooms(rule)) return children;
-    const mine = new Set((await this.repos.attendees.actorsInRooms(children.map((c) => c.id), viewer.actor_type, [viewer.actor_id])).map((a) => a.room_id));
+    const mine = new Set(
+      (
+        await this.repos.attendees.actorsInRooms(
+          children.map((c) => c.id),
+          viewer.actor_type,
+          [viewer.actor_id],
+        )
+      ).map((a) => a.room_id),
+    );
     return children.filter((c) => mine.has(c.id));
   }
 
@@ -203,14 +216,25 @@ export class ParticipantsService {
   }
 
   /** Returns the users newly added (for invitation notifications). */
-  private async addUser(room: RoomRow, actor: ChatActor, userId: string, isBreakoutChild: boolean, now: number, invitedBy: string | undefined): Promise<string[]> {
+  private async addUser(
+    room: RoomRow,
+    actor: ChatActor,
+    userId: string,
+    isBreakoutChild: boolean,
+    now: number,
+    invitedBy: string | undefined,
+  ): Promise<string[]> {
     const user = userId === '' ? undefined : await this.directory.users.find(userId);
     if (!user) throw notFound('new-participant', 'The user to add does not exist');
     if (isBreakoutChild) {
       const parent = await this.repos.rooms.findByToken(room.object_id);
       if (parent) {
         const siblings = (await this.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
-        const inSiblings = await this.repos.attendees.actorsInRooms(siblings.map((s) => s.id), ActorType.USERS, [user.id]);
+        const inSiblings = await this.repos.attendees.actorsInRooms(
+          siblings.map((s) => s.id),
+          ActorType.USERS,
+          [user.id],
+        );
         if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
           throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
         }
@@ -238,15 +262,28 @@ export class ParticipantsService {
     invitedBy?: string,
   ): Promise<string[]> {
     const fresh = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
-      const existing = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, users.map((u) => u.id));
+      const existing = await repos.attendees.actorsInRooms(
+        [room.id],
+        ActorType.USERS,
+        users.map((u) => u.id),
+      );
       const have = new Set(existing.map((a) => a.actor_id));
       const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED);
       const fresh = users.filter((u) => !have.has(u.id));
       // read_privacy comes from each user's preference as the rows are inserted (AttendeesRepository).
-      const userSpecs: NewAttendeeSpec[] = fresh.map((u) => ({ actorType: ActorType.USERS, actorId: u.id, displayName: u.display_name, participantType: ParticipantType.USER }));
+      const userSpecs: NewAttendeeSpec[] = fresh.map((u) => ({
+        actorType: ActorType.USERS,
+        actorId: u.id,
+        displayName: u.display_name,
+        participantType: ParticipantType.USER,
+      }));
       const specs = [...extra, ...userSpecs];
       const added = specs.length ? await this.rooms.addAttendees(room.id, specs, repos) : [];
-      await repos.participants.setParticipantType(selfJoined.map((a) => a.id), ParticipantType.USER, now);
+      await repos.participants.setParticipantType(
+        selfJoined.map((a) => a.id),
+        ParticipantType.USER,
+        now,
+      );
       if (specs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
       // Talk adds the members first, then the group or team itself.
       const members = added.filter((a) => a.actor_type === ActorType.USERS);
@@ -447,7 +484,12 @@ export class ParticipantsService {
     }
     const children = await this.repos.rooms.childrenOf(room.token);
     for (const t of targets) {
-      for (const c of await this.repos.attendees.actorsInRooms(children.map((ch) => ch.id), t.actor_type, [t.actor_id])) ids.add(c.id);
+      for (const c of await this.repos.attendees.actorsInRooms(
+        children.map((ch) => ch.id),
+        t.actor_type,
+        [t.actor_id],
+      ))
+        ids.add(c.id);
     }
     const sessionIds = await this.repo.deleteAttendees([...ids]);
     await this.notifications.removedFromRoom([room.id, ...children.map((c) => c.id)], [...leavingUsers]);
@@ -506,9 +548,17 @@ export class ParticipantsService {
     // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
     const children = await this.repos.rooms.childrenOf(room.token);
     if (children.length) {
-      const inChildren = await this.repos.attendees.actorsInRooms(children.map((c) => c.id), target.actor_type, [target.actor_id]);
+      const inChildren = await this.repos.attendees.actorsInRooms(
+        children.map((c) => c.id),
+        target.actor_type,
+        [target.actor_id],
+      );
       if (promote) {
-        await this.repo.setParticipantType(inChildren.map((a) => a.id), change.type, now);
+        await this.repo.setParticipantType(
+          inChildren.map((a) => a.id),
+          change.type,
+          now,
+        );
         const have = new Set(inChildren.map((a) => a.room_id));
         const spec = { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: change.type };
         await this.repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));

@@ -52,7 +52,8 @@ export class PollsService {
   /** POST /poll/{token}: 201 with the poll. */
   async create(ctx: RequestContext, token: unknown, input: PollInput): Promise<PollRecord> {
     const acc = await this.chatApi.access(ctx, token, { write: true, chat: true });
-    if (acc.room.type !== RoomType.GROUP && acc.room.type !== RoomType.PUBLIC) throw badRequest('room', 'Polls are only possible in group and public conversations');
+    if (acc.room.type !== RoomType.GROUP && acc.room.type !== RoomType.PUBLIC)
+      throw badRequest('room', 'Polls are only possible in group and public conversations');
     if (input.draft) throw badRequest('draft', 'Poll drafts are not supported');
     const question = input.question.trim();
     if (question === '' || bytes(question) > QUESTION_MAX_BYTES) throw badRequest('question', 'The question is empty or too long');
@@ -98,7 +99,11 @@ export class PollsService {
     if (poll.status !== PollStatus.OPEN) throw badRequest('poll', 'The poll is closed');
     const count = (JSON.parse(poll.options) as unknown[]).length;
     const ids = optionIds.map((o) => (typeof o === 'number' ? o : typeof o === 'string' && /^\d+$/.test(o) ? Number(o) : NaN));
-    if (ids.some((o) => !Number.isInteger(o) || o < 0 || o >= count) || new Set(ids).size !== ids.length || (poll.max_votes > 0 && ids.length > poll.max_votes)) {
+    if (
+      ids.some((o) => !Number.isInteger(o) || o < 0 || o >= count) ||
+      new Set(ids).size !== ids.length ||
+      (poll.max_votes > 0 && ids.length > poll.max_votes)
+    ) {
       throw badRequest('options', 'Invalid options');
     }
     const voted = await this.db.kysely.transaction().execute(async (trx) => {
@@ -120,7 +125,8 @@ export class PollsService {
   async close(ctx: RequestContext, token: unknown, pollId: number): Promise<PollRecord> {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
     const poll = await this.require(acc, pollId);
-    if (!this.isAuthor(acc, poll) && !isModeratorType(acc.attendee.participant_type)) throw forbidden('poll', 'Only the author or a moderator can close the poll');
+    if (!this.isAuthor(acc, poll) && !isModeratorType(acc.attendee.participant_type))
+      throw forbidden('poll', 'Only the author or a moderator can close the poll');
     const closed = await this.db.kysely.transaction().execute(async (trx) => {
       if (!(await this.repos.withTransaction(trx).polls.close(poll.id))) return false;
       await this.chat.postSystemMessage(trx, acc.room, acc.actor, 'poll_closed', { poll: pollObject(poll) });

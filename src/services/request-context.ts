@@ -9,7 +9,6 @@ import type { DirectoryService } from './directory.js';
 import { ADMIN_GROUP } from './directory.js';
 import { listableScopes } from '../domain/visibility.js';
 
-
 export class RequestContext {
   private groupsPromise?: Promise<string[]>;
   private configPromise?: Promise<AppConfigSnapshot>;

@@ -88,7 +88,7 @@ const REASONS: Record<string, string> = {
 /** Turns a domain rule's reason into a refusal naming the option. */
 function check(option: keyof typeof VALUE_HINTS | 'public' | 'password', problem: string | null): void {
   if (!problem) return;
-  const hint = problem === 'value' && option in VALUE_HINTS ? VALUE_HINTS[option as keyof typeof VALUE_HINTS] : REASONS[problem] ?? `is refused (${problem})`;
+  const hint = problem === 'value' && option in VALUE_HINTS ? VALUE_HINTS[option as keyof typeof VALUE_HINTS] : (REASONS[problem] ?? `is refused (${problem})`);
   throw badRequest(problem, `--${option} ${hint}`);
 }
 

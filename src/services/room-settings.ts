@@ -88,14 +88,27 @@ export class RoomSettingsService {
   }
 
   /** Writes a room patch and takes `who` out of the call; the room is read back (the call may have ended). */
-  private async saveDisconnecting<T extends Participating>(found: T, patch: RoomPatch, who: CallDisconnect, ctx?: RequestContext, change?: RoomChange): Promise<T> {
+  private async saveDisconnecting<T extends Participating>(
+    found: T,
+    patch: RoomPatch,
+    who: CallDisconnect,
+    ctx?: RequestContext,
+    change?: RoomChange,
+  ): Promise<T> {
     const now = nowSeconds();
     const within = ctx && change ? this.announcing(ctx, found, patch, change) : undefined;
-    const ended = await this.repo.updateAndDisconnect(found.room.id, { ...patch, last_activity: Math.max(now, found.room.last_activity) }, who, now - SESSION_TIMEOUT, within);
+    const ended = await this.repo.updateAndDisconnect(
+      found.room.id,
+      { ...patch, last_activity: Math.max(now, found.room.last_activity) },
+      who,
+      now - SESSION_TIMEOUT,
+      within,
+    );
     if (ended) await this.calls.announceEnded(found.room, 'disconnected', now);
     const room = (await this.repos.rooms.findById(found.room.id)) ?? found.room;
     await this.rooms.announceUpdated(room);
-    const session = found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
+    const session =
+      found.session && (who === 'everyone' || !isModeratorType(found.attendee.participant_type)) ? { ...found.session, in_call: 0 } : found.session;
     return { ...found, room, session };
   }
 
@@ -107,7 +120,10 @@ export class RoomSettingsService {
   }
 
   /** Updates the caller's own attendee row and moves its last_attendee_activity. */
-  private async saveAttendee(found: Participating, patch: Partial<Pick<AttendeeRow, 'favorite' | 'notification_level' | 'notification_calls'>>): Promise<Participating> {
+  private async saveAttendee(
+    found: Participating,
+    patch: Partial<Pick<AttendeeRow, 'favorite' | 'notification_level' | 'notification_calls'>>,
+  ): Promise<Participating> {
     const full = { ...patch, last_attendee_activity: Math.max(nowSeconds(), found.attendee.last_attendee_activity) };
     await this.repos.attendees.update(found.attendee.id, full);
     return { ...found, attendee: { ...found.attendee, ...full } };

@@ -21,14 +21,7 @@ import { hashPassword } from '../domain/passwords.js';
 import { passwordPolicyViolation } from '../domain/password-policy.js';
 import type { TeamsService } from './teams.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
-import {
-  ActorType,
-  BreakoutMode,
-  BreakoutStatus,
-  LobbyState,
-  ParticipantType,
-  RoomType,
-} from '../domain/constants.js';
+import { ActorType, BreakoutMode, BreakoutStatus, LobbyState, ParticipantType, RoomType } from '../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
 import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../domain/permissions.js';
 import { isWellFormedToken, newToken } from '../domain/tokens.js';
@@ -100,7 +93,6 @@ export interface ListOptions {
 }
 
 const GROUP_NAME_MAX = 64;
-
 
 /**
  * One-to-one name: the two user ids, sorted, as PHP's json_encode writes them (Talk dedupes on
@@ -315,22 +307,31 @@ export class RoomsService {
     const options = await this.createOptions(ctx, cfg, type, input);
 
     const now = nowSeconds();
-    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type }, options, async (id, repos) => {
-      const members: NewAttendee[] = [this.ownerRow(id, now, user)];
-      if (parent) {
-        // Every other moderator of the parent joins the child with their parent participant type.
-        for (const m of await repos.attendees.moderatorsOf(parent.room.id)) {
-          if (m.actor_type === ActorType.USERS && m.actor_id === user.id) continue;
-          members.push(this.attendeeRow(id, now, { actorType: m.actor_type, actorId: m.actor_id, displayName: m.display_name, participantType: m.participant_type }));
+    const room = await this.insertRoom(
+      chatActorOf(ctx),
+      cfg,
+      { name, type },
+      options,
+      async (id, repos) => {
+        const members: NewAttendee[] = [this.ownerRow(id, now, user)];
+        if (parent) {
+          // Every other moderator of the parent joins the child with their parent participant type.
+          for (const m of await repos.attendees.moderatorsOf(parent.room.id)) {
+            if (m.actor_type === ActorType.USERS && m.actor_id === user.id) continue;
+            members.push(
+              this.attendeeRow(id, now, { actorType: m.actor_type, actorId: m.actor_id, displayName: m.display_name, participantType: m.participant_type }),
+            );
+          }
         }
-      }
-      return members;
-    }, parent && {
-      object_type: 'room',
-      object_id: parent.room.token,
-      // Children of stopped breakout rooms start behind the lobby (contract state table).
-      ...(parent.room.breakout_room_status === BreakoutStatus.STOPPED ? { lobby_state: LobbyState.NON_MODERATORS } : {}),
-    });
+        return members;
+      },
+      parent && {
+        object_type: 'room',
+        object_id: parent.room.token,
+        // Children of stopped breakout rooms start behind the lobby (contract state table).
+        ...(parent.room.breakout_room_status === BreakoutStatus.STOPPED ? { lobby_state: LobbyState.NON_MODERATORS } : {}),
+      },
+    );
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -394,7 +395,12 @@ export class RoomsService {
   }
 
   private ownerRow(roomId: number, now: number, user: { id: string; display_name: string }): NewAttendee {
-    return this.attendeeRow(roomId, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER });
+    return this.attendeeRow(roomId, now, {
+      actorType: ActorType.USERS,
+      actorId: user.id,
+      displayName: user.display_name,
+      participantType: ParticipantType.OWNER,
+    });
   }
 
   /** A name for an invite-created conversation: `roomName` when given, else the group's or team's. */
@@ -414,7 +420,11 @@ export class RoomsService {
     const members = await this.directory.users.existing(memberIds);
     const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
     const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
-    await this.announceAttendeesAdded(room, members.map((m) => m.id), user.id);
+    await this.announceAttendeesAdded(
+      room,
+      members.map((m) => m.id),
+      user.id,
+    );
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -432,7 +442,11 @@ export class RoomsService {
     const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
     const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
     const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
-    await this.announceAttendeesAdded(room, members.map((m) => m.id), user.id);
+    await this.announceAttendeesAdded(
+      room,
+      members.map((m) => m.id),
+      user.id,
+    );
     return { caller: await this.callerView(ctx, room), created: true };
   }
 
@@ -447,7 +461,9 @@ export class RoomsService {
     return [
       this.ownerRow(id, now, user),
       this.attendeeRow(id, now, { ...actor, participantType: ParticipantType.USER, readPrivacy: 1 }),
-      ...members.map((m) => this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER })),
+      ...members.map((m) =>
+        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER }),
+      ),
     ];
   }
 

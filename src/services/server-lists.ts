@@ -49,7 +49,10 @@ export class ServerListsService {
   async deleteStun(server: string): Promise<void> {
     const list = await this.stunServers();
     if (!list.includes(server)) throw notFound('server', `There is no STUN server ${server}`);
-    await this.appConfig.set('stun_servers', list.filter((s) => s !== server));
+    await this.appConfig.set(
+      'stun_servers',
+      list.filter((s) => s !== server),
+    );
   }
 
   private async turnRaw(): Promise<TurnServer[]> {

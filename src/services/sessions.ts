@@ -181,7 +181,12 @@ export class SessionService {
       const before = now - SESSION_TIMEOUT_KILL;
       const stale = await this.repo.staleSessions(before, batch);
       if (stale.length === 0) break;
-      await this.endSessions({ sessionIds: stale.map((s) => s.id), attendeeIds: stale.map((s) => s.attendee_id), roomIds: stale.map((s) => s.room_id), pingedBefore: before });
+      await this.endSessions({
+        sessionIds: stale.map((s) => s.id),
+        attendeeIds: stale.map((s) => s.attendee_id),
+        roomIds: stale.map((s) => s.room_id),
+        pingedBefore: before,
+      });
       total += stale.length;
       if (stale.length < batch) break;
     }

@@ -80,8 +80,10 @@ export class SignalingBackendService {
     const random = ctx.headers[SIGNALING_RANDOM_HEADER];
     const checksum = ctx.headers[SIGNALING_CHECKSUM_HEADER];
     // One counted attempt under the brute-force cap (429 past it; the check does not run then).
-    const ok = await this.bruteForce.guard(ctx.ip, 'talkSignalingSecret', async () =>
-      typeof random === 'string' && typeof checksum === 'string' && validSignalingChecksum(signalingServers(cfg).secret, random, checksum, rawBody),
+    const ok = await this.bruteForce.guard(
+      ctx.ip,
+      'talkSignalingSecret',
+      async () => typeof random === 'string' && typeof checksum === 'string' && validSignalingChecksum(signalingServers(cfg).secret, random, checksum, rawBody),
     );
     if (!ok) {
       return error('invalid_request', 'The request could not be authenticated.');
@@ -130,7 +132,8 @@ export class SignalingBackendService {
     const room = token ? await this.repos.rooms.findByToken(token) : undefined;
     const hit = room && sessionId ? await this.participants.sessionInRoom(room.id, sessionId) : undefined;
     const belongs =
-      hit !== undefined && (userId === '' ? hit.attendee.actor_type !== ActorType.USERS : hit.attendee.actor_type === ActorType.USERS && hit.attendee.actor_id === userId);
+      hit !== undefined &&
+      (userId === '' ? hit.attendee.actor_type !== ActorType.USERS : hit.attendee.actor_type === ActorType.USERS && hit.attendee.actor_id === userId);
     if (str(req.action) === 'leave') {
       // Also sent after a disinvite closed the connection; the session may be gone already.
       if (room && hit && belongs) await this.sessions.endSessions({ sessionIds: [hit.session.id], attendeeIds: [hit.attendee.id], roomIds: [room.id] });

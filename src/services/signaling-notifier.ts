@@ -157,10 +157,16 @@ export class SignalingNotifier {
       const fresh = (await this.repo.room(room.id)) ?? room;
       const changed = sessions
         .filter((s) => attendeeIds === 'all' || attendeeIds.includes(s.attendee_id))
-        .map((s) => ({ ...signalingParticipant(fresh, s, serverDefault), permissions: signalingPermissions(permissionsIn(fresh, s, serverDefault), { participant_type: s.participant_type }) }));
+        .map((s) => ({
+          ...signalingParticipant(fresh, s, serverDefault),
+          permissions: signalingPermissions(permissionsIn(fresh, s, serverDefault), { participant_type: s.participant_type }),
+        }));
       if (onlyWithSessions && changed.length === 0) return undefined;
       const sessionless = (await this.repo.attendeesWithoutSession(room.id)).map((a) => signalingParticipant(fresh, a, serverDefault));
-      return { type: 'participants', participants: { changed, users: [...sessions.map((s) => signalingParticipant(fresh, s, serverDefault)), ...sessionless] } };
+      return {
+        type: 'participants',
+        participants: { changed, users: [...sessions.map((s) => signalingParticipant(fresh, s, serverDefault)), ...sessionless] },
+      };
     });
   }
 

@@ -38,7 +38,10 @@ export async function ensureSignalingSecrets(appConfig: AppConfigService): Promi
     // Both halves of one pair go in together; a half-stored pair (never written by Parley) is replaced.
     const pair = generateTokenKeyPair(alg);
     if ((cfg.raw(names.priv) ?? '') !== '' || (cfg.raw(names.pub) ?? '') !== '') {
-      await appConfig.setMany([{ key: names.priv, value: pair.priv }, { key: names.pub, value: pair.pub }]);
+      await appConfig.setMany([
+        { key: names.priv, value: pair.priv },
+        { key: names.pub, value: pair.pub },
+      ]);
     } else {
       missing.push({ key: names.priv, value: pair.priv }, { key: names.pub, value: pair.pub });
     }

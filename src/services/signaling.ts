@@ -108,7 +108,7 @@ export class SignalingService {
   /** §5.4 hello v2 token: iss = base URL with `/`, 60 s lifetime, `sub` only for users. */
   private helloV2Token(cfg: AppConfigSnapshot, ctx: RequestContext): string {
     const alg = tokenAlgOf(cfg);
-    const key = tokenPrivateKey(alg, (cfg.raw(tokenKeyNames(alg).priv) ?? ''));
+    const key = tokenPrivateKey(alg, cfg.raw(tokenKeyNames(alg).priv) ?? '');
     const now = nowSeconds();
     const claims: Record<string, unknown> = { iss: `${this.baseUrl}/`, iat: now, exp: now + JWT_LIFETIME };
     if (ctx.user) {

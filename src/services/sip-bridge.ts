@@ -42,8 +42,7 @@ export class SipBridgeService {
     const cfg = await ctx.config();
     const random = header(ctx, SIP_BRIDGE_RANDOM_HEADER);
     const checksum = header(ctx, SIP_BRIDGE_CHECKSUM_HEADER);
-    const ok =
-      random !== undefined && checksum !== undefined && sipBridgeSignatureValid(cfg.get('sip_bridge_shared_secret'), random, checksum, token);
+    const ok = random !== undefined && checksum !== undefined && sipBridgeSignatureValid(cfg.get('sip_bridge_shared_secret'), random, checksum, token);
     if (!ok) {
       await this.bruteForce.failure(ctx.ip, 'talkSipBridgeSecret');
       throw unauthorized('sip-bridge');

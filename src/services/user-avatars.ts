@@ -78,4 +78,3 @@ export class UserAvatarService {
     await this.repo.remove(userId);
   }
 }
-

@@ -49,9 +49,7 @@ function blank(userId: string): UserStatusRow {
 }
 
 export class UserStatusService {
-  constructor(
-    private readonly repo: UserStatusRepository,
-  ) {}
+  constructor(private readonly repo: UserStatusRepository) {}
 
   /** A deleted user's status goes with them (subscribed to `user.deleting`). */
   forget(userId: string): Promise<void> {

@@ -72,4 +72,3 @@ export async function ocs(p: Proc, method: string, apiPath: string, auth: string
   const text = await res.text();
   return { status: res.status, data: JSON.parse(text).ocs.data };
 }
-

@@ -56,11 +56,7 @@ export const foundation: ParleyMigration = {
       .addColumn('action', 'varchar(64)', (c) => c.notNull())
       .addColumn('occurred_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex('brute_force_lookup')
-      .on('brute_force_attempts')
-      .columns(['subnet', 'action', 'occurred_at'])
-      .execute();
+    await db.schema.createIndex('brute_force_lookup').on('brute_force_attempts').columns(['subnet', 'action', 'occurred_at']).execute();
 
     await db.schema
       .createTable('cache_state')

@@ -14,10 +14,7 @@ export interface ParleyMigration {
 }
 
 /** Adds an auto-incrementing integer primary key named `id`. */
-export function withSerialId<T extends string>(
-  builder: CreateTableBuilder<T, never>,
-  dialect: Dialect,
-): CreateTableBuilder<T, 'id'> {
+export function withSerialId<T extends string>(builder: CreateTableBuilder<T, never>, dialect: Dialect): CreateTableBuilder<T, 'id'> {
   if (dialect === 'postgres') {
     return builder.addColumn('id', 'bigserial', (c) => c.primaryKey());
   }

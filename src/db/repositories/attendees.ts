@@ -86,7 +86,13 @@ export class AttendeesRepository {
     const out: AttendeeRow[] = [];
     for (const part of chunks([...new Set(actorIds)])) {
       out.push(
-        ...(await this.db.selectFrom('attendees').selectAll().where('room_id', 'in', roomIds).where('actor_type', '=', actorType).where('actor_id', 'in', part).execute()),
+        ...(await this.db
+          .selectFrom('attendees')
+          .selectAll()
+          .where('room_id', 'in', roomIds)
+          .where('actor_type', '=', actorType)
+          .where('actor_id', 'in', part)
+          .execute()),
       );
     }
     return out;
@@ -131,13 +137,7 @@ export class AttendeesRepository {
 
   /** Owners, moderators and guest moderators of a room. */
   moderatorsOf(roomId: number): Promise<AttendeeRow[]> {
-    return this.db
-      .selectFrom('attendees')
-      .selectAll()
-      .where('room_id', '=', roomId)
-      .where('participant_type', 'in', MODERATOR_TYPES)
-      .orderBy('id')
-      .execute();
+    return this.db.selectFrom('attendees').selectAll().where('room_id', '=', roomId).where('participant_type', 'in', MODERATOR_TYPES).orderBy('id').execute();
   }
 
   /** Per room, its users' display names (the account's, else the user id) in the order they joined. */
@@ -223,7 +223,10 @@ export class AttendeesRepository {
   async setPins(pins: Map<number, string>, now: number): Promise<void> {
     if (pins.size === 0) return;
     const ids = [...pins.keys()];
-    const cases = sql.join(ids.map((id) => sql`when ${id} then ${pins.get(id)!}`), sql` `);
+    const cases = sql.join(
+      ids.map((id) => sql`when ${id} then ${pins.get(id)!}`),
+      sql` `,
+    );
     await this.db
       .updateTable('attendees')
       .set({ pin: sql<string>`case id ${cases} end`, last_attendee_activity: now })

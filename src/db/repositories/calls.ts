@@ -51,7 +51,12 @@ export class CallsRepository {
    * the call start as it is under that lock (undefined: the room is gone).
    */
   async lockRoom(roomId: number): Promise<{ active_since: number | null } | undefined> {
-    const r = await this.db.updateTable('rooms').set({ call_flag: sql`call_flag` }).where('id', '=', roomId).returning('active_since').executeTakeFirst();
+    const r = await this.db
+      .updateTable('rooms')
+      .set({ call_flag: sql`call_flag` })
+      .where('id', '=', roomId)
+      .returning('active_since')
+      .executeTakeFirst();
     return r ? { active_since: r.active_since === null ? null : Number(r.active_since) } : undefined;
   }
 
@@ -76,7 +81,11 @@ export class CallsRepository {
    * Returns whether this join started the call (one conditional statement, under lockRoom).
    */
   async startOrJoin(roomId: number, flags: number, now: number): Promise<boolean> {
-    await this.db.updateTable('rooms').set({ call_flag: sql`call_flag | ${flags}` }).where('id', '=', roomId).execute();
+    await this.db
+      .updateTable('rooms')
+      .set({ call_flag: sql`call_flag | ${flags}` })
+      .where('id', '=', roomId)
+      .execute();
     const started = await this.db.updateTable('rooms').set({ active_since: now }).where('id', '=', roomId).where('active_since', 'is', null).executeTakeFirst();
     return Number(started.numUpdatedRows) === 1;
   }
@@ -190,7 +199,12 @@ export class CallsRepository {
 
   /** Live in-call sessions in all rooms (talk:active-calls). */
   async inCallSessionCount(aliveSince: number): Promise<number> {
-    const r = await this.db.selectFrom('sessions').select(sql<number>`count(*)`.as('n')).where('in_call', '!=', 0).where('last_ping', '>=', aliveSince).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('sessions')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('in_call', '!=', 0)
+      .where('last_ping', '>=', aliveSince)
+      .executeTakeFirst();
     return Number(r?.n ?? 0);
   }
 

@@ -147,4 +147,3 @@ export class ChatMessagesRepository {
     return this.withNames().where((eb) => eb.or([eb('m.expires_at', '=', 0), eb('m.expires_at', '>', now)]));
   }
 }
-

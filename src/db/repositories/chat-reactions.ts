@@ -66,7 +66,11 @@ export class ChatReactionsRepository {
       .execute();
     const counts: Record<string, number> = {};
     for (const r of rows) counts[r.message] = Number(r.n);
-    await this.db.updateTable('chat_messages').set({ reactions: JSON.stringify(counts) }).where('id', '=', parentId).execute();
+    await this.db
+      .updateTable('chat_messages')
+      .set({ reactions: JSON.stringify(counts) })
+      .where('id', '=', parentId)
+      .execute();
     return counts;
   }
 

@@ -44,11 +44,7 @@ export class HousekeepingRepository {
       .where((eb) =>
         eb.not(
           eb.exists(
-            eb
-              .selectFrom('attendees as a')
-              .select('a.id')
-              .whereRef('a.room_id', '=', 'rooms.id')
-              .where('a.actor_type', 'not in', ['groups', 'circles']),
+            eb.selectFrom('attendees as a').select('a.id').whereRef('a.room_id', '=', 'rooms.id').where('a.actor_type', 'not in', ['groups', 'circles']),
           ),
         ),
       )

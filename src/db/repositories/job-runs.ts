@@ -40,7 +40,11 @@ export class JobRunsRepository {
   }
 
   async finish(name: string, now: number, status: 'ok' | 'failed', error = ''): Promise<void> {
-    await this.db.updateTable('job_runs').set({ last_finished_at: now, last_status: status, last_error: error.slice(0, 2000) }).where('name', '=', name).execute();
+    await this.db
+      .updateTable('job_runs')
+      .set({ last_finished_at: now, last_status: status, last_error: error.slice(0, 2000) })
+      .where('name', '=', name)
+      .execute();
   }
 
   all(): Promise<JobRunRow[]> {
@@ -49,8 +53,14 @@ export class JobRunsRepository {
 
   /** Appends a finished run to the history (and drops rows older than a week). */
   async record(row: Insertable<JobHistoryTable>): Promise<void> {
-    await this.db.insertInto('job_history').values({ ...row, summary: String(row.summary ?? '').slice(0, 500) }).execute();
-    await this.db.deleteFrom('job_history').where('started_at', '<', Number(row.started_at) - HISTORY_SECONDS).execute();
+    await this.db
+      .insertInto('job_history')
+      .values({ ...row, summary: String(row.summary ?? '').slice(0, 500) })
+      .execute();
+    await this.db
+      .deleteFrom('job_history')
+      .where('started_at', '<', Number(row.started_at) - HISTORY_SECONDS)
+      .execute();
   }
 
   /** The history of one job (or every job), oldest first. */

@@ -6,12 +6,20 @@ export class MetricsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async roomsByType(): Promise<Array<{ type: number; count: number }>> {
-    const rows = await this.db.selectFrom('rooms').select(['type', sql<number>`count(*)`.as('count')]).groupBy('type').execute();
+    const rows = await this.db
+      .selectFrom('rooms')
+      .select(['type', sql<number>`count(*)`.as('count')])
+      .groupBy('type')
+      .execute();
     return rows.map((r) => ({ type: Number(r.type), count: Number(r.count) }));
   }
 
   async attendeesByActorType(): Promise<Array<{ actorType: string; count: number }>> {
-    const rows = await this.db.selectFrom('attendees').select(['actor_type', sql<number>`count(*)`.as('count')]).groupBy('actor_type').execute();
+    const rows = await this.db
+      .selectFrom('attendees')
+      .select(['actor_type', sql<number>`count(*)`.as('count')])
+      .groupBy('actor_type')
+      .execute();
     return rows.map((r) => ({ actorType: r.actor_type, count: Number(r.count) }));
   }
 

@@ -14,7 +14,19 @@ import { chunks } from '../chunks.js';
  * The attendee columns a participant record is built from (presenters/participant.ts), the only
  * ones the list reads: reading all 24 into objects cost about twice as much for 5,000 attendees.
  */
-const LISTED_ATTENDEE_COLUMNS = ['id', 'room_id', 'actor_type', 'actor_id', 'display_name', 'pin', 'participant_type', 'permissions', 'invited_cloud_id', 'phone_number', 'call_id'] as const;
+const LISTED_ATTENDEE_COLUMNS = [
+  'id',
+  'room_id',
+  'actor_type',
+  'actor_id',
+  'display_name',
+  'pin',
+  'participant_type',
+  'permissions',
+  'invited_cloud_id',
+  'phone_number',
+  'call_id',
+] as const;
 export type ListedAttendee = Pick<AttendeeRow, (typeof LISTED_ATTENDEE_COLUMNS)[number]>;
 
 /** One attendee with one of its sessions (session null when it has none). */
@@ -22,7 +34,6 @@ export interface AttendeeSessionRow {
   attendee: ListedAttendee;
   session: SessionRow | null;
 }
-
 
 /** Session columns selected next to an attendee's (`s_`-prefixed so they do not collide). */
 const SESSION_COLS = ['s.id as s_id', 's.session_id as s_session_id', 's.in_call as s_in_call', 's.last_ping as s_last_ping', 's.state as s_state'] as const;
@@ -39,7 +50,10 @@ interface PrefixedSession {
 function splitSessionRow<R extends PrefixedSession>(r: R): { session: SessionRow; rest: Omit<R, keyof PrefixedSession> } {
   const { s_id, s_session_id, s_in_call, s_last_ping, s_state, ...rest } = r;
   const attendeeId = Number((rest as unknown as { id: number }).id);
-  return { session: { id: Number(s_id), attendee_id: attendeeId, session_id: s_session_id, in_call: s_in_call, last_ping: Number(s_last_ping), state: s_state }, rest };
+  return {
+    session: { id: Number(s_id), attendee_id: attendeeId, session_id: s_session_id, in_call: s_in_call, last_ping: Number(s_last_ping), state: s_state },
+    rest,
+  };
 }
 
 export class ParticipantsRepository {
@@ -201,7 +215,6 @@ export class ParticipantsRepository {
     return new Set(rows.map((r) => Number(r.room_id)));
   }
 
-
   /** Sets the type of several attendees at once (self-joined members becoming permanent). */
   async setParticipantType(ids: number[], type: number, now: number): Promise<void> {
     if (ids.length === 0) return;
@@ -216,7 +229,10 @@ export class ParticipantsRepository {
   // ---- cleanup ----
 
   /** Sessions not pinged since `before`, with their attendee's actor type, type and room. */
-  staleSessions(before: number, limit: number): Promise<Array<{ id: number; attendee_id: number; actor_type: string; participant_type: number; room_id: number }>> {
+  staleSessions(
+    before: number,
+    limit: number,
+  ): Promise<Array<{ id: number; attendee_id: number; actor_type: string; participant_type: number; room_id: number }>> {
     return this.db
       .selectFrom('sessions as s')
       .innerJoin('attendees as a', 'a.id', 's.attendee_id')

@@ -57,12 +57,23 @@ export class PollsRepository {
     const votes: Record<string, number> = {};
     for (const r of rows) votes[`option-${r.option_id}`] = Number(r.n);
     const voters = await this.db.selectFrom('poll_votes').select(['actor_type', 'actor_id']).distinct().where('poll_id', '=', pollId).execute();
-    await this.db.updateTable('polls').set({ votes: JSON.stringify(votes), num_voters: voters.length }).where('id', '=', pollId).execute();
+    await this.db
+      .updateTable('polls')
+      .set({ votes: JSON.stringify(votes), num_voters: voters.length })
+      .where('id', '=', pollId)
+      .execute();
   }
 
   /** One actor's option ids on a poll. */
   async votedBy(pollId: number, actorType: string, actorId: string): Promise<number[]> {
-    const rows = await this.db.selectFrom('poll_votes').select('option_id').where('poll_id', '=', pollId).where('actor_type', '=', actorType).where('actor_id', '=', actorId).orderBy('option_id').execute();
+    const rows = await this.db
+      .selectFrom('poll_votes')
+      .select('option_id')
+      .where('poll_id', '=', pollId)
+      .where('actor_type', '=', actorType)
+      .where('actor_id', '=', actorId)
+      .orderBy('option_id')
+      .execute();
     return rows.map((r) => Number(r.option_id));
   }
 

@@ -21,7 +21,9 @@ export class RoomAvatarsRepository {
       await trx
         .insertInto('room_avatars')
         .values({ room_id: roomId, ...row })
-        .onConflict((oc) => oc.column('room_id').doUpdateSet({ version: row.version, content_type: row.content_type, data: row.data, updated_at: row.updated_at }))
+        .onConflict((oc) =>
+          oc.column('room_id').doUpdateSet({ version: row.version, content_type: row.content_type, data: row.data, updated_at: row.updated_at }),
+        )
         .execute();
       await trx.updateTable('rooms').set({ avatar: avatarColumn, last_activity: row.updated_at }).where('id', '=', roomId).execute();
       await within?.(trx);
@@ -30,7 +32,10 @@ export class RoomAvatarsRepository {
 
   /** Stores the image of a conversation created in the same transaction (its avatar column is set by the insert). */
   async insert(roomId: number, row: Omit<RoomAvatarRow, 'room_id'>): Promise<void> {
-    await this.db.insertInto('room_avatars').values({ room_id: roomId, ...row }).execute();
+    await this.db
+      .insertInto('room_avatars')
+      .values({ room_id: roomId, ...row })
+      .execute();
   }
 
   /** Removes the image; the conversation falls back to the generated one. `within`: as in save. */

@@ -61,7 +61,13 @@ export class RoomSettingsRepository {
    * no start time, no call flag, call permissions back to 0; talk-behaviour.md §10). Returns
    * whether the call ended.
    */
-  async updateAndDisconnect(roomId: number, patch: RoomPatch, who: CallDisconnect, aliveSince: number, within?: (trx: Kysely<Database>) => Promise<void>): Promise<boolean> {
+  async updateAndDisconnect(
+    roomId: number,
+    patch: RoomPatch,
+    who: CallDisconnect,
+    aliveSince: number,
+    within?: (trx: Kysely<Database>) => Promise<void>,
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       await within?.(trx);
       await trx.updateTable('rooms').set(patch).where('id', '=', roomId).execute();

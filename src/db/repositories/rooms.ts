@@ -146,7 +146,10 @@ export class RoomsRepository {
   /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
   async findByIds(ids: number[], modified?: ModifiedFilter): Promise<RoomRow[]> {
     if (ids.length === 0) return [];
-    let q = this.db.selectFrom('rooms').selectAll().where((eb) => this.idIn(eb, 'id', ids));
+    let q = this.db
+      .selectFrom('rooms')
+      .selectAll()
+      .where((eb) => this.idIn(eb, 'id', ids));
     if (modified) {
       q = q.where((eb) => {
         const ors: Array<Expression<SqlBool>> = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
@@ -170,7 +173,11 @@ export class RoomsRepository {
    * database write lock. Used where an invariant spans several attendee rows.
    */
   async lockRow(id: number): Promise<void> {
-    await this.db.updateTable('rooms').set((eb) => ({ id: eb.ref('id') })).where('id', '=', id).execute();
+    await this.db
+      .updateTable('rooms')
+      .set((eb) => ({ id: eb.ref('id') }))
+      .where('id', '=', id)
+      .execute();
   }
 
   /**
@@ -181,7 +188,12 @@ export class RoomsRepository {
     const r = await this.db
       .insertInto('rooms')
       .values(row)
-      .onConflict((oc) => oc.column('name').where(sql<boolean>`type = 1`).doNothing())
+      .onConflict((oc) =>
+        oc
+          .column('name')
+          .where(sql<boolean>`type = 1`)
+          .doNothing(),
+      )
       .returning('id')
       .executeTakeFirst();
     return r === undefined ? undefined : Number(r.id);
@@ -210,7 +222,11 @@ export class RoomsRepository {
    */
   async liftExpiredLobbies(ids: number[] | 'all', now: number): Promise<RoomRow[]> {
     if (ids !== 'all' && ids.length === 0) return [];
-    let q = this.db.updateTable('rooms').set({ lobby_state: 0, lobby_timer: 0, last_activity: now }).where('lobby_timer', '>', 0).where('lobby_timer', '<', now);
+    let q = this.db
+      .updateTable('rooms')
+      .set({ lobby_state: 0, lobby_timer: 0, last_activity: now })
+      .where('lobby_timer', '>', 0)
+      .where('lobby_timer', '<', now);
     if (ids !== 'all') q = q.where('id', 'in', ids);
     return q.returningAll().execute();
   }
@@ -218,7 +234,10 @@ export class RoomsRepository {
   /** Saves computed default names (room id → name) in one statement, except where someone named the room meanwhile. */
   async setNamesIfEmpty(names: ReadonlyMap<number, string>): Promise<void> {
     if (names.size === 0) return;
-    const cases = sql.join([...names].map(([id, name]) => sql`when ${id} then ${name}`), sql` `);
+    const cases = sql.join(
+      [...names].map(([id, name]) => sql`when ${id} then ${name}`),
+      sql` `,
+    );
     await this.db
       .updateTable('rooms')
       .set({ name: sql<string>`case id ${cases} end` })
@@ -234,13 +253,7 @@ export class RoomsRepository {
 
   /** Breakout children of a parent (objectType `room`, objectId = parent token). */
   childrenOf(parentToken: string): Promise<RoomRow[]> {
-    return this.db
-      .selectFrom('rooms')
-      .selectAll()
-      .where('object_type', '=', 'room')
-      .where('object_id', '=', parentToken)
-      .orderBy('id')
-      .execute();
+    return this.db.selectFrom('rooms').selectAll().where('object_type', '=', 'room').where('object_id', '=', parentToken).orderBy('id').execute();
   }
 
   /**
@@ -297,7 +310,10 @@ export class RoomsRepository {
   /** Points several rooms at their newest message in one statement (room id → message id; never backwards). */
   async setLastMessages(latest: ReadonlyMap<number, number>): Promise<void> {
     if (latest.size === 0) return;
-    const cases = sql.join([...latest].map(([id, msg]) => sql`when ${id} then ${msg}`), sql` `);
+    const cases = sql.join(
+      [...latest].map(([id, msg]) => sql`when ${id} then ${msg}`),
+      sql` `,
+    );
     await this.db
       .updateTable('rooms')
       .set({ last_message: sql<number>`case id ${cases} else last_message end` })

@@ -57,7 +57,17 @@ export class SignalingRepository {
     const rows = await this.db
       .selectFrom('sessions as s')
       .innerJoin('attendees as a', 'a.id', 's.attendee_id')
-      .select(['s.session_id', 's.in_call', 's.last_ping', 'a.id as attendee_id', 'a.actor_type', 'a.actor_id', 'a.display_name', 'a.participant_type', 'a.permissions'])
+      .select([
+        's.session_id',
+        's.in_call',
+        's.last_ping',
+        'a.id as attendee_id',
+        'a.actor_type',
+        'a.actor_id',
+        'a.display_name',
+        'a.participant_type',
+        'a.permissions',
+      ])
       .where('a.room_id', '=', roomId)
       .where('s.last_ping', '>=', since)
       .orderBy('s.id')

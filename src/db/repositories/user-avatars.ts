@@ -22,7 +22,9 @@ export class UserAvatarsRepository {
     await this.db
       .insertInto('user_avatars')
       .values(row)
-      .onConflict((oc) => oc.column('user_id').doUpdateSet({ version: row.version, content_type: row.content_type, data: row.data, updated_at: row.updated_at }))
+      .onConflict((oc) =>
+        oc.column('user_id').doUpdateSet({ version: row.version, content_type: row.content_type, data: row.data, updated_at: row.updated_at }),
+      )
       .execute();
   }
 

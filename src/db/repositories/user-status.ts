@@ -24,7 +24,13 @@ export class UserStatusRepository {
     const out: UserStatusRow[] = [];
     // Chunked so that very large lists stay under the parameter limits of both databases.
     for (let i = 0; i < userIds.length; i += 5000) {
-      out.push(...(await this.db.selectFrom('user_status').selectAll().where('user_id', 'in', userIds.slice(i, i + 5000)).execute()));
+      out.push(
+        ...(await this.db
+          .selectFrom('user_status')
+          .selectAll()
+          .where('user_id', 'in', userIds.slice(i, i + 5000))
+          .execute()),
+      );
     }
     return out;
   }
@@ -57,11 +63,7 @@ export class UserStatusRepository {
   }
 
   async clearMessage(userId: string): Promise<void> {
-    await this.db
-      .updateTable('user_status')
-      .set({ custom_icon: null, custom_message: null, clear_at: null })
-      .where('user_id', '=', userId)
-      .execute();
+    await this.db.updateTable('user_status').set({ custom_icon: null, custom_message: null, clear_at: null }).where('user_id', '=', userId).execute();
   }
 
   async delete(userId: string): Promise<void> {

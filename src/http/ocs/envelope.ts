@@ -51,14 +51,7 @@ function ocsMeta(version: OcsVersion, status: number, message: string | undefine
   return { meta: { status: ok ? 'ok' : 'failure', statuscode: code, message: ok ? 'OK' : (message ?? '') }, httpStatus };
 }
 
-export function renderOcs(
-  version: OcsVersion,
-  format: OcsFormat,
-  status: number,
-  data: unknown,
-  message?: string,
-  ocsCode?: number,
-): RenderedResponse {
+export function renderOcs(version: OcsVersion, format: OcsFormat, status: number, data: unknown, message?: string, ocsCode?: number): RenderedResponse {
   const { meta, httpStatus } = ocsMeta(version, status, message, ocsCode);
   if (format === 'json') {
     return { httpStatus, contentType: 'application/json; charset=utf-8', body: jsonEnvelope(meta, data) };
@@ -93,7 +86,11 @@ export function negotiateFormat(formatParam: unknown, accept: string | undefined
   }
   if (useAccept && accept) {
     for (const part of accept.split(',')) {
-      const p = part.split(';')[0].trim().toLowerCase().replace(/^application\//, '');
+      const p = part
+        .split(';')[0]
+        .trim()
+        .toLowerCase()
+        .replace(/^application\//, '');
       if (p === 'json' || p === 'xml') return p;
     }
   }

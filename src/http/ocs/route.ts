@@ -93,7 +93,10 @@ const NOT_FOUND_MESSAGE =
 /** Nextcloud's answer for a route that does not exist (OCS 998 on v1, 404 on v2). */
 export function sendRouteNotFound(reply: FastifyReply, version: OcsVersion, format: OcsFormat): FastifyReply {
   const r = renderOcs(version, format, 404, [], NOT_FOUND_MESSAGE, version === 1 ? 998 : 404);
-  return reply.code(r.httpStatus).type(format === 'json' ? 'application/json; charset=utf-8' : 'text/xml; charset=UTF-8').send(r.body);
+  return reply
+    .code(r.httpStatus)
+    .type(format === 'json' ? 'application/json; charset=utf-8' : 'text/xml; charset=UTF-8')
+    .send(r.body);
 }
 
 export function sendOcsError(reply: FastifyReply, version: OcsVersion, format: OcsFormat, err: ApiError): FastifyReply {

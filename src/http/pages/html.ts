@@ -38,7 +38,8 @@ ${body}
 
 /** Security headers for every page: nothing from other origins, no framing. */
 export const PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   // Not no-referrer: with it Chromium sends `Origin: null` on form posts, which the login check refuses.
   'Referrer-Policy': 'same-origin',

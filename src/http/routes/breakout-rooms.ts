@@ -52,7 +52,8 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
     statuses: { 201: { description: 'posted; the breakout rooms', schema: ConversationListSchema }, 413: 'the message is longer than 32000 characters' },
     params: Type.Object({ token: Type.String(), message: Type.String({ pattern: '^[^\\x00]*$', 'x-error': 'message' }) }),
     response: ConversationListSchema,
-    handler: async ({ ctx, params }) => new OcsReply(await conversationView.present(ctx, await services.breakoutBroadcast.broadcast(ctx, params.token, params.message)), 201),
+    handler: async ({ ctx, params }) =>
+      new OcsReply(await conversationView.present(ctx, await services.breakoutBroadcast.broadcast(ctx, params.token, params.message)), 201),
   });
 
   ocsRoute(app, services, {
@@ -75,7 +76,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
       method,
       path: `${V1}/rooms`,
       auth: 'user',
-    capability: 'breakout-rooms-v1',
+      capability: 'breakout-rooms-v1',
       talk: true,
       summary: started ? 'Start the breakout rooms (lobbies off, status 1)' : 'Stop the breakout rooms (lobbies on, status 0)',
       params: TokenOnly,
@@ -104,7 +105,7 @@ export async function breakoutRoomRoutes(app: FastifyInstance, services: Service
       method,
       path: `${V1}/request-assistance`,
       auth: 'user',
-    capability: 'breakout-rooms-v1',
+      capability: 'breakout-rooms-v1',
       talk: true,
       summary: requested ? 'Ask for a moderator in this breakout room (status 2)' : 'Withdraw the request for assistance (status 0)',
       params: TokenOnly,

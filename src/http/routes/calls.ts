@@ -54,7 +54,12 @@ export async function callRoutes(app: FastifyInstance, services: Services): Prom
       { required: ['token'] },
     ),
     handler: async ({ ctx, params }) => {
-      await calls.join(ctx, params.token, { flags: params.flags, silent: params.silent, recordingConsent: params.recordingConsent, silentFor: params.silentFor });
+      await calls.join(ctx, params.token, {
+        flags: params.flags,
+        silent: params.silent,
+        recordingConsent: params.recordingConsent,
+        silentFor: params.silentFor,
+      });
       return null;
     },
   });

@@ -5,14 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import {
-  CHAT_DEFAULT_LIMIT,
-  CHAT_DEFAULT_TIMEOUT,
-  CHAT_MAX_LIMIT,
-  CHAT_MAX_TIMEOUT,
-  CONTEXT_DEFAULT_LIMIT,
-  CONTEXT_MAX_LIMIT,
-} from '../../domain/chat.js';
+import { CHAT_DEFAULT_LIMIT, CHAT_DEFAULT_TIMEOUT, CHAT_MAX_LIMIT, CHAT_MAX_TIMEOUT, CONTEXT_DEFAULT_LIMIT, CONTEXT_MAX_LIMIT } from '../../domain/chat.js';
 import { formatChatMessage, formatChatMessages } from '../../presenters/chat-message.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { MessagePage } from '../../services/chat-api.js';

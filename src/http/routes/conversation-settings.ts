@@ -62,8 +62,12 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
   setting('DELETE', '/public', 'Disallow guests (logged-in moderators): public to group, guests and self-joined users removed', {}, (ctx, p) =>
     roomSettings.makeGroup(ctx, p.token),
   );
-  setting('PUT', '/read-only', 'Set read-only (logged-in moderators): state 0 read-write, 1 read-only', { state: Int('value') }, (ctx, p) =>
-    roomSettings.setReadOnly(ctx, p.token, p.state),
+  setting(
+    'PUT',
+    '/read-only',
+    'Set read-only (logged-in moderators): state 0 read-write, 1 read-only',
+    { state: Int('value') },
+    (ctx, p) => roomSettings.setReadOnly(ctx, p.token, p.state),
     'read-only-rooms',
   );
   setting(
@@ -76,18 +80,26 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
   setting(
     'PUT',
     '/permissions/:mode',
-    'Set default or call permissions (moderators); resets attendees\' own permissions',
+    "Set default or call permissions (moderators); resets attendees' own permissions",
     { mode: Type.String({ maxLength: 32, 'x-error': 'mode' }), permissions: Int('value') },
     (ctx, p) => roomSettings.setPermissions(ctx, p.token, p.mode, p.permissions),
   );
   setting('POST', '/favorite', 'Add to favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, true), 'favorites');
   setting('DELETE', '/favorite', 'Remove from favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, false), 'favorites');
-  setting('POST', '/notify', 'Set the notification level: 1 always, 2 mentions, 3 never (logged-in participants)', { level: Int('level') }, (ctx, p) =>
-    roomSettings.setNotificationLevel(ctx, p.token, p.level),
+  setting(
+    'POST',
+    '/notify',
+    'Set the notification level: 1 always, 2 mentions, 3 never (logged-in participants)',
+    { level: Int('level') },
+    (ctx, p) => roomSettings.setNotificationLevel(ctx, p.token, p.level),
     'notification-levels',
   );
-  setting('POST', '/notify-calls', 'Set call notifications: 0 off, 1 on (logged-in participants)', { level: Int('level') }, (ctx, p) =>
-    roomSettings.setCallNotificationLevel(ctx, p.token, p.level),
+  setting(
+    'POST',
+    '/notify-calls',
+    'Set call notifications: 0 off, 1 on (logged-in participants)',
+    { level: Int('level') },
+    (ctx, p) => roomSettings.setCallNotificationLevel(ctx, p.token, p.level),
     'notification-calls',
   );
   setting(
@@ -98,8 +110,12 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     (ctx, p) => roomSettings.setMessageExpiration(ctx, p.token, p.seconds),
     'message-expiration',
   );
-  setting('PUT', '/listable', 'Open the conversation: scope 0 participants, 1 regular users, 2 everyone (logged-in moderators)', { scope: Int('value') }, (ctx, p) =>
-    roomSettings.setListable(ctx, p.token, p.scope),
+  setting(
+    'PUT',
+    '/listable',
+    'Open the conversation: scope 0 participants, 1 regular users, 2 everyone (logged-in moderators)',
+    { scope: Int('value') },
+    (ctx, p) => roomSettings.setListable(ctx, p.token, p.scope),
     'listable-rooms',
   );
   setting(

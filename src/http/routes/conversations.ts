@@ -111,7 +111,11 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const answer = await cachedOcsAnswer(rooms.rendered, call, ['room', params.token], async () => {
         const caller = await rooms.getRoomForCaller(ctx, params.token);
         const validity = { until: Infinity };
-        const record = await services.conversationView.presentOne(ctx, caller, { includeStatus: true, validity, chat: await services.chatApi.roomStates([caller]) });
+        const record = await services.conversationView.presentOne(ctx, caller, {
+          includeStatus: true,
+          validity,
+          chat: await services.chatApi.roomStates([caller]),
+        });
         return { data: record, until: validity.until, headers: await services.serviceHash.headers(ctx) };
       });
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);

@@ -42,8 +42,17 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     params: Type.Object({}),
     response: Type.Object({
-      version: Type.Object({ major: Type.Integer(), minor: Type.Integer(), micro: Type.Integer(), string: Type.String(), edition: Type.String(), extendedSupport: Type.Boolean() }),
-      capabilities: Type.Record(Type.String(), Type.Unknown(), { description: 'core, user_status, and spreed (talk-reference.md §2) unless allowed_groups excludes the caller' }),
+      version: Type.Object({
+        major: Type.Integer(),
+        minor: Type.Integer(),
+        micro: Type.Integer(),
+        string: Type.String(),
+        edition: Type.String(),
+        extendedSupport: Type.Boolean(),
+      }),
+      capabilities: Type.Record(Type.String(), Type.Unknown(), {
+        description: 'core, user_status, and spreed (talk-reference.md §2) unless allowed_groups excludes the caller',
+      }),
     }),
     summary: 'Server capabilities (Nextcloud shape, spreed for Talk)',
     handler: async ({ ctx, version, format }) => {

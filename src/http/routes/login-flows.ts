@@ -73,8 +73,7 @@ ${stateField(state)}
   );
 }
 
-const donePage = () =>
-  frame('Account connected', '<p role="status" class="done">Account connected. You can close this window and return to the app.</p>');
+const donePage = () => frame('Account connected', '<p role="status" class="done">Account connected. You can close this window and return to the app.</p>');
 
 function problemPage(reply: FastifyReply, status: number, message: string): FastifyReply {
   return sendPage(reply, status, frame('Access forbidden', `<p class="error" role="alert">${escapeHtml(message)}</p>`));
@@ -132,7 +131,12 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
       throw err;
     }
     // The token leaves the address bar; the flow continues on the cookie.
-    return reply.code(303).header('Set-Cookie', flowCookie(services, request, state)).header('Cache-Control', 'no-store').header('Location', `${V2}/grant`).send();
+    return reply
+      .code(303)
+      .header('Set-Cookie', flowCookie(services, request, state))
+      .header('Cache-Control', 'no-store')
+      .header('Location', `${V2}/grant`)
+      .send();
   });
 
   both(app, 'GET', V1, async (request, reply) => {
@@ -140,7 +144,12 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
     const h = request.headers['ocs-apirequest'];
     if (typeof h !== 'string' || h.trim() === '') return problemPage(reply, 403, 'Access forbidden: invalid request. Open this page from a Talk app.');
     const state = await flows.startV1(request.headers['user-agent']);
-    return reply.code(303).header('Set-Cookie', flowCookie(services, request, state)).header('Cache-Control', 'no-store').header('Location', `${V1}/grant`).send();
+    return reply
+      .code(303)
+      .header('Set-Cookie', flowCookie(services, request, state))
+      .header('Cache-Control', 'no-store')
+      .header('Location', `${V1}/grant`)
+      .send();
   });
 
   for (const kind of ['v2', 'v1'] as const) {

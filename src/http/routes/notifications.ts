@@ -18,7 +18,14 @@ import { serverUrl } from '../server-url.js';
 import { EmptyList } from './common-schemas.js';
 
 const Id = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, 'x-error': 'id' });
-const Record = Type.Object({}, { additionalProperties: true, description: 'notification_id, app, user, datetime, object_type, object_id, subject, message, link, (v2:) subjectRich, subjectRichParameters, messageRich, messageRichParameters, icon, shouldNotify, actions' });
+const Record = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      'notification_id, app, user, datetime, object_type, object_id, subject, message, link, (v2:) subjectRich, subjectRichParameters, messageRich, messageRichParameters, icon, shouldNotify, actions',
+  },
+);
 
 /** Talk's monochrome app icon, as the notification `icon` URL (no network fetch needed). */
 const APP_ICON =

@@ -116,7 +116,11 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       const cookieBefore = ctx.guestSessionKey;
       const joined = await sessions.join(ctx, params.token, { password: params.password, force: params.force });
       const record = await conversationView.presentOne(ctx, joined);
-      return new OcsReply(record, 200, newCookieHeaders(cookieBefore, ctx.guestSessionKey, (k) => services.clientSessions.setCookieHeader(k)));
+      return new OcsReply(
+        record,
+        200,
+        newCookieHeaders(cookieBefore, ctx.guestSessionKey, (k) => services.clientSessions.setCookieHeader(k)),
+      );
     },
   });
 

@@ -43,7 +43,11 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
     path: '/cloud/groups/:groupid',
     auth: 'admin',
     summary: 'Change a group (key=displayname, value=new name); conversations show the new name',
-    params: Type.Object({ groupid, key: Type.String({ maxLength: 64, 'x-error': 'key' }), value: Type.String({ default: '', maxLength: 255, 'x-error': 'value' }) }),
+    params: Type.Object({
+      groupid,
+      key: Type.String({ maxLength: 64, 'x-error': 'key' }),
+      value: Type.String({ default: '', maxLength: 255, 'x-error': 'value' }),
+    }),
     response: EmptyList,
     handler: async ({ params }) => {
       await services.directory.updateGroup(params.groupid, params.key, params.value);

@@ -41,7 +41,7 @@ export async function signalingRoutes(app: FastifyInstance, services: Services):
     method: 'GET',
     path: `${V3}/signaling/welcome/:serverId`,
     auth: 'admin',
-    summary: "Admin: whether configured signaling server serverId (0-based) answers its welcome endpoint",
+    summary: 'Admin: whether configured signaling server serverId (0-based) answers its welcome endpoint',
     params: Type.Object({ serverId: Type.Integer({ minimum: 0, maximum: 1000, 'x-error': 'serverId' }) }),
     response: Anything,
     handler: async ({ params }) => {

@@ -33,7 +33,12 @@ function cacheHeaders(seconds: number): Record<string, string> {
 }
 
 function sendImage(request: FastifyRequest, reply: FastifyReply, img: UserAvatarImage, status: number, cacheSeconds: number): FastifyReply {
-  const headers: Record<string, string> = { ...cacheHeaders(cacheSeconds), ETag: img.etag, 'X-Content-Type-Options': 'nosniff', 'X-NC-IsCustomAvatar': img.custom ? '1' : '0' };
+  const headers: Record<string, string> = {
+    ...cacheHeaders(cacheSeconds),
+    ETag: img.etag,
+    'X-Content-Type-Options': 'nosniff',
+    'X-NC-IsCustomAvatar': img.custom ? '1' : '0',
+  };
   if (img.modified) headers['Last-Modified'] = new Date(img.modified * 1000).toUTCString();
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   // SVG may carry script; never let it run as a page.
@@ -48,7 +53,12 @@ function sizeOf(raw: string): number | undefined {
   return /^\d{1,6}$/.test(raw) ? Number(raw) : undefined;
 }
 
-function both(app: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', path: string, handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) {
+function both(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+) {
   app.route({ method, url: `/index.php${path}`, handler });
   app.route({ method, url: path, handler });
 }

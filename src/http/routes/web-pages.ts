@@ -43,7 +43,6 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 const logoutForm = '<form method="post" action="/logout" class="logout"><button type="submit">Log out</button></form>';
 
 export async function webPageRoutes(app: FastifyInstance, services: Services): Promise<void> {
-
   app.get('/', async (_request, reply) =>
     send(
       reply,
@@ -98,7 +97,11 @@ export async function webPageRoutes(app: FastifyInstance, services: Services): P
       ctx = undefined;
     }
     if (!ctx?.user) {
-      return reply.code(303).header('Location', `/login?redirect_url=${encodeURIComponent(ADMIN_PAGE_PATH)}`).header('Cache-Control', 'no-store').send();
+      return reply
+        .code(303)
+        .header('Location', `/login?redirect_url=${encodeURIComponent(ADMIN_PAGE_PATH)}`)
+        .header('Cache-Control', 'no-store')
+        .send();
     }
     (request as any).parleyUser = ctx.userId;
     if (!(await ctx.isAdmin())) {

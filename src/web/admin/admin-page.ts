@@ -18,7 +18,11 @@ interface PageState {
 
 const state = JSON.parse(document.getElementById('parley-state')!.textContent!) as PageState;
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 function showError(control: Control, message: string): void {
   const el = control.root.querySelector<HTMLElement>('.error')!;

@@ -132,9 +132,10 @@ export function buildControl(def: ConfigKey, v: PageValue, groups: Group[]): Con
     read = built.read;
     initial = built.read();
   } else if (def.secret) {
-    const input = def.type === 'json'
-      ? h('textarea', { id, rows: '3', placeholder: v.isSet ? 'set — type to replace' : 'not set', autocomplete: 'off' })
-      : secretInput(def, id, v.isSet, def.key);
+    const input =
+      def.type === 'json'
+        ? h('textarea', { id, rows: '3', placeholder: v.isSet ? 'set — type to replace' : 'not set', autocomplete: 'off' })
+        : secretInput(def, id, v.isSet, def.key);
     body = input;
     read = () => (input.value === '' ? undefined : input.value);
     initial = undefined;
@@ -212,7 +213,12 @@ function buildListEditor(def: ConfigKey, v: PageValue, id: string): { el: HTMLEl
       const server = h('input', { value: String(entry.server ?? ''), placeholder: 'turn.example.org:3478', 'aria-label': 'TURN server' });
       const protocols = select(['udp,tcp', 'udp', 'tcp'], String(entry.protocols ?? 'udp,tcp'), 'Protocols');
       const hasSecret = typeof entry.secret === 'string' && entry.secret !== '';
-      const secret = h('input', { type: 'password', autocomplete: 'new-password', 'aria-label': 'TURN secret', placeholder: hasSecret ? 'secret set — type to replace' : 'secret' });
+      const secret = h('input', {
+        type: 'password',
+        autocomplete: 'new-password',
+        'aria-label': 'TURN secret',
+        placeholder: hasSecret ? 'secret set — type to replace' : 'secret',
+      });
       addRow([schemes, server, protocols, secret], () => ({
         schemes: schemes.value,
         server: server.value.trim(),
