@@ -75,9 +75,9 @@ export interface EventMap {
    * who made the change (absent for the operator's command line).
    */
   'group.member-added': { groupId: string; userId: string; by?: string };
-  'group.member-removed': { groupId: string; userId: string };
+  'group.member-removed': { groupId: string; userId: string; by?: string };
   /** A group was deleted; `members` are the users it had. */
-  'group.deleted': { groupId: string; members: string[] };
+  'group.deleted': { groupId: string; members: string[]; by?: string };
   'team.member-added': { teamId: string; userId: string };
   'team.member-removed': { teamId: string; userId: string };
   /** A team was deleted; `members` are the users it had. */

@@ -75,10 +75,10 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
 
   // Conversations follow the groups and teams that were added to them (contract "Add participant").
   bus.on('group.member-added', ({ groupId, userId, by }) => s.membershipSync.memberAdded(ActorType.GROUPS, groupId, userId, by));
-  bus.on('group.member-removed', ({ groupId, userId }) => s.membershipSync.memberRemoved(ActorType.GROUPS, groupId, [userId]));
-  bus.on('group.deleted', ({ groupId, members }) => s.membershipSync.sourceDeleted(ActorType.GROUPS, groupId, members));
+  bus.on('group.member-removed', ({ groupId, userId, by }) => s.membershipSync.memberRemoved(ActorType.GROUPS, groupId, userId, by));
+  bus.on('group.deleted', ({ groupId, members, by }) => s.membershipSync.sourceDeleted(ActorType.GROUPS, groupId, members, by));
   bus.on('team.member-added', ({ teamId, userId }) => s.membershipSync.memberAdded(ActorType.CIRCLES, teamId, userId));
-  bus.on('team.member-removed', ({ teamId, userId }) => s.membershipSync.memberRemoved(ActorType.CIRCLES, teamId, [userId]));
+  bus.on('team.member-removed', ({ teamId, userId }) => s.membershipSync.memberRemoved(ActorType.CIRCLES, teamId, userId));
   bus.on('team.deleted', ({ teamId, members }) => s.membershipSync.sourceDeleted(ActorType.CIRCLES, teamId, members));
 
   // Per-room data kept outside the room tables.

@@ -48,14 +48,15 @@ function roomChangeMessage(room: RoomRow, change: RoomChange): { id: string; par
 }
 
 /**
- * The system message of an attendee added or removed (§2 user_*, group_*, circle_*), keyed by
- * the rich object's parameter name; e-mail guests and guests are not recorded, as in Talk.
+ * The system message of an attendee added or removed (§2 user_*, group_*, circle_*, phone_*),
+ * keyed by the rich object's parameter name; e-mail guests and guests are not recorded, as in Talk.
  */
 function membershipMessage(attendee: AttendeeRow, added: boolean): { id: string; key: string } | undefined {
   const verb = added ? 'added' : 'removed';
   if (attendee.actor_type === ActorType.USERS) return { id: `user_${verb}`, key: 'user' };
   if (attendee.actor_type === ActorType.GROUPS) return { id: `group_${verb}`, key: 'group' };
   if (attendee.actor_type === ActorType.CIRCLES) return { id: `circle_${verb}`, key: 'circle' };
+  if (attendee.actor_type === ActorType.PHONES) return { id: `phone_${verb}`, key: 'phone' };
   return undefined;
 }
 

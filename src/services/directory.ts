@@ -195,13 +195,14 @@ export class DirectoryService {
     await this.groups.rename(id, value);
   }
 
-  async deleteGroup(id: string): Promise<void> {
+  /** `by`: the logged-in user deleting it (its conversations record the removals in their name). */
+  async deleteGroup(id: string, by?: string): Promise<void> {
     if (id === ADMIN_GROUP) throw ocsFailure(102, 'groupid', 'The admin group cannot be deleted');
     const g = await this.groups.find(id);
     if (!g) throw ocsFailure(101, 'groupid', 'group does not exist');
     const members = await this.groups.membersOf(id);
     await this.groups.delete(id);
-    await this.events.emit('group.deleted', { groupId: id, members });
+    await this.events.emit('group.deleted', { groupId: id, members, by });
   }
 
   /** `by`: the logged-in user making the change (the conversations of the group invite in their name). */
@@ -214,12 +215,12 @@ export class DirectoryService {
     }
   }
 
-  async removeFromGroup(groupId: string, userId: string): Promise<void> {
+  async removeFromGroup(groupId: string, userId: string, by?: string): Promise<void> {
     if (!groupId) throw ocsFailure(101, 'groupid', 'no group specified');
     if (!(await this.groups.find(groupId))) throw ocsFailure(102, 'groupid', 'group does not exist');
     if (!(await this.users.find(userId))) throw ocsFailure(103, 'userid', 'user does not exist');
     if (await this.groups.removeMember(groupId, userId)) {
-      await this.events.emit('group.member-removed', { groupId, userId });
+      await this.events.emit('group.member-removed', { groupId, userId, by });
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * Conversations follow the directory (issue 4 item 3): when a user joins or leaves a group (or a
+ * Conversations follow the directory: when a user joins or leaves a group (or a
  * team) that is an attendee of conversations, they are added to or removed from those
  * conversations; a deleted group or team leaves with the members it brought; a deleted user
  * leaves every conversation (one-to-one conversations become "former one-to-one").
@@ -12,6 +12,8 @@ import { type RoomsService } from './rooms.js';
 import type { TeamsService } from './teams.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Repositories } from '../db/repositories/index.js';
+import { CLI_ACTOR } from '../domain/chat.js';
+import type { ChatActor } from './chat.js';
 
 type SourceType = typeof ActorType.GROUPS | typeof ActorType.CIRCLES;
 
@@ -25,57 +27,86 @@ export class MembershipSync {
   ) {}
 
   /**
-   * A new member joins the conversations of the group or team. Those who were not in them yet
-   * are announced as added (Talk's addUsers → AttendeesAddedEvent): invited in the name of `by`,
-   * the user who changed the membership, and told to the signaling server.
+   * Who the chat names for a membership change (talk-chat-calls.md §2 actor rule; Talk's
+   * Group/CircleMembershipListener): the logged-in user who made it, else the command line.
+   */
+  private async actorOf(by: string | undefined): Promise<ChatActor> {
+    const user = by ? await this.directory.users.find(by) : undefined;
+    return user ? { type: ActorType.USERS, id: user.id, displayName: user.display_name } : { ...CLI_ACTOR };
+  }
+
+  /**
+   * A new member joins the conversations of the group or team (Talk's addUsers, or a
+   * self-joined member made permanent): per conversation under its row lock, with `user_added`
+   * in the same transaction; then invited in the name of `by` and told to the signaling server.
    */
   async memberAdded(type: SourceType, sourceId: string, userId: string, by?: string): Promise<void> {
     const roomIds = await this.repo.roomsWithActor(type, sourceId);
     if (roomIds.length === 0) return;
     const user = await this.directory.users.find(userId);
     if (!user) return;
-    const now = nowSeconds();
-    const existing = await this.repos.attendees.actorsInRooms(roomIds, ActorType.USERS, [userId]);
-    await this.repo.setParticipantType(
-      existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED).map((a) => a.id),
-      ParticipantType.USER,
-      now,
-    );
-    const have = new Set(existing.map((a) => a.room_id));
+    const actor = await this.actorOf(by);
     const spec = { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.USER };
-    const newRoomIds = roomIds.filter((id) => !have.has(id));
-    await this.repos.attendees.insertIgnoringDuplicates(newRoomIds.map((id) => this.rooms.attendeeRow(id, now, spec)));
-    await this.rooms.touch(roomIds, now);
-    if (newRoomIds.length === 0) return;
-    for (const room of await this.repos.rooms.findByIds(newRoomIds)) await this.rooms.announceAttendeesAdded(room, [user.id], by);
+    for (const room of await this.repos.rooms.findByIds(roomIds)) {
+      const added = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+        const now = nowSeconds();
+        const [existing] = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, [user.id]);
+        if (existing && existing.participant_type !== ParticipantType.USER_SELF_JOINED) return false;
+        if (existing) await repos.participants.setParticipantType([existing.id], ParticipantType.USER, now);
+        const rows = existing ? [existing] : await this.rooms.addAttendees(room.id, [spec], repos);
+        await repos.rooms.touch([room.id], now);
+        await this.rooms.announceAttendeesAddedIn(trx, room, actor, rows);
+        return !existing;
+      });
+      if (added) await this.rooms.announceAttendeesAdded(room, [user.id], by);
+    }
   }
 
-  /** Members leave the conversations the source brought them into, unless another group/team keeps them. */
-  async memberRemoved(type: SourceType, sourceId: string, userIds: string[], roomIds?: number[]): Promise<void> {
-    const rooms = roomIds ?? (await this.repo.roomsWithActor(type, sourceId));
-    if (rooms.length === 0) return;
+  /** A member leaves the conversations the source brought them into, unless another group/team keeps them. */
+  async memberRemoved(type: SourceType, sourceId: string, userId: string, by?: string): Promise<void> {
+    const roomIds = await this.repo.roomsWithActor(type, sourceId);
+    await this.leave(type, sourceId, [userId], roomIds, await this.actorOf(by), false);
+  }
+
+  /** A deleted group or team leaves its conversations with the members only it kept there. */
+  async sourceDeleted(type: SourceType, sourceId: string, members: string[], by?: string): Promise<void> {
+    const roomIds = await this.repo.roomsWithActor(type, sourceId);
+    await this.leave(type, sourceId, members, roomIds, await this.actorOf(by), true);
+  }
+
+  /**
+   * Removes, per conversation under its row lock, the source itself (`withSource`) and the plain
+   * members (type 3) of `userIds` whom no other group or team of theirs keeps there, with
+   * `group_removed` / `circle_removed` then `user_removed` in the same transaction (Talk's
+   * removeAttendee then removeGroupMembers / removeCircleMembers); sessions end after commit.
+   */
+  private async leave(type: SourceType, sourceId: string, userIds: string[], roomIds: number[], actor: ChatActor, withSource: boolean): Promise<void> {
+    if (roomIds.length === 0) return;
+    const leaving = new Map<number, string[]>();
     for (const userId of userIds) {
       const groups = (await this.directory.groups.groupsOf(userId)).filter((g) => !(type === ActorType.GROUPS && g === sourceId));
       const teams = (await this.teams.teamsOf(userId)).filter((t) => !(type === ActorType.CIRCLES && t === sourceId));
-      const kept = await this.repo.roomsWithAnySource(rooms, groups, teams);
-      const leaving = (
-        await this.repos.attendees.actorsInRooms(
-          rooms.filter((r) => !kept.has(r)),
-          ActorType.USERS,
-          [userId],
-        )
-      ).filter((a) => a.participant_type === ParticipantType.USER);
-      await this.repo.deleteAttendees(leaving.map((a) => a.id));
+      const kept = await this.repo.roomsWithAnySource(roomIds, groups, teams);
+      for (const id of roomIds) if (!kept.has(id)) leaving.set(id, [...(leaving.get(id) ?? []), userId]);
     }
-    await this.rooms.touch(rooms);
-  }
-
-  async sourceDeleted(type: SourceType, sourceId: string, members: string[]): Promise<void> {
-    const roomIds = await this.repo.roomsWithActor(type, sourceId);
-    if (roomIds.length === 0) return;
-    const sourceRows = await this.repos.attendees.actorsInRooms(roomIds, type, [sourceId]);
-    await this.repo.deleteAttendees(sourceRows.map((a) => a.id));
-    await this.memberRemoved(type, sourceId, members, roomIds);
+    for (const room of await this.repos.rooms.findByIds(roomIds)) {
+      const users = leaving.get(room.id) ?? [];
+      if (!withSource && users.length === 0) continue;
+      const gone = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+        const sources = withSource ? await repos.attendees.actorsInRooms([room.id], type, [sourceId]) : [];
+        const members = (await repos.attendees.actorsInRooms([room.id], ActorType.USERS, users)).filter((a) => a.participant_type === ParticipantType.USER);
+        const rows = [...sources, ...members];
+        if (rows.length === 0) return [];
+        await repos.attendees.deleteByIds(rows.map((a) => a.id));
+        await repos.rooms.touch([room.id], nowSeconds());
+        await this.rooms.announceAttendeesRemovedIn(trx, room, actor, rows);
+        return rows;
+      });
+      if (gone.length === 0) continue;
+      const sessionIds = await this.repo.deleteAttendees(gone.map((a) => a.id));
+      const goneUsers = gone.filter((a) => a.actor_type === ActorType.USERS).map((a) => a.actor_id);
+      await this.rooms.announceAttendeesRemoved(room, goneUsers, sessionIds);
+    }
   }
 
   /**

@@ -285,10 +285,11 @@ export class ParticipantsService {
         now,
       );
       if (specs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
-      // Talk adds the members first, then the group or team itself.
+      // As Talk's ParticipantService::addGroup / addCircle: self-joined members made permanent,
+      // then the group or team itself, then its new members.
       const members = added.filter((a) => a.actor_type === ActorType.USERS);
       const sources = added.filter((a) => a.actor_type !== ActorType.USERS);
-      await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...members, ...sources]);
+      await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...sources, ...members]);
       return fresh.map((u) => u.id);
     });
     await this.rooms.announceAttendeesAdded(room, fresh, invitedBy);
@@ -394,19 +395,21 @@ export class ParticipantsService {
       throw badRequest('room-type', 'Participants cannot be removed from this kind of conversation');
     }
     if (target.id === caller.id) return this.leave(ctx, room, caller);
+    const members = await this.membersOnlyThrough(room, target);
     // Checked again under the room lock: roles may have changed since they were read.
     const removed = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const all = await repos.attendees.forRoom(room.id);
       this.assertStillModerator(ctx, all, caller);
       const current = all.find((a) => a.id === target.id);
-      if (!current) return undefined;
+      if (!current) return [];
       if (current.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
       if (isModeratorType(current.participant_type)) throw badRequest('moderator', 'Moderators cannot be removed; demote them first');
-      await repos.attendees.deleteByIds([current.id]);
-      await this.rooms.announceAttendeesRemovedIn(trx, room, chatActorOf(ctx, caller), [current]);
-      return current;
+      const rows = [current, ...stillPlainMembers(all, members)];
+      await repos.attendees.deleteByIds(rows.map((a) => a.id));
+      await this.rooms.announceAttendeesRemovedIn(trx, room, chatActorOf(ctx, caller), rows);
+      return rows;
     });
-    if (removed) await this.removeAttendees(room, [removed]);
+    if (removed.length) await this.removeAttendees(room, removed);
   }
 
   /**
@@ -415,14 +418,19 @@ export class ParticipantsService {
    */
   async removeAsOperator(room: RoomRow, targets: AttendeeRow[]): Promise<void> {
     const ids = targets.map((t) => t.id);
-    await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
-      if (lastModeratorWouldGo(await repos.attendees.forRoom(room.id), { removed: ids })) {
+    const members: AttendeeRow[] = [];
+    for (const t of targets) members.push(...(await this.membersOnlyThrough(room, t)));
+    const removed = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+      const all = await repos.attendees.forRoom(room.id);
+      if (lastModeratorWouldGo(all, { removed: ids })) {
         throw badRequest('last-moderator', 'No other moderators or owners would be left');
       }
-      await repos.attendees.deleteByIds(ids);
-      await this.rooms.announceAttendeesRemovedIn(trx, room, { ...CLI_ACTOR }, targets);
+      const rows = [...targets, ...stillPlainMembers(all, members).filter((m) => !ids.includes(m.id))];
+      await repos.attendees.deleteByIds(rows.map((a) => a.id));
+      await this.rooms.announceAttendeesRemovedIn(trx, room, { ...CLI_ACTOR }, rows);
+      return rows;
     });
-    await this.removeAttendees(room, targets);
+    await this.removeAttendees(room, removed);
   }
 
   /** 403 `moderator` when the caller (read under the lock) is no longer a moderator; the operator always is. */
@@ -498,8 +506,14 @@ export class ParticipantsService {
     await this.rooms.announceAttendeesRemoved(room, [...leavingUsers], sessionIds);
   }
 
-  /** Plain members (type 3) of a group/team attendee that no other group or team of the room covers. */
+  /**
+   * Plain members (type 3) of a group/team attendee that no other group or team of the room
+   * covers; none for other attendees. They leave with it, each recorded as `user_removed`
+   * after the source's `group_removed` / `circle_removed` (Talk's removeAttendee, then
+   * removeGroupMembers / removeCircleMembers).
+   */
   private async membersOnlyThrough(room: RoomRow, source: AttendeeRow): Promise<AttendeeRow[]> {
+    if (source.actor_type !== ActorType.GROUPS && source.actor_type !== ActorType.CIRCLES) return [];
     const memberIds =
       source.actor_type === ActorType.GROUPS ? await this.directory.groups.membersOf(source.actor_id) : await this.teams.membersOf(source.actor_id);
     const rows = (await this.repos.attendees.actorsInRooms([room.id], ActorType.USERS, memberIds)).filter((a) => a.participant_type === ParticipantType.USER);
@@ -637,4 +651,10 @@ export class ParticipantsService {
     await this.repo.renameActor(found.attendee.actor_type, found.attendee.actor_id, displayName);
     await this.rooms.announceParticipantsChanged(found.room, [found.attendee.id], 'guest-name');
   }
+}
+
+/** Of `members` read before the room lock, those still plain members (type 3) in `all`, read under it. */
+function stillPlainMembers(all: AttendeeRow[], members: AttendeeRow[]): AttendeeRow[] {
+  const ids = new Set(members.map((m) => m.id));
+  return all.filter((a) => ids.has(a.id) && a.participant_type === ParticipantType.USER);
 }

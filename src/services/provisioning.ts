@@ -120,7 +120,7 @@ export class ProvisioningService {
     if (groupId.trim() !== '' && groupId === ADMIN_GROUP && userId === this.caller(ctx) && (await this.directory.getUser(userId))) {
       throw ocsFailure(105, 'groupid', 'Cannot remove yourself from the admin group');
     }
-    await this.directory.removeFromGroup(groupId, userId);
+    await this.directory.removeFromGroup(groupId, userId, this.caller(ctx));
   }
 
   /** `GET /cloud/groups` (admin). */
@@ -134,8 +134,8 @@ export class ProvisioningService {
   }
 
   /** `DELETE /cloud/groups/{groupid}` (admin): 101 unknown, 102 `admin`. */
-  deleteGroup(groupId: string): Promise<void> {
-    return this.directory.deleteGroup(groupId);
+  deleteGroup(groupId: string, by?: string): Promise<void> {
+    return this.directory.deleteGroup(groupId, by);
   }
 
   /** `GET /cloud/groups/{groupid}/users` (admin): 404 unknown group. */

@@ -379,6 +379,7 @@ export class RoomsService {
     options: CheckedCreateOptions,
     members: (id: number, repos: RoomRepos) => Promise<NewAttendee[]>,
     extra: Partial<NewRoom> = {},
+    recordInvited = false,
   ): Promise<RoomRow> {
     const now = nowSeconds();
     return this.transaction(async (repos, trx) => {
@@ -389,9 +390,21 @@ export class RoomsService {
       if (options.avatar) await repos.roomAvatars.insert(id, { ...options.avatar.row, updated_at: now });
       const created = (await repos.rooms.findById(id))!;
       await this.announceChange(trx, created, actor, { kind: 'created' });
+      if (recordInvited) await this.announceInvited(trx, created, actor, await repos.attendees.forRoom(id));
       // Read again: the conversation_created message is now its last message.
       return (await repos.rooms.findById(id))!;
     });
+  }
+
+  /**
+   * The invited group or team, then its members, recorded after `conversation_created` by the
+   * creator (Talk's createConversation then ParticipantService::addGroup / addCircle:
+   * group_added / circle_added, then user_added for each member; the owner is not recorded).
+   */
+  private async announceInvited(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
+    const sources = attendees.filter((a) => a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES);
+    const members = attendees.filter((a) => a.actor_type === ActorType.USERS && a.participant_type !== ParticipantType.OWNER);
+    await this.announceAttendeesAddedIn(trx, room, actor, [...sources, ...members]);
   }
 
   private ownerRow(roomId: number, now: number, user: { id: string; display_name: string }): NewAttendee {
@@ -419,7 +432,7 @@ export class RoomsService {
     const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
     const members = await this.directory.users.existing(memberIds);
     const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
-    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members), {}, true);
     await this.announceAttendeesAdded(
       room,
       members.map((m) => m.id),
@@ -441,7 +454,7 @@ export class RoomsService {
     const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
     const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
     const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
-    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members));
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members), {}, true);
     await this.announceAttendeesAdded(
       room,
       members.map((m) => m.id),

@@ -33,6 +33,7 @@ import type { SipBridgeService } from './sip-bridge.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Repositories } from '../db/repositories/index.js';
 import type { ConversationViewService } from './conversation-view.js';
+import { chatActorOf } from './chat.js';
 
 /** What the signature of the pending dial-out list covers instead of a conversation token. */
 export const DIALOUT_LIST_SIGNED_DATA = 'dialout';
@@ -230,12 +231,18 @@ export class SipService {
     const normalized = number.replace(/[\s\-().]/g, '');
     if (!isE164(normalized)) throw badRequest('phone', 'The phone number must be in E.164 format, e.g. +4930123456');
     const now = nowSeconds();
-    return this.rooms.addAttendee(room.id, {
+    const spec = {
       actorType: ActorType.PHONES,
       actorId: phoneActorId(normalized, now),
       displayName: phoneDisplayName(normalized),
       participantType: ParticipantType.USER,
       phoneNumber: normalized,
+    };
+    // Recorded as `phone_added` in the adding transaction (talk-chat-calls.md §2).
+    return this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+      const [row] = await this.rooms.addAttendees(room.id, [spec], repos);
+      await this.rooms.announceAttendeesAddedIn(trx, room, chatActorOf(ctx), [row]);
+      return row;
     });
   }
 }

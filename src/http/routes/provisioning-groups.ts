@@ -62,8 +62,8 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
     summary: 'Delete a group (not admin)',
     params: Type.Object({ groupid }),
     response: EmptyList,
-    handler: async ({ params }) => {
-      await prov.deleteGroup(params.groupid);
+    handler: async ({ params, ctx }) => {
+      await prov.deleteGroup(params.groupid, ctx.userId);
       return [];
     },
   });
