@@ -72,7 +72,10 @@ for (const dialect of dialects()) {
     it('joining and leaving a group over the provisioning API: user_added / user_removed by the admin', async () => {
       await t.call('POST', '/cloud/groups', { as: admin, body: { groupid: 'sync-g' } });
       const room = await t.newRoom('owner');
-      assert.equal((await t.call('POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'sync-g', source: 'groups' } })).status, 200);
+      assert.equal(
+        (await t.call('POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'sync-g', source: 'groups' } })).status,
+        200,
+      );
       const before = (await history(room.token)).length;
 
       let r = await t.call('POST', '/cloud/users/ann/groups', { as: admin, body: { groupid: 'sync-g' } });
@@ -120,7 +123,10 @@ for (const dialect of dialects()) {
     it('a self-joined user who joins the group becomes a member: user_added', async () => {
       await t.services.directory.createGroup('sj-g');
       const room = await t.newRoom('owner', { type: RoomType.PUBLIC });
-      assert.equal((await t.call('POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'sj-g', source: 'groups' } })).status, 200);
+      assert.equal(
+        (await t.call('POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'sj-g', source: 'groups' } })).status,
+        200,
+      );
       assert.equal((await t.call('POST', `${V4}/room/${room.token}/participants/active`, { as: as('cat') })).status, 200);
       assert.equal((await attendeesOf(t.p, room.token)).find((a) => a.actor_id === 'cat')!.participant_type, ParticipantType.USER_SELF_JOINED);
       const before = (await history(room.token)).length;
@@ -133,7 +139,10 @@ for (const dialect of dialects()) {
       await t.call('POST', '/cloud/groups', { as: admin, body: { groupid: 'del-g' } });
       await t.services.directory.addToGroup('del-g', 'ann');
       const room = await t.newRoom('owner');
-      assert.equal((await t.call('POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'del-g', source: 'groups' } })).status, 200);
+      assert.equal(
+        (await t.call('POST', `${V4}/room/${room.token}/participants`, { as: as('owner'), body: { newParticipant: 'del-g', source: 'groups' } })).status,
+        200,
+      );
       const before = (await history(room.token)).length;
       assert.equal((await t.call('DELETE', '/cloud/groups/del-g', { as: admin })).status, 200);
       assert.deepEqual((await history(room.token)).slice(before), [
@@ -169,7 +178,10 @@ for (const dialect of dialects()) {
       await configureSip(t.p, 'sync-secret');
       await t.p.services.appConfig.set('sip_dialout', 'yes');
       const room = await t.newRoom('dialer');
-      const r = await t.call('POST', `${V4}/room/${room.token}/participants`, { as: as('dialer'), body: { newParticipant: '+4930123456789', source: 'phones' } });
+      const r = await t.call('POST', `${V4}/room/${room.token}/participants`, {
+        as: as('dialer'),
+        body: { newParticipant: '+4930123456789', source: 'phones' },
+      });
       assert.equal(r.status, 200, r.text);
       const phone = (await attendeesOf(t.p, room.token)).find((a) => a.actor_type === ActorType.PHONES)!;
       const added = (await t.call('GET', `${V1}/chat/${room.token}`, { as: as('dialer'), query: { lookIntoFuture: 0, limit: 1 } })).data[0];

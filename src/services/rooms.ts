@@ -432,13 +432,7 @@ export class RoomsService {
     const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
     const members = await this.directory.users.existing(memberIds);
     const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
-    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members), {}, true);
-    await this.announceAttendeesAdded(
-      room,
-      members.map((m) => m.id),
-      user.id,
-    );
-    return { caller: await this.callerView(ctx, room), created: true };
+    return this.insertInvited(ctx, cfg, name, options, actor, members);
   }
 
   /**
@@ -454,7 +448,24 @@ export class RoomsService {
     const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
     const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
     const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
-    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, async (id) => this.inviteRows(id, user, actor, members), {}, true);
+    return this.insertInvited(ctx, cfg, name, options, actor, members);
+  }
+
+  /**
+   * Inserts an invite-created conversation (owner, group or team, members) with its messages,
+   * then invites the members in the creator's name.
+   */
+  private async insertInvited(
+    ctx: RequestContext,
+    cfg: AppConfigSnapshot,
+    name: string,
+    options: CheckedCreateOptions,
+    actor: { actorType: string; actorId: string; displayName: string },
+    members: Array<{ id: string; display_name: string }>,
+  ): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const rows = (id: number) => Promise.resolve(this.inviteRows(id, user, actor, members));
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, rows, {}, true);
     await this.announceAttendeesAdded(
       room,
       members.map((m) => m.id),
