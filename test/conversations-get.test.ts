@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { LobbyState, ParticipantType, RoomType } from '../src/domain/constants.js';
 import { countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 
 for (const dialect of dialects()) {
@@ -20,9 +21,9 @@ for (const dialect of dialects()) {
       await createUser(p, 'bob', { displayName: 'Bob B' });
       await createUser(p, 'dave');
       await createUser(p, 'gina', { groups: ['guest_app'] });
-      group = await createRoom(p, 'alice', { roomType: 2, roomName: 'Team' });
-      pub = await createRoom(p, 'alice', { roomType: 3, roomName: 'Town hall' });
-      listed = await createRoom(p, 'alice', { roomType: 2, roomName: 'Open Forum' });
+      group = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Team' });
+      pub = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Town hall' });
+      listed = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Open Forum' });
       await setRoom(p, listed.token, { listable: 1, description: 'All welcome' });
     });
     after(async () => p.close());
@@ -89,7 +90,7 @@ for (const dialect of dialects()) {
         const third = await get('/room', 'alice', { query: { modifiedSince: mark } });
         assert.deepEqual(third.data, []);
         // A room created after the mark is returned.
-        const fresh = await createRoom(p, 'alice', { roomType: 2, roomName: 'Fresh' });
+        const fresh = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Fresh' });
         const fourth = await get('/room', 'alice', { query: { modifiedSince: mark } });
         assert.deepEqual(
           fourth.data.map((c: any) => c.token),
@@ -98,7 +99,7 @@ for (const dialect of dialects()) {
       });
 
       it('modifiedSince also returns rooms with an active call, own attendee changes, and one-to-ones with includeStatus', async () => {
-        const one = await createRoom(p, 'alice', { roomType: 1, invite: 'bob' });
+        const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
         await sleep(1100);
         const mark = (await get('/room', 'alice')).headers.get('x-service-modified-before')!;
         await sleep(1100);
@@ -124,7 +125,7 @@ for (const dialect of dialects()) {
 
       it('costs the same number of queries for 1 and for 200 conversations', async () => {
         await createUser(p, 'counter');
-        await createRoom(p, 'counter', { roomType: 1, invite: 'alice' });
+        await createRoom(p, 'counter', { roomType: RoomType.ONE_TO_ONE, invite: 'alice' });
         const list = () => get('/room', 'counter', { query: { includeStatus: 'true' } });
         // Any write (here: in this process) voids every rendered answer kept on SQLite: `cold`
         // counts the full computation, `warm` the answer reused while nothing changed.
@@ -150,7 +151,7 @@ for (const dialect of dialects()) {
             name: oneToOne ? JSON.stringify(['counter', `u${i}`]) : `c${i}`,
             type: oneToOne ? 1 : 2,
             lobby_timer: i % 7 === 0 ? 5 : 0,
-            lobby_state: i % 7 === 0 ? 1 : 0,
+            lobby_state: i % 7 === 0 ? LobbyState.NON_MODERATORS : LobbyState.NONE,
           });
           await p.services.rooms.addAttendee(id, { actorType: 'users', actorId: 'counter', participantType: (i % 4) + 1 });
         }
@@ -181,7 +182,7 @@ for (const dialect of dialects()) {
 
     describe('GET /room/{token}', () => {
       it("a group conversation without a name gets its users' display names, saved (default names)", async () => {
-        const nameless = await createRoom(p, 'alice', { roomType: 2, roomName: 'Soon nameless' });
+        const nameless = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Soon nameless' });
         await seedUser(p, nameless.token, 'bob');
         await seedUser(p, nameless.token, 'dave');
         // Rows made by other means (an import) may have no name; Parley's own paths refuse one.
@@ -207,7 +208,7 @@ for (const dialect of dialects()) {
         const r = await get(`/room/${group.token}`, 'alice');
         assert.equal(r.status, 200);
         assert.equal(r.data.token, group.token);
-        assert.equal(r.data.participantType, 1);
+        assert.equal(r.data.participantType, ParticipantType.OWNER);
         assert.match(r.headers.get('x-service-hash')!, /^[0-9a-f]{40}$/);
         assert.equal(r.headers.get('x-nextcloud-talk-hash'), r.headers.get('x-service-hash'));
       });
@@ -239,7 +240,7 @@ for (const dialect of dialects()) {
         assert.equal(r.data.displayName, 'Open Forum');
         assert.equal(r.data.description, 'All welcome');
         assert.equal(r.data.listable, 1);
-        assert.equal(r.data.participantType, 4);
+        assert.equal(r.data.participantType, ParticipantType.GUEST);
         assert.equal(r.data.attendeeId, 0);
         assert.equal(r.data.actorType, '');
         assert.equal(r.data.notificationLevel, 3);
@@ -265,7 +266,7 @@ for (const dialect of dialects()) {
           assert.equal(r.data.type, 3);
           assert.equal(r.data.name, '');
           assert.equal(r.data.displayName, '');
-          assert.equal(r.data.participantType, 4);
+          assert.equal(r.data.participantType, ParticipantType.GUEST);
           assert.equal(r.data.lastActivity, 0);
           assert.equal(r.data.hasPassword, false);
           assert.match(r.data.avatarVersion, /^[0-9a-f]{8}$/);
@@ -287,9 +288,9 @@ for (const dialect of dialects()) {
       it('a repeated answer (reused on SQLite) follows writes, a lobby timer passing and a status clearing', async () => {
         await createUser(p, 'kim');
         await createUser(p, 'lee');
-        const room = await createRoom(p, 'alice', { roomType: 2, roomName: 'Fresh' });
+        const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Fresh' });
         await seedUser(p, room.token, 'kim');
-        const direct = await createRoom(p, 'kim', { roomType: 1, invite: 'lee' });
+        const direct = await createRoom(p, 'kim', { roomType: RoomType.ONE_TO_ONE, invite: 'lee' });
         const one = (token: string) => get(`/room/${token}`, 'kim');
         const inList = async (token: string) => (await get('/room', 'kim', { query: { includeStatus: 'true' } })).data.find((c: any) => c.token === token);
         assert.equal((await one(room.token)).data.name, 'Fresh');
@@ -321,7 +322,7 @@ for (const dialect of dialects()) {
       });
 
       it('lists listed rooms the caller is not in, filtered by searchTerm (query parameter)', async () => {
-        const other = await createRoom(p, 'alice', { roomType: 3, roomName: 'Second forum' });
+        const other = await createRoom(p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Second forum' });
         await setRoom(p, other.token, { listable: 2 });
         const all = await get('/listed-room', 'bob');
         assert.equal(all.status, 200);
@@ -329,7 +330,7 @@ for (const dialect of dialects()) {
           all.data.map((c: any) => c.token),
           [listed.token, other.token],
         );
-        assert.equal(all.data[0].participantType, 4);
+        assert.equal(all.data[0].participantType, ParticipantType.GUEST);
         assert.equal('lastMessage' in all.data[0], false);
         const term = await get('/listed-room', 'bob', { query: { searchTerm: 'OPEN' } });
         assert.deepEqual(
@@ -382,7 +383,7 @@ for (const dialect of dialects()) {
       assert.equal(r.status, 200);
       assert.equal(r.data.attendeeId, guest.attendeeId);
       assert.equal(r.data.actorType, 'guests');
-      assert.equal(r.data.participantType, 4);
+      assert.equal(r.data.participantType, ParticipantType.GUEST);
       assert.equal(r.data.notificationLevel, 3);
       assert.equal(r.data.canLeaveConversation, false);
       assert.equal(r.data.name, 'Town hall');
