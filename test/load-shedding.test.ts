@@ -7,6 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { loadSettings, SettingsError } from '../src/settings.js';
 import { useParley } from './helpers/fixtures.js';
 import { admin, dialects } from './helpers/parley.js';
@@ -113,8 +114,13 @@ if (dialects().includes('postgres')) {
     const t = useParley('postgres', { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAITING: '2' } });
 
     it('answers 503 with Retry-After while requests queue for a connection, and serves one at a time', async () => {
-      // 60 requests at once against a pool of 10 connections: dozens wait, so some are shed.
+      // Every connection of the server's pool is busy for a moment (a slow statement each, as a
+      // slow query would be), so requests arriving meanwhile queue for a connection. A burst of
+      // fast requests alone did not always queue past the threshold on a quiet machine.
+      const busy = Array.from({ length: 12 }, () => sql`select pg_sleep(0.4)`.execute(t.services.db.kysely));
+      await new Promise((r) => setTimeout(r, 50));
       const burst = await Promise.all(Array.from({ length: 60 }, () => t.call('GET', '/apps/spreed/api/v4/room', { as: admin })));
+      await Promise.all(busy);
       const shed = burst.filter((r) => r.status === 503);
       assert.ok(shed.length > 0, 'a burst past the pool queue threshold shed nothing');
       assert.equal(shed[0]!.headers.get('retry-after'), '2');
