@@ -14,36 +14,18 @@
  * Members log in with app passwords (one sha256 lookup each, as Talk clients do after the login
  * flow), so seeding 1,000 accounts does not run argon2 1,000 times.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ADMIN, basic, dist, distDir, ocs, openSeedServices, startServer } from './lib/server.mjs';
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const distDir = path.join(root, 'dist');
-const dist = (p) => import(pathToFileURL(path.join(distDir, p)).href);
-const ADMIN = { user: 'admin', password: 'bench-admin-password-1' };
 const IDLE = Number(process.env.BENCH_IDLE ?? 5000);
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const V1 = '/ocs/v2.php/apps/spreed/api/v1';
 
-const basic = (user, password) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
-const headers = (auth) => ({ 'OCS-APIRequest': 'true', Accept: 'application/json', Authorization: auth });
+const headers = (auth) => ({ ...ocs, Authorization: auth });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resident set size of a process in MB (Linux /proc). */
 function rssMb(pid) {
@@ -109,29 +91,14 @@ async function main() {
     env.DATABASE_SCHEMA = `bench_chat_${process.pid}`;
   }
 
-  const { openServices, ensureAdminAccount } = await dist('boot.js');
-  const { loadSettings } = await dist('settings.js');
-  const services = await openServices(loadSettings(env));
-  await ensureAdminAccount(services, () => undefined);
+  const services = await openSeedServices(env);
   const seeded = await seed(services);
   await services.db.close();
 
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [path.join(distDir, 'main.js'), 'serve'], {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const server = await startServer(env);
+  const url = server.url;
   const chatUrl = `${url}${V1}/chat/${seeded.token}?format=json`;
   try {
-    for (let up = false; !up;) {
-      if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
-      up = await fetch(url + '/status.php').then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (!up) await sleep(100);
-    }
     // Warm up: every member's credential is verified once and the history read.
     let last = 0;
     await eachLimited(seeded.members, 50, async (m) => {
@@ -159,7 +126,7 @@ async function main() {
 
     // 1. Idle long-polls.
     await sleep(1000);
-    const rssBefore = rssMb(child.pid);
+    const rssBefore = rssMb(server.pid);
     const aborters = Array.from({ length: IDLE }, () => new AbortController());
     let answered = 0;
     const idle = Array.from({ length: IDLE }, (_, i) =>
@@ -175,14 +142,14 @@ async function main() {
       ),
     );
     // Until the server's RSS stops growing (every request has arrived and is waiting).
-    let rssAfter = rssMb(child.pid);
+    let rssAfter = rssMb(server.pid);
     for (let i = 0; i < 30; i++) {
       await sleep(1000);
-      const now = rssMb(child.pid);
+      const now = rssMb(server.pid);
       if (i >= 4 && Math.abs(now - rssAfter) < 1) break;
       rssAfter = now;
     }
-    rssAfter = rssMb(child.pid);
+    rssAfter = rssMb(server.pid);
     if (answered > 0) throw new Error(`${answered} idle long-polls answered early`);
     const growth = rssAfter - rssBefore;
     console.log(
@@ -220,8 +187,7 @@ async function main() {
     const median = [...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)];
     console.log(`chat-longpoll delivery members=${MEMBERS} p99_median=${median.toFixed(0)}ms bar=<1000ms ${median < 1000 ? 'ok' : 'OVER'}`);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
     if (env.DATABASE_SCHEMA) await (await dist('db/database.js')).dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
   }

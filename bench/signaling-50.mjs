@@ -21,11 +21,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { basic, freePort } from './lib/server.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const ADMIN = { user: 'admin', password: 'bench-admin-password-1' };
@@ -33,19 +33,6 @@ const PASSWORD = 'bench-user-password-1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const PARTICIPANTS = Number(process.env.BENCH_PARTICIPANTS ?? 50);
 const PG_URL = process.env.PARLEY_BENCH_PG ?? process.env.PARLEY_TEST_PG ?? '';
-
-const basic = (user, password) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function serve(env) {
   const port = await freePort();

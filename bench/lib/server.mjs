@@ -82,7 +82,8 @@ export async function openSeedServices(env) {
   return services;
 }
 
-function freePort() {
+/** A free TCP port on loopback. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
@@ -131,7 +132,7 @@ export async function startServer(env, extraEnv = {}) {
     await stop();
     throw e;
   }
-  return { url, stop };
+  return { url, pid: child.pid, stop };
 }
 
 /** Joins conversation `token` as `auth` (an Authorization value) and returns the session cookie. */
