@@ -27,6 +27,7 @@
 import http from 'node:http';
 import argon2 from '@node-rs/argon2';
 import { basic, chosenDatabases, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
+import { userAttendeeRow } from './lib/seed.mjs';
 
 const USERS = 200;
 const ROOMS = 200;
@@ -54,7 +55,7 @@ const PASSWORD = 'bench-mixed-password-1';
 /** 200 users, 200 conversations; user u is in conversations (u + 10k) mod 200, k < 20. */
 async function seed(services) {
   const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
-  const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
+  const userRow = await userAttendeeRow(dist);
   // One password for all, hashed once with cheap argon2id parameters (the real ones are slow on
   // purpose, and every user's first request verifies it once): the warm-up takes seconds, not minutes.
   const first = await services.directory.createUser({ id: 'mixed-0', password: PASSWORD, displayName: 'Mixed 0' });
@@ -75,17 +76,7 @@ async function seed(services) {
       for (let u = 0; u < USERS; u++) {
         if (Array.from({ length: PER_USER }, (_, k) => (u + 10 * k) % ROOMS).includes(r)) members.push(u);
       }
-      await repos.attendees.insertIgnoringDuplicates(
-        members.map((u, n) => ({
-          ...ATTENDEE_DEFAULTS,
-          room_id: id,
-          actor_type: 'users',
-          actor_id: `mixed-${u}`,
-          display_name: `Mixed ${u}`,
-          participant_type: n === 0 ? 1 : 3,
-          created_at: now,
-        })),
-      );
+      await repos.attendees.insertIgnoringDuplicates(members.map((u, n) => userRow(id, `mixed-${u}`, n === 0 ? 1 : 3, now, `Mixed ${u}`)));
       tokens.push(token);
     }
   });

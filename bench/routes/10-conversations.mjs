@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { userAttendeeRow } from '../lib/seed.mjs';
 
 const USER = { user: 'bench-rooms', password: 'bench-rooms-password-1' };
 const TOTAL = 10_000;
@@ -14,7 +15,7 @@ const MINE = 200;
 /** 10,000 rooms, the bench user in 200 of them (the three entries share it; run.mjs runs it once). */
 async function seed({ services, dist }) {
   const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
-  const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
+  const userRow = await userAttendeeRow(dist);
   await services.directory.createUser({ id: USER.user, password: USER.password, displayName: 'Bench Rooms' });
   const others = [];
   // One one-to-one per pair (a unique index holds it): 40 partners for the 40 one-to-ones.
@@ -41,15 +42,7 @@ async function seed({ services, dist }) {
         last_activity: now - i,
         created_at: now - i,
       });
-      const row = (actorId, type) => ({
-        ...ATTENDEE_DEFAULTS,
-        room_id: id,
-        actor_type: 'users',
-        actor_id: actorId,
-        display_name: actorId,
-        participant_type: type,
-        created_at: now,
-      });
+      const row = (actorId, type) => userRow(id, actorId, type, now);
       const rows = [row(other, 1), row(others[(i + 1) % others.length], 3)];
       if (mine) rows.push(row(USER.user, oneToOne ? 1 : 3));
       await repos.attendees.insertIgnoringDuplicates(rows);

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { userAttendeeRow } from '../lib/seed.mjs';
 
 const USER = { user: 'bench-chat', password: 'bench-chat-password-1' };
 const WRITER = { user: 'bench-chat-writer', password: 'bench-chat-writer-password-1' };
@@ -14,7 +15,7 @@ const PER_ROOM = 5;
 
 async function seed({ services, dist }) {
   const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
-  const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
+  const userRow = await userAttendeeRow(dist);
   await services.directory.createUser({ id: USER.user, password: USER.password, displayName: 'Bench Chat' });
   await services.directory.createUser({ id: WRITER.user, password: WRITER.password, displayName: 'Bench Writer' });
   const cfg = await services.appConfig.snapshot();
@@ -25,15 +26,7 @@ async function seed({ services, dist }) {
       const isMine = i % (TOTAL / MINE) === 0;
       const token = await services.rooms.newToken(cfg, repos);
       const id = await repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 2, name: `Chat ${i}`, last_activity: now - i, created_at: now - i });
-      const row = (actorId, type) => ({
-        ...ATTENDEE_DEFAULTS,
-        room_id: id,
-        actor_type: 'users',
-        actor_id: actorId,
-        display_name: actorId,
-        participant_type: type,
-        created_at: now,
-      });
+      const row = (actorId, type) => userRow(id, actorId, type, now);
       const rows = [row(WRITER.user, 1)];
       if (isMine) rows.push(row(USER.user, 3));
       await repos.attendees.insertIgnoringDuplicates(rows);
@@ -42,8 +35,8 @@ async function seed({ services, dist }) {
   });
   // Messages by the writer (unread for the bench user), one mentioning them in each room.
   for (const r of mine) {
-    const room = await services.rooms.repos.rooms.findById(r.id);
-    const me = await services.rooms.repos.attendees.find(r.id, 'users', USER.user);
+    const room = await services.repos.rooms.findById(r.id);
+    const me = await services.repos.attendees.find(r.id, 'users', USER.user);
     for (let k = 0; k < PER_ROOM; k++) {
       await services.chat.postUserMessage(room, {
         actor: { type: 'users', id: WRITER.user, displayName: 'Bench Writer' },
