@@ -475,21 +475,14 @@ export class ParticipantsService {
   }
 
   /**
-   * Removes attendees with their sessions; a group or team takes along the members it brought
-   * (plain members without another group/team in the conversation); on a breakout parent the
-   * same actors leave every child. lastActivity moves unless it is a one-to-one or a self-joined
-   * user leaving (talk-behaviour.md §11).
+   * Finishes removing attendees: their rows and sessions go; on a breakout parent the same actors
+   * leave every child. lastActivity moves unless it is a one-to-one or a self-joined user leaving
+   * (talk-behaviour.md §11). A removed group or team must arrive with the members it takes along
+   * (`membersOnlyThrough`), as `remove` and `removeAsOperator` decide them under the room lock.
    */
   async removeAttendees(room: RoomRow, targets: AttendeeRow[], opts: { selfJoinedLeaving?: boolean } = {}): Promise<void> {
     const ids = new Set(targets.map((t) => t.id));
     const leavingUsers = new Set(targets.filter((t) => t.actor_type === ActorType.USERS).map((t) => t.actor_id));
-    for (const t of targets) {
-      if (t.actor_type !== ActorType.GROUPS && t.actor_type !== ActorType.CIRCLES) continue;
-      for (const m of await this.membersOnlyThrough(room, t)) {
-        ids.add(m.id);
-        leavingUsers.add(m.actor_id);
-      }
-    }
     const children = await this.repos.rooms.childrenOf(room.token);
     for (const t of targets) {
       for (const c of await this.repos.attendees.actorsInRooms(

@@ -388,12 +388,20 @@ export class RoomsService {
       const id = await repos.rooms.insert(row);
       await repos.attendees.insertIgnoringDuplicates(await members(id, repos));
       if (options.avatar) await repos.roomAvatars.insert(id, { ...options.avatar.row, updated_at: now });
-      const created = (await repos.rooms.findById(id))!;
-      await this.announceChange(trx, created, actor, { kind: 'created' });
-      if (recordInvited) await this.announceInvited(trx, created, actor, await repos.attendees.forRoom(id));
-      // Read again: the conversation_created message is now its last message.
-      return (await repos.rooms.findById(id))!;
+      return this.announceCreated(repos, trx, id, actor, recordInvited);
     });
+  }
+
+  /**
+   * Records a conversation just inserted in this transaction (`conversation_created`, then with
+   * `recordInvited` its invited group or team and members) and returns its row read again: the
+   * announcement's message is now its last message.
+   */
+  private async announceCreated(repos: RoomRepos, trx: Kysely<Database>, id: number, actor: ChatActor, recordInvited = false): Promise<RoomRow> {
+    const created = (await repos.rooms.findById(id))!;
+    await this.announceChange(trx, created, actor, { kind: 'created' });
+    if (recordInvited) await this.announceInvited(trx, created, actor, await repos.attendees.forRoom(id));
+    return (await repos.rooms.findById(id))!;
   }
 
   /**
@@ -509,10 +517,7 @@ export class RoomsService {
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
         this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: target.id, displayName: target.display_name, participantType: ParticipantType.OWNER }),
       ]);
-      const created = (await repos.rooms.findById(id))!;
-      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
-      // Read again: the conversation_created message is now its last message.
-      return (await repos.rooms.findById(id))!;
+      return this.announceCreated(repos, trx, id, chatActorOf(ctx));
     });
     if (room) return { caller: await this.callerView(ctx, room), created: true };
     const winner = await this.repos.rooms.findOneToOne(name);
@@ -541,10 +546,7 @@ export class RoomsService {
     const now = nowSeconds();
     return this.transaction(async (repos, trx) => {
       const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type });
-      const created = (await repos.rooms.findById(id))!;
-      await this.announceChange(trx, created, chatActorOf(ctx), { kind: 'created' });
-      // Read again: the conversation_created message is now its last message.
-      return (await repos.rooms.findById(id))!;
+      return this.announceCreated(repos, trx, id, chatActorOf(ctx));
     });
   }
 

@@ -18,7 +18,6 @@ export class NotificationsRepository {
    */
   async upsert(rows: NewNotification[]): Promise<void> {
     for (const part of chunks(rows, 200)) {
-      if (part.length === 0) continue;
       await this.db
         .insertInto('notifications')
         .values(part)
@@ -54,7 +53,6 @@ export class NotificationsRepository {
   async deleteIds(userId: string, ids: number[]): Promise<number> {
     let n = 0;
     for (const part of chunks(ids)) {
-      if (part.length === 0) continue;
       const r = await this.db.deleteFrom('notifications').where('user_id', '=', userId).where('id', 'in', part).executeTakeFirst();
       n += Number(r.numDeletedRows);
     }
