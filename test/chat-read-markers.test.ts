@@ -76,6 +76,16 @@ for (const dialect of dialects()) {
       assert.equal(r.data.unreadMention, false);
     });
 
+    it('every record carries the chat fields: joining answers lastMessage and unreadMessages as GET /room/{token} does', async () => {
+      await read('bob');
+      await send('alice', 'before bob joins');
+      const join = await t.call('POST', `${V4}/room/${room.token}/participants/active`, { as: as('bob') });
+      assert.equal(join.status, 200);
+      assert.equal(join.data.lastMessage.message, 'before bob joins');
+      assert.equal(join.data.unreadMessages, 1);
+      assert.equal(join.data.lastMessage.id, (await record('bob')).lastMessage.id);
+    });
+
     it('read marker 0 means "first message unread" (-2); below -2 is 400', async () => {
       const r = await read('bob', 0);
       assert.equal(r.data.lastReadMessage, -2);

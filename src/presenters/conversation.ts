@@ -29,7 +29,7 @@ import { actorGetsPin, roomUsesPins } from '../domain/sip.js';
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { formatChatMessage } from './chat-message.js';
 
-/** A conversation's chat as the caller sees it, batch-loaded by the chat service. */
+/** A conversation's chat as the caller sees it, batch-loaded by ConversationViewService. */
 export interface RoomChatState {
   unread: number;
   lastMessage?: ChatMessageRead;
@@ -60,8 +60,6 @@ export interface PresentOptions {
    * status expiring all change a record without a write (caches of rendered records use it).
    */
   validity?: { until: number };
-  /** The rooms' chat (lastMessage, unread count) loaded by the chat service; absent: defaults. */
-  chat?: ReadonlyMap<number, RoomChatState>;
 }
 
 export interface UserStatus {

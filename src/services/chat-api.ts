@@ -9,7 +9,6 @@
  */
 import { SameTurnReads } from './same-turn-reads.js';
 import type { LobbyTimers } from './lobby-timers.js';
-import type { ConversationView, RoomChatState } from '../presenters/conversation.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import { UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
@@ -330,26 +329,6 @@ export class ChatApiService {
     const roomId = view.room.id;
     const common = await this.sameTurn.read(`common:${roomId}`, () => this.repos.attendees.commonReadMessages([roomId]));
     return common.get(roomId) ?? 0;
-  }
-
-  // ---- conversation records ----
-
-  /**
-   * What the conversation records of `views` show about the chat (lastMessage, unreadMessages),
-   * loaded in two statements whatever the number of rooms (DESIGN.md §5).
-   */
-  async roomStates(views: readonly ConversationView[], includeLastMessage = true): Promise<Map<number, RoomChatState>> {
-    const now = nowSeconds();
-    const out = new Map<number, RoomChatState>();
-    const lastIds = includeLastMessage ? views.map((v) => v.room.last_message).filter((id) => id > 0) : [];
-    const last = new Map((lastIds.length ? await this.messages.findByIds(lastIds, now) : []).map((m) => [m.id, m]));
-    const attendeeIds = views.flatMap((v) => (v.attendee && v.attendee.id > 0 ? [v.attendee.id] : []));
-    const unread = attendeeIds.length ? await this.messages.unreadCounts(attendeeIds, now) : new Map<number, number>();
-    for (const v of views) {
-      const m = last.get(v.room.last_message);
-      out.set(v.room.id, { unread: unread.get(v.room.id) ?? 0, lastMessage: m && m.room_id === v.room.id ? m : undefined });
-    }
-    return out;
   }
 
   // ---- helpers ----

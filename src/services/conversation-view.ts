@@ -8,6 +8,7 @@
  */
 import type { LobbyTimers } from './lobby-timers.js';
 import type { AttendeesRepository } from '../db/repositories/attendees.js';
+import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
 import type { RoomsRepository } from '../db/repositories/rooms.js';
 import type { UsersRepository } from '../db/repositories/users.js';
 import { isOneToOneKind, serverDefaultPermissions } from '../domain/permissions.js';
@@ -24,6 +25,7 @@ import {
   type ConversationView,
   type FormatEnv,
   type PresentOptions,
+  type RoomChatState,
   type UserStatus,
 } from '../presenters/conversation.js';
 import { listableScopesFor, type RequestContext } from './request-context.js';
@@ -34,6 +36,7 @@ export interface ConversationViewRepos {
   users: UsersRepository;
   rooms: RoomsRepository;
   attendees: AttendeesRepository;
+  chatMessages: ChatMessagesRepository;
 }
 
 export class ConversationViewService {
@@ -50,7 +53,9 @@ export class ConversationViewService {
 
   /**
    * Formats conversations for the caller with a constant number of queries: at most one each for
-   * expired lobby timers, other users' display names, the caller's groups, new PINs and statuses.
+   * expired lobby timers, other users' display names, the caller's groups, new PINs, statuses,
+   * the last messages and the unread counts. Every answer that carries a record (GET /room, join,
+   * read marker, settings, ...) gets its chat fields from here, as Talk's formatRoom does.
    */
   async present(ctx: RequestContext, views: ConversationView[], opts: PresentOptions = {}): Promise<ConversationRecord[]> {
     const cfg = await ctx.config();
@@ -127,7 +132,8 @@ export class ConversationViewService {
       commonRead,
       includeStatus,
       includeLastMessage: opts.includeLastMessage !== false,
-      chat: opts.chat,
+      // After the repairs: a lifted lobby timer has just posted the room's last message.
+      chat: await this.chatStates(views, opts.includeLastMessage !== false),
       serverDefault: serverDefaultPermissions(cfg.raw('default_permissions')),
       recordingAvailable: recordingAvailable(cfg),
       startCalls: cfg.int('start_calls'),
@@ -136,5 +142,20 @@ export class ConversationViewService {
     };
     if (opts.validity) opts.validity.until = stableUntil(views, statuses, now);
     return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
+  }
+
+  /** Each room's last message and the caller's unread count (two statements for any number). */
+  private async chatStates(views: readonly ConversationView[], includeLastMessage: boolean): Promise<Map<number, RoomChatState>> {
+    const now = nowSeconds();
+    const out = new Map<number, RoomChatState>();
+    const lastIds = includeLastMessage ? views.map((v) => v.room.last_message).filter((id) => id > 0) : [];
+    const last = new Map((lastIds.length ? await this.repos.chatMessages.findByIds(lastIds, now) : []).map((m) => [m.id, m]));
+    const attendeeIds = views.flatMap((v) => (v.attendee && v.attendee.id > 0 ? [v.attendee.id] : []));
+    const unread = attendeeIds.length ? await this.repos.chatMessages.unreadCounts(attendeeIds, now) : new Map<number, number>();
+    for (const v of views) {
+      const m = last.get(v.room.last_message);
+      out.set(v.room.id, { unread: unread.get(v.room.id) ?? 0, lastMessage: m && m.room_id === v.room.id ? m : undefined });
+    }
+    return out;
   }
 }

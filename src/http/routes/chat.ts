@@ -49,8 +49,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
 
   /** The room record after a read-marker change, with the chat fields loaded for it. */
   const roomRecord = async (ctx: RequestContext, view: CallerRoom) => {
-    const states = await chat.roomStates([view]);
-    const record = await services.conversationView.presentOne(ctx, view, { includeStatus: true, chat: states });
+    const record = await services.conversationView.presentOne(ctx, view, { includeStatus: true });
     const common = await chat.commonReadFor(view);
     return new OcsReply(record, 200, common !== undefined ? { 'X-Chat-Last-Common-Read': String(common) } : {});
   };

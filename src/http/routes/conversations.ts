@@ -41,7 +41,6 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
           includeStatus: params.includeStatus,
           includeLastMessage: params.includeLastMessage,
           validity,
-          chat: await services.chatApi.roomStates(views, params.includeLastMessage),
         });
         return { data, until: validity.until, headers: await services.serviceHash.headers(ctx) };
       });
@@ -88,7 +87,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const { roomType, invite, source, roomName, objectType, objectId, ...options } = params;
       const { caller, created } = await rooms.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
       // The new conversation's lastMessage is its conversation_created message, as in Talk.
-      const record = await services.conversationView.presentOne(ctx, caller, { chat: await services.chatApi.roomStates([caller]) });
+      const record = await services.conversationView.presentOne(ctx, caller);
       return new OcsReply(record, created ? 201 : 200);
     },
   });
@@ -114,7 +113,6 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
         const record = await services.conversationView.presentOne(ctx, caller, {
           includeStatus: true,
           validity,
-          chat: await services.chatApi.roomStates([caller]),
         });
         return { data: record, until: validity.until, headers: await services.serviceHash.headers(ctx) };
       });
