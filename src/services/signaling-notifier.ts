@@ -14,7 +14,15 @@
  */
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SignalingRepository } from '../db/repositories/signaling.js';
-import { signalingChecksum, signalingHttpBase, signalingMode, signalingRandom, signalingServers } from '../domain/signaling.js';
+import {
+  SIGNALING_CHECKSUM_HEADER,
+  SIGNALING_RANDOM_HEADER,
+  signalingChecksum,
+  signalingHttpBase,
+  signalingMode,
+  signalingRandom,
+  signalingServers,
+} from '../domain/signaling.js';
 import type { AppConfigService } from './app-config.js';
 import { signalingParticipant } from '../presenters/signaling-participant.js';
 import { isModeratorType, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
@@ -256,8 +264,8 @@ export class SignalingNotifier {
           body,
           headers: {
             'Content-Type': 'application/json',
-            'Spreed-Signaling-Random': random,
-            'Spreed-Signaling-Checksum': signalingChecksum(secret, random, body),
+            [SIGNALING_RANDOM_HEADER]: random,
+            [SIGNALING_CHECKSUM_HEADER]: signalingChecksum(secret, random, body),
             'Spreed-Signaling-Backend': `${this.opts.baseUrl}/`,
           },
           signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
