@@ -105,10 +105,7 @@ export class SignalingNotifier {
    * signaling-chat-relay.ts for which carry the comment).
    */
   chatMessage(room: RoomRow, messageId: number): void {
-    this.enqueue(room.token, async () => {
-      const data = await this.chatRelay.data(room, messageId);
-      return data && { type: 'message', message: { data } };
-    });
+    this.enqueue(room.token, () => this.chatNotification(room, messageId));
   }
 
   /**
@@ -119,9 +116,14 @@ export class SignalingNotifier {
   chatMessageInTransaction(room: RoomRow, messageId: number): void {
     this.enqueue(room.token, async () => {
       await this.repo.roomWritersSettled(room.id);
-      const data = await this.chatRelay.data(room, messageId);
-      return data && { type: 'message', message: { data } };
+      return this.chatNotification(room, messageId);
     });
+  }
+
+  /** The `message` notification of a committed chat row; none when the row is not there. */
+  private async chatNotification(room: RoomRow, messageId: number): Promise<Record<string, unknown> | undefined> {
+    const data = await this.chatRelay.data(room, messageId);
+    return data && { type: 'message', message: { data } };
   }
 
   /**
