@@ -141,6 +141,11 @@ for (const dialect of dialects()) {
       assert.equal(missing.status, 400);
       const arr = await call(p, 'POST', `${V3}/signaling/${token}`, { as: alice.caller, body: { messages: [1] } });
       assert.equal(arr.status, 400);
+      // More than 500 messages in one request is refused whole, not cut short.
+      const tooMany = JSON.stringify(Array.from({ length: 501 }, () => ({ ev: 'message', sessionId: 'x', fn: '{}' })));
+      const many = await call(p, 'POST', `${V3}/signaling/${token}`, { as: alice.caller, form: { messages: tooMany } });
+      assert.equal(many.status, 400, many.text);
+      assert.equal(many.data.error, 'messages');
       const noSession = await call(p, 'GET', `${V3}/signaling/${token}`, { as: as('bob') });
       assert.equal(noSession.status, 404);
       assert.deepEqual(noSession.data, [{ type: 'usersInRoom', data: [] }]);

@@ -182,6 +182,19 @@ export function conversationTypeAllowsDelete(roomType: number, deleteOneToOne: b
   return !isOneToOneKind(roomType) || deleteOneToOne;
 }
 
+/**
+ * Whether the room's lobby timer has passed (talk-behaviour.md §11): the lobby then counts as
+ * off, and is lifted (saved, with its system message) lazily by the first reader.
+ */
+export function lobbyTimerReached(room: { lobby_timer: number }, now: number): boolean {
+  return room.lobby_timer > 0 && room.lobby_timer < now;
+}
+
+/** The room's lobby state at `now`: off once the timer has passed, even before it is lifted. */
+export function lobbyStateAt(room: { lobby_state: number; lobby_timer: number }, now: number): number {
+  return lobbyTimerReached(room, now) ? 0 : room.lobby_state;
+}
+
 /** The lobby holds this participant back: lobby on, not a moderator, no lobby-ignore bit. */
 export function heldInLobby(lobbyState: number, participantType: number, effective: number): boolean {
   return lobbyState !== 0 && !isModeratorType(participantType) && !hasPermission(effective, Permission.LOBBY_IGNORE);

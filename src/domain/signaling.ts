@@ -94,6 +94,10 @@ export function validSignalingTicket(secret: string, userId: string, ticket: str
 /** Shortest `Spreed-Signaling-Random` accepted (Talk: 32 characters). */
 export const SIGNALING_RANDOM_MIN = 32;
 
+/** The backend API's signature headers, both ways (talk-chat-calls.md §5.6, §5.7; lower case as Node reads them). */
+export const SIGNALING_RANDOM_HEADER = 'spreed-signaling-random';
+export const SIGNALING_CHECKSUM_HEADER = 'spreed-signaling-checksum';
+
 /** Lower-case hex HMAC-SHA256(secret, random + body). */
 export function signalingChecksum(secret: string, random: string, body: string): string {
   return createHmac('sha256', secret)

@@ -5,11 +5,12 @@
  */
 import { ActorType } from '../domain/constants.js';
 import type { EventBus } from './bus.js';
+import type { CallActor } from './event-map.js';
 import type { AuthService } from '../services/auth.js';
 import type { AvatarService } from '../services/avatars.js';
 import type { LoginSessionService } from '../services/login-sessions.js';
 import type { MembershipSync } from '../services/membership-sync.js';
-import type { NotificationService } from '../services/notifications.js';
+import type { NotificationActor, NotificationService } from '../services/notifications.js';
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
 import type { UserAvatarService } from '../services/user-avatars.js';
@@ -54,9 +55,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('call.joined', ({ room, actor }) => (actor.actorType === ActorType.USERS ? s.notifications.joinedCall(room.id, actor.actorId) : undefined));
   bus.on('call.ended', ({ room }) => s.notifications.missedCall(room.id));
   bus.on('call.ring', ({ room, actor, target }) =>
-    target.actorType === ActorType.USERS
-      ? s.notifications.rang(room, { type: actor.actorType, id: actor.actorId, displayName: actor.displayName }, target.actorId)
-      : undefined,
+    target.actorType === ActorType.USERS ? s.notifications.rang(room, notificationActor(actor), target.actorId) : undefined,
   );
 
   // Credentials: cached verifications and login cookies stop working at once.
@@ -114,4 +113,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('call.left', ({ room, sessionId }) => s.signalingNotifier.inCallChanged(room, sessionId, 0));
   bus.on('call.ended', ({ room, everyone }) => (everyone ? s.signalingNotifier.callEndedForEveryone(room) : undefined));
   bus.on('rooms.deleted', ({ rooms }) => s.notifications.forgetRooms(rooms));
+}
+
+/** A call event's actor as the notifications name it. */
+function notificationActor(actor: CallActor): NotificationActor {
+  return { type: actor.actorType, id: actor.actorId, displayName: actor.displayName };
 }

@@ -16,7 +16,7 @@ import type { SessionRow } from '../db/repositories/sessions.js';
 import { ActorType, InCallFlag, Permission, RoomType, SESSION_TIMEOUT, StartCalls } from '../domain/constants.js';
 import { badRequest, forbidden, lobbyActive, notFound } from '../domain/errors.js';
 import { recordingAvailable } from '../domain/features.js';
-import { canStartCall, hasPermission, heldInLobby, isModeratorType, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
+import { canStartCall, hasPermission, heldInLobby, isModeratorType, lobbyStateAt, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import type { EventBus } from '../events/bus.js';
 import type { CallActor, CallEndReason, CallEnded } from '../events/event-map.js';
@@ -80,8 +80,7 @@ export class CallService {
 
   /** RequireModeratorOrNoLobby (412) and RequireReadWriteConversation (403 `readOnly`). */
   private requireNoLobbyReadWrite(cfg: AppConfigSnapshot, room: RoomRow, attendee: AttendeeRow, now: number): void {
-    const lobby = room.lobby_timer > 0 && room.lobby_timer < now ? 0 : room.lobby_state;
-    if (heldInLobby(lobby, attendee.participant_type, this.effective(cfg, room, attendee))) throw lobbyActive();
+    if (heldInLobby(lobbyStateAt(room, now), attendee.participant_type, this.effective(cfg, room, attendee))) throw lobbyActive();
     if (room.read_only !== 0) throw forbidden('readOnly', 'The conversation is read-only');
   }
 

@@ -28,6 +28,7 @@ import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge
 import {
   hasPermission,
   heldInLobby,
+  lobbyTimerReached,
   isLoggedInModeratorType,
   isModeratorType,
   isOneToOneKind,
@@ -114,7 +115,7 @@ export class ChatApiService {
     if (need.lobby !== false) {
       const now = nowSeconds();
       // The lobby timer is applied lazily (talk-behaviour.md §11).
-      if (room.lobby_timer > 0 && room.lobby_timer < now) {
+      if (lobbyTimerReached(room, now)) {
         const [lifted] = await this.lobbyTimers.lift([room.id], now);
         room = lifted ?? { ...room, lobby_state: 0, lobby_timer: 0 };
       }

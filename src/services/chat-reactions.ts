@@ -8,7 +8,7 @@
  * permission (128), as in Talk before 34; `react-permission` is therefore not advertised.
  */
 import type { Db } from '../db/database.js';
-import { CHAT_MESSAGE_DEFAULTS, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
+import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { type ChatReactionsRepository, REACTION, type ReactionRead } from '../db/repositories/chat-reactions.js';
 import { isSingleEmoji } from '../domain/emoji.js';
 import { ActorType } from '../domain/constants.js';
@@ -19,8 +19,11 @@ import { chatChannel, type ChatService } from './chat.js';
 import type { RequestContext } from './request-context.js';
 import type { Repositories } from '../db/repositories/index.js';
 
-/** Messages that take reactions: text, shared objects (polls) and voice/recordings (§3.1 "Reactable"). */
-export const REACTABLE_TYPES = new Set(['comment', 'object_shared', 'voice-message', 'record-audio', 'record-video']);
+/**
+ * Messages that take reactions: text, shared objects (polls) and voice/recordings (§3.1
+ * "Reactable"), the same verbs Talk counts as unread chat, so the one list serves both.
+ */
+const REACTABLE_TYPES = new Set(UNREAD_TYPES);
 
 /** `{emoji: [{actorType, actorId, actorDisplayName, timestamp}]}` (§3.1 "Map format"). */
 export type ReactionsMap = Record<string, { actorType: string; actorId: string; actorDisplayName: string; timestamp: number }[]>;

@@ -12,6 +12,7 @@ import { isOneToOneKind } from '../domain/permissions.js';
 import { ActorType, ListableScope, ParticipantType, ReadOnlyState, RoomType } from '../domain/constants.js';
 import type { Repositories } from '../db/repositories/index.js';
 import { SYSTEM_ACTOR } from '../domain/chat.js';
+import { nowSeconds } from '../domain/time.js';
 import type { CallActor, CallEnded, CallSessionChange, RoomChange } from '../events/event-map.js';
 import type { ChatActor, ChatService } from './chat.js';
 
@@ -72,9 +73,6 @@ function typeChangeMessage(attendee: AttendeeRow, from: number, to: number): str
 
 const chatActorOfCall = (a: CallActor | null): ChatActor => (a ? { type: a.actorType, id: a.actorId, displayName: a.displayName } : { ...SYSTEM_ACTOR });
 
-/** One-to-one kinds: a call with exactly one user in them is "missed" (§2 call_missed). */
-const ONE_TO_ONE_KINDS: readonly number[] = [RoomType.ONE_TO_ONE, RoomType.ONE_TO_ONE_FORMER];
-
 /**
  * The one-to-one partner of `caller`, whom the caller's `call_tried` names (§2 call_missed,
  * Talk reads the pair from the room name): the other user attendee, or for a former
@@ -102,7 +100,7 @@ export class ChatSystemMessages {
   async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange }): Promise<void> {
     const msg = roomChangeMessage(e.room, e.change);
     // The change already moved lastActivity in this transaction: record it at that same second.
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     const at = Math.abs(now - e.room.last_activity) <= 5 ? e.room.last_activity : now;
     if (msg) await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, msg.params ?? {}, { at });
   }
@@ -158,7 +156,8 @@ export class ChatSystemMessages {
   async callEnded(e: CallEnded & { trx: Kysely<Database> }): Promise<void> {
     if (e.reason === 'disconnected') return;
     const since = e.callStartTime;
-    const joined = (await this.repos.withTransaction(e.trx).attendees.forRoom(e.room.id)).filter((a) => since > 0 && a.last_joined_call >= since);
+    const attendees = await this.repos.withTransaction(e.trx).attendees.forRoom(e.room.id);
+    const joined = attendees.filter((a) => since > 0 && a.last_joined_call >= since);
     const actor = chatActorOfCall(e.actor);
     let users = joined.filter((a) => a.actor_type === ActorType.USERS);
     // Ended for everyone: the moderator is the sentence's subject, not one of the others (§2).
@@ -168,9 +167,10 @@ export class ChatSystemMessages {
     const params: Record<string, unknown> = { users: users.map((a) => a.actor_id), cloudIds, guests, duration: e.duration };
     users.slice(0, 5).forEach((a, i) => (params[`user${i + 1}`] = attendeeObject(a.actor_type, a.actor_id, a.display_name)));
     let id = e.everyone ? 'call_ended_everyone' : 'call_ended';
-    if (!e.everyone && ONE_TO_ONE_KINDS.includes(e.room.type) && users.length === 1 && guests === 0) {
+    // A one-to-one call only one user joined is "missed" (§2 call_missed).
+    if (!e.everyone && isOneToOneKind(e.room.type) && users.length === 1 && guests === 0) {
       id = 'call_missed';
-      const other = otherParty(e.room, await this.repos.withTransaction(e.trx).attendees.forRoom(e.room.id), users[0]!.actor_id);
+      const other = otherParty(e.room, attendees, users[0]!.actor_id);
       if (other) params.other = other;
     }
     await this.chat.postSystemMessage(e.trx, e.room, actor, id, params);

@@ -241,8 +241,7 @@ export class ChatService {
   private async insert(trx: Kysely<Database>, room: RoomRow, now: number, row: NewChatMessage, opts: { bump: boolean }): Promise<number> {
     const { rooms, chatMessages } = this.repos.withTransaction(trx);
     // Also the row lock that orders this room's posts (file comment).
-    if (opts.bump) await rooms.lockForMessage(room.id, now);
-    else await rooms.lockForMessage(room.id, 0);
+    await rooms.lockForMessage(room.id, opts.bump ? now : 0);
     const id = await chatMessages.insert(row);
     if (opts.bump) await rooms.setLastMessage(room.id, id);
     await this.db.wake.notify([chatChannel(room.id)], trx);

@@ -11,7 +11,7 @@ import type { AttendeesRepository } from '../db/repositories/attendees.js';
 import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
 import type { RoomsRepository } from '../db/repositories/rooms.js';
 import type { UsersRepository } from '../db/repositories/users.js';
-import { isOneToOneKind, serverDefaultPermissions } from '../domain/permissions.js';
+import { isOneToOneKind, lobbyTimerReached, serverDefaultPermissions } from '../domain/permissions.js';
 import { defaultRoomName, isGroupOrPublic } from '../domain/room-settings.js';
 import { needsAttendeePin, sipConfigured } from '../domain/sip.js';
 import { recordingAvailable } from '../domain/features.js';
@@ -64,7 +64,7 @@ export class ConversationViewService {
     const sip = sipConfigured(cfg);
 
     // Lobby timers are applied lazily on read (talk-behaviour.md §11): lift and save expired ones.
-    const expired = views.filter((v) => v.room.lobby_timer > 0 && v.room.lobby_timer < now);
+    const expired = views.filter((v) => lobbyTimerReached(v.room, now));
     if (expired.length) {
       const lifted = new Map((await this.lobbyTimers.lift([...new Set(expired.map((v) => v.room.id))], now)).map((r) => [r.id, r]));
       // Lifted here: the row with its lobby_timer_reached message; lifted meanwhile elsewhere: just open.

@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { NewNotification, NotificationRow, NotificationsRepository } from '../db/repositories/notifications.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
 import { ActorType, NotificationLevel } from '../domain/constants.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { isOneToOneKind } from '../domain/permissions.js';
@@ -100,7 +101,7 @@ export class NotificationService {
     if (!room) return;
     const members = await this.members(
       room,
-      userIds.filter((u) => !(actor.type === ActorType.USERS && u === actor.id)),
+      userIds.filter((u) => !isActor(actor, u)),
     );
     const targets = members.filter((a) => a.notification_level !== NotificationLevel.NEVER).map((a) => a.actor_id);
     const params: Record<string, string> = { userType: actor.type, userId: actor.id };
@@ -120,29 +121,17 @@ export class NotificationService {
    * the conversation with call notifications on, minus the actor. A second start refreshes it.
    */
   async callStarted(room: RoomRow, actor: NotificationActor, userIds: string[]): Promise<void> {
-    const members = await this.members(
-      room,
-      userIds.filter((u) => !(actor.type === ActorType.USERS && u === actor.id)),
-    );
-    const targets = members.filter((a) => a.notification_calls !== 0).map((a) => a.actor_id);
-    await this.insert(room, targets, {
-      subject: 'call',
-      object_type: 'call',
-      subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }),
-    });
+    await this.notifyCall(room, actor, await this.members(room, userIds));
   }
 
   /**
    * `call.started` (Talk: unless the call started silently): every user of the conversation
-   * except those in `silentFor`; `callStarted` drops the actor and call notifications turned off.
+   * except those in `silentFor`, the actor and those with call notifications turned off. The
+   * conversation's attendee rows already carry the setting, so no second look-up.
    */
   async callStartedInRoom(room: RoomRow, actor: NotificationActor, silentFor: string[]): Promise<void> {
     const users = (await this.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS && !silentFor.includes(a.actor_id));
-    await this.callStarted(
-      room,
-      actor,
-      users.map((a) => a.actor_id),
-    );
+    await this.notifyCall(room, actor, users);
   }
 
   /**
@@ -151,13 +140,19 @@ export class NotificationService {
    * somebody asked for them by name; a notification already there is refreshed.
    */
   async rang(room: RoomRow, actor: NotificationActor, targetUserId: string): Promise<void> {
-    if (actor.type === ActorType.USERS && actor.id === targetUserId) return;
+    if (isActor(actor, targetUserId)) return;
     const member = await this.members(room, [targetUserId]);
     await this.insert(
       room,
       member.map((a) => a.actor_id),
-      { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) },
+      callFields(actor),
     );
+  }
+
+  /** Call notifications for the user attendees `members`, minus the actor and call notifications off. */
+  private async notifyCall(room: RoomRow, actor: NotificationActor, members: AttendeeRow[]): Promise<void> {
+    const targets = members.filter((a) => a.notification_calls !== 0 && !isActor(actor, a.actor_id)).map((a) => a.actor_id);
+    await this.insert(room, targets, callFields(actor));
   }
 
   /** The call ended without these users (all when omitted): their call notifications read "You missed …". */
@@ -300,4 +295,14 @@ export class NotificationService {
     if (stale.length) await this.repo.deleteIds(userId, stale);
     return out;
   }
+}
+
+/** Whether user `userId` is the actor (nobody is notified of their own doing). */
+function isActor(actor: NotificationActor, userId: string): boolean {
+  return actor.type === ActorType.USERS && actor.id === userId;
+}
+
+/** A call notification's fields: `callee` names the user who started or rang (null for guests). */
+function callFields(actor: NotificationActor): Pick<NewNotification, 'subject' | 'object_type' | 'subject_params'> {
+  return { subject: 'call', object_type: 'call', subject_params: JSON.stringify({ callee: actor.type === ActorType.USERS ? actor.id : null }) };
 }

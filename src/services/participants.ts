@@ -25,6 +25,7 @@ import { randomString, sha256Hex } from '../domain/passwords.js';
 import {
   permissionsIn,
   heldInLobby,
+  lobbyStateAt,
   isGuestType,
   isModeratorType,
   isValidPermissionValue,
@@ -101,8 +102,7 @@ export class ParticipantsService {
       if (viewer.participant_type === ParticipantType.GUEST) throw forbidden('participant', 'Guests cannot list the participants');
     };
     if (opts.breakout) guestCheck();
-    const lobby = room.lobby_timer > 0 && room.lobby_timer < now ? 0 : room.lobby_state;
-    if (heldInLobby(lobby, viewer.participant_type, permissionsIn(room, viewer, serverDefault))) throw lobbyActive();
+    if (heldInLobby(lobbyStateAt(room, now), viewer.participant_type, permissionsIn(room, viewer, serverDefault))) throw lobbyActive();
     guestCheck();
 
     const roomList: RoomRow[] = [room];

@@ -12,7 +12,7 @@ import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SignalingRepository } from '../db/repositories/signaling.js';
 import { ActorType, Permission } from '../domain/constants.js';
 import { hasPermission, isLoggedInModeratorType, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
-import { signalingServers, validSignalingChecksum } from '../domain/signaling.js';
+import { SIGNALING_CHECKSUM_HEADER, SIGNALING_RANDOM_HEADER, signalingServers, validSignalingChecksum } from '../domain/signaling.js';
 import { nowSeconds } from '../domain/time.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { BruteForceService } from './brute-force.js';
@@ -21,9 +21,6 @@ import type { RequestContext } from './request-context.js';
 import type { SessionService } from './sessions.js';
 import type { SignalingService } from './signaling.js';
 import type { Repositories } from '../db/repositories/index.js';
-
-export const SIGNALING_RANDOM_HEADER = 'spreed-signaling-random';
-export const SIGNALING_CHECKSUM_HEADER = 'spreed-signaling-checksum';
 
 type Reply = Record<string, unknown>;
 

@@ -14,7 +14,15 @@
  */
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { SignalingRepository } from '../db/repositories/signaling.js';
-import { signalingChecksum, signalingHttpBase, signalingMode, signalingRandom, signalingServers } from '../domain/signaling.js';
+import {
+  SIGNALING_CHECKSUM_HEADER,
+  SIGNALING_RANDOM_HEADER,
+  signalingChecksum,
+  signalingHttpBase,
+  signalingMode,
+  signalingRandom,
+  signalingServers,
+} from '../domain/signaling.js';
 import type { AppConfigService } from './app-config.js';
 import { signalingParticipant } from '../presenters/signaling-participant.js';
 import { isModeratorType, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
@@ -97,10 +105,7 @@ export class SignalingNotifier {
    * signaling-chat-relay.ts for which carry the comment).
    */
   chatMessage(room: RoomRow, messageId: number): void {
-    this.enqueue(room.token, async () => {
-      const data = await this.chatRelay.data(room, messageId);
-      return data && { type: 'message', message: { data } };
-    });
+    this.enqueue(room.token, () => this.chatNotification(room, messageId));
   }
 
   /**
@@ -111,9 +116,14 @@ export class SignalingNotifier {
   chatMessageInTransaction(room: RoomRow, messageId: number): void {
     this.enqueue(room.token, async () => {
       await this.repo.roomWritersSettled(room.id);
-      const data = await this.chatRelay.data(room, messageId);
-      return data && { type: 'message', message: { data } };
+      return this.chatNotification(room, messageId);
     });
+  }
+
+  /** The `message` notification of a committed chat row; none when the row is not there. */
+  private async chatNotification(room: RoomRow, messageId: number): Promise<Record<string, unknown> | undefined> {
+    const data = await this.chatRelay.data(room, messageId);
+    return data && { type: 'message', message: { data } };
   }
 
   /**
@@ -256,8 +266,8 @@ export class SignalingNotifier {
           body,
           headers: {
             'Content-Type': 'application/json',
-            'Spreed-Signaling-Random': random,
-            'Spreed-Signaling-Checksum': signalingChecksum(secret, random, body),
+            [SIGNALING_RANDOM_HEADER]: random,
+            [SIGNALING_CHECKSUM_HEADER]: signalingChecksum(secret, random, body),
             'Spreed-Signaling-Backend': `${this.opts.baseUrl}/`,
           },
           signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),

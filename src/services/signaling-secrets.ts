@@ -8,10 +8,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { randomString } from '../domain/passwords.js';
 import { tokenAlgOf, tokenKeyNames, type TokenAlg } from '../domain/signaling.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { AppConfigService } from './app-config.js';
 
 /** A new key pair in Talk's storage form: PEM for ES/RS; libsodium-style base64 for EdDSA. */
-export function generateTokenKeyPair(alg: TokenAlg): { priv: string; pub: string } {
+function generateTokenKeyPair(alg: TokenAlg): { priv: string; pub: string } {
   if (alg === 'EdDSA') {
     const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
     const seed = Buffer.from(jwk.d!, 'base64url');
@@ -27,6 +28,17 @@ export function generateTokenKeyPair(alg: TokenAlg): { priv: string; pub: string
   };
 }
 
+/** Whether either half of the configured algorithm's key pair is unset. */
+function keyPairMissing(cfg: AppConfigSnapshot): boolean {
+  const names = tokenKeyNames(tokenAlgOf(cfg));
+  return (cfg.raw(names.priv) ?? '') === '' || (cfg.raw(names.pub) ?? '') === '';
+}
+
+/** Whether `signaling_ticket_secret` or the configured key pair still has to be generated. */
+export function signalingSecretsMissing(cfg: AppConfigSnapshot): boolean {
+  return cfg.get('signaling_ticket_secret') === '' || keyPairMissing(cfg);
+}
+
 /** Generates `signaling_ticket_secret` and the key pair of the configured algorithm when missing. */
 export async function ensureSignalingSecrets(appConfig: AppConfigService): Promise<void> {
   const cfg = await appConfig.snapshot();
@@ -34,7 +46,7 @@ export async function ensureSignalingSecrets(appConfig: AppConfigService): Promi
   if (cfg.get('signaling_ticket_secret') === '') missing.push({ key: 'signaling_ticket_secret', value: randomString(255) });
   const alg = tokenAlgOf(cfg);
   const names = tokenKeyNames(alg);
-  if ((cfg.raw(names.priv) ?? '') === '' || (cfg.raw(names.pub) ?? '') === '') {
+  if (keyPairMissing(cfg)) {
     // Both halves of one pair go in together; a half-stored pair (never written by Parley) is replaced.
     const pair = generateTokenKeyPair(alg);
     if ((cfg.raw(names.priv) ?? '') !== '' || (cfg.raw(names.pub) ?? '') !== '') {

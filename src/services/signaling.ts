@@ -23,7 +23,7 @@ import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { AppConfigService } from './app-config.js';
 import type { RequestContext } from './request-context.js';
 import type { RoomsService } from './rooms.js';
-import { ensureSignalingSecrets } from './signaling-secrets.js';
+import { ensureSignalingSecrets, signalingSecretsMissing } from './signaling-secrets.js';
 
 export interface SignalingSettings {
   signalingMode: string;
@@ -89,8 +89,7 @@ export class SignalingService {
   /** The snapshot with the generated secrets present (made now if the algorithm changed since start). */
   private async config(): Promise<AppConfigSnapshot> {
     let cfg = await this.appConfig.snapshot();
-    const names = tokenKeyNames(tokenAlgOf(cfg));
-    if (cfg.get('signaling_ticket_secret') === '' || (cfg.raw(names.priv) ?? '') === '' || (cfg.raw(names.pub) ?? '') === '') {
+    if (signalingSecretsMissing(cfg)) {
       await ensureSignalingSecrets(this.appConfig);
       cfg = await this.appConfig.snapshot();
     }
