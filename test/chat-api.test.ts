@@ -414,6 +414,11 @@ for (const dialect of dialects()) {
         assert.equal(everyone.source, 'calls');
         assert.equal(everyone.label, 'Team');
         assert.equal((await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice') })).status, 400);
+        for (const query of [{ search: 'a\u0000' }, { search: '', limit: 'x' }, { search: '', includeStatus: 'maybe' }] as Record<string, string>[]) {
+          const bad = await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice'), query });
+          assert.equal(bad.status, 400, `${JSON.stringify(query)}: ${bad.text}`);
+          assert.equal(typeof bad.data.error, 'string');
+        }
         assert.equal((await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('dave'), query: { search: '' } })).status, 404);
       });
     });
