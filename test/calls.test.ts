@@ -184,6 +184,10 @@ for (const dialect of dialects()) {
       assert.equal((await call(p, 'PUT', `${V4}/call/${token}`, { as: member, body: {} })).status, 400);
       // DELETE when not in the call: 200, nothing happens.
       assert.equal((await leave(member, token)).status, 200);
+      const badAll = await call(p, 'DELETE', `${V4}/call/${token}`, { as: member, body: { all: 'maybe' } });
+      assert.deepEqual([badAll.status, badAll.data.error], [400, 'all'], badAll.text);
+      const badRing = await call(p, 'POST', `${V4}/call/${token}/ring/1e20`, { as: member });
+      assert.deepEqual([badRing.status, badRing.data.error], [400, 'attendeeId'], badRing.text);
 
       // Calls disabled: 403 on list, join and ring; canStartCall false.
       await config('start_calls', '3');

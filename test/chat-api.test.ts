@@ -125,6 +125,26 @@ for (const dialect of dialects()) {
         assert.ok(exact.data.id > before);
       });
 
+      it('400 for fields of the wrong type or out of range, naming the field; nothing stored', async () => {
+        const before = (await roomRow(p, group.token))!.last_message;
+        const cases: [Record<string, unknown>, string][] = [
+          [{ message: ['a'] }, 'message'],
+          [{ message: { a: 1 } }, 'message'],
+          [{ message: null }, 'message'],
+          [{ message: 'x', replyTo: 1.5 }, 'replyTo'],
+          [{ message: 'x', replyTo: 1e20 }, 'replyTo'],
+          [{ message: 'x', silent: 'loud' }, 'silent'],
+          [{ message: 'x', actorDisplayName: ['Bob'] }, 'actorDisplayName'],
+        ];
+        const failures: string[] = [];
+        for (const [body, field] of cases) {
+          const r = await send(group.token, 'alice', body);
+          if (r.status !== 400 || typeof r.data?.error !== 'string') failures.push(`${field} ${JSON.stringify(body)}: ${r.status} ${r.text}`);
+        }
+        assert.deepEqual(failures, []);
+        assert.equal((await roomRow(p, group.token))!.last_message, before);
+      });
+
       it('403 read-only, 412 lobby (moderators pass), 403 without chat permission — in that order', async () => {
         const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Rules' });
         await seedUser(p, room.token, 'bob');
@@ -241,6 +261,12 @@ for (const dialect of dialects()) {
         assert.equal(r.headers.get('x-chat-last-given'), String(ids[3]));
         const none = await call(p, 'GET', `${V1}/chat/${room.token}/0/context`, { as: as('bob') });
         assert.equal(none.status, 304);
+        for (const limit of ['x', 1.5]) {
+          const bad = await call(p, 'GET', `${V1}/chat/${room.token}/${ids[2]}/context`, { as: as('bob'), query: { limit } });
+          assert.equal(bad.status, 400, `limit ${limit}: ${bad.text}`);
+        }
+        const notAnId = await call(p, 'GET', `${V1}/chat/${room.token}/abc/context`, { as: as('bob') });
+        assert.equal(notAnId.status, 400, notAnId.text);
         assert.equal((await call(p, 'GET', `${V1}/chat/${room.token}/${ids[2]}/context`, { as: as('dave') })).status, 404);
       });
     });
@@ -276,6 +302,12 @@ for (const dialect of dialects()) {
         assert.equal((await edit(created.id, 'alice', 'x')).status, 405);
         assert.equal((await edit(m.id, 'alice', '  ')).data.error, 'message');
         assert.equal((await edit(m.id, 'alice', 'x'.repeat(32001))).status, 413);
+        for (const message of [null, ['x'], { a: 1 }, 'a\u0000b']) {
+          const bad = await edit(m.id, 'alice', message);
+          assert.deepEqual([bad.status, bad.data?.error], [400, 'message'], `${JSON.stringify(message)}: ${bad.text}`);
+        }
+        assert.equal((await call(p, 'PUT', `${V1}/chat/${room.token}/abc`, { as: as('alice'), body: { message: 'x' } })).status, 400);
+        assert.equal((await get(room.token, 'alice', { lookIntoFuture: 0, limit: 1 })).data[0].message, 'mine', 'refused edits changed nothing');
         await p.services.db.kysely
           .updateTable('chat_messages')
           .set({ created_at: Math.floor(Date.now() / 1000) - 25 * 3600 })
@@ -382,6 +414,11 @@ for (const dialect of dialects()) {
         assert.equal(everyone.source, 'calls');
         assert.equal(everyone.label, 'Team');
         assert.equal((await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice') })).status, 400);
+        for (const query of [{ search: 'a\u0000' }, { search: '', limit: 'x' }, { search: '', includeStatus: 'maybe' }] as Record<string, string>[]) {
+          const bad = await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice'), query });
+          assert.equal(bad.status, 400, `${JSON.stringify(query)}: ${bad.text}`);
+          assert.equal(typeof bad.data.error, 'string');
+        }
         assert.equal((await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('dave'), query: { search: '' } })).status, 404);
       });
     });

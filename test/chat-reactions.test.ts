@@ -125,6 +125,10 @@ for (const dialect of dialects()) {
       assert.equal(none.data.error, 'reaction');
       const nul = await react('POST', room.token, id, 'bob', '\u0000');
       assert.equal(nul.status, 400);
+      for (const reaction of [['👍'], { e: '👍' }, '👍'.repeat(5000)]) {
+        const r = await t.call('POST', `${V1}/reaction/${room.token}/${id}`, { as: as('bob'), body: { reaction } });
+        assert.deepEqual([r.status, r.data.error], [400, 'reaction'], JSON.stringify(reaction).slice(0, 40));
+      }
       const system = (await history(room.token, 'alice')).find((m) => m.systemMessage === 'conversation_created');
       const sys = await react('POST', room.token, system.id, 'bob', '👍');
       assert.equal(sys.status, 400);

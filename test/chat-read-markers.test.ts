@@ -91,7 +91,12 @@ for (const dialect of dialects()) {
       assert.equal(r.data.lastReadMessage, -2);
       assert.ok(r.data.unreadMessages >= 3);
       assert.equal((await read('bob', -3)).status, 400);
-      assert.equal((await t.call('POST', `${V1}/chat/${room.token}/read`, { as: as('bob'), body: { lastReadMessage: 'x' } })).status, 400);
+      for (const lastReadMessage of ['x', 1.5, 1e20, [1]]) {
+        const bad = await t.call('POST', `${V1}/chat/${room.token}/read`, { as: as('bob'), body: { lastReadMessage } });
+        assert.equal(bad.status, 400, `${JSON.stringify(lastReadMessage)}: ${bad.text}`);
+      }
+      const bob = await t.p.services.repos.attendees.find((await roomRow(t.p, room.token))!.id, 'users', 'bob');
+      assert.equal(bob!.last_read_message, -2, 'refused markers left it where it was');
     });
 
     it('DELETE read marks the last chat message unread', async () => {

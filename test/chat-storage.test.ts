@@ -55,6 +55,8 @@ for (const dialect of dialects()) {
           await t.p.services.chat.postSystemMessage(trx, room, SYSTEM_ACTOR, 'read_only');
           throw new Error('roll back');
         }),
+        /roll back/,
+        'only the thrown error, not a failing write, rolls back',
       );
       assert.equal((await roomRow(t.p, room1.token))!.last_message, room.last_message);
       const id = await t.p.services.db.kysely.transaction().execute((trx) => t.p.services.chat.postSystemMessage(trx, room, SYSTEM_ACTOR, 'read_only'));

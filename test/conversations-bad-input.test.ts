@@ -11,7 +11,7 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, createUser, dialects } from './helpers/parley.js';
-import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedUser, V4 } from './helpers/rooms.js';
+import { attendeesOf, createRoom, NO_THROTTLE, roomCount, roomRow, seedUser, V4 } from './helpers/rooms.js';
 import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 interface Case {
@@ -255,13 +255,6 @@ for (const dialect of dialects()) {
 
     /** Everything stored about the conversation. */
     const snapshot = async () => ({ room: await roomRow(t.p, token), attendees: await attendeesOf(t.p, token) });
-    const roomCount = async () =>
-      (
-        await t.p.services.db.kysely
-          .selectFrom('rooms')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n;
 
     it('every field of every settings endpoint: 400 with data.error, conversation unchanged', async () => {
       const before = await snapshot();
@@ -277,7 +270,7 @@ for (const dialect of dialects()) {
     });
 
     it('tokenless endpoints (GET /room, POST /room, GET /listed-room): 4xx with data.error, nothing created', async () => {
-      const rooms = await roomCount();
+      const rooms = await roomCount(t.p);
       const failures: string[] = [];
       for (const c of TOKENLESS) {
         const r = await t.call(c.method, `${V4}${c.path.slice(1)}`, { as: as('alice'), body: c.body, query: c.query });
@@ -285,7 +278,7 @@ for (const dialect of dialects()) {
         if (r.status !== status || r.data?.error !== c.error) failures.push(`${c.what}: ${r.status} ${JSON.stringify(r.data)} (want ${status} ${c.error})`);
       }
       assert.deepEqual(failures, []);
-      assert.equal(await roomCount(), rooms);
+      assert.equal(await roomCount(t.p), rooms);
     });
 
     it('malformed or unknown tokens: 404 room on every endpoint, for members and anonymous callers', async () => {

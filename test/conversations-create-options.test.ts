@@ -6,17 +6,9 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, dialects, type Parley } from './helpers/parley.js';
-import { attendeesOf, createRoom, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { as, dialects } from './helpers/parley.js';
+import { attendeesOf, createRoom, roomCount, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
-
-async function roomCount(p: Parley): Promise<number> {
-  const r = await p.services.db.kysely
-    .selectFrom('rooms')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
 
 for (const dialect of dialects()) {
   describe(`POST /room: sources, options, parents [${dialect}]`, () => {

@@ -1,17 +1,9 @@
 /** POST /room (contract "Create a conversation"; talk-behaviour.md §4). */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, createUser, dialects, type Parley } from './helpers/parley.js';
-import { attendeesOf, createRoom, NO_THROTTLE, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
+import { as, createUser, dialects } from './helpers/parley.js';
+import { attendeesOf, createRoom, NO_THROTTLE, roomCount, roomRow, seedAttendee, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
-
-async function roomCount(p: Parley): Promise<number> {
-  const r = await p.services.db.kysely
-    .selectFrom('rooms')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
 
 for (const dialect of dialects()) {
   describe(`POST /room [${dialect}]`, () => {

@@ -78,12 +78,22 @@ for (const dialect of dialects()) {
 
     it('poll answers 404 [] for unknown, malformed and not yet granted tokens', async () => {
       const { poll: pl } = await openV2(p);
-      for (const token of [pl.token, 'x'.repeat(128), 'short', '']) {
+      for (const token of [pl.token, 'x'.repeat(128), 'short', '', 'a\u0000b', 'x'.repeat(100_000)]) {
         const r = await poll(p, pl.endpoint, token);
-        assert.equal(r.status, 404, token);
+        assert.equal(r.status, 404, token.slice(0, 140));
         assert.equal(r.text, '[]');
       }
       assert.equal((await req(p, 'POST', '/index.php/login/v2/poll')).status, 404);
+      // The framework also reads the token from JSON: a token that is not a string is no token.
+      for (const token of [5, ['x'], { a: 1 }, null]) {
+        const r = await fetch(`${p.url}/index.php/login/v2/poll`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ token }),
+        });
+        assert.equal(r.status, 404, JSON.stringify(token));
+        assert.equal(await r.text(), '[]');
+      }
     });
 
     it('v2 end to end: login, grant, one poll, the app password works and can be revoked', async () => {

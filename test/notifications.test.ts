@@ -144,6 +144,16 @@ for (const dialect of dialects()) {
       assert.deepEqual(ex.data, [n.notification_id]);
       assert.equal((await call(p, 'POST', `${N}/exists`, { as: as('dave'), body: { ids: Array.from({ length: 201 }, (_, i) => i + 1) } })).status, 400);
       assert.equal((await call(p, 'POST', `${N}/exists`, { as: as('dave'), body: { ids: 'x' } })).status, 400);
+      assert.equal((await call(p, 'POST', `${N}/exists`, { as: as('dave'), body: { ids: ['x'] } })).status, 400);
+      const badId = await call(p, 'DELETE', `${N}/abc`, { as: as('dave') });
+      assert.deepEqual([badId.status, badId.data.error], [400, 'id']);
+      for (const [m, path] of [
+        ['DELETE', `${N}/${n.notification_id}`],
+        ['DELETE', N],
+        ['POST', `${N}/exists`],
+      ] as const) {
+        assert.equal((await call(p, m, path, { body: { ids: [n.notification_id] } })).status, 401, `${m} ${path} without a login`);
+      }
       // Someone else cannot delete it.
       assert.equal((await call(p, 'DELETE', `${N}/${n.notification_id}`, { as: as('carol') })).status, 200);
       assert.equal((await list('dave')).data.length, 1);

@@ -119,6 +119,8 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 400, JSON.stringify(bad));
         assert.equal(r.data.error, 'options');
       }
+      const notList = await t.call('POST', `${V1}/poll/${room.token}/${poll.id}`, { as: as('bob'), body: { optionIds: 'x' } });
+      assert.equal(notList.status, 400, notList.text);
       assert.deepEqual((await show('bob', poll.id)).data.votedSelf, []);
       assert.equal((await vote('bob', 99999999, [0])).status, 404);
       assert.equal((await vote('dave', poll.id, [0])).status, 404);
@@ -156,6 +158,12 @@ for (const dialect of dialects()) {
       await bad({ question: 'Q', options: ['A', 'B'], resultMode: 2 }, 'resultMode');
       await bad({ question: 'Q', options: ['A', 'B'], draft: true }, 'draft');
       await bad({ question: 'Q\u0000', options: ['A', 'B'] }, 'question');
+      await bad({ question: 'Q', options: 'A' }, 'options');
+      await bad({ question: 'Q', options: [['A'], 'B'] }, 'options');
+      await bad({ question: 'Q', options: ['A\u0000', 'B'] }, 'options');
+      await bad({ question: 'Q', options: ['A', 'B'], maxVotes: -1 }, 'maxVotes');
+      await bad({ question: 'Q', options: ['A', 'B'], maxVotes: 'x' }, 'maxVotes');
+      await bad({ question: 'Q', options: ['A', 'B'], resultMode: 'x' }, 'resultMode');
       const one = await t.call('POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'bob' } });
       const r1 = await create('alice', { question: 'Q', options: ['A', 'B'] }, one.data.token);
       assert.equal(r1.status, 400);

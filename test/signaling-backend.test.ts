@@ -73,8 +73,7 @@ for (const dialect of dialects()) {
     let aliceSession: string;
 
     /** POSTs to the backend API as the signaling server does (checksum over random + raw body). */
-    const backend = (body: unknown, secret = SECRET) => {
-      const raw = JSON.stringify(body);
+    const backend = (body: unknown, secret = SECRET, raw = JSON.stringify(body)) => {
       const random = randomBytes(32).toString('hex');
       return fx.call('POST', `${V3}/signaling/backend`, {
         body: raw,
@@ -122,6 +121,33 @@ for (const dialect of dialects()) {
       const unknown = await backend({ type: 'frobnicate' });
       assert.equal(unknown.status, 200);
       assert.equal(unknown.data.error.code, 'unknown_type');
+    });
+
+    it('signed but malformed bodies: an error object (200) or a 4xx with data.error, never a 500', async () => {
+      const bodies: [string, string][] = [
+        ['not json', '{"type":'],
+        ['null', 'null'],
+        ['an array', '[]'],
+        ['a string', '"auth"'],
+        ['auth without params', JSON.stringify({ type: 'auth' })],
+        ['auth params of the wrong type', JSON.stringify({ type: 'auth', auth: { version: '1.0', params: { userid: 5, ticket: [] } } })],
+        ['room not an object', JSON.stringify({ type: 'room', room: 5 })],
+        ['room id not a string', JSON.stringify({ type: 'room', room: { version: '1.0', roomid: 7, sessionid: {} } })],
+        ['room id with NUL', JSON.stringify({ type: 'room', room: { version: '1.0', roomid: 'a\u0000b', userid: 'alice', sessionid: 's' } })],
+      ];
+      const failures: string[] = [];
+      for (const [what, raw] of bodies) {
+        const r = await backend(undefined, SECRET, raw);
+        const refused =
+          r.status === 200
+            ? r.data?.type === 'error' && typeof r.data.error?.code === 'string'
+            : r.status >= 400 && r.status < 500 && typeof r.data?.error === 'string';
+        if (!refused) failures.push(`${what}: ${r.status} ${r.text}`);
+      }
+      assert.deepEqual(failures, []);
+      // Entries that are not a list ping nobody; the answer is the ordinary ping answer.
+      const ping = await backend({ type: 'ping', ping: { roomid: token, entries: 'x' } });
+      assert.deepEqual([ping.status, ping.data], [200, { type: 'room', room: { version: '1.0', roomid: token } }]);
     });
 
     it('room join: the Talk session of that user gets properties and media permissions; anything else no_such_room', async () => {

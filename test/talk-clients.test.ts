@@ -81,6 +81,10 @@ for (const dialect of dialects()) {
         ['alice', { emoji: '🎉🎉' }, 400, 'emoji'],
         ['alice', { emoji: '🎉', color: '#00ff00' }, 400, 'color'],
         ['alice', {}, 400, 'emoji'],
+        ['alice', { emoji: '🎉'.repeat(40) }, 400, 'emoji'],
+        ['alice', { emoji: '\u0000' }, 400, 'emoji'],
+        ['alice', { emoji: '🎉', color: '00ff00\u0000' }, 400, 'color'],
+        ['bob', { emoji: '🎉' }, 404, 'room'],
       ];
       for (const [who, body, status, error] of refusals) {
         const res = await t.call('POST', path, { as: as(who), body });

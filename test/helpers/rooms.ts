@@ -25,6 +25,15 @@ export async function roomRow(p: Parley, token: string): Promise<RoomRow | undef
   return p.services.repos.rooms.findByToken(token);
 }
 
+/** How many conversations exist: proves a refused create stored nothing. */
+export async function roomCount(p: Parley): Promise<number> {
+  const r = await p.services.db.kysely
+    .selectFrom('rooms')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
 export async function setRoom(p: Parley, token: string, patch: RoomPatch): Promise<void> {
   const row = await roomRow(p, token);
   assert.ok(row, `room ${token} exists`);
