@@ -35,7 +35,8 @@ export function actorObject(actorType: string, actorId: string, displayName: str
 
 /** The rich object of an attendee named in a system message (user added, moderator promoted, ...). */
 export function attendeeObject(actorType: string, actorId: string, displayName: string): RichObject {
-  if (actorType === ActorType.GROUPS) return groupObject(actorId, displayName || actorId);
+  // System messages name a group as type "group"; mentions use "user-group" (§1.7).
+  if (actorType === ActorType.GROUPS) return { type: 'group', id: actorId, name: displayName || actorId, 'mention-id': `user-group/${actorId}` };
   if (actorType === ActorType.CIRCLES) return { type: 'circle', id: actorId, name: displayName || actorId, 'mention-id': `team/${actorId}` };
   return actorObject(actorType, actorId, displayName);
 }
