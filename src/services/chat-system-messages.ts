@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
-import { attendeeObject } from '../domain/chat-rich-objects.js';
+import { attendeeObject, deletedUserObject } from '../domain/chat-rich-objects.js';
 import { isOneToOneKind } from '../domain/permissions.js';
 import { ActorType, ListableScope, ParticipantType, ReadOnlyState, RoomType } from '../domain/constants.js';
 import type { Repositories } from '../db/repositories/index.js';
@@ -105,13 +105,25 @@ export class ChatSystemMessages {
     if (msg) await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, msg.params ?? {}, { at });
   }
 
-  /** Added/removed attendees; none in one-to-ones, nothing added to the changelog (§2 user_added). */
-  async membershipChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] }, added: boolean): Promise<void> {
+  /**
+   * Added/removed attendees; none in one-to-ones, nothing added to the changelog (§2 user_added).
+   * `userDeleted`: users removed with their account are named as Talk renders a user who no
+   * longer exists (§1.7), since Talk removes them after the account is gone.
+   */
+  async membershipChanged(
+    e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] },
+    added: boolean,
+    userDeleted = false,
+  ): Promise<void> {
     if (isOneToOneKind(e.room.type) || e.room.type === RoomType.CHANGELOG) return;
     for (const attendee of e.attendees) {
       const msg = membershipMessage(attendee, added);
       if (!msg) continue;
-      const params = { [msg.key]: attendeeObject(attendee.actor_type, attendee.actor_id, attendee.display_name) };
+      const named =
+        userDeleted && attendee.actor_type === ActorType.USERS
+          ? deletedUserObject()
+          : attendeeObject(attendee.actor_type, attendee.actor_id, attendee.display_name);
+      const params = { [msg.key]: named };
       await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, params);
     }
   }

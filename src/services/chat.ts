@@ -212,6 +212,11 @@ export class ChatService {
     await this.events.emit('chat.read', { room, userId, messageId });
   }
 
+  /** A deleted user's messages stay, authored by "deleted_users" (subscribed to `user.deleting`). */
+  async authorDeleted(userId: string): Promise<void> {
+    await this.repos.chatMessages.reassignToDeletedUser(userId);
+  }
+
   /** Deleted conversations take their messages along (after commit; room ids are never reused). */
   async forgetRooms(rooms: RoomRow[]): Promise<void> {
     await this.repos.chatMessages.deleteForRooms(rooms.map((r) => r.id));

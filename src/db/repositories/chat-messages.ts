@@ -7,6 +7,8 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { ChatMessagesTable, Database } from '../schema.js';
 import { chunks } from '../chunks.js';
+import { ActorType } from '../../domain/constants.js';
+import { DELETED_USERS } from '../../domain/chat.js';
 
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type NewChatMessage = Insertable<ChatMessagesTable>;
@@ -126,6 +128,19 @@ export class ChatMessagesRepository {
 
   async deleteForRooms(roomIds: number[]): Promise<void> {
     for (const part of chunks([...new Set(roomIds)])) await this.db.deleteFrom('chat_messages').where('room_id', 'in', part).execute();
+  }
+
+  /**
+   * A deleted user's messages (and reactions) are no longer theirs: actor `deleted_users` with an
+   * empty display name, as Nextcloud's CommentsManager::deleteReferencesOfActor rewrites them.
+   */
+  async reassignToDeletedUser(userId: string): Promise<void> {
+    await this.db
+      .updateTable('chat_messages')
+      .set({ actor_type: DELETED_USERS, actor_id: DELETED_USERS, actor_display_name: '' })
+      .where('actor_type', '=', ActorType.USERS)
+      .where('actor_id', '=', userId)
+      .execute();
   }
 
   /** Deletes expired messages (the expiration job); returns how many went. */
