@@ -82,7 +82,10 @@ for (const dialect of dialects()) {
       const messages = await chat('alice', shared.token);
       const removed = messages[0];
       assert.equal(removed.systemMessage, 'user_removed');
-      assert.deepEqual([removed.actorType, removed.actorId, removed.actorDisplayName], [actor.actorType, actor.actorId, actor.actorType === 'users' ? 'admin' : '']);
+      assert.deepEqual(
+        [removed.actorType, removed.actorId, removed.actorDisplayName],
+        [actor.actorType, actor.actorId, actor.actorType === 'users' ? 'admin' : ''],
+      );
       assert.equal(removed.message, actor.text);
       assert.deepEqual(removed.messageParameters, { actor: actor.rich, user: DELETED });
       const record = (await t.call('GET', `${V4}/room/${shared.token}`, { as: as('alice') })).data;
@@ -90,7 +93,10 @@ for (const dialect of dialects()) {
       assert.equal(record.lastActivity, removed.timestamp);
       // Their messages stay, authored by a deleted user (actorDisplayName '', not replyable).
       const old = messages.find((m) => m.id === said);
-      assert.deepEqual([old.actorType, old.actorId, old.actorDisplayName, old.message, old.isReplyable], ['deleted_users', 'deleted_users', '', 'before I go', false]);
+      assert.deepEqual(
+        [old.actorType, old.actorId, old.actorDisplayName, old.message, old.isReplyable],
+        ['deleted_users', 'deleted_users', '', 'before I go', false],
+      );
       const created = messages.find((m) => m.systemMessage === 'conversation_created');
       assert.deepEqual([created.actorType, created.actorId], ['deleted_users', 'deleted_users']);
       assert.deepEqual(created.messageParameters.actor, DELETED, 'a system message of theirs names a deleted user');
@@ -113,17 +119,23 @@ for (const dialect of dialects()) {
     }
 
     it('DELETE /cloud/users/{userid} deletes the conversations where the user was the last one', async () => {
-      await deleteScenario(async (id) => {
-        const r = await t.call('DELETE', `/cloud/users/${id}`, { as: admin });
-        assert.equal(r.status, 200, r.text);
-      }, { actorType: 'users', actorId: 'admin', text: '{actor} removed {user}', rich: { type: 'user', id: 'admin', name: 'admin', 'mention-id': 'admin' } });
+      await deleteScenario(
+        async (id) => {
+          const r = await t.call('DELETE', `/cloud/users/${id}`, { as: admin });
+          assert.equal(r.status, 200, r.text);
+        },
+        { actorType: 'users', actorId: 'admin', text: '{actor} removed {user}', rich: { type: 'user', id: 'admin', name: 'admin', 'mention-id': 'admin' } },
+      );
     });
 
     it('parley user:delete does the same', async () => {
-      await deleteScenario(async (id) => {
-        const r = await runCli(t.p.env, ['user:delete', id]);
-        assert.equal(r.code, 0, r.stderr);
-      }, { actorType: 'guests', actorId: 'cli', text: 'An administrator removed {user}', rich: CLI_RICH });
+      await deleteScenario(
+        async (id) => {
+          const r = await runCli(t.p.env, ['user:delete', id]);
+          assert.equal(r.code, 0, r.stderr);
+        },
+        { actorType: 'guests', actorId: 'cli', text: 'An administrator removed {user}', rich: CLI_RICH },
+      );
     });
 
     it('parley talk:user:remove records user_removed by the command line; the one-to-one becomes a former one', async () => {

@@ -31,21 +31,26 @@ for (const dialect of dialects()) {
     };
 
     it('talk:room:* changes read "An administrator …" where Talk words it so, with the Administration actor', async () => {
-      const token = /Room token: (\S+)/.exec(await parley('talk:room:create', 'Ops', '--user', 'ann', '--user', 'ben', '--user', 'cid', '--moderator', 'cid'))![1]!;
-      await parley('talk:room:update', token, '--name', 'Ops 2');
-      await parley('talk:room:update', token, '--description', 'What we run');
-      await parley('talk:room:update', token, '--description', '');
-      await parley('talk:room:update', token, '--readonly', '1');
-      await parley('talk:room:update', token, '--readonly', '0');
-      await parley('talk:room:update', token, '--listable', '1');
-      await parley('talk:room:update', token, '--listable', '2');
-      await parley('talk:room:update', token, '--listable', '0');
-      await parley('talk:room:update', token, '--public', '1');
-      await parley('talk:room:update', token, '--password', 'a-long-room-password-1');
-      await parley('talk:room:update', token, '--password', '');
-      await parley('talk:room:update', token, '--public', '0');
-      await parley('talk:room:update', token, '--message-expiration', String(2 * 86400));
-      await parley('talk:room:update', token, '--message-expiration', '0');
+      const token = /Room token: (\S+)/.exec(
+        await parley('talk:room:create', 'Ops', '--user', 'ann', '--user', 'ben', '--user', 'cid', '--moderator', 'cid'),
+      )![1]!;
+      const updates: Array<[string, string]> = [
+        ['--name', 'Ops 2'],
+        ['--description', 'What we run'],
+        ['--description', ''],
+        ['--readonly', '1'],
+        ['--readonly', '0'],
+        ['--listable', '1'],
+        ['--listable', '2'],
+        ['--listable', '0'],
+        ['--public', '1'],
+        ['--password', 'a-long-room-password-1'],
+        ['--password', ''],
+        ['--public', '0'],
+        ['--message-expiration', String(2 * 86400)],
+        ['--message-expiration', '0'],
+      ];
+      for (const [option, value] of updates) await parley('talk:room:update', token, option, value);
       await parley('talk:room:promote', token, 'ann');
       await parley('talk:room:demote', token, 'ann');
       await parley('talk:room:remove', token, 'ann');

@@ -102,7 +102,11 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
 
   if (row.message_type === MessageType.SYSTEM) {
     systemMessage = row.system_message;
-    message = systemMessageText(callTextId(row, parameters, env, isViewer), { ...parameters, silent: row.silent === 1 }, viewpoint(row, parameters, env, isViewer));
+    message = systemMessageText(
+      callTextId(row, parameters, env, isViewer),
+      { ...parameters, silent: row.silent === 1 },
+      viewpoint(row, parameters, env, isViewer),
+    );
     // The caller of a missed one-to-one call sees it as their unanswered call (§2 call_missed).
     const tried = row.system_message === 'call_missed' && isCaller(parameters, env);
     if (tried) systemMessage = 'call_tried';
