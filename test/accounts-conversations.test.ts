@@ -138,6 +138,26 @@ for (const dialect of dialects()) {
       );
     });
 
+    it('two deleted users who gave the same reaction: both deletions succeed, the message keeps its count', async () => {
+      const [u1, u2] = [`r1${Math.random().toString(36).slice(2, 8)}`, `r2${Math.random().toString(36).slice(2, 8)}`];
+      await createUser(t.p, u1);
+      await createUser(t.p, u2);
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reactions' });
+      for (const u of [u1, u2]) await seedUser(t.p, room.token, u, ParticipantType.USER);
+      const id = await say('alice', room.token, 'react to me');
+      for (const u of [u1, u2]) {
+        const r = await t.call('POST', `${V1}/reaction/${room.token}/${id}`, { as: as(u), body: { reaction: '👍' } });
+        assert.equal(r.status, 201, r.text);
+      }
+      for (const u of [u1, u2]) assert.equal((await t.call('DELETE', `/cloud/users/${u}`, { as: admin })).status, 200);
+      const message = (await chat('alice', room.token)).find((m) => m.id === id);
+      assert.deepEqual(message.reactions, { '👍': 2 });
+      const who = await t.call('GET', `${V1}/reaction/${room.token}/${id}`, { as: as('alice') });
+      assert.equal(who.status, 200, who.text);
+      assert.ok(who.data['👍'].length >= 1);
+      assert.ok(who.data['👍'].every((r: any) => r.actorType === 'deleted_users' && r.actorId === 'deleted_users'));
+    });
+
     it('parley talk:user:remove records user_removed by the command line; the one-to-one becomes a former one', async () => {
       const id = `left${Math.random().toString(36).slice(2, 8)}`;
       await createUser(t.p, id, { displayName: 'Leaving' });
