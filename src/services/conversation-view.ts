@@ -144,18 +144,30 @@ export class ConversationViewService {
     return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
   }
 
-  /** Each room's last message and the caller's unread count (two statements for any number). */
+  /**
+   * Each room's last message and the caller's unread count: the count is the room's counter
+   * minus the attendee's (migration 0706-chat-unread-counters), so it costs nothing per message;
+   * rooms whose earliest counted expiry has passed also subtract their expired messages not yet
+   * deleted by the job (one statement over those rows only, and only then).
+   */
   private async chatStates(views: readonly ConversationView[], includeLastMessage: boolean): Promise<Map<number, RoomChatState>> {
     const now = nowSeconds();
     const out = new Map<number, RoomChatState>();
     const lastIds = includeLastMessage ? views.map((v) => v.room.last_message).filter((id) => id > 0) : [];
     const last = new Map((lastIds.length ? await this.repos.chatMessages.findByIds(lastIds, now) : []).map((m) => [m.id, m]));
-    const attendeeIds = views.flatMap((v) => (v.attendee && v.attendee.id > 0 ? [v.attendee.id] : []));
-    const unread = attendeeIds.length ? await this.repos.chatMessages.unreadCounts(attendeeIds, now) : new Map<number, number>();
+    const expiring = views.flatMap((v) => (v.attendee && v.attendee.id > 0 && v.room.next_expiry > 0 && v.room.next_expiry <= now ? [v.attendee.id] : []));
+    const expired = expiring.length ? await this.repos.chatMessages.expiredUnreadCounts(expiring, now) : undefined;
     for (const v of views) {
       const m = last.get(v.room.last_message);
-      out.set(v.room.id, { unread: unread.get(v.room.id) ?? 0, lastMessage: m && m.room_id === v.room.id ? m : undefined });
+      out.set(v.room.id, { unread: unreadOf(v, expired), lastMessage: m && m.room_id === v.room.id ? m : undefined });
     }
     return out;
   }
+}
+
+/** The caller's unread count of a conversation from the counters (never below 0). */
+function unreadOf(v: ConversationView, expired: ReadonlyMap<number, number> | undefined): number {
+  if (!v.attendee || v.attendee.id <= 0) return 0;
+  const read = v.attendee.last_read_message > 0 ? v.attendee.read_count : 0;
+  return Math.max(0, v.room.chat_count - read - (expired?.get(v.room.id) ?? 0));
 }

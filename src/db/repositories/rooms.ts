@@ -49,6 +49,8 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   recording_consent: 0,
   mention_permissions: 0,
   created_at: 0,
+  chat_count: 0,
+  next_expiry: 0,
 };
 
 /** Every attendee column (a Record so that a column added to the table must be added here). */
@@ -77,6 +79,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
   dialout_requested_at: true,
   last_attendee_activity: true,
   created_at: true,
+  read_count: true,
 };
 const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;
 /** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */
@@ -292,14 +295,36 @@ export class RoomsRepository {
   /**
    * Takes the room's row lock (PostgreSQL) and moves lastActivity: the first statement of every
    * message post, so posts into one room are serialised and commit in id order (a long-poll that
-   * saw id n can never miss a smaller id committed later).
+   * saw id n can never miss a smaller id committed later). A post of a counted message
+   * (`counted`, chat-messages.ts UNREAD_TYPES) also counts it in chat_count and, when it
+   * expires, in next_expiry: the same statement, so a post adds no statement and concurrent
+   * posts add one each (migration 0706-chat-unread-counters).
    */
-  async lockForMessage(id: number, now: number): Promise<void> {
+  async lockForMessage(id: number, now: number, counted?: { expiresAt: number }): Promise<void> {
+    const e = counted?.expiresAt ?? 0;
     await this.db
       .updateTable('rooms')
-      .set({ last_activity: sql<number>`case when last_activity < ${now} then ${now} else last_activity end` })
+      .set({
+        last_activity: sql<number>`case when last_activity < ${now} then ${now} else last_activity end`,
+        ...(counted ? { chat_count: sql<number>`chat_count + 1` } : {}),
+        ...(e > 0 ? { next_expiry: sql<number>`case when next_expiry = 0 or next_expiry > ${e} then ${e} else next_expiry end` } : {}),
+      })
       .where('id', '=', id)
       .execute();
+  }
+
+  /** A counted message of the room was deleted (inside the deletion's transaction; takes the row lock). */
+  async uncountMessage(id: number): Promise<void> {
+    await this.db
+      .updateTable('rooms')
+      .set({ chat_count: sql<number>`chat_count - 1` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** History cleared: no last message, nothing counted (the first statement of the clear: takes the row lock). */
+  async clearChat(id: number): Promise<void> {
+    await this.db.updateTable('rooms').set({ last_message: 0, chat_count: 0, next_expiry: 0 }).where('id', '=', id).execute();
   }
 
   /** Points the room at its newest message (never backwards). */
