@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ConversationAttendeeRow } from '../db/repositories/attendees.js';
-import type { RoomRow } from '../db/repositories/rooms.js';
+import type { RoomChatPreload, RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
 import { ActorType, NotificationLevel, ParticipantType, RoomType, SESSION_TIMEOUT, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
 import {
@@ -47,6 +47,8 @@ export interface ConversationView {
    * (SIP-bridge requests, breakout rooms listed for a moderator who is not in them).
    */
   forceName?: boolean;
+  /** The room's chat state when it was read with the room row (the list, GET /room/{token}). */
+  chatPreload?: RoomChatPreload;
 }
 
 export interface PresentOptions {

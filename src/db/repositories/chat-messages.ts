@@ -36,6 +36,49 @@ export const CHAT_MESSAGE_DEFAULTS = {
   reactions: '{}',
 } satisfies Partial<NewChatMessage>;
 
+/** Every message column (a Record so that a column added to the table must be added here). */
+const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
+  id: true,
+  room_id: true,
+  actor_type: true,
+  actor_id: true,
+  actor_display_name: true,
+  message: true,
+  message_type: true,
+  system_message: true,
+  message_parameters: true,
+  reference_id: true,
+  parent_id: true,
+  created_at: true,
+  expires_at: true,
+  silent: true,
+  can_mention_all: true,
+  last_edit_actor_type: true,
+  last_edit_actor_id: true,
+  last_edit_actor_display_name: true,
+  last_edit_at: true,
+  deleted_by_type: true,
+  deleted_by_id: true,
+  deleted_at: true,
+  reactions: true,
+};
+const MESSAGE_COLUMNS = Object.keys(MESSAGE_COLUMN_SET) as Array<keyof ChatMessageRow>;
+const MESSAGE_PREFIXES = MESSAGE_COLUMNS.map((c) => `lm_${c}`);
+
+/**
+ * The select list that reads a message joined as `lm` (with its user author joined as `lu`)
+ * beside another table's row, `lm_`-prefixed: a conversation's last message read with the room.
+ */
+export const PREFIXED_LAST_MESSAGE_COLUMNS = [...MESSAGE_COLUMNS.map((c, i) => `lm.${c} as ${MESSAGE_PREFIXES[i]}`), 'lu.display_name as lm_user_display_name'];
+
+/** The message of such a row; undefined when the outer join found none. */
+export function lastMessageOf(row: Record<string, unknown>): ChatMessageRead | undefined {
+  if (row.lm_id === null || row.lm_id === undefined) return undefined;
+  const m: Record<string, unknown> = { user_display_name: row.lm_user_display_name ?? null };
+  for (let i = 0; i < MESSAGE_COLUMNS.length; i++) m[MESSAGE_COLUMNS[i]] = row[MESSAGE_PREFIXES[i]];
+  return m as unknown as ChatMessageRead;
+}
+
 /** Message types counted as unread chat (Talk counts verbs comment and object_shared). */
 export const UNREAD_TYPES = ['comment', 'object_shared', 'voice-message', 'record-audio', 'record-video'];
 
