@@ -399,6 +399,8 @@ export function stableUntil(views: ConversationView[], statuses: ReadonlyMap<str
     if (v.room.lobby_timer > 0) until = Math.min(until, v.room.lobby_timer);
     // Expiring messages leave lastMessage and the unread count without a write (talk-chat-calls.md §1.6).
     if (v.room.message_expiration > 0) until = Math.min(until, now + 1);
+    // Messages stamped before the expiration was turned off still expire (rooms.next_expiry).
+    if (v.room.next_expiry > 0) until = Math.min(until, Math.max(v.room.next_expiry, now + 1));
     if (v.session) until = Math.min(until, v.session.last_ping + SESSION_TIMEOUT, v.session.last_ping + SESSION_TIMEOUT_KILL - 1);
   }
   for (const st of statuses.values()) until = Math.min(until, st.stableUntil ?? now);
