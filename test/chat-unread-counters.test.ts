@@ -246,7 +246,12 @@ for (const dialect of dialects()) {
         await seedUser(t.p, room.token, 'lister');
         tokens.push(room.token);
       }
-      const anyWrite = () => t.p.services.db.kysely.updateTable('users').set({ display_name: sql`display_name` }).where('id', '=', 'lister').execute();
+      const anyWrite = () =>
+        t.p.services.db.kysely
+          .updateTable('users')
+          .set({ display_name: sql`display_name` })
+          .where('id', '=', 'lister')
+          .execute();
       const list = async () => {
         await anyWrite(); // no rendered answer may be reused
         return countQueries(t.p, () => t.call('GET', `${V4}/room`, { as: as('lister') }));

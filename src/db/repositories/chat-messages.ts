@@ -205,7 +205,9 @@ export class ChatMessagesRepository {
         // so no per-row subquery walks a room's whole history).
         const ids = sql.join(part);
         const x = sql`with x as materialized (select m.room_id, m.id from chat_messages m where m.expires_at > 0 and m.expires_at <= ${now} and m.room_id in (${ids}) and m.message_type in (${sql.join(UNREAD_TYPES)}))`;
-        await sql`${x} update attendees set read_count = read_count - (select count(*) from x where x.room_id = attendees.room_id and x.id <= attendees.last_read_message) where room_id in (${ids})`.execute(trx);
+        await sql`${x} update attendees set read_count = read_count - (select count(*) from x where x.room_id = attendees.room_id and x.id <= attendees.last_read_message) where room_id in (${ids})`.execute(
+          trx,
+        );
         await sql`${x} update rooms set chat_count = chat_count - (select count(*) from x where x.room_id = rooms.id),
             next_expiry = coalesce((select min(m.expires_at) from chat_messages m where m.room_id = rooms.id and m.expires_at > ${now} and m.message_type in (${sql.join(UNREAD_TYPES)})), 0)
           where id in (${ids})`.execute(trx);

@@ -146,7 +146,6 @@ export class RoomsRepository {
    * unless expired) with its user author's name (`lu`), and the common read marker as a
    * subquery. Reading them with the rooms saves the two statements that loaded them after.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- joins two queries of different shapes (the list, the token lookup)
   private withChat(q: SelectQueryBuilder<any, any, object>, now: number): SelectQueryBuilder<any, any, object> {
     return q
       .leftJoin('chat_messages as lm', (j) =>
