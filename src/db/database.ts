@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from './direct-reads.js';
 import { preparedStatementPool } from './pg-prepared.js';
+import { attachReadCache, PgReadCache } from './pg-read-cache.js';
 import { QueryStats } from './query-stats.js';
 import { inProcessWake, postgresWake, type Wake } from './wake.js';
 
@@ -28,6 +29,8 @@ export interface Db {
   pool?: { totalCount: number; idleCount: number; waitingCount: number };
   /** Cross-process wake-ups (LISTEN/NOTIFY on PostgreSQL, in-process on SQLite). */
   wake: Wake;
+  /** PostgreSQL: the per-process read cache (pg-read-cache.ts); enabled after migrations. */
+  readCache?: PgReadCache;
   close(): Promise<void>;
 }
 
@@ -61,8 +64,21 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       max: 10,
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool) }), log });
-    const wake = postgresWake(kysely, opts.databaseUrl, schema);
+    const readCache = new PgReadCache();
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(readCache.trackWrites(pool)) }), log });
+    attachReadCache(kysely, readCache);
+    // The wake channel is named after the schema the tables live in: the notify triggers of the
+    // read cache (migration 0706) name it from the table's schema.
+    const channelSchema =
+      schema ??
+      (await sql<{ s: string }>`select current_schema() as s`
+        .execute(kysely)
+        .then((r) => r.rows[0]?.s ?? 'public')
+        .catch(async (e: unknown) => {
+          await kysely.destroy();
+          throw e;
+        }));
+    const wake = postgresWake(kysely, opts.databaseUrl, channelSchema, readCache.observer);
     return {
       kysely,
       dialect: 'postgres',
@@ -70,6 +86,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       schema,
       pool,
       wake,
+      readCache,
       close: async () => {
         await wake.close();
         await kysely.destroy();

@@ -1,0 +1,239 @@
+/**
+ * The PostgreSQL side of the per-process read cache (DESIGN.md §4: in-memory caches are safe to
+ * lose and invalidated across processes). SQLite caches the reads every request makes
+ * (credential check, config generation, preferences) under its change stamp (direct-reads.ts);
+ * here the same reads (`compiledRead` with a `table`) are cached per process and invalidated
+ * by LISTEN/NOTIFY:
+ *
+ * - Every write to a cached table, by any process or tool, notifies: a row trigger
+ *   (migration 0706) calls `pg_notify` on the process's wake channel with
+ *   `cache:<table>:<key>`, in the writing transaction, so it is delivered at commit and never
+ *   for a rollback. The wake module's one LISTEN connection per process hears it
+ *   (`WakeObserver`) and the entries of that key are dropped.
+ * - The writing process does not wait for its own notification: statements sent through its
+ *   pool that write a cached table are spotted by their text (`trackWrites`), and when they
+ *   have committed (after the statement, or at `commit`) the whole table is dropped
+ *   synchronously, so a request sees its own process's writes at once. Notifications sent by
+ *   this process's own pool connections are then ignored (already applied), which keeps
+ *   statement counts deterministic.
+ * - While the LISTEN connection is not listening (not yet connected, lost, reconnecting), every
+ *   read goes to the database and nothing is stored: a notification missed then cannot leave a
+ *   stale entry. Each (re)connection and each loss clears everything.
+ * - A read stores its result only when no invalidation of its table (and no loss or reconnect)
+ *   happened while it ran, so a result read just before a commit cannot outlive the commit's
+ *   notification.
+ *
+ * The window: another process sees a commit when the notification reaches its LISTEN socket,
+ * normally within a millisecond or two of the commit (docs/architecture.md "Read cache").
+ * Cached reads take exactly one parameter, the key the trigger sends (users.id,
+ * user_preferences.user_id, user_status.user_id, app_passwords.token_hash, cache_state.id).
+ */
+import type pg from 'pg';
+import { BoundedMap } from '../domain/bounded-map.js';
+import type { WakeObserver } from './wake.js';
+
+/** Tables whose reads may be cached; each has the notify trigger of migration 0706. */
+export const CACHED_TABLES = ['users', 'user_preferences', 'user_status', 'app_passwords', 'cache_state'] as const;
+export type CachedTable = (typeof CACHED_TABLES)[number];
+
+/** Prefix of the cache's payloads on the wake channel (wake channels never start with it). */
+export const CACHE_PAYLOAD_PREFIX = 'cache:';
+
+/** Keys kept per table (oldest forgotten first). */
+const MAX_KEYS = 10_000;
+
+/** `insert into "t"`, `update "t"`, `delete from "t"`, `truncate "t"` anywhere in a statement (CTEs too). */
+const WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+(?:"?\w+"?\.)?"?(\w+)"?/gi;
+const BEGIN = /^\s*(?:begin|start\s+transaction)\b/i;
+const END = /^\s*(?:commit|rollback)\s*;?\s*$/i;
+
+const cachedTables: ReadonlySet<string> = new Set(CACHED_TABLES);
+
+/** The cached tables a statement writes (empty for a read). */
+function writtenTables(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WRITE)) if (cachedTables.has(m[1]) && !out.includes(m[1])) out.push(m[1]);
+  return out;
+}
+
+interface TableCache {
+  /** Bumped by every invalidation of the table: a read that ran across one does not store. */
+  epoch: number;
+  /** Key (the read's parameter) → read id → rows. */
+  keys: BoundedMap<string, Map<number, object[]>>;
+}
+
+interface ClientState {
+  inTransaction: boolean;
+  /** Cached tables written by the open transaction. */
+  written: Set<string>;
+}
+
+type PoolLike = Pick<pg.Pool, 'connect' | 'end'>;
+
+export class PgReadCache {
+  /** The LISTEN connection listens. */
+  private connected = false;
+  /** The notify triggers are in place (after migrations, `enable`). */
+  private enabled = false;
+  /** Bumped by every loss, reconnection and full clear. */
+  private epoch = 0;
+  private readonly tables = new Map<string, TableCache>();
+  /** Backend pids of this process's pool connections (their notifications are already applied). */
+  private readonly ownBackends = new Set<number>();
+  private readonly tracked = new WeakSet<object>();
+  private nextReadId = 0;
+
+  /** True while cached reads may be used: enabled and the LISTEN connection listens. */
+  get active(): boolean {
+    return this.connected && this.enabled;
+  }
+
+  /**
+   * Starts caching, once the migrations (and with them the notify triggers) are in place: before
+   * that, a write would not notify.
+   */
+  enable(): void {
+    this.clear();
+    this.enabled = true;
+  }
+
+  /** The wake module's LISTEN connection reports here (one connection per process). */
+  readonly observer: WakeObserver = {
+    listening: () => {
+      this.clear();
+      this.connected = true;
+    },
+    lost: () => {
+      this.connected = false;
+      this.clear();
+    },
+    message: (payload, senderPid) => {
+      if (!payload.startsWith(CACHE_PAYLOAD_PREFIX) || this.ownBackends.has(senderPid)) return;
+      const rest = payload.slice(CACHE_PAYLOAD_PREFIX.length);
+      const colon = rest.indexOf(':');
+      if (colon < 0) return;
+      const key = rest.slice(colon + 1);
+      this.invalidate(rest.slice(0, colon), key === '*' ? undefined : key);
+    },
+  };
+
+  /** A new cached read on `table`; returns the function that runs it through the cache. */
+  reader<R extends object>(table: CachedTable, run: (parameters: readonly unknown[]) => Promise<R[]>): (parameters: readonly unknown[]) => Promise<R[]> {
+    const id = this.nextReadId++;
+    return async (parameters) => {
+      if (!this.active) return run(parameters);
+      const cache = this.table(table);
+      const key = String(parameters[0]);
+      const hit = cache.keys.get(key)?.get(id);
+      if (hit !== undefined) return hit.map((r) => ({ ...r })) as R[];
+      const epoch = this.epoch;
+      const tableEpoch = cache.epoch;
+      const rows = await run(parameters);
+      if (this.active && epoch === this.epoch && tableEpoch === cache.epoch) {
+        let byRead = cache.keys.get(key);
+        if (byRead === undefined) cache.keys.set(key, (byRead = new Map()));
+        byRead.set(
+          id,
+          rows.map((r) => ({ ...r })),
+        );
+      }
+      return rows;
+    };
+  }
+
+  /** Drops one key of a table (every read of it), or the whole table. */
+  invalidate(table: string, key?: string): void {
+    const cache = this.tables.get(table);
+    if (cache === undefined) return;
+    cache.epoch++;
+    if (key === undefined) cache.keys.clear();
+    else cache.keys.delete(key);
+  }
+
+  private clear(): void {
+    this.epoch++;
+    for (const cache of this.tables.values()) {
+      cache.epoch++;
+      cache.keys.clear();
+    }
+  }
+
+  private table(name: string): TableCache {
+    let cache = this.tables.get(name);
+    if (cache === undefined) this.tables.set(name, (cache = { epoch: 0, keys: new BoundedMap(MAX_KEYS) }));
+    return cache;
+  }
+
+  /**
+   * The pool the database layer uses, with each connection watched: a statement writing a cached
+   * table drops that table in this process once it has committed (at once for a statement outside
+   * a transaction, at `commit` inside one), and the connection's backend pid is remembered so its
+   * notifications are not applied twice.
+   */
+  trackWrites(pool: PoolLike): PoolLike {
+    return {
+      connect: (async () => {
+        const client = await pool.connect();
+        if (!this.tracked.has(client)) {
+          this.tracked.add(client);
+          this.watch(client);
+        }
+        return client;
+      }) as PoolLike['connect'],
+      end: () => pool.end(),
+    };
+  }
+
+  private watch(client: pg.PoolClient): void {
+    const pid = (client as unknown as { processID?: number }).processID;
+    if (typeof pid === 'number') {
+      this.ownBackends.add(pid);
+      client.once('end', () => this.ownBackends.delete(pid));
+    }
+    const state: ClientState = { inTransaction: false, written: new Set() };
+    const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
+    client.query = (async (config: unknown, values?: unknown) => {
+      const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text;
+      if (typeof text !== 'string') return query(config, values);
+      if (BEGIN.test(text)) {
+        state.inTransaction = true;
+        state.written.clear();
+        return query(config, values);
+      }
+      if (state.inTransaction && END.test(text)) {
+        const written = [...state.written];
+        state.inTransaction = false;
+        state.written.clear();
+        try {
+          return await query(config, values);
+        } finally {
+          // Also after a failed commit: dropping entries is always safe.
+          for (const t of written) this.invalidate(t);
+        }
+      }
+      const tables = writtenTables(text);
+      if (tables.length === 0) return query(config, values);
+      if (state.inTransaction) {
+        for (const t of tables) state.written.add(t);
+        return query(config, values);
+      }
+      try {
+        return await query(config, values);
+      } finally {
+        for (const t of tables) this.invalidate(t);
+      }
+    }) as pg.PoolClient['query'];
+  }
+}
+
+const caches = new WeakMap<object, PgReadCache>();
+
+/** Makes `compiledRead` on this Kysely instance use the cache (database.ts, before repositories exist). */
+export function attachReadCache(kysely: object, cache: PgReadCache): void {
+  caches.set(kysely, cache);
+}
+
+export function readCacheOf(kysely: object): PgReadCache | undefined {
+  return caches.get(kysely);
+}
