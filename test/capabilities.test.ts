@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { activeFeatures } from '../src/domain/features.js';
 import { TALK_VERSION } from '../src/domain/version.js';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
-import { eventually } from './helpers/eventually.js';
+import { seenAcross } from './helpers/eventually.js';
 
 const API = '/apps/provisioning_api/api/v1/config/apps/spreed';
 /** Names a v4 server must never advertise (talk-reference.md §2.2). */
@@ -207,8 +207,7 @@ for (const dialect of dialects()) {
     // soon as the commit's NOTIFY reaches this process (docs/architecture.md "Read cache"), and
     // never the old value again after that.
     const shows = async (what: string, probe: () => Promise<boolean>) => {
-      if (dialect === 'sqlite') assert.ok(await probe(), what);
-      else await eventually(what, probe);
+      await seenAcross(dialect, what, probe, (seen) => seen);
       for (let i = 0; i < 5; i++) assert.ok(await probe(), `${what} (again)`);
     };
 

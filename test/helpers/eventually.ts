@@ -17,3 +17,19 @@ export async function eventually(what: string, probe: () => Promise<boolean>, ms
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/**
+ * Reads what a change made through another process should show: on SQLite the next read must
+ * show it (the change stamp is read as each request starts); on PostgreSQL reads are retried
+ * until it shows (the commit's NOTIFY has arrived), within `eventually`'s bound. Returns the read
+ * that showed it; throws `what` otherwise.
+ */
+export async function seenAcross<T>(dialect: 'sqlite' | 'postgres', what: string, read: () => Promise<T>, shows: (value: T) => boolean): Promise<T> {
+  let last = await read();
+  if (dialect === 'sqlite' || shows(last)) {
+    if (!shows(last)) throw new Error(`${what}: not shown by the next request (${JSON.stringify(last)})`);
+    return last;
+  }
+  await eventually(what, async () => shows((last = await read())));
+  return last;
+}
