@@ -52,8 +52,12 @@ export const readCacheNotify: ParleyMigration = {
       END
       $$`.execute(db);
     for (const [table, key] of TABLES) {
-      await sql`CREATE TRIGGER parley_cache_notify AFTER INSERT OR UPDATE OR DELETE ON ${sql.table(table)} FOR EACH ROW EXECUTE FUNCTION parley_cache_notify(${sql.lit(key)})`.execute(db);
-      await sql`CREATE TRIGGER parley_cache_notify_truncate AFTER TRUNCATE ON ${sql.table(table)} FOR EACH STATEMENT EXECUTE FUNCTION parley_cache_notify()`.execute(db);
+      await sql`CREATE TRIGGER parley_cache_notify AFTER INSERT OR UPDATE OR DELETE ON ${sql.table(table)} FOR EACH ROW EXECUTE FUNCTION parley_cache_notify(${sql.lit(key)})`.execute(
+        db,
+      );
+      await sql`CREATE TRIGGER parley_cache_notify_truncate AFTER TRUNCATE ON ${sql.table(table)} FOR EACH STATEMENT EXECUTE FUNCTION parley_cache_notify()`.execute(
+        db,
+      );
     }
   },
 };
