@@ -9,8 +9,9 @@
  * own cache synchronously). A new password works at once everywhere (the counted check reads
  * the stored row, not a cached one).
  *
- * PostgreSQL only: when the LISTEN connection is lost the cache is cleared and bypassed until
- * it listens again, so a notification missed meanwhile leaves nothing stale.
+ * PostgreSQL only: a write drops only the key it wrote (in the writing process too, before the
+ * write returns); when the LISTEN connection is lost the cache is cleared and bypassed until it
+ * listens again, so a notification missed meanwhile leaves nothing stale.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -144,6 +145,23 @@ if (dialects().includes('postgres')) {
       const r = await killer.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = $1', [channel]);
       assert.ok(r.rows.length > 0, 'a LISTEN connection was found');
     };
+
+    it('a write drops only the key it wrote, in the writing process too, and is seen there at once', async () => {
+      await createUser(p, 'bob');
+      const capsOf = (user: string) => call(p, 'GET', '/cloud/capabilities', { as: as(user) });
+      for (const user of ['alice', 'bob', 'alice', 'bob']) assert.equal((await capsOf(user)).status, 200);
+      assert.equal(await countQueries(p, () => capsOf('alice')), 1);
+      assert.equal(await countQueries(p, () => capsOf('bob')), 1);
+      // Through this process: bob's preference row changes (the write returns once this
+      // process has applied its notification).
+      const r = await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('bob'), body: { key: 'typing_privacy', value: '1' } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(await countQueries(p, () => capsOf('alice')), 1, "alice's entries are kept");
+      let seen: any;
+      assert.equal(await countQueries(p, async () => (seen = await capsOf('bob'))), 2, "bob's preferences are read again");
+      assert.equal(seen.data.capabilities.spreed.config.chat['typing-privacy'], 1);
+      assert.equal(await countQueries(p, () => capsOf('bob')), 1);
+    });
 
     it('clears and bypasses the cache until it listens again; a notification missed meanwhile leaves nothing stale', async () => {
       const cache = p.services.db.readCache!;

@@ -7,14 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect, SqliteDriver } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from './direct-reads.js';
 import { preparedStatementPool } from './pg-prepared.js';
 import { attachReadCache, PgReadCache } from './pg-read-cache.js';
 import { QueryStats } from './query-stats.js';
-import { inProcessWake, postgresWake, type Wake } from './wake.js';
+import { inProcessWake, postgresWake, wakeChannel, type Wake } from './wake.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -64,20 +64,20 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       max: 10,
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
-    const readCache = new PgReadCache();
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(readCache.trackWrites(pool)) }), log });
-    attachReadCache(kysely, readCache);
     // The wake channel is named after the schema the tables live in: the notify triggers of the
     // read cache (migration 0706) name it from the table's schema.
     const channelSchema =
       schema ??
-      (await sql<{ s: string }>`select current_schema() as s`
-        .execute(kysely)
+      (await pool
+        .query<{ s: string }>('select current_schema() as s')
         .then((r) => r.rows[0]?.s ?? 'public')
         .catch(async (e: unknown) => {
-          await kysely.destroy();
+          await pool.end();
           throw e;
         }));
+    const readCache = new PgReadCache(wakeChannel(channelSchema), stats);
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(readCache.trackWrites(pool)) }), log });
+    attachReadCache(kysely, readCache);
     const wake = postgresWake(kysely, opts.databaseUrl, channelSchema, readCache.observer);
     return {
       kysely,

@@ -6,16 +6,17 @@
  * by LISTEN/NOTIFY:
  *
  * - Every write to a cached table, by any process or tool, notifies: a row trigger
- *   (migration 0706) calls `pg_notify` on the process's wake channel with
+ *   (migration 0706) calls `pg_notify` on the schema's wake channel with
  *   `cache:<table>:<key>`, in the writing transaction, so it is delivered at commit and never
  *   for a rollback. The wake module's one LISTEN connection per process hears it
- *   (`WakeObserver`) and the entries of that key are dropped.
- * - The writing process does not wait for its own notification: statements sent through its
+ *   (`WakeObserver`) and the entries of that key are dropped, in every process.
+ * - The writing process applies its own writes before going on: statements sent through its
  *   pool that write a cached table are spotted by their text (`trackWrites`), and when they
- *   have committed (after the statement, or at `commit`) the whole table is dropped
- *   synchronously, so a request sees its own process's writes at once. Notifications sent by
- *   this process's own pool connections are then ignored (already applied), which keeps
- *   statement counts deterministic.
+ *   have committed (after the statement, or at `commit`) a marker notification is sent and
+ *   awaited. PostgreSQL delivers notifications in commit order, so when the marker arrives the
+ *   write's own notifications have been applied: the request that wrote sees its write, and
+ *   statement counts stay deterministic. Should the marker not arrive within a second, the
+ *   written tables are dropped outright.
  * - While the LISTEN connection is not listening (not yet connected, lost, reconnecting), every
  *   read goes to the database and nothing is stored: a notification missed then cannot leave a
  *   stale entry. Each (re)connection and each loss clears everything.
@@ -28,8 +29,10 @@
  * Cached reads take exactly one parameter, the key the trigger sends (users.id,
  * user_preferences.user_id, user_status.user_id, app_passwords.token_hash, cache_state.id).
  */
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { BoundedMap } from '../domain/bounded-map.js';
+import type { QueryStats } from './query-stats.js';
 import type { WakeObserver } from './wake.js';
 
 /** Tables whose reads may be cached; each has the notify trigger of migration 0706. */
@@ -38,6 +41,10 @@ export type CachedTable = (typeof CACHED_TABLES)[number];
 
 /** Prefix of the cache's payloads on the wake channel (wake channels never start with it). */
 export const CACHE_PAYLOAD_PREFIX = 'cache:';
+/** Prefix of a writer's marker (`cache-sync:<process token>:<n>`), after its own notifications. */
+const SYNC_PREFIX = 'cache-sync:';
+/** How long a writer waits for its marker before dropping the written tables instead. */
+const SYNC_TIMEOUT_MS = 1000;
 
 /** Keys kept per table (oldest forgotten first). */
 const MAX_KEYS = 10_000;
@@ -79,10 +86,22 @@ export class PgReadCache {
   /** Bumped by every loss, reconnection and full clear. */
   private epoch = 0;
   private readonly tables = new Map<string, TableCache>();
-  /** Backend pids of this process's pool connections (their notifications are already applied). */
-  private readonly ownBackends = new Set<number>();
   private readonly tracked = new WeakSet<object>();
   private nextReadId = 0;
+  /** This process's markers (random, so processes never take each other's). */
+  private readonly token = randomBytes(6).toString('hex');
+  private markers = 0;
+  /** Markers sent and not yet heard back → what to do when they arrive. */
+  private readonly awaitedMarkers = new Map<string, () => void>();
+
+  /**
+   * @param channel the wake channel the notify triggers send on (wake.ts `wakeChannel`)
+   * @param stats where the markers are counted as the statements they are
+   */
+  constructor(
+    private readonly channel: string,
+    private readonly stats: QueryStats,
+  ) {}
 
   /** True while cached reads may be used: enabled and the LISTEN connection listens. */
   get active(): boolean {
@@ -107,9 +126,17 @@ export class PgReadCache {
     lost: () => {
       this.connected = false;
       this.clear();
+      // Nothing is cached now: the writers waiting for their markers may go on.
+      for (const done of this.awaitedMarkers.values()) done();
+      this.awaitedMarkers.clear();
     },
-    message: (payload, senderPid) => {
-      if (!payload.startsWith(CACHE_PAYLOAD_PREFIX) || this.ownBackends.has(senderPid)) return;
+    message: (payload) => {
+      if (payload.startsWith(SYNC_PREFIX)) {
+        this.awaitedMarkers.get(payload)?.();
+        this.awaitedMarkers.delete(payload);
+        return;
+      }
+      if (!payload.startsWith(CACHE_PAYLOAD_PREFIX)) return;
       const rest = payload.slice(CACHE_PAYLOAD_PREFIX.length);
       const colon = rest.indexOf(':');
       if (colon < 0) return;
@@ -166,10 +193,9 @@ export class PgReadCache {
   }
 
   /**
-   * The pool the database layer uses, with each connection watched: a statement writing a cached
-   * table drops that table in this process once it has committed (at once for a statement outside
-   * a transaction, at `commit` inside one), and the connection's backend pid is remembered so its
-   * notifications are not applied twice.
+   * The pool the database layer uses, with each connection watched: once a statement writing a
+   * cached table has committed (at once outside a transaction, at `commit` inside one), the
+   * statement does not return before this process has applied the write's notifications.
    */
   trackWrites(pool: PoolLike): PoolLike {
     return {
@@ -186,11 +212,6 @@ export class PgReadCache {
   }
 
   private watch(client: pg.PoolClient): void {
-    const pid = (client as unknown as { processID?: number }).processID;
-    if (typeof pid === 'number') {
-      this.ownBackends.add(pid);
-      client.once('end', () => this.ownBackends.delete(pid));
-    }
     const state: ClientState = { inTransaction: false, written: new Set() };
     const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
     client.query = (async (config: unknown, values?: unknown) => {
@@ -205,12 +226,9 @@ export class PgReadCache {
         const written = [...state.written];
         state.inTransaction = false;
         state.written.clear();
-        try {
-          return await query(config, values);
-        } finally {
-          // Also after a failed commit: dropping entries is always safe.
-          for (const t of written) this.invalidate(t);
-        }
+        const result = await query(config, values);
+        if (written.length > 0 && /^\s*commit/i.test(text)) await this.applied(query, written);
+        return result;
       }
       const tables = writtenTables(text);
       if (tables.length === 0) return query(config, values);
@@ -218,12 +236,39 @@ export class PgReadCache {
         for (const t of tables) state.written.add(t);
         return query(config, values);
       }
-      try {
-        return await query(config, values);
-      } finally {
-        for (const t of tables) this.invalidate(t);
-      }
+      const result = await query(config, values);
+      await this.applied(query, tables);
+      return result;
     }) as pg.PoolClient['query'];
+  }
+
+  /**
+   * After this process committed writes to `tables`: sends a marker and waits until it comes
+   * back on the LISTEN connection. It was sent after the commit, and PostgreSQL delivers
+   * notifications in commit order, so by then the write's own notifications have been applied.
+   */
+  private async applied(query: (config: unknown, values?: unknown) => Promise<unknown>, tables: string[]): Promise<void> {
+    // Not listening: nothing is cached, and listening again clears everything.
+    if (!this.active) return;
+    const marker = `${SYNC_PREFIX}${this.token}:${++this.markers}`;
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      this.awaitedMarkers.set(marker, () => resolve(true));
+      timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
+    });
+    let confirmed = false;
+    try {
+      const started = performance.now();
+      await query('select pg_notify($1, $2)', [this.channel, marker]);
+      this.stats.record(performance.now() - started, false);
+      confirmed = await arrived;
+    } catch {
+      // The marker could not be sent: drop the tables below instead.
+    } finally {
+      clearTimeout(timer);
+      this.awaitedMarkers.delete(marker);
+    }
+    if (!confirmed) for (const t of tables) this.invalidate(t);
   }
 }
 

@@ -58,8 +58,8 @@ export interface WakeObserver {
   listening(): void;
   /** The connection is gone: notifications may be missed until `listening`. */
   lost(): void;
-  /** A notification on this process's channel, with the pid of the backend that sent it. */
-  message(payload: string, senderPid: number): void;
+  /** A notification on this process's channel. */
+  message(payload: string): void;
 }
 
 /** Delay before reopening a lost LISTEN connection that an observer needs. */
@@ -161,9 +161,14 @@ export function inProcessWake(): Wake {
  * PostgreSQL: one LISTEN connection (opened on first use, reopened after it drops) per process;
  * `pg_notify` goes through the pool or the caller's transaction.
  */
+/** The database channel of a schema's wake-ups (also named by the read cache's notify triggers). */
+export function wakeChannel(schema: string | undefined): string {
+  return `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
+}
+
 export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined, observer?: WakeObserver): Wake {
   const local = new LocalWaiters();
-  const dbChannel = `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
+  const dbChannel = wakeChannel(schema);
   let client: pg.Client | undefined;
   let connecting: Promise<void> | undefined;
   /** Bumped whenever a new LISTEN connection is in place: listeners older than it re-read once. */
@@ -188,7 +193,7 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
       c.on('notification', (msg) => {
         if (msg.channel !== dbChannel || !msg.payload) return;
         local.fire(msg.payload);
-        observer?.message(msg.payload, msg.processId);
+        observer?.message(msg.payload);
       });
       const lost = () => {
         if (client !== c) return;
