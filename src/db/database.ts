@@ -65,7 +65,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
     // The wake channel is named after the schema the tables live in: the notify triggers of the
-    // read cache (migration 0706) name it from the table's schema.
+    // read cache (migration 0707) name it from the table's schema.
     const channelSchema =
       schema ??
       (await pool

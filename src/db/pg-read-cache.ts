@@ -6,7 +6,7 @@
  * by LISTEN/NOTIFY:
  *
  * - Every write to a cached table, by any process or tool, notifies: a row trigger
- *   (migration 0706) calls `pg_notify` on the schema's wake channel with
+ *   (migration 0707) calls `pg_notify` on the schema's wake channel with
  *   `cache:<table>:<key>`, in the writing transaction, so it is delivered at commit and never
  *   for a rollback. The wake module's one LISTEN connection per process hears it
  *   (`WakeObserver`) and the entries of that key are dropped, in every process.
@@ -35,7 +35,7 @@ import { BoundedMap } from '../domain/bounded-map.js';
 import type { QueryStats } from './query-stats.js';
 import type { WakeObserver } from './wake.js';
 
-/** Tables whose reads may be cached; each has the notify trigger of migration 0706. */
+/** Tables whose reads may be cached; each has the notify trigger of migration 0707. */
 export const CACHED_TABLES = ['users', 'user_preferences', 'user_status', 'app_passwords', 'cache_state'] as const;
 export type CachedTable = (typeof CACHED_TABLES)[number];
 

@@ -26,7 +26,8 @@ import { notifications } from './0702-notifications.js';
 import { chatReactions } from './0703-chat-reactions.js';
 import { polls } from './0704-polls.js';
 import { recordingConsent } from './0705-recording-consent.js';
-import { readCacheNotify } from './0706-read-cache-notify.js';
+import { chatUnreadCounters } from './0706-chat-unread-counters.js';
+import { readCacheNotify } from './0707-read-cache-notify.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -50,5 +51,6 @@ export const migrations: ParleyMigration[] = [
   chatReactions,
   polls,
   recordingConsent,
+  chatUnreadCounters,
   readCacheNotify,
 ];

@@ -22,7 +22,7 @@ const TABLES: Array<[table: string, key: string]> = [
 ];
 
 export const readCacheNotify: ParleyMigration = {
-  name: '0706-read-cache-notify',
+  name: '0707-read-cache-notify',
   async up({ db, dialect }) {
     if (dialect !== 'postgres') return;
     // The channel as wake.ts names it: parley_wake_ + the schema with other characters as _.
