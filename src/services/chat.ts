@@ -10,7 +10,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { CHAT_MESSAGE_DEFAULTS, type NewChatMessage } from '../db/repositories/chat-messages.js';
+import { CHAT_MESSAGE_DEFAULTS, type ChatMessageRow, type NewChatMessage } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { EventBus } from '../events/bus.js';
 import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
@@ -100,7 +100,8 @@ export class ChatService {
     opts: SystemMessageOptions = {},
   ): Promise<number> {
     const now = opts.at ?? nowSeconds();
-    const id = await this.insert(
+    const { id } = await this.insert(
+      this.repos.withTransaction(trx),
       trx,
       room,
       now,
@@ -147,7 +148,8 @@ export class ChatService {
    */
   async postSharedObject(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, parameters: Record<string, unknown>): Promise<number> {
     const now = nowSeconds();
-    const id = await this.insert(
+    const { id } = await this.insert(
+      this.repos.withTransaction(trx),
       trx,
       room,
       now,
@@ -164,13 +166,17 @@ export class ChatService {
   }
 
   /**
-   * Posts a user's message (checks done by the caller) in its own transaction, then announces
-   * `chat.message-posted`. Returns the new id.
+   * Posts a user's message (checks done by the caller) in its own short transaction, then
+   * announces `chat.message-posted`. Returns the stored row (the send answers with it, §1.5).
+   * Statements on SQLite: insert, room, the author's read marker, and one for the mentioned
+   * attendees when there are any; PostgreSQL adds the room's row lock before the insert.
    */
-  async postUserMessage(room: RoomRow, input: UserMessageInput): Promise<number> {
+  async postUserMessage(room: RoomRow, input: UserMessageInput): Promise<ChatMessageRow> {
     const now = nowSeconds();
-    const id = await this.db.kysely.transaction().execute(async (trx) => {
-      const messageId = await this.insert(
+    const posted = await this.db.kysely.transaction().execute(async (trx) => {
+      const tx = this.repos.withTransaction(trx);
+      const message = await this.insert(
+        tx,
         trx,
         room,
         now,
@@ -186,20 +192,18 @@ export class ChatService {
         },
         { bump: true },
       );
-      const attendees = this.repos.withTransaction(trx).attendees;
-      if (input.attendeeId > 0) await attendees.advanceReadMarker(input.attendeeId, messageId, now);
-      await attendees.markMentioned(room.id, input.mentions.indirect, messageId, false);
-      await attendees.markMentioned(room.id, input.mentions.direct, messageId, true);
-      return messageId;
+      if (input.attendeeId > 0) await tx.attendees.advanceReadMarker(input.attendeeId, message.id, now);
+      await tx.attendees.markMentioned(room.id, input.mentions, message.id);
+      return message;
     });
     await this.events.emit('chat.message-posted', {
       room,
-      messageId: id,
+      messageId: posted.id,
       actor: input.actor,
       mentionedUserIds: input.mentions.userIds,
       silent: input.silent,
     });
-    return id;
+    return posted;
   }
 
   /** A reaction was added (after commit): the signaling server relays it (talk-chat-calls.md §5.7). */
@@ -237,14 +241,16 @@ export class ChatService {
     };
   }
 
-  /** Lock the room, insert, point the room at it, wake the room's long-polls at commit. */
-  private async insert(trx: Kysely<Database>, room: RoomRow, now: number, row: NewChatMessage, opts: { bump: boolean }): Promise<number> {
-    const { rooms, chatMessages } = this.repos.withTransaction(trx);
+  /**
+   * Lock the room (PostgreSQL), insert, point the room at the message (and move lastActivity),
+   * wake the room's long-polls at commit. `tx` is the repositories bundle bound to `trx`.
+   */
+  private async insert(tx: Repositories, trx: Kysely<Database>, room: RoomRow, now: number, row: NewChatMessage, opts: { bump: boolean }): Promise<ChatMessageRow> {
     // Also the row lock that orders this room's posts (file comment).
-    await rooms.lockForMessage(room.id, opts.bump ? now : 0);
-    const id = await chatMessages.insert(row);
-    if (opts.bump) await rooms.setLastMessage(room.id, id);
+    await tx.rooms.lockForMessage(room.id, opts.bump ? now : 0);
+    const message = await tx.chatMessages.insert(row);
+    if (opts.bump) await tx.rooms.pointAtMessage(room.id, message.id, now);
     await this.db.wake.notify([chatChannel(room.id)], trx);
-    return id;
+    return message;
   }
 }

@@ -253,15 +253,29 @@ export class AttendeesRepository {
   }
 
   /**
-   * Marks attendees of a room as mentioned by message `messageId` (one statement); `direct`
-   * also sets the direct flag (an @user mention or a reply, not @all or a group).
+   * Marks attendees of a room as mentioned by message `messageId`, in one statement for both
+   * kinds: `direct` (an @user mention or a reply) also sets the direct flag, `indirect` (@all,
+   * a group) only the mention (talk-chat-calls.md §1.4 unreadMention/unreadMentionDirect).
    */
-  async markMentioned(roomId: number, attendeeIds: number[], messageId: number, direct: boolean): Promise<void> {
-    if (attendeeIds.length === 0) return;
-    for (const part of chunks([...new Set(attendeeIds)])) {
+  async markMentioned(roomId: number, mentioned: { direct: readonly number[]; indirect: readonly number[] }, messageId: number): Promise<void> {
+    const direct = [...new Set(mentioned.direct)];
+    const all = [...new Set([...direct, ...mentioned.indirect])];
+    if (all.length === 0) return;
+    const directSet = new Set(direct);
+    for (const part of chunks(all)) {
+      const directHere = part.filter((id) => directSet.has(id));
       await this.db
         .updateTable('attendees')
-        .set(direct ? { last_mention_message: messageId, last_mention_direct: messageId } : { last_mention_message: messageId })
+        .set(
+          directHere.length === part.length
+            ? { last_mention_message: messageId, last_mention_direct: messageId }
+            : directHere.length === 0
+              ? { last_mention_message: messageId }
+              : {
+                  last_mention_message: messageId,
+                  last_mention_direct: sql<number>`case when id in (${sql.join(directHere)}) then ${messageId} else last_mention_direct end`,
+                },
+        )
         .where('room_id', '=', roomId)
         .where('id', 'in', part)
         .execute();

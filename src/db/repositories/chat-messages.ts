@@ -41,9 +41,10 @@ export const UNREAD_TYPES = ['comment', 'object_shared', 'voice-message', 'recor
 export class ChatMessagesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: NewChatMessage): Promise<number> {
-    const r = await this.db.insertInto('chat_messages').values(row).returning('id').executeTakeFirstOrThrow();
-    return Number(r.id);
+  /** Inserts one message and returns the stored row (RETURNING: the caller answers with it instead of reading it back). */
+  async insert(row: NewChatMessage): Promise<ChatMessageRow> {
+    const r = await this.db.insertInto('chat_messages').values(row).returningAll().executeTakeFirstOrThrow();
+    return r;
   }
 
   /** Inserts several messages in one statement; returns each new id with its room. */

@@ -290,11 +290,14 @@ export class RoomsRepository {
   // ---- chat (talk-chat-calls.md §1.5 side effects) ----
 
   /**
-   * Takes the room's row lock (PostgreSQL) and moves lastActivity: the first statement of every
-   * message post, so posts into one room are serialised and commit in id order (a long-poll that
-   * saw id n can never miss a smaller id committed later).
+   * The first statement of a message post on PostgreSQL: takes the room's row lock and moves
+   * lastActivity, so posts into one room are serialised and commit in id order (a long-poll that
+   * saw id n can never miss a smaller id committed later). Nothing on SQLite: every transaction
+   * begins IMMEDIATE (database.ts), so it already holds the database's only write lock and ids
+   * commit in order; lastActivity moves with lastMessage there (`pointAtMessage`).
    */
   async lockForMessage(id: number, now: number): Promise<void> {
+    if (this.dialect === 'sqlite') return;
     await this.db
       .updateTable('rooms')
       .set({ last_activity: sql<number>`case when last_activity < ${now} then ${now} else last_activity end` })
@@ -302,8 +305,23 @@ export class RoomsRepository {
       .execute();
   }
 
-  /** Points the room at its newest message (never backwards). */
-  async setLastMessage(id: number, messageId: number): Promise<void> {
+  /**
+   * After a message post's insert: points the room at its newest message (never backwards); on
+   * SQLite also moves lastActivity to `now` (never backwards), which `lockForMessage` left alone,
+   * so a post costs one room statement there. `now` 0 leaves lastActivity as it is.
+   */
+  async pointAtMessage(id: number, messageId: number, now: number): Promise<void> {
+    if (this.dialect === 'sqlite') {
+      await this.db
+        .updateTable('rooms')
+        .set({
+          last_message: sql<number>`case when last_message < ${messageId} then ${messageId} else last_message end`,
+          last_activity: sql<number>`case when last_activity < ${now} then ${now} else last_activity end`,
+        })
+        .where('id', '=', id)
+        .execute();
+      return;
+    }
     await this.db.updateTable('rooms').set({ last_message: messageId }).where('id', '=', id).where('last_message', '<', messageId).execute();
   }
 
