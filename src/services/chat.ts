@@ -249,7 +249,9 @@ export class ChatService {
     // Also the row lock that orders this room's posts (file comment).
     await tx.rooms.lockForMessage(room.id, opts.bump ? now : 0);
     const message = await tx.chatMessages.insert(row);
-    if (opts.bump) await tx.rooms.pointAtMessage(room.id, message.id, now);
+    // lastActivity only moves forward; a room already at `now` (read at the request's start, so
+    // at most as new as the stored value) needs no activity write.
+    if (opts.bump) await tx.rooms.pointAtMessage(room.id, message.id, room.last_activity < now ? now : 0);
     await this.db.wake.notify([chatChannel(room.id)], trx);
     return message;
   }

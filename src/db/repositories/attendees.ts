@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
 import { MODERATOR_TYPES } from '../../domain/permissions.js';
+import { compiledStatement } from '../compiled-statement.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
 export type NewAttendee = Insertable<AttendeesTable>;
@@ -64,6 +65,23 @@ export const ATTENDEE_DEFAULTS: Omit<NewAttendee, 'room_id' | 'actor_type' | 'ac
   last_attendee_activity: 0,
   created_at: 0,
 };
+
+// Statements of every chat post and chat answer, compiled once (compiled-statement.ts).
+const ADVANCE_READ_MARKER = compiledStatement<unknown, { id: number; messageId: number; now: number }>((db, p) =>
+  db
+    .updateTable('attendees')
+    .set({ last_read_message: p('messageId'), last_attendee_activity: p('now') })
+    .where('id', '=', p('id'))
+    .where('last_read_message', '<', p('messageId')),
+);
+const COMMON_READ_OF_ROOM = compiledStatement<{ common: number | null }, { roomId: number }>((db, p) =>
+  db
+    .selectFrom('attendees')
+    .select((eb) => eb.fn.min<number>('last_read_message').as('common'))
+    .where('room_id', '=', p('roomId'))
+    .where('actor_type', '=', 'users')
+    .where('read_privacy', '=', 0),
+);
 
 export class AttendeesRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -167,6 +185,11 @@ export class AttendeesRepository {
    */
   async commonReadMessages(roomIds: number[]): Promise<Map<number, number>> {
     if (roomIds.length === 0) return new Map();
+    if (roomIds.length === 1) {
+      // One room (every chat answer's X-Chat-Last-Common-Read): the statement compiled once.
+      const [one] = await COMMON_READ_OF_ROOM(this.db, { roomId: roomIds[0] });
+      return new Map(one && one.common !== null ? [[roomIds[0], Number(one.common)]] : []);
+    }
     const rows = await this.db
       .selectFrom('attendees')
       .select(['room_id', (eb) => eb.fn.min<number>('last_read_message').as('common')])
@@ -244,12 +267,7 @@ export class AttendeesRepository {
 
   /** The author's marker moves to their own new message (never backwards). */
   async advanceReadMarker(id: number, messageId: number, now: number): Promise<void> {
-    await this.db
-      .updateTable('attendees')
-      .set({ last_read_message: messageId, last_attendee_activity: now })
-      .where('id', '=', id)
-      .where('last_read_message', '<', messageId)
-      .execute();
+    await ADVANCE_READ_MARKER(this.db, { id, messageId, now });
   }
 
   /**
