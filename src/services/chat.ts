@@ -245,7 +245,14 @@ export class ChatService {
    * Lock the room (PostgreSQL), insert, point the room at the message (and move lastActivity),
    * wake the room's long-polls at commit. `tx` is the repositories bundle bound to `trx`.
    */
-  private async insert(tx: Repositories, trx: Kysely<Database>, room: RoomRow, now: number, row: NewChatMessage, opts: { bump: boolean }): Promise<ChatMessageRow> {
+  private async insert(
+    tx: Repositories,
+    trx: Kysely<Database>,
+    room: RoomRow,
+    now: number,
+    row: NewChatMessage,
+    opts: { bump: boolean },
+  ): Promise<ChatMessageRow> {
     // Also the row lock that orders this room's posts (file comment).
     await tx.rooms.lockForMessage(room.id, opts.bump ? now : 0);
     const message = await tx.chatMessages.insert(row);

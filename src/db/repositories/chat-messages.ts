@@ -38,7 +38,9 @@ export const CHAT_MESSAGE_DEFAULTS = {
 } satisfies Partial<NewChatMessage>;
 
 /** Every column of a new message (the defaults' and the ones each post names). */
-const NEW_MESSAGE_COLUMNS = [...Object.keys(CHAT_MESSAGE_DEFAULTS), 'room_id', 'actor_type', 'actor_id', 'message_type', 'created_at'] as Array<keyof NewChatMessage>;
+const NEW_MESSAGE_COLUMNS = [...Object.keys(CHAT_MESSAGE_DEFAULTS), 'room_id', 'actor_type', 'actor_id', 'message_type', 'created_at'] as Array<
+  keyof NewChatMessage
+>;
 
 /** One message in, the stored row out (compiled once, compiled-statement.ts: a post's costliest statement to build). */
 const INSERT_MESSAGE = compiledStatement<ChatMessageRow, NewChatMessage>((db, p) =>

@@ -100,7 +100,11 @@ const LOCK_FOR_MESSAGE = compiledStatement<unknown, { id: number; now: number }>
     .where('id', '=', p('id')),
 );
 const POINT_AT_MESSAGE = compiledStatement<unknown, { id: number; messageId: number; now: number }>((db, p) =>
-  db.updateTable('rooms').set({ last_message: p('messageId') }).where('id', '=', p('id')).where('last_message', '<', p('messageId')),
+  db
+    .updateTable('rooms')
+    .set({ last_message: p('messageId') })
+    .where('id', '=', p('id'))
+    .where('last_message', '<', p('messageId')),
 );
 const POINT_AND_MOVE = compiledStatement<unknown, { id: number; messageId: number; now: number }>((db, p) =>
   db
