@@ -167,6 +167,7 @@ export class ChatApiService {
       silent: input.silent,
       canMentionAll,
       mentions: parsed.mentioned,
+      config: await ctx.config(),
     });
     // The answer is built from the stored row (RETURNING) and the parent read above, not read
     // back: the author's current name is the one this request authenticated with.

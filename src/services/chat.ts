@@ -17,6 +17,7 @@ import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Repositories } from '../db/repositories/index.js';
 
@@ -63,6 +64,8 @@ export interface UserMessageInput {
   referenceId: string;
   silent: boolean;
   canMentionAll: boolean;
+  /** The posting request's app config, passed on to `chat.message-posted` (none outside a request). */
+  config?: AppConfigSnapshot;
   mentions: MentionedAttendees;
 }
 
@@ -202,6 +205,7 @@ export class ChatService {
       actor: input.actor,
       mentionedUserIds: input.mentions.userIds,
       silent: input.silent,
+      config: input.config,
     });
     return posted;
   }

@@ -105,7 +105,11 @@ export class SignalingNotifier {
    * the room gets `message` with `{type:"chat", chat:{refresh:true, comment?}}` (§5.7, see
    * signaling-chat-relay.ts for which carry the comment).
    */
-  chatMessage(room: RoomRow, messageId: number): void {
+  chatMessage(room: RoomRow, messageId: number, config?: AppConfigSnapshot): void {
+    // Internal signaling (the usual case) as of the posting request's start: nobody to tell, and
+    // nothing to queue or read for every message. A switch to an external server made while this
+    // request ran is seen from the next request on.
+    if (config !== undefined && signalingMode(config) !== 'external') return;
     this.enqueue(room.token, () => this.chatNotification(room, messageId));
   }
 
