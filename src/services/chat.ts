@@ -10,7 +10,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { CHAT_MESSAGE_DEFAULTS, type ChatMessageRow, type NewChatMessage } from '../db/repositories/chat-messages.js';
+import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type ChatMessageRow, type NewChatMessage } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { EventBus } from '../events/bus.js';
 import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
@@ -246,8 +246,9 @@ export class ChatService {
   }
 
   /**
-   * Lock the room (PostgreSQL), insert, point the room at the message (and move lastActivity),
-   * wake the room's long-polls at commit. `tx` is the repositories bundle bound to `trx`.
+   * Lock the room (PostgreSQL), insert, point the room at the message (and move lastActivity and
+   * the unread counters), wake the room's long-polls at commit. `tx` is the repositories bundle
+   * bound to `trx`.
    */
   private async insert(
     tx: Repositories,
@@ -257,12 +258,16 @@ export class ChatService {
     row: NewChatMessage,
     opts: { bump: boolean },
   ): Promise<ChatMessageRow> {
+    // A counted message moves the room's unread counter in the room statement (migration
+    // 0706-chat-unread-counters): PostgreSQL's row lock before the insert, SQLite's one room
+    // statement after it.
+    const counted = UNREAD_TYPES.includes(row.message_type) ? { expiresAt: row.expires_at ?? 0 } : undefined;
     // Also the row lock that orders this room's posts (file comment).
-    await tx.rooms.lockForMessage(room.id, opts.bump ? now : 0);
+    await tx.rooms.lockForMessage(room.id, opts.bump ? now : 0, counted);
     const message = await tx.chatMessages.insert(row);
     // lastActivity only moves forward; a room already at `now` (read at the request's start, so
     // at most as new as the stored value) needs no activity write.
-    if (opts.bump) await tx.rooms.pointAtMessage(room.id, message.id, room.last_activity < now ? now : 0);
+    await tx.rooms.pointAtMessage(room.id, opts.bump ? message.id : 0, opts.bump && room.last_activity < now ? now : 0, counted);
     await this.db.wake.notify([chatChannel(room.id)], trx);
     return message;
   }

@@ -11,6 +11,7 @@ import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
 import { MODERATOR_TYPES } from '../../domain/permissions.js';
 import { compiledStatement } from '../compiled-statement.js';
+import { UNREAD_TYPES } from './chat-messages.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
 export type NewAttendee = Insertable<AttendeesTable>;
@@ -18,7 +19,7 @@ export type AttendeePatch = Updateable<Omit<AttendeesTable, 'id'>>;
 
 /**
  * The columns of the caller's attendee row a conversation record is built from
- * (presenters/conversation.ts) plus what GET /room filters on: 17 of 24. Reading only these for a
+ * (presenters/conversation.ts) plus what GET /room filters on: 18 of 25. Reading only these for a
  * user's list keeps the row objects small (building `select *` rows was the largest cost of the
  * uncached list after its queries).
  */
@@ -40,6 +41,7 @@ export const CONVERSATION_ATTENDEE_COLUMNS = [
   'phone_number',
   'call_id',
   'last_attendee_activity',
+  'read_count',
 ] as const satisfies ReadonlyArray<keyof AttendeeRow>;
 export type ConversationAttendeeRow = Pick<AttendeeRow, (typeof CONVERSATION_ATTENDEE_COLUMNS)[number]>;
 
@@ -64,13 +66,18 @@ export const ATTENDEE_DEFAULTS: Omit<NewAttendee, 'room_id' | 'actor_type' | 'ac
   dialout_requested_at: 0,
   last_attendee_activity: 0,
   created_at: 0,
+  read_count: 0,
 };
 
 // Statements of every chat post and chat answer, compiled once (compiled-statement.ts).
 const ADVANCE_READ_MARKER = compiledStatement<unknown, { id: number; messageId: number; now: number }>((db, p) =>
   db
     .updateTable('attendees')
-    .set({ last_read_message: p('messageId'), last_attendee_activity: p('now') })
+    .set({
+      last_read_message: p('messageId'),
+      last_attendee_activity: p('now'),
+      read_count: sql<number>`(select r.chat_count from rooms r where r.id = attendees.room_id)`,
+    })
     .where('id', '=', p('id'))
     .where('last_read_message', '<', p('messageId')),
 );
@@ -98,7 +105,6 @@ export class AttendeesRepository {
       .executeTakeFirst();
   }
 
-  /** Attendee rows of the given actors in the given rooms (one query per 5,000 actors). */
   /** The attendee rows of these actors in one room (one statement; the actors a chat message names). */
   async actorsOf(roomId: number, actors: ReadonlyArray<{ type: string; id: string }>): Promise<AttendeeRow[]> {
     const byType = new Map<string, string[]>();
@@ -112,6 +118,7 @@ export class AttendeesRepository {
       .execute();
   }
 
+  /** Attendee rows of the given actors in the given rooms (one query per 5,000 actors). */
   async actorsInRooms(roomIds: number[], actorType: string, actorIds: string[]): Promise<AttendeeRow[]> {
     if (roomIds.length === 0 || actorIds.length === 0) return [];
     const out: AttendeeRow[] = [];
@@ -273,14 +280,53 @@ export class AttendeesRepository {
 
   // ---- chat read markers and mentions (talk-chat-calls.md §1.5, §1.6) ----
 
-  /** Sets an attendee's read marker (any value >= -2); bumps its activity for modifiedSince. */
-  async setReadMarker(id: number, messageId: number, now: number): Promise<void> {
+  /**
+   * Sets an attendee's read marker (any value >= -2) and its counter `read_count` (the counted
+   * messages up to the marker, migration 0706); bumps its activity for modifiedSince. Returns
+   * the new read_count and the room's chat_count read with it (unread = their difference).
+   *
+   * Two statements, and the caller runs them in a transaction: the first takes the attendee's
+   * row lock, the second counts in a snapshot taken after it. A message deletion or the
+   * expiration job adjusts every attendee row of its room under those row locks, so it either
+   * finished before the count (which then sees it) or waits and adjusts the new marker; a
+   * one-statement version could count in a snapshot older than an adjustment it then overwrites.
+   * The count walks the (room_id, id) index from the marker: nothing when the marker is the
+   * last message, and a marker at or below 0 counts nothing.
+   */
+  async setReadMarker(id: number, messageId: number, now: number): Promise<{ readCount: number; chatCount: number }> {
     await this.db.updateTable('attendees').set({ last_read_message: messageId, last_attendee_activity: now }).where('id', '=', id).execute();
+    const r = await this.db
+      .updateTable('attendees')
+      .set({
+        read_count: sql<number>`case when last_read_message <= 0 then 0 else (select r.chat_count from rooms r where r.id = attendees.room_id) - (select count(*) from chat_messages m where m.room_id = attendees.room_id and m.id > attendees.last_read_message and m.message_type in (${sql.join(UNREAD_TYPES)})) end`,
+      })
+      .where('id', '=', id)
+      .returning(['read_count', sql<number>`(select r.chat_count from rooms r where r.id = attendees.room_id)`.as('chat_count')])
+      .executeTakeFirst();
+    return { readCount: Number(r?.read_count ?? 0), chatCount: Number(r?.chat_count ?? 0) };
   }
 
-  /** The author's marker moves to their own new message (never backwards). */
+  /**
+   * The author's marker moves to their own new message (never backwards). Inside the post's
+   * transaction, under the room's row lock: every counted message is at or below it, so
+   * read_count is the room's chat_count.
+   */
   async advanceReadMarker(id: number, messageId: number, now: number): Promise<void> {
     await ADVANCE_READ_MARKER(this.db, { id, messageId, now });
+  }
+
+  /**
+   * A counted message of the room stopped counting (deleted): attendees who had read it have one
+   * read counted message less. One statement that touches every attendee row of the room, so it
+   * serialises with concurrent marker moves on their row locks (see setReadMarker). Inside the
+   * deletion's transaction, after the room's row lock.
+   */
+  async uncountReadMessage(roomId: number, messageId: number): Promise<void> {
+    await this.db
+      .updateTable('attendees')
+      .set({ read_count: sql<number>`read_count - case when last_read_message >= ${messageId} then 1 else 0 end` })
+      .where('room_id', '=', roomId)
+      .execute();
   }
 
   /**
@@ -317,7 +363,7 @@ export class AttendeesRepository {
   async resetChatState(roomId: number, now: number): Promise<void> {
     await this.db
       .updateTable('attendees')
-      .set({ last_read_message: 0, last_mention_message: 0, last_mention_direct: 0, last_attendee_activity: now })
+      .set({ last_read_message: 0, last_mention_message: 0, last_mention_direct: 0, read_count: 0, last_attendee_activity: now })
       .where('room_id', '=', roomId)
       .execute();
   }

@@ -3,14 +3,15 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable, Insertable } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
-import { compiledStatement } from '../compiled-statement.js';
+import { compiledStatement, type CompiledStatement } from '../compiled-statement.js';
+import { lastMessageOf, PREFIXED_LAST_MESSAGE_COLUMNS, type ChatMessageRead } from './chat-messages.js';
 
 export type RoomRow = Selectable<RoomsTable>;
 export type NewRoom = Insertable<RoomsTable>;
@@ -50,6 +51,8 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   recording_consent: 0,
   mention_permissions: 0,
   created_at: 0,
+  chat_count: 0,
+  next_expiry: 0,
 };
 
 /** Every attendee column (a Record so that a column added to the table must be added here). */
@@ -78,6 +81,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
   dialout_requested_at: true,
   last_attendee_activity: true,
   created_at: true,
+  read_count: true,
 };
 const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;
 /** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */
@@ -93,28 +97,47 @@ const ROOM_WITH_MEMBER = compiledStatement<Record<string, unknown>, { token: str
     .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
     .where('r.token', '=', p('token')),
 );
-const LOCK_FOR_MESSAGE = compiledStatement<unknown, { id: number; now: number }>((db, p) =>
-  db
-    .updateTable('rooms')
-    .set({ last_activity: sql<number>`case when last_activity < ${p('now')} then ${p('now')} else last_activity end` })
-    .where('id', '=', p('id')),
-);
-const POINT_AT_MESSAGE = compiledStatement<unknown, { id: number; messageId: number; now: number }>((db, p) =>
+type PostArgs = { id: number; messageId: number; now: number; expiresAt: number };
+const POINT_AT_MESSAGE = compiledStatement<unknown, PostArgs>((db, p) =>
   db
     .updateTable('rooms')
     .set({ last_message: p('messageId') })
     .where('id', '=', p('id'))
     .where('last_message', '<', p('messageId')),
 );
-const POINT_AND_MOVE = compiledStatement<unknown, { id: number; messageId: number; now: number }>((db, p) =>
-  db
-    .updateTable('rooms')
-    .set({
-      last_message: sql<number>`case when last_message < ${p('messageId')} then ${p('messageId')} else last_message end`,
-      last_activity: sql<number>`case when last_activity < ${p('now')} then ${p('now')} else last_activity end`,
-    })
-    .where('id', '=', p('id')),
-);
+
+/** What a post's room statement moves (each shape compiled once). */
+interface PostShape {
+  message: boolean;
+  activity: boolean;
+  counted: boolean;
+  expiring: boolean;
+}
+const POST_UPDATES = new Map<string, CompiledStatement<unknown, PostArgs>>();
+
+/** The room statement of a message post that moves the columns of `shape` (never backwards). */
+function postUpdate(shape: PostShape): CompiledStatement<unknown, PostArgs> {
+  const key = `${+shape.message}${+shape.activity}${+shape.counted}${+shape.expiring}`;
+  let statement = POST_UPDATES.get(key);
+  if (statement === undefined) {
+    statement = compiledStatement<unknown, PostArgs>((db, p) =>
+      db
+        .updateTable('rooms')
+        .set({
+          ...(shape.message ? { last_message: sql<number>`case when last_message < ${p('messageId')} then ${p('messageId')} else last_message end` } : {}),
+          ...(shape.activity ? { last_activity: sql<number>`case when last_activity < ${p('now')} then ${p('now')} else last_activity end` } : {}),
+          ...(shape.counted ? { chat_count: sql<number>`chat_count + 1` } : {}),
+          ...(shape.expiring
+            ? { next_expiry: sql<number>`case when next_expiry = 0 or next_expiry > ${p('expiresAt')} then ${p('expiresAt')} else next_expiry end` }
+            : {}),
+        })
+        .where('id', '=', p('id')),
+    );
+    POST_UPDATES.set(key, statement);
+  }
+  return statement;
+}
+
 /** Every room column: the id, the three a creator chooses, and those with defaults. */
 const ROOM_COLUMNS: Array<keyof RoomRow> = ['id', 'token', 'name', 'type', ...(Object.keys(ROOM_DEFAULTS) as Array<keyof RoomRow>)];
 
@@ -133,6 +156,23 @@ function attendeeOf(row: Record<string, unknown>): AttendeeRow | undefined {
   return attendee as unknown as AttendeeRow;
 }
 
+/**
+ * A room's chat state read with its row (GET /room, GET /room/{token}), so the record needs no
+ * further statement for it (services/conversation-view.ts).
+ */
+export interface RoomChatPreload {
+  /** The room's last_message when read: a repair that posts later (lobby timer) makes this stale. */
+  lastMessageId: number;
+  /** That message, unless it has expired. */
+  lastMessage: ChatMessageRead | undefined;
+  /** lastCommonReadMessage: MIN(last_read_message) of the room's users with public read privacy, 0 when none. */
+  commonRead: number;
+}
+
+function chatOf(room: RoomRow, row: Record<string, unknown>): RoomChatPreload {
+  return { lastMessageId: room.last_message, lastMessage: lastMessageOf(row), commonRead: Number(row.common_read ?? 0) };
+}
+
 export class RoomsRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -146,6 +186,33 @@ export class RoomsRepository {
    */
   private idIn(eb: ExpressionBuilder<Database, 'rooms'>, column: 'id', ids: number[]): Expression<SqlBool> {
     return this.dialect === 'postgres' ? sql<SqlBool>`${sql.ref(column)} = any(${ids})` : eb(column, 'in', ids);
+  }
+
+  /** `r.id IN ids` for queries on `rooms as r` (same forms as idIn). */
+  private roomIdIn(ids: number[]): Expression<SqlBool> {
+    return this.dialect === 'postgres' ? sql<SqlBool>`r.id = any(${ids})` : sql<SqlBool>`r.id in (${sql.join(ids)})`;
+  }
+
+  /**
+   * Joins a query on `rooms as r` with its chat state (RoomChatPreload): the last message (`lm`,
+   * unless expired) with its user author's name (`lu`), and the common read marker as a
+   * subquery. Reading them with the rooms saves the two statements that loaded them after.
+   */
+  private withChat(q: SelectQueryBuilder<any, any, object>, now: number): SelectQueryBuilder<any, any, object> {
+    return q
+      .leftJoin('chat_messages as lm', (j) =>
+        j
+          .onRef('lm.id', '=', 'r.last_message')
+          .onRef('lm.room_id', '=', 'r.id')
+          .on((eb) => eb.or([eb('lm.expires_at', '=', 0), eb('lm.expires_at', '>', now)])),
+      )
+      .leftJoin('users as lu', (j) => j.onRef('lu.id', '=', 'lm.actor_id').on('lm.actor_type', '=', 'users'))
+      .select(PREFIXED_LAST_MESSAGE_COLUMNS as unknown as ['lm.id as lm_id'])
+      .select(
+        sql<number | null>`(select min(ca.last_read_message) from attendees ca where ca.room_id = r.id and ca.actor_type = 'users' and ca.read_privacy = 0)`.as(
+          'common_read',
+        ),
+      );
   }
 
   findByToken(token: string): Promise<RoomRow | undefined> {
@@ -165,9 +232,50 @@ export class RoomsRepository {
    * The room `token` with the actor's attendee row there (undefined when not an attendee): the
    * lookup every request on a conversation starts with, in one statement instead of two.
    */
-  async findByTokenWithMember(token: string, actorType: string, actorId: string): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined } | undefined> {
-    const [row] = (await ROOM_WITH_MEMBER(this.db, { token, actorType, actorId })) as Array<Record<string, unknown>>;
-    return row && { room: roomOf(row), attendee: attendeeOf(row) };
+  async findByTokenWithMember(
+    token: string,
+    actorType: string,
+    actorId: string,
+    chatAt?: number,
+  ): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined; chat?: RoomChatPreload } | undefined> {
+    if (chatAt === undefined) {
+      // The lookup of every conversation request: compiled once (compiled-statement.ts).
+      const [found] = (await ROOM_WITH_MEMBER(this.db, { token, actorType, actorId })) as Array<Record<string, unknown>>;
+      return found && { room: roomOf(found), attendee: attendeeOf(found) };
+    }
+    const q = this.db
+      .selectFrom('rooms as r')
+      .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', actorType).on('a.actor_id', '=', actorId))
+      .selectAll('r')
+      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+      .where('r.token', '=', token);
+    // With `chatAt` (now): the record's chat state in the same statement (GET /room/{token}).
+    const row = (await this.withChat(q, chatAt).executeTakeFirst()) as Record<string, unknown> | undefined;
+    if (!row) return undefined;
+    const room = roomOf(row);
+    return { room, attendee: attendeeOf(row), chat: chatOf(room, row) };
+  }
+
+  /**
+   * Rooms by id with their chat state (RoomChatPreload), one statement: the conversation list.
+   * Same filter and order as findByIds.
+   */
+  async findByIdsWithChat(ids: number[], modified: ModifiedFilter | undefined, now: number): Promise<Array<{ room: RoomRow; chat: RoomChatPreload }>> {
+    if (ids.length === 0) return [];
+    let q = this.db.selectFrom('rooms as r').selectAll('r').where(this.roomIdIn(ids));
+    if (modified) {
+      q = q.where((eb) => {
+        const ors: Array<Expression<SqlBool>> = [eb('r.last_activity', '>=', modified.since), eb('r.call_flag', '!=', 0)];
+        if (modified.attendeeChangedRoomIds.length) ors.push(this.roomIdIn(modified.attendeeChangedRoomIds));
+        if (modified.includeOneToOne) ors.push(eb('r.type', '=', 1));
+        return eb.or(ors);
+      });
+    }
+    const rows = (await this.withChat(q, now).orderBy('r.id').execute()) as Array<Record<string, unknown>>;
+    return rows.map((row) => {
+      const room = roomOf(row);
+      return { room, chat: chatOf(room, row) };
+    });
   }
 
   /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
@@ -319,25 +427,55 @@ export class RoomsRepository {
   /**
    * The first statement of a message post on PostgreSQL: takes the room's row lock and moves
    * lastActivity, so posts into one room are serialised and commit in id order (a long-poll that
-   * saw id n can never miss a smaller id committed later). Nothing on SQLite: every transaction
-   * begins IMMEDIATE (database.ts), so it already holds the database's only write lock and ids
-   * commit in order; lastActivity moves with lastMessage there (`pointAtMessage`).
+   * saw id n can never miss a smaller id committed later). A post of a counted message
+   * (`counted`, chat-messages.ts UNREAD_TYPES) also counts it in chat_count and, when it
+   * expires, in next_expiry: the same statement, so counting adds no statement and concurrent
+   * posts add one each (migration 0706-chat-unread-counters).
+   *
+   * Nothing on SQLite: every transaction begins IMMEDIATE (database.ts), so it already holds the
+   * database's only write lock and ids commit in order; the room's columns move after the
+   * insert, in `pointAtMessage`'s one statement.
    */
-  async lockForMessage(id: number, now: number): Promise<void> {
+  async lockForMessage(id: number, now: number, counted?: { expiresAt: number }): Promise<void> {
     if (this.dialect === 'sqlite') return;
-    await LOCK_FOR_MESSAGE(this.db, { id, now });
+    const expiresAt = counted?.expiresAt ?? 0;
+    await postUpdate({ message: false, activity: true, counted: counted !== undefined, expiring: expiresAt > 0 })(this.db, {
+      id,
+      messageId: 0,
+      now,
+      expiresAt,
+    });
   }
 
   /**
-   * After a message post's insert: points the room at its newest message (never backwards); on
-   * SQLite also moves lastActivity to `now` (never backwards), which `lockForMessage` left alone,
-   * so a post costs one room statement there. `now` 0 leaves lastActivity as it is: then the
-   * statement does not name the column and SQLite leaves its index (rooms_last_activity) alone,
-   * one page fewer for the commit to write (the caller knows when the room is already at `now`).
+   * After a message post's insert: points the room at its newest message (never backwards;
+   * `messageId` 0: a post that does not move lastMessage). On SQLite the same statement moves
+   * what `lockForMessage` left alone: lastActivity (`now` 0 leaves it as it is; then the
+   * statement does not name the column and SQLite leaves its index rooms_last_activity alone,
+   * one page fewer for the commit to write) and the counters of a counted message.
    */
-  async pointAtMessage(id: number, messageId: number, now: number): Promise<void> {
-    const statement = this.dialect !== 'sqlite' || now === 0 ? POINT_AT_MESSAGE : POINT_AND_MOVE;
-    await statement(this.db, { id, messageId, now });
+  async pointAtMessage(id: number, messageId: number, now: number, counted?: { expiresAt: number }): Promise<void> {
+    if (this.dialect !== 'sqlite') {
+      if (messageId > 0) await POINT_AT_MESSAGE(this.db, { id, messageId, now: 0, expiresAt: 0 });
+      return;
+    }
+    const expiresAt = counted?.expiresAt ?? 0;
+    const shape = { message: messageId > 0, activity: now > 0, counted: counted !== undefined, expiring: expiresAt > 0 };
+    if (shape.message || shape.activity || shape.counted) await postUpdate(shape)(this.db, { id, messageId, now, expiresAt });
+  }
+
+  /** A counted message of the room was deleted (inside the deletion's transaction; takes the row lock). */
+  async uncountMessage(id: number): Promise<void> {
+    await this.db
+      .updateTable('rooms')
+      .set({ chat_count: sql<number>`chat_count - 1` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** History cleared: no last message, nothing counted (the first statement of the clear: takes the row lock). */
+  async clearChat(id: number): Promise<void> {
+    await this.db.updateTable('rooms').set({ last_message: 0, chat_count: 0, next_expiry: 0 }).where('id', '=', id).execute();
   }
 
   /** Points several rooms at their newest message in one statement (room id → message id; never backwards). */
