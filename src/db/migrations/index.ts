@@ -28,6 +28,7 @@ import { polls } from './0704-polls.js';
 import { recordingConsent } from './0705-recording-consent.js';
 import { chatUnreadCounters } from './0706-chat-unread-counters.js';
 import { readCacheNotify } from './0707-read-cache-notify.js';
+import { chatExpiringIndex } from './0710-chat-expiring-index.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -53,4 +54,5 @@ export const migrations: ParleyMigration[] = [
   recordingConsent,
   chatUnreadCounters,
   readCacheNotify,
+  chatExpiringIndex,
 ];
