@@ -100,8 +100,8 @@ export interface EventMap {
   'room.attendees-removed.trx': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] };
   /** Lobby timers passed and these rooms' lobbies were lifted by one statement (inside its transaction). */
   'rooms.lobby-timer-reached.trx': { trx: Kysely<Database>; rooms: RoomRow[]; now: number };
-  /** A user's read marker moved to `messageId` (their mention notifications up to it are read). */
-  'chat.read': { room: RoomRow; userId: string; messageId: number };
+  /** Users' read markers moved to `messageId` (their mention notifications up to it are read). */
+  'chat.read': { room: RoomRow; userIds: string[]; messageId: number };
   'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };
   /**
    * A system message or shared object was written inside the change's still open transaction

@@ -207,9 +207,9 @@ export class ChatService {
     await this.events.emit('chat.reaction-added', { room, reactionId, messageId });
   }
 
-  /** A user's read marker moved (after commit): notifications up to it are read. */
-  async announceRead(room: RoomRow, userId: string, messageId: number): Promise<void> {
-    await this.events.emit('chat.read', { room, userId, messageId });
+  /** Users' read markers moved (after commit): their notifications up to it are read. */
+  async announceRead(room: RoomRow, userIds: string[], messageId: number): Promise<void> {
+    await this.events.emit('chat.read', { room, userIds, messageId });
   }
 
   /** Deleted conversations take their messages along (after commit; room ids are never reused). */

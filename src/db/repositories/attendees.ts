@@ -239,7 +239,18 @@ export class AttendeesRepository {
 
   /** Sets an attendee's read marker (any value >= -2); bumps its activity for modifiedSince. */
   async setReadMarker(id: number, messageId: number, now: number): Promise<void> {
-    await this.db.updateTable('attendees').set({ last_read_message: messageId, last_attendee_activity: now }).where('id', '=', id).execute();
+    await this.setReadMarkers([id], messageId, now);
+  }
+
+  /** setReadMarker for several attendees moving to the same message: one statement per chunk. */
+  async setReadMarkers(ids: number[], messageId: number, now: number): Promise<void> {
+    for (const part of chunks(ids)) {
+      await this.db
+        .updateTable('attendees')
+        .set({ last_read_message: messageId, last_attendee_activity: now })
+        .where('id', part.length === 1 ? '=' : 'in', part.length === 1 ? part[0] : part)
+        .execute();
+    }
   }
 
   /** The author's marker moves to their own new message (never backwards). */

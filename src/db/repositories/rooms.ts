@@ -3,7 +3,7 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable, Insertable } from 'kysely';
+import type { CompiledQuery, Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
@@ -100,6 +100,32 @@ function attendeeOf(row: Record<string, unknown>): AttendeeRow | undefined {
   return attendee as unknown as AttendeeRow;
 }
 
+/**
+ * findByTokenWithMember's statement, built and compiled once per dialect: every request on a
+ * conversation runs it, and building it (about 90 aliased columns) cost more garbage and time
+ * than the rest of a long-poll's work before it waits (docs/benchmarks.md "Chat long-poll
+ * scale"). `order` names the parameter in each position.
+ */
+const memberLookups = new Map<Dialect, { compiled: CompiledQuery; order: string[] }>();
+
+function memberLookup(db: Kysely<Database>, dialect: Dialect): { compiled: CompiledQuery; order: string[] } {
+  let lookup = memberLookups.get(dialect);
+  if (!lookup) {
+    const marks = { token: '\u0000token', actorType: '\u0000actorType', actorId: '\u0000actorId' };
+    const compiled = db
+      .selectFrom('rooms as r')
+      .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', marks.actorType).on('a.actor_id', '=', marks.actorId))
+      .selectAll('r')
+      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+      .where('r.token', '=', marks.token)
+      .compile();
+    const order = compiled.parameters.map((p) => Object.keys(marks).find((k) => marks[k as keyof typeof marks] === p)!);
+    lookup = { compiled, order };
+    memberLookups.set(dialect, lookup);
+  }
+  return lookup;
+}
+
 export class RoomsRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -133,13 +159,9 @@ export class RoomsRepository {
    * lookup every request on a conversation starts with, in one statement instead of two.
    */
   async findByTokenWithMember(token: string, actorType: string, actorId: string): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined } | undefined> {
-    const row = (await this.db
-      .selectFrom('rooms as r')
-      .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', actorType).on('a.actor_id', '=', actorId))
-      .selectAll('r')
-      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
-      .where('r.token', '=', token)
-      .executeTakeFirst()) as Record<string, unknown> | undefined;
+    const lookup = memberLookup(this.db, this.dialect);
+    const parameters = lookup.order.map((name) => (name === 'token' ? token : name === 'actorType' ? actorType : actorId));
+    const row = (await this.db.executeQuery<Record<string, unknown>>({ ...lookup.compiled, parameters })).rows[0];
     return row && { room: roomOf(row), attendee: attendeeOf(row) };
   }
 
