@@ -130,6 +130,7 @@ async function main() {
     const rssBefore = rssMb(server.pid);
     const aborters = Array.from({ length: IDLE }, () => new AbortController());
     let answered = 0;
+    const early = {};
     const idle = Array.from({ length: IDLE }, (_, i) =>
       fetch(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, {
         headers: headers(seeded.members[i % MEMBERS].auth),
@@ -137,6 +138,7 @@ async function main() {
       }).then(
         (r) => {
           answered++;
+          early[r.status] = (early[r.status] ?? 0) + 1;
           return r.status;
         },
         () => 'aborted',
@@ -160,7 +162,7 @@ async function main() {
       rssAfter = now;
     }
     rssAfter = rssMb(server.pid);
-    if (answered > 0) throw new Error(`${answered} idle long-polls answered early`);
+    if (answered > 0) throw new Error(`${answered} idle long-polls answered early (by status: ${JSON.stringify(early)}; waiting=${waiting})`);
     const growth = rssAfter - rssBefore;
     console.log(
       `chat-longpoll idle=${IDLE} waiting=${waiting} rss_before=${rssBefore.toFixed(0)}MB rss_after=${rssAfter.toFixed(0)}MB growth=${growth.toFixed(0)}MB per_poll=${((growth * 1024) / IDLE).toFixed(1)}KB bar=<200MB ${growth < 200 ? 'ok' : 'OVER'}`,
