@@ -60,7 +60,7 @@ async function seed({ services, dist }) {
   const ctx = new RequestContext(services.directory, services.appConfig, user, '127.0.0.1');
   const views = await services.rooms.listForUser(ctx, { modifiedSince: 0, includeStatus: false });
   if (views.length !== MINE) throw new Error(`bench seed: expected ${MINE} rooms, got ${views.length}`);
-  const data = await services.conversationView.present(ctx, views, { chat: await services.chatApi.roomStates(views) });
+  const data = await services.conversationView.present(ctx, views);
   if (!data.every((c) => c.unreadMessages === PER_ROOM && c.unreadMentionDirect === true)) throw new Error('bench seed: unread counts missing');
   const dir = path.join(services.settings.dataDir, PRERENDERED_DIR);
   fs.mkdirSync(dir, { recursive: true });

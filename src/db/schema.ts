@@ -91,6 +91,10 @@ export interface RoomsTable {
   recording_consent: number;
   mention_permissions: number;
   created_at: number;
+  /** Counted chat messages in the table (migration 0706-chat-unread-counters). */
+  chat_count: number;
+  /** Earliest expires_at of a counted message (0 = none known). */
+  next_expiry: number;
 }
 
 export interface AttendeesTable {
@@ -120,6 +124,8 @@ export interface AttendeesTable {
   dialout_requested_at: number;
   last_attendee_activity: number;
   created_at: number;
+  /** Counted chat messages up to last_read_message (migration 0706-chat-unread-counters). */
+  read_count: number;
 }
 
 export interface SessionsTable {

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ConversationAttendeeRow } from '../db/repositories/attendees.js';
-import type { RoomRow } from '../db/repositories/rooms.js';
+import type { RoomChatPreload, RoomRow } from '../db/repositories/rooms.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
 import { ActorType, NotificationLevel, ParticipantType, RoomType, SESSION_TIMEOUT, SESSION_TIMEOUT_KILL } from '../domain/constants.js';
 import {
@@ -47,6 +47,8 @@ export interface ConversationView {
    * (SIP-bridge requests, breakout rooms listed for a moderator who is not in them).
    */
   forceName?: boolean;
+  /** The room's chat state when it was read with the room row (the list, GET /room/{token}). */
+  chatPreload?: RoomChatPreload;
 }
 
 export interface PresentOptions {
@@ -397,6 +399,8 @@ export function stableUntil(views: ConversationView[], statuses: ReadonlyMap<str
     if (v.room.lobby_timer > 0) until = Math.min(until, v.room.lobby_timer);
     // Expiring messages leave lastMessage and the unread count without a write (talk-chat-calls.md §1.6).
     if (v.room.message_expiration > 0) until = Math.min(until, now + 1);
+    // Messages stamped before the expiration was turned off still expire (rooms.next_expiry).
+    if (v.room.next_expiry > 0) until = Math.min(until, Math.max(v.room.next_expiry, now + 1));
     if (v.session) until = Math.min(until, v.session.last_ping + SESSION_TIMEOUT, v.session.last_ping + SESSION_TIMEOUT_KILL - 1);
   }
   for (const st of statuses.values()) until = Math.min(until, st.stableUntil ?? now);

@@ -213,7 +213,7 @@ export class ChatApiService {
       return this.page(acc, fetched, q.lastCommonReadId, true);
     }
     if (q.setReadMarker && offset > acc.attendee.last_read_message && acc.attendee.actor_type === ActorType.USERS) {
-      // With the other polls of this turn: one statement for all of them (receive-read-markers.ts).
+      // With the other polls of this turn: one transaction for all of them (receive-read-markers.ts).
       await this.receiveReadMarkers.move(acc.room, acc.attendee.id, acc.attendee.actor_id, offset);
     }
     return this.waitForFuture(pageAccessOf(acc), offset, q, cancel);
@@ -292,19 +292,33 @@ export class ChatApiService {
     const target = await this.ownOrModerated(acc, messageId);
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
-      await this.repos.withTransaction(trx).chatMessages.update(target.id, {
-        message_type: MessageType.COMMENT_DELETED,
-        message: '',
-        message_parameters: '{}',
-        deleted_by_type: acc.actor.type,
-        deleted_by_id: acc.actor.id,
-        deleted_at: now,
-        last_edit_actor_type: '',
-        last_edit_actor_id: '',
-        last_edit_actor_display_name: '',
-        last_edit_at: 0,
-        reactions: '{}',
-      });
+      const tx = this.repos.withTransaction(trx);
+      // The room's row lock first (as a post takes it): a concurrent deletion of the same message
+      // waits, then finds it deleted and counts nothing twice.
+      await tx.rooms.lockForMessage(acc.room.id, 0);
+      const changed = await tx.chatMessages.update(
+        target.id,
+        {
+          message_type: MessageType.COMMENT_DELETED,
+          message: '',
+          message_parameters: '{}',
+          deleted_by_type: acc.actor.type,
+          deleted_by_id: acc.actor.id,
+          deleted_at: now,
+          last_edit_actor_type: '',
+          last_edit_actor_id: '',
+          last_edit_actor_display_name: '',
+          last_edit_at: 0,
+          reactions: '{}',
+        },
+        target.message_type,
+      );
+      // A counted message stops counting as unread (migration 0706): the room's counter and those
+      // of the attendees who had read it.
+      if (changed && UNREAD_TYPES.includes(target.message_type)) {
+        await tx.rooms.uncountMessage(acc.room.id);
+        await tx.attendees.uncountReadMessage(acc.room.id, target.id);
+      }
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_deleted', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
     });
     return this.systemAnswer(acc, id, now);
@@ -324,9 +338,10 @@ export class ChatApiService {
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
+      // The room's row lock first (as a post takes it), then messages and counters go.
+      await tx.rooms.clearChat(acc.room.id);
       await tx.chatMessages.deleteForRooms([acc.room.id]);
       await tx.attendees.resetChatState(acc.room.id, now);
-      await tx.rooms.resetLastMessage(acc.room.id, 0);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'history_cleared');
     });
     return this.systemAnswer(acc, id, now);
@@ -339,9 +354,9 @@ export class ChatApiService {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
     const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
     if (marker < UNREAD_FIRST_MESSAGE) throw badRequest('lastReadMessage', 'lastReadMessage must be -2 or more');
-    await this.repos.attendees.setReadMarker(acc.attendee.id, marker, nowSeconds());
+    const counts = await this.moveReadMarker(acc.attendee.id, marker, nowSeconds());
     if (acc.attendee.actor_type === ActorType.USERS) await this.chat.announceRead(acc.room, [acc.attendee.actor_id], marker);
-    return { room: acc.room, attendee: { ...acc.attendee, last_read_message: marker } };
+    return withReadMarker(acc, marker, counts);
   }
 
   /** DELETE /chat/{token}/read (§1.6 Mark unread): the chat message before the last one, else any, else -2. */
@@ -352,8 +367,13 @@ export class ChatApiService {
     let marker = last > 0 ? await this.messages.previousId(acc.room.id, last, now, UNREAD_TYPES) : 0;
     if (marker === 0 && last > 0) marker = await this.messages.previousId(acc.room.id, last, now);
     if (marker === 0) marker = UNREAD_FIRST_MESSAGE;
-    await this.repos.attendees.setReadMarker(acc.attendee.id, marker, now);
-    return { room: acc.room, attendee: { ...acc.attendee, last_read_message: marker } };
+    const counts = await this.moveReadMarker(acc.attendee.id, marker, now);
+    return withReadMarker(acc, marker, counts);
+  }
+
+  /** Sets a read marker and its counter (two statements, one transaction: AttendeesRepository.setReadMarker). */
+  private moveReadMarker(attendeeId: number, marker: number, now: number): Promise<{ readCount: number; chatCount: number }> {
+    return this.db.kysely.transaction().execute((trx) => this.repos.withTransaction(trx).attendees.setReadMarker(attendeeId, marker, now));
   }
 
   /** X-Chat-Last-Common-Read for a reader (undefined when their read privacy is private). */
@@ -406,4 +426,12 @@ export class ChatApiService {
       notModified,
     };
   }
+}
+
+/** The caller's view after a marker move: the counters read with it, so unreadMessages matches the marker. */
+function withReadMarker(acc: ChatAccess, marker: number, counts: { readCount: number; chatCount: number }): CallerRoom {
+  return {
+    room: { ...acc.room, chat_count: counts.chatCount },
+    attendee: { ...acc.attendee, last_read_message: marker, read_count: counts.readCount },
+  };
 }

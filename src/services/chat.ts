@@ -10,7 +10,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { CHAT_MESSAGE_DEFAULTS, type NewChatMessage } from '../db/repositories/chat-messages.js';
+import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type NewChatMessage } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { EventBus } from '../events/bus.js';
 import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
@@ -240,8 +240,10 @@ export class ChatService {
   /** Lock the room, insert, point the room at it, wake the room's long-polls at commit. */
   private async insert(trx: Kysely<Database>, room: RoomRow, now: number, row: NewChatMessage, opts: { bump: boolean }): Promise<number> {
     const { rooms, chatMessages } = this.repos.withTransaction(trx);
-    // Also the row lock that orders this room's posts (file comment).
-    await rooms.lockForMessage(room.id, opts.bump ? now : 0);
+    // Also the row lock that orders this room's posts (file comment). A counted message moves
+    // the room's unread counter in that statement (migration 0706-chat-unread-counters).
+    const counted = UNREAD_TYPES.includes(row.message_type) ? { expiresAt: row.expires_at ?? 0 } : undefined;
+    await rooms.lockForMessage(room.id, opts.bump ? now : 0, counted);
     const id = await chatMessages.insert(row);
     if (opts.bump) await rooms.setLastMessage(room.id, id);
     await this.db.wake.notify([chatChannel(room.id)], trx);

@@ -108,8 +108,10 @@ export class ConversationViewService {
     }
 
     const anyParticipant = views.some((v) => v.attendee);
-    const publicReaders = views.filter((v) => v.attendee && v.attendee.read_privacy === 0).map((v) => v.room.id);
+    // Common read markers read with the rooms are taken as they are; the others loaded in one statement.
+    const publicReaders = views.filter((v) => v.attendee && v.attendee.read_privacy === 0 && !v.chatPreload).map((v) => v.room.id);
     const commonRead = publicReaders.length ? await this.repos.attendees.commonReadMessages([...new Set(publicReaders)]) : new Map<number, number>();
+    for (const v of views) if (v.chatPreload) commonRead.set(v.room.id, v.chatPreload.commonRead);
     const inStartCallsGroups = anyParticipant ? await ctx.inGroupList(cfg.list('start_calls_groups')) : false;
     // Only a logged-in caller can enable SIP; the SIP bridge sees attendees' records with false.
     const inSipBridgeGroups = anyParticipant && sip && ctx.user !== undefined ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
@@ -144,18 +146,37 @@ export class ConversationViewService {
     return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
   }
 
-  /** Each room's last message and the caller's unread count (two statements for any number). */
+  /**
+   * Each room's last message (read with the room when it was, else one statement for all) and
+   * the caller's unread count: the count is the room's counter
+   * minus the attendee's (migration 0706-chat-unread-counters), so it costs nothing per message;
+   * rooms whose earliest counted expiry has passed also subtract their expired messages not yet
+   * deleted by the job (one statement over those rows only, and only then).
+   */
   private async chatStates(views: readonly ConversationView[], includeLastMessage: boolean): Promise<Map<number, RoomChatState>> {
     const now = nowSeconds();
     const out = new Map<number, RoomChatState>();
-    const lastIds = includeLastMessage ? views.map((v) => v.room.last_message).filter((id) => id > 0) : [];
+    // A last message read with the room is used unless a repair has posted since (lobby timer).
+    const preloaded = (v: ConversationView) => v.chatPreload !== undefined && v.chatPreload.lastMessageId === v.room.last_message;
+    const lastIds = includeLastMessage ? views.flatMap((v) => (v.room.last_message > 0 && !preloaded(v) ? [v.room.last_message] : [])) : [];
     const last = new Map((lastIds.length ? await this.repos.chatMessages.findByIds(lastIds, now) : []).map((m) => [m.id, m]));
-    const attendeeIds = views.flatMap((v) => (v.attendee && v.attendee.id > 0 ? [v.attendee.id] : []));
-    const unread = attendeeIds.length ? await this.repos.chatMessages.unreadCounts(attendeeIds, now) : new Map<number, number>();
+    for (const v of views) {
+      const m = preloaded(v) ? v.chatPreload!.lastMessage : undefined;
+      if (m) last.set(m.id, m);
+    }
+    const expiring = views.flatMap((v) => (v.attendee && v.attendee.id > 0 && v.room.next_expiry > 0 && v.room.next_expiry <= now ? [v.attendee.id] : []));
+    const expired = expiring.length ? await this.repos.chatMessages.expiredUnreadCounts(expiring, now) : undefined;
     for (const v of views) {
       const m = last.get(v.room.last_message);
-      out.set(v.room.id, { unread: unread.get(v.room.id) ?? 0, lastMessage: m && m.room_id === v.room.id ? m : undefined });
+      out.set(v.room.id, { unread: unreadOf(v, expired), lastMessage: m && m.room_id === v.room.id ? m : undefined });
     }
     return out;
   }
+}
+
+/** The caller's unread count of a conversation from the counters (never below 0). */
+function unreadOf(v: ConversationView, expired: ReadonlyMap<number, number> | undefined): number {
+  if (!v.attendee || v.attendee.id <= 0) return 0;
+  const read = v.attendee.last_read_message > 0 ? v.attendee.read_count : 0;
+  return Math.max(0, v.room.chat_count - read - (expired?.get(v.room.id) ?? 0));
 }

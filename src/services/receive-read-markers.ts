@@ -3,13 +3,14 @@
  * when `lastKnownMessageId` is past the attendee's `last_read_message`, the marker moves to it).
  * A room's members poll again together after each wake-up, so hundreds of these arrive in one
  * turn of the event loop, all moving to the same message: they are gathered per turn and written
- * as one UPDATE (and one notification cleanup) per room and message instead of one per poll
- * (docs/benchmarks.md "Chat long-poll scale").
+ * as one transaction (marker and read counter, and one notification cleanup) per room and
+ * message instead of one per poll (docs/benchmarks.md "Chat long-poll scale").
  *
- * Same semantics as one write per poll: each poll resumes only after the statement holding its
- * marker has run and the read has been announced, so it still reads (and answers
+ * Same semantics as one write per poll: each poll resumes only after the transaction holding its
+ * marker has committed and the read has been announced, so it still reads (and answers
  * X-Chat-Last-Common-Read) after its own marker moved.
  */
+import type { Db } from '../db/database.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { Repositories } from '../db/repositories/index.js';
 import { nowSeconds } from '../domain/time.js';
@@ -28,6 +29,7 @@ export class ReceiveReadMarkers {
   private readonly open = new Map<string, Batch>();
 
   constructor(
+    private readonly db: Db,
     private readonly repos: Repositories,
     private readonly chat: ChatService,
   ) {}
@@ -51,7 +53,8 @@ export class ReceiveReadMarkers {
   }
 
   private async write(b: Batch): Promise<void> {
-    await this.repos.attendees.setReadMarkers(b.attendeeIds, b.messageId, nowSeconds());
+    // Marker and read counter together, as AttendeesRepository.setReadMarker requires.
+    await this.db.kysely.transaction().execute((trx) => this.repos.withTransaction(trx).attendees.setReadMarkers(b.attendeeIds, b.messageId, nowSeconds()));
     await this.chat.announceRead(b.room, b.userIds, b.messageId);
   }
 }

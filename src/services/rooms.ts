@@ -54,6 +54,8 @@ export type RoomRepos = Pick<Repositories, 'rooms' | 'attendees' | 'sessions'>;
 export interface LookupOptions {
   /** A validated SIP-bridge request sees every conversation (talk-behaviour.md §3). */
   sipBridge?: boolean;
+  /** Read a logged-in caller's chat state with the room (the record of GET /room/{token}). */
+  withChat?: boolean;
 }
 
 export interface NewAttendeeSpec {
@@ -187,7 +189,10 @@ export class RoomsService {
   async lookup(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom | undefined> {
     if (!isWellFormedToken(token)) return undefined;
     // A logged-in caller's attendee row comes with the room (one statement).
-    const found = ctx.userId !== undefined ? await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, ctx.userId) : undefined;
+    const found =
+      ctx.userId !== undefined
+        ? await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, ctx.userId, opts.withChat ? nowSeconds() : undefined)
+        : undefined;
     const room = ctx.userId !== undefined ? found?.room : await this.repos.rooms.findByToken(token);
     if (!room) return undefined;
     let attendee: AttendeeRow | undefined = found?.attendee;
@@ -208,7 +213,7 @@ export class RoomsService {
     if (visibility === 'hidden') return undefined;
     if (visibility === 'if-listed' && !isListedFor(room.listable, await listableScopesFor(ctx))) return undefined;
     if (attendee && !session) session = (await this.callerSessions.findOwnSessions(ctx, [{ room, attendee }])).get(attendee.id);
-    return { room, attendee, session };
+    return { room, attendee, session, ...(found?.chat ? { chatPreload: found.chat } : {}) };
   }
 
   /** The conversation when the caller is a participant (else 404 `room`, like a missing one). */
@@ -253,8 +258,9 @@ export class RoomsService {
             includeOneToOne: opts.includeStatus,
           }
         : undefined;
-    const rooms = await this.repos.rooms.findByIds([...byRoom.keys()], modified);
-    const views = rooms.map((room) => ({ room, attendee: byRoom.get(room.id)!, session: undefined as SessionRow | undefined }));
+    // The rooms with their chat state (last message, common read marker): one statement.
+    const rooms = await this.repos.rooms.findByIdsWithChat([...byRoom.keys()], modified, nowSeconds());
+    const views = rooms.map(({ room, chat }) => ({ room, attendee: byRoom.get(room.id)!, session: undefined as SessionRow | undefined, chatPreload: chat }));
     if (views.length) {
       const sessions = await this.callerSessions.findOwnSessions(ctx, views);
       for (const v of views) v.session = sessions.get(v.attendee.id);

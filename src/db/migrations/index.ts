@@ -26,6 +26,7 @@ import { notifications } from './0702-notifications.js';
 import { chatReactions } from './0703-chat-reactions.js';
 import { polls } from './0704-polls.js';
 import { recordingConsent } from './0705-recording-consent.js';
+import { chatUnreadCounters } from './0706-chat-unread-counters.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -49,4 +50,5 @@ export const migrations: ParleyMigration[] = [
   chatReactions,
   polls,
   recordingConsent,
+  chatUnreadCounters,
 ];

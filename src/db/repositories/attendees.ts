@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
 import { MODERATOR_TYPES } from '../../domain/permissions.js';
+import { UNREAD_TYPES } from './chat-messages.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
 export type NewAttendee = Insertable<AttendeesTable>;
@@ -17,7 +18,7 @@ export type AttendeePatch = Updateable<Omit<AttendeesTable, 'id'>>;
 
 /**
  * The columns of the caller's attendee row a conversation record is built from
- * (presenters/conversation.ts) plus what GET /room filters on: 17 of 24. Reading only these for a
+ * (presenters/conversation.ts) plus what GET /room filters on: 18 of 25. Reading only these for a
  * user's list keeps the row objects small (building `select *` rows was the largest cost of the
  * uncached list after its queries).
  */
@@ -39,6 +40,7 @@ export const CONVERSATION_ATTENDEE_COLUMNS = [
   'phone_number',
   'call_id',
   'last_attendee_activity',
+  'read_count',
 ] as const satisfies ReadonlyArray<keyof AttendeeRow>;
 export type ConversationAttendeeRow = Pick<AttendeeRow, (typeof CONVERSATION_ATTENDEE_COLUMNS)[number]>;
 
@@ -63,7 +65,13 @@ export const ATTENDEE_DEFAULTS: Omit<NewAttendee, 'room_id' | 'actor_type' | 'ac
   dialout_requested_at: 0,
   last_attendee_activity: 0,
   created_at: 0,
+  read_count: 0,
 };
+
+/** An attendee row's read_count for its current marker (migration 0706): see setReadMarker. */
+function readCountAtMarker() {
+  return sql<number>`case when last_read_message <= 0 then 0 else (select r.chat_count from rooms r where r.id = attendees.room_id) - (select count(*) from chat_messages m where m.room_id = attendees.room_id and m.id > attendees.last_read_message and m.message_type in (${sql.join(UNREAD_TYPES)})) end`;
+}
 
 export class AttendeesRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -237,29 +245,72 @@ export class AttendeesRepository {
 
   // ---- chat read markers and mentions (talk-chat-calls.md §1.5, §1.6) ----
 
-  /** Sets an attendee's read marker (any value >= -2); bumps its activity for modifiedSince. */
-  async setReadMarker(id: number, messageId: number, now: number): Promise<void> {
-    await this.setReadMarkers([id], messageId, now);
+  /**
+   * Sets an attendee's read marker (any value >= -2) and its counter `read_count` (the counted
+   * messages up to the marker, migration 0706); bumps its activity for modifiedSince. Returns
+   * the new read_count and the room's chat_count read with it (unread = their difference).
+   *
+   * Two statements, and the caller runs them in a transaction: the first takes the attendee's
+   * row lock, the second counts in a snapshot taken after it. A message deletion or the
+   * expiration job adjusts every attendee row of its room under those row locks, so it either
+   * finished before the count (which then sees it) or waits and adjusts the new marker; a
+   * one-statement version could count in a snapshot older than an adjustment it then overwrites.
+   * The count walks the (room_id, id) index from the marker: nothing when the marker is the
+   * last message, and a marker at or below 0 counts nothing.
+   */
+  async setReadMarker(id: number, messageId: number, now: number): Promise<{ readCount: number; chatCount: number }> {
+    await this.db.updateTable('attendees').set({ last_read_message: messageId, last_attendee_activity: now }).where('id', '=', id).execute();
+    const r = await this.db
+      .updateTable('attendees')
+      .set({ read_count: readCountAtMarker() })
+      .where('id', '=', id)
+      .returning(['read_count', sql<number>`(select r.chat_count from rooms r where r.id = attendees.room_id)`.as('chat_count')])
+      .executeTakeFirst();
+    return { readCount: Number(r?.read_count ?? 0), chatCount: Number(r?.chat_count ?? 0) };
   }
 
-  /** setReadMarker for several attendees moving to the same message: one statement per chunk. */
+  /**
+   * setReadMarker for several attendees moving to the same message (a turn's long-polls,
+   * services/receive-read-markers.ts): the same two statements for all of them (per chunk), in
+   * the caller's transaction, with the same locking argument. Ids in ascending order, so two
+   * such batches lock shared rows in the same order.
+   */
   async setReadMarkers(ids: number[], messageId: number, now: number): Promise<void> {
-    for (const part of chunks(ids)) {
-      await this.db
-        .updateTable('attendees')
-        .set({ last_read_message: messageId, last_attendee_activity: now })
-        .where('id', part.length === 1 ? '=' : 'in', part.length === 1 ? part[0] : part)
-        .execute();
+    for (const part of chunks([...new Set(ids)].sort((a, b) => a - b))) {
+      await this.db.updateTable('attendees').set({ last_read_message: messageId, last_attendee_activity: now }).where('id', 'in', part).execute();
+      await this.db.updateTable('attendees').set({ read_count: readCountAtMarker() }).where('id', 'in', part).execute();
     }
   }
 
-  /** The author's marker moves to their own new message (never backwards). */
+  /**
+   * The author's marker moves to their own new message (never backwards). Inside the post's
+   * transaction, under the room's row lock: every counted message is at or below it, so
+   * read_count is the room's chat_count.
+   */
   async advanceReadMarker(id: number, messageId: number, now: number): Promise<void> {
     await this.db
       .updateTable('attendees')
-      .set({ last_read_message: messageId, last_attendee_activity: now })
+      .set({
+        last_read_message: messageId,
+        last_attendee_activity: now,
+        read_count: sql<number>`(select r.chat_count from rooms r where r.id = attendees.room_id)`,
+      })
       .where('id', '=', id)
       .where('last_read_message', '<', messageId)
+      .execute();
+  }
+
+  /**
+   * A counted message of the room stopped counting (deleted): attendees who had read it have one
+   * read counted message less. One statement that touches every attendee row of the room, so it
+   * serialises with concurrent marker moves on their row locks (see setReadMarker). Inside the
+   * deletion's transaction, after the room's row lock.
+   */
+  async uncountReadMessage(roomId: number, messageId: number): Promise<void> {
+    await this.db
+      .updateTable('attendees')
+      .set({ read_count: sql<number>`read_count - case when last_read_message >= ${messageId} then 1 else 0 end` })
+      .where('room_id', '=', roomId)
       .execute();
   }
 
@@ -283,7 +334,7 @@ export class AttendeesRepository {
   async resetChatState(roomId: number, now: number): Promise<void> {
     await this.db
       .updateTable('attendees')
-      .set({ last_read_message: 0, last_mention_message: 0, last_mention_direct: 0, last_attendee_activity: now })
+      .set({ last_read_message: 0, last_mention_message: 0, last_mention_direct: 0, read_count: 0, last_attendee_activity: now })
       .where('room_id', '=', roomId)
       .execute();
   }

@@ -4,7 +4,8 @@
  * whatever the number of rooms. Expired rows (expires_at in the past) are invisible to every
  * read (talk-chat-calls.md §1.6 "Expiration"), before the job deletes them.
  */
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql } from 'kysely';
 import type { ChatMessagesTable, Database } from '../schema.js';
 import { chunks } from '../chunks.js';
 
@@ -34,6 +35,49 @@ export const CHAT_MESSAGE_DEFAULTS = {
   deleted_at: 0,
   reactions: '{}',
 } satisfies Partial<NewChatMessage>;
+
+/** Every message column (a Record so that a column added to the table must be added here). */
+const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
+  id: true,
+  room_id: true,
+  actor_type: true,
+  actor_id: true,
+  actor_display_name: true,
+  message: true,
+  message_type: true,
+  system_message: true,
+  message_parameters: true,
+  reference_id: true,
+  parent_id: true,
+  created_at: true,
+  expires_at: true,
+  silent: true,
+  can_mention_all: true,
+  last_edit_actor_type: true,
+  last_edit_actor_id: true,
+  last_edit_actor_display_name: true,
+  last_edit_at: true,
+  deleted_by_type: true,
+  deleted_by_id: true,
+  deleted_at: true,
+  reactions: true,
+};
+const MESSAGE_COLUMNS = Object.keys(MESSAGE_COLUMN_SET) as Array<keyof ChatMessageRow>;
+const MESSAGE_PREFIXES = MESSAGE_COLUMNS.map((c) => `lm_${c}`);
+
+/**
+ * The select list that reads a message joined as `lm` (with its user author joined as `lu`)
+ * beside another table's row, `lm_`-prefixed: a conversation's last message read with the room.
+ */
+export const PREFIXED_LAST_MESSAGE_COLUMNS = [...MESSAGE_COLUMNS.map((c, i) => `lm.${c} as ${MESSAGE_PREFIXES[i]}`), 'lu.display_name as lm_user_display_name'];
+
+/** The message of such a row; undefined when the outer join found none. */
+export function lastMessageOf(row: Record<string, unknown>): ChatMessageRead | undefined {
+  if (row.lm_id === null || row.lm_id === undefined) return undefined;
+  const m: Record<string, unknown> = { user_display_name: row.lm_user_display_name ?? null };
+  for (let i = 0; i < MESSAGE_COLUMNS.length; i++) m[MESSAGE_COLUMNS[i]] = row[MESSAGE_PREFIXES[i]];
+  return m as unknown as ChatMessageRead;
+}
 
 /** Message types counted as unread chat (Talk counts verbs comment and object_shared). */
 export const UNREAD_TYPES = ['comment', 'object_shared', 'voice-message', 'record-audio', 'record-video'];
@@ -99,10 +143,12 @@ export class ChatMessagesRepository {
   }
 
   /**
-   * Unread chat messages per room for the given attendees (room id -> count), one statement:
-   * messages after each attendee's read marker, chat types only, not expired.
+   * Counted messages after each attendee's read marker that have expired but are still in the
+   * table (room id -> count), one statement: what unreadMessages leaves out of the counters
+   * until the expiration job deletes them. Walks the expires_at index over expired rows only
+   * (at most one job interval of them), whatever the number of messages.
    */
-  async unreadCounts(attendeeIds: number[], now: number): Promise<Map<number, number>> {
+  async expiredUnreadCounts(attendeeIds: number[], now: number): Promise<Map<number, number>> {
     const out = new Map<number, number>();
     for (const part of chunks([...new Set(attendeeIds)])) {
       const rows = await this.db
@@ -110,9 +156,10 @@ export class ChatMessagesRepository {
         .innerJoin('chat_messages as m', 'm.room_id', 'a.room_id')
         .select(['a.room_id', (eb) => eb.fn.countAll<number>().as('n')])
         .where('a.id', 'in', part)
+        .where('m.expires_at', '>', 0)
+        .where('m.expires_at', '<=', now)
         .whereRef('m.id', '>', 'a.last_read_message')
         .where('m.message_type', 'in', UNREAD_TYPES)
-        .where((eb) => eb.or([eb('m.expires_at', '=', 0), eb('m.expires_at', '>', now)]))
         .groupBy('a.room_id')
         .execute();
       for (const r of rows) out.set(Number(r.room_id), Number(r.n));
@@ -120,18 +167,55 @@ export class ChatMessagesRepository {
     return out;
   }
 
-  async update(id: number, patch: ChatMessagePatch): Promise<void> {
-    await this.db.updateTable('chat_messages').set(patch).where('id', '=', id).execute();
+  /** Updates a message; with `onlyIfType`, only while it still has that type. Whether a row changed. */
+  async update(id: number, patch: ChatMessagePatch, onlyIfType?: string): Promise<boolean> {
+    let q = this.db.updateTable('chat_messages').set(patch).where('id', '=', id);
+    if (onlyIfType !== undefined) q = q.where('message_type', '=', onlyIfType);
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   async deleteForRooms(roomIds: number[]): Promise<void> {
     for (const part of chunks([...new Set(roomIds)])) await this.db.deleteFrom('chat_messages').where('room_id', 'in', part).execute();
   }
 
-  /** Deletes expired messages (the expiration job); returns how many went. */
+  /**
+   * Deletes expired messages (the expiration job); returns how many went. The counters of their
+   * rooms and attendees (migration 0706) move in the same transaction, under the rooms' row
+   * locks taken first: a second job waiting on them then finds nothing left to count, a message
+   * deletion (which locks the room first too) cannot interleave, and the attendee update touches
+   * every attendee row of those rooms so it serialises with marker moves (see
+   * AttendeesRepository.setReadMarker). Each statement is set-based: a constant number of them
+   * for any number of rooms and messages.
+   */
   async deleteExpired(now: number): Promise<number> {
-    const r = await this.db.deleteFrom('chat_messages').where('expires_at', '>', 0).where('expires_at', '<=', now).executeTakeFirst();
-    return Number(r.numDeletedRows);
+    const expired = (eb: ExpressionBuilder<Database, 'chat_messages'>) => eb.and([eb('expires_at', '>', 0), eb('expires_at', '<=', now)]);
+    return this.db.transaction().execute(async (trx) => {
+      const rooms = (await trx.selectFrom('chat_messages').select('room_id').distinct().where(expired).execute()).map((r) => Number(r.room_id));
+      if (rooms.length === 0) return 0;
+      let deleted = 0;
+      for (const part of chunks(rooms.sort((a, b) => a - b))) {
+        // Row locks of the rooms first (a no-op write), in id order.
+        await trx
+          .updateTable('rooms')
+          .set((eb) => ({ next_expiry: eb.ref('next_expiry') }))
+          .where('id', 'in', part)
+          .execute();
+        // The expired counted rows, read once through the expires_at index (a materialised CTE,
+        // so no per-row subquery walks a room's whole history).
+        const ids = sql.join(part);
+        const x = sql`with x as materialized (select m.room_id, m.id from chat_messages m where m.expires_at > 0 and m.expires_at <= ${now} and m.room_id in (${ids}) and m.message_type in (${sql.join(UNREAD_TYPES)}))`;
+        await sql`${x} update attendees set read_count = read_count - (select count(*) from x where x.room_id = attendees.room_id and x.id <= attendees.last_read_message) where room_id in (${ids})`.execute(
+          trx,
+        );
+        await sql`${x} update rooms set chat_count = chat_count - (select count(*) from x where x.room_id = rooms.id),
+            next_expiry = coalesce((select min(m.expires_at) from chat_messages m where m.room_id = rooms.id and m.expires_at > ${now} and m.message_type in (${sql.join(UNREAD_TYPES)})), 0)
+          where id in (${ids})`.execute(trx);
+        const r = await trx.deleteFrom('chat_messages').where(expired).where('room_id', 'in', part).executeTakeFirst();
+        deleted += Number(r.numDeletedRows);
+      }
+      return deleted;
+    });
   }
 
   /** Messages with their user authors' current display names (one join, no query per row). */

@@ -3,13 +3,14 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { CompiledQuery, Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable, Insertable } from 'kysely';
+import type { CompiledQuery, Expression, ExpressionBuilder, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
+import { lastMessageOf, PREFIXED_LAST_MESSAGE_COLUMNS, type ChatMessageRead } from './chat-messages.js';
 
 export type RoomRow = Selectable<RoomsTable>;
 export type NewRoom = Insertable<RoomsTable>;
@@ -49,6 +50,8 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   recording_consent: 0,
   mention_permissions: 0,
   created_at: 0,
+  chat_count: 0,
+  next_expiry: 0,
 };
 
 /** Every attendee column (a Record so that a column added to the table must be added here). */
@@ -77,6 +80,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
   dialout_requested_at: true,
   last_attendee_activity: true,
   created_at: true,
+  read_count: true,
 };
 const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;
 /** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */
@@ -108,22 +112,43 @@ function attendeeOf(row: Record<string, unknown>): AttendeeRow | undefined {
  */
 const memberLookups = new Map<Dialect, { compiled: CompiledQuery; order: string[] }>();
 
+/** The room `token` joined with the actor's attendee row (PREFIXED_ATTENDEE_COLUMNS). */
+function memberQuery(db: Kysely<Database>, token: string, actorType: string, actorId: string) {
+  return db
+    .selectFrom('rooms as r')
+    .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', actorType).on('a.actor_id', '=', actorId))
+    .selectAll('r')
+    .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+    .where('r.token', '=', token);
+}
+
 function memberLookup(db: Kysely<Database>, dialect: Dialect): { compiled: CompiledQuery; order: string[] } {
   let lookup = memberLookups.get(dialect);
   if (!lookup) {
     const marks = { token: '\u0000token', actorType: '\u0000actorType', actorId: '\u0000actorId' };
-    const compiled = db
-      .selectFrom('rooms as r')
-      .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', marks.actorType).on('a.actor_id', '=', marks.actorId))
-      .selectAll('r')
-      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
-      .where('r.token', '=', marks.token)
-      .compile();
+    const compiled = memberQuery(db, marks.token, marks.actorType, marks.actorId).compile();
     const order = compiled.parameters.map((p) => Object.keys(marks).find((k) => marks[k as keyof typeof marks] === p)!);
     lookup = { compiled, order };
     memberLookups.set(dialect, lookup);
   }
   return lookup;
+}
+
+/**
+ * A room's chat state read with its row (GET /room, GET /room/{token}), so the record needs no
+ * further statement for it (services/conversation-view.ts).
+ */
+export interface RoomChatPreload {
+  /** The room's last_message when read: a repair that posts later (lobby timer) makes this stale. */
+  lastMessageId: number;
+  /** That message, unless it has expired. */
+  lastMessage: ChatMessageRead | undefined;
+  /** lastCommonReadMessage: MIN(last_read_message) of the room's users with public read privacy, 0 when none. */
+  commonRead: number;
+}
+
+function chatOf(room: RoomRow, row: Record<string, unknown>): RoomChatPreload {
+  return { lastMessageId: room.last_message, lastMessage: lastMessageOf(row), commonRead: Number(row.common_read ?? 0) };
 }
 
 export class RoomsRepository {
@@ -139,6 +164,33 @@ export class RoomsRepository {
    */
   private idIn(eb: ExpressionBuilder<Database, 'rooms'>, column: 'id', ids: number[]): Expression<SqlBool> {
     return this.dialect === 'postgres' ? sql<SqlBool>`${sql.ref(column)} = any(${ids})` : eb(column, 'in', ids);
+  }
+
+  /** `r.id IN ids` for queries on `rooms as r` (same forms as idIn). */
+  private roomIdIn(ids: number[]): Expression<SqlBool> {
+    return this.dialect === 'postgres' ? sql<SqlBool>`r.id = any(${ids})` : sql<SqlBool>`r.id in (${sql.join(ids)})`;
+  }
+
+  /**
+   * Joins a query on `rooms as r` with its chat state (RoomChatPreload): the last message (`lm`,
+   * unless expired) with its user author's name (`lu`), and the common read marker as a
+   * subquery. Reading them with the rooms saves the two statements that loaded them after.
+   */
+  private withChat(q: SelectQueryBuilder<any, any, object>, now: number): SelectQueryBuilder<any, any, object> {
+    return q
+      .leftJoin('chat_messages as lm', (j) =>
+        j
+          .onRef('lm.id', '=', 'r.last_message')
+          .onRef('lm.room_id', '=', 'r.id')
+          .on((eb) => eb.or([eb('lm.expires_at', '=', 0), eb('lm.expires_at', '>', now)])),
+      )
+      .leftJoin('users as lu', (j) => j.onRef('lu.id', '=', 'lm.actor_id').on('lm.actor_type', '=', 'users'))
+      .select(PREFIXED_LAST_MESSAGE_COLUMNS as unknown as ['lm.id as lm_id'])
+      .select(
+        sql<number | null>`(select min(ca.last_read_message) from attendees ca where ca.room_id = r.id and ca.actor_type = 'users' and ca.read_privacy = 0)`.as(
+          'common_read',
+        ),
+      );
   }
 
   findByToken(token: string): Promise<RoomRow | undefined> {
@@ -158,11 +210,47 @@ export class RoomsRepository {
    * The room `token` with the actor's attendee row there (undefined when not an attendee): the
    * lookup every request on a conversation starts with, in one statement instead of two.
    */
-  async findByTokenWithMember(token: string, actorType: string, actorId: string): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined } | undefined> {
-    const lookup = memberLookup(this.db, this.dialect);
-    const parameters = lookup.order.map((name) => (name === 'token' ? token : name === 'actorType' ? actorType : actorId));
-    const row = (await this.db.executeQuery<Record<string, unknown>>({ ...lookup.compiled, parameters })).rows[0];
-    return row && { room: roomOf(row), attendee: attendeeOf(row) };
+  async findByTokenWithMember(
+    token: string,
+    actorType: string,
+    actorId: string,
+    chatAt?: number,
+  ): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined; chat?: RoomChatPreload } | undefined> {
+    let row: Record<string, unknown> | undefined;
+    if (chatAt === undefined) {
+      // Most requests: the statement compiled once (memberLookup).
+      const lookup = memberLookup(this.db, this.dialect);
+      const parameters = lookup.order.map((name) => (name === 'token' ? token : name === 'actorType' ? actorType : actorId));
+      row = (await this.db.executeQuery<Record<string, unknown>>({ ...lookup.compiled, parameters })).rows[0];
+    } else {
+      // With `chatAt` (now): the record's chat state in the same statement (GET /room/{token}).
+      row = (await this.withChat(memberQuery(this.db, token, actorType, actorId), chatAt).executeTakeFirst()) as Record<string, unknown> | undefined;
+    }
+    if (!row) return undefined;
+    const room = roomOf(row);
+    return { room, attendee: attendeeOf(row), ...(chatAt === undefined ? {} : { chat: chatOf(room, row) }) };
+  }
+
+  /**
+   * Rooms by id with their chat state (RoomChatPreload), one statement: the conversation list.
+   * Same filter and order as findByIds.
+   */
+  async findByIdsWithChat(ids: number[], modified: ModifiedFilter | undefined, now: number): Promise<Array<{ room: RoomRow; chat: RoomChatPreload }>> {
+    if (ids.length === 0) return [];
+    let q = this.db.selectFrom('rooms as r').selectAll('r').where(this.roomIdIn(ids));
+    if (modified) {
+      q = q.where((eb) => {
+        const ors: Array<Expression<SqlBool>> = [eb('r.last_activity', '>=', modified.since), eb('r.call_flag', '!=', 0)];
+        if (modified.attendeeChangedRoomIds.length) ors.push(this.roomIdIn(modified.attendeeChangedRoomIds));
+        if (modified.includeOneToOne) ors.push(eb('r.type', '=', 1));
+        return eb.or(ors);
+      });
+    }
+    const rows = (await this.withChat(q, now).orderBy('r.id').execute()) as Array<Record<string, unknown>>;
+    return rows.map((row) => {
+      const room = roomOf(row);
+      return { room, chat: chatOf(room, row) };
+    });
   }
 
   /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
@@ -314,14 +402,36 @@ export class RoomsRepository {
   /**
    * Takes the room's row lock (PostgreSQL) and moves lastActivity: the first statement of every
    * message post, so posts into one room are serialised and commit in id order (a long-poll that
-   * saw id n can never miss a smaller id committed later).
+   * saw id n can never miss a smaller id committed later). A post of a counted message
+   * (`counted`, chat-messages.ts UNREAD_TYPES) also counts it in chat_count and, when it
+   * expires, in next_expiry: the same statement, so a post adds no statement and concurrent
+   * posts add one each (migration 0706-chat-unread-counters).
    */
-  async lockForMessage(id: number, now: number): Promise<void> {
+  async lockForMessage(id: number, now: number, counted?: { expiresAt: number }): Promise<void> {
+    const e = counted?.expiresAt ?? 0;
     await this.db
       .updateTable('rooms')
-      .set({ last_activity: sql<number>`case when last_activity < ${now} then ${now} else last_activity end` })
+      .set({
+        last_activity: sql<number>`case when last_activity < ${now} then ${now} else last_activity end`,
+        ...(counted ? { chat_count: sql<number>`chat_count + 1` } : {}),
+        ...(e > 0 ? { next_expiry: sql<number>`case when next_expiry = 0 or next_expiry > ${e} then ${e} else next_expiry end` } : {}),
+      })
       .where('id', '=', id)
       .execute();
+  }
+
+  /** A counted message of the room was deleted (inside the deletion's transaction; takes the row lock). */
+  async uncountMessage(id: number): Promise<void> {
+    await this.db
+      .updateTable('rooms')
+      .set({ chat_count: sql<number>`chat_count - 1` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** History cleared: no last message, nothing counted (the first statement of the clear: takes the row lock). */
+  async clearChat(id: number): Promise<void> {
+    await this.db.updateTable('rooms').set({ last_message: 0, chat_count: 0, next_expiry: 0 }).where('id', '=', id).execute();
   }
 
   /** Points the room at its newest message (never backwards). */

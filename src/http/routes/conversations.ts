@@ -108,7 +108,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       // The record depends only on the user, the database and the clock. Only found
       // conversations are cached, so a miss is always looked up (and throttled) again.
       const answer = await cachedOcsAnswer(rooms.rendered, call, ['room', params.token], async () => {
-        const caller = await rooms.getRoomForCaller(ctx, params.token);
+        const caller = await rooms.getRoomForCaller(ctx, params.token, { withChat: true });
         const validity = { until: Infinity };
         const record = await services.conversationView.presentOne(ctx, caller, {
           includeStatus: true,
