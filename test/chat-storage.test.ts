@@ -24,7 +24,7 @@ for (const dialect of dialects()) {
     const post = async (token: string, text: string, mentions = { direct: [] as number[], indirect: [] as number[], userIds: [] as string[] }) => {
       const room = (await roomRow(t.p, token))!;
       const attendee = await t.p.services.repos.attendees.find(room.id, 'users', 'alice');
-      return t.p.services.chat.postUserMessage(room, {
+      const posted = await t.p.services.chat.postUserMessage(room, {
         actor: { type: 'users', id: 'alice', displayName: 'alice' },
         attendeeId: attendee!.id,
         message: text,
@@ -35,6 +35,7 @@ for (const dialect of dialects()) {
         canMentionAll: false,
         mentions,
       });
+      return posted.id;
     };
 
     it('ids are global and increasing across rooms; the room points at its newest message', async () => {

@@ -10,6 +10,7 @@ import type { RoomRow } from '../db/repositories/rooms.js';
 import type { Database } from '../db/schema.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ChatActor } from '../services/chat.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 
 /** What changed about a conversation (each becomes a system message in its chat, talk-chat-calls.md §2). */
 export type RoomChange =
@@ -102,7 +103,12 @@ export interface EventMap {
   'rooms.lobby-timer-reached.trx': { trx: Kysely<Database>; rooms: RoomRow[]; now: number };
   /** Users' read markers moved to `messageId` (their mention notifications up to it are read). */
   'chat.read': { room: RoomRow; userIds: string[]; messageId: number };
-  'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean };
+  /**
+   * A user's message was committed. `config`: the app config the posting request read at its
+   * start, when there was a request (lets subscribers skip work the config rules out without
+   * reading it again).
+   */
+  'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean; config?: AppConfigSnapshot };
   /**
    * A system message or shared object was written inside the change's still open transaction
    * (handlers may only queue work that waits for that transaction, see SignalingNotifier).

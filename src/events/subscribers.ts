@@ -105,7 +105,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.attendees-removed', ({ room, userIds, sessionIds }) => s.signalingNotifier.attendeesRemoved(room, userIds, sessionIds));
   bus.on('room.participants-changed', ({ room, attendeeIds, reason }) => s.signalingNotifier.participantsChanged(room, attendeeIds, reason === 'guest-name'));
   bus.on('breakout.switched', ({ parent, children, started }) => s.signalingNotifier.breakoutSwitched(parent, children, started));
-  bus.on('chat.message-posted', ({ room, messageId }) => s.signalingNotifier.chatMessage(room, messageId));
+  bus.on('chat.message-posted', ({ room, messageId, config }) => s.signalingNotifier.chatMessage(room, messageId, config));
   bus.on('chat.reaction-added', ({ room, reactionId }) => s.signalingNotifier.chatMessage(room, reactionId));
   bus.on('chat.posted-in-transaction', ({ room, messageId }) => s.signalingNotifier.chatMessageInTransaction(room, messageId));
   bus.on('call.joined', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));

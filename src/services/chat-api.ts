@@ -175,7 +175,7 @@ export class ChatApiService {
     // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
     const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll, replyTo: parent });
-    const id = await this.chat.postUserMessage(acc.room, {
+    const posted = await this.chat.postUserMessage(acc.room, {
       actor,
       attendeeId: acc.attendee.id,
       message: parsed.message,
@@ -185,9 +185,12 @@ export class ChatApiService {
       silent: input.silent,
       canMentionAll,
       mentions: parsed.mentioned,
+      config: await ctx.config(),
     });
-    const row = await this.messages.findInRoom(acc.room.id, id, now);
-    return this.page(acc, row ? [row] : [], undefined, false);
+    // The answer is built from the stored row (RETURNING) and the parent read above, not read
+    // back: the author's current name is the one this request authenticated with.
+    const row: ChatMessageRead = { ...posted, user_display_name: actor.type === ActorType.USERS ? (ctx.user?.display_name ?? null) : null };
+    return this.page(acc, [row], undefined, false, parent ? [parent] : []);
   }
 
   // ---- receive ----
@@ -279,8 +282,7 @@ export class ChatApiService {
       });
       // Added mentions count from the edit on (removed ones simply stop mattering once read).
       const attendees = this.repos.withTransaction(trx).attendees;
-      await attendees.markMentioned(acc.room.id, parsed.mentioned.indirect, target.id, false);
-      await attendees.markMentioned(acc.room.id, parsed.mentioned.direct, target.id, true);
+      await attendees.markMentioned(acc.room.id, parsed.mentioned, target.id);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_edited', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
     });
     return this.systemAnswer(acc, id, now);
@@ -402,13 +404,20 @@ export class ChatApiService {
     return this.page(acc, row ? [row] : [], undefined, false);
   }
 
-  /** Drops expired rows, loads parents, computes the headers. */
-  private async page(acc: PageAccess, fetched: ChatMessageRead[], lastCommonReadId: number | undefined, emptyIs304: boolean): Promise<MessagePage> {
+  /** Drops expired rows, loads parents (those not in `knownParents`), computes the headers. */
+  private async page(
+    acc: PageAccess,
+    fetched: ChatMessageRead[],
+    lastCommonReadId: number | undefined,
+    emptyIs304: boolean,
+    knownParents: readonly ChatMessageRead[] = [],
+  ): Promise<MessagePage> {
     const now = nowSeconds();
     const rows = fetched.filter((r) => r.expires_at === 0 || r.expires_at > now);
     const lastGiven = fetched.length ? fetched[fetched.length - 1].id : undefined;
-    const parentIds = rows.flatMap((r) => (r.parent_id !== null ? [r.parent_id] : []));
     const parents = new Map<number, ChatMessageRead>();
+    for (const p of knownParents) if (p.expires_at === 0 || p.expires_at > now) parents.set(p.id, p);
+    const parentIds = rows.flatMap((r) => (r.parent_id !== null && !parents.has(r.parent_id) ? [r.parent_id] : []));
     if (parentIds.length) for (const p of await this.messages.findByIds(parentIds, now)) if (p.room_id === acc.room.id) parents.set(p.id, p);
     const commonRead = await this.commonReadFor({ room: acc.room, attendee: acc.attendee });
     // reactionsSelf for the whole page in one statement (§1.4).

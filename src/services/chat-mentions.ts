@@ -33,6 +33,18 @@ export interface AutocompleteItem {
   details?: string;
 }
 
+/** The attendee actors a message names: mentioned users, guests and emails, and the replied-to user. */
+function namedActors(refs: MentionRef[], replyTo: ChatMessageRead | undefined): Array<{ type: string; id: string }> {
+  const out: Array<{ type: string; id: string }> = [];
+  for (const ref of refs) {
+    if (ref.kind === 'user') out.push({ type: ActorType.USERS, id: ref.id });
+    else if (ref.kind === 'guest') out.push({ type: ActorType.GUESTS, id: ref.id });
+    else if (ref.kind === 'email') out.push({ type: ActorType.EMAILS, id: ref.id });
+  }
+  if (replyTo && replyTo.actor_type === ActorType.USERS) out.push({ type: ActorType.USERS, id: replyTo.actor_id });
+  return out;
+}
+
 function placeholderType(obj: RichObject): string {
   return obj.type.replace(/_/g, '-');
 }
@@ -50,7 +62,10 @@ export class ChatMentions {
     const out: ResolvedMessage = { message: text, parameters: {}, mentioned: { direct: [], indirect: [], userIds: [] } };
     const needsAttendees = refs.length > 0 || (opts.replyTo !== undefined && opts.replyTo.actor_type === ActorType.USERS);
     if (!needsAttendees) return out;
-    const attendees = await this.repos.attendees.forRoom(room.id);
+    // @all and groups reach attendees by who they are, so they need the whole room; otherwise
+    // only the named actors are read (a mention in a room of thousands reads a few rows).
+    const everyone = refs.some((r) => r.kind === 'all' || r.kind === 'group');
+    const attendees = everyone ? await this.repos.attendees.forRoom(room.id) : await this.repos.attendees.actorsOf(room.id, namedActors(refs, opts.replyTo));
     const byActor = new Map(attendees.map((a) => [`${a.actor_type}\0${a.actor_id}`, a]));
     const users = new Map((await this.directory.users.existing(refs.filter((r) => r.kind === 'user').map((r) => r.id))).map((u) => [u.id, u]));
     const groupIds = refs.filter((r) => r.kind === 'group').map((r) => r.id);

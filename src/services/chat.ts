@@ -10,13 +10,14 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type NewChatMessage } from '../db/repositories/chat-messages.js';
+import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type ChatMessageRow, type NewChatMessage } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { EventBus } from '../events/bus.js';
 import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Repositories } from '../db/repositories/index.js';
 
@@ -63,6 +64,8 @@ export interface UserMessageInput {
   referenceId: string;
   silent: boolean;
   canMentionAll: boolean;
+  /** The posting request's app config, passed on to `chat.message-posted` (none outside a request). */
+  config?: AppConfigSnapshot;
   mentions: MentionedAttendees;
 }
 
@@ -100,7 +103,8 @@ export class ChatService {
     opts: SystemMessageOptions = {},
   ): Promise<number> {
     const now = opts.at ?? nowSeconds();
-    const id = await this.insert(
+    const { id } = await this.insert(
+      this.repos.withTransaction(trx),
       trx,
       room,
       now,
@@ -147,7 +151,8 @@ export class ChatService {
    */
   async postSharedObject(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, parameters: Record<string, unknown>): Promise<number> {
     const now = nowSeconds();
-    const id = await this.insert(
+    const { id } = await this.insert(
+      this.repos.withTransaction(trx),
       trx,
       room,
       now,
@@ -164,13 +169,17 @@ export class ChatService {
   }
 
   /**
-   * Posts a user's message (checks done by the caller) in its own transaction, then announces
-   * `chat.message-posted`. Returns the new id.
+   * Posts a user's message (checks done by the caller) in its own short transaction, then
+   * announces `chat.message-posted`. Returns the stored row (the send answers with it, §1.5).
+   * Statements on SQLite: insert, room, the author's read marker, and one for the mentioned
+   * attendees when there are any; PostgreSQL adds the room's row lock before the insert.
    */
-  async postUserMessage(room: RoomRow, input: UserMessageInput): Promise<number> {
+  async postUserMessage(room: RoomRow, input: UserMessageInput): Promise<ChatMessageRow> {
     const now = nowSeconds();
-    const id = await this.db.kysely.transaction().execute(async (trx) => {
-      const messageId = await this.insert(
+    const posted = await this.db.kysely.transaction().execute(async (trx) => {
+      const tx = this.repos.withTransaction(trx);
+      const message = await this.insert(
+        tx,
         trx,
         room,
         now,
@@ -186,20 +195,19 @@ export class ChatService {
         },
         { bump: true },
       );
-      const attendees = this.repos.withTransaction(trx).attendees;
-      if (input.attendeeId > 0) await attendees.advanceReadMarker(input.attendeeId, messageId, now);
-      await attendees.markMentioned(room.id, input.mentions.indirect, messageId, false);
-      await attendees.markMentioned(room.id, input.mentions.direct, messageId, true);
-      return messageId;
+      if (input.attendeeId > 0) await tx.attendees.advanceReadMarker(input.attendeeId, message.id, now);
+      await tx.attendees.markMentioned(room.id, input.mentions, message.id);
+      return message;
     });
     await this.events.emit('chat.message-posted', {
       room,
-      messageId: id,
+      messageId: posted.id,
       actor: input.actor,
       mentionedUserIds: input.mentions.userIds,
       silent: input.silent,
+      config: input.config,
     });
-    return id;
+    return posted;
   }
 
   /** A reaction was added (after commit): the signaling server relays it (talk-chat-calls.md §5.7). */
@@ -237,16 +245,30 @@ export class ChatService {
     };
   }
 
-  /** Lock the room, insert, point the room at it, wake the room's long-polls at commit. */
-  private async insert(trx: Kysely<Database>, room: RoomRow, now: number, row: NewChatMessage, opts: { bump: boolean }): Promise<number> {
-    const { rooms, chatMessages } = this.repos.withTransaction(trx);
-    // Also the row lock that orders this room's posts (file comment). A counted message moves
-    // the room's unread counter in that statement (migration 0706-chat-unread-counters).
+  /**
+   * Lock the room (PostgreSQL), insert, point the room at the message (and move lastActivity and
+   * the unread counters), wake the room's long-polls at commit. `tx` is the repositories bundle
+   * bound to `trx`.
+   */
+  private async insert(
+    tx: Repositories,
+    trx: Kysely<Database>,
+    room: RoomRow,
+    now: number,
+    row: NewChatMessage,
+    opts: { bump: boolean },
+  ): Promise<ChatMessageRow> {
+    // A counted message moves the room's unread counter in the room statement (migration
+    // 0706-chat-unread-counters): PostgreSQL's row lock before the insert, SQLite's one room
+    // statement after it.
     const counted = UNREAD_TYPES.includes(row.message_type) ? { expiresAt: row.expires_at ?? 0 } : undefined;
-    await rooms.lockForMessage(room.id, opts.bump ? now : 0, counted);
-    const id = await chatMessages.insert(row);
-    if (opts.bump) await rooms.setLastMessage(room.id, id);
+    // Also the row lock that orders this room's posts (file comment).
+    await tx.rooms.lockForMessage(room.id, opts.bump ? now : 0, counted);
+    const message = await tx.chatMessages.insert(row);
+    // lastActivity only moves forward; a room already at `now` (read at the request's start, so
+    // at most as new as the stored value) needs no activity write.
+    await tx.rooms.pointAtMessage(room.id, opts.bump ? message.id : 0, opts.bump && room.last_activity < now ? now : 0, counted);
     await this.db.wake.notify([chatChannel(room.id)], trx);
-    return id;
+    return message;
   }
 }

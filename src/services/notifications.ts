@@ -98,6 +98,8 @@ export class NotificationService {
     message: MentionMessage = { text: '' },
     opts: { everyone?: boolean } = {},
   ): Promise<void> {
+    // Most messages mention nobody: then there is nothing to read (this runs for every message).
+    if (userIds.length === 0) return;
     const room = await this.room(roomId);
     if (!room) return;
     const members = await this.members(

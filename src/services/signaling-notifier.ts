@@ -24,6 +24,7 @@ import {
   signalingServers,
 } from '../domain/signaling.js';
 import type { AppConfigService } from './app-config.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { signalingParticipant } from '../presenters/signaling-participant.js';
 import { isModeratorType, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { ActorType } from '../domain/constants.js';
@@ -104,7 +105,11 @@ export class SignalingNotifier {
    * the room gets `message` with `{type:"chat", chat:{refresh:true, comment?}}` (§5.7, see
    * signaling-chat-relay.ts for which carry the comment).
    */
-  chatMessage(room: RoomRow, messageId: number): void {
+  chatMessage(room: RoomRow, messageId: number, config?: AppConfigSnapshot): void {
+    // Internal signaling (the usual case) as of the posting request's start: nobody to tell, and
+    // nothing to queue or read for every message. A switch to an external server made while this
+    // request ran is seen from the next request on.
+    if (config !== undefined && signalingMode(config) !== 'external') return;
     this.enqueue(room.token, () => this.chatNotification(room, messageId));
   }
 
@@ -229,9 +234,19 @@ export class SignalingNotifier {
   }
 
   private async drain(): Promise<void> {
-    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+    while (this.queue.length > 0) {
+      const waiting = this.queue.length;
+      // The config as it is at sending time: one read for each notification sent, and one for
+      // everything that was waiting when nobody is to be told (internal mode, the usual case;
+      // every chat message is queued here, so this is one read per batch, not per message).
+      const cfg = await this.appConfig.snapshot();
+      if (signalingMode(cfg) !== 'external') {
+        this.queue.splice(0, waiting);
+        continue;
+      }
+      const next = this.queue.shift()!;
       try {
-        await this.deliver(next);
+        await this.deliver(next, cfg);
       } catch (e) {
         this.failed++;
         this.opts.log?.(`signaling notification for ${next.token} failed: ${(e as Error).message}`);
@@ -239,11 +254,8 @@ export class SignalingNotifier {
     }
   }
 
-  /** Sends one notification to every configured server (the config as it is at sending time). */
-  private async deliver(p: Pending): Promise<void> {
-    const cfg = await this.appConfig.snapshot();
-    // Internal mode: nobody to tell.
-    if (signalingMode(cfg) !== 'external') return;
+  /** Sends one notification to every configured server of `cfg` (external mode). */
+  private async deliver(p: Pending, cfg: AppConfigSnapshot): Promise<void> {
     const list = signalingServers(cfg);
     const built = await p.build();
     if (!built) return;

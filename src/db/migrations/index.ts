@@ -27,6 +27,7 @@ import { chatReactions } from './0703-chat-reactions.js';
 import { polls } from './0704-polls.js';
 import { recordingConsent } from './0705-recording-consent.js';
 import { chatUnreadCounters } from './0706-chat-unread-counters.js';
+import { chatExpiringIndex } from './0710-chat-expiring-index.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -51,4 +52,5 @@ export const migrations: ParleyMigration[] = [
   polls,
   recordingConsent,
   chatUnreadCounters,
+  chatExpiringIndex,
 ];

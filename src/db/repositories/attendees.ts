@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
 import { MODERATOR_TYPES } from '../../domain/permissions.js';
+import { compiledStatement } from '../compiled-statement.js';
 import { UNREAD_TYPES } from './chat-messages.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
@@ -73,6 +74,27 @@ function readCountAtMarker() {
   return sql<number>`case when last_read_message <= 0 then 0 else (select r.chat_count from rooms r where r.id = attendees.room_id) - (select count(*) from chat_messages m where m.room_id = attendees.room_id and m.id > attendees.last_read_message and m.message_type in (${sql.join(UNREAD_TYPES)})) end`;
 }
 
+// Statements of every chat post and chat answer, compiled once (compiled-statement.ts).
+const ADVANCE_READ_MARKER = compiledStatement<unknown, { id: number; messageId: number; now: number }>((db, p) =>
+  db
+    .updateTable('attendees')
+    .set({
+      last_read_message: p('messageId'),
+      last_attendee_activity: p('now'),
+      read_count: sql<number>`(select r.chat_count from rooms r where r.id = attendees.room_id)`,
+    })
+    .where('id', '=', p('id'))
+    .where('last_read_message', '<', p('messageId')),
+);
+const COMMON_READ_OF_ROOM = compiledStatement<{ common: number | null }, { roomId: number }>((db, p) =>
+  db
+    .selectFrom('attendees')
+    .select((eb) => eb.fn.min<number>('last_read_message').as('common'))
+    .where('room_id', '=', p('roomId'))
+    .where('actor_type', '=', 'users')
+    .where('read_privacy', '=', 0),
+);
+
 export class AttendeesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -86,6 +108,19 @@ export class AttendeesRepository {
       .where('actor_type', '=', actorType)
       .where('actor_id', '=', actorId)
       .executeTakeFirst();
+  }
+
+  /** The attendee rows of these actors in one room (one statement; the actors a chat message names). */
+  async actorsOf(roomId: number, actors: ReadonlyArray<{ type: string; id: string }>): Promise<AttendeeRow[]> {
+    const byType = new Map<string, string[]>();
+    for (const a of actors) byType.set(a.type, [...(byType.get(a.type) ?? []), a.id]);
+    if (byType.size === 0) return [];
+    return this.db
+      .selectFrom('attendees')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where((eb) => eb.or([...byType].map(([type, ids]) => eb.and([eb('actor_type', '=', type), eb('actor_id', 'in', [...new Set(ids)])]))))
+      .execute();
   }
 
   /** Attendee rows of the given actors in the given rooms (one query per 5,000 actors). */
@@ -175,6 +210,11 @@ export class AttendeesRepository {
    */
   async commonReadMessages(roomIds: number[]): Promise<Map<number, number>> {
     if (roomIds.length === 0) return new Map();
+    if (roomIds.length === 1) {
+      // One room (every chat answer's X-Chat-Last-Common-Read): the statement compiled once.
+      const [one] = await COMMON_READ_OF_ROOM(this.db, { roomId: roomIds[0] });
+      return new Map(one && one.common !== null ? [[roomIds[0], Number(one.common)]] : []);
+    }
     const rows = await this.db
       .selectFrom('attendees')
       .select(['room_id', (eb) => eb.fn.min<number>('last_read_message').as('common')])
@@ -288,16 +328,7 @@ export class AttendeesRepository {
    * read_count is the room's chat_count.
    */
   async advanceReadMarker(id: number, messageId: number, now: number): Promise<void> {
-    await this.db
-      .updateTable('attendees')
-      .set({
-        last_read_message: messageId,
-        last_attendee_activity: now,
-        read_count: sql<number>`(select r.chat_count from rooms r where r.id = attendees.room_id)`,
-      })
-      .where('id', '=', id)
-      .where('last_read_message', '<', messageId)
-      .execute();
+    await ADVANCE_READ_MARKER(this.db, { id, messageId, now });
   }
 
   /**
@@ -315,15 +346,29 @@ export class AttendeesRepository {
   }
 
   /**
-   * Marks attendees of a room as mentioned by message `messageId` (one statement); `direct`
-   * also sets the direct flag (an @user mention or a reply, not @all or a group).
+   * Marks attendees of a room as mentioned by message `messageId`, in one statement for both
+   * kinds: `direct` (an @user mention or a reply) also sets the direct flag, `indirect` (@all,
+   * a group) only the mention (talk-chat-calls.md §1.4 unreadMention/unreadMentionDirect).
    */
-  async markMentioned(roomId: number, attendeeIds: number[], messageId: number, direct: boolean): Promise<void> {
-    if (attendeeIds.length === 0) return;
-    for (const part of chunks([...new Set(attendeeIds)])) {
+  async markMentioned(roomId: number, mentioned: { direct: readonly number[]; indirect: readonly number[] }, messageId: number): Promise<void> {
+    const direct = [...new Set(mentioned.direct)];
+    const all = [...new Set([...direct, ...mentioned.indirect])];
+    if (all.length === 0) return;
+    const directSet = new Set(direct);
+    for (const part of chunks(all)) {
+      const directHere = part.filter((id) => directSet.has(id));
       await this.db
         .updateTable('attendees')
-        .set(direct ? { last_mention_message: messageId, last_mention_direct: messageId } : { last_mention_message: messageId })
+        .set(
+          directHere.length === part.length
+            ? { last_mention_message: messageId, last_mention_direct: messageId }
+            : directHere.length === 0
+              ? { last_mention_message: messageId }
+              : {
+                  last_mention_message: messageId,
+                  last_mention_direct: sql<number>`case when id in (${sql.join(directHere)}) then ${messageId} else last_mention_direct end`,
+                },
+        )
         .where('room_id', '=', roomId)
         .where('id', 'in', part)
         .execute();

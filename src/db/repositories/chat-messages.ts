@@ -8,6 +8,7 @@ import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } fr
 import { sql } from 'kysely';
 import type { ChatMessagesTable, Database } from '../schema.js';
 import { chunks } from '../chunks.js';
+import { compiledStatement } from '../compiled-statement.js';
 
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type NewChatMessage = Insertable<ChatMessagesTable>;
@@ -35,6 +36,19 @@ export const CHAT_MESSAGE_DEFAULTS = {
   deleted_at: 0,
   reactions: '{}',
 } satisfies Partial<NewChatMessage>;
+
+/** Every column of a new message (the defaults' and the ones each post names). */
+const NEW_MESSAGE_COLUMNS = [...Object.keys(CHAT_MESSAGE_DEFAULTS), 'room_id', 'actor_type', 'actor_id', 'message_type', 'created_at'] as Array<
+  keyof NewChatMessage
+>;
+
+/** One message in, the stored row out (compiled once, compiled-statement.ts: a post's costliest statement to build). */
+const INSERT_MESSAGE = compiledStatement<ChatMessageRow, NewChatMessage>((db, p) =>
+  db
+    .insertInto('chat_messages')
+    .values(Object.fromEntries(NEW_MESSAGE_COLUMNS.map((c) => [c, p(c)])) as unknown as NewChatMessage)
+    .returningAll(),
+);
 
 /** Every message column (a Record so that a column added to the table must be added here). */
 const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
@@ -85,9 +99,10 @@ export const UNREAD_TYPES = ['comment', 'object_shared', 'voice-message', 'recor
 export class ChatMessagesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: NewChatMessage): Promise<number> {
-    const r = await this.db.insertInto('chat_messages').values(row).returning('id').executeTakeFirstOrThrow();
-    return Number(r.id);
+  /** Inserts one message and returns the stored row (RETURNING: the caller answers with it instead of reading it back). */
+  async insert(row: NewChatMessage): Promise<ChatMessageRow> {
+    const [r] = await INSERT_MESSAGE(this.db, { ...CHAT_MESSAGE_DEFAULTS, ...row });
+    return r;
   }
 
   /** Inserts several messages in one statement; returns each new id with its room. */
@@ -186,10 +201,12 @@ export class ChatMessagesRepository {
    * deletion (which locks the room first too) cannot interleave, and the attendee update touches
    * every attendee row of those rooms so it serialises with marker moves (see
    * AttendeesRepository.setReadMarker). Each statement is set-based: a constant number of them
-   * for any number of rooms and messages.
+   * for any number of rooms and messages. `> 0` is written as a literal so that both planners
+   * match it to the partial index chat_messages_expiring (migration 0710; a bound parameter cannot
+   * prove the index's condition in a generic plan).
    */
   async deleteExpired(now: number): Promise<number> {
-    const expired = (eb: ExpressionBuilder<Database, 'chat_messages'>) => eb.and([eb('expires_at', '>', 0), eb('expires_at', '<=', now)]);
+    const expired = (eb: ExpressionBuilder<Database, 'chat_messages'>) => eb.and([eb('expires_at', '>', sql.lit(0)), eb('expires_at', '<=', now)]);
     return this.db.transaction().execute(async (trx) => {
       const rooms = (await trx.selectFrom('chat_messages').select('room_id').distinct().where(expired).execute()).map((r) => Number(r.room_id));
       if (rooms.length === 0) return 0;

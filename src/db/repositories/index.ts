@@ -118,12 +118,32 @@ export function createRepositories(kysely: Kysely<Database>, dialect: Dialect): 
   return bundle;
 }
 
-/** The bundle over a transaction: lazy, so a transaction pays only for the repositories it uses. */
+/**
+ * The bundle over a transaction: lazy, so a transaction pays only for the repositories it uses.
+ * The getters live once on a shared prototype (a hot write path opens a transaction per request).
+ */
 function transactionRepositories(trx: Kysely<Database>, dialect: Dialect): Repositories {
-  const bundle = { withTransaction: (inner: Kysely<Database>) => transactionRepositories(inner, dialect) } as Repositories;
-  for (const key of KEYS) {
-    let made: RepositorySet[typeof key] | undefined;
-    Object.defineProperty(bundle, key, { enumerable: true, get: () => (made ??= MAKERS[key](trx, dialect)) });
+  return new TransactionRepositories(trx, dialect) as unknown as Repositories;
+}
+
+class TransactionRepositories {
+  readonly made: Partial<RepositorySet> = {};
+
+  constructor(
+    readonly trx: Kysely<Database>,
+    readonly dialect: Dialect,
+  ) {}
+
+  withTransaction(inner: Kysely<Database>): Repositories {
+    return transactionRepositories(inner, this.dialect);
   }
-  return bundle;
+}
+
+for (const key of KEYS) {
+  Object.defineProperty(TransactionRepositories.prototype, key, {
+    enumerable: true,
+    get(this: TransactionRepositories) {
+      return (this.made[key] ??= MAKERS[key](this.trx, this.dialect) as never);
+    },
+  });
 }

@@ -3,13 +3,14 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { CompiledQuery, Expression, ExpressionBuilder, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
 import { sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
+import { compiledStatement, type CompiledStatement } from '../compiled-statement.js';
 import { lastMessageOf, PREFIXED_LAST_MESSAGE_COLUMNS, type ChatMessageRead } from './chat-messages.js';
 
 export type RoomRow = Selectable<RoomsTable>;
@@ -86,6 +87,57 @@ const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof Attende
 /** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */
 const PREFIXES = ATTENDEE_COLUMNS.map((c) => `a_${c}`);
 const PREFIXED_ATTENDEE_COLUMNS = ATTENDEE_COLUMNS.map((c, i) => `a.${c} as ${PREFIXES[i]}`);
+
+// The hot statements of every room request and chat post, compiled once (compiled-statement.ts).
+const ROOM_WITH_MEMBER = compiledStatement<Record<string, unknown>, { token: string; actorType: string; actorId: string }>((db, p) =>
+  db
+    .selectFrom('rooms as r')
+    .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', p('actorType')).on('a.actor_id', '=', p('actorId')))
+    .selectAll('r')
+    .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+    .where('r.token', '=', p('token')),
+);
+type PostArgs = { id: number; messageId: number; now: number; expiresAt: number };
+const POINT_AT_MESSAGE = compiledStatement<unknown, PostArgs>((db, p) =>
+  db
+    .updateTable('rooms')
+    .set({ last_message: p('messageId') })
+    .where('id', '=', p('id'))
+    .where('last_message', '<', p('messageId')),
+);
+
+/** What a post's room statement moves (each shape compiled once). */
+interface PostShape {
+  message: boolean;
+  activity: boolean;
+  counted: boolean;
+  expiring: boolean;
+}
+const POST_UPDATES = new Map<string, CompiledStatement<unknown, PostArgs>>();
+
+/** The room statement of a message post that moves the columns of `shape` (never backwards). */
+function postUpdate(shape: PostShape): CompiledStatement<unknown, PostArgs> {
+  const key = `${+shape.message}${+shape.activity}${+shape.counted}${+shape.expiring}`;
+  let statement = POST_UPDATES.get(key);
+  if (statement === undefined) {
+    statement = compiledStatement<unknown, PostArgs>((db, p) =>
+      db
+        .updateTable('rooms')
+        .set({
+          ...(shape.message ? { last_message: sql<number>`case when last_message < ${p('messageId')} then ${p('messageId')} else last_message end` } : {}),
+          ...(shape.activity ? { last_activity: sql<number>`case when last_activity < ${p('now')} then ${p('now')} else last_activity end` } : {}),
+          ...(shape.counted ? { chat_count: sql<number>`chat_count + 1` } : {}),
+          ...(shape.expiring
+            ? { next_expiry: sql<number>`case when next_expiry = 0 or next_expiry > ${p('expiresAt')} then ${p('expiresAt')} else next_expiry end` }
+            : {}),
+        })
+        .where('id', '=', p('id')),
+    );
+    POST_UPDATES.set(key, statement);
+  }
+  return statement;
+}
+
 /** Every room column: the id, the three a creator chooses, and those with defaults. */
 const ROOM_COLUMNS: Array<keyof RoomRow> = ['id', 'token', 'name', 'type', ...(Object.keys(ROOM_DEFAULTS) as Array<keyof RoomRow>)];
 
@@ -102,36 +154,6 @@ function attendeeOf(row: Record<string, unknown>): AttendeeRow | undefined {
   const attendee: Record<string, unknown> = {};
   for (let i = 0; i < ATTENDEE_COLUMNS.length; i++) attendee[ATTENDEE_COLUMNS[i]] = row[PREFIXES[i]];
   return attendee as unknown as AttendeeRow;
-}
-
-/**
- * findByTokenWithMember's statement, built and compiled once per dialect: every request on a
- * conversation runs it, and building it (about 90 aliased columns) cost more garbage and time
- * than the rest of a long-poll's work before it waits (docs/benchmarks.md "Chat long-poll
- * scale"). `order` names the parameter in each position.
- */
-const memberLookups = new Map<Dialect, { compiled: CompiledQuery; order: string[] }>();
-
-/** The room `token` joined with the actor's attendee row (PREFIXED_ATTENDEE_COLUMNS). */
-function memberQuery(db: Kysely<Database>, token: string, actorType: string, actorId: string) {
-  return db
-    .selectFrom('rooms as r')
-    .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', actorType).on('a.actor_id', '=', actorId))
-    .selectAll('r')
-    .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
-    .where('r.token', '=', token);
-}
-
-function memberLookup(db: Kysely<Database>, dialect: Dialect): { compiled: CompiledQuery; order: string[] } {
-  let lookup = memberLookups.get(dialect);
-  if (!lookup) {
-    const marks = { token: '\u0000token', actorType: '\u0000actorType', actorId: '\u0000actorId' };
-    const compiled = memberQuery(db, marks.token, marks.actorType, marks.actorId).compile();
-    const order = compiled.parameters.map((p) => Object.keys(marks).find((k) => marks[k as keyof typeof marks] === p)!);
-    lookup = { compiled, order };
-    memberLookups.set(dialect, lookup);
-  }
-  return lookup;
 }
 
 /**
@@ -216,19 +238,22 @@ export class RoomsRepository {
     actorId: string,
     chatAt?: number,
   ): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined; chat?: RoomChatPreload } | undefined> {
-    let row: Record<string, unknown> | undefined;
     if (chatAt === undefined) {
-      // Most requests: the statement compiled once (memberLookup).
-      const lookup = memberLookup(this.db, this.dialect);
-      const parameters = lookup.order.map((name) => (name === 'token' ? token : name === 'actorType' ? actorType : actorId));
-      row = (await this.db.executeQuery<Record<string, unknown>>({ ...lookup.compiled, parameters })).rows[0];
-    } else {
-      // With `chatAt` (now): the record's chat state in the same statement (GET /room/{token}).
-      row = (await this.withChat(memberQuery(this.db, token, actorType, actorId), chatAt).executeTakeFirst()) as Record<string, unknown> | undefined;
+      // The lookup of every conversation request: compiled once (compiled-statement.ts).
+      const [found] = (await ROOM_WITH_MEMBER(this.db, { token, actorType, actorId })) as Array<Record<string, unknown>>;
+      return found && { room: roomOf(found), attendee: attendeeOf(found) };
     }
+    const q = this.db
+      .selectFrom('rooms as r')
+      .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', actorType).on('a.actor_id', '=', actorId))
+      .selectAll('r')
+      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+      .where('r.token', '=', token);
+    // With `chatAt` (now): the record's chat state in the same statement (GET /room/{token}).
+    const row = (await this.withChat(q, chatAt).executeTakeFirst()) as Record<string, unknown> | undefined;
     if (!row) return undefined;
     const room = roomOf(row);
-    return { room, attendee: attendeeOf(row), ...(chatAt === undefined ? {} : { chat: chatOf(room, row) }) };
+    return { room, attendee: attendeeOf(row), chat: chatOf(room, row) };
   }
 
   /**
@@ -400,24 +425,43 @@ export class RoomsRepository {
   // ---- chat (talk-chat-calls.md §1.5 side effects) ----
 
   /**
-   * Takes the room's row lock (PostgreSQL) and moves lastActivity: the first statement of every
-   * message post, so posts into one room are serialised and commit in id order (a long-poll that
+   * The first statement of a message post on PostgreSQL: takes the room's row lock and moves
+   * lastActivity, so posts into one room are serialised and commit in id order (a long-poll that
    * saw id n can never miss a smaller id committed later). A post of a counted message
    * (`counted`, chat-messages.ts UNREAD_TYPES) also counts it in chat_count and, when it
-   * expires, in next_expiry: the same statement, so a post adds no statement and concurrent
+   * expires, in next_expiry: the same statement, so counting adds no statement and concurrent
    * posts add one each (migration 0706-chat-unread-counters).
+   *
+   * Nothing on SQLite: every transaction begins IMMEDIATE (database.ts), so it already holds the
+   * database's only write lock and ids commit in order; the room's columns move after the
+   * insert, in `pointAtMessage`'s one statement.
    */
   async lockForMessage(id: number, now: number, counted?: { expiresAt: number }): Promise<void> {
-    const e = counted?.expiresAt ?? 0;
-    await this.db
-      .updateTable('rooms')
-      .set({
-        last_activity: sql<number>`case when last_activity < ${now} then ${now} else last_activity end`,
-        ...(counted ? { chat_count: sql<number>`chat_count + 1` } : {}),
-        ...(e > 0 ? { next_expiry: sql<number>`case when next_expiry = 0 or next_expiry > ${e} then ${e} else next_expiry end` } : {}),
-      })
-      .where('id', '=', id)
-      .execute();
+    if (this.dialect === 'sqlite') return;
+    const expiresAt = counted?.expiresAt ?? 0;
+    await postUpdate({ message: false, activity: true, counted: counted !== undefined, expiring: expiresAt > 0 })(this.db, {
+      id,
+      messageId: 0,
+      now,
+      expiresAt,
+    });
+  }
+
+  /**
+   * After a message post's insert: points the room at its newest message (never backwards;
+   * `messageId` 0: a post that does not move lastMessage). On SQLite the same statement moves
+   * what `lockForMessage` left alone: lastActivity (`now` 0 leaves it as it is; then the
+   * statement does not name the column and SQLite leaves its index rooms_last_activity alone,
+   * one page fewer for the commit to write) and the counters of a counted message.
+   */
+  async pointAtMessage(id: number, messageId: number, now: number, counted?: { expiresAt: number }): Promise<void> {
+    if (this.dialect !== 'sqlite') {
+      if (messageId > 0) await POINT_AT_MESSAGE(this.db, { id, messageId, now: 0, expiresAt: 0 });
+      return;
+    }
+    const expiresAt = counted?.expiresAt ?? 0;
+    const shape = { message: messageId > 0, activity: now > 0, counted: counted !== undefined, expiring: expiresAt > 0 };
+    if (shape.message || shape.activity || shape.counted) await postUpdate(shape)(this.db, { id, messageId, now, expiresAt });
   }
 
   /** A counted message of the room was deleted (inside the deletion's transaction; takes the row lock). */
@@ -432,11 +476,6 @@ export class RoomsRepository {
   /** History cleared: no last message, nothing counted (the first statement of the clear: takes the row lock). */
   async clearChat(id: number): Promise<void> {
     await this.db.updateTable('rooms').set({ last_message: 0, chat_count: 0, next_expiry: 0 }).where('id', '=', id).execute();
-  }
-
-  /** Points the room at its newest message (never backwards). */
-  async setLastMessage(id: number, messageId: number): Promise<void> {
-    await this.db.updateTable('rooms').set({ last_message: messageId }).where('id', '=', id).where('last_message', '<', messageId).execute();
   }
 
   /** Points several rooms at their newest message in one statement (room id → message id; never backwards). */
