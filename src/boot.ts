@@ -16,6 +16,7 @@ export async function openServices(settings: Settings = loadSettings(), log: Log
   const db: Db = await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, schema: settings.databaseSchema });
   try {
     await migrateToLatest(db);
+    db.readCache?.enable();
   } catch (e) {
     await db.close();
     throw e;

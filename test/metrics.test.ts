@@ -10,6 +10,7 @@ import { runJobIfDue } from '../src/jobs/runner.js';
 import { loadSettings, SettingsError } from '../src/settings.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
 import { admin, dialects } from './helpers/parley.js';
+import { eventually } from './helpers/eventually.js';
 
 /** The value of one sample line, or undefined. */
 function sample(text: string, series: string): number | undefined {
@@ -50,13 +51,17 @@ for (const dialect of dialects()) {
       assert.ok(!text.includes('hunter2'));
     });
 
-    it('reports query counts and timings, and the pool on PostgreSQL', async () => {
+    it('reports query counts and timings, and the pool and read cache on PostgreSQL', async () => {
+      // The LISTEN connection of the read cache is opened as the server starts.
+      if (dialect === 'postgres') await eventually('read cache active', async () => t.services.db.readCache!.active);
       const text = await scrape();
       assert.ok(sample(text, 'parley_db_queries_total')! > 0);
       assert.match(text, /^# TYPE parley_db_query_duration_seconds histogram$/m);
       assert.ok(sample(text, 'parley_db_query_duration_seconds_count')! > 0);
       if (dialect === 'postgres') assert.ok(sample(text, 'parley_db_pool_connections{state="total"}')! >= 1);
       else assert.ok(!text.includes('parley_db_pool_connections'));
+      if (dialect === 'postgres') assert.equal(sample(text, 'parley_db_read_cache_active'), 1);
+      else assert.ok(!text.includes('parley_db_read_cache_active'));
     });
 
     it('counts job runs by job and result', async () => {

@@ -12,8 +12,9 @@ import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from './direct-reads.js';
 import { preparedStatementPool } from './pg-prepared.js';
+import { attachReadCache, PgReadCache } from './pg-read-cache.js';
 import { QueryStats } from './query-stats.js';
-import { inProcessWake, postgresWake, type Wake } from './wake.js';
+import { inProcessWake, postgresWake, wakeChannel, type Wake } from './wake.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -28,6 +29,8 @@ export interface Db {
   pool?: { totalCount: number; idleCount: number; waitingCount: number };
   /** Cross-process wake-ups (LISTEN/NOTIFY on PostgreSQL, in-process on SQLite). */
   wake: Wake;
+  /** PostgreSQL: the per-process read cache (pg-read-cache.ts); enabled after migrations. */
+  readCache?: PgReadCache;
   close(): Promise<void>;
 }
 
@@ -61,8 +64,21 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       max: 10,
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool) }), log });
-    const wake = postgresWake(kysely, opts.databaseUrl, schema);
+    // The wake channel is named after the schema the tables live in: the notify triggers of the
+    // read cache (migration 0707) name it from the table's schema.
+    const channelSchema =
+      schema ??
+      (await pool
+        .query<{ s: string }>('select current_schema() as s')
+        .then((r) => r.rows[0]?.s ?? 'public')
+        .catch(async (e: unknown) => {
+          await pool.end();
+          throw e;
+        }));
+    const readCache = new PgReadCache(wakeChannel(channelSchema), stats);
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(readCache.trackWrites(pool)) }), log });
+    attachReadCache(kysely, readCache);
+    const wake = postgresWake(kysely, opts.databaseUrl, channelSchema, readCache.observer);
     return {
       kysely,
       dialect: 'postgres',
@@ -70,6 +86,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       schema,
       pool,
       wake,
+      readCache,
       close: async () => {
         await wake.close();
         await kysely.destroy();

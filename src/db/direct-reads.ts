@@ -19,11 +19,14 @@
  *    process. Outside a request-scoped turn (jobs, commands, tests calling services) every
  *    cached read checks the signal itself. Writes by this process move the stamp at once.
  *
- * On PostgreSQL none of this applies: the reads are ordinary Kysely queries.
+ * On PostgreSQL the statements are named prepared statements (pg-prepared.ts) and the results
+ * of reads that name their `table` are cached per process, invalidated by LISTEN/NOTIFY
+ * (pg-read-cache.ts); the other reads are ordinary Kysely queries.
  */
 import type SQLite from 'better-sqlite3';
 import type { Compilable, Kysely } from 'kysely';
 import { BoundedMap } from '../domain/bounded-map.js';
+import { readCacheOf, type CachedTable } from './pg-read-cache.js';
 import type { QueryStats } from './query-stats.js';
 import type { Database } from './schema.js';
 import { WalHeaderStamp } from './wal-stamp.js';
@@ -151,21 +154,39 @@ function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[
   return rows;
 }
 
+export interface CompiledReadOptions {
+  /**
+   * The table read, for the PostgreSQL cache: results are then cached per process and dropped
+   * when the table's notify trigger names the read's one parameter (pg-read-cache.ts). Without
+   * it the read is not cached on PostgreSQL (the brute-force cap check, for instance).
+   */
+  table?: CachedTable;
+}
+
 /**
  * A hot read of small rows, compiled once from a Kysely template; each call passes the
  * parameters in the template's order (`find(id)` → `[id]`). Results are cached by parameters
- * and checked against the change stamp. Callers get their own copies of the rows.
+ * and checked against the change stamp on SQLite; on PostgreSQL, with `table`, cached until a
+ * notification (or this process's own write) invalidates them. Callers get their own copies of
+ * the rows.
  */
-export function compiledRead<R extends object>(db: Kysely<Database>, template: Compilable<R>): (parameters: readonly unknown[]) => Promise<R[]> {
+export function compiledRead<R extends object>(
+  db: Kysely<Database>,
+  template: Compilable<R>,
+  options: CompiledReadOptions = {},
+): (parameters: readonly unknown[]) => Promise<R[]> {
   const compiled = template.compile();
   if (compiled.parameters.length === 0) throw new Error('compiledRead: the template needs its parameters');
   const results = new BoundedMap<string, { stamp: string; rows: R[] }>(10_000);
+  const query = async (parameters: readonly unknown[]) => (await db.executeQuery<R>({ ...compiled, parameters })).rows;
+  const pgCache = options.table === undefined ? undefined : readCacheOf(db);
+  if (pgCache !== undefined && compiled.parameters.length !== 1) throw new Error('compiledRead: a cached table read takes its key as its one parameter');
+  const uncached = pgCache === undefined ? query : pgCache.reader(options.table!, query);
   return async (parameters) => {
     if (parameters.length !== compiled.parameters.length) throw new Error('compiledRead: wrong number of parameters');
     const reader = readers.get(db);
-    if (reader === undefined || reader.database.inTransaction) {
-      return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
-    }
+    if (reader === undefined) return uncached(parameters);
+    if (reader.database.inTransaction) return query(parameters);
     const stamp = currentStamp(reader);
     const key = JSON.stringify(parameters);
     let hit = results.get(key);

@@ -49,7 +49,7 @@ function prepareStatements(client: PostgresPoolClient): PostgresPoolClient {
 }
 
 /** The pool Kysely is given: the same connections, each sending named statements. */
-export function preparedStatementPool(pool: pg.Pool): PostgresPool {
+export function preparedStatementPool(pool: Pick<pg.Pool, 'connect' | 'end'>): PostgresPool {
   return {
     connect: async () => prepareStatements((await pool.connect()) as unknown as PostgresPoolClient),
     end: () => pool.end(),

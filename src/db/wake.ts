@@ -13,6 +13,11 @@
  *   the current microtasks; the woken reader's query waits for the single connection, i.e. for
  *   the caller's commit.
  *
+ * The same LISTEN connection carries the read cache's invalidations (pg-read-cache.ts): an
+ * observer given to `postgresWake` hears every notification and the connection's state, and
+ * with one the connection is opened at start and reopened after a loss (RECONNECT_MS) even
+ * when nobody waits.
+ *
  * No polling. Waiters listen BEFORE they read the table (`listen`, read, `wait`), so a notify
  * between the read and the wait is not lost; a listener may wait again after being woken (each
  * wait consumes the wake-ups that arrived before it).
@@ -52,6 +57,22 @@ export interface Wake {
   /** Listeners currently registered in this process (metrics, benchmarks, tests). */
   readonly waiting: number;
 }
+
+/**
+ * Hears the LISTEN connection besides the waiters (the read cache, pg-read-cache.ts). Called
+ * synchronously from the connection's events, so `lost` happens before any later request reads.
+ */
+export interface WakeObserver {
+  /** The connection listens (first time or again): notifications from now on are heard. */
+  listening(): void;
+  /** The connection is gone: notifications may be missed until `listening`. */
+  lost(): void;
+  /** A notification on this process's channel. */
+  message(payload: string): void;
+}
+
+/** Delay before reopening a lost LISTEN connection that an observer needs. */
+const RECONNECT_MS = 1000;
 
 /** True when the wait's cancel has already fired (the signal aborted, the connection closed). */
 export const isCancelled = (c: WaitCancel | undefined): boolean => c !== undefined && ('aborted' in c ? c.aborted : c.destroyed);
@@ -220,20 +241,39 @@ export function inProcessWake(): Wake {
  * PostgreSQL: one LISTEN connection (opened on first use, reopened after it drops) per process;
  * `pg_notify` goes through the pool or the caller's transaction.
  */
-export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined): Wake {
+/** The database channel of a schema's wake-ups (also named by the read cache's notify triggers). */
+export function wakeChannel(schema: string | undefined): string {
+  return `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
+}
+
+export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined, observer?: WakeObserver): Wake {
   const local = new LocalWaiters();
-  const dbChannel = `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
+  const dbChannel = wakeChannel(schema);
   let client: pg.Client | undefined;
   let connecting: Promise<void> | undefined;
   /** Bumped whenever a new LISTEN connection is in place: listeners older than it re-read once. */
   let generation = 0;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+
+  /** With an observer, the connection is kept open: retry after a loss or a failed attempt. */
+  const reconnectLater = () => {
+    if (!observer || local.closed || reconnectTimer) return;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      connect().catch(reconnectLater);
+    }, RECONNECT_MS);
+    reconnectTimer.unref();
+  };
 
   const connect = (): Promise<void> => {
     if (client) return Promise.resolve();
     connecting ??= (async () => {
-      const c = new pg.Client({ connectionString: databaseUrl });
+      // keepAlive: a connection that died silently (no FIN) is noticed, and with it the loss.
+      const c = new pg.Client({ connectionString: databaseUrl, keepAlive: true });
       c.on('notification', (msg) => {
-        if (msg.channel === dbChannel && msg.payload) local.fire(msg.payload);
+        if (msg.channel !== dbChannel || !msg.payload) return;
+        local.fire(msg.payload);
+        observer?.message(msg.payload);
       });
       const lost = () => {
         if (client !== c) return;
@@ -241,22 +281,31 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
         // notify sent while nobody listened is then not lost, only read late.
         client = undefined;
         local.fireAll();
+        observer?.lost();
+        reconnectLater();
       };
       c.on('error', lost);
       c.on('end', lost);
-      await c.connect();
-      await c.query(`LISTEN "${dbChannel}"`);
+      try {
+        await c.connect();
+        await c.query(`LISTEN "${dbChannel}"`);
+      } catch (e) {
+        await c.end().catch(() => undefined);
+        throw e;
+      }
       if (local.closed) {
         await c.end().catch(() => undefined);
         return;
       }
       client = c;
       generation++;
+      observer?.listening();
     })().finally(() => {
       connecting = undefined;
     });
     return connecting;
   };
+  if (observer) connect().catch(reconnectLater);
 
   return {
     async listen(channel) {
@@ -280,6 +329,8 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     },
     async close() {
       local.releaseAll();
+      clearTimeout(reconnectTimer);
+      observer?.lost();
       const c = client;
       client = undefined;
       if (c) await c.end().catch(() => undefined);

@@ -36,6 +36,32 @@ export interface ParticipantRecord {
   statusClearAt?: number | null;
 }
 
+/**
+ * The record's keys in the contract's order, optional ones last (as `formatParticipant` adds
+ * them): the order the JSON answer is written in (http/ocs/json-bytes.ts).
+ */
+export const PARTICIPANT_KEYS = [
+  'roomToken',
+  'inCall',
+  'lastPing',
+  'sessionIds',
+  'participantType',
+  'attendeeId',
+  'actorId',
+  'actorType',
+  'displayName',
+  'permissions',
+  'attendeePermissions',
+  'attendeePin',
+  'phoneNumber',
+  'callId',
+  'invitedActorId',
+  'status',
+  'statusIcon',
+  'statusMessage',
+  'statusClearAt',
+] as const satisfies ReadonlyArray<keyof ParticipantRecord>;
+
 /** One attendee with its live sessions. */
 export interface MergedAttendee {
   attendee: ListedAttendee;

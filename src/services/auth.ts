@@ -2,8 +2,11 @@
  * Login: HTTP Basic with the login password (argon2id) or an app password (sha256 lookup).
  * A verified login password is cached by a hash of the header so argon2 runs once per
  * credential, not once per request. The cache entry remembers which password hash it was
- * verified against: after a password change (in any process) the stored hash differs and
- * the entry no longer matches, so no cross-process invalidation is needed.
+ * verified against and is honoured only while the user row (UsersRepository.find: the
+ * per-process read cache, exact on SQLite, invalidated by NOTIFY on PostgreSQL, see
+ * docs/architecture.md "Read cache") still has that hash and is enabled, so a password change or
+ * a disabled or deleted account in any process ends it. Only a check that passed is cached, and
+ * the brute-force cap is checked before any cached credential is honoured.
  */
 import type { UserRow } from '../db/repositories/users.js';
 import { notLoggedIn } from '../domain/errors.js';
@@ -83,13 +86,11 @@ export class AuthService {
     // any number of attempts), so no delay on the happy path; a disabled one counts as a failure.
     if (password.length === 72) {
       const ap = await this.directory.appPasswords.findLogin(sha256Hex(password));
-      if (ap && ap.userId === login) {
-        if (!ap.enabled) await this.fail(ip);
-        const user = await this.directory.users.find(ap.userId);
-        if (user) {
-          await this.recordLogin(user);
-          return { user, appPasswordId: ap.appPasswordId };
-        }
+      const user = ap && ap.userId === login ? await this.directory.users.find(ap.userId) : undefined;
+      if (ap && user) {
+        if (!user.enabled) await this.fail(ip);
+        await this.recordLogin(user);
+        return { user, appPasswordId: ap.appPasswordId };
       }
     }
 
@@ -109,7 +110,7 @@ export class AuthService {
   private async verify(ip: string, login: string, password: string, key: string, now: number): Promise<AuthenticatedUser> {
     let user: UserRow | undefined;
     const ok = await this.bruteForce.guard(ip, 'login', async () => {
-      user = await this.directory.users.find(login);
+      user = await this.directory.users.findCurrent(login);
       return user !== undefined && Boolean(user.enabled) && (await verifyPassword(user.password_hash, password));
     });
     if (!ok || !user) throw notLoggedIn();

@@ -74,6 +74,13 @@ export class MetricsService {
         ]),
       );
     }
+    const readCache = this.db.readCache;
+    if (readCache) {
+      // 0 while the LISTEN connection is down: every per-request read then goes to the database.
+      lines.push(
+        ...gauge('parley_db_read_cache_active', 'PostgreSQL read cache in use (its LISTEN connection listens)', [{ value: readCache.active ? 1 : 0 }]),
+      );
+    }
     lines.push(
       ...this.jobRuns.render(),
       ...this.jobTime.render(),

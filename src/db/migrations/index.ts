@@ -27,6 +27,7 @@ import { chatReactions } from './0703-chat-reactions.js';
 import { polls } from './0704-polls.js';
 import { recordingConsent } from './0705-recording-consent.js';
 import { chatUnreadCounters } from './0706-chat-unread-counters.js';
+import { readCacheNotify } from './0707-read-cache-notify.js';
 import { chatExpiringIndex } from './0710-chat-expiring-index.js';
 
 export const migrations: ParleyMigration[] = [
@@ -52,5 +53,6 @@ export const migrations: ParleyMigration[] = [
   polls,
   recordingConsent,
   chatUnreadCounters,
+  readCacheNotify,
   chatExpiringIndex,
 ];

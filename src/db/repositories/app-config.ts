@@ -8,7 +8,7 @@ export class AppConfigRepository {
   private readonly generationRead;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.generationRead = compiledRead(db, db.selectFrom('cache_state').select('generation').where('id', '=', 1));
+    this.generationRead = compiledRead(db, db.selectFrom('cache_state').select('generation').where('id', '=', 1), { table: 'cache_state' });
   }
 
   async all(): Promise<Map<string, string>> {

@@ -1,15 +1,19 @@
 /** SQL for app passwords (stored as sha256 of the token: they are long random strings). */
 import type { Kysely } from 'kysely';
+import { compiledRead } from '../database.js';
 import type { Database } from '../schema.js';
 
 export interface AppPasswordLogin {
   appPasswordId: number;
   userId: string;
-  enabled: number;
 }
 
 export class AppPasswordsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly findRead;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.findRead = compiledRead(db, db.selectFrom('app_passwords').select(['id', 'user_id']).where('token_hash', '=', ''), { table: 'app_passwords' });
+  }
 
   async insert(userId: string, tokenHash: string, name: string, now: number): Promise<number> {
     const row = await this.db
@@ -20,14 +24,14 @@ export class AppPasswordsRepository {
     return Number(row.id);
   }
 
-  /** The user behind an app password, in one query. */
-  findLogin(tokenHash: string): Promise<AppPasswordLogin | undefined> {
-    return this.db
-      .selectFrom('app_passwords')
-      .innerJoin('users', 'users.id', 'app_passwords.user_id')
-      .select(['app_passwords.id as appPasswordId', 'users.id as userId', 'users.enabled as enabled'])
-      .where('app_passwords.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+  /**
+   * The app password with this hash and its user's id. Read on every request an app password
+   * signs, hence compiled once and cached per process (the user row is read through
+   * UsersRepository.find, cached the same way).
+   */
+  async findLogin(tokenHash: string): Promise<AppPasswordLogin | undefined> {
+    const [row] = await this.findRead([tokenHash]);
+    return row && { appPasswordId: Number(row.id), userId: row.user_id };
   }
 
   async replaceHash(id: number, tokenHash: string): Promise<void> {

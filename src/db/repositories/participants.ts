@@ -4,7 +4,8 @@
  * through cookie sessions, membership sources (groups, teams) and the stale-session cleanup.
  * Every method is one statement (or one transaction) whatever the number of rows.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../database.js';
 import type { Database } from '../schema.js';
 import type { AttendeeRow } from './attendees.js';
 import type { SessionRow } from './sessions.js';
@@ -28,6 +29,35 @@ const LISTED_ATTENDEE_COLUMNS = [
   'call_id',
 ] as const;
 export type ListedAttendee = Pick<AttendeeRow, (typeof LISTED_ATTENDEE_COLUMNS)[number]>;
+
+/** An attendee from its packed row (values in LISTED_ATTENDEE_COLUMNS order). */
+function listedAttendeeOf(v: unknown[]): ListedAttendee {
+  return {
+    id: Number(v[0]),
+    room_id: Number(v[1]),
+    actor_type: v[2] as string,
+    actor_id: v[3] as string,
+    display_name: v[4] as string,
+    pin: v[5] as string | null,
+    participant_type: v[6] as number,
+    permissions: v[7] as number,
+    invited_cloud_id: v[8] as string | null,
+    phone_number: v[9] as string | null,
+    call_id: v[10] as string | null,
+  };
+}
+
+/** Session columns of the packed list read, in `SessionRow`'s order. */
+const PACKED_SESSION_COLUMNS = ['id', 'attendee_id', 'session_id', 'in_call', 'last_ping', 'state'] as const;
+
+/**
+ * The rows of a JSON-aggregated subquery: SQLite returns the JSON text, pg parses a json column
+ * itself; no rows aggregate to NULL on PostgreSQL (`[]` on SQLite).
+ */
+function packedRows(value: unknown): unknown[][] {
+  if (value === null || value === undefined) return [];
+  return (typeof value === 'string' ? JSON.parse(value) : value) as unknown[][];
+}
 
 /** One attendee with one of its sessions (session null when it has none). */
 export interface AttendeeSessionRow {
@@ -57,35 +87,52 @@ function splitSessionRow<R extends PrefixedSession>(r: R): { session: SessionRow
 }
 
 export class ParticipantsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect = 'sqlite',
+  ) {}
 
   // ---- the participant list ----
 
   /**
    * Every attendee of the rooms with all its sessions (one row per session, or one with a null
-   * session), in attendee id order. Two queries: the attendees, then the few sessions of those
-   * rooms (joined from the sessions side) — a left join probed the sessions index once per
-   * attendee, which cost most of a 5,000-attendee list.
+   * session), in attendee id order, in one statement: two scalar subqueries, the attendees and
+   * the few sessions of those rooms (joined from the sessions side: a left join probed the
+   * sessions index once per attendee), each aggregated into one JSON array of row arrays. The
+   * driver then hands over two values instead of 5,000 rows of 11 cells: building the cells cost
+   * most of the read (5,000 attendees: 6.9 ms of CPU as cells on SQLite, 4.4 ms aggregated and
+   * parsed; on PostgreSQL pg's per-field parsing, about 10 ms, against about 5), and PostgreSQL
+   * takes one round trip instead of two.
    */
   async withSessions(roomIds: number[]): Promise<AttendeeSessionRow[]> {
     if (roomIds.length === 0) return [];
-    const attendees = await this.db.selectFrom('attendees').select(LISTED_ATTENDEE_COLUMNS).where('room_id', 'in', roomIds).orderBy('id').execute();
-    const sessions = await this.db
-      .selectFrom('sessions as s')
-      .innerJoin('attendees as a', 'a.id', 's.attendee_id')
-      .select(['s.id', 's.attendee_id', 's.session_id', 's.in_call', 's.last_ping', 's.state'])
-      .where('a.room_id', 'in', roomIds)
-      .orderBy('s.id')
-      .execute();
+    const pg = this.dialect === 'postgres';
+    const inRooms = (column: string) => (pg ? sql`${sql.ref(column)} = any(${roomIds})` : sql`${sql.ref(column)} in (${sql.join(roomIds)})`);
+    const agg = pg ? sql.raw('json_agg(json_build_array') : sql.raw('json_group_array(json_array');
+    const attendeeCols = sql.join(LISTED_ATTENDEE_COLUMNS.map((c) => sql.ref(c)));
+    const sessionCols = sql.join(PACKED_SESSION_COLUMNS.map((c) => sql.ref(`s.${c}`)));
+    const { rows } = await sql<{ a: unknown; s: unknown }>`select
+      (select ${agg}(${attendeeCols}) order by id) from attendees where ${inRooms('room_id')}) as a,
+      (select ${agg}(${sessionCols}) order by s.id) from sessions s inner join attendees a on a.id = s.attendee_id where ${inRooms('a.room_id')}) as s`.execute(
+      this.db,
+    );
     const byAttendee = new Map<number, SessionRow[]>();
-    for (const r of sessions) {
-      const session: SessionRow = { ...r, id: Number(r.id), attendee_id: Number(r.attendee_id), last_ping: Number(r.last_ping) };
+    for (const v of packedRows(rows[0]?.s)) {
+      const session: SessionRow = {
+        id: Number(v[0]),
+        attendee_id: Number(v[1]),
+        session_id: v[2] as string,
+        in_call: v[3] as number,
+        last_ping: Number(v[4]),
+        state: v[5] as number,
+      };
       const list = byAttendee.get(session.attendee_id);
       if (list) list.push(session);
       else byAttendee.set(session.attendee_id, [session]);
     }
     const out: AttendeeSessionRow[] = [];
-    for (const attendee of attendees) {
+    for (const v of packedRows(rows[0]?.a)) {
+      const attendee = listedAttendeeOf(v);
       const list = byAttendee.get(attendee.id);
       if (!list) out.push({ attendee, session: null });
       else for (const session of list) out.push({ attendee, session });

@@ -15,7 +15,9 @@ export class PreferencesRepository {
   private readonly forUserRead;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.forUserRead = compiledRead(db, db.selectFrom('user_preferences').select(['key', 'value']).where('user_id', '=', ''));
+    this.forUserRead = compiledRead(db, db.selectFrom('user_preferences').select(['key', 'value']).where('user_id', '=', ''), {
+      table: 'user_preferences',
+    });
   }
 
   /** Read on hot requests (capabilities, X-Service-Hash), hence compiled once. */

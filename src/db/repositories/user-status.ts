@@ -9,7 +9,7 @@ export class UserStatusRepository {
   private readonly findRead;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.findRead = compiledRead(db, db.selectFrom('user_status').selectAll().where('user_id', '=', ''));
+    this.findRead = compiledRead(db, db.selectFrom('user_status').selectAll().where('user_id', '=', ''), { table: 'user_status' });
   }
 
   /** Read on every GET /room (automatic online), hence compiled once and cached by change stamp. */

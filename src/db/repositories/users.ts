@@ -10,13 +10,21 @@ export class UsersRepository {
   private readonly findRead;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.findRead = compiledRead(db, db.selectFrom('users').selectAll().where('id', '=', ''));
+    this.findRead = compiledRead(db, db.selectFrom('users').selectAll().where('id', '=', ''), { table: 'users' });
   }
 
-  /** Read on every authenticated request (credential check), hence compiled once. */
+  /** Read on every authenticated request (credential check), hence compiled once and cached per process. */
   async find(id: string): Promise<UserRow | undefined> {
     const [row] = await this.findRead([id]);
     return row;
+  }
+
+  /**
+   * The stored row itself, never a cached copy: for the counted password check, which must judge
+   * the password stored now (a change committed by another process a moment ago included).
+   */
+  findCurrent(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   /** A user whose id equals `id` ignoring case (Nextcloud user ids are unique case-insensitively). */

@@ -2,6 +2,7 @@
  * The OCS envelope (talk-reference.md §3.2): v1 and v2 meta rules, JSON and XML bodies.
  * Every API answer goes through `renderOcs`.
  */
+import { JsonBytes, WrittenList } from './json-bytes.js';
 import { toXml } from './xml.js';
 
 export type OcsVersion = 1 | 2;
@@ -10,7 +11,8 @@ export type OcsFormat = 'json' | 'xml';
 export interface RenderedResponse {
   httpStatus: number;
   contentType: string;
-  body: string;
+  /** A Buffer when the data was a WrittenList answered in JSON. */
+  body: string | Buffer;
 }
 
 export interface OcsMeta {
@@ -56,7 +58,8 @@ export function renderOcs(version: OcsVersion, format: OcsFormat, status: number
   if (format === 'json') {
     return { httpStatus, contentType: 'application/json; charset=utf-8', body: jsonEnvelope(meta, data) };
   }
-  return { httpStatus, contentType: 'application/xml; charset=utf-8', body: toXml({ ocs: { meta, data: data === undefined ? null : data } }) };
+  const plain = data instanceof WrittenList ? data.records : data;
+  return { httpStatus, contentType: 'application/xml; charset=utf-8', body: toXml({ ocs: { meta, data: plain === undefined ? null : plain } }) };
 }
 
 /** The ok v2 meta every successful v2 answer carries, serialized once. */
@@ -68,8 +71,16 @@ const OK_V2_META = JSON.stringify({ status: 'ok', statuscode: 200, message: 'OK'
  * goes through the serializer and the wrapping object is never built. The common v2 ok meta is
  * a constant string.
  */
-function jsonEnvelope(meta: OcsMeta, data: unknown): string {
+function jsonEnvelope(meta: OcsMeta, data: unknown): string | Buffer {
   const m = meta.statuscode === 200 && meta.totalitems === undefined && meta.status === 'ok' && meta.message === 'OK' ? OK_V2_META : JSON.stringify(meta);
+  if (data instanceof WrittenList) {
+    // The same frame, with the list written as bytes by its compiled record writer.
+    const w = new JsonBytes();
+    w.utf8('{"ocs":{"meta":' + m + ',"data":');
+    data.writeJson(w);
+    w.utf8('}}');
+    return w.take();
+  }
   // undefined and functions serialize to nothing inside JSON.stringify's object; null here.
   const d = data === undefined ? 'null' : (JSON.stringify(data) ?? 'null');
   return '{"ocs":{"meta":' + m + ',"data":' + d + '}}';

@@ -1,0 +1,284 @@
+/**
+ * The PostgreSQL side of the per-process read cache (DESIGN.md §4: in-memory caches are safe to
+ * lose and invalidated across processes). SQLite caches the reads every request makes
+ * (credential check, config generation, preferences) under its change stamp (direct-reads.ts);
+ * here the same reads (`compiledRead` with a `table`) are cached per process and invalidated
+ * by LISTEN/NOTIFY:
+ *
+ * - Every write to a cached table, by any process or tool, notifies: a row trigger
+ *   (migration 0707) calls `pg_notify` on the schema's wake channel with
+ *   `cache:<table>:<key>`, in the writing transaction, so it is delivered at commit and never
+ *   for a rollback. The wake module's one LISTEN connection per process hears it
+ *   (`WakeObserver`) and the entries of that key are dropped, in every process.
+ * - The writing process applies its own writes before going on: statements sent through its
+ *   pool that write a cached table are spotted by their text (`trackWrites`), and when they
+ *   have committed (after the statement, or at `commit`) a marker notification is sent and
+ *   awaited. PostgreSQL delivers notifications in commit order, so when the marker arrives the
+ *   write's own notifications have been applied: the request that wrote sees its write, and
+ *   statement counts stay deterministic. Should the marker not arrive within a second, the
+ *   written tables are dropped outright.
+ * - While the LISTEN connection is not listening (not yet connected, lost, reconnecting), every
+ *   read goes to the database and nothing is stored: a notification missed then cannot leave a
+ *   stale entry. Each (re)connection and each loss clears everything.
+ * - A read stores its result only when no invalidation of its table (and no loss or reconnect)
+ *   happened while it ran, so a result read just before a commit cannot outlive the commit's
+ *   notification.
+ *
+ * The window: another process sees a commit when the notification reaches its LISTEN socket,
+ * normally within a millisecond or two of the commit (docs/architecture.md "Read cache").
+ * Cached reads take exactly one parameter, the key the trigger sends (users.id,
+ * user_preferences.user_id, user_status.user_id, app_passwords.token_hash, cache_state.id).
+ */
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { BoundedMap } from '../domain/bounded-map.js';
+import type { QueryStats } from './query-stats.js';
+import type { WakeObserver } from './wake.js';
+
+/** Tables whose reads may be cached; each has the notify trigger of migration 0707. */
+export const CACHED_TABLES = ['users', 'user_preferences', 'user_status', 'app_passwords', 'cache_state'] as const;
+export type CachedTable = (typeof CACHED_TABLES)[number];
+
+/** Prefix of the cache's payloads on the wake channel (wake channels never start with it). */
+export const CACHE_PAYLOAD_PREFIX = 'cache:';
+/** Prefix of a writer's marker (`cache-sync:<process token>:<n>`), after its own notifications. */
+const SYNC_PREFIX = 'cache-sync:';
+/** How long a writer waits for its marker before dropping the written tables instead. */
+const SYNC_TIMEOUT_MS = 1000;
+
+/** Keys kept per table (oldest forgotten first). */
+const MAX_KEYS = 10_000;
+
+/** `insert into "t"`, `update "t"`, `delete from "t"`, `truncate "t"` anywhere in a statement (CTEs too). */
+const WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+(?:"?\w+"?\.)?"?(\w+)"?/gi;
+const BEGIN = /^\s*(?:begin|start\s+transaction)\b/i;
+const END = /^\s*(?:commit|rollback)\s*;?\s*$/i;
+
+const cachedTables: ReadonlySet<string> = new Set(CACHED_TABLES);
+
+/** The cached tables a statement writes (empty for a read). */
+function writtenTables(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WRITE)) if (cachedTables.has(m[1]) && !out.includes(m[1])) out.push(m[1]);
+  return out;
+}
+
+interface TableCache {
+  /** Bumped by every invalidation of the table: a read that ran across one does not store. */
+  epoch: number;
+  /** Key (the read's parameter) → read id → rows. */
+  keys: BoundedMap<string, Map<number, object[]>>;
+}
+
+interface ClientState {
+  inTransaction: boolean;
+  /** Cached tables written by the open transaction. */
+  written: Set<string>;
+}
+
+type PoolLike = Pick<pg.Pool, 'connect' | 'end'>;
+
+export class PgReadCache {
+  /** The LISTEN connection listens. */
+  private connected = false;
+  /** The notify triggers are in place (after migrations, `enable`). */
+  private enabled = false;
+  /** Bumped by every loss, reconnection and full clear. */
+  private epoch = 0;
+  private readonly tables = new Map<string, TableCache>();
+  private readonly tracked = new WeakSet<object>();
+  private nextReadId = 0;
+  /** This process's markers (random, so processes never take each other's). */
+  private readonly token = randomBytes(6).toString('hex');
+  private markers = 0;
+  /** Markers sent and not yet heard back → what to do when they arrive. */
+  private readonly awaitedMarkers = new Map<string, () => void>();
+
+  /**
+   * @param channel the wake channel the notify triggers send on (wake.ts `wakeChannel`)
+   * @param stats where the markers are counted as the statements they are
+   */
+  constructor(
+    private readonly channel: string,
+    private readonly stats: QueryStats,
+  ) {}
+
+  /** True while cached reads may be used: enabled and the LISTEN connection listens. */
+  get active(): boolean {
+    return this.connected && this.enabled;
+  }
+
+  /**
+   * Starts caching, once the migrations (and with them the notify triggers) are in place: before
+   * that, a write would not notify.
+   */
+  enable(): void {
+    this.clear();
+    this.enabled = true;
+  }
+
+  /** The wake module's LISTEN connection reports here (one connection per process). */
+  readonly observer: WakeObserver = {
+    listening: () => {
+      this.clear();
+      this.connected = true;
+    },
+    lost: () => {
+      this.connected = false;
+      this.clear();
+      // Nothing is cached now: the writers waiting for their markers may go on.
+      for (const done of this.awaitedMarkers.values()) done();
+      this.awaitedMarkers.clear();
+    },
+    message: (payload) => {
+      if (payload.startsWith(SYNC_PREFIX)) {
+        this.awaitedMarkers.get(payload)?.();
+        this.awaitedMarkers.delete(payload);
+        return;
+      }
+      if (!payload.startsWith(CACHE_PAYLOAD_PREFIX)) return;
+      const rest = payload.slice(CACHE_PAYLOAD_PREFIX.length);
+      const colon = rest.indexOf(':');
+      if (colon < 0) return;
+      const key = rest.slice(colon + 1);
+      this.invalidate(rest.slice(0, colon), key === '*' ? undefined : key);
+    },
+  };
+
+  /** A new cached read on `table`; returns the function that runs it through the cache. */
+  reader<R extends object>(table: CachedTable, run: (parameters: readonly unknown[]) => Promise<R[]>): (parameters: readonly unknown[]) => Promise<R[]> {
+    const id = this.nextReadId++;
+    return async (parameters) => {
+      if (!this.active) return run(parameters);
+      const cache = this.table(table);
+      const key = String(parameters[0]);
+      const hit = cache.keys.get(key)?.get(id);
+      if (hit !== undefined) return hit.map((r) => ({ ...r })) as R[];
+      const epoch = this.epoch;
+      const tableEpoch = cache.epoch;
+      const rows = await run(parameters);
+      if (this.active && epoch === this.epoch && tableEpoch === cache.epoch) {
+        let byRead = cache.keys.get(key);
+        if (byRead === undefined) cache.keys.set(key, (byRead = new Map()));
+        byRead.set(
+          id,
+          rows.map((r) => ({ ...r })),
+        );
+      }
+      return rows;
+    };
+  }
+
+  /** Drops one key of a table (every read of it), or the whole table. */
+  invalidate(table: string, key?: string): void {
+    const cache = this.tables.get(table);
+    if (cache === undefined) return;
+    cache.epoch++;
+    if (key === undefined) cache.keys.clear();
+    else cache.keys.delete(key);
+  }
+
+  private clear(): void {
+    this.epoch++;
+    for (const cache of this.tables.values()) {
+      cache.epoch++;
+      cache.keys.clear();
+    }
+  }
+
+  private table(name: string): TableCache {
+    let cache = this.tables.get(name);
+    if (cache === undefined) this.tables.set(name, (cache = { epoch: 0, keys: new BoundedMap(MAX_KEYS) }));
+    return cache;
+  }
+
+  /**
+   * The pool the database layer uses, with each connection watched: once a statement writing a
+   * cached table has committed (at once outside a transaction, at `commit` inside one), the
+   * statement does not return before this process has applied the write's notifications.
+   */
+  trackWrites(pool: PoolLike): PoolLike {
+    return {
+      connect: (async () => {
+        const client = await pool.connect();
+        if (!this.tracked.has(client)) {
+          this.tracked.add(client);
+          this.watch(client);
+        }
+        return client;
+      }) as PoolLike['connect'],
+      end: () => pool.end(),
+    };
+  }
+
+  private watch(client: pg.PoolClient): void {
+    const state: ClientState = { inTransaction: false, written: new Set() };
+    const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
+    client.query = (async (config: unknown, values?: unknown) => {
+      const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text;
+      if (typeof text !== 'string') return query(config, values);
+      if (BEGIN.test(text)) {
+        state.inTransaction = true;
+        state.written.clear();
+        return query(config, values);
+      }
+      if (state.inTransaction && END.test(text)) {
+        const written = [...state.written];
+        state.inTransaction = false;
+        state.written.clear();
+        const result = await query(config, values);
+        if (written.length > 0 && /^\s*commit/i.test(text)) await this.applied(query, written);
+        return result;
+      }
+      const tables = writtenTables(text);
+      if (tables.length === 0) return query(config, values);
+      if (state.inTransaction) {
+        for (const t of tables) state.written.add(t);
+        return query(config, values);
+      }
+      const result = await query(config, values);
+      await this.applied(query, tables);
+      return result;
+    }) as pg.PoolClient['query'];
+  }
+
+  /**
+   * After this process committed writes to `tables`: sends a marker and waits until it comes
+   * back on the LISTEN connection. It was sent after the commit, and PostgreSQL delivers
+   * notifications in commit order, so by then the write's own notifications have been applied.
+   */
+  private async applied(query: (config: unknown, values?: unknown) => Promise<unknown>, tables: string[]): Promise<void> {
+    // Not listening: nothing is cached, and listening again clears everything.
+    if (!this.active) return;
+    const marker = `${SYNC_PREFIX}${this.token}:${++this.markers}`;
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      this.awaitedMarkers.set(marker, () => resolve(true));
+      timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
+    });
+    let confirmed = false;
+    try {
+      const started = performance.now();
+      await query('select pg_notify($1, $2)', [this.channel, marker]);
+      this.stats.record(performance.now() - started, false);
+      confirmed = await arrived;
+    } catch {
+      // The marker could not be sent: drop the tables below instead.
+    } finally {
+      clearTimeout(timer);
+      this.awaitedMarkers.delete(marker);
+    }
+    if (!confirmed) for (const t of tables) this.invalidate(t);
+  }
+}
+
+const caches = new WeakMap<object, PgReadCache>();
+
+/** Makes `compiledRead` on this Kysely instance use the cache (database.ts, before repositories exist). */
+export function attachReadCache(kysely: object, cache: PgReadCache): void {
+  caches.set(kysely, cache);
+}
+
+export function readCacheOf(kysely: object): PgReadCache | undefined {
+  return caches.get(kysely);
+}

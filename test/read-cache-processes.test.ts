@@ -1,0 +1,198 @@
+/**
+ * The per-process read cache across processes (docs/architecture.md "Read cache",
+ * docs/security.md): two real `parley serve` processes on one database (PostgreSQL when
+ * PARLEY_TEST_PG is set, and one SQLite file). Each warms its caches with a credential; then
+ * the credential is revoked through the first process (app password revoked, password changed,
+ * account disabled, account deleted), and the second must refuse it: on SQLite at the next
+ * request (change stamp), on PostgreSQL once the commit's NOTIFY has arrived (retried within a
+ * bound), and never accept it again. The writing process refuses at once (it invalidates its
+ * own cache synchronously). A new password works at once everywhere (the counted check reads
+ * the stored row, not a cached one).
+ *
+ * PostgreSQL only: a write drops only the key it wrote (in the writing process too, before the
+ * write returns); when the LISTEN connection is lost the cache is cleared and bypassed until it
+ * listens again, so a notification missed meanwhile leaves nothing stale.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import pg from 'pg';
+import { dropSchema } from '../src/db/database.js';
+import { admin, as, basic, call, createUser, dialects, freshEnv, startParley, type DialectName, type Parley } from './helpers/parley.js';
+import { ocs, serve, stop, type Proc } from './helpers/processes.js';
+import { countQueries } from './helpers/rooms.js';
+import { eventually } from './helpers/eventually.js';
+
+const ADMIN = basic(admin.user!, admin.password!);
+const PASSWORD = 'a long enough password for the tests';
+
+async function status(p: Proc, auth: string): Promise<number> {
+  return (await ocs(p, 'GET', '/cloud/capabilities', auth)).status;
+}
+
+/** The credential is refused by `p` (next request on SQLite, once notified on PostgreSQL) and stays refused. */
+async function refused(dialect: DialectName, p: Proc, auth: string, what: string): Promise<void> {
+  const tries = await eventually(what, async () => (await status(p, auth)) === 401);
+  if (dialect === 'sqlite') assert.equal(tries, 1, `${what}: SQLite refuses at the next request`);
+  for (let i = 0; i < 10; i++) assert.equal(await status(p, auth), 401, `${what}: accepted again`);
+}
+
+for (const dialect of dialects()) {
+  describe(`read cache across two processes on one ${dialect === 'postgres' ? 'PostgreSQL schema' : 'SQLite file'}`, () => {
+    let env: Record<string, string>;
+    let a: Proc | undefined;
+    let b: Proc | undefined;
+
+    before(async () => {
+      // Refused requests count as failed logins (each waiting longer than the last); the
+      // throttle is not what is tested here (throttle-cap.test.ts is).
+      env = freshEnv(dialect, { BRUTE_FORCE_MAX_ATTEMPTS: '1000', BRUTE_FORCE_DELAY_MS: '0' });
+      a = await serve(env);
+      b = await serve(env);
+      for (const userid of ['alice', 'bob', 'carol', 'dave']) {
+        const created = await ocs(a, 'POST', '/cloud/users', ADMIN, { userid, password: PASSWORD });
+        assert.equal(created.status, 200, JSON.stringify(created.data));
+      }
+    });
+    after(async () => {
+      await Promise.all([stop(a), stop(b)]);
+      if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+    });
+
+    /** An app password of `user`, made on A, used on both processes until each has it cached. */
+    const warmAppPassword = async (user: string): Promise<string> => {
+      const token = (await ocs(a!, 'GET', '/core/getapppassword', basic(user, PASSWORD))).data.apppassword as string;
+      assert.equal(token.length, 72);
+      for (const p of [a!, b!, a!, b!]) assert.equal(await status(p, basic(user, token)), 200);
+      return token;
+    };
+    const warmPassword = async (user: string) => {
+      for (const p of [a!, b!, a!, b!]) assert.equal(await status(p, basic(user, PASSWORD)), 200);
+    };
+
+    it('an app password revoked on one process is refused by the other', async () => {
+      const token = await warmAppPassword('alice');
+      const other = await warmAppPassword('alice');
+      assert.equal((await ocs(a!, 'DELETE', '/core/apppassword', basic('alice', token))).status, 200);
+      assert.equal(await status(a!, basic('alice', token)), 401, 'the revoking process refuses at once');
+      await refused(dialect, b!, basic('alice', token), 'revoked app password on the other process');
+      // Only that app password: the user's other one and the password still work.
+      assert.equal(await status(b!, basic('alice', other)), 200);
+    });
+
+    it('a changed password: the old one is refused by the other process, the new one works at once', async () => {
+      await warmPassword('bob');
+      const NEW = 'the new password of bob, long enough';
+      assert.equal((await ocs(a!, 'PUT', '/cloud/users/bob', ADMIN, { key: 'password', value: NEW })).status, 200);
+      assert.equal(await status(a!, basic('bob', PASSWORD)), 401, 'the writing process refuses at once');
+      assert.equal(await status(b!, basic('bob', NEW)), 200, 'the new password on the other process at once');
+      await refused(dialect, b!, basic('bob', PASSWORD), 'old password on the other process');
+    });
+
+    it('a disabled account is refused by the other process (password and app password); enabled again, accepted', async () => {
+      await warmPassword('carol');
+      const token = await warmAppPassword('carol');
+      assert.equal((await ocs(a!, 'PUT', '/cloud/users/carol/disable', ADMIN)).status, 200);
+      await refused(dialect, b!, basic('carol', PASSWORD), 'disabled account, password');
+      await refused(dialect, b!, basic('carol', token), 'disabled account, app password');
+      assert.equal((await ocs(a!, 'PUT', '/cloud/users/carol/enable', ADMIN)).status, 200);
+      await eventually('enabled again, app password', async () => (await status(b!, basic('carol', token))) === 200);
+      await eventually('enabled again, password', async () => (await status(b!, basic('carol', PASSWORD))) === 200);
+    });
+
+    it('a deleted account is refused by the other process (password and app password)', async () => {
+      await warmPassword('dave');
+      const token = await warmAppPassword('dave');
+      assert.equal((await ocs(a!, 'DELETE', '/cloud/users/dave', ADMIN)).status, 200);
+      await refused(dialect, b!, basic('dave', PASSWORD), 'deleted account, password');
+      await refused(dialect, b!, basic('dave', token), 'deleted account, app password');
+    });
+  });
+}
+
+if (dialects().includes('postgres')) {
+  describe('read cache when the LISTEN connection drops [postgres]', () => {
+    let p: Parley;
+    let other: Parley; // a second server on the same schema ("another process")
+    let killer: pg.Client;
+    before(async () => {
+      p = await startParley('postgres');
+      other = await startParley('postgres', { env: p.env });
+      await createUser(p, 'alice');
+      killer = new pg.Client({ connectionString: p.env.DATABASE_URL });
+      await killer.connect();
+    });
+    after(async () => {
+      await killer.end();
+      await other.app.close();
+      await other.services.db.close();
+      await p.close();
+    });
+
+    const typingPrivacy = async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      assert.equal(r.status, 200, r.text);
+      return r.data.capabilities.spreed.config.chat['typing-privacy'] as number;
+    };
+    const setTypingPrivacy = async (value: string) => {
+      const r = await call(other, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('alice'), body: { key: 'typing_privacy', value } });
+      assert.equal(r.status, 200, r.text);
+    };
+    /** Ends the LISTEN connections of the schema's processes, as a network failure would. */
+    const dropListen = async () => {
+      const channel = `LISTEN "parley_wake_${p.env.DATABASE_SCHEMA}"`;
+      const r = await killer.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = $1', [channel]);
+      assert.ok(r.rows.length > 0, 'a LISTEN connection was found');
+    };
+
+    it('a write drops only the key it wrote, in the writing process too, and is seen there at once', async () => {
+      await createUser(p, 'bob');
+      const capsOf = (user: string) => call(p, 'GET', '/cloud/capabilities', { as: as(user) });
+      for (const user of ['alice', 'bob', 'alice', 'bob']) assert.equal((await capsOf(user)).status, 200);
+      assert.equal(await countQueries(p, () => capsOf('alice')), 1);
+      assert.equal(await countQueries(p, () => capsOf('bob')), 1);
+      // Through this process: bob's preference row changes (the write returns once this
+      // process has applied its notification).
+      const r = await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('bob'), body: { key: 'typing_privacy', value: '1' } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(await countQueries(p, () => capsOf('alice')), 1, "alice's entries are kept");
+      let seen: any;
+      assert.equal(await countQueries(p, async () => (seen = await capsOf('bob'))), 2, "bob's preferences are read again");
+      assert.equal(seen.data.capabilities.spreed.config.chat['typing-privacy'], 1);
+      assert.equal(await countQueries(p, () => capsOf('bob')), 1);
+    });
+
+    it('clears and bypasses the cache until it listens again; a notification missed meanwhile leaves nothing stale', async () => {
+      const cache = p.services.db.readCache!;
+      await eventually('listening', async () => cache.active);
+      // The first login records lastLogin, a write to users: the row is read again once.
+      await typingPrivacy();
+      await typingPrivacy();
+      assert.equal(await countQueries(p, typingPrivacy), 1, 'warm: only the brute-force cap check');
+      // The reconnection comes a second after the loss; on a busy machine an attempt may see it
+      // before its checks are done, and is then repeated.
+      let checked = false;
+      for (let attempt = 0; attempt < 5 && !checked; attempt++) {
+        const before = await typingPrivacy();
+        await dropListen();
+        await eventually('the loss is noticed', async () => !cache.active, 2000);
+        const bypassed = await countQueries(p, typingPrivacy);
+        const next = before === 1 ? '0' : '1';
+        // Written and committed by the other process while this one does not listen: its
+        // notification is never heard here.
+        await setTypingPrivacy(next);
+        const seen = await typingPrivacy();
+        if (cache.active) continue;
+        assert.ok(bypassed >= 4, `not listening: every read goes to the database (${bypassed} statements)`);
+        assert.equal(seen, Number(next), 'not listening: the change is read from the database');
+        await eventually('listening again', async () => cache.active);
+        assert.equal(await typingPrivacy(), Number(next), 'after the reconnection: nothing stale');
+        await typingPrivacy();
+        assert.equal(await countQueries(p, typingPrivacy), 1, 'cached again');
+        checked = true;
+      }
+      assert.ok(checked, 'the LISTEN connection stayed down long enough to check once');
+    });
+  });
+}
