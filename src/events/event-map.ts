@@ -102,8 +102,8 @@ export interface EventMap {
   'room.attendees-removed.trx': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[]; userDeleted?: boolean };
   /** Lobby timers passed and these rooms' lobbies were lifted by one statement (inside its transaction). */
   'rooms.lobby-timer-reached.trx': { trx: Kysely<Database>; rooms: RoomRow[]; now: number };
-  /** A user's read marker moved to `messageId` (their mention notifications up to it are read). */
-  'chat.read': { room: RoomRow; userId: string; messageId: number };
+  /** Users' read markers moved to `messageId` (their mention notifications up to it are read). */
+  'chat.read': { room: RoomRow; userIds: string[]; messageId: number };
   /**
    * A user's message was committed. `config`: the app config the posting request read at its
    * start, when there was a request (lets subscribers skip work the config rules out without

@@ -43,7 +43,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('chat.message-posted', ({ room, messageId, actor, mentionedUserIds, silent }) =>
     silent ? undefined : s.notifications.mentioned(room.id, messageId, actor, mentionedUserIds),
   );
-  bus.on('chat.read', ({ room, userId, messageId }) => s.notifications.chatReadUpTo(room.id, userId, messageId));
+  bus.on('chat.read', ({ room, userIds, messageId }) => s.notifications.chatReadUpTo(room.id, userIds, messageId));
   // People added by somebody are invited (Talk's notifier: group members too, at creation as later).
   bus.on('room.attendees-added', ({ room, userIds, invitedBy }) => s.notifications.invited(room, invitedBy, userIds));
   bus.on('room.joined', ({ room, actorType, actorId }) => (actorType === ActorType.USERS ? s.notifications.joinedRoom(room.id, actorId) : undefined));
