@@ -22,8 +22,14 @@
  * (default 8000), MIXED_STEPS refinement steps after the first failure (default 3), MIXED_P99_MS
  * (default 100), MIXED_TIMEOUT_MS a request's timeout, counted as an error (default 10000),
  * MIXED_RATE=n skips the search and offers n (then 2n), MIXED_NO_SHED_RUN=0 skips the 2x run on
- * a server that never sheds. OVERLOAD_* set here reach the server (default: its own defaults).
+ * a server that never sheds, MIXED_WEIGHTS=poll=1,write=1 replaces the weights of ACTIONS (one kind
+ * alone gives that kind's cost). OVERLOAD_* set here reach the server (default: its own defaults).
+ *
+ * Each step also prints the server process's CPU time per request (user + system, /proc; on
+ * PostgreSQL the database's own CPU is not included) and the statements it sent per request (its
+ * GET /metrics), so a step can be read as cost, not only as latency on a shared machine.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import argon2 from '@node-rs/argon2';
 import { basic, chosenDatabases, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
@@ -32,14 +38,20 @@ import { userAttendeeRow } from './lib/seed.mjs';
 const USERS = 200;
 const ROOMS = 200;
 const PER_USER = 20;
-const ACTIONS = [
-  ['poll', 50],
-  ['participants', 15],
-  ['join', 10],
-  ['leave', 10],
-  ['write', 15],
-];
+const ACTIONS = process.env.MIXED_WEIGHTS
+  ? process.env.MIXED_WEIGHTS.split(',').map((kv) => {
+      const [name, w] = kv.split('=');
+      return [name.trim(), Number(w)];
+    })
+  : [
+      ['poll', 50],
+      ['participants', 15],
+      ['join', 10],
+      ['leave', 10],
+      ['write', 15],
+    ];
 const EXPECT = { poll: 200, participants: 200, join: 200, leave: 200, write: 201 };
+for (const [name, w] of ACTIONS) if (!(name in EXPECT) || !(w > 0)) throw new Error(`MIXED_WEIGHTS: "${name}=${w}" (kinds: ${Object.keys(EXPECT).join(', ')})`);
 
 const stepSeconds = Number(process.env.MIXED_DURATION ?? 5);
 const startRate = Number(process.env.MIXED_START ?? 200);
@@ -128,6 +140,25 @@ function requestOf(action, user, n) {
   }
 }
 
+/** The server process being loaded (its CPU time is read around each step). */
+let serverPid;
+
+/** The server's user + system CPU time in ms (Linux /proc; NaN elsewhere). */
+function serverCpuMs() {
+  try {
+    const f = fs.readFileSync(`/proc/${serverPid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
+/** Statements the server has sent so far (its GET /metrics, open to loopback). */
+async function statementsSent(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^parley_db_query_duration_seconds_count (\S+)/m.exec(text)?.[1] ?? NaN);
+}
+
 /** The lowest rate offered so far. */
 let lowestTried = Infinity;
 
@@ -139,6 +170,8 @@ async function offer(url, users, rate, seconds) {
   const latencies = [];
   const out = { rate, sent: 0, ok: 0, shed: 0, errors: 0, timeouts: 0, byStatus: {} };
   const inflight = new Set();
+  const statementsBefore = await statementsSent(url);
+  const cpuBefore = serverCpuMs();
   const began = performance.now();
   let n = 0;
   await new Promise((done) => {
@@ -179,15 +212,25 @@ async function offer(url, users, rate, seconds) {
   const sentFor = (performance.now() - began) / 1000;
   await Promise.all(inflight);
   const answeredFor = (performance.now() - began) / 1000;
+  const cpuMs = serverCpuMs() - cpuBefore;
+  const statements = (await statementsSent(url)) - statementsBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const pct = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN);
-  return { ...out, offeredPerSecond: out.sent / sentFor, servedPerSecond: out.ok / answeredFor, p50: pct(0.5), p99: pct(0.99) };
+  return {
+    ...out,
+    offeredPerSecond: out.sent / sentFor,
+    servedPerSecond: out.ok / answeredFor,
+    cpuMsPerRequest: cpuMs / (out.ok + out.shed),
+    statementsPerRequest: statements / (out.ok + out.shed),
+    p50: pct(0.5),
+    p99: pct(0.99),
+  };
 }
 
 const line = (db, label, r) =>
   `  ${db.padEnd(8)} ${label.padEnd(8)} offered ${r.offeredPerSecond.toFixed(0).padStart(5)}/s  served ${r.servedPerSecond.toFixed(0).padStart(5)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms` +
-  `  shed ${r.shed}  errors ${r.errors}  timeouts ${r.timeouts}`;
+  `  shed ${r.shed}  errors ${r.errors}  timeouts ${r.timeouts}  server-cpu ${r.cpuMsPerRequest.toFixed(2)} ms/req  statements ${r.statementsPerRequest.toFixed(1)}/req`;
 
 const passes = (r) => r.p99 < p99Limit && r.errors === 0 && r.timeouts === 0 && r.shed === 0;
 
@@ -255,6 +298,7 @@ async function runDatabase(db) {
     let best;
     let over;
     let server = await startServer(shedding);
+    serverPid = server.pid;
     try {
       await warmUp(server.url, users);
       best = fixedRate ? await offer(server.url, users, fixedRate, stepSeconds) : await search(db, server.url, users);
@@ -267,6 +311,7 @@ async function runDatabase(db) {
     let unshed;
     if (process.env.MIXED_NO_SHED_RUN !== '0') {
       server = await startServer(env, { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAITING: '0' });
+      serverPid = server.pid;
       try {
         await offer(server.url, users, Math.min(startRate, 100), 2);
         unshed = await offer(server.url, users, twice(best), stepSeconds);
