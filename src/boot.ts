@@ -28,6 +28,16 @@ export async function openServices(settings: Settings = loadSettings(), log: Log
 }
 
 /**
+ * Closes what `openServices` opened, after the background work that still reads the database
+ * (signaling notifications queued by the last requests or the command) has finished; closing
+ * first would fail those reads with "driver has already been destroyed".
+ */
+export async function closeServices(services: Services): Promise<void> {
+  await services.signalingNotifier.idle();
+  await services.db.close();
+}
+
+/**
  * Applies the admin rule; prints a generated password once, to stderr (never logged: the JSON
  * log goes to stdout, so a log collector never stores it).
  */

@@ -7,7 +7,7 @@
 import readline from 'node:readline';
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors.js';
-import { openServices } from '../boot.js';
+import { closeServices, openServices } from '../boot.js';
 import type { Services } from '../services/index.js';
 
 /** A command failure: printed as `error: message` with exit code 1, nothing changed. */
@@ -19,10 +19,7 @@ export async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<
   try {
     return await fn(services);
   } finally {
-    // What the command queued for the signaling server (sent in the background) goes out
-    // before the connection closes: its reads would otherwise hit a closed database.
-    await services.signalingNotifier.idle();
-    await services.db.close();
+    await closeServices(services);
   }
 }
 

@@ -1,6 +1,6 @@
 /** `parley serve`: start the HTTP server (also what `parley` without a command does). */
 import type { Command } from 'commander';
-import { ensureAdminAccount, openServices } from '../boot.js';
+import { closeServices, ensureAdminAccount, openServices } from '../boot.js';
 import { buildServer } from '../http/server.js';
 import { jobs, startJobs } from '../jobs/index.js';
 import { createLogger } from '../log.js';
@@ -20,7 +20,7 @@ export async function serve(): Promise<void> {
   const shutdown = async () => {
     await stopJobs();
     await app.close();
-    await services.db.close();
+    await closeServices(services);
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown());

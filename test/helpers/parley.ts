@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { openServices, ensureAdminAccount } from '../../src/boot.js';
+import { closeServices, openServices, ensureAdminAccount } from '../../src/boot.js';
 import { dropSchema } from '../../src/db/database.js';
 import { buildServer } from '../../src/http/server.js';
 import type { Services } from '../../src/services/index.js';
@@ -86,7 +86,7 @@ export async function startParley(dialect: DialectName = 'sqlite', opts: StartOp
     env,
     async close() {
       await app.close();
-      await services.db.close();
+      await closeServices(services);
       if (env.DATABASE_SCHEMA && env.DATABASE_URL) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
       if (env.DATA_DIR) fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
     },
