@@ -87,19 +87,23 @@ function splitSessionRow<R extends PrefixedSession>(r: R): { session: SessionRow
   };
 }
 
-type SessionByCookieRow = AttendeeRow & PrefixedSession & { r_token: string };
-/** The caller's session and attendee in one conversation through their cookie session (a conversation's lookup with a cookie), compiled once. */
-const SESSION_BY_COOKIE = compiledStatement<SessionByCookieRow, { keyHash: string; tabId: string; token: string }>((db, p) =>
-  db
+/** The sessions a cookie session (`keyHash`, in tab `tabId`) remembers, with their attendees and tokens. */
+function cookieSessions(db: Kysely<Database>, keyHash: string, tabId: string) {
+  return db
     .selectFrom('client_sessions as c')
     .innerJoin('client_room_sessions as r', 'r.client_session_id', 'c.id')
     .innerJoin('sessions as s', 's.session_id', 'r.session_id')
     .innerJoin('attendees as a', 'a.id', 's.attendee_id')
     .selectAll('a')
     .select(['r.token as r_token', ...SESSION_COLS])
-    .where('c.key_hash', '=', p('keyHash'))
-    .where('r.tab_id', '=', p('tabId'))
-    .where('r.token', '=', p('token')),
+    .where('c.key_hash', '=', keyHash)
+    .where('r.tab_id', '=', tabId);
+}
+
+type SessionByCookieRow = AttendeeRow & PrefixedSession & { r_token: string };
+/** The caller's session and attendee in one conversation through their cookie session (a conversation's lookup with a cookie), compiled once. */
+const SESSION_BY_COOKIE = compiledStatement<SessionByCookieRow, { keyHash: string; tabId: string; token: string }>((db, p) =>
+  cookieSessions(db, p('keyHash'), p('tabId')).where('r.token', '=', p('token')),
 );
 
 export class ParticipantsRepository {
@@ -189,18 +193,8 @@ export class ParticipantsRepository {
     // built per request it was about a twentieth of GET /room/{token}'s CPU on PostgreSQL.
     const rows =
       tokens.length === 1
-        ? ((await SESSION_BY_COOKIE(this.db, { keyHash, tabId, token: tokens[0] })) as unknown as SessionByCookieRow[])
-        : await this.db
-            .selectFrom('client_sessions as c')
-            .innerJoin('client_room_sessions as r', 'r.client_session_id', 'c.id')
-            .innerJoin('sessions as s', 's.session_id', 'r.session_id')
-            .innerJoin('attendees as a', 'a.id', 's.attendee_id')
-            .selectAll('a')
-            .select(['r.token as r_token', ...SESSION_COLS])
-            .where('c.key_hash', '=', keyHash)
-            .where('r.tab_id', '=', tabId)
-            .where('r.token', 'in', tokens)
-            .execute();
+        ? await SESSION_BY_COOKIE(this.db, { keyHash, tabId, token: tokens[0] })
+        : await cookieSessions(this.db, keyHash, tabId).where('r.token', 'in', tokens).execute();
     return rows.map((r) => {
       const { session, rest } = splitSessionRow(r);
       const { r_token, ...attendee } = rest;
