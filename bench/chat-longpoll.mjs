@@ -3,7 +3,8 @@
  * Chat long-poll scale (`npm run bench:chat-longpoll`, which builds first; see docs/benchmarks.md):
  *
  * 1. Idle: BENCH_IDLE (default 5,000) long-polls (`lookIntoFuture=1`, timeout 60 s) waiting at
- *    once on one server process; prints the server's RSS growth (bar: < 200 MB).
+ *    once on one server process; once all of them wait (GET /metrics) and the RSS has settled,
+ *    prints the server's RSS growth (bar: < 200 MB).
  * 2. Delivery: BENCH_MEMBERS (default 1,000) members of one conversation long-poll it, one message
  *    is posted, and the time from the post to each member's answer is measured; prints p50, p99
  *    and max per round (BENCH_ROUNDS, default 3, after a warm-up round) and the median p99
@@ -129,6 +130,7 @@ async function main() {
     const rssBefore = rssMb(server.pid);
     const aborters = Array.from({ length: IDLE }, () => new AbortController());
     let answered = 0;
+    const early = {};
     const idle = Array.from({ length: IDLE }, (_, i) =>
       fetch(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, {
         headers: headers(seeded.members[i % MEMBERS].auth),
@@ -136,12 +138,22 @@ async function main() {
       }).then(
         (r) => {
           answered++;
+          early[r.status] = (early[r.status] ?? 0) + 1;
           return r.status;
         },
         () => 'aborted',
       ),
     );
-    // Until the server's RSS stops growing (every request has arrived and is waiting).
+    // Until every poll is waiting in the server (GET /metrics parley_waiting_long_polls): on a
+    // loaded machine, PostgreSQL may still be working through the burst when the RSS has
+    // stopped moving, and polls queued for a connection are not idle polls. Then until the
+    // server's RSS stops growing.
+    const waitingNow = async () => Number(/^parley_waiting_long_polls (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? NaN);
+    let waiting = 0;
+    for (let i = 0; i < 240 && waiting < IDLE; i++) {
+      await sleep(500);
+      waiting = await waitingNow();
+    }
     let rssAfter = rssMb(server.pid);
     for (let i = 0; i < 30; i++) {
       await sleep(1000);
@@ -150,10 +162,10 @@ async function main() {
       rssAfter = now;
     }
     rssAfter = rssMb(server.pid);
-    if (answered > 0) throw new Error(`${answered} idle long-polls answered early`);
+    if (answered > 0) throw new Error(`${answered} idle long-polls answered early (by status: ${JSON.stringify(early)}; waiting=${waiting})`);
     const growth = rssAfter - rssBefore;
     console.log(
-      `chat-longpoll idle=${IDLE} rss_before=${rssBefore.toFixed(0)}MB rss_after=${rssAfter.toFixed(0)}MB growth=${growth.toFixed(0)}MB per_poll=${((growth * 1024) / IDLE).toFixed(1)}KB bar=<200MB ${growth < 200 ? 'ok' : 'OVER'}`,
+      `chat-longpoll idle=${IDLE} waiting=${waiting} rss_before=${rssBefore.toFixed(0)}MB rss_after=${rssAfter.toFixed(0)}MB growth=${growth.toFixed(0)}MB per_poll=${((growth * 1024) / IDLE).toFixed(1)}KB bar=<200MB ${growth < 200 ? 'ok' : 'OVER'}`,
     );
     for (const a of aborters) a.abort();
     await Promise.all(idle);

@@ -2,7 +2,10 @@
  * Accounts as Nextcloud manages them, seen from conversations: renaming a group
  * (`PUT /cloud/groups/{groupid}`, key=displayname) renames its attendees; deleting a user
  * through the API or the CLI deletes the conversations where they were the last user (as
- * `talk:user:remove` does) and the rows Nextcloud deletes with an account.
+ * `talk:user:remove` does) and the rows Nextcloud deletes with an account; the conversations
+ * it leaves record `user_removed` naming a deleted user (talk-chat-calls.md §1.7, §2) by the
+ * admin or the command line, one-to-ones become former ones without a message, and the deleted
+ * user's messages are authored by `deleted_users`.
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,7 +42,21 @@ for (const dialect of dialects()) {
       assert.equal((await t.p.services.directory.groups.find('crew'))!.display_name, 'The Crew', 'refusals changed nothing');
     });
 
-    async function deleteScenario(remove: (user: string) => Promise<void>) {
+    const V1 = '/apps/spreed/api/v1';
+    const DELETED = { type: 'highlight', id: 'deleted_users', name: 'Deleted user' };
+    const say = async (user: string, token: string, message: string) => {
+      const r = await t.call('POST', `${V1}/chat/${token}`, { as: as(user), body: { message } });
+      assert.equal(r.status, 201, r.text);
+      return r.data.id as number;
+    };
+    const chat = async (user: string, token: string): Promise<any[]> => {
+      const r = await t.call('GET', `${V1}/chat/${token}`, { as: as(user), query: { lookIntoFuture: 0, limit: 100 } });
+      assert.equal(r.status, 200, r.text);
+      return r.data;
+    };
+
+    /** `actor`: who the chat names for the removal, with the text alice reads. */
+    async function deleteScenario(remove: (user: string) => Promise<void>, actor: { actorType: string; actorId: string; text: string; rich: object }) {
       const id = `gone${Math.random().toString(36).slice(2, 8)}`;
       await createUser(t.p, id);
       const alone = await createRoom(t.p, id, { roomType: RoomType.GROUP, roomName: 'Alone' });
@@ -48,6 +65,9 @@ for (const dialect of dialects()) {
       await seedUser(t.p, shared.token, 'alice', ParticipantType.USER);
       const one = await createRoom(t.p, id, { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       await t.p.services.userStatus.markOnline(id);
+      const said = await say(id, shared.token, 'before I go');
+      const saidOne = await say(id, one.token, 'bye bob');
+      const oneBefore = (await t.call('GET', `${V4}/room/${one.token}`, { as: as('bob') })).data;
       await remove(id);
       assert.equal(await roomRow(t.p, alone.token), undefined, 'the conversation where they were the last user is gone');
       assert.equal(await roomRow(t.p, child.token), undefined);
@@ -57,22 +77,110 @@ for (const dialect of dialects()) {
         ['alice'],
       );
       assert.equal((await roomRow(t.p, one.token))!.type, RoomType.ONE_TO_ONE_FORMER, 'the one-to-one becomes a former one');
+
+      // The shared conversation records the removal, and its lastMessage and lastActivity move.
+      const messages = await chat('alice', shared.token);
+      const removed = messages[0];
+      assert.equal(removed.systemMessage, 'user_removed');
+      assert.deepEqual(
+        [removed.actorType, removed.actorId, removed.actorDisplayName],
+        [actor.actorType, actor.actorId, actor.actorType === 'users' ? 'admin' : ''],
+      );
+      assert.equal(removed.message, actor.text);
+      assert.deepEqual(removed.messageParameters, { actor: actor.rich, user: DELETED });
+      const record = (await t.call('GET', `${V4}/room/${shared.token}`, { as: as('alice') })).data;
+      assert.equal(record.lastMessage.id, removed.id);
+      assert.equal(record.lastActivity, removed.timestamp);
+      // Their messages stay, authored by a deleted user (actorDisplayName '', not replyable).
+      const old = messages.find((m) => m.id === said);
+      assert.deepEqual(
+        [old.actorType, old.actorId, old.actorDisplayName, old.message, old.isReplyable],
+        ['deleted_users', 'deleted_users', '', 'before I go', false],
+      );
+      const created = messages.find((m) => m.systemMessage === 'conversation_created');
+      assert.deepEqual([created.actorType, created.actorId], ['deleted_users', 'deleted_users']);
+      assert.deepEqual(created.messageParameters.actor, DELETED, 'a system message of theirs names a deleted user');
+      assert.equal(created.message, '{actor} created the conversation');
+
+      // The former one-to-one records nothing (§2: no add/remove messages in one-to-ones).
+      const oneMessages = await chat('bob', one.token);
+      assert.deepEqual(
+        oneMessages.map((m) => m.systemMessage).filter((m) => m === 'user_removed'),
+        [],
+      );
+      assert.equal(oneMessages[0].id, saidOne);
+      assert.deepEqual([oneMessages[0].actorType, oneMessages[0].actorId], ['deleted_users', 'deleted_users']);
+      const oneAfter = (await t.call('GET', `${V4}/room/${one.token}`, { as: as('bob') })).data;
+      assert.equal(oneAfter.type, RoomType.ONE_TO_ONE_FORMER);
+      assert.equal(oneAfter.lastMessage.id, oneBefore.lastMessage.id);
+      assert.equal(oneAfter.lastMessage.actorType, 'deleted_users');
       const status = await t.p.services.db.kysely.selectFrom('user_status').selectAll().where('user_id', '=', id).execute();
       assert.deepEqual(status, [], 'the user status went with the account');
     }
 
     it('DELETE /cloud/users/{userid} deletes the conversations where the user was the last one', async () => {
-      await deleteScenario(async (id) => {
-        const r = await t.call('DELETE', `/cloud/users/${id}`, { as: admin });
-        assert.equal(r.status, 200, r.text);
-      });
+      await deleteScenario(
+        async (id) => {
+          const r = await t.call('DELETE', `/cloud/users/${id}`, { as: admin });
+          assert.equal(r.status, 200, r.text);
+        },
+        { actorType: 'users', actorId: 'admin', text: '{actor} removed {user}', rich: { type: 'user', id: 'admin', name: 'admin', 'mention-id': 'admin' } },
+      );
     });
 
     it('parley user:delete does the same', async () => {
-      await deleteScenario(async (id) => {
-        const r = await runCli(t.p.env, ['user:delete', id]);
-        assert.equal(r.code, 0, r.stderr);
-      });
+      await deleteScenario(
+        async (id) => {
+          const r = await runCli(t.p.env, ['user:delete', id]);
+          assert.equal(r.code, 0, r.stderr);
+        },
+        { actorType: 'guests', actorId: 'cli', text: 'An administrator removed {user}', rich: CLI_RICH },
+      );
+    });
+
+    it('two deleted users who gave the same reaction: both deletions succeed, the message keeps its count', async () => {
+      const [u1, u2] = [`r1${Math.random().toString(36).slice(2, 8)}`, `r2${Math.random().toString(36).slice(2, 8)}`];
+      await createUser(t.p, u1);
+      await createUser(t.p, u2);
+      const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reactions' });
+      for (const u of [u1, u2]) await seedUser(t.p, room.token, u, ParticipantType.USER);
+      const id = await say('alice', room.token, 'react to me');
+      for (const u of [u1, u2]) {
+        const r = await t.call('POST', `${V1}/reaction/${room.token}/${id}`, { as: as(u), body: { reaction: '👍' } });
+        assert.equal(r.status, 201, r.text);
+      }
+      for (const u of [u1, u2]) assert.equal((await t.call('DELETE', `/cloud/users/${u}`, { as: admin })).status, 200);
+      const message = (await chat('alice', room.token)).find((m) => m.id === id);
+      assert.deepEqual(message.reactions, { '👍': 2 });
+      const who = await t.call('GET', `${V1}/reaction/${room.token}/${id}`, { as: as('alice') });
+      assert.equal(who.status, 200, who.text);
+      assert.ok(who.data['👍'].length >= 1);
+      assert.ok(who.data['👍'].every((r: any) => r.actorType === 'deleted_users' && r.actorId === 'deleted_users'));
+    });
+
+    it('parley talk:user:remove records user_removed by the command line; the one-to-one becomes a former one', async () => {
+      const id = `left${Math.random().toString(36).slice(2, 8)}`;
+      await createUser(t.p, id, { displayName: 'Leaving' });
+      const shared = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Team' });
+      await seedUser(t.p, shared.token, id, ParticipantType.USER);
+      const one = await createRoom(t.p, id, { roomType: RoomType.ONE_TO_ONE, invite: 'carol' });
+      const r = await runCli(t.p.env, ['talk:user:remove', '--user', id]);
+      assert.equal(r.code, 0, r.stderr);
+      const [removed] = await chat('alice', shared.token);
+      assert.deepEqual(
+        [removed.systemMessage, removed.actorType, removed.actorId, removed.message],
+        ['user_removed', 'guests', 'cli', 'An administrator removed {user}'],
+      );
+      assert.deepEqual(removed.messageParameters.actor, CLI_RICH);
+      assert.deepEqual([removed.messageParameters.user.type, removed.messageParameters.user.id], ['user', id], 'a user who still exists is named as a user');
+      assert.equal((await t.call('GET', `${V4}/room/${shared.token}`, { as: as('alice') })).data.lastMessage.id, removed.id);
+      assert.equal((await roomRow(t.p, one.token))!.type, RoomType.ONE_TO_ONE_FORMER);
+      assert.deepEqual(
+        (await chat('carol', one.token)).filter((m) => m.systemMessage === 'user_removed'),
+        [],
+      );
     });
   });
 }
+
+const CLI_RICH = { type: 'guest', id: 'guest/cli', name: 'Administration', 'mention-id': 'guest/cli' };

@@ -99,7 +99,7 @@ for (const dialect of dialects()) {
       const [...users] = await chat(room.token, 'owner', 3);
       const group = users.pop()!;
       assert.equal(group.systemMessage, 'group_added');
-      assert.deepEqual(group.messageParameters.group, { type: 'user-group', id: 'crew', name: 'crew', 'mention-id': 'user-group/crew' });
+      assert.deepEqual(group.messageParameters.group, { type: 'group', id: 'crew', name: 'crew', 'mention-id': 'user-group/crew' });
       assert.deepEqual(users.map((m) => [m.systemMessage, m.messageParameters.user.id]).sort(), [
         ['user_added', 'ann'],
         ['user_added', 'ben'],

@@ -246,12 +246,12 @@ for (const dialect of dialects()) {
       assert.deepEqual(first.messageRichParameters, message.parameters);
       assert.equal(first.link, `${p.url}/index.php/call/${room.token}#message_10`);
       // Reading up to 10 removes that one, not 12.
-      await notes.chatReadUpTo(r.id, 'bob', 10);
+      await notes.chatReadUpTo(r.id, ['bob'], 10);
       assert.deepEqual(
         (await list('bob')).data.map((n: any) => n.object_id),
         [`${room.token}/12`],
       );
-      await notes.chatReadUpTo(r.id, 'bob', 12);
+      await notes.chatReadUpTo(r.id, ['bob'], 12);
       assert.deepEqual((await list('bob')).data, []);
       // @all, a guest author, and a participant who muted the conversation.
       await p.services.db.kysely.updateTable('attendees').set({ notification_level: 3 }).where('room_id', '=', r.id).where('actor_id', '=', 'carol').execute();
@@ -271,7 +271,7 @@ for (const dialect of dialects()) {
       const notes = p.services.notifications;
       await notes.mentioned(r.id, 5, { type: 'users', id: 'alice' }, ['bob'], { text: 'psst' });
       assert.equal((await list('bob')).data[0].subject, 'Alice Archer mentioned you in a private conversation');
-      await notes.chatReadUpTo(r.id, 'bob', 5);
+      await notes.chatReadUpTo(r.id, ['bob'], 5);
 
       await notes.callStarted(r, { type: 'users', id: 'alice' }, ['alice', 'bob']);
       assert.deepEqual((await list('alice')).data, [], 'not the caller');

@@ -19,6 +19,9 @@ export async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<
   try {
     return await fn(services);
   } finally {
+    // What the command queued for the signaling server (sent in the background) goes out
+    // before the connection closes: its reads would otherwise hit a closed database.
+    await services.signalingNotifier.idle();
     await services.db.close();
   }
 }

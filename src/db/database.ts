@@ -126,6 +126,39 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
  * every transaction a per-database write lock, which the room-level invariants rely on.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  /**
+   * Callers waiting for the one connection, served first come first served. Kysely's own lock
+   * wakes every waiter at each release and all but one wait again: with n requests queued (a
+   * burst of long-polls arriving, docs/benchmarks.md "Chat long-poll scale") that is n² promise
+   * wake-ups, most of a request's garbage and CPU. Behind this queue Kysely's lock is always
+   * free when asked.
+   */
+  private readonly queue: Array<() => void> = [];
+  private queueHead = 0;
+  private held = false;
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.held) await new Promise<void>((resolve) => this.queue.push(resolve));
+    else this.held = true;
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    if (this.queueHead < this.queue.length) {
+      // Handed straight to the next caller (`held` stays true).
+      const next = this.queue[this.queueHead];
+      this.queue[this.queueHead++] = undefined as unknown as () => void;
+      if (this.queueHead === this.queue.length) {
+        this.queue.length = 0;
+        this.queueHead = 0;
+      }
+      next();
+    } else {
+      this.held = false;
+    }
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }

@@ -25,12 +25,21 @@
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 
+/**
+ * What ends a wait early besides a wake-up and the timeout: an AbortSignal, or the client's
+ * connection itself (a socket: its `close` event, `destroyed` once gone). Long-polls pass the
+ * socket, so a waiting poll holds one listener instead of an AbortController, its signal and
+ * their listener objects (docs/benchmarks.md "Chat long-poll scale").
+ */
+export type WaitCancel =
+  AbortSignal | { readonly destroyed: boolean; on(event: 'close', fn: () => void): unknown; removeListener(event: 'close', fn: () => void): unknown };
+
 export interface WakeListener {
   /**
    * Resolves true when the channel was notified since `listen` or the previous wait (or the
-   * LISTEN connection was replaced: re-read), false at the timeout, abort or shutdown.
+   * LISTEN connection was replaced: re-read), false at the timeout, cancel or shutdown.
    */
-  wait(timeoutMs: number, abort?: AbortSignal): Promise<boolean>;
+  wait(timeoutMs: number, cancel?: WaitCancel): Promise<boolean>;
   /** Stops listening (always call it, in a finally). */
   close(): void;
 }
@@ -65,15 +74,89 @@ export interface WakeObserver {
 /** Delay before reopening a lost LISTEN connection that an observer needs. */
 const RECONNECT_MS = 1000;
 
-interface Entry {
+/** True when the wait's cancel has already fired (the signal aborted, the connection closed). */
+export const isCancelled = (c: WaitCancel | undefined): boolean => c !== undefined && ('aborted' in c ? c.aborted : c.destroyed);
+
+/**
+ * Timeouts of every waiting listener on one timer: deadlines are rounded up to the next tick
+ * (a wait may end up to TICK_MS late, never early) and one interval runs while any is pending,
+ * instead of a timer object and closure per waiter.
+ */
+const TICK_MS = 100;
+
+class Deadlines {
+  private readonly byTick = new Map<number, Set<Entry>>();
+  private timer: NodeJS.Timeout | undefined;
+  private doneTick = 0;
+
+  add(entry: Entry, timeoutMs: number): void {
+    const now = performance.now();
+    const tick = Math.ceil((now + timeoutMs) / TICK_MS);
+    entry.tick = tick;
+    let set = this.byTick.get(tick);
+    if (!set) this.byTick.set(tick, (set = new Set()));
+    set.add(entry);
+    if (!this.timer) {
+      this.doneTick = Math.floor(now / TICK_MS);
+      this.timer = setInterval(() => this.expire(), TICK_MS);
+    }
+  }
+
+  remove(entry: Entry): void {
+    const set = this.byTick.get(entry.tick);
+    if (set?.delete(entry) && set.size === 0) this.byTick.delete(entry.tick);
+    if (this.byTick.size === 0) this.stop();
+  }
+
+  private expire(): void {
+    const now = Math.floor(performance.now() / TICK_MS);
+    for (let tick = this.doneTick + 1; tick <= now; tick++) {
+      const set = this.byTick.get(tick);
+      if (!set) continue;
+      this.byTick.delete(tick);
+      for (const entry of set) entry.settle(false);
+    }
+    this.doneTick = now;
+    if (this.byTick.size === 0) this.stop();
+  }
+
+  private stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** One listener; while waiting, `resolve` is set and it is in the deadlines (and on the cancel). */
+class Entry {
   /** A wake-up arrived that no wait has consumed yet. */
-  pending: boolean;
-  resolve?: (woken: boolean) => void;
+  pending = false;
+  tick = 0;
+  resolve: ((woken: boolean) => void) | undefined = undefined;
+  cancel: WaitCancel | undefined = undefined;
+  readonly onCancel = (): void => this.settle(false);
+
+  constructor(private readonly deadlines: Deadlines) {}
+
+  /** Ends the current wait (no-op when not waiting). */
+  settle(woken: boolean): void {
+    const resolve = this.resolve;
+    if (!resolve) return;
+    this.resolve = undefined;
+    this.deadlines.remove(this);
+    const c = this.cancel;
+    this.cancel = undefined;
+    if (c) {
+      if ('aborted' in c) c.removeEventListener('abort', this.onCancel);
+      else c.removeListener('close', this.onCancel);
+    }
+    resolve(woken);
+  }
 }
 
 /** Channel → this process's listeners. */
 class LocalWaiters {
   private readonly byChannel = new Map<string, Set<Entry>>();
+  private readonly deadlines = new Deadlines();
   private count = 0;
   closed = false;
 
@@ -82,7 +165,7 @@ class LocalWaiters {
   }
 
   add(channel: string, beforeWait: () => Promise<boolean> = async () => false): WakeListener {
-    const entry: Entry = { pending: false };
+    const entry = new Entry(this.deadlines);
     const set = this.byChannel.get(channel) ?? new Set<Entry>();
     set.add(entry);
     this.byChannel.set(channel, set);
@@ -95,27 +178,24 @@ class LocalWaiters {
         this.count--;
         set.delete(entry);
         if (set.size === 0 && this.byChannel.get(channel) === set) this.byChannel.delete(channel);
-        entry.resolve?.(false);
+        entry.settle(false);
       },
-      wait: async (timeoutMs, abort) => {
+      wait: async (timeoutMs, cancel) => {
         if (await beforeWait()) entry.pending = true;
         if (entry.pending) {
           entry.pending = false;
           return true;
         }
-        if (!open || this.closed || abort?.aborted || timeoutMs <= 0) return false;
+        if (!open || this.closed || isCancelled(cancel) || timeoutMs <= 0) return false;
         return new Promise<boolean>((resolve) => {
-          const done = (v: boolean) => {
-            clearTimeout(timer);
-            abort?.removeEventListener('abort', onAbort);
-            entry.resolve = undefined;
-            resolve(v);
-          };
-          const onAbort = () => done(false);
-          const timer = setTimeout(() => done(false), timeoutMs);
+          entry.resolve = resolve;
+          this.deadlines.add(entry, timeoutMs);
           // A client that went away frees its waiter at once.
-          abort?.addEventListener('abort', onAbort, { once: true });
-          entry.resolve = done;
+          if (cancel) {
+            entry.cancel = cancel;
+            if ('aborted' in cancel) cancel.addEventListener('abort', entry.onCancel, { once: true });
+            else cancel.on('close', entry.onCancel);
+          }
         });
       },
     };
@@ -123,7 +203,7 @@ class LocalWaiters {
 
   fire(channel: string): void {
     for (const entry of this.byChannel.get(channel) ?? []) {
-      if (entry.resolve) entry.resolve(true);
+      if (entry.resolve) entry.settle(true);
       else entry.pending = true;
     }
   }
@@ -136,7 +216,7 @@ class LocalWaiters {
   /** Shutdown: every waiting listener answers false. */
   releaseAll(): void {
     this.closed = true;
-    for (const set of this.byChannel.values()) for (const entry of set) entry.resolve?.(false);
+    for (const set of this.byChannel.values()) for (const entry of set) entry.settle(false);
   }
 }
 

@@ -2,6 +2,7 @@
  * Rich objects of chat messageParameters (talk-chat-calls.md §1.7). Pure builders.
  */
 import { ActorType } from './constants.js';
+import { DELETED_USERS } from './chat.js';
 
 export type RichObject = Record<string, string>;
 
@@ -19,6 +20,11 @@ export function groupObject(id: string, name: string): RichObject {
   return { type: 'user-group', id, name, 'mention-id': `user-group/${id}` };
 }
 
+/** A user who no longer exists (talk-chat-calls.md §1.7 "unknown/deleted user"). */
+export function deletedUserObject(): RichObject {
+  return { type: 'highlight', id: DELETED_USERS, name: 'Deleted user' };
+}
+
 /** `@all`: the conversation as a call object. */
 export function callObject(token: string, name: string, callType: 'one2one' | 'group' | 'public', iconUrl: string): RichObject {
   return { type: 'call', id: token, name, 'call-type': callType, 'icon-url': iconUrl, 'mention-id': 'all' };
@@ -27,6 +33,7 @@ export function callObject(token: string, name: string, callType: 'one2one' | 'g
 /** The actor of a message or system message as a rich object (guests/system is "System", guests/cli "Administration"). */
 export function actorObject(actorType: string, actorId: string, displayName: string): RichObject {
   if (actorType === ActorType.USERS) return userObject(actorId, displayName);
+  if (actorType === DELETED_USERS) return deletedUserObject();
   if (actorType === ActorType.GUESTS && actorId === 'system') return { type: 'guest', id: 'guest/system', name: 'System', 'mention-id': 'guest/system' };
   if (actorType === ActorType.GUESTS && actorId === 'cli') return { type: 'guest', id: 'guest/cli', name: 'Administration', 'mention-id': 'guest/cli' };
   if (actorType === ActorType.GUESTS || actorType === ActorType.EMAILS) return guestObject(actorType, actorId, displayName);
@@ -35,7 +42,8 @@ export function actorObject(actorType: string, actorId: string, displayName: str
 
 /** The rich object of an attendee named in a system message (user added, moderator promoted, ...). */
 export function attendeeObject(actorType: string, actorId: string, displayName: string): RichObject {
-  if (actorType === ActorType.GROUPS) return groupObject(actorId, displayName || actorId);
+  // System messages name a group as type "group"; mentions use "user-group" (§1.7).
+  if (actorType === ActorType.GROUPS) return { type: 'group', id: actorId, name: displayName || actorId, 'mention-id': `user-group/${actorId}` };
   if (actorType === ActorType.CIRCLES) return { type: 'circle', id: actorId, name: displayName || actorId, 'mention-id': `team/${actorId}` };
   return actorObject(actorType, actorId, displayName);
 }

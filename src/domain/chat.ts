@@ -32,6 +32,12 @@ export const MessageType = {
 export const SYSTEM_ACTOR = { type: ActorType.GUESTS, id: 'system', displayName: '' } as const;
 /** The command line's actor (operator commands): guests/cli. */
 export const CLI_ACTOR = { type: ActorType.GUESTS, id: 'cli', displayName: '' } as const;
+/**
+ * The author of a deleted user's messages: Nextcloud rewrites the comments of a deleted account
+ * to actor `deleted_users`/`deleted_users` (CommentsManager::deleteReferencesOfActor), shown with
+ * an empty display name (talk-reference.md actor types, talk-chat-calls.md §1.4 actorId).
+ */
+export const DELETED_USERS = 'deleted_users';
 
 /** Actor types whose messages can be replied to (§1.4 isReplyable). */
 const REPLYABLE_ACTORS = new Set<string>(['users', 'federated_users', 'guests', 'emails', 'bots']);

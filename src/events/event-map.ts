@@ -70,7 +70,7 @@ export interface EventMap {
   /** A password changed, the user was disabled or deleted: cached credentials must go. */
   'user.credentials-changed': { userId: string };
   /** A user is about to be deleted: areas remove what belongs to them before the account row goes. */
-  'user.deleting': { userId: string };
+  'user.deleting': { userId: string; by?: string };
   /**
    * A user became a member of a group (also when created with groups); `by`: the logged-in user
    * who made the change (absent for the operator's command line).
@@ -98,11 +98,12 @@ export interface EventMap {
    * the rows as stored (self-joined users made permanent members count as added).
    */
   'room.attendees-added.trx': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] };
-  'room.attendees-removed.trx': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] };
+  /** `userDeleted`: the attendees left because their account was deleted (the chat names a deleted user). */
+  'room.attendees-removed.trx': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[]; userDeleted?: boolean };
   /** Lobby timers passed and these rooms' lobbies were lifted by one statement (inside its transaction). */
   'rooms.lobby-timer-reached.trx': { trx: Kysely<Database>; rooms: RoomRow[]; now: number };
-  /** A user's read marker moved to `messageId` (their mention notifications up to it are read). */
-  'chat.read': { room: RoomRow; userId: string; messageId: number };
+  /** Users' read markers moved to `messageId` (their mention notifications up to it are read). */
+  'chat.read': { room: RoomRow; userIds: string[]; messageId: number };
   /**
    * A user's message was committed. `config`: the app config the posting request read at its
    * start, when there was a request (lets subscribers skip work the config rules out without

@@ -43,7 +43,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('chat.message-posted', ({ room, messageId, actor, mentionedUserIds, silent }) =>
     silent ? undefined : s.notifications.mentioned(room.id, messageId, actor, mentionedUserIds),
   );
-  bus.on('chat.read', ({ room, userId, messageId }) => s.notifications.chatReadUpTo(room.id, userId, messageId));
+  bus.on('chat.read', ({ room, userIds, messageId }) => s.notifications.chatReadUpTo(room.id, userIds, messageId));
   // People added by somebody are invited (Talk's notifier: group members too, at creation as later).
   bus.on('room.attendees-added', ({ room, userIds, invitedBy }) => s.notifications.invited(room, invitedBy, userIds));
   bus.on('room.joined', ({ room, actorType, actorId }) => (actorType === ActorType.USERS ? s.notifications.joinedRoom(room.id, actorId) : undefined));
@@ -70,7 +70,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
-  bus.on('user.deleting', ({ userId }) => s.membershipSync.userDeleted(userId));
+  bus.on('user.deleting', ({ userId }) => s.chat.authorDeleted(userId));
+  bus.on('user.deleting', ({ userId, by }) => s.membershipSync.userDeleted(userId, by));
 
   // Conversations follow the groups and teams that were added to them (contract "Add participant").
   bus.on('group.member-added', ({ groupId, userId, by }) => s.membershipSync.memberAdded(ActorType.GROUPS, groupId, userId, by));
@@ -91,7 +92,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
   bus.on('room.attendees-added.trx', (e) => s.chatSystemMessages.membershipChanged(e, true));
   bus.on('rooms.lobby-timer-reached.trx', (e) => s.chatSystemMessages.lobbyTimerReached(e));
-  bus.on('room.attendees-removed.trx', (e) => s.chatSystemMessages.membershipChanged(e, false));
+  bus.on('room.attendees-removed.trx', (e) => s.chatSystemMessages.membershipChanged(e, false, e.userDeleted === true));
   // Calls leave their trace in the chat, in the transaction that changed the call (§2 call_*).
   bus.on('call.started.trx', (e) => s.chatSystemMessages.callStarted(e));
   bus.on('call.joined.trx', (e) => s.chatSystemMessages.callJoined(e));

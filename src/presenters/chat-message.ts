@@ -5,9 +5,9 @@
  */
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { ActorType, RoomType } from '../domain/constants.js';
-import { isReplyable, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
+import { CLI_ACTOR, isReplyable, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { actorObject } from '../domain/chat-rich-objects.js';
-import { systemMessageText } from '../domain/system-messages.js';
+import { systemMessageText, type Viewpoint } from '../domain/system-messages.js';
 
 export type ChatMessageRecord = Record<string, unknown>;
 
@@ -75,6 +75,19 @@ function missedCallObjects(p: Record<string, unknown>, tried: boolean): Record<s
 }
 
 /**
+ * How the viewer stands to a system message (talk-chat-calls.md §2 texts vary by viewer): the
+ * actor, the user it names (Talk's isCurrentParticipantChangedUser, users only), the command
+ * line or the system as actor, and an actor naming themselves (joined / left).
+ */
+function viewpoint(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv, you: boolean): Viewpoint {
+  const user = p.user as { id?: string; type?: string } | undefined;
+  const youAreUser = env.viewer?.type === ActorType.USERS && user?.type === 'user' && user.id === env.viewer.id;
+  const guestActor = row.actor_type === ActorType.GUESTS;
+  const self = row.actor_type === ActorType.USERS && user?.type === 'user' && user.id === row.actor_id;
+  return { you, youAreUser, cli: guestActor && row.actor_id === CLI_ACTOR.id, system: guestActor && row.actor_id === SYSTEM_ACTOR.id, self };
+}
+
+/**
  * One message. `withParent`: add `parent` (full parent, or `{id, deleted: true}` when it is gone
  * or expired) — never for lastMessage and never nested deeper than one level.
  */
@@ -89,10 +102,11 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
 
   if (row.message_type === MessageType.SYSTEM) {
     systemMessage = row.system_message;
-    const user = parameters.user as { id?: string; type?: string } | undefined;
-    const viewerIsUser =
-      env.viewer !== undefined && user !== undefined && user.type === 'user' && env.viewer.type === ActorType.USERS && user.id === env.viewer.id;
-    message = systemMessageText(callTextId(row, parameters, env, isViewer), { ...parameters, silent: row.silent === 1 }, isViewer, viewerIsUser);
+    message = systemMessageText(
+      callTextId(row, parameters, env, isViewer),
+      { ...parameters, silent: row.silent === 1 },
+      viewpoint(row, parameters, env, isViewer),
+    );
     // The caller of a missed one-to-one call sees it as their unanswered call (§2 call_missed).
     const tried = row.system_message === 'call_missed' && isCaller(parameters, env);
     if (tried) systemMessage = 'call_tried';

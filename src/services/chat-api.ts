@@ -8,6 +8,8 @@
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
 import { SameTurnReads } from './same-turn-reads.js';
+import type { ReceiveReadMarkers } from './receive-read-markers.js';
+import { isCancelled, type WaitCancel } from '../db/wake.js';
 import type { LobbyTimers } from './lobby-timers.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
@@ -48,6 +50,21 @@ export interface ChatAccess {
   room: RoomRow;
   attendee: AttendeeRow;
   actor: ChatActor;
+}
+
+/** What a page of messages is formatted for (ChatAccess, or the slim copy a long-poll keeps while it waits). */
+export interface PageAccess {
+  room: Pick<RoomRow, 'id' | 'token' | 'type'>;
+  attendee: Pick<AttendeeRow, 'read_privacy'>;
+  actor: ChatActor;
+}
+
+function pageAccessOf(acc: ChatAccess): PageAccess {
+  return {
+    room: { id: acc.room.id, token: acc.room.token, type: acc.room.type },
+    attendee: { read_privacy: acc.attendee.read_privacy },
+    actor: acc.actor,
+  };
 }
 
 /** Rows to answer with, the lookups to format them, and the chat headers. */
@@ -92,6 +109,7 @@ export class ChatApiService {
     private readonly chat: ChatService,
     private readonly mentions: ChatMentions,
     private readonly lobbyTimers: LobbyTimers,
+    private readonly receiveReadMarkers: ReceiveReadMarkers,
   ) {
     this.messages = repos.chatMessages;
   }
@@ -180,35 +198,49 @@ export class ChatApiService {
   /**
    * GET /chat/{token} (§1.3): history (newest first) or, with lookIntoFuture, the messages after
    * the offset (oldest first), waiting up to `timeout` for the first one. The wait sleeps on
-   * the room's wake-up channel (no polling); `signal` ends it when the client goes away.
+   * the room's wake-up channel (no polling); `cancel` (the client's connection) ends it when the
+   * client goes away.
    */
-  async receive(ctx: RequestContext, token: unknown, q: ReceiveInput, signal?: AbortSignal): Promise<MessagePage> {
+  async receive(ctx: RequestContext, token: unknown, q: ReceiveInput, cancel?: WaitCancel): Promise<MessagePage> {
     const acc = await this.access(ctx, token, { lobby: true });
     const roomId = acc.room.id;
+    // A long-poll whose client has gone (it waited for a database connection behind a burst)
+    // stops here instead of queueing more statements; nobody reads its answer.
+    if (q.lookIntoFuture && isCancelled(cancel)) return this.page(pageAccessOf(acc), [], undefined, true);
     let offset = q.lastKnownMessageId;
-    // An offset that is not a message of this room is ignored (§1.3 "Behaviour").
-    if (offset > 0 && !(await this.messages.existsInRoom(roomId, offset))) offset = 0;
+    // An offset that is not a message of this room is ignored (§1.3 "Behaviour"). The room's
+    // polls arriving together ask the same (same-turn-reads.ts).
+    if (offset > 0 && !(await this.sameTurn.read(`exists:${roomId}:${offset}`, () => this.messages.existsInRoom(roomId, offset)))) offset = 0;
     if (!q.lookIntoFuture) {
       const fetched = await this.messages.history(roomId, offset, q.includeLastKnown && offset > 0, q.limit);
       return this.page(acc, fetched, q.lastCommonReadId, true);
     }
     if (q.setReadMarker && offset > acc.attendee.last_read_message && acc.attendee.actor_type === ActorType.USERS) {
-      await this.moveReadMarker(acc.attendee.id, offset, nowSeconds());
-      await this.chat.announceRead(acc.room, acc.attendee.actor_id, offset);
+      // With the other polls of this turn: one transaction for all of them (receive-read-markers.ts).
+      await this.receiveReadMarkers.move(acc.room, acc.attendee.id, acc.attendee.actor_id, offset);
     }
+    return this.waitForFuture(pageAccessOf(acc), offset, q, cancel);
+  }
+
+  /**
+   * The long-poll's wait (§1.3 lookIntoFuture=1). It keeps only what the answer needs
+   * (PageAccess), not the request's room and attendee rows: thousands of polls wait at once.
+   */
+  private async waitForFuture(acc: PageAccess, offset: number, q: ReceiveInput, cancel: WaitCancel | undefined): Promise<MessagePage> {
+    const roomId = acc.room.id;
     // Subscribe before reading: a message committed after the read still wakes us.
     const waiter = await this.db.wake.listen(chatChannel(roomId));
     try {
       const deadline = Date.now() + q.timeoutSeconds * 1000;
+      const inclusive = q.includeLastKnown && offset > 0;
       for (;;) {
-        const inclusive = q.includeLastKnown && offset > 0;
         // The room's other waiters woken by the same wake-up share this read (same-turn-reads.ts).
         const fetched = await this.sameTurn.read(`future:${roomId}:${offset}:${inclusive}:${q.limit}`, () =>
           this.messages.future(roomId, offset, inclusive, q.limit),
         );
         if (fetched.length > 0) return this.page(acc, fetched, q.lastCommonReadId, true);
         const left = deadline - Date.now();
-        if (left <= 0 || !(await waiter.wait(left, signal))) return this.page(acc, [], q.lastCommonReadId, true);
+        if (left <= 0 || !(await waiter.wait(left, cancel))) return this.page(acc, [], q.lastCommonReadId, true);
       }
     } finally {
       waiter.close();
@@ -325,7 +357,7 @@ export class ChatApiService {
     const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
     if (marker < UNREAD_FIRST_MESSAGE) throw badRequest('lastReadMessage', 'lastReadMessage must be -2 or more');
     const counts = await this.moveReadMarker(acc.attendee.id, marker, nowSeconds());
-    if (acc.attendee.actor_type === ActorType.USERS) await this.chat.announceRead(acc.room, acc.attendee.actor_id, marker);
+    if (acc.attendee.actor_type === ActorType.USERS) await this.chat.announceRead(acc.room, [acc.attendee.actor_id], marker);
     return withReadMarker(acc, marker, counts);
   }
 
@@ -347,7 +379,7 @@ export class ChatApiService {
   }
 
   /** X-Chat-Last-Common-Read for a reader (undefined when their read privacy is private). */
-  async commonReadFor(view: CallerRoom): Promise<number | undefined> {
+  async commonReadFor(view: { room: Pick<RoomRow, 'id'>; attendee?: Pick<AttendeeRow, 'read_privacy'> }): Promise<number | undefined> {
     if (!view.attendee || view.attendee.read_privacy !== 0) return undefined;
     const roomId = view.room.id;
     const common = await this.sameTurn.read(`common:${roomId}`, () => this.repos.attendees.commonReadMessages([roomId]));
@@ -374,7 +406,7 @@ export class ChatApiService {
 
   /** Drops expired rows, loads parents (those not in `knownParents`), computes the headers. */
   private async page(
-    acc: ChatAccess,
+    acc: PageAccess,
     fetched: ChatMessageRead[],
     lastCommonReadId: number | undefined,
     emptyIs304: boolean,

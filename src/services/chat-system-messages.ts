@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
-import { attendeeObject } from '../domain/chat-rich-objects.js';
+import { attendeeObject, deletedUserObject } from '../domain/chat-rich-objects.js';
 import { isOneToOneKind } from '../domain/permissions.js';
 import { ActorType, ListableScope, ParticipantType, ReadOnlyState, RoomType } from '../domain/constants.js';
 import type { Repositories } from '../db/repositories/index.js';
@@ -105,13 +105,25 @@ export class ChatSystemMessages {
     if (msg) await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, msg.params ?? {}, { at });
   }
 
-  /** Added/removed attendees; none in one-to-ones, nothing added to the changelog (§2 user_added). */
-  async membershipChanged(e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] }, added: boolean): Promise<void> {
+  /**
+   * Added/removed attendees; none in one-to-ones, nothing added to the changelog (§2 user_added).
+   * `userDeleted`: users removed with their account are named as Talk renders a user who no
+   * longer exists (§1.7), since Talk removes them after the account is gone.
+   */
+  async membershipChanged(
+    e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] },
+    added: boolean,
+    userDeleted = false,
+  ): Promise<void> {
     if (isOneToOneKind(e.room.type) || e.room.type === RoomType.CHANGELOG) return;
     for (const attendee of e.attendees) {
       const msg = membershipMessage(attendee, added);
       if (!msg) continue;
-      const params = { [msg.key]: attendeeObject(attendee.actor_type, attendee.actor_id, attendee.display_name) };
+      const named =
+        userDeleted && attendee.actor_type === ActorType.USERS
+          ? deletedUserObject()
+          : attendeeObject(attendee.actor_type, attendee.actor_id, attendee.display_name);
+      const params = { [msg.key]: named };
       await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, params);
     }
   }
@@ -159,10 +171,13 @@ export class ChatSystemMessages {
     const attendees = await this.repos.withTransaction(e.trx).attendees.forRoom(e.room.id);
     const joined = attendees.filter((a) => since > 0 && a.last_joined_call >= since);
     const actor = chatActorOfCall(e.actor);
-    let users = joined.filter((a) => a.actor_type === ActorType.USERS);
-    // Ended for everyone: the moderator is the sentence's subject, not one of the others (§2).
+    // Named in id order, as Talk's parseCall sorts the user ids before naming them.
+    let users = joined.filter((a) => a.actor_type === ActorType.USERS).sort((a, b) => (a.actor_id < b.actor_id ? -1 : a.actor_id > b.actor_id ? 1 : 0));
+    // Ended for everyone: the moderator is the sentence's subject, not one of the others (§2);
+    // a guest moderator is not counted among the guests either.
     if (e.everyone && e.actor) users = users.filter((a) => !(a.actor_type === e.actor!.actorType && a.actor_id === e.actor!.actorId));
-    const guests = joined.filter((a) => a.actor_type === ActorType.GUESTS || a.actor_type === ActorType.EMAILS).length;
+    const guestActor = e.everyone && e.actor && (e.actor.actorType === ActorType.GUESTS || e.actor.actorType === ActorType.EMAILS) ? 1 : 0;
+    const guests = Math.max(0, joined.filter((a) => a.actor_type === ActorType.GUESTS || a.actor_type === ActorType.EMAILS).length - guestActor);
     const cloudIds = joined.filter((a) => a.actor_type === ActorType.FEDERATED_USERS).map((a) => a.actor_id);
     const params: Record<string, unknown> = { users: users.map((a) => a.actor_id), cloudIds, guests, duration: e.duration };
     users.slice(0, 5).forEach((a, i) => (params[`user${i + 1}`] = attendeeObject(a.actor_type, a.actor_id, a.display_name)));

@@ -215,9 +215,14 @@ export class ChatService {
     await this.events.emit('chat.reaction-added', { room, reactionId, messageId });
   }
 
-  /** A user's read marker moved (after commit): notifications up to it are read. */
-  async announceRead(room: RoomRow, userId: string, messageId: number): Promise<void> {
-    await this.events.emit('chat.read', { room, userId, messageId });
+  /** Users' read markers moved (after commit): their notifications up to it are read. */
+  async announceRead(room: RoomRow, userIds: string[], messageId: number): Promise<void> {
+    await this.events.emit('chat.read', { room, userIds, messageId });
+  }
+
+  /** A deleted user's messages stay, authored by "deleted_users" (subscribed to `user.deleting`). */
+  async authorDeleted(userId: string): Promise<void> {
+    await this.repos.chatMessages.reassignToDeletedUser(userId);
   }
 
   /** Deleted conversations take their messages along (after commit; room ids are never reused). */

@@ -158,10 +158,14 @@ export class DirectoryService {
     if (!enabled) await this.events.emit('user.credentials-changed', { userId });
   }
 
-  /** Deletes a user; subscribers of `user.deleting` (conversations, ...) clean up first, then the account goes in one transaction. */
-  async deleteUser(userId: string): Promise<void> {
+  /**
+   * Deletes a user; subscribers of `user.deleting` (conversations, ...) clean up first, then the
+   * account goes in one transaction. `by`: the logged-in admin deleting it (the conversations
+   * record the removal in their name; without one, the command line's).
+   */
+  async deleteUser(userId: string, by?: string): Promise<void> {
     await this.requireUser(userId);
-    await this.events.emit('user.deleting', { userId });
+    await this.events.emit('user.deleting', { userId, by });
     await this.users.deleteAccount(userId);
     await this.events.emit('user.credentials-changed', { userId });
   }

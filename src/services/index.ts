@@ -40,6 +40,7 @@ import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
 import { ChatService } from './chat.js';
+import { ReceiveReadMarkers } from './receive-read-markers.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatReactionsService } from './chat-reactions.js';
 import { PollsService } from './polls.js';
@@ -185,7 +186,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
-  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers);
+  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const polls = new PollsService(db, repos, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);

@@ -112,17 +112,36 @@ export class MembershipSync {
   /**
    * A deleted user leaves every conversation as Talk's Manager::removeUserFromAllRooms does (and
    * `talk:user:remove`): a group or public conversation where they were the last user is
-   * deleted (with its breakout rooms); a one-to-one becomes a former one. Constant queries.
+   * deleted (with its breakout rooms); a one-to-one becomes a former one (type 5, no message:
+   * §2 skips one-to-ones); elsewhere `user_removed` naming the deleted user is written in the
+   * transaction that removes them, by `by` (the admin deleting the account) or the command line.
    */
-  async userDeleted(userId: string): Promise<void> {
+  async userDeleted(userId: string, by?: string): Promise<void> {
     const rows = await this.repos.attendees.forActor(ActorType.USERS, userId);
     if (rows.length === 0) return;
     const roomIds = rows.map((a) => a.room_id);
     const userCounts = await this.repo.userCounts(roomIds);
     const rooms = await this.repos.rooms.findByIds(roomIds);
     const orphaned = rooms.filter((r) => !isOneToOneKind(r.type) && (userCounts.get(r.id) ?? 0) <= 1);
-    await this.repo.deleteAttendees(rows.map((a) => a.id));
-    await this.repos.rooms.markFormerOneToOne(roomIds);
+    const actor = await this.actorOf(by);
+    for (const room of rooms) {
+      if (orphaned.includes(room)) continue;
+      const gone = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+        const mine = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, [userId]);
+        if (mine.length === 0) return [];
+        await repos.attendees.deleteByIds(mine.map((a) => a.id));
+        if (isOneToOneKind(room.type)) {
+          await repos.rooms.markFormerOneToOne([room.id]);
+        } else {
+          await repos.rooms.touch([room.id], nowSeconds());
+          await this.rooms.announceAttendeesRemovedIn(trx, room, actor, mine, true);
+        }
+        return mine;
+      });
+      if (gone.length === 0) continue;
+      const sessionIds = await this.repo.deleteAttendees(gone.map((a) => a.id));
+      await this.rooms.announceAttendeesRemoved(room, [userId], sessionIds);
+    }
     await this.rooms.deleteRooms(orphaned);
   }
 }

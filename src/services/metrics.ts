@@ -1,7 +1,8 @@
 /**
  * What GET /metrics exposes (issue 7 item 4), in OpenMetrics: HTTP requests and their latency
  * by route and status, database query count and timings (Kysely's log event) and PostgreSQL pool
- * use, periodic job runs, and conversation / participant / session gauges read at scrape time.
+ * use, waiting long-polls, periodic job runs, and conversation / participant / session gauges
+ * read at scrape time.
  * Counters are per process, as Prometheus expects of each scraped target.
  */
 import type { Db } from '../db/database.js';
@@ -57,6 +58,12 @@ export class MetricsService {
       ...this.db.stats.errors.render(),
       ...this.families.flatMap((f) => f.render()),
     ];
+    // Chat and signaling long-polls waiting in this process (db/wake.ts).
+    lines.push(
+      ...gauge('parley_waiting_long_polls', 'Long-polls (chat, signaling) waiting for a wake-up in this process', [
+        { labels: {}, value: this.db.wake.waiting },
+      ]),
+    );
     const pool = this.db.pool;
     if (pool) {
       lines.push(

@@ -19,6 +19,7 @@
  * Push delivery to phones is not done (out of scope): the capability lists no push features.
  */
 import { createHash } from 'node:crypto';
+import { chunks } from '../db/chunks.js';
 import type { NewNotification, NotificationRow, NotificationsRepository } from '../db/repositories/notifications.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
@@ -173,8 +174,8 @@ export class NotificationService {
   }
 
   /** The user read the chat up to `messageId`: their mention notifications up to it go. */
-  async chatReadUpTo(roomId: number, userId: string, messageId: number): Promise<void> {
-    await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'chat', upToMessageId: messageId });
+  async chatReadUpTo(roomId: number, userIds: string[], messageId: number): Promise<void> {
+    for (const part of chunks(userIds)) await this.repo.deleteInRooms([roomId], { userIds: part, objectType: 'chat', upToMessageId: messageId });
   }
 
   /** The user left the conversation: all their notifications of it go. */

@@ -86,7 +86,7 @@ export class ProvisioningService {
     const user = await this.directory.getUser(userId);
     if (!user) throw ocsNotFound('user', 'User does not exist');
     if (user.id === this.caller(ctx)) throw ocsFailure(101, 'userid', 'You cannot delete yourself');
-    await this.directory.deleteUser(user.id);
+    await this.directory.deleteUser(user.id, this.caller(ctx));
   }
 
   /** `PUT /cloud/users/{userid}/enable|disable` (admin): 101 for an unknown user or yourself. */

@@ -38,6 +38,7 @@ import type { RoomSettingsService } from './room-settings.js';
 import type { RoomsService } from './rooms.js';
 import { requireRoomName } from '../domain/room-name.js';
 import { nowSeconds } from '../domain/time.js';
+import { CLI_ACTOR } from '../domain/chat.js';
 import type { Repositories } from '../db/repositories/index.js';
 
 /** `talk:room:create <name>` options. */
@@ -359,8 +360,14 @@ export class RoomOperatorService {
           await this.rooms.deleteRooms([room]);
           continue;
         }
+        // Removed under the room lock with `user_removed` by the command line in the same
+        // transaction (talk-chat-calls.md §2; none in one-to-ones, which become former ones).
+        await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+          await repos.attendees.deleteByIds([mine.id]);
+          if (isOneToOneKind(room.type)) await repos.rooms.markFormerOneToOne([room.id]);
+          else await this.rooms.announceAttendeesRemovedIn(trx, room, { ...CLI_ACTOR }, [mine]);
+        });
         await this.participants.removeAttendees(room, [mine]);
-        await this.repos.rooms.markFormerOneToOne([room.id]);
       }
     }
   }

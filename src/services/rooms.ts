@@ -724,8 +724,8 @@ export class RoomsService {
   }
 
   /** Inside the removing transaction: these attendees are no longer members (the chat records them). */
-  async announceAttendeesRemovedIn(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
-    if (attendees.length) await this.events.emit('room.attendees-removed.trx', { trx, room, actor, attendees });
+  async announceAttendeesRemovedIn(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[], userDeleted = false): Promise<void> {
+    if (attendees.length) await this.events.emit('room.attendees-removed.trx', { trx, room, actor, attendees, userDeleted });
   }
 
   /** After commit: attendees (these users, these Talk sessions) are no longer in `room`. */

@@ -6,7 +6,8 @@
  *
  * Safe for wake-ups: a read is shared only within the turn it started in, i.e. only by callers
  * that asked for it after that turn began — after their own wake-up — so none gets an answer
- * older than the change that woke it.
+ * older than the change that woke it. Likewise for requests arriving together (a room's
+ * members polling again after a wake-up): a shared read started after each of them arrived.
  */
 export class SameTurnReads {
   private readonly pending = new Map<string, Promise<unknown>>();

@@ -69,6 +69,11 @@ export const ATTENDEE_DEFAULTS: Omit<NewAttendee, 'room_id' | 'actor_type' | 'ac
   read_count: 0,
 };
 
+/** An attendee row's read_count for its current marker (migration 0706): see setReadMarker. */
+function readCountAtMarker() {
+  return sql<number>`case when last_read_message <= 0 then 0 else (select r.chat_count from rooms r where r.id = attendees.room_id) - (select count(*) from chat_messages m where m.room_id = attendees.room_id and m.id > attendees.last_read_message and m.message_type in (${sql.join(UNREAD_TYPES)})) end`;
+}
+
 // Statements of every chat post and chat answer, compiled once (compiled-statement.ts).
 const ADVANCE_READ_MARKER = compiledStatement<unknown, { id: number; messageId: number; now: number }>((db, p) =>
   db
@@ -297,13 +302,24 @@ export class AttendeesRepository {
     await this.db.updateTable('attendees').set({ last_read_message: messageId, last_attendee_activity: now }).where('id', '=', id).execute();
     const r = await this.db
       .updateTable('attendees')
-      .set({
-        read_count: sql<number>`case when last_read_message <= 0 then 0 else (select r.chat_count from rooms r where r.id = attendees.room_id) - (select count(*) from chat_messages m where m.room_id = attendees.room_id and m.id > attendees.last_read_message and m.message_type in (${sql.join(UNREAD_TYPES)})) end`,
-      })
+      .set({ read_count: readCountAtMarker() })
       .where('id', '=', id)
       .returning(['read_count', sql<number>`(select r.chat_count from rooms r where r.id = attendees.room_id)`.as('chat_count')])
       .executeTakeFirst();
     return { readCount: Number(r?.read_count ?? 0), chatCount: Number(r?.chat_count ?? 0) };
+  }
+
+  /**
+   * setReadMarker for several attendees moving to the same message (a turn's long-polls,
+   * services/receive-read-markers.ts): the same two statements for all of them (per chunk), in
+   * the caller's transaction, with the same locking argument. Ids in ascending order, so two
+   * such batches lock shared rows in the same order.
+   */
+  async setReadMarkers(ids: number[], messageId: number, now: number): Promise<void> {
+    for (const part of chunks([...new Set(ids)].sort((a, b) => a - b))) {
+      await this.db.updateTable('attendees').set({ last_read_message: messageId, last_attendee_activity: now }).where('id', 'in', part).execute();
+      await this.db.updateTable('attendees').set({ read_count: readCountAtMarker() }).where('id', 'in', part).execute();
+    }
   }
 
   /**

@@ -8,6 +8,8 @@ import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } fr
 import { sql } from 'kysely';
 import type { ChatMessagesTable, Database } from '../schema.js';
 import { chunks } from '../chunks.js';
+import { ActorType } from '../../domain/constants.js';
+import { DELETED_USERS } from '../../domain/chat.js';
 import { compiledStatement } from '../compiled-statement.js';
 
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
@@ -192,6 +194,38 @@ export class ChatMessagesRepository {
 
   async deleteForRooms(roomIds: number[]): Promise<void> {
     for (const part of chunks([...new Set(roomIds)])) await this.db.deleteFrom('chat_messages').where('room_id', 'in', part).execute();
+  }
+
+  /**
+   * A deleted user's messages (and reactions) are no longer theirs: actor `deleted_users` with an
+   * empty display name, as Nextcloud's CommentsManager::deleteReferencesOfActor rewrites them.
+   */
+  async reassignToDeletedUser(userId: string): Promise<void> {
+    // One reaction per actor, message and emoji (index chat_messages_reaction_unique): where an
+    // earlier deleted user already holds it, this one's row goes (the counts stay as they are).
+    await this.db
+      .deleteFrom('chat_messages')
+      .where('message_type', '=', 'reaction')
+      .where('actor_type', '=', ActorType.USERS)
+      .where('actor_id', '=', userId)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('chat_messages as d')
+            .select('d.id')
+            .where('d.message_type', '=', 'reaction')
+            .where('d.actor_type', '=', DELETED_USERS)
+            .where('d.actor_id', '=', DELETED_USERS)
+            .whereRef('d.parent_id', '=', 'chat_messages.parent_id')
+            .whereRef('d.message', '=', 'chat_messages.message'),
+        ),
+      )
+      .execute();
+    await this.db
+      .updateTable('chat_messages')
+      .set({ actor_type: DELETED_USERS, actor_id: DELETED_USERS, actor_display_name: '' })
+      .where('actor_type', '=', ActorType.USERS)
+      .where('actor_id', '=', userId)
+      .execute();
   }
 
   /**

@@ -74,10 +74,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       markNotificationsAsRead: Type.Integer({ default: 1, minimum: 0, maximum: 1, 'x-error': 'markNotificationsAsRead' }),
     }),
     response: Type.Array(Message),
-    handler: async ({ params, ctx, reply }) => {
-      // The wait ends when the client goes away.
-      const abort = new AbortController();
-      reply.raw.once('close', () => abort.abort());
+    handler: async ({ params, ctx, request }) => {
       const page = await chat.receive(
         ctx,
         params.token,
@@ -90,7 +87,8 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
           setReadMarker: params.setReadMarker === 1,
           includeLastKnown: params.includeLastKnown === 1,
         },
-        abort.signal,
+        // The wait ends when the client goes away (its connection closes).
+        request.raw.socket,
       );
       return listReply(page);
     },

@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+/**
+ * GET /room as the database grows (`npm run bench:room-scale`): the bench user of room-list
+ * (bench/routes/10-conversations.mjs: in 200 of 10,000 conversations, one message of theirs in
+ * each) is measured over databases holding BENCH_SCALE_ROOMS conversations in all (default
+ * 10000,1000000); the extra conversations come from seedFillerRooms (bench/lib/seed.mjs), each
+ * with two attendees and a message. One server per size runs at the same time and the sizes are
+ * loaded in turn, each round, so every ratio "largest / smallest" is taken within one round.
+ *
+ * The request sends the session cookie of the user's joined conversation (the cookie mode of
+ * run.mjs), so no rendered answer is reused and every request reads the database. Printed per
+ * size: requests per second, p99, and the CPU time per request (utime + stime from /proc of the
+ * server process and, on PostgreSQL, of the database backends serving its connections), then
+ * `scale <db> <rooms> ... cost=<x>` where cost is the CPU per request over the smallest size's,
+ * per round, median over rounds (the noisier wall-clock ratio is printed too as `wall`).
+ *
+ * Options: BENCH_DB / BENCH_PG as run.mjs, BENCH_SCALE_ROOMS=10000,1000000, BENCH_DURATION
+ * (default 3), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 4), BENCH_NO_ANALYZE=1 skips
+ * the ANALYZE run after seeding on PostgreSQL (autovacuum's analyze would run it eventually).
+ * The data lives in temporary directories / schemas that are removed at the end.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import pg from 'pg';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { ADMIN, basic, chosenDatabases, dist, freshDatabase, joinCookie, median, ocs, openSeedServices, startServer } from './lib/server.mjs';
+import { seedFillerRooms } from './lib/seed.mjs';
+import roomRoutes from './routes/10-conversations.mjs';
+
+const BASE = 10_000;
+const sizes = (process.env.BENCH_SCALE_ROOMS ?? `${BASE},1000000`)
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .sort((a, b) => a - b);
+for (const s of sizes) if (!Number.isInteger(s) || s < BASE) throw new Error(`BENCH_SCALE_ROOMS: sizes are whole numbers of at least ${BASE}`);
+const duration = Number(process.env.BENCH_DURATION ?? 3);
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
+const roomList = roomRoutes.find((e) => e.name === 'room-list');
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (0 once gone). */
+function cpuSeconds(pid) {
+  let stat;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
+  const fields = stat.split(') ')[1].split(' ');
+  // Fields after "(comm) ": state is [0], utime [11], stime [12] (clock ticks, 100 per second).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * The PostgreSQL backends serving `serverPid`'s connections: its local ports to the database
+ * (`ss`), matched with pg_stat_activity.client_port. Their CPU is the database's share of a
+ * request, which the server process's own CPU does not include.
+ */
+const pgPort = process.env.BENCH_PG ? new URL(process.env.BENCH_PG).port || '5432' : '5432';
+
+async function backendPids(serverPid) {
+  const out = execFileSync('ss', ['-tnpH', 'state', 'established'], { encoding: 'utf8' });
+  const ports = out
+    .split('\n')
+    .filter((l) => l.includes(`pid=${serverPid},`))
+    .map((l) => Number(new RegExp(`:(\\d+)\\s+\\S+:${pgPort}\\s`).exec(l)?.[1]))
+    .filter(Boolean);
+  if (ports.length === 0) return [];
+  const client = new pg.Client({ connectionString: process.env.BENCH_PG });
+  await client.connect();
+  try {
+    const r = await client.query('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
+    return r.rows.map((x) => x.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU seconds so far of the server and, on PostgreSQL, of the backends it uses. */
+async function cpuOf(p) {
+  const server = cpuSeconds(p.server.pid);
+  if (p.db !== 'postgres') return { server, backends: new Map() };
+  const backends = new Map((await backendPids(p.server.pid)).map((pid) => [pid, cpuSeconds(pid)]));
+  return { server, backends };
+}
+
+/** The database's CPU between two readings: backends seen at either end (new ones from zero). */
+function backendDelta(before, after) {
+  let sum = 0;
+  for (const [pid, cpu] of after.backends) sum += cpu - (before.backends.get(pid) ?? 0);
+  return sum;
+}
+
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
+
+/** A database of `rooms` conversations with the room-list user's 200, and its server running. */
+async function prepareSize(db, rooms) {
+  const fresh = await freshDatabase(db);
+  const services = await openSeedServices(fresh.env);
+  let state;
+  try {
+    state = await roomList.seed({ services, admin: ADMIN, basic, ocs, dist });
+    if (rooms > BASE) {
+      await seedFillerRooms({ services, dist }, rooms - BASE, (done) => {
+        if (done % 200_000 === 0 || done === rooms - BASE) console.log(`  ${db} ${rooms}: ${done} filler conversations (${elapsed()})`);
+      });
+    }
+    if (db === 'postgres' && !process.env.BENCH_NO_ANALYZE) await sql`ANALYZE`.execute(services.db.kysely);
+  } catch (e) {
+    await services.db.close();
+    await fresh.drop();
+    throw e;
+  }
+  await services.db.close();
+  const server = await startServer(fresh.env);
+  try {
+    return await readySize(db, rooms, fresh, server, state);
+  } catch (e) {
+    await server.stop();
+    await fresh.drop();
+    throw e;
+  }
+}
+
+/** Posts the user's messages and checks GET /room answers; the size's measuring state. */
+async function readySize(db, rooms, fresh, server, state) {
+  const auth = basic(state.user, state.password);
+  const cookie = await joinCookie(server.url, auth, state.token);
+  // One message of theirs in each of their conversations: lastMessage is read for every room.
+  const list = await (await fetch(`${server.url}/ocs/v2.php/apps/spreed/api/v4/room?format=json`, { headers: { ...ocs, Authorization: auth } })).json();
+  const tokens = list.ocs.data.map((r) => r.token);
+  if (tokens.length !== 200) throw new Error(`expected 200 conversations, got ${tokens.length}`);
+  for (const token of tokens) {
+    const r = await fetch(`${server.url}/ocs/v2.php/apps/spreed/api/v1/chat/${token}?format=json`, {
+      method: 'POST',
+      headers: { ...ocs, Authorization: auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: 'A message for the list' }),
+    });
+    await r.arrayBuffer();
+    if (r.status !== 201) throw new Error(`posting into ${token} answered ${r.status}`);
+  }
+  const request = { path: '/ocs/v2.php/apps/spreed/api/v4/room?format=json', headers: { ...ocs, Authorization: auth, Cookie: cookie } };
+  const probe = await fetch(server.url + request.path, { headers: request.headers });
+  const body = await probe.arrayBuffer();
+  if (probe.status !== 200) throw new Error(`GET /room answered ${probe.status}`);
+  console.log(`  ${db} ${rooms}: ready, GET /room ${body.byteLength} bytes (${elapsed()})`);
+  return { db, rooms, server, request, drop: fresh.drop, results: [] };
+}
+
+async function measure(p, seconds) {
+  const before = await cpuOf(p);
+  const res = await autocannon({ url: p.server.url + p.request.path, headers: p.request.headers, connections, duration: seconds });
+  const after = await cpuOf(p);
+  const bad = res.non2xx + res.errors + res.timeouts;
+  if (bad > 0) throw new Error(`${bad} requests failed`);
+  const n = res.requests.total;
+  const serverMs = ((after.server - before.server) * 1000) / n;
+  const dbMs = (backendDelta(before, after) * 1000) / n;
+  return { rps: res.requests.average, p99: res.latency.p99, serverMs, dbMs, cpuMs: serverMs + dbMs };
+}
+
+async function runDatabase(db) {
+  const prepared = [];
+  try {
+    for (const rooms of sizes) prepared.push(await prepareSize(db, rooms));
+    for (const p of prepared) await measure(p, 1); // warm-up
+    for (let round = 1; round <= rounds; round++) {
+      // Every other round the other way round, so whatever favours the first (or second) load
+      // of a round (the collector's state, the machine's load) does not always favour one size.
+      for (const p of round % 2 ? prepared : [...prepared].reverse()) {
+        const m = await measure(p, duration);
+        p.results.push(m);
+        console.log(
+          `  ${db.padEnd(8)} round ${round}  ${String(p.rooms).padStart(8)} rooms  ${m.rps.toFixed(0).padStart(6)} req/s  p99 ${m.p99} ms  cpu ${m.cpuMs.toFixed(2)} ms/request` +
+            (db === 'postgres' ? ` (server ${m.serverMs.toFixed(2)} + database ${m.dbMs.toFixed(2)})` : ''),
+        );
+      }
+    }
+    const base = prepared[0];
+    for (const p of prepared) {
+      const cost = median(p.results.map((m, i) => m.cpuMs / base.results[i].cpuMs));
+      const wall = median(p.results.map((m, i) => base.results[i].rps / m.rps));
+      console.log(
+        `scale ${db} ${p.rooms} rps=${median(p.results.map((m) => m.rps)).toFixed(0)} cpu-ms=${median(p.results.map((m) => m.cpuMs)).toFixed(2)} cost=${cost.toFixed(2)} wall=${wall.toFixed(2)} vs=${base.rooms}`,
+      );
+    }
+  } finally {
+    for (const p of prepared) {
+      await p.server.stop();
+      await p.drop();
+    }
+  }
+}
+
+for (const db of chosenDatabases()) await runDatabase(db);
