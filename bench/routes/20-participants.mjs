@@ -3,8 +3,11 @@
  * same body sent pre-rendered (in the cookie
  * mode, read by a user who joined it, as the web client does), and join churn (a browser
  * re-joining with its cookie session: every request creates a session and removes the one it
- * replaces; it sends its cookie in every mode).
+ * replaces; it sends its cookie in every mode). Join churn has a conversation of its own: its
+ * concurrent re-joins with one cookie leave sessions behind until they time out (as in Talk),
+ * which in the big conversation would grow the measured list past its pre-rendered baseline.
  */
+const CHURN_USER = { user: 'bench-churn', password: 'bench-churn-password-1' };
 const USER = { user: 'bench-parts', password: 'bench-parts-password-1' };
 const ATTENDEES = 5000;
 
@@ -40,6 +43,23 @@ async function seed({ services, dist }) {
   return { token };
 }
 
+/** A small conversation of its own for join churn. */
+async function seedChurn({ services, dist }) {
+  const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
+  const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
+  await services.directory.createUser({ id: CHURN_USER.user, password: CHURN_USER.password, displayName: 'Bench Churn' });
+  const cfg = await services.appConfig.snapshot();
+  const now = Math.floor(Date.now() / 1000);
+  const token = await services.rooms.newToken(cfg);
+  await services.rooms.transaction(async (repos) => {
+    const id = await repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 3, name: 'Churn', last_activity: now, created_at: now });
+    await repos.attendees.insertIgnoringDuplicates([
+      { ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: CHURN_USER.user, display_name: 'Bench Churn', participant_type: 1, created_at: now },
+    ]);
+  });
+  return { token };
+}
+
 const participantsPath = (state) => `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants?format=json`;
 
 export default [
@@ -65,14 +85,14 @@ export default [
   },
   {
     name: 'join-churn',
-    seed,
+    seed: seedChurn,
     async prepare({ basic, state, joinCookie }) {
-      return { ...state, cookie: await joinCookie(basic(USER.user, USER.password), state.token) };
+      return { ...state, cookie: await joinCookie(basic(CHURN_USER.user, CHURN_USER.password), state.token) };
     },
     request: ({ basic, ocs, state }) => ({
       method: 'POST',
       path: `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants/active?format=json`,
-      headers: { ...ocs, Authorization: basic(USER.user, USER.password), Cookie: state.cookie, 'Content-Type': 'application/json' },
+      headers: { ...ocs, Authorization: basic(CHURN_USER.user, CHURN_USER.password), Cookie: state.cookie, 'Content-Type': 'application/json' },
       body: JSON.stringify({ force: true }),
     }),
   },
