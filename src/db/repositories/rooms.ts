@@ -4,14 +4,14 @@
  * total number of rooms.
  */
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
 import { compiledStatement, type CompiledStatement } from '../compiled-statement.js';
-import { lastMessageOf, PREFIXED_LAST_MESSAGE_COLUMNS, type ChatMessageRead } from './chat-messages.js';
+import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-messages.js';
 
 export type RoomRow = Selectable<RoomsTable>;
 export type NewRoom = Insertable<RoomsTable>;
@@ -94,7 +94,7 @@ const PREFIXED_ATTENDEE_COLUMNS = ATTENDEE_COLUMNS.map((c, i) => `a.${c} as ${PR
  * unless expired at `now`) with its user author's name (`lu`), and the common read marker as a
  * subquery. Reading them with the rooms saves the two statements that loaded them after.
  */
-function withChat(q: SelectQueryBuilder<any, any, object>, now: number): SelectQueryBuilder<any, any, object> {
+function withChat(q: SelectQueryBuilder<any, any, object>, now: number, postgres: boolean): SelectQueryBuilder<any, any, object> {
   return q
     .leftJoin('chat_messages as lm', (j) =>
       j
@@ -103,7 +103,7 @@ function withChat(q: SelectQueryBuilder<any, any, object>, now: number): SelectQ
         .on((eb) => eb.or([eb('lm.expires_at', '=', 0), eb('lm.expires_at', '>', now)])),
     )
     .leftJoin('users as lu', (j) => j.onRef('lu.id', '=', 'lm.actor_id').on('lm.actor_type', '=', 'users'))
-    .select(PREFIXED_LAST_MESSAGE_COLUMNS as unknown as ['lm.id as lm_id'])
+    .select(packedLastMessage(postgres))
     .select(
       sql<number | null>`(select min(ca.last_read_message) from attendees ca where ca.room_id = r.id and ca.actor_type = 'users' and ca.read_privacy = 0)`.as(
         'common_read',
@@ -124,7 +124,7 @@ const ROOM_WITH_MEMBER = compiledStatement<Record<string, unknown>, MemberArgs>(
 // about a tenth of the request's CPU on PostgreSQL (Kysely's builder and compiler), more than
 // the statement's own driver work.
 const ROOM_WITH_MEMBER_AND_CHAT = compiledStatement<Record<string, unknown>, MemberArgs & { now: number }>((db, p) =>
-  withChat(roomWithMember(db, p), p('now')),
+  withChat(roomWithMember(db, p), p('now'), db.getExecutor().adapter instanceof PostgresAdapter),
 );
 type PostArgs = { id: number; messageId: number; now: number; expiresAt: number };
 const POINT_AT_MESSAGE = compiledStatement<unknown, PostArgs>((db, p) =>
@@ -272,7 +272,9 @@ export class RoomsRepository {
         return eb.or(ors);
       });
     }
-    const rows = (await withChat(q, now).orderBy('r.id').execute()) as Array<Record<string, unknown>>;
+    const rows = (await withChat(q, now, this.dialect === 'postgres')
+      .orderBy('r.id')
+      .execute()) as Array<Record<string, unknown>>;
     return rows.map((row) => {
       const room = roomOf(row);
       return { room, chat: chatOf(room, row) };
