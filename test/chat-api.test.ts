@@ -119,6 +119,7 @@ for (const dialect of dialects()) {
         const long = await send(group.token, 'alice', { message: 'é'.repeat(32001) });
         assert.equal(long.status, 413);
         assert.equal(long.data.error, 'message');
+        assert.equal((await roomRow(p, group.token))!.last_message, before, 'the refused messages stored nothing');
         const exact = await send(group.token, 'alice', { message: 'é'.repeat(32000) });
         assert.equal(exact.status, 201);
         assert.equal((await roomRow(p, group.token))!.last_message, exact.data.id);
@@ -131,15 +132,17 @@ for (const dialect of dialects()) {
           [{ message: ['a'] }, 'message'],
           [{ message: { a: 1 } }, 'message'],
           [{ message: null }, 'message'],
-          [{ message: 'x', replyTo: 1.5 }, 'replyTo'],
-          [{ message: 'x', replyTo: 1e20 }, 'replyTo'],
+          [{ message: 'x', replyTo: 1.5 }, 'reply-to'],
+          [{ message: 'x', replyTo: 1e20 }, 'reply-to'],
+          [{ message: 'x', referenceId: 'r'.repeat(1001) }, 'referenceId'],
+          [{ message: 'x', actorDisplayName: 'n'.repeat(256) }, 'actorDisplayName'],
           [{ message: 'x', silent: 'loud' }, 'silent'],
           [{ message: 'x', actorDisplayName: ['Bob'] }, 'actorDisplayName'],
         ];
         const failures: string[] = [];
         for (const [body, field] of cases) {
           const r = await send(group.token, 'alice', body);
-          if (r.status !== 400 || typeof r.data?.error !== 'string') failures.push(`${field} ${JSON.stringify(body)}: ${r.status} ${r.text}`);
+          if (r.status !== 400 || r.data?.error !== field) failures.push(`${field} ${JSON.stringify(body)}: ${r.status} ${r.text}`);
         }
         assert.deepEqual(failures, []);
         assert.equal((await roomRow(p, group.token))!.last_message, before);
@@ -318,6 +321,30 @@ for (const dialect of dialects()) {
         assert.equal(old.data.error, 'age');
       });
 
+      it('delete: 403 permission for other non-moderators, 404 message for missing ids, 404 outsiders, 405 system messages, 400 bad ids; nothing changed', async () => {
+        const m = (await send(room.token, 'alice', { message: 'keep me' })).data;
+        const denied = await del(m.id, 'bob');
+        assert.deepEqual([denied.status, denied.data?.error], [403, 'permission'], denied.text);
+        const missing = await del(999999, 'alice');
+        assert.deepEqual([missing.status, missing.data?.error], [404, 'message'], missing.text);
+        const elsewhere = (await send(group.token, 'alice', { message: 'in another room' })).data;
+        const foreign = await del(elsewhere.id, 'alice');
+        assert.deepEqual([foreign.status, foreign.data?.error], [404, 'message'], `a message of another room: ${foreign.text}`);
+        const outsider = await del(m.id, 'dave');
+        assert.deepEqual([outsider.status, outsider.data?.error], [404, 'room'], outsider.text);
+        const history = await get(room.token, 'alice', { lookIntoFuture: 0 });
+        const created = history.data.find((x: any) => x.systemMessage === 'conversation_created');
+        const system = await del(created.id, 'alice');
+        assert.deepEqual([system.status, system.data?.error], [405, 'message'], system.text);
+        for (const id of ['abc', '-1', '1.5']) {
+          const bad = await call(p, 'DELETE', `${V1}/chat/${room.token}/${id}`, { as: as('alice') });
+          assert.equal(bad.status, 400, `${id}: ${bad.text}`);
+        }
+        const after = await get(room.token, 'alice', { lookIntoFuture: 0, limit: 1 });
+        assert.deepEqual([after.data[0].id, after.data[0].message], [m.id, 'keep me'], 'refused deletes changed nothing');
+        assert.equal((await get(group.token, 'alice', { lookIntoFuture: 0, limit: 1 })).data[0].message, 'in another room');
+      });
+
       it("a moderator deletes anyone's message (no age limit); the message says who", async () => {
         const m = (await send(room.token, 'bob', { message: 'oops' })).data;
         await p.services.db.kysely.updateTable('chat_messages').set({ created_at: 1 }).where('id', '=', m.id).execute();
@@ -342,6 +369,23 @@ for (const dialect of dialects()) {
         const m = (await send(pub.token, guest.caller, { message: 'guest text' })).data;
         const r = await call(p, 'DELETE', `${V1}/chat/${pub.token}/${m.id}`, { as: guest.caller });
         assert.equal(r.status, 404);
+        const e = await call(p, 'PUT', `${V1}/chat/${pub.token}/${m.id}`, { as: guest.caller, body: { message: 'edited by a guest' } });
+        assert.equal(e.status, 404, e.text);
+        const seen = await get(pub.token, 'alice', { lookIntoFuture: 0, limit: 1 });
+        assert.deepEqual([seen.data[0].id, seen.data[0].message], [m.id, 'guest text'], 'neither changed the message');
+      });
+
+      it('edit: 404 for outsiders and unknown tokens, 404 message for another room’s message', async () => {
+        const m = (await send(room.token, 'alice', { message: 'only here' })).data;
+        const outsider = await edit(m.id, 'dave', 'x');
+        assert.deepEqual([outsider.status, outsider.data?.error], [404, 'room'], outsider.text);
+        const unknown = await call(p, 'PUT', `${V1}/chat/zzzzzzzz/${m.id}`, { as: as('alice'), body: { message: 'x' } });
+        assert.deepEqual([unknown.status, unknown.data?.error], [404, 'room'], unknown.text);
+        const elsewhere = (await send(group.token, 'alice', { message: 'not in Edits' })).data;
+        const foreign = await edit(elsewhere.id, 'alice', 'x');
+        assert.deepEqual([foreign.status, foreign.data?.error], [404, 'message'], foreign.text);
+        assert.equal((await get(group.token, 'alice', { lookIntoFuture: 0, limit: 1 })).data[0].message, 'not in Edits');
+        assert.equal((await get(room.token, 'alice', { lookIntoFuture: 0, limit: 1 })).data[0].message, 'only here');
       });
     });
 
@@ -414,10 +458,16 @@ for (const dialect of dialects()) {
         assert.equal(everyone.source, 'calls');
         assert.equal(everyone.label, 'Team');
         assert.equal((await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice') })).status, 400);
-        for (const query of [{ search: 'a\u0000' }, { search: '', limit: 'x' }, { search: '', includeStatus: 'maybe' }] as Record<string, string>[]) {
+        for (const [query, field] of [
+          [{ search: 'a\u0000' }, 'search'],
+          [{ search: 'a'.repeat(256) }, 'search'],
+          [{ search: '', limit: 'x' }, 'limit'],
+          [{ search: '', limit: '0' }, 'limit'],
+          [{ search: '', includeStatus: 'maybe' }, 'includeStatus'],
+        ] as Array<[Record<string, string>, string]>) {
           const bad = await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice'), query });
           assert.equal(bad.status, 400, `${JSON.stringify(query)}: ${bad.text}`);
-          assert.equal(typeof bad.data.error, 'string');
+          assert.equal(bad.data.error, field, `${JSON.stringify(query)}: ${bad.text}`);
         }
         assert.equal((await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('dave'), query: { search: '' } })).status, 404);
       });
