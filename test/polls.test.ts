@@ -181,6 +181,48 @@ for (const dialect of dialects()) {
       assert.equal(perm.data.error, 'permission');
     });
 
+    it('a refused create stores neither a poll nor a chat message', async () => {
+      const polls = async () =>
+        Number(
+          (
+            await t.services.db.kysely
+              .selectFrom('polls')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = (await history())[0].id;
+      const pollsBefore = await polls();
+      for (const body of [
+        { question: '   ', options: ['A', 'B'] },
+        { question: 'Q', options: ['A'] },
+        { question: 'Q', options: ['A', 'B'], maxVotes: 'x' },
+      ]) {
+        assert.equal((await create('bob', body)).status, 400, JSON.stringify(body));
+      }
+      assert.equal((await history())[0].id, before);
+      assert.equal(await polls(), pollsBefore);
+    });
+
+    it('404 poll for a poll of another conversation (show, vote, close); 412 in the lobby for show and vote', async () => {
+      const other = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Other votes' });
+      await seedUser(t.p, other.token, 'bob');
+      const { data: foreign } = await create('alice', { question: 'Elsewhere', options: ['A', 'B'] }, other.token);
+      for (const r of [await show('bob', foreign.id), await vote('bob', foreign.id, [0]), await close('alice', foreign.id)]) {
+        assert.deepEqual([r.status, r.data?.error], [404, 'poll'], r.text);
+      }
+      const seen = await t.call('GET', `${V1}/poll/${other.token}/${foreign.id}`, { as: as('bob') });
+      assert.deepEqual([seen.data.status, seen.data.votedSelf], [0, []], 'the refused vote and close changed nothing');
+      await setRoom(t.p, other.token, { lobby_state: 1 });
+      const held = await t.call('GET', `${V1}/poll/${other.token}/${foreign.id}`, { as: as('bob') });
+      assert.equal(held.status, 412, held.text);
+      const heldVote = await t.call('POST', `${V1}/poll/${other.token}/${foreign.id}`, { as: as('bob'), body: { optionIds: [0] } });
+      assert.equal(heldVote.status, 412, heldVote.text);
+      assert.equal((await t.call('GET', `${V1}/poll/${other.token}/${foreign.id}`, { as: as('alice') })).status, 200, 'moderators pass');
+      await setRoom(t.p, other.token, { lobby_state: 0 });
+      assert.deepEqual((await t.call('GET', `${V1}/poll/${other.token}/${foreign.id}`, { as: as('bob') })).data.votedSelf, [], 'the held vote was not stored');
+    });
+
     it('concurrent votes of several users all count', async () => {
       const { data: poll } = await create('alice', { question: 'Race', options: ['A', 'B'] });
       await Promise.all(['alice', 'bob', 'carol'].map((u) => vote(u, poll.id, [1])));
