@@ -174,14 +174,18 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 400, `flags ${flags}: ${r.text}`);
         assert.equal(r.data.error, 'flags');
       }
-      for (const body of [{ silent: 'loud' }, { recordingConsent: 'maybe' }, { silentFor: 'x' }]) {
-        assert.equal((await join(member, token, body)).status, 400, JSON.stringify(body));
+      for (const body of [{ silent: 'loud' }, { recordingConsent: 'maybe' }, { silentFor: 'x' }, { silentFor: ['x'.repeat(256)] }]) {
+        const r = await join(member, token, body);
+        assert.deepEqual([r.status, r.data?.error], [400, Object.keys(body)[0]], `${JSON.stringify(body).slice(0, 40)}: ${r.text}`);
       }
       assert.equal((await record(member, token)).hasCall, false);
       // PUT when not in the call: 400; PUT bad flags: 400.
       const notIn = await call(p, 'PUT', `${V4}/call/${token}`, { as: member, body: { flags: 3 } });
       assert.deepEqual([notIn.status, notIn.data.error], [400, 'in-call']);
-      assert.equal((await call(p, 'PUT', `${V4}/call/${token}`, { as: member, body: {} })).status, 400);
+      for (const body of [{}, { flags: 'x' }, { flags: 1.5 }]) {
+        const r = await call(p, 'PUT', `${V4}/call/${token}`, { as: member, body });
+        assert.deepEqual([r.status, r.data?.error], [400, 'flags'], `${JSON.stringify(body)}: ${r.text}`);
+      }
       // DELETE when not in the call: 200, nothing happens.
       assert.equal((await leave(member, token)).status, 200);
       const badAll = await call(p, 'DELETE', `${V4}/call/${token}`, { as: member, body: { all: 'maybe' } });

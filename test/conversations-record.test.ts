@@ -333,6 +333,10 @@ for (const dialect of dialects()) {
 
       const list = await t.call('GET', `${V4}/room`, { as: as('carol') });
       assert.ok(
+        list.data.some((c: any) => c.token === one.token),
+        'the list holds the conversation whose status is checked',
+      );
+      assert.ok(
         list.data.every((c: any) => !('status' in c)),
         'no status without includeStatus',
       );
