@@ -1,8 +1,9 @@
 /**
- * Every conversation and participant endpoint with a token, called by each kind of caller on a
- * public conversation (the only kind where all of them exist): anonymous, guest, logged-in
- * non-participant, participant, moderator, owner and guest moderator. Each answer is the
- * contract's status for that caller ("Conversations", "Participants", "Authentication"): a
+ * Every conversation, participant, chat, reaction and poll endpoint with a token, called by each
+ * kind of caller on a public conversation (the only kind where all of them exist): anonymous,
+ * guest, logged-in non-participant, participant, moderator, owner and guest moderator. Each
+ * answer is the contract's status for that caller ("Conversations", "Participants",
+ * "Authentication", talk-chat-calls.md §1.1): a
  * caller the conversation is not found for gets 404, a participant without the role 403, and 401
  * only where the contract lists it (guests on favorites and notification levels, not logged in
  * on breakout rooms). Requests carry input that fails after the role checks where that keeps the
@@ -32,6 +33,10 @@ const loggedInModerators = (ok: Expect) => moderatorOnly(ok, MOD);
 /** Logged-in participants (favorites, notification levels): guests 401 `guest` (contract). */
 function loggedInParticipants(ok: Expect): Table {
   return { anonymous: NF, stranger: NF, guest: [401, 'guest'], guestModerator: [401, 'guest'], participant: ok, moderator: ok, owner: ok };
+}
+/** Users (and authenticated guests), not plain cookie guests: those are not found (talk-chat-calls.md §1.1). */
+function authenticated(ok: Expect): Table {
+  return { anonymous: NF, stranger: NF, guest: NF, guestModerator: NF, participant: ok, moderator: ok, owner: ok };
 }
 /** Any participant; outsiders 404. */
 function participants(ok: Expect): Table {
@@ -106,6 +111,28 @@ const ENDPOINTS: Endpoint[] = [
     body: { displayName: 'N' },
     want: { ...participants([403, 'guest']), guest: [200], guestModerator: [200] },
   },
+  // Chat, reactions and polls (talk-chat-calls.md §1.2, §3): "participant" endpoints take guests,
+  // "authenticated" ones answer plain cookie guests 404, clearing the history is for logged-in
+  // moderators. The message 999999 and poll 999999 do not exist; message 0 has no context (304).
+  { method: 'GET', path: '!/apps/spreed/api/v1/chat/{token}?lookIntoFuture=0', want: participants([200]) },
+  { method: 'POST', path: '!/apps/spreed/api/v1/chat/{token}', body: { message: ' ' }, want: participants([400, 'message']) },
+  { method: 'GET', path: '!/apps/spreed/api/v1/chat/{token}/0/context', want: participants([304]) },
+  { method: 'PUT', path: '!/apps/spreed/api/v1/chat/{token}/999999', body: { message: 'x' }, want: authenticated([404, 'message']) },
+  { method: 'DELETE', path: '!/apps/spreed/api/v1/chat/{token}/999999', want: authenticated([404, 'message']) },
+  { method: 'POST', path: '!/apps/spreed/api/v1/chat/{token}/read', body: { lastReadMessage: 0 }, want: authenticated([200]) },
+  { method: 'DELETE', path: '!/apps/spreed/api/v1/chat/{token}/read', want: authenticated([200]) },
+  { method: 'GET', path: '!/apps/spreed/api/v1/chat/{token}/mentions?search=zz', want: participants([200]) },
+  // Not a public route: callers who are not logged in are stopped with 401 before the moderator check.
+  {
+    method: 'DELETE',
+    path: '!/apps/spreed/api/v1/chat/{token}',
+    want: { ...loggedInModerators([200]), anonymous: [401], guest: [401], guestModerator: [401] },
+  },
+  { method: 'POST', path: '!/apps/spreed/api/v1/reaction/{token}/999999', body: { reaction: '👍' }, want: participants([404, 'message']) },
+  { method: 'GET', path: '!/apps/spreed/api/v1/reaction/{token}/999999', want: participants([404, 'message']) },
+  { method: 'POST', path: '!/apps/spreed/api/v1/poll/{token}', body: { question: ' ', options: ['A', 'B'] }, want: participants([400, 'question']) },
+  { method: 'GET', path: '!/apps/spreed/api/v1/poll/{token}/999999', want: participants([404, 'poll']) },
+  { method: 'DELETE', path: '!/apps/spreed/api/v1/poll/{token}/999999', want: participants([404, 'poll']) },
 ];
 
 for (const dialect of dialects()) {
