@@ -129,34 +129,21 @@ const CASES: Case[] = [
 
 /** Tokenless endpoints: the query or body field is wrong; nothing may be created. */
 const TOKENLESS: Case[] = [
-  ...[{ noStatusUpdate: 'abc' }, { noStatusUpdate: '2' }, { noStatusUpdate: '' }].map((query): Case => ({
-    what: `GET /room ${JSON.stringify(query)}`,
-    method: 'GET',
-    path: '!/room',
-    query,
-    error: 'noStatusUpdate',
-  })),
-  ...[{ includeStatus: 'maybe' }].map((query): Case => ({
-    what: `GET /room ${JSON.stringify(query)}`,
-    method: 'GET',
-    path: '!/room',
-    query,
-    error: 'includeStatus',
-  })),
-  ...[{ modifiedSince: 'abc' }, { modifiedSince: '-1' }, { modifiedSince: '' }].map((query): Case => ({
-    what: `GET /room ${JSON.stringify(query)}`,
-    method: 'GET',
-    path: '!/room',
-    query,
-    error: 'modifiedSince',
-  })),
-  ...[{ includeLastMessage: 'maybe' }].map((query): Case => ({
-    what: `GET /room ${JSON.stringify(query)}`,
-    method: 'GET',
-    path: '!/room',
-    query,
-    error: 'includeLastMessage',
-  })),
+  // GET /room: each query field with the values it refuses (the field is the error).
+  ...Object.entries({
+    noStatusUpdate: ['abc', '2', ''],
+    includeStatus: ['maybe'],
+    modifiedSince: ['abc', '-1', ''],
+    includeLastMessage: ['maybe'],
+  }).flatMap(([field, values]) =>
+    values.map((value): Case => ({
+      what: `GET /room ${JSON.stringify({ [field]: value })}`,
+      method: 'GET',
+      path: '!/room',
+      query: { [field]: value },
+      error: field,
+    })),
+  ),
   { what: 'GET /listed-room searchTerm too long', method: 'GET', path: '!/listed-room', query: { searchTerm: LONG(256) }, error: 'searchTerm' },
   ...[{}, { roomType: 'abc' }, { roomType: '' }, { roomType: RoomType.CHANGELOG }, { roomType: 0 }, { roomType: 1.5 }].map((body): Case => ({
     what: `POST /room ${JSON.stringify(body)}`,
