@@ -70,6 +70,15 @@ for (const dialect of dialects()) {
     const warmPassword = async (user: string) => {
       for (const p of [a!, b!, a!, b!]) assert.equal(await status(p, basic(user, PASSWORD)), 200);
     };
+    /** Both credentials of `user` warmed on both processes, the account changed through A, then both refused by B. */
+    const bothRefusedAfter = async (user: string, change: () => Promise<{ status: number }>, what: string): Promise<string> => {
+      await warmPassword(user);
+      const token = await warmAppPassword(user);
+      assert.equal((await change()).status, 200);
+      await refused(dialect, b!, basic(user, PASSWORD), `${what}, password`);
+      await refused(dialect, b!, basic(user, token), `${what}, app password`);
+      return token;
+    };
 
     it('an app password revoked on one process is refused by the other', async () => {
       const token = await warmAppPassword('alice');
@@ -91,22 +100,14 @@ for (const dialect of dialects()) {
     });
 
     it('a disabled account is refused by the other process (password and app password); enabled again, accepted', async () => {
-      await warmPassword('carol');
-      const token = await warmAppPassword('carol');
-      assert.equal((await ocs(a!, 'PUT', '/cloud/users/carol/disable', ADMIN)).status, 200);
-      await refused(dialect, b!, basic('carol', PASSWORD), 'disabled account, password');
-      await refused(dialect, b!, basic('carol', token), 'disabled account, app password');
+      const token = await bothRefusedAfter('carol', () => ocs(a!, 'PUT', '/cloud/users/carol/disable', ADMIN), 'disabled account');
       assert.equal((await ocs(a!, 'PUT', '/cloud/users/carol/enable', ADMIN)).status, 200);
       await eventually('enabled again, app password', async () => (await status(b!, basic('carol', token))) === 200);
       await eventually('enabled again, password', async () => (await status(b!, basic('carol', PASSWORD))) === 200);
     });
 
     it('a deleted account is refused by the other process (password and app password)', async () => {
-      await warmPassword('dave');
-      const token = await warmAppPassword('dave');
-      assert.equal((await ocs(a!, 'DELETE', '/cloud/users/dave', ADMIN)).status, 200);
-      await refused(dialect, b!, basic('dave', PASSWORD), 'deleted account, password');
-      await refused(dialect, b!, basic('dave', token), 'deleted account, app password');
+      await bothRefusedAfter('dave', () => ocs(a!, 'DELETE', '/cloud/users/dave', ADMIN), 'deleted account');
     });
   });
 }
