@@ -12,6 +12,14 @@ for (const dialect of dialects()) {
     const rename = (token: string, roomName: unknown, who?: string | object) =>
       t.call('PUT', `${V4}/room/${token}`, { as: typeof who === 'string' ? as(who) : (who as any), body: roomName === undefined ? {} : { roomName } });
     const del = (token: string, who?: string | object) => t.call('DELETE', `${V4}/room/${token}`, { as: typeof who === 'string' ? as(who) : (who as any) });
+    /** [token, caller] pairs the conversation is not found for: a stranger, nobody, an unknown and malformed tokens (404 room). */
+    const notFoundFor = (token: string): Array<[string, string | undefined]> => [
+      [token, 'erin'],
+      [token, undefined],
+      ['unknowntok', 'alice'],
+      ['NOT-A-TOKEN', 'alice'],
+      ['x', 'alice'],
+    ];
 
     describe('PUT /room/{token}', () => {
       let room: any;
@@ -58,12 +66,7 @@ for (const dialect of dialects()) {
           assert.equal(r.status, 403, u);
           assert.equal(r.data.error, 'moderator');
         }
-        for (const [token, who] of [
-          [room.token, 'erin'],
-          [room.token, undefined],
-          ['unknowntok', 'alice'],
-          ['NOT-A-TOKEN', 'alice'],
-        ] as Array<[string, string | undefined]>) {
+        for (const [token, who] of notFoundFor(room.token)) {
           const r = await rename(token, 'Nope', who);
           assert.equal(r.status, 404, `${token} ${who}`);
           assert.equal(r.data.error, 'room');
@@ -141,14 +144,9 @@ for (const dialect of dialects()) {
           assert.equal(r.status, 403);
           assert.equal(r.data.error, 'moderator');
         }
-        for (const [token, who] of [
-          [room.token, 'erin'],
-          [room.token, undefined],
-          ['unknowntok', 'alice'],
-          ['x', 'alice'],
-        ] as Array<[string, string | undefined]>) {
+        for (const [token, who] of notFoundFor(room.token)) {
           const r = await del(token, who);
-          assert.equal(r.status, 404);
+          assert.equal(r.status, 404, `${token} ${who}`);
           assert.equal(r.data.error, 'room');
         }
         assert.ok(await roomRow(t.p, room.token));
