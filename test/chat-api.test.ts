@@ -247,10 +247,22 @@ for (const dialect of dialects()) {
         assert.equal(bob!.last_read_message, ids[4]);
       });
 
-      it('400 for a missing or malformed lookIntoFuture; 404 for non-participants', async () => {
-        assert.equal((await get(room.token, 'bob', {})).status, 400);
-        assert.equal((await get(room.token, 'bob', { lookIntoFuture: 2 })).status, 400);
-        assert.equal((await get(room.token, 'bob', { lookIntoFuture: 0, limit: 'x' })).status, 400);
+      it('400 naming the field for a missing or malformed lookIntoFuture and malformed paging values; 404 for non-participants', async () => {
+        for (const [query, field] of [
+          [{}, 'lookIntoFuture'],
+          [{ lookIntoFuture: 2 }, 'lookIntoFuture'],
+          [{ lookIntoFuture: 'x' }, 'lookIntoFuture'],
+          [{ lookIntoFuture: 0, limit: 'x' }, 'limit'],
+          [{ lookIntoFuture: 0, lastKnownMessageId: 'x' }, 'lastKnownMessageId'],
+          [{ lookIntoFuture: 0, lastKnownMessageId: '1e20' }, 'lastKnownMessageId'],
+          [{ lookIntoFuture: 1, timeout: 1.5 }, 'timeout'],
+          [{ lookIntoFuture: 1, setReadMarker: 2 }, 'setReadMarker'],
+          [{ lookIntoFuture: 0, includeLastKnown: 'yes' }, 'includeLastKnown'],
+          [{ lookIntoFuture: 0, lastCommonReadId: 'x' }, 'lastCommonReadId'],
+        ] as Array<[Record<string, string | number>, string]>) {
+          const r = await get(room.token, 'bob', query);
+          assert.deepEqual([r.status, r.data?.error], [400, field], `${JSON.stringify(query)}: ${r.text}`);
+        }
         assert.equal((await get(room.token, 'dave', { lookIntoFuture: 0 })).status, 404);
       });
 
@@ -266,10 +278,10 @@ for (const dialect of dialects()) {
         assert.equal(none.status, 304);
         for (const limit of ['x', 1.5]) {
           const bad = await call(p, 'GET', `${V1}/chat/${room.token}/${ids[2]}/context`, { as: as('bob'), query: { limit } });
-          assert.equal(bad.status, 400, `limit ${limit}: ${bad.text}`);
+          assert.deepEqual([bad.status, bad.data?.error], [400, 'limit'], `limit ${limit}: ${bad.text}`);
         }
         const notAnId = await call(p, 'GET', `${V1}/chat/${room.token}/abc/context`, { as: as('bob') });
-        assert.equal(notAnId.status, 400, notAnId.text);
+        assert.deepEqual([notAnId.status, notAnId.data?.error], [400, 'message'], notAnId.text);
         assert.equal((await call(p, 'GET', `${V1}/chat/${room.token}/${ids[2]}/context`, { as: as('dave') })).status, 404);
       });
     });
