@@ -124,7 +124,7 @@ for (const dialect of dialects()) {
       assert.equal(none.status, 400);
       assert.equal(none.data.error, 'reaction');
       const nul = await react('POST', room.token, id, 'bob', '\u0000');
-      assert.equal(nul.status, 400);
+      assert.deepEqual([nul.status, nul.data.error], [400, 'reaction'], nul.text);
       for (const reaction of [['👍'], { e: '👍' }, '👍'.repeat(5000)]) {
         const r = await t.call('POST', `${V1}/reaction/${room.token}/${id}`, { as: as('bob'), body: { reaction } });
         assert.deepEqual([r.status, r.data.error], [400, 'reaction'], JSON.stringify(reaction).slice(0, 40));
@@ -135,21 +135,43 @@ for (const dialect of dialects()) {
       assert.equal(sys.data.error, 'message');
       assert.equal((await react('GET', room.token, system.id, 'bob')).status, 404);
       assert.equal((await react('DELETE', room.token, system.id, 'bob', '👍')).status, 404);
-      assert.equal((await react('POST', room.token, 'abc', 'bob', '👍')).status, 400);
+      const notAnId = await react('POST', room.token, 'abc', 'bob', '👍');
+      assert.deepEqual([notAnId.status, notAnId.data.error], [400, 'message'], notAnId.text);
       assert.deepEqual((await react('GET', room.token, id, 'bob')).data, {});
     });
 
     it('404 for missing messages, other rooms’ messages and non-participants', async () => {
       const other = await createRoom(t.p, 'dave', { roomType: RoomType.GROUP, roomName: 'Elsewhere' });
       const foreign = await send(other.token, 'dave', 'Not yours');
-      assert.equal((await react('POST', room.token, foreign, 'bob', '👍')).status, 404);
-      assert.equal((await react('POST', room.token, 99999999, 'bob', '👍')).status, 404);
-      assert.equal((await react('GET', room.token, 99999999, 'bob')).status, 404);
-      assert.equal((await react('DELETE', room.token, 99999999, 'bob', '👍')).status, 404);
       const id = await send(room.token, 'alice', 'Members only');
-      assert.equal((await react('POST', room.token, id, 'dave', '👍')).status, 404);
-      assert.equal((await react('GET', room.token, id, 'dave')).status, 404);
+      const got: string[] = [];
+      for (const [method, target, who, reaction] of [
+        ['POST', foreign, 'bob', '👍'],
+        ['GET', foreign, 'bob'],
+        ['DELETE', foreign, 'bob', '👍'],
+        ['POST', 99999999, 'bob', '👍'],
+        ['GET', 99999999, 'bob'],
+        ['DELETE', 99999999, 'bob', '👍'],
+        ['POST', id, 'dave', '👍'],
+        ['GET', id, 'dave'],
+        ['DELETE', id, 'dave', '👍'],
+      ] as Array<[string, number, string, string?]>) {
+        const r = await react(method, room.token, target, who, reaction);
+        got.push(`${method} ${target === id ? 'id' : target === foreign ? 'foreign' : target} ${who}: ${r.status} ${r.data?.error}`);
+      }
+      assert.deepEqual(got, [
+        'POST foreign bob: 404 message',
+        'GET foreign bob: 404 message',
+        'DELETE foreign bob: 404 message',
+        'POST 99999999 bob: 404 message',
+        'GET 99999999 bob: 404 message',
+        'DELETE 99999999 bob: 404 message',
+        'POST id dave: 404 room',
+        'GET id dave: 404 room',
+        'DELETE id dave: 404 room',
+      ]);
       assert.deepEqual((await react('GET', room.token, id, 'alice')).data, {});
+      assert.deepEqual((await react('GET', other.token, foreign, 'dave')).data, {}, 'the message of the other room got nothing');
     });
 
     it('403 read-only, 412 lobby, 403 without chat permission; GET only needs the lobby', async () => {
