@@ -138,9 +138,9 @@ for (const dialect of dialects()) {
         assert.equal(r.data.error, 'messages');
       }
       const missing = await call(p, 'POST', `${V3}/signaling/${token}`, { as: alice.caller, form: {} });
-      assert.equal(missing.status, 400);
+      assert.deepEqual([missing.status, missing.data?.error], [400, 'messages'], missing.text);
       const arr = await call(p, 'POST', `${V3}/signaling/${token}`, { as: alice.caller, body: { messages: [1] } });
-      assert.equal(arr.status, 400);
+      assert.deepEqual([arr.status, arr.data?.error], [400, 'messages'], arr.text);
       // More than 500 messages in one request is refused whole, not cut short.
       const tooMany = JSON.stringify(Array.from({ length: 501 }, () => ({ ev: 'message', sessionId: 'x', fn: '{}' })));
       const many = await call(p, 'POST', `${V3}/signaling/${token}`, { as: alice.caller, form: { messages: tooMany } });
@@ -150,7 +150,7 @@ for (const dialect of dialects()) {
       assert.equal(noSession.status, 404);
       assert.deepEqual(noSession.data, [{ type: 'usersInRoom', data: [] }]);
       const post404 = await call(p, 'POST', `${V3}/signaling/${token}`, { as: as('carol'), form: { messages: '[]' } });
-      assert.equal(post404.status, 404);
+      assert.equal(post404.status, 404, post404.text);
       assert.equal((await call(p, 'GET', `${V3}/signaling/nosuchroom1`, { as: alice.caller })).status, 404);
       const { caller } = await joinGuest(p, (await createRoom(p, 'carol', { roomType: RoomType.PUBLIC, roomName: 'Public' })).token);
       assert.equal((await call(p, 'GET', `${V3}/signaling/${token}`, { as: caller })).status, 404, 'a guest of another room');
