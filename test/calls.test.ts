@@ -166,7 +166,8 @@ for (const dialect of dialects()) {
         assert.equal(r.status, 404, m);
         assert.equal(r.data.error, 'session');
       }
-      assert.equal((await call(p, 'GET', `${V4}/call/${token}`, { as: as('owner') })).status, 200);
+      const list = await call(p, 'GET', `${V4}/call/${token}`, { as: as('owner') });
+      assert.deepEqual([list.status, list.data], [200, []], 'nobody is in the call');
 
       // Bad flags: 400 `flags`, nothing changes.
       for (const flags of [0, 2, 16, -1, 'x', 1.5, 99999999999]) {
