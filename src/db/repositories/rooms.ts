@@ -3,7 +3,7 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { Expression, ExpressionBuilder, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
+import type { Expression, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
 import { PostgresAdapter, sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
@@ -11,6 +11,7 @@ import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
 import { compiledStatement, type CompiledStatement } from '../compiled-statement.js';
+import { idIn } from '../id-lists.js';
 import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-messages.js';
 
 export type RoomRow = Selectable<RoomsTable>;
@@ -208,20 +209,6 @@ export class RoomsRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  /**
-   * `column IN ids`: on PostgreSQL as `= any($1)` with one array parameter, so the text is the
-   * same for any number of ids and is sent as a named prepared statement (db/pg-prepared.ts);
-   * an IN-list has one parameter per id, a new text per count, parsed and planned every time.
-   */
-  private idIn(eb: ExpressionBuilder<Database, 'rooms'>, column: 'id', ids: number[]): Expression<SqlBool> {
-    return this.dialect === 'postgres' ? sql<SqlBool>`${sql.ref(column)} = any(${ids})` : eb(column, 'in', ids);
-  }
-
-  /** `r.id IN ids` for queries on `rooms as r` (same forms as idIn). */
-  private roomIdIn(ids: number[]): Expression<SqlBool> {
-    return this.dialect === 'postgres' ? sql<SqlBool>`r.id = any(${ids})` : sql<SqlBool>`r.id in (${sql.join(ids)})`;
-  }
-
   findByToken(token: string): Promise<RoomRow | undefined> {
     return this.db.selectFrom('rooms').selectAll().where('token', '=', token).executeTakeFirst();
   }
@@ -263,11 +250,14 @@ export class RoomsRepository {
    */
   async findByIdsWithChat(ids: number[], modified: ModifiedFilter | undefined, now: number): Promise<Array<{ room: RoomRow; chat: RoomChatPreload }>> {
     if (ids.length === 0) return [];
-    let q = this.db.selectFrom('rooms as r').selectAll('r').where(this.roomIdIn(ids));
+    let q = this.db
+      .selectFrom('rooms as r')
+      .selectAll('r')
+      .where(idIn(this.dialect, 'r.id', ids));
     if (modified) {
       q = q.where((eb) => {
         const ors: Array<Expression<SqlBool>> = [eb('r.last_activity', '>=', modified.since), eb('r.call_flag', '!=', 0)];
-        if (modified.attendeeChangedRoomIds.length) ors.push(this.roomIdIn(modified.attendeeChangedRoomIds));
+        if (modified.attendeeChangedRoomIds.length) ors.push(idIn(this.dialect, 'r.id', modified.attendeeChangedRoomIds));
         if (modified.includeOneToOne) ors.push(eb('r.type', '=', 1));
         return eb.or(ors);
       });
@@ -287,11 +277,11 @@ export class RoomsRepository {
     let q = this.db
       .selectFrom('rooms')
       .selectAll()
-      .where((eb) => this.idIn(eb, 'id', ids));
+      .where(idIn(this.dialect, 'id', ids));
     if (modified) {
       q = q.where((eb) => {
         const ors: Array<Expression<SqlBool>> = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
-        if (modified.attendeeChangedRoomIds.length) ors.push(this.idIn(eb, 'id', modified.attendeeChangedRoomIds));
+        if (modified.attendeeChangedRoomIds.length) ors.push(idIn(this.dialect, 'id', modified.attendeeChangedRoomIds));
         if (modified.includeOneToOne) ors.push(eb('type', '=', 1));
         return eb.or(ors);
       });
