@@ -245,8 +245,8 @@ export class RoomsRepository {
   }
 
   /**
-   * Rooms by id with their chat state (RoomChatPreload), one statement: the conversation list.
-   * Same filter and order as findByIds.
+   * Rooms by id with their chat state (RoomChatPreload), one statement: the conversation list,
+   * optionally only the rooms changed since a time (`modified`). Order: id ascending.
    */
   async findByIdsWithChat(ids: number[], modified: ModifiedFilter | undefined, now: number): Promise<Array<{ room: RoomRow; chat: RoomChatPreload }>> {
     if (ids.length === 0) return [];
@@ -271,22 +271,15 @@ export class RoomsRepository {
     });
   }
 
-  /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
-  async findByIds(ids: number[], modified?: ModifiedFilter): Promise<RoomRow[]> {
+  /** Rooms by id (one query). Order: id ascending. */
+  async findByIds(ids: number[]): Promise<RoomRow[]> {
     if (ids.length === 0) return [];
-    let q = this.db
+    return this.db
       .selectFrom('rooms')
       .selectAll()
-      .where(idIn(this.dialect, 'id', ids));
-    if (modified) {
-      q = q.where((eb) => {
-        const ors: Array<Expression<SqlBool>> = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
-        if (modified.attendeeChangedRoomIds.length) ors.push(idIn(this.dialect, 'id', modified.attendeeChangedRoomIds));
-        if (modified.includeOneToOne) ors.push(eb('type', '=', 1));
-        return eb.or(ors);
-      });
-    }
-    return q.orderBy('id').execute();
+      .where(idIn(this.dialect, 'id', ids))
+      .orderBy('id')
+      .execute();
   }
 
   async insert(row: NewRoom): Promise<number> {
