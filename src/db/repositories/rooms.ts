@@ -11,7 +11,7 @@ import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
 import { compiledStatement, type CompiledStatement } from '../compiled-statement.js';
-import { idIn } from '../id-lists.js';
+import { caseById, idIn } from '../id-lists.js';
 import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-messages.js';
 
 export type RoomRow = Selectable<RoomsTable>;
@@ -355,13 +355,9 @@ export class RoomsRepository {
   /** Saves computed default names (room id → name) in one statement, except where someone named the room meanwhile. */
   async setNamesIfEmpty(names: ReadonlyMap<number, string>): Promise<void> {
     if (names.size === 0) return;
-    const cases = sql.join(
-      [...names].map(([id, name]) => sql`when ${id} then ${name}`),
-      sql` `,
-    );
     await this.db
       .updateTable('rooms')
-      .set({ name: sql<string>`case id ${cases} end` })
+      .set({ name: caseById(names) })
       .where('id', 'in', [...names.keys()])
       .where('name', '=', '')
       .execute();
@@ -467,13 +463,9 @@ export class RoomsRepository {
   /** Points several rooms at their newest message in one statement (room id → message id; never backwards). */
   async setLastMessages(latest: ReadonlyMap<number, number>): Promise<void> {
     if (latest.size === 0) return;
-    const cases = sql.join(
-      [...latest].map(([id, msg]) => sql`when ${id} then ${msg}`),
-      sql` `,
-    );
     await this.db
       .updateTable('rooms')
-      .set({ last_message: sql<number>`case id ${cases} else last_message end` })
+      .set({ last_message: caseById(latest, sql.ref('last_message')) })
       .where('id', 'in', [...latest.keys()])
       .execute();
   }
