@@ -24,7 +24,7 @@ export type AttendeePatch = Updateable<Omit<AttendeesTable, 'id'>>;
  * user's list keeps the row objects small (building `select *` rows was the largest cost of the
  * uncached list after its queries).
  */
-export const CONVERSATION_ATTENDEE_COLUMNS = [
+const CONVERSATION_ATTENDEE_COLUMNS = [
   'id',
   'room_id',
   'actor_type',
