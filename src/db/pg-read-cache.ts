@@ -170,7 +170,7 @@ export class PgReadCache {
   }
 
   /** Drops one key of a table (every read of it), or the whole table. */
-  invalidate(table: string, key?: string): void {
+  private invalidate(table: string, key?: string): void {
     const cache = this.tables.get(table);
     if (cache === undefined) return;
     cache.epoch++;
