@@ -10,7 +10,7 @@ import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
-import { compiledStatement, type CompiledStatement } from '../compiled-statement.js';
+import { compiledStatement, type CompiledStatement, type Placeholder } from '../compiled-statement.js';
 import { caseById, idIn } from '../id-lists.js';
 import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-messages.js';
 
@@ -113,7 +113,7 @@ function withChat(q: SelectQueryBuilder<any, any, object>, now: number, postgres
 }
 
 type MemberArgs = { token: string; actorType: string; actorId: string };
-const roomWithMember = (db: Kysely<Database>, p: <T = never>(name: string) => T) =>
+const roomWithMember = (db: Kysely<Database>, p: Placeholder) =>
   db
     .selectFrom('rooms as r')
     .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', p('actorType')).on('a.actor_id', '=', p('actorId')))
