@@ -376,6 +376,28 @@ for (const dialect of dialects()) {
         assert.equal((await del(m2.id, 'alice')).status, 405, 'already deleted');
       });
 
+      it('edit, delete and mention autocomplete: 403 readOnly, 412 lobby (moderators pass), 403 permission — in that order; nothing changed', async () => {
+        const locked = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Locked edits' });
+        await seedUser(p, locked.token, 'bob');
+        const m = (await send(locked.token, 'bob', { message: 'as written' })).data;
+        const attempts = async () => {
+          const e = await call(p, 'PUT', `${V1}/chat/${locked.token}/${m.id}`, { as: as('bob'), body: { message: 'changed' } });
+          const d = await call(p, 'DELETE', `${V1}/chat/${locked.token}/${m.id}`, { as: as('bob') });
+          const a = await call(p, 'GET', `${V1}/chat/${locked.token}/mentions`, { as: as('bob'), query: { search: '' } });
+          return [e, d, a].map((r) => `${r.status} ${r.data?.error}`);
+        };
+        await setRoom(p, locked.token, { read_only: 1, lobby_state: 1 });
+        assert.deepEqual(await attempts(), ['403 readOnly', '403 readOnly', '403 readOnly']);
+        await setRoom(p, locked.token, { read_only: 0, default_permissions: 1 | 2 });
+        assert.deepEqual(await attempts(), ['412 lobby', '412 lobby', '412 lobby']);
+        const moderator = await call(p, 'GET', `${V1}/chat/${locked.token}/mentions`, { as: as('alice'), query: { search: '' } });
+        assert.equal(moderator.status, 200, 'moderators pass the lobby');
+        await setRoom(p, locked.token, { lobby_state: 0 });
+        assert.deepEqual(await attempts(), ['403 permission', '403 permission', '403 permission']);
+        const seen = await get(locked.token, 'alice', { lookIntoFuture: 0, limit: 1 });
+        assert.deepEqual([seen.data[0].id, seen.data[0].message], [m.id, 'as written']);
+      });
+
       it('guests cannot edit or delete (404)', async () => {
         const guest = await joinGuest(p, pub.token);
         const m = (await send(pub.token, guest.caller, { message: 'guest text' })).data;
