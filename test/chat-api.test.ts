@@ -431,6 +431,15 @@ for (const dialect of dialects()) {
         await send(room.token, 'bob', { message: 'two' });
         const no = await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('bob') });
         assert.equal(no.status, 403);
+        await setRoom(p, room.token, { read_only: 1 });
+        const ro = await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('alice') });
+        assert.deepEqual([ro.status, ro.data?.error], [403, 'readOnly'], ro.text);
+        await setRoom(p, room.token, { read_only: 0 });
+        assert.deepEqual(
+          (await get(room.token, 'alice', { lookIntoFuture: 0, limit: 2 })).data.map((m: any) => m.message),
+          ['two', 'one'],
+          'the refused clears removed nothing',
+        );
         const r = await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('alice') });
         assert.equal(r.status, 200, r.text);
         assert.equal(r.data.systemMessage, 'history_cleared');
