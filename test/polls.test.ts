@@ -120,7 +120,11 @@ for (const dialect of dialects()) {
         assert.equal(r.data.error, 'options');
       }
       const notList = await t.call('POST', `${V1}/poll/${room.token}/${poll.id}`, { as: as('bob'), body: { optionIds: 'x' } });
-      assert.equal(notList.status, 400, notList.text);
+      assert.deepEqual([notList.status, notList.data?.error], [400, 'options'], notList.text);
+      for (const id of ['abc', '-1']) {
+        const r = await t.call('GET', `${V1}/poll/${room.token}/${id}`, { as: as('bob') });
+        assert.deepEqual([r.status, r.data?.error], [400, 'poll'], `${id}: ${r.text}`);
+      }
       assert.deepEqual((await show('bob', poll.id)).data.votedSelf, []);
       assert.equal((await vote('bob', 99999999, [0])).status, 404);
       assert.equal((await vote('dave', poll.id, [0])).status, 404);
