@@ -123,28 +123,28 @@ for (const dialect of dialects()) {
       assert.equal(unknown.data.error.code, 'unknown_type');
     });
 
-    it('signed but malformed bodies: an error object (200) or a 4xx with data.error, never a 500', async () => {
-      const bodies: [string, string][] = [
-        ['not json', '{"type":'],
-        ['null', 'null'],
-        ['an array', '[]'],
-        ['a string', '"auth"'],
-        ['auth without params', JSON.stringify({ type: 'auth' })],
-        ['auth params of the wrong type', JSON.stringify({ type: 'auth', auth: { version: '1.0', params: { userid: 5, ticket: [] } } })],
-        ['room not an object', JSON.stringify({ type: 'room', room: 5 })],
-        ['room id not a string', JSON.stringify({ type: 'room', room: { version: '1.0', roomid: 7, sessionid: {} } })],
-        ['room id with NUL', JSON.stringify({ type: 'room', room: { version: '1.0', roomid: 'a\u0000b', userid: 'alice', sessionid: 's' } })],
+    it('signed but malformed bodies: the error object (200) or the 400 each deserves, never a 500', async () => {
+      // [what, raw body, the refusal: an error object's code (200) or `<status> <data.error>`].
+      const bodies: [string, string, string][] = [
+        ['not json', '{"type":', '400 body'],
+        ['null', 'null', 'unknown_type'],
+        ['an array', '[]', 'unknown_type'],
+        ['a string', '"auth"', 'unknown_type'],
+        ['auth without params', JSON.stringify({ type: 'auth' }), 'invalid_ticket'],
+        ['auth params of the wrong type', JSON.stringify({ type: 'auth', auth: { version: '1.0', params: { userid: 5, ticket: [] } } }), 'invalid_ticket'],
+        ['room not an object', JSON.stringify({ type: 'room', room: 5 }), 'no_such_room'],
+        ['room id not a string', JSON.stringify({ type: 'room', room: { version: '1.0', roomid: 7, sessionid: {} } }), 'no_such_room'],
+        ['room id with NUL', JSON.stringify({ type: 'room', room: { version: '1.0', roomid: 'a\u0000b', userid: 'alice', sessionid: 's' } }), '400 room'],
       ];
-      const failures: string[] = [];
+      const got: string[] = [];
       for (const [what, raw] of bodies) {
         const r = await backend(undefined, SECRET, raw);
-        const refused =
-          r.status === 200
-            ? r.data?.type === 'error' && typeof r.data.error?.code === 'string'
-            : r.status >= 400 && r.status < 500 && typeof r.data?.error === 'string';
-        if (!refused) failures.push(`${what}: ${r.status} ${r.text}`);
+        got.push(`${what}: ${r.status === 200 && r.data?.type === 'error' ? r.data.error?.code : `${r.status} ${r.data?.error}`}`);
       }
-      assert.deepEqual(failures, []);
+      assert.deepEqual(
+        got,
+        bodies.map(([what, , want]) => `${what}: ${want}`),
+      );
       // Entries that are not a list ping nobody; the answer is the ordinary ping answer.
       const ping = await backend({ type: 'ping', ping: { roomid: token, entries: 'x' } });
       assert.deepEqual([ping.status, ping.data], [200, { type: 'room', room: { version: '1.0', roomid: token } }]);
