@@ -44,16 +44,6 @@ for (const dialect of dialects()) {
 
     const V1 = '/apps/spreed/api/v1';
     const DELETED = { type: 'highlight', id: 'deleted_users', name: 'Deleted user' };
-    const say = async (user: string, token: string, message: string) => {
-      const r = await t.call('POST', `${V1}/chat/${token}`, { as: as(user), body: { message } });
-      assert.equal(r.status, 201, r.text);
-      return r.data.id as number;
-    };
-    const chat = async (user: string, token: string): Promise<any[]> => {
-      const r = await t.call('GET', `${V1}/chat/${token}`, { as: as(user), query: { lookIntoFuture: 0, limit: 100 } });
-      assert.equal(r.status, 200, r.text);
-      return r.data;
-    };
 
     /** `actor`: who the chat names for the removal, with the text alice reads. */
     async function deleteScenario(remove: (user: string) => Promise<void>, actor: { actorType: string; actorId: string; text: string; rich: object }) {
@@ -65,8 +55,8 @@ for (const dialect of dialects()) {
       await seedUser(t.p, shared.token, 'alice', ParticipantType.USER);
       const one = await createRoom(t.p, id, { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       await t.p.services.userStatus.markOnline(id);
-      const said = await say(id, shared.token, 'before I go');
-      const saidOne = await say(id, one.token, 'bye bob');
+      const said = await t.say(shared.token, id, 'before I go');
+      const saidOne = await t.say(one.token, id, 'bye bob');
       const oneBefore = (await t.call('GET', `${V4}/room/${one.token}`, { as: as('bob') })).data;
       await remove(id);
       assert.equal(await roomRow(t.p, alone.token), undefined, 'the conversation where they were the last user is gone');
@@ -79,7 +69,7 @@ for (const dialect of dialects()) {
       assert.equal((await roomRow(t.p, one.token))!.type, RoomType.ONE_TO_ONE_FORMER, 'the one-to-one becomes a former one');
 
       // The shared conversation records the removal, and its lastMessage and lastActivity move.
-      const messages = await chat('alice', shared.token);
+      const messages = await t.history(shared.token, 'alice');
       const removed = messages[0];
       assert.equal(removed.systemMessage, 'user_removed');
       assert.deepEqual(
@@ -103,7 +93,7 @@ for (const dialect of dialects()) {
       assert.equal(created.message, '{actor} created the conversation');
 
       // The former one-to-one records nothing (§2: no add/remove messages in one-to-ones).
-      const oneMessages = await chat('bob', one.token);
+      const oneMessages = await t.history(one.token, 'bob');
       assert.deepEqual(
         oneMessages.map((m) => m.systemMessage).filter((m) => m === 'user_removed'),
         [],
@@ -144,13 +134,13 @@ for (const dialect of dialects()) {
       await createUser(t.p, u2);
       const room = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Reactions' });
       for (const u of [u1, u2]) await seedUser(t.p, room.token, u, ParticipantType.USER);
-      const id = await say('alice', room.token, 'react to me');
+      const id = await t.say(room.token, 'alice', 'react to me');
       for (const u of [u1, u2]) {
         const r = await t.call('POST', `${V1}/reaction/${room.token}/${id}`, { as: as(u), body: { reaction: '👍' } });
         assert.equal(r.status, 201, r.text);
       }
       for (const u of [u1, u2]) assert.equal((await t.call('DELETE', `/cloud/users/${u}`, { as: admin })).status, 200);
-      const message = (await chat('alice', room.token)).find((m) => m.id === id);
+      const message = (await t.history(room.token, 'alice')).find((m) => m.id === id);
       assert.deepEqual(message.reactions, { '👍': 2 });
       const who = await t.call('GET', `${V1}/reaction/${room.token}/${id}`, { as: as('alice') });
       assert.equal(who.status, 200, who.text);
@@ -167,7 +157,7 @@ for (const dialect of dialects()) {
       const one = await createRoom(t.p, id, { roomType: RoomType.ONE_TO_ONE, invite: 'carol' });
       const r = await runCli(t.p.env, ['talk:user:remove', '--user', id]);
       assert.equal(r.code, 0, r.stderr);
-      const [removed] = await chat('alice', shared.token);
+      const [removed] = await t.history(shared.token, 'alice');
       assert.deepEqual(
         [removed.systemMessage, removed.actorType, removed.actorId, removed.message],
         ['user_removed', 'guests', 'cli', 'An administrator removed {user}'],
@@ -177,7 +167,7 @@ for (const dialect of dialects()) {
       assert.equal((await t.call('GET', `${V4}/room/${shared.token}`, { as: as('alice') })).data.lastMessage.id, removed.id);
       assert.equal((await roomRow(t.p, one.token))!.type, RoomType.ONE_TO_ONE_FORMER);
       assert.deepEqual(
-        (await chat('carol', one.token)).filter((m) => m.systemMessage === 'user_removed'),
+        (await t.history(one.token, 'carol')).filter((m) => m.systemMessage === 'user_removed'),
         [],
       );
     });

@@ -22,21 +22,14 @@ for (const dialect of dialects()) {
       await seedUser(t.p, room.token, 'bob');
     });
 
-    const send = async (token: string, who: string, message: string) => {
-      const r = await t.call('POST', `${V1}/chat/${token}`, { as: as(who), body: { message } });
-      assert.equal(r.status, 201, r.text);
-      return r.data.id as number;
-    };
     const react = (method: string, token: string, id: number | string, who: string, reaction?: string, query = false) =>
       t.call(method, `${V1}/reaction/${token}/${id}`, {
         as: as(who),
         ...(reaction === undefined ? {} : query ? { query: { reaction } } : { body: { reaction } }),
       });
-    const history = async (token: string, who: string) =>
-      (await t.call('GET', `${V1}/chat/${token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
 
     it('201 on a new reaction, 200 when it already exists; the map as Talk sends it', async () => {
-      const id = await send(room.token, 'alice', 'React to me');
+      const id = await t.say(room.token, 'alice', 'React to me');
       const a = await react('POST', room.token, id, 'bob', '👍');
       assert.equal(a.status, 201, a.text);
       assert.deepEqual(Object.keys(a.data), ['👍']);
@@ -62,31 +55,31 @@ for (const dialect of dialects()) {
     });
 
     it('messages carry reactions and the viewer’s reactionsSelf; lastMessage carries reactions', async () => {
-      const id = await send(room.token, 'alice', 'Counted');
+      const id = await t.say(room.token, 'alice', 'Counted');
       await react('POST', room.token, id, 'bob', '🎉');
       await react('POST', room.token, id, 'alice', '🎉');
       await react('POST', room.token, id, 'alice', '❤️');
-      const forAlice = (await history(room.token, 'alice')).find((m) => m.id === id);
+      const forAlice = (await t.history(room.token, 'alice')).find((m) => m.id === id);
       assert.deepEqual(forAlice.reactions, { '❤️': 1, '🎉': 2 });
       assert.deepEqual([...forAlice.reactionsSelf].sort(), ['❤️', '🎉'].sort());
-      const forBob = (await history(room.token, 'bob')).find((m) => m.id === id);
+      const forBob = (await t.history(room.token, 'bob')).find((m) => m.id === id);
       assert.deepEqual(forBob.reactionsSelf, ['🎉']);
       // Reactions do not move lastMessage; it shows the reacted message with its counts.
       const rec = await t.call('GET', `${V4}/room/${room.token}`, { as: as('bob') });
       assert.equal(rec.data.lastMessage.id, id);
       assert.deepEqual(rec.data.lastMessage.reactions, { '❤️': 1, '🎉': 2 });
       // The reaction rows are in the chat as Talk stores them: system `reaction`, parent = the message.
-      const rows = (await history(room.token, 'alice')).filter((m) => m.systemMessage === 'reaction' && m.parent?.id === id);
+      const rows = (await t.history(room.token, 'alice')).filter((m) => m.systemMessage === 'reaction' && m.parent?.id === id);
       assert.equal(rows.length, 3);
       assert.ok(rows.some((m) => m.message === '❤️' && m.actorId === 'alice' && m.messageType === 'system' && m.isReplyable === false));
       // A viewer without reactions on a message has no reactionsSelf.
-      const other = await send(room.token, 'alice', 'No reactions from bob');
+      const other = await t.say(room.token, 'alice', 'No reactions from bob');
       await react('POST', room.token, other, 'alice', '👀');
-      assert.equal((await history(room.token, 'bob')).find((m) => m.id === other).reactionsSelf, undefined);
+      assert.equal((await t.history(room.token, 'bob')).find((m) => m.id === other).reactionsSelf, undefined);
     });
 
     it('DELETE: 200 with the map after removal, reaction_revoked posted, then 404', async () => {
-      const id = await send(room.token, 'alice', 'Undo');
+      const id = await t.say(room.token, 'alice', 'Undo');
       await react('POST', room.token, id, 'bob', '🙂');
       await react('POST', room.token, id, 'alice', '🙂');
       const d = await react('DELETE', room.token, id, 'bob', '🙂');
@@ -95,7 +88,7 @@ for (const dialect of dialects()) {
         d.data['🙂'].map((x: any) => x.actorId),
         ['alice'],
       );
-      const msgs = await history(room.token, 'alice');
+      const msgs = await t.history(room.token, 'alice');
       assert.deepEqual(msgs.find((m) => m.id === id).reactions, { '🙂': 1 });
       const revoked = msgs.find((m) => m.systemMessage === 'reaction_revoked');
       assert.ok(revoked, 'reaction_revoked posted');
@@ -114,7 +107,7 @@ for (const dialect of dialects()) {
     });
 
     it('400 for anything but one emoji, a missing reaction and non-reactable messages', async () => {
-      const id = await send(room.token, 'alice', 'Strict');
+      const id = await t.say(room.token, 'alice', 'Strict');
       for (const bad of ['a', '👍👍', '1', 'thumbs', '👍 ']) {
         const r = await react('POST', room.token, id, 'bob', bad);
         assert.equal(r.status, 400, bad);
@@ -129,7 +122,7 @@ for (const dialect of dialects()) {
         const r = await t.call('POST', `${V1}/reaction/${room.token}/${id}`, { as: as('bob'), body: { reaction } });
         assert.deepEqual([r.status, r.data.error], [400, 'reaction'], JSON.stringify(reaction).slice(0, 40));
       }
-      const system = (await history(room.token, 'alice')).find((m) => m.systemMessage === 'conversation_created');
+      const system = (await t.history(room.token, 'alice')).find((m) => m.systemMessage === 'conversation_created');
       const sys = await react('POST', room.token, system.id, 'bob', '👍');
       assert.equal(sys.status, 400);
       assert.equal(sys.data.error, 'message');
@@ -142,8 +135,8 @@ for (const dialect of dialects()) {
 
     it('404 for missing messages, other rooms’ messages and non-participants', async () => {
       const other = await createRoom(t.p, 'dave', { roomType: RoomType.GROUP, roomName: 'Elsewhere' });
-      const foreign = await send(other.token, 'dave', 'Not yours');
-      const id = await send(room.token, 'alice', 'Members only');
+      const foreign = await t.say(other.token, 'dave', 'Not yours');
+      const id = await t.say(room.token, 'alice', 'Members only');
       const got: string[] = [];
       for (const [method, target, who, reaction] of [
         ['POST', foreign, 'bob', '👍'],
@@ -177,7 +170,7 @@ for (const dialect of dialects()) {
     it('403 read-only, 412 lobby, 403 without chat permission; GET only needs the lobby', async () => {
       const r = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Locked' });
       await seedUser(t.p, r.token, 'bob');
-      const id = await send(r.token, 'alice', 'Locked message');
+      const id = await t.say(r.token, 'alice', 'Locked message');
       await setRoom(t.p, r.token, { read_only: 1 });
       const ro = await react('POST', r.token, id, 'bob', '👍');
       assert.equal(ro.status, 403);
@@ -196,12 +189,12 @@ for (const dialect of dialects()) {
     });
 
     it('concurrent adds of one reaction store it once (unique index)', async () => {
-      const id = await send(room.token, 'alice', 'Race');
+      const id = await t.say(room.token, 'alice', 'Race');
       const rs = await Promise.all(Array.from({ length: 6 }, () => react('POST', room.token, id, 'bob', '🚀')));
       assert.deepEqual(rs.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 201]);
       const list = await react('GET', room.token, id, 'alice');
       assert.equal(list.data['🚀'].length, 1);
-      assert.deepEqual((await history(room.token, 'alice')).find((m) => m.id === id).reactions, { '🚀': 1 });
+      assert.deepEqual((await t.history(room.token, 'alice')).find((m) => m.id === id).reactions, { '🚀': 1 });
     });
 
     it('capability reactions is advertised', async () => {

@@ -11,7 +11,6 @@ import { as, dialects } from './helpers/parley.js';
 import { runCli } from './helpers/cli.js';
 import { useParley } from './helpers/fixtures.js';
 
-const V1 = '/apps/spreed/api/v1';
 const CLI = { type: 'guest', id: 'guest/cli', name: 'Administration', 'mention-id': 'guest/cli' };
 
 for (const dialect of dialects()) {
@@ -24,11 +23,7 @@ for (const dialect of dialects()) {
       return r.stdout;
     };
     /** The chat as `who` reads it, oldest first. */
-    const chat = async (token: string, who: string): Promise<any[]> => {
-      const r = await t.call('GET', `${V1}/chat/${token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 200 } });
-      assert.equal(r.status, 200, r.text);
-      return (r.data as any[]).reverse();
-    };
+    const chat = async (token: string, who: string): Promise<any[]> => (await t.history(token, who, 200)).reverse();
 
     it('talk:room:* changes read "An administrator …" where Talk words it so, with the Administration actor', async () => {
       const token = /Room token: (\S+)/.exec(

@@ -16,11 +16,7 @@ for (const dialect of dialects()) {
     const t = useParley(dialect, { users: ['owner', 'ann', 'ben', 'cat'] });
 
     /** The newest `limit` messages as `who` reads them, newest first. */
-    async function chat(token: string, who = 'owner', limit = 10): Promise<any[]> {
-      const r = await t.call('GET', `${V1}/chat/${token}`, { as: as(who), query: { lookIntoFuture: 0, limit } });
-      assert.equal(r.status, 200, r.text);
-      return r.data;
-    }
+    const chat = (token: string, who = 'owner', limit = 10) => t.history(token, who, limit);
     async function lastMessageId(token: string, who = 'owner'): Promise<number> {
       const r = await t.call('GET', `${V4}/room/${token}`, { as: as(who) });
       assert.equal(r.status, 200, r.text);

@@ -19,9 +19,7 @@ for (const dialect of dialects()) {
 
     /** Every message as `who` reads it, oldest first, as [systemMessage, actor, subject id]. */
     async function history(token: string, who = 'owner'): Promise<Array<[string, string, string]>> {
-      const r = await t.call('GET', `${V1}/chat/${token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 100 } });
-      assert.equal(r.status, 200, r.text);
-      return (r.data as any[]).reverse().map((m) => {
+      return (await t.history(token, who)).reverse().map((m) => {
         const p = m.messageParameters;
         const subject = p.user ?? p.group ?? p.circle ?? p.phone;
         return [m.systemMessage, `${m.actorType}/${m.actorId}`, subject?.id ?? ''];

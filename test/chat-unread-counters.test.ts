@@ -26,11 +26,6 @@ for (const dialect of dialects()) {
       for (const u of ['ann', 'ben', 'cat', 'dan']) await createUser(t.p, u);
     });
 
-    const send = async (token: string, who: string, message: string) => {
-      const r = await t.call('POST', `${V1}/chat/${token}`, { as: as(who), body: { message } });
-      assert.equal(r.status, 201, r.text);
-      return r.data.id as number;
-    };
     const record = async (token: string, who: string) => {
       const r = await t.call('GET', `${V4}/room/${token}`, { as: as(who) });
       assert.equal(r.status, 200, r.text);
@@ -85,10 +80,10 @@ for (const dialect of dialects()) {
     it('a post counts for everybody but its author; system messages and reactions do not count', async () => {
       const token = await groupRoom('Posts');
       await expectUnread(token, { ann: 0, ben: 0, cat: 0 });
-      const m1 = await send(token, 'ann', 'one');
-      await send(token, 'ann', 'two');
+      const m1 = await t.say(token, 'ann', 'one');
+      await t.say(token, 'ann', 'two');
       await expectUnread(token, { ann: 0, ben: 2, cat: 2 });
-      await send(token, 'ben', 'three');
+      await t.say(token, 'ben', 'three');
       // ben's post moves his marker past everything: his count is 0 again.
       await expectUnread(token, { ann: 1, ben: 0, cat: 3 });
       assert.equal((await t.call('POST', `${V1}/reaction/${token}/${m1}`, { as: as('cat'), body: { reaction: '👍' } })).status, 201);
@@ -99,7 +94,7 @@ for (const dialect of dialects()) {
     it('the answer of POST read carries the count that matches its marker; marker 0 (-2) counts everything', async () => {
       const token = await groupRoom('Markers');
       const ids = [];
-      for (let i = 0; i < 5; i++) ids.push(await send(token, 'ann', `m${i}`));
+      for (let i = 0; i < 5; i++) ids.push(await t.say(token, 'ann', `m${i}`));
       const mid = await readTo(token, 'ben', ids[1]);
       assert.equal(mid.lastReadMessage, ids[1]);
       assert.equal(mid.unreadMessages, 3);
@@ -118,8 +113,8 @@ for (const dialect of dialects()) {
 
     it('DELETE read marks the last chat message unread: 1', async () => {
       const token = await groupRoom('Mark unread');
-      await send(token, 'ann', 'a');
-      await send(token, 'ann', 'b');
+      await t.say(token, 'ann', 'a');
+      await t.say(token, 'ann', 'b');
       await readTo(token, 'cat');
       const r = await t.call('DELETE', `${V1}/chat/${token}/read`, { as: as('cat') });
       assert.equal(r.status, 200);
@@ -129,9 +124,9 @@ for (const dialect of dialects()) {
 
     it('receiving with setReadMarker moves the count with the marker', async () => {
       const token = await groupRoom('Receive');
-      const a = await send(token, 'ann', 'a');
-      await send(token, 'ann', 'b');
-      await send(token, 'ann', 'c');
+      const a = await t.say(token, 'ann', 'a');
+      await t.say(token, 'ann', 'b');
+      await t.say(token, 'ann', 'c');
       const r = await t.call('GET', `${V1}/chat/${token}`, { as: as('ben'), query: { lookIntoFuture: 1, lastKnownMessageId: a, timeout: 0 } });
       assert.equal(r.status, 200);
       await expectUnread(token, { ben: 2, cat: 3 });
@@ -139,9 +134,9 @@ for (const dialect of dialects()) {
 
     it('deleting a message takes it out of the count of those who had not read it, and of nobody else', async () => {
       const token = await groupRoom('Deletes');
-      const a = await send(token, 'ann', 'a');
-      const b = await send(token, 'ann', 'b');
-      await send(token, 'ann', 'c');
+      const a = await t.say(token, 'ann', 'a');
+      const b = await t.say(token, 'ann', 'b');
+      await t.say(token, 'ann', 'c');
       await readTo(token, 'ben', b); // ben read a and b; cat read nothing
       await expectUnread(token, { ann: 0, ben: 1, cat: 3 });
       assert.equal((await t.call('DELETE', `${V1}/chat/${token}/${a}`, { as: as('ann') })).status, 200);
@@ -158,12 +153,12 @@ for (const dialect of dialects()) {
 
     it('clearing the history starts every count over', async () => {
       const token = await groupRoom('Clear');
-      await send(token, 'ann', 'a');
-      await send(token, 'ben', 'b');
+      await t.say(token, 'ann', 'a');
+      await t.say(token, 'ben', 'b');
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
       assert.equal((await t.call('DELETE', `${V1}/chat/${token}`, { as: as('ann') })).status, 200);
       await expectUnread(token, { ann: 0, ben: 0, cat: 0 });
-      await send(token, 'cat', 'after');
+      await t.say(token, 'cat', 'after');
       await expectUnread(token, { ann: 1, ben: 1, cat: 0 });
     });
 
@@ -171,17 +166,17 @@ for (const dialect of dialects()) {
       const token = await groupRoom('Polls');
       const p = await t.call('POST', `${V1}/poll/${token}`, { as: as('ann'), body: { question: 'Q?', options: ['x', 'y'] } });
       assert.equal(p.status, 201, p.text);
-      await send(token, 'ben', 'hi');
+      await t.say(token, 'ben', 'hi');
       await seedUser(t.p, token, 'dan');
       await expectUnread(token, { ben: 0, cat: 2, dan: 2 });
     });
 
     it('expired messages leave the count when they expire, before the job; the job keeps it right', async () => {
       const token = await groupRoom('Expiring');
-      await send(token, 'ann', 'kept');
+      await t.say(token, 'ann', 'kept');
       assert.equal((await t.call('POST', `${V4}/room/${token}/message-expiration`, { as: as('ann'), body: { seconds: 2 } })).status, 200);
-      const gone = await send(token, 'ann', 'gone 1');
-      await send(token, 'ann', 'gone 2');
+      const gone = await t.say(token, 'ann', 'gone 1');
+      await t.say(token, 'ann', 'gone 2');
       await readTo(token, 'ben', gone); // ben read one of the two expiring messages
       await expectUnread(token, { ben: 1, cat: 3 });
       await sleep(3100);
@@ -192,7 +187,7 @@ for (const dialect of dialects()) {
       await expectUnread(token, { ann: 0, ben: 0, cat: 1 });
       // After the job, markers and posts count as before.
       assert.equal((await t.call('POST', `${V4}/room/${token}/message-expiration`, { as: as('ann'), body: { seconds: 0 } })).status, 200);
-      await send(token, 'ann', 'new');
+      await t.say(token, 'ann', 'new');
       await expectUnread(token, { ben: 1, cat: 2 });
       assert.equal((await readTo(token, 'cat', 0)).unreadMessages, 2);
       const room = (await roomRow(t.p, token))!;
@@ -201,11 +196,11 @@ for (const dialect of dialects()) {
 
     it('mention flags: @all sets unreadMention only, @user both; reading clears them, a deleted mention keeps them until read', async () => {
       const token = await groupRoom('Mentions');
-      await send(token, 'ann', 'hey @all');
+      await t.say(token, 'ann', 'hey @all');
       let ben = await record(token, 'ben');
       assert.equal(ben.unreadMention, true);
       assert.equal(ben.unreadMentionDirect, false);
-      const direct = await send(token, 'ann', 'and you @ben');
+      const direct = await t.say(token, 'ann', 'and you @ben');
       ben = await record(token, 'ben');
       assert.equal(ben.unreadMention, true);
       assert.equal(ben.unreadMentionDirect, true);
@@ -222,9 +217,9 @@ for (const dialect of dialects()) {
 
     it('the migration backfills the counters from the messages', async () => {
       const token = await groupRoom('Backfill');
-      const a = await send(token, 'ann', 'a');
-      await send(token, 'ann', 'b');
-      await send(token, 'ben', 'c');
+      const a = await t.say(token, 'ann', 'a');
+      await t.say(token, 'ann', 'b');
+      await t.say(token, 'ben', 'c');
       await readTo(token, 'cat', a);
       const db = t.p.services.db.kysely;
       const room = (await roomRow(t.p, token))!;
@@ -262,7 +257,7 @@ for (const dialect of dialects()) {
       // PostgreSQL read cache then reads once more (docs/architecture.md "Read cache").
       await list();
       const none = await list();
-      for (const token of tokens) for (let i = 0; i < 40; i++) await send(token, 'ann', `msg ${i}`);
+      for (const token of tokens) for (let i = 0; i < 40; i++) await t.say(token, 'ann', `msg ${i}`);
       assert.equal(await listed(tokens[0], 'lister'), 40);
       const many = await list();
       assert.equal(many, none, `GET /room used ${none} statements with 0 unread messages and ${many} with 200`);

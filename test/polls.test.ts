@@ -27,8 +27,7 @@ for (const dialect of dialects()) {
     const vote = (who: string, id: number | string, optionIds: unknown[]) =>
       t.call('POST', `${V1}/poll/${room.token}/${id}`, { as: as(who), body: { optionIds } });
     const close = (who: string, id: number | string) => t.call('DELETE', `${V1}/poll/${room.token}/${id}`, { as: as(who) });
-    const history = async (who = 'alice') =>
-      (await t.call('GET', `${V1}/chat/${room.token}`, { as: as(who), query: { lookIntoFuture: 0, limit: 50 } })).data as any[];
+    const history = (who = 'alice') => t.history(room, who);
 
     it('201: the poll and its object_shared chat message', async () => {
       const r = await create('bob', { question: '  Lunch?  ', options: ['Pizza', 'Sushi', 'Salad'], resultMode: 0, maxVotes: 1 });

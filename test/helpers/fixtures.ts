@@ -8,8 +8,11 @@
  *   const room = await t.newRoom('alice', { type: RoomType.GROUP, members: { bob: ParticipantType.MODERATOR } });
  *   const guest = await t.newGuest(room);
  *   const r = await t.call('GET', `${V4}/room/${room.token}`, { as: guest.caller });
+ *   const id = await t.say(room, 'bob', 'hello');
+ *   const [newest] = await t.history(room, 'alice');
  */
 import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import type { Services } from '../../src/services/index.js';
 import { ActorType, ParticipantType, RoomType } from '../../src/domain/constants.js';
 import {
@@ -85,8 +88,13 @@ export interface Fixture {
   newRoom(owner: string | UserFixture, opts?: NewRoomOptions): Promise<RoomFixture>;
   /** An anonymous guest joined to a public conversation (ParticipantType.GUEST unless given). */
   newGuest(room: string | RoomFixture, type?: ParticipantTypeValue): Promise<GuestFixture>;
+  /** Posts a text message to `room` as `who` (answered 201) and returns its id. */
+  say(room: string | RoomFixture, who: string | UserFixture, message: string): Promise<number>;
+  /** The newest `limit` messages of `room` as `who` reads them, newest first (answered 200). */
+  history(room: string | RoomFixture, who: string | UserFixture, limit?: number): Promise<any[]>;
 }
 
+const CHAT = '/apps/spreed/api/v1/chat';
 const idOf = (x: string | { id: string }): string => (typeof x === 'string' ? x : x.id);
 const tokenOf = (x: string | { token: string }): string => (typeof x === 'string' ? x : x.token);
 
@@ -123,6 +131,16 @@ export function useParley(dialect: DialectName, opts: SuiteOptions = {}): Fixtur
       return { token: record.token, record };
     },
     newGuest: (room, type = ParticipantType.GUEST) => joinGuest(fixture.p, tokenOf(room), type),
+    async say(room, who, message) {
+      const r = await fixture.call('POST', `${CHAT}/${tokenOf(room)}`, { as: as(idOf(who)), body: { message } });
+      assert.equal(r.status, 201, r.text);
+      return r.data.id as number;
+    },
+    async history(room, who, limit = 100) {
+      const r = await fixture.call('GET', `${CHAT}/${tokenOf(room)}`, { as: as(idOf(who)), query: { lookIntoFuture: 0, limit } });
+      assert.equal(r.status, 200, r.text);
+      return r.data as any[];
+    },
   };
   before(async () => {
     parley = await startParley(dialect, opts);
