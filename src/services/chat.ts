@@ -102,24 +102,14 @@ export class ChatService {
     parameters: Record<string, unknown> = {},
     opts: SystemMessageOptions = {},
   ): Promise<number> {
-    const now = opts.at ?? nowSeconds();
-    const { id } = await this.insert(
-      this.repos.withTransaction(trx),
-      trx,
-      room,
-      now,
-      {
-        ...this.baseRow(room, actor, now),
-        message_type: MessageType.SYSTEM,
-        system_message: systemMessage,
-        message_parameters: JSON.stringify(parameters),
-        parent_id: opts.parentId ?? null,
-        ...(opts.silent ? { silent: 1 } : {}),
-      },
-      { bump: !opts.skipRoomUpdate },
-    );
-    await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
-    return id;
+    const fields = {
+      message_type: MessageType.SYSTEM,
+      system_message: systemMessage,
+      message_parameters: JSON.stringify(parameters),
+      parent_id: opts.parentId ?? null,
+      ...(opts.silent ? { silent: 1 } : {}),
+    };
+    return this.postInTransaction(trx, room, actor, opts.at ?? nowSeconds(), fields, !opts.skipRoomUpdate);
   }
 
   /**
@@ -150,22 +140,8 @@ export class ChatService {
    * stored `object_shared`, shown as a comment `{object}` (talk-chat-calls.md §1.4, §3.2).
    */
   async postSharedObject(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, parameters: Record<string, unknown>): Promise<number> {
-    const now = nowSeconds();
-    const { id } = await this.insert(
-      this.repos.withTransaction(trx),
-      trx,
-      room,
-      now,
-      {
-        ...this.baseRow(room, actor, now),
-        message: '{object}',
-        message_type: 'object_shared',
-        message_parameters: JSON.stringify(parameters),
-      },
-      { bump: true },
-    );
-    await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
-    return id;
+    const fields = { message: '{object}', message_type: 'object_shared', message_parameters: JSON.stringify(parameters) };
+    return this.postInTransaction(trx, room, actor, nowSeconds(), fields, true);
   }
 
   /**
@@ -248,6 +224,26 @@ export class ChatService {
       // The room's message expiration applies to every new message (talk-chat-calls.md §1.6).
       expires_at: room.message_expiration > 0 ? now + room.message_expiration : 0,
     };
+  }
+
+  /**
+   * A message posted inside the caller's transaction (system messages, shared objects): the
+   * actor's row with `fields`, inserted as `insert` does, then announced in that transaction
+   * (`chat.posted-in-transaction`: the signaling relay sends it once the room's writers have
+   * settled). Returns its id.
+   */
+  private async postInTransaction(
+    trx: Kysely<Database>,
+    room: RoomRow,
+    actor: ChatActor,
+    now: number,
+    fields: Partial<NewChatMessage>,
+    bump: boolean,
+  ): Promise<number> {
+    const row = { ...this.baseRow(room, actor, now), ...fields };
+    const { id } = await this.insert(this.repos.withTransaction(trx), trx, room, now, row, { bump });
+    await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
+    return id;
   }
 
   /**
