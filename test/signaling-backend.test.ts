@@ -371,7 +371,7 @@ for (const dialect of dialects()) {
       }
     });
 
-    it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times', async () => {
+    it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times, other refusals never', async () => {
       const room = (await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Slow' })).token;
       const slow = await fakeSignalingServer(() => 200, 1500);
       const list = await fx.p.services.serverLists.servers('signaling_servers');
@@ -401,6 +401,22 @@ for (const dialect of dialects()) {
         assert.equal(failing.hits(), 3 * gaveUp, 'three tries each, then given up');
       } finally {
         await failing.close();
+      }
+
+      // A refusal below 500 is final: one try each, no retry.
+      const refusing = await fakeSignalingServer(() => 403);
+      await fx.p.services.serverLists.deleteServer('signaling_servers', failing.url);
+      await fx.p.services.serverLists.addServer('signaling_servers', refusing.url, SECRET, true);
+      try {
+        const failedBefore = fx.p.services.signalingNotifier.failed;
+        await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Refused' } });
+        await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
+        await fx.p.services.signalingNotifier.idle();
+        const refused = fx.p.services.signalingNotifier.failed - failedBefore;
+        assert.equal(refused, 2);
+        assert.equal(refusing.hits(), refused, 'one try each');
+      } finally {
+        await refusing.close();
       }
     });
   });
