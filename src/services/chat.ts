@@ -19,6 +19,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { nowSeconds } from '../domain/time.js';
+import { chunks, rowsPerInsert } from '../db/chunks.js';
 import type { Repositories } from '../db/repositories/index.js';
 
 /** Who a message is from: an attendee's actor, or guests/system, guests/cli. */
@@ -110,6 +111,41 @@ export class ChatService {
       ...(opts.silent ? { silent: 1 } : {}),
     };
     return this.postInTransaction(trx, room, actor, opts.at ?? nowSeconds(), fields, !opts.skipRoomUpdate);
+  }
+
+  /**
+   * Posts several system messages into one room, in this order, inside the caller's transaction
+   * (an added group and its members, talk-chat-calls.md §2): one multi-row insert (per chunk)
+   * instead of a post per message; the room is locked, pointed at the last one and woken once,
+   * and each is announced as `postSystemMessage` announces it.
+   */
+  async postSystemMessages(
+    trx: Kysely<Database>,
+    room: RoomRow,
+    actor: ChatActor,
+    messages: ReadonlyArray<{ systemMessage: string; parameters: Record<string, unknown> }>,
+  ): Promise<void> {
+    if (messages.length <= 1) {
+      for (const m of messages) await this.postSystemMessage(trx, room, actor, m.systemMessage, m.parameters);
+      return;
+    }
+    const now = nowSeconds();
+    const rows = messages.map((m) => ({
+      ...this.baseRow(room, actor, now),
+      message_type: MessageType.SYSTEM,
+      system_message: m.systemMessage,
+      message_parameters: JSON.stringify(m.parameters),
+    }));
+    const tx = this.repos.withTransaction(trx);
+    // The row lock that orders this room's posts (file comment), as `insert` takes it.
+    await tx.rooms.lockForMessage(room.id, now);
+    const ids: number[] = [];
+    // A multi-row insert numbers its rows in order, so the ids follow `messages`.
+    for (const part of chunks(rows, rowsPerInsert(Object.keys(rows[0]).length))) ids.push(...(await tx.chatMessages.insertMany(part)).map((x) => x.id));
+    ids.sort((a, b) => a - b);
+    await tx.rooms.pointAtMessage(room.id, ids[ids.length - 1], room.last_activity < now ? now : 0);
+    await this.db.wake.notify([chatChannel(room.id)], trx);
+    for (const id of ids) await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
   }
 
   /**
