@@ -387,37 +387,29 @@ for (const dialect of dialects()) {
         await slow.close();
       }
 
-      const failing = await fakeSignalingServer(() => 503);
-      await fx.p.services.serverLists.deleteServer('signaling_servers', slow.url);
-      await fx.p.services.serverLists.addServer('signaling_servers', failing.url, SECRET, true);
-      try {
-        const failedBefore = fx.p.services.signalingNotifier.failed;
-        await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Again' } });
-        await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
-        await fx.p.services.signalingNotifier.idle();
-        // The rename is an `update` and its system message a chat `message`: each tried three times.
-        const gaveUp = fx.p.services.signalingNotifier.failed - failedBefore;
-        assert.equal(gaveUp, 2);
-        assert.equal(failing.hits(), 3 * gaveUp, 'three tries each, then given up');
-      } finally {
-        await failing.close();
-      }
-
+      /** Renames the room with only a server answering `status` configured: the deliveries given up and the server's hits. */
+      const renameAgainst = async (status: number, replaces: string, roomName: string) => {
+        const server = await fakeSignalingServer(() => status);
+        await fx.p.services.serverLists.deleteServer('signaling_servers', replaces);
+        await fx.p.services.serverLists.addServer('signaling_servers', server.url, SECRET, true);
+        try {
+          const failedBefore = fx.p.services.signalingNotifier.failed;
+          await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName } });
+          await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
+          await fx.p.services.signalingNotifier.idle();
+          return { url: server.url, gaveUp: fx.p.services.signalingNotifier.failed - failedBefore, hits: server.hits() };
+        } finally {
+          await server.close();
+        }
+      };
+      const failing = await renameAgainst(503, slow.url, 'Again');
+      // The rename is an `update` and its system message a chat `message`: each tried three times.
+      assert.equal(failing.gaveUp, 2);
+      assert.equal(failing.hits, 3 * failing.gaveUp, 'three tries each, then given up');
       // A refusal below 500 is final: one try each, no retry.
-      const refusing = await fakeSignalingServer(() => 403);
-      await fx.p.services.serverLists.deleteServer('signaling_servers', failing.url);
-      await fx.p.services.serverLists.addServer('signaling_servers', refusing.url, SECRET, true);
-      try {
-        const failedBefore = fx.p.services.signalingNotifier.failed;
-        await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Refused' } });
-        await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
-        await fx.p.services.signalingNotifier.idle();
-        const refused = fx.p.services.signalingNotifier.failed - failedBefore;
-        assert.equal(refused, 2);
-        assert.equal(refusing.hits(), refused, 'one try each');
-      } finally {
-        await refusing.close();
-      }
+      const refusing = await renameAgainst(403, failing.url, 'Refused');
+      assert.equal(refusing.gaveUp, 2);
+      assert.equal(refusing.hits, refusing.gaveUp, 'one try each');
     });
   });
 }
