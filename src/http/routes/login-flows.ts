@@ -19,7 +19,7 @@ import { PRODUCT_NAME } from '../../domain/version.js';
 import type { LoginFlowRow } from '../../db/repositories/login-flows.js';
 import type { LoginFlowKind } from '../../services/login-flows.js';
 import type { Services } from '../../services/index.js';
-import { LOGIN_COOKIE, readCookie } from '../auth/login-session.js';
+import { loginSessionUser, readCookie } from '../auth/login-session.js';
 import { escapeHtml, foreignOrigin, page, PAGE_HEADERS, sendPage } from '../pages/html.js';
 import { serverUrl } from '../server-url.js';
 
@@ -161,15 +161,7 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
       const found = await flowOf(request, kind, false);
       if (!found) return expired(reply);
       const { flow, state } = found;
-      let user = await flows.userOf(flow);
-      if (!user) {
-        const session = readCookie(request, LOGIN_COOKIE);
-        const sessionUser = session ? await services.loginSessions.resolve(session) : undefined;
-        if (sessionUser) {
-          await flows.attachUser(flow, sessionUser.id);
-          user = sessionUser;
-        }
-      }
+      const user = await flows.userOrBrowserUser(flow, () => loginSessionUser(request, services));
       if (!user) return sendPage(reply, 200, loginForm(kind, state, flow.client_name), csp);
       return sendPage(reply, 200, grantForm(kind, state, flow.client_name, user.id), csp);
     });
