@@ -17,7 +17,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { basic, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
+import { basic, closeSeedServices, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
 
 const IDLE = Number(process.env.BENCH_IDLE ?? 5000);
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000);
@@ -73,7 +73,7 @@ async function main() {
   const { env, drop } = await freshDatabase(pgUrl ? 'postgres' : 'sqlite', pgUrl);
   const services = await openSeedServices(env);
   const seeded = await seed(services);
-  await services.db.close();
+  await closeSeedServices(services);
 
   // The idle part opens 5,000 polls in one burst: load shedding (docs/operators.md) would answer
   // part of the burst 503, and it is the held polls that are measured here.

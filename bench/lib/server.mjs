@@ -85,6 +85,12 @@ export async function openSeedServices(env) {
   return services;
 }
 
+/** Closes what `openSeedServices` opened, after the background work seeding queued (boot.ts closeServices). */
+export async function closeSeedServices(services) {
+  const { closeServices } = await dist('boot.js');
+  await closeServices(services);
+}
+
 /** A free TCP port on loopback. */
 export function freePort() {
   return new Promise((resolve, reject) => {
