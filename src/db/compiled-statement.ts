@@ -19,7 +19,7 @@ class Slot {
   constructor(readonly name: string) {}
 }
 
-type Placeholder = <T = never>(name: string) => T;
+export type Placeholder = <T = never>(name: string) => T;
 
 const placeholder: Placeholder = <T>(name: string) => new Slot(name) as unknown as T;
 

@@ -36,11 +36,11 @@ import type { QueryStats } from './query-stats.js';
 import type { WakeObserver } from './wake.js';
 
 /** Tables whose reads may be cached; each has the notify trigger of migration 0707. */
-export const CACHED_TABLES = ['users', 'user_preferences', 'user_status', 'app_passwords', 'cache_state'] as const;
+const CACHED_TABLES = ['users', 'user_preferences', 'user_status', 'app_passwords', 'cache_state'] as const;
 export type CachedTable = (typeof CACHED_TABLES)[number];
 
 /** Prefix of the cache's payloads on the wake channel (wake channels never start with it). */
-export const CACHE_PAYLOAD_PREFIX = 'cache:';
+const CACHE_PAYLOAD_PREFIX = 'cache:';
 /** Prefix of a writer's marker (`cache-sync:<process token>:<n>`), after its own notifications. */
 const SYNC_PREFIX = 'cache-sync:';
 /** How long a writer waits for its marker before dropping the written tables instead. */
@@ -170,7 +170,7 @@ export class PgReadCache {
   }
 
   /** Drops one key of a table (every read of it), or the whole table. */
-  invalidate(table: string, key?: string): void {
+  private invalidate(table: string, key?: string): void {
     const cache = this.tables.get(table);
     if (cache === undefined) return;
     cache.epoch++;

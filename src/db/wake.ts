@@ -237,15 +237,15 @@ export function inProcessWake(): Wake {
   };
 }
 
-/**
- * PostgreSQL: one LISTEN connection (opened on first use, reopened after it drops) per process;
- * `pg_notify` goes through the pool or the caller's transaction.
- */
 /** The database channel of a schema's wake-ups (also named by the read cache's notify triggers). */
 export function wakeChannel(schema: string | undefined): string {
   return `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
 }
 
+/**
+ * PostgreSQL: one LISTEN connection (opened on first use, reopened after it drops) per process;
+ * `pg_notify` goes through the pool or the caller's transaction.
+ */
 export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined, observer?: WakeObserver): Wake {
   const local = new LocalWaiters();
   const dbChannel = wakeChannel(schema);

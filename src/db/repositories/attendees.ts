@@ -11,6 +11,7 @@ import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
 import { MODERATOR_TYPES } from '../../domain/permissions.js';
 import { compiledStatement } from '../compiled-statement.js';
+import { caseById } from '../id-lists.js';
 import { UNREAD_TYPES } from './chat-messages.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
@@ -23,7 +24,7 @@ export type AttendeePatch = Updateable<Omit<AttendeesTable, 'id'>>;
  * user's list keeps the row objects small (building `select *` rows was the largest cost of the
  * uncached list after its queries).
  */
-export const CONVERSATION_ATTENDEE_COLUMNS = [
+const CONVERSATION_ATTENDEE_COLUMNS = [
   'id',
   'room_id',
   'actor_type',
@@ -270,15 +271,10 @@ export class AttendeesRepository {
   /** Stores dial-in PINs for several attendees in one statement (lazy PIN generation). */
   async setPins(pins: Map<number, string>, now: number): Promise<void> {
     if (pins.size === 0) return;
-    const ids = [...pins.keys()];
-    const cases = sql.join(
-      ids.map((id) => sql`when ${id} then ${pins.get(id)!}`),
-      sql` `,
-    );
     await this.db
       .updateTable('attendees')
-      .set({ pin: sql<string>`case id ${cases} end`, last_attendee_activity: now })
-      .where('id', 'in', ids)
+      .set({ pin: caseById(pins), last_attendee_activity: now })
+      .where('id', 'in', [...pins.keys()])
       .where('pin', 'is', null)
       .execute();
   }

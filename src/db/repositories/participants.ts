@@ -11,6 +11,7 @@ import type { AttendeeRow } from './attendees.js';
 import type { SessionRow } from './sessions.js';
 import { chunks } from '../chunks.js';
 import { compiledStatement } from '../compiled-statement.js';
+import { idIn } from '../id-lists.js';
 
 /**
  * The attendee columns a participant record is built from (presenters/participant.ts), the only
@@ -127,7 +128,6 @@ export class ParticipantsRepository {
   async withSessions(roomIds: number[]): Promise<AttendeeSessionRow[]> {
     if (roomIds.length === 0) return [];
     const pg = this.dialect === 'postgres';
-    const inRooms = (column: string) => (pg ? sql`${sql.ref(column)} = any(${roomIds})` : sql`${sql.ref(column)} in (${sql.join(roomIds)})`);
     const agg = pg ? sql.raw('json_agg(json_build_array') : sql.raw('json_group_array(json_array');
     const attendeeCols = sql.join(LISTED_ATTENDEE_COLUMNS.map((c) => sql.ref(c)));
     const sessionCols = sql.join(PACKED_SESSION_COLUMNS.map((c) => sql.ref(`s.${c}`)));
@@ -137,8 +137,8 @@ export class ParticipantsRepository {
     // scanned every session and probed attendees by key); PostgreSQL plans it from statistics.
     const join = sql.raw(pg ? 'inner join' : 'cross join');
     const { rows } = await sql<{ a: unknown; s: unknown }>`select
-      (select ${agg}(${attendeeCols}) order by id) from attendees where ${inRooms('room_id')}) as a,
-      (select ${agg}(${sessionCols}) order by s.id) from attendees a ${join} sessions s on s.attendee_id = a.id where ${inRooms('a.room_id')}) as s`.execute(
+      (select ${agg}(${attendeeCols}) order by id) from attendees where ${idIn(this.dialect, 'room_id', roomIds)}) as a,
+      (select ${agg}(${sessionCols}) order by s.id) from attendees a ${join} sessions s on s.attendee_id = a.id where ${idIn(this.dialect, 'a.room_id', roomIds)}) as s`.execute(
       this.db,
     );
     const byAttendee = new Map<number, SessionRow[]>();

@@ -3,14 +3,15 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { Expression, ExpressionBuilder, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
+import type { Expression, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
 import { PostgresAdapter, sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
-import { compiledStatement, type CompiledStatement } from '../compiled-statement.js';
+import { compiledStatement, type CompiledStatement, type Placeholder } from '../compiled-statement.js';
+import { caseById, idIn } from '../id-lists.js';
 import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-messages.js';
 
 export type RoomRow = Selectable<RoomsTable>;
@@ -112,7 +113,7 @@ function withChat(q: SelectQueryBuilder<any, any, object>, now: number, postgres
 }
 
 type MemberArgs = { token: string; actorType: string; actorId: string };
-const roomWithMember = (db: Kysely<Database>, p: <T = never>(name: string) => T) =>
+const roomWithMember = (db: Kysely<Database>, p: Placeholder) =>
   db
     .selectFrom('rooms as r')
     .leftJoin('attendees as a', (j) => j.onRef('a.room_id', '=', 'r.id').on('a.actor_type', '=', p('actorType')).on('a.actor_id', '=', p('actorId')))
@@ -208,20 +209,6 @@ export class RoomsRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  /**
-   * `column IN ids`: on PostgreSQL as `= any($1)` with one array parameter, so the text is the
-   * same for any number of ids and is sent as a named prepared statement (db/pg-prepared.ts);
-   * an IN-list has one parameter per id, a new text per count, parsed and planned every time.
-   */
-  private idIn(eb: ExpressionBuilder<Database, 'rooms'>, column: 'id', ids: number[]): Expression<SqlBool> {
-    return this.dialect === 'postgres' ? sql<SqlBool>`${sql.ref(column)} = any(${ids})` : eb(column, 'in', ids);
-  }
-
-  /** `r.id IN ids` for queries on `rooms as r` (same forms as idIn). */
-  private roomIdIn(ids: number[]): Expression<SqlBool> {
-    return this.dialect === 'postgres' ? sql<SqlBool>`r.id = any(${ids})` : sql<SqlBool>`r.id in (${sql.join(ids)})`;
-  }
-
   findByToken(token: string): Promise<RoomRow | undefined> {
     return this.db.selectFrom('rooms').selectAll().where('token', '=', token).executeTakeFirst();
   }
@@ -258,16 +245,19 @@ export class RoomsRepository {
   }
 
   /**
-   * Rooms by id with their chat state (RoomChatPreload), one statement: the conversation list.
-   * Same filter and order as findByIds.
+   * Rooms by id with their chat state (RoomChatPreload), one statement: the conversation list,
+   * optionally only the rooms changed since a time (`modified`). Order: id ascending.
    */
   async findByIdsWithChat(ids: number[], modified: ModifiedFilter | undefined, now: number): Promise<Array<{ room: RoomRow; chat: RoomChatPreload }>> {
     if (ids.length === 0) return [];
-    let q = this.db.selectFrom('rooms as r').selectAll('r').where(this.roomIdIn(ids));
+    let q = this.db
+      .selectFrom('rooms as r')
+      .selectAll('r')
+      .where(idIn(this.dialect, 'r.id', ids));
     if (modified) {
       q = q.where((eb) => {
         const ors: Array<Expression<SqlBool>> = [eb('r.last_activity', '>=', modified.since), eb('r.call_flag', '!=', 0)];
-        if (modified.attendeeChangedRoomIds.length) ors.push(this.roomIdIn(modified.attendeeChangedRoomIds));
+        if (modified.attendeeChangedRoomIds.length) ors.push(idIn(this.dialect, 'r.id', modified.attendeeChangedRoomIds));
         if (modified.includeOneToOne) ors.push(eb('r.type', '=', 1));
         return eb.or(ors);
       });
@@ -281,22 +271,15 @@ export class RoomsRepository {
     });
   }
 
-  /** Rooms by id (one query), optionally only those changed since a time. Order: id ascending. */
-  async findByIds(ids: number[], modified?: ModifiedFilter): Promise<RoomRow[]> {
+  /** Rooms by id (one query). Order: id ascending. */
+  async findByIds(ids: number[]): Promise<RoomRow[]> {
     if (ids.length === 0) return [];
-    let q = this.db
+    return this.db
       .selectFrom('rooms')
       .selectAll()
-      .where((eb) => this.idIn(eb, 'id', ids));
-    if (modified) {
-      q = q.where((eb) => {
-        const ors: Array<Expression<SqlBool>> = [eb('last_activity', '>=', modified.since), eb('call_flag', '!=', 0)];
-        if (modified.attendeeChangedRoomIds.length) ors.push(this.idIn(eb, 'id', modified.attendeeChangedRoomIds));
-        if (modified.includeOneToOne) ors.push(eb('type', '=', 1));
-        return eb.or(ors);
-      });
-    }
-    return q.orderBy('id').execute();
+      .where(idIn(this.dialect, 'id', ids))
+      .orderBy('id')
+      .execute();
   }
 
   async insert(row: NewRoom): Promise<number> {
@@ -372,13 +355,9 @@ export class RoomsRepository {
   /** Saves computed default names (room id → name) in one statement, except where someone named the room meanwhile. */
   async setNamesIfEmpty(names: ReadonlyMap<number, string>): Promise<void> {
     if (names.size === 0) return;
-    const cases = sql.join(
-      [...names].map(([id, name]) => sql`when ${id} then ${name}`),
-      sql` `,
-    );
     await this.db
       .updateTable('rooms')
-      .set({ name: sql<string>`case id ${cases} end` })
+      .set({ name: caseById(names) })
       .where('id', 'in', [...names.keys()])
       .where('name', '=', '')
       .execute();
@@ -484,13 +463,9 @@ export class RoomsRepository {
   /** Points several rooms at their newest message in one statement (room id → message id; never backwards). */
   async setLastMessages(latest: ReadonlyMap<number, number>): Promise<void> {
     if (latest.size === 0) return;
-    const cases = sql.join(
-      [...latest].map(([id, msg]) => sql`when ${id} then ${msg}`),
-      sql` `,
-    );
     await this.db
       .updateTable('rooms')
-      .set({ last_message: sql<number>`case id ${cases} else last_message end` })
+      .set({ last_message: caseById(latest, sql.ref('last_message')) })
       .where('id', 'in', [...latest.keys()])
       .execute();
   }
