@@ -17,8 +17,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { ADMIN, basic, dist, distDir, ocs, openSeedServices, startServer } from './lib/server.mjs';
+import { basic, closeSeedServices, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
 
 const IDLE = Number(process.env.BENCH_IDLE ?? 5000);
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000);
@@ -70,33 +69,15 @@ async function seed(services) {
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run bench:chat-longpoll` (it builds first)');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-chat-'));
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    ADMIN_USER: ADMIN.user,
-    ADMIN_PASSWORD: ADMIN.password,
-    LOG_LEVEL: 'warn',
-    JOBS: 'false',
-    HOST: '127.0.0.1',
-    // The idle part opens 5,000 polls in one burst: load shedding (docs/operators.md) would answer
-    // part of the burst 503, and it is the held polls that are measured here.
-    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-    OVERLOAD_MAX_DB_WAITING: '0',
-  };
-  delete env.DATABASE_URL;
-  delete env.DATABASE_SCHEMA;
-  if (process.env.BENCH_DATABASE_URL) {
-    env.DATABASE_URL = process.env.BENCH_DATABASE_URL;
-    env.DATABASE_SCHEMA = `bench_chat_${process.pid}`;
-  }
-
+  const pgUrl = process.env.BENCH_DATABASE_URL;
+  const { env, drop } = await freshDatabase(pgUrl ? 'postgres' : 'sqlite', pgUrl);
   const services = await openSeedServices(env);
   const seeded = await seed(services);
-  await services.db.close();
+  await closeSeedServices(services);
 
-  const server = await startServer(env);
+  // The idle part opens 5,000 polls in one burst: load shedding (docs/operators.md) would answer
+  // part of the burst 503, and it is the held polls that are measured here.
+  const server = await startServer(env, { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_DB_WAITING: '0' });
   const url = server.url;
   const chatUrl = `${url}${V1}/chat/${seeded.token}?format=json`;
   try {
@@ -200,8 +181,7 @@ async function main() {
     console.log(`chat-longpoll delivery members=${MEMBERS} p99_median=${median.toFixed(0)}ms bar=<1000ms ${median < 1000 ? 'ok' : 'OVER'}`);
   } finally {
     await server.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    if (env.DATABASE_SCHEMA) await (await dist('db/database.js')).dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+    await drop();
   }
 }
 

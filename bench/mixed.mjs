@@ -32,7 +32,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import argon2 from '@node-rs/argon2';
-import { basic, chosenDatabases, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
+import { basic, chosenDatabases, closeSeedServices, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
 import { userAttendeeRow } from './lib/seed.mjs';
 
 const USERS = 200;
@@ -289,7 +289,7 @@ async function runDatabase(db) {
     try {
       users = await seed(services);
     } finally {
-      await services.db.close();
+      await closeSeedServices(services);
     }
     // Shedding as configured (the server's defaults unless OVERLOAD_* is set), for the search and
     // the 2x run; then the 2x run again on a server that never sheds, to show what it prevents.

@@ -24,7 +24,19 @@ import fs from 'node:fs';
 import pg from 'pg';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { ADMIN, basic, chosenDatabases, dist, freshDatabase, joinCookie, median, ocs, openSeedServices, startServer } from './lib/server.mjs';
+import {
+  ADMIN,
+  basic,
+  chosenDatabases,
+  closeSeedServices,
+  dist,
+  freshDatabase,
+  joinCookie,
+  median,
+  ocs,
+  openSeedServices,
+  startServer,
+} from './lib/server.mjs';
 import { seedFillerRooms } from './lib/seed.mjs';
 import roomRoutes from './routes/10-conversations.mjs';
 
@@ -109,11 +121,11 @@ async function prepareSize(db, rooms) {
     }
     if (db === 'postgres' && !process.env.BENCH_NO_ANALYZE) await sql`ANALYZE`.execute(services.db.kysely);
   } catch (e) {
-    await services.db.close();
+    await closeSeedServices(services);
     await fresh.drop();
     throw e;
   }
-  await services.db.close();
+  await closeSeedServices(services);
   const server = await startServer(fresh.env);
   try {
     return await readySize(db, rooms, fresh, server, state);

@@ -37,6 +37,7 @@ import {
   ADMIN,
   basic,
   chosenDatabases,
+  closeSeedServices,
   dist,
   freshDatabase,
   joinCookie,
@@ -130,7 +131,7 @@ async function runDatabase(db, routes, results) {
       for (const r of routes) if (r.seed && !seeded.has(r.seed)) seeded.set(r.seed, await r.seed(tools));
       if (modes.includes('writer')) await seedWriter(services);
     } finally {
-      await services.db.close();
+      await closeSeedServices(services);
     }
     const server = await startServer(env);
     const { url } = server;

@@ -418,6 +418,31 @@ for (const dialect of dialects()) {
         assert.ok(!(await memberIds(room1.token)).includes('frank:3'));
       });
 
+      it('attendees removed from the parent leave every child, a group with the members it brought', async () => {
+        const { token, ids } = await parentRoom('Leaving');
+        await fx.p.services.directory.createGroup('visitors');
+        await fx.p.services.directory.addToGroup('visitors', 'frank');
+        const addGroup = await fx.call('POST', `${V4}/room/${token}/participants`, { as: as('alice'), body: { newParticipant: 'visitors', source: 'groups' } });
+        assert.equal(addGroup.status, 200, addGroup.text);
+        await br('POST', token, '', 'alice', { mode: 3, amount: 2 });
+        const [room1, room2] = await children(token);
+        for (const [room, user] of [
+          [room1, 'frank'],
+          [room2, 'dave'],
+        ] as const) {
+          const r = await fx.call('POST', `${V4}/room/${room.token}/participants`, { as: as('alice'), body: { newParticipant: user } });
+          assert.equal(r.status, 200, r.text);
+        }
+        const visitors = (await attendeesOf(fx.p, token)).find((a) => a.actor_type === 'groups' && a.actor_id === 'visitors')!;
+        for (const attendeeId of [visitors.id, ids.dave]) {
+          const r = await fx.call('DELETE', `${V4}/room/${token}/attendees`, { as: as('alice'), body: { attendeeId } });
+          assert.equal(r.status, 200, r.text);
+        }
+        assert.ok(!(await memberIds(token)).some((m) => m.startsWith('frank:') || m.startsWith('dave:')));
+        assert.ok(!(await memberIds(room1.token)).some((m) => m.startsWith('frank:')), 'frank left with the group');
+        assert.ok(!(await memberIds(room2.token)).some((m) => m.startsWith('dave:')));
+      });
+
       it('a child created through POST /room takes the parent type and starts behind the lobby', async () => {
         const { token } = await parentRoom('Manual child');
         await br('POST', token, '', 'alice', { mode: 3, amount: 1 });

@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
-import type { OcsRouteDef } from '../src/http/ocs/route.js';
+import { ocsRoute, type OcsRouteDef } from '../src/http/ocs/route.js';
 import { admin, as, call, dialects, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, V4 } from './helpers/rooms.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
@@ -77,6 +77,8 @@ const IMPLEMENTED = [
 ];
 
 const ROUTE_NOT_FOUND = /Invalid query/;
+/** A route definition to register with a capability of the test's choosing. */
+const GATED_PROBE: OcsRouteDef<undefined> = { method: 'GET', path: '/probe', auth: 'public', summary: 'probe', handler: async () => null };
 
 async function features(p: Parley): Promise<string[]> {
   const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
@@ -110,6 +112,10 @@ for (const dialect of dialects()) {
         const r = await t.call(d.method, path, { as: as('alice') });
         assert.doesNotMatch(r.meta?.message ?? '', ROUTE_NOT_FOUND, `${d.method} ${d.path}: ${r.status}`);
       }
+    });
+
+    it('a route naming a capability no feature carries is refused at registration (it would never exist)', () => {
+      assert.throws(() => ocsRoute(t.p.app, t.p.services, { ...GATED_PROBE, capability: 'no-such-feature' }), /unknown capability feature "no-such-feature"/);
     });
 
     it('while breakout-rooms-v1 is not advertised, its endpoints do not exist (404 route not found, v1 998)', async () => {

@@ -5,9 +5,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, dialects } from './helpers/parley.js';
+import { as, createUser, dialects } from './helpers/parley.js';
 import { ActorType, ParticipantType, RoomType, useParley, V4 } from './helpers/fixtures.js';
-import { attendeesOf, enterRoom, setRoom } from './helpers/rooms.js';
+import { attendeesOf, countQueries, enterRoom, setRoom } from './helpers/rooms.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -108,6 +108,36 @@ for (const dialect of dialects()) {
       const [m] = (await chat(room.token, 'owner', 3)).reverse();
       assert.equal(m.systemMessage, 'group_removed');
       assert.equal(m.messageParameters.group.id, 'crew');
+    });
+
+    it('a group is recorded with its members in the same number of statements whatever its size', async () => {
+      await t.services.directory.createGroup('pair');
+      for (const u of ['ann', 'ben']) await t.services.directory.addToGroup('pair', u);
+      const crowd = Array.from({ length: 40 }, (_, i) => `crowd${i}`);
+      for (const id of crowd) await createUser(t.p, id, { groups: ['crowd'] });
+      const addCounted = async (group: string): Promise<{ token: string; n: number }> => {
+        const room = await t.newRoom('owner');
+        const n = await countQueries(t.p, async () => {
+          assert.equal((await add(room.token, group, 'groups')).status, 200);
+          await t.services.signalingNotifier.idle();
+        });
+        return { token: room.token, n };
+      };
+      await addCounted('pair'); // warm-up (cached credentials and config)
+      const small = await addCounted('pair');
+      const large = await addCounted('crowd');
+      assert.equal(large.n, small.n, '40 members cost what 2 cost');
+      const messages = (await chat(large.token, 'owner', 50)).reverse().filter((m) => m.systemMessage !== 'conversation_created');
+      assert.equal(messages[0].systemMessage, 'group_added');
+      assert.deepEqual(
+        messages
+          .slice(1)
+          .map((m) => m.messageParameters.user.id)
+          .sort(),
+        [...crowd].sort(),
+      );
+      assert.ok(messages.slice(1).every((m) => m.systemMessage === 'user_added'));
+      assert.equal(await lastMessageId(large.token), messages[messages.length - 1].id);
     });
 
     it('a team: circle_added and circle_removed', async () => {

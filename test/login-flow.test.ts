@@ -166,6 +166,38 @@ for (const dialect of dialects()) {
       assert.equal(grant.status, 403);
     });
 
+    it("a browser logged in to Parley's pages skips the login step; a stale or disabled session does not", async () => {
+      await createUser(p, 'bob');
+      const pageLogin = await req(p, 'POST', '/login', { headers: { Origin: p.url }, form: { user: 'bob', password: passwordOf('bob') } });
+      assert.equal(pageLogin.status, 303);
+      assert.match(pageLogin.cookie!, /^parley_login=[A-Za-z0-9]{64}$/);
+
+      // Not a session: the login form, as without the cookie.
+      const stale = await openV2(p);
+      const withStale = await req(p, 'GET', '/index.php/login/v2/grant', { headers: { Cookie: `${stale.cookie}; parley_login=${'A'.repeat(64)}` } });
+      assert.equal(withStale.status, 200);
+      assert.match(withStale.text, /name="password"/);
+
+      const f = await openV2(p);
+      const cookies = `${f.cookie}; ${pageLogin.cookie}`;
+      const page = await req(p, 'GET', '/index.php/login/v2/grant', { headers: { Cookie: cookies } });
+      assert.equal(page.status, 200);
+      assert.match(page.text, /Grant access/);
+      assert.match(page.text, /<strong>bob<\/strong>/);
+      assert.doesNotMatch(page.text, /name="password"/);
+      // The session's account is remembered on the flow: the grant needs only the flow's cookie.
+      const done = await req(p, 'POST', '/index.php/login/v2/grant', { headers: { Cookie: f.cookie, Origin: p.url }, form: { stateToken: f.state } });
+      assert.equal(done.status, 200);
+      const creds = JSON.parse((await poll(p, f.poll.endpoint, f.poll.token)).text);
+      assert.equal(creds.loginName, 'bob');
+
+      // A disabled account's session no longer logs the browser in.
+      await p.services.db.kysely.updateTable('users').set({ enabled: 0 }).where('id', '=', 'bob').execute();
+      const g = await openV2(p);
+      const disabled = await req(p, 'GET', '/index.php/login/v2/grant', { headers: { Cookie: `${g.cookie}; ${pageLogin.cookie}` } });
+      assert.match(disabled.text, /name="password"/);
+    });
+
     it('a login link opens once; an unknown or malformed one is refused', async () => {
       const f = await openV2(p);
       assert.equal((await req(p, 'GET', f.login)).status, 403);

@@ -108,6 +108,24 @@ for (const dialect of dialects()) {
       assert.equal(user.sessionIds.length, 1);
       assert.ok(r.data.some((x: any) => x.inCall === 3));
       assert.ok(r.data.some((x: any) => x.displayName === 'Zoë "quoted" \\ back\u0001slash'));
+
+      // XML is rendered from the same records (not the JSON writer): one <element> per record,
+      // fields in the same order, v1 and v2.
+      for (const version of [1, 2] as const) {
+        const xml = await call(p, 'GET', `${V4}/room/${room.token}/participants`, {
+          as: as('owner'),
+          query: { includeStatus: 'true' },
+          format: 'xml',
+          version,
+        });
+        assert.equal(xml.status, 200, xml.text);
+        assert.match(xml.headers.get('content-type') ?? '', /xml/);
+        assert.equal(xml.text.match(/<element>\n\s+<roomToken>/g)?.length, listed.records.length);
+        assert.match(xml.text, new RegExp(`<roomToken>${room.token}</roomToken>\\n\\s+<inCall>\\d+</inCall>\\n\\s+<lastPing>`));
+        assert.match(xml.text, /<actorType>emails<\/actorType>/);
+        assert.match(xml.text, /<status>away<\/status>/);
+        assert.doesNotMatch(xml.text, /<records>|<write>/, 'the list, not its wrapper');
+      }
     });
 
     it('add users: 200 [], listed as type 3, lastActivity moves; adding again changes nothing', async () => {

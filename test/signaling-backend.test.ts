@@ -371,7 +371,7 @@ for (const dialect of dialects()) {
       }
     });
 
-    it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times', async () => {
+    it('a slow signaling server never delays the API; 5xx answers are retried at most 3 times, other refusals never', async () => {
       const room = (await createRoom(fx.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Slow' })).token;
       const slow = await fakeSignalingServer(() => 200, 1500);
       const list = await fx.p.services.serverLists.servers('signaling_servers');
@@ -387,21 +387,29 @@ for (const dialect of dialects()) {
         await slow.close();
       }
 
-      const failing = await fakeSignalingServer(() => 503);
-      await fx.p.services.serverLists.deleteServer('signaling_servers', slow.url);
-      await fx.p.services.serverLists.addServer('signaling_servers', failing.url, SECRET, true);
-      try {
-        const failedBefore = fx.p.services.signalingNotifier.failed;
-        await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName: 'Again' } });
-        await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
-        await fx.p.services.signalingNotifier.idle();
-        // The rename is an `update` and its system message a chat `message`: each tried three times.
-        const gaveUp = fx.p.services.signalingNotifier.failed - failedBefore;
-        assert.equal(gaveUp, 2);
-        assert.equal(failing.hits(), 3 * gaveUp, 'three tries each, then given up');
-      } finally {
-        await failing.close();
-      }
+      /** Renames the room with only a server answering `status` configured: the deliveries given up and the server's hits. */
+      const renameAgainst = async (status: number, replaces: string, roomName: string) => {
+        const server = await fakeSignalingServer(() => status);
+        await fx.p.services.serverLists.deleteServer('signaling_servers', replaces);
+        await fx.p.services.serverLists.addServer('signaling_servers', server.url, SECRET, true);
+        try {
+          const failedBefore = fx.p.services.signalingNotifier.failed;
+          await fx.call('PUT', `${V4}/room/${room}`, { as: as('alice'), body: { roomName } });
+          await until(() => (fx.p.services.signalingNotifier.failed > failedBefore ? true : undefined), 10_000);
+          await fx.p.services.signalingNotifier.idle();
+          return { url: server.url, gaveUp: fx.p.services.signalingNotifier.failed - failedBefore, hits: server.hits() };
+        } finally {
+          await server.close();
+        }
+      };
+      const failing = await renameAgainst(503, slow.url, 'Again');
+      // The rename is an `update` and its system message a chat `message`: each tried three times.
+      assert.equal(failing.gaveUp, 2);
+      assert.equal(failing.hits, 3 * failing.gaveUp, 'three tries each, then given up');
+      // A refusal below 500 is final: one try each, no retry.
+      const refusing = await renameAgainst(403, failing.url, 'Refused');
+      assert.equal(refusing.gaveUp, 2);
+      assert.equal(refusing.hits, refusing.gaveUp, 'one try each');
     });
   });
 }

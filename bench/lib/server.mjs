@@ -38,8 +38,11 @@ export function chosenDatabases() {
   return dbs;
 }
 
-/** A fresh database of `db`: its environment for the services and the server, and `drop()`. */
-export async function freshDatabase(db) {
+/**
+ * A fresh database of `db`: its environment for the services and the server, and `drop()`. On
+ * PostgreSQL a schema of its own on the server `pgUrl` names.
+ */
+export async function freshDatabase(db, pgUrl = process.env.BENCH_PG) {
   if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first (`npm run bench` builds)');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   // Pre-rendered baselines (GET /bench/prerendered/<name>, src/http/routes/bench-prerendered.ts).
@@ -60,7 +63,7 @@ export async function freshDatabase(db) {
   delete env.DATABASE_URL;
   delete env.DATABASE_SCHEMA;
   if (db === 'postgres') {
-    env.DATABASE_URL = process.env.BENCH_PG;
+    env.DATABASE_URL = pgUrl;
     env.DATABASE_SCHEMA = `bench_${randomBytes(6).toString('hex')}`;
   }
   const drop = async () => {
@@ -80,6 +83,12 @@ export async function openSeedServices(env) {
   const services = await openServices(loadSettings(env));
   await ensureAdminAccount(services, () => undefined);
   return services;
+}
+
+/** Closes what `openSeedServices` opened, after the background work seeding queued (boot.ts closeServices). */
+export async function closeSeedServices(services) {
+  const { closeServices } = await dist('boot.js');
+  await closeServices(services);
 }
 
 /** A free TCP port on loopback. */

@@ -7,58 +7,54 @@
  * concurrent re-joins with one cookie leave sessions behind until they time out (as in Talk),
  * which in the big conversation would grow the measured list past its pre-rendered baseline.
  */
+import { userAttendeeRow } from '../lib/seed.mjs';
+
 const CHURN_USER = { user: 'bench-churn', password: 'bench-churn-password-1' };
 const USER = { user: 'bench-parts', password: 'bench-parts-password-1' };
 const ATTENDEES = 5000;
 
-/** One conversation with 5,000 attendees (both entries share it; run.mjs runs it once). */
-async function seed({ services, dist }) {
+/**
+ * A user account and a meeting it owns, with `otherRows(roomId, now, ATTENDEE_DEFAULTS)` as its
+ * further attendees (written 500 a statement).
+ */
+async function seedOwnedMeeting({ services, dist }, account, displayName, roomName, otherRows = () => []) {
   const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
   const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
-  await services.directory.createUser({ id: USER.user, password: USER.password, displayName: 'Bench Participants' });
+  const userRow = await userAttendeeRow(dist);
+  await services.directory.createUser({ id: account.user, password: account.password, displayName });
   const cfg = await services.appConfig.snapshot();
   const now = Math.floor(Date.now() / 1000);
   const token = await services.rooms.newToken(cfg);
   await services.rooms.transaction(async (repos) => {
-    const id = await repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 3, name: 'Big meeting', last_activity: now, created_at: now });
-    const rows = [
-      { ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: USER.user, display_name: 'Bench Participants', participant_type: 1, created_at: now },
-    ];
-    for (let i = 1; i < ATTENDEES; i++) {
+    const id = await repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 3, name: roomName, last_activity: now, created_at: now });
+    const rows = [userRow(id, account.user, 1, now, displayName), ...otherRows(id, now, ATTENDEE_DEFAULTS)];
+    for (let i = 0; i < rows.length; i += 500) await repos.attendees.insertIgnoringDuplicates(rows.slice(i, i + 500));
+  });
+  return { token };
+}
+
+/** One conversation with 5,000 attendees (both entries share it; run.mjs runs it once). */
+const seed = (ctx) =>
+  seedOwnedMeeting(ctx, USER, 'Bench Participants', 'Big meeting', (roomId, now, ATTENDEE_DEFAULTS) =>
+    Array.from({ length: ATTENDEES - 1 }, (_, k) => {
+      const i = k + 1;
       // E-mail guests and guest moderators stay listed without sessions.
       const email = i % 2 === 0;
-      rows.push({
+      return {
         ...ATTENDEE_DEFAULTS,
-        room_id: id,
+        room_id: roomId,
         actor_type: email ? 'emails' : 'guests',
         actor_id: `bench-${i}`,
         display_name: `Attendee ${i}`,
         participant_type: email ? 4 : 6,
         invited_cloud_id: email ? `attendee${i}@example.com` : null,
         created_at: now,
-      });
-    }
-    for (let i = 0; i < rows.length; i += 500) await repos.attendees.insertIgnoringDuplicates(rows.slice(i, i + 500));
-  });
-  return { token };
-}
+      };
+    }),
+  );
 
 /** A small conversation of its own for join churn. */
-async function seedChurn({ services, dist }) {
-  const { ROOM_DEFAULTS } = await dist('db/repositories/rooms.js');
-  const { ATTENDEE_DEFAULTS } = await dist('db/repositories/attendees.js');
-  await services.directory.createUser({ id: CHURN_USER.user, password: CHURN_USER.password, displayName: 'Bench Churn' });
-  const cfg = await services.appConfig.snapshot();
-  const now = Math.floor(Date.now() / 1000);
-  const token = await services.rooms.newToken(cfg);
-  await services.rooms.transaction(async (repos) => {
-    const id = await repos.rooms.insert({ ...ROOM_DEFAULTS, token, type: 3, name: 'Churn', last_activity: now, created_at: now });
-    await repos.attendees.insertIgnoringDuplicates([
-      { ...ATTENDEE_DEFAULTS, room_id: id, actor_type: 'users', actor_id: CHURN_USER.user, display_name: 'Bench Churn', participant_type: 1, created_at: now },
-    ]);
-  });
-  return { token };
-}
+const seedChurn = (ctx) => seedOwnedMeeting(ctx, CHURN_USER, 'Bench Churn', 'Churn');
 
 const participantsPath = (state) => `/ocs/v2.php/apps/spreed/api/v4/room/${state.token}/participants?format=json`;
 

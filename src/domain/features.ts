@@ -98,8 +98,10 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'sip-support-dialout', when: dialOutEnabled },
 ] satisfies FeatureDef[]);
 
+const advertised = (f: FeatureDef, cfg: AppConfigSnapshot): boolean => !f.when || f.when(cfg);
+
 export function activeFeatures(cfg: AppConfigSnapshot, features: readonly FeatureDef[] = FEATURES): { features: string[]; local: string[] } {
-  const on = features.filter((f) => !f.when || f.when(cfg));
+  const on = features.filter((f) => advertised(f, cfg));
   return { features: on.map((f) => f.name), local: on.filter((f) => f.local).map((f) => f.name) };
 }
 
@@ -108,4 +110,17 @@ export function recordingAvailable(cfg: AppConfigSnapshot): boolean {
   if (signalingMode(cfg) === 'internal' || cfg.get('call_recording') !== 'yes') return false;
   const servers = cfg.json<{ servers?: unknown[]; secret?: string }>('recording_servers', {});
   return Array.isArray(servers?.servers) && servers.servers.length > 0 && !!servers.secret;
+}
+
+/**
+ * Whether feature `name` is advertised under a configuration, as `activeFeatures` decides it, for
+ * a route that exists only while it is (found once at registration, evaluated per request without
+ * building the whole list): undefined when it is always advertised. A name no entry carries is a
+ * programming error (the route would never exist), thrown at registration.
+ */
+export function featureCondition(name: string): ((cfg: AppConfigSnapshot) => boolean) | undefined {
+  const defs = FEATURES.filter((f) => f.name === name);
+  if (defs.length === 0) throw new Error(`unknown capability feature "${name}"`);
+  if (defs.some((f) => !f.when)) return undefined;
+  return (cfg) => defs.some((f) => advertised(f, cfg));
 }

@@ -53,7 +53,7 @@ export interface ChatAccess {
 }
 
 /** What a page of messages is formatted for (ChatAccess, or the slim copy a long-poll keeps while it waits). */
-export interface PageAccess {
+interface PageAccess {
   room: Pick<RoomRow, 'id' | 'token' | 'type'>;
   attendee: Pick<AttendeeRow, 'read_privacy'>;
   actor: ChatActor;
@@ -272,7 +272,8 @@ export class ChatApiService {
     if (messageLength(text) > CHAT_MAX_LENGTH) throw payloadTooLarge('message', `The message is longer than ${CHAT_MAX_LENGTH} characters`);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll: target.can_mention_all === 1 });
     const id = await this.db.kysely.transaction().execute(async (trx) => {
-      await this.repos.withTransaction(trx).chatMessages.update(target.id, {
+      const tx = this.repos.withTransaction(trx);
+      await tx.chatMessages.update(target.id, {
         message: parsed.message,
         message_parameters: JSON.stringify(parsed.parameters),
         last_edit_actor_type: acc.actor.type,
@@ -281,8 +282,7 @@ export class ChatApiService {
         last_edit_at: now,
       });
       // Added mentions count from the edit on (removed ones simply stop mattering once read).
-      const attendees = this.repos.withTransaction(trx).attendees;
-      await attendees.markMentioned(acc.room.id, parsed.mentioned, target.id);
+      await tx.attendees.markMentioned(acc.room.id, parsed.mentioned, target.id);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_edited', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
     });
     return this.systemAnswer(acc, id, now);

@@ -116,16 +116,17 @@ export class ChatSystemMessages {
     userDeleted = false,
   ): Promise<void> {
     if (isOneToOneKind(e.room.type) || e.room.type === RoomType.CHANGELOG) return;
-    for (const attendee of e.attendees) {
+    const messages = e.attendees.flatMap((attendee) => {
       const msg = membershipMessage(attendee, added);
-      if (!msg) continue;
+      if (!msg) return [];
       const named =
         userDeleted && attendee.actor_type === ActorType.USERS
           ? deletedUserObject()
           : attendeeObject(attendee.actor_type, attendee.actor_id, attendee.display_name);
-      const params = { [msg.key]: named };
-      await this.chat.postSystemMessage(e.trx, e.room, e.actor, msg.id, params);
-    }
+      return [{ systemMessage: msg.id, parameters: { [msg.key]: named } }];
+    });
+    // A group or team added with hundreds of members: their messages in one insert, not one post each.
+    await this.chat.postSystemMessages(e.trx, e.room, e.actor, messages);
   }
 
   /** Lobbies lifted by their timer (§2 lobby_timer_reached, by guests/system). */

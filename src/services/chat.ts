@@ -19,6 +19,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { nowSeconds } from '../domain/time.js';
+import { chunks, rowsPerInsert } from '../db/chunks.js';
 import type { Repositories } from '../db/repositories/index.js';
 
 /** Who a message is from: an attendee's actor, or guests/system, guests/cli. */
@@ -102,24 +103,49 @@ export class ChatService {
     parameters: Record<string, unknown> = {},
     opts: SystemMessageOptions = {},
   ): Promise<number> {
-    const now = opts.at ?? nowSeconds();
-    const { id } = await this.insert(
-      this.repos.withTransaction(trx),
-      trx,
-      room,
-      now,
-      {
-        ...this.baseRow(room, actor, now),
-        message_type: MessageType.SYSTEM,
-        system_message: systemMessage,
-        message_parameters: JSON.stringify(parameters),
-        parent_id: opts.parentId ?? null,
-        ...(opts.silent ? { silent: 1 } : {}),
-      },
-      { bump: !opts.skipRoomUpdate },
-    );
-    await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
-    return id;
+    const fields = {
+      message_type: MessageType.SYSTEM,
+      system_message: systemMessage,
+      message_parameters: JSON.stringify(parameters),
+      parent_id: opts.parentId ?? null,
+      ...(opts.silent ? { silent: 1 } : {}),
+    };
+    return this.postInTransaction(trx, room, actor, opts.at ?? nowSeconds(), fields, !opts.skipRoomUpdate);
+  }
+
+  /**
+   * Posts several system messages into one room, in this order, inside the caller's transaction
+   * (an added group and its members, talk-chat-calls.md §2): one multi-row insert (per chunk)
+   * instead of a post per message; the room is locked, pointed at the last one and woken once,
+   * and each is announced as `postSystemMessage` announces it.
+   */
+  async postSystemMessages(
+    trx: Kysely<Database>,
+    room: RoomRow,
+    actor: ChatActor,
+    messages: ReadonlyArray<{ systemMessage: string; parameters: Record<string, unknown> }>,
+  ): Promise<void> {
+    if (messages.length <= 1) {
+      for (const m of messages) await this.postSystemMessage(trx, room, actor, m.systemMessage, m.parameters);
+      return;
+    }
+    const now = nowSeconds();
+    const rows = messages.map((m) => ({
+      ...this.baseRow(room, actor, now),
+      message_type: MessageType.SYSTEM,
+      system_message: m.systemMessage,
+      message_parameters: JSON.stringify(m.parameters),
+    }));
+    const tx = this.repos.withTransaction(trx);
+    // The row lock that orders this room's posts (file comment), as `insert` takes it.
+    await tx.rooms.lockForMessage(room.id, now);
+    const ids: number[] = [];
+    // A multi-row insert numbers its rows in order, so the ids follow `messages`.
+    for (const part of chunks(rows, rowsPerInsert(Object.keys(rows[0]).length))) ids.push(...(await tx.chatMessages.insertMany(part)).map((x) => x.id));
+    ids.sort((a, b) => a - b);
+    await tx.rooms.pointAtMessage(room.id, ids[ids.length - 1], room.last_activity < now ? now : 0);
+    await this.db.wake.notify([chatChannel(room.id)], trx);
+    for (const id of ids) await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
   }
 
   /**
@@ -150,22 +176,8 @@ export class ChatService {
    * stored `object_shared`, shown as a comment `{object}` (talk-chat-calls.md §1.4, §3.2).
    */
   async postSharedObject(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, parameters: Record<string, unknown>): Promise<number> {
-    const now = nowSeconds();
-    const { id } = await this.insert(
-      this.repos.withTransaction(trx),
-      trx,
-      room,
-      now,
-      {
-        ...this.baseRow(room, actor, now),
-        message: '{object}',
-        message_type: 'object_shared',
-        message_parameters: JSON.stringify(parameters),
-      },
-      { bump: true },
-    );
-    await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
-    return id;
+    const fields = { message: '{object}', message_type: 'object_shared', message_parameters: JSON.stringify(parameters) };
+    return this.postInTransaction(trx, room, actor, nowSeconds(), fields, true);
   }
 
   /**
@@ -248,6 +260,26 @@ export class ChatService {
       // The room's message expiration applies to every new message (talk-chat-calls.md §1.6).
       expires_at: room.message_expiration > 0 ? now + room.message_expiration : 0,
     };
+  }
+
+  /**
+   * A message posted inside the caller's transaction (system messages, shared objects): the
+   * actor's row with `fields`, inserted as `insert` does, then announced in that transaction
+   * (`chat.posted-in-transaction`: the signaling relay sends it once the room's writers have
+   * settled). Returns its id.
+   */
+  private async postInTransaction(
+    trx: Kysely<Database>,
+    room: RoomRow,
+    actor: ChatActor,
+    now: number,
+    fields: Partial<NewChatMessage>,
+    bump: boolean,
+  ): Promise<number> {
+    const row = { ...this.baseRow(room, actor, now), ...fields };
+    const { id } = await this.insert(this.repos.withTransaction(trx), trx, room, now, row, { bump });
+    await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
+    return id;
   }
 
   /**

@@ -139,16 +139,24 @@ export class LoginFlowService {
     return user;
   }
 
-  /** A browser already logged in to Parley's pages skips the login step. */
-  async attachUser(flow: LoginFlowRow, userId: string): Promise<void> {
-    await this.repo.setUser(flow.login_token, userId);
-  }
-
   /** The enabled account that logged in on this flow, if any. */
   async userOf(flow: LoginFlowRow): Promise<UserRow | undefined> {
     if (!flow.user_id) return undefined;
     const user = await this.directory.users.find(flow.user_id);
     return user && user.enabled ? user : undefined;
+  }
+
+  /**
+   * The account of the grant page: the one that logged in on this flow, else the browser's own
+   * login session to Parley's pages (`browserUser`, asked only then), which skips the login step
+   * and is remembered on the flow.
+   */
+  async userOrBrowserUser(flow: LoginFlowRow, browserUser: () => Promise<UserRow | undefined>): Promise<UserRow | undefined> {
+    const user = await this.userOf(flow);
+    if (user) return user;
+    const browser = await browserUser();
+    if (browser) await this.repo.setUser(flow.login_token, browser.id);
+    return browser;
   }
 
   /**

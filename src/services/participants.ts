@@ -484,13 +484,11 @@ export class ParticipantsService {
     const ids = new Set(targets.map((t) => t.id));
     const leavingUsers = new Set(targets.filter((t) => t.actor_type === ActorType.USERS).map((t) => t.actor_id));
     const children = await this.repos.rooms.childrenOf(room.token);
-    for (const t of targets) {
-      for (const c of await this.repos.attendees.actorsInRooms(
-        children.map((ch) => ch.id),
-        t.actor_type,
-        [t.actor_id],
-      ))
-        ids.add(c.id);
+    const childIds = children.map((ch) => ch.id);
+    // One statement per actor type, not one per target: a removed group brings its members along.
+    for (const type of new Set(targets.map((t) => t.actor_type))) {
+      const actorIds = targets.filter((t) => t.actor_type === type).map((t) => t.actor_id);
+      for (const c of await this.repos.attendees.actorsInRooms(childIds, type, actorIds)) ids.add(c.id);
     }
     const sessionIds = await this.repo.deleteAttendees([...ids]);
     await this.notifications.removedFromRoom([room.id, ...children.map((c) => c.id)], [...leavingUsers]);

@@ -267,36 +267,41 @@ export class SignalingNotifier {
     this.delivered++;
   }
 
+  /**
+   * POSTs one notification: a 2xx is done, another status below 500 is refused for good (the
+   * server will not accept it on a second try), a 5xx or a failure to connect or read the answer
+   * is tried again, at most MAX_TRIES times.
+   */
   private async send(url: string, body: string, secret: string): Promise<void> {
     let delay = this.opts.retryDelayMs ?? 200;
     for (let attempt = 1; ; attempt++) {
-      const random = signalingRandom();
-      let problem: string;
-      try {
-        const res = await fetch(url, {
-          method: 'POST',
-          body,
-          headers: {
-            'Content-Type': 'application/json',
-            [SIGNALING_RANDOM_HEADER]: random,
-            [SIGNALING_CHECKSUM_HEADER]: signalingChecksum(secret, random, body),
-            'Spreed-Signaling-Backend': `${this.opts.baseUrl}/`,
-          },
-          signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
-        });
-        await res.arrayBuffer();
-        if (res.status < 500) {
-          if (!res.ok) throw new Error(`${url} answered ${res.status}`);
-          return;
-        }
-        problem = `${url} answered ${res.status}`;
-      } catch (e) {
-        if (e instanceof Error && e.message.includes('answered')) throw e;
-        problem = `${url}: ${(e as Error).message}`;
+      const status = await this.post(url, body, secret).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+      if (typeof status === 'number' && status < 500) {
+        if (status < 200 || status >= 300) throw new Error(`${url} answered ${status}`);
+        return;
       }
+      const problem = typeof status === 'number' ? `${url} answered ${status}` : `${url}: ${status.message}`;
       if (attempt >= MAX_TRIES) throw new Error(`${problem} (gave up after ${MAX_TRIES} tries)`);
       await new Promise((r) => setTimeout(r, delay));
       delay *= 2;
     }
+  }
+
+  /** One signed POST; its answer's status once the body has been read. */
+  private async post(url: string, body: string, secret: string): Promise<number> {
+    const random = signalingRandom();
+    const res = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'Content-Type': 'application/json',
+        [SIGNALING_RANDOM_HEADER]: random,
+        [SIGNALING_CHECKSUM_HEADER]: signalingChecksum(secret, random, body),
+        'Spreed-Signaling-Backend': `${this.opts.baseUrl}/`,
+      },
+      signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
+    });
+    await res.arrayBuffer();
+    return res.status;
   }
 }

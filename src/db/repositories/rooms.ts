@@ -469,9 +469,4 @@ export class RoomsRepository {
       .where('id', 'in', [...latest.keys()])
       .execute();
   }
-
-  /** After history was cleared or a last message expired: the room points at `messageId` (0 = none). */
-  async resetLastMessage(id: number, messageId: number): Promise<void> {
-    await this.db.updateTable('rooms').set({ last_message: messageId }).where('id', '=', id).execute();
-  }
 }

@@ -118,10 +118,19 @@ const CLOSE_ARRAY = ascii(']');
 export type RecordWriter<T> = (w: JsonBytes, record: T) => void;
 
 /**
- * The writer of records with these keys, in this order: `{"k":v,...}` with named property reads
- * (compiled, so every read is monomorphic on a record shape).
+ * `unknown` when the list `K` names every key of `T`; else a type no list matches, naming the
+ * missing keys (a key left out of the list would be left out of the JSON answer only, not XML).
  */
-export function compileRecordWriter<T extends object>(keys: readonly (keyof T & string)[]): RecordWriter<T> {
+type NamesEveryKey<T, K extends readonly PropertyKey[]> = [Exclude<keyof T, K[number]>] extends [never]
+  ? unknown
+  : { missingKeys: Exclude<keyof T, K[number]> };
+
+/**
+ * The writer of records with these keys, in this order: `{"k":v,...}` with named property reads
+ * (compiled, so every read is monomorphic on a record shape). Called with both type arguments,
+ * `compileRecordWriter<Rec, typeof REC_KEYS>(REC_KEYS)`, so a list missing a key does not compile.
+ */
+export function compileRecordWriter<T extends object, K extends readonly (keyof T & string)[]>(keys: K & NamesEveryKey<T, K>): RecordWriter<T> {
   const first = keys.map((k) => ascii('{' + JSON.stringify(k) + ':'));
   const next = keys.map((k) => ascii(',' + JSON.stringify(k) + ':'));
   const body = keys

@@ -13,8 +13,7 @@ import { sessionKeyFromCookie } from '../../services/client-sessions.js';
 import { loginSessionUser } from '../auth/login-session.js';
 import { negotiateFormat, renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
 import { compileParams, mergeParams } from './params.js';
-import { FEATURES, type FeatureDef } from '../../domain/features.js';
-import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
+import { featureCondition } from '../../domain/features.js';
 
 export type RouteAuth = 'public' | 'user' | 'admin';
 
@@ -137,33 +136,16 @@ function csrfPasses(request: FastifyRequest): boolean {
   return typeof auth === 'string' && /^Bearer\s/i.test(auth);
 }
 
-/**
- * The feature-list entries a route's required capability is advertised by (undefined: no gate,
- * the route always exists). A name no entry carries is never advertised, so the route never
- * exists, as `activeFeatures` would have it.
- */
-function capabilityGate(capability: string | undefined): FeatureDef[] | undefined {
-  if (!capability) return undefined;
-  const defs = FEATURES.filter((f) => f.name === capability);
-  return defs.length > 0 && defs.some((f) => !f.when) ? undefined : defs;
-}
-
-/** True when one of the entries is advertised under this configuration. */
-function capabilityOn(defs: FeatureDef[], cfg: AppConfigSnapshot): boolean {
-  return defs.some((f) => !f.when || f.when(cfg));
-}
-
 export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, services: Services, def: OcsRouteDef<S>): void {
   const coerce = compileParams<any>(def.params);
-  // The capability's entries in the feature list, found once: a request evaluates only their
-  // conditions (as advertised by activeFeatures), not the whole list; none when always on.
-  const gate = capabilityGate(def.capability);
+  // The route exists only while its capability is advertised (undefined: always).
+  const gate = def.capability ? featureCondition(def.capability) : undefined;
   // One handler per prefix, so the envelope version is known without reading the URL.
   const handlerFor = (version: OcsVersion) => async (request: FastifyRequest, reply: FastifyReply) => {
     const bag = mergeParams(request.query, request.body, request.params);
     const format = negotiateFormat(bag.format, request.headers.accept);
     try {
-      if (gate && !capabilityOn(gate, await services.appConfig.snapshot())) {
+      if (gate && !gate(await services.appConfig.snapshot())) {
         return sendRouteNotFound(reply, version, format);
       }
       if (def.csrf !== false && !csrfPasses(request)) {

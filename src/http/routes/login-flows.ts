@@ -19,7 +19,7 @@ import { PRODUCT_NAME } from '../../domain/version.js';
 import type { LoginFlowRow } from '../../db/repositories/login-flows.js';
 import type { LoginFlowKind } from '../../services/login-flows.js';
 import type { Services } from '../../services/index.js';
-import { LOGIN_COOKIE, readCookie } from '../auth/login-session.js';
+import { loginSessionUser, readCookie } from '../auth/login-session.js';
 import { escapeHtml, foreignOrigin, page, PAGE_HEADERS, sendPage } from '../pages/html.js';
 import { serverUrl } from '../server-url.js';
 
@@ -88,6 +88,15 @@ function both(app: FastifyInstance, method: 'GET' | 'POST', path: string, handle
 export async function loginFlowRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const flows = services.loginFlows;
 
+  /** The flow's state goes into its cookie and the browser on to the flow's grant page. */
+  const toGrantPage = (request: FastifyRequest, reply: FastifyReply, state: string, kind: LoginFlowKind) =>
+    reply
+      .code(303)
+      .header('Set-Cookie', flowCookie(services, request, state))
+      .header('Cache-Control', 'no-store')
+      .header('Location', `${baseOf(kind)}/grant`)
+      .send();
+
   /** The flow of the request's cookie (and, for posts, the matching form field), or undefined. */
   async function flowOf(request: FastifyRequest, kind: LoginFlowKind, fromForm: boolean): Promise<{ flow: LoginFlowRow; state: string } | undefined> {
     const state = readCookie(request, FLOW_COOKIE);
@@ -131,25 +140,14 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
       throw err;
     }
     // The token leaves the address bar; the flow continues on the cookie.
-    return reply
-      .code(303)
-      .header('Set-Cookie', flowCookie(services, request, state))
-      .header('Cache-Control', 'no-store')
-      .header('Location', `${V2}/grant`)
-      .send();
+    return toGrantPage(request, reply, state, 'v2');
   });
 
   both(app, 'GET', V1, async (request, reply) => {
     // Without the header this is not a client's webview (Nextcloud: "Access forbidden").
     const h = request.headers['ocs-apirequest'];
     if (typeof h !== 'string' || h.trim() === '') return problemPage(reply, 403, 'Access forbidden: invalid request. Open this page from a Talk app.');
-    const state = await flows.startV1(request.headers['user-agent']);
-    return reply
-      .code(303)
-      .header('Set-Cookie', flowCookie(services, request, state))
-      .header('Cache-Control', 'no-store')
-      .header('Location', `${V1}/grant`)
-      .send();
+    return toGrantPage(request, reply, await flows.startV1(request.headers['user-agent']), 'v1');
   });
 
   for (const kind of ['v2', 'v1'] as const) {
@@ -161,15 +159,7 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
       const found = await flowOf(request, kind, false);
       if (!found) return expired(reply);
       const { flow, state } = found;
-      let user = await flows.userOf(flow);
-      if (!user) {
-        const session = readCookie(request, LOGIN_COOKIE);
-        const sessionUser = session ? await services.loginSessions.resolve(session) : undefined;
-        if (sessionUser) {
-          await flows.attachUser(flow, sessionUser.id);
-          user = sessionUser;
-        }
-      }
+      const user = await flows.userOrBrowserUser(flow, () => loginSessionUser(request, services));
       if (!user) return sendPage(reply, 200, loginForm(kind, state, flow.client_name), csp);
       return sendPage(reply, 200, grantForm(kind, state, flow.client_name, user.id), csp);
     });

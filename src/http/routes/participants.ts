@@ -20,7 +20,7 @@ const AttendeeId = Type.Integer({ 'x-error': 'attendeeId' });
 const Method = Type.String({ maxLength: 32, 'x-error': 'method' });
 const Permissions = Type.Integer({ 'x-error': 'permissions' });
 /** The list is written record by record into the JSON answer's bytes (no 1.4 MB string for 5,000). */
-const writeParticipant = compileRecordWriter<ParticipantRecord>(PARTICIPANT_KEYS);
+const writeParticipant = compileRecordWriter<ParticipantRecord, typeof PARTICIPANT_KEYS>(PARTICIPANT_KEYS);
 
 export async function participantRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const { participants, sessions, conversationView } = services;
