@@ -19,6 +19,14 @@ const V1 = '/apps/spreed/api/v1';
 const NO_NUL = '^[^\\x00]*$';
 const MessageId = Type.Integer({ minimum: 0, 'x-error': 'message' });
 const Message = Type.Record(Type.String(), Type.Unknown());
+/** A mention suggestion (services/chat-mentions.ts AutocompleteItem), for the OpenAPI document. */
+const MentionSuggestion = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  source: Type.String(),
+  mentionId: Type.String(),
+  details: Type.Optional(Type.String()),
+});
 
 /** A clamped integer parameter (Talk clamps limit/timeout instead of refusing them, §1.1). */
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
@@ -201,7 +209,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       limit: Type.Integer({ default: 20, minimum: 1, maximum: 200, 'x-error': 'limit' }),
       includeStatus: Type.Boolean({ default: false, 'x-error': 'includeStatus' }),
     }),
-    response: Type.Array(Message),
+    response: Type.Array(MentionSuggestion),
     handler: async ({ params, ctx }) => {
       const acc = await chat.access(ctx, params.token, { write: true, chat: true });
       return services.chatMentions.autocomplete(acc.room, acc.attendee, params.search, params.limit);
