@@ -142,12 +142,14 @@ const CONVERSATION_REVISIONS = compiledStatement<ConversationRevision, { actorTy
     number | null
   >`(select min(ca.last_read_message) from attendees ca where ca.room_id = a.room_id and ca.actor_type = 'users' and ca.read_privacy = 0)`.as('common_read');
   const mine = db.selectFrom('attendees as a').where('a.actor_type', '=', p('actorType')).where('a.actor_id', '=', p('actorId'));
-  // PostgreSQL plans a plain join of the user's rows with rooms as a hash join over every room;
-  // a lateral lookup per attendee row keeps it to the user's rooms (SQLite loops that way anyway).
+  // PostgreSQL plans a plain join of the user's rows with rooms as a hash join over a scan of
+  // every room (EXPLAIN ANALYZE at 10k rooms: 2.7 ms of 4.1), and pulls a plain lateral subquery
+  // up into that same join; `limit 1` keeps it a lookup by primary key per attendee row, so the
+  // cost follows the user's rooms, not the table (SQLite loops that way anyway).
   const withRooms =
     db.getExecutor().adapter instanceof PostgresAdapter
       ? mine.innerJoinLateral(
-          (eb) => eb.selectFrom('rooms').selectAll().whereRef('rooms.id', '=', 'a.room_id').as('r'),
+          (eb) => eb.selectFrom('rooms').selectAll().whereRef('rooms.id', '=', 'a.room_id').limit(1).as('r'),
           (j) => j.onTrue(),
         )
       : mine.innerJoin('rooms as r', 'r.id', 'a.room_id');
