@@ -68,17 +68,15 @@ for (const dialect of dialects()) {
       const seen: Array<Kysely<Database>> = [];
       const insert = async (trx: Kysely<Database>, message: string) => {
         seen.push(trx);
-        const row = await t.services.repos
-          .withTransaction(trx)
-          .chatMessages.insert({
-            ...CHAT_MESSAGE_DEFAULTS,
-            room_id: roomId,
-            actor_type: 'users',
-            actor_id: 'alice',
-            message,
-            message_type: 'comment',
-            created_at: 1,
-          });
+        const row = await t.services.repos.withTransaction(trx).chatMessages.insert({
+          ...CHAT_MESSAGE_DEFAULTS,
+          room_id: roomId,
+          actor_type: 'users',
+          actor_id: 'alice',
+          message,
+          message_type: 'comment',
+          created_at: 1,
+        });
         return row.id;
       };
       const works = [0, 1, 2, 3, 4].map((i) =>
