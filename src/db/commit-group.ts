@@ -1,7 +1,7 @@
 /**
  * Group commit for short independent write transactions on SQLite (chat sends): the
  * transactions asked for while the database's one connection is busy run together in ONE
- * SQLite transaction, each inside a savepoint of its own, and are committed by one COMMIT.
+ * SQLite transaction, one after the other, and are committed by one COMMIT.
  * A commit writes every page the transaction dirtied to the WAL; the sends of a burst dirty
  * the same pages (the room's row, the messages' last leaf and index pages), so one commit for
  * several sends writes those pages once instead of once per send (docs/benchmarks.md "Chat
@@ -13,12 +13,12 @@
  * - the work runs in the order it was asked for, one at a time, on the connection that
  *   serialises every SQLite statement of the process: ids and "never backwards" pointers come
  *   out as they would from transactions run back to back;
- * - a work that fails is rolled back to its savepoint and rejects with its own error; the
- *   others are not affected. If SQLite dropped the whole transaction (it does on some I/O and
- *   memory errors) the works that did not fail are run again in the next group: each is only
- *   database statements on the transaction it is given, so running it again is running it in a
- *   transaction of its own, as before. A failing COMMIT rejects every work of the group: none
- *   of their writes is stored;
+ * - a work that fails rejects with its own error and leaves nothing: the group's transaction
+ *   is rolled back and the other works run again in the next group, without it. A work is only
+ *   database statements on the transaction it is given (it may be run more than once), so
+ *   running it again is running it in a transaction of its own, as before; no savepoint per
+ *   work is needed on the path where nothing fails (chat sends practically never do). A failing
+ *   COMMIT rejects every work of the group: none of their writes is stored;
  * - nobody else reads their writes before the COMMIT: every other statement of the process
  *   waits for the connection (direct reads go through it while a transaction is open), and
  *   other processes read the last commit.
@@ -28,7 +28,7 @@
  * transaction of its own (concurrent sends run on several connections and order themselves
  * with the room's row lock).
  */
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
 
@@ -47,10 +47,6 @@ interface Pending {
 
 /** Works per group: bounds how long one transaction holds the connection. */
 const MAX_GROUP = 32;
-
-const SAVEPOINT = CompiledQuery.raw('savepoint grouped_work');
-const RELEASE = CompiledQuery.raw('release grouped_work');
-const ROLLBACK_TO = CompiledQuery.raw('rollback to grouped_work');
 
 export function commitGroup(kysely: Kysely<Database>, dialect: Dialect): CommitGroup {
   if (dialect !== 'sqlite') return { run: (work) => kysely.transaction().execute(work) };
@@ -84,37 +80,20 @@ class SqliteCommitGroup implements CommitGroup {
   /** One transaction for the works waiting once it holds the connection. */
   private async runGroup(): Promise<void> {
     let group: Pending[] = [];
-    // Set when SQLite dropped the transaction under a work (Kysely's ROLLBACK then fails too and
-    // its error is the one thrown, so this is a flag and not an error type).
-    let lost = false;
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const values: unknown[] = [];
+    // The work that failed, and its own error (Kysely's ROLLBACK may fail too, when SQLite
+    // dropped the transaction itself, and then its error is the one thrown).
+    let failed: { index: number; error: unknown } | undefined;
     try {
       await this.kysely.transaction().execute(async (trx) => {
         // Taken once the connection is ours: every work asked for while it was busy joins.
         group = this.pending.splice(0, MAX_GROUP);
-        if (group.length === 1) {
-          // Alone: its own transaction, no savepoint (a failure rolls the transaction back).
-          outcomes.push({ ok: true, value: await group[0].work(trx) });
-          return;
-        }
-        for (const item of group) {
-          await trx.executeQuery(SAVEPOINT);
+        for (let i = 0; i < group.length; i++) {
           try {
-            const value = await item.work(trx);
-            await trx.executeQuery(RELEASE);
-            outcomes.push({ ok: true, value });
+            values.push(await group[i].work(trx));
           } catch (error) {
-            try {
-              await trx.executeQuery(ROLLBACK_TO);
-              await trx.executeQuery(RELEASE);
-            } catch {
-              // The savepoint is gone with the whole transaction: this work failed, the others
-              // run again in a transaction of their own.
-              outcomes.push({ ok: false, error });
-              lost = true;
-              throw error;
-            }
-            outcomes.push({ ok: false, error });
+            failed = { index: i, error };
+            throw error;
           }
         }
       });
@@ -125,26 +104,18 @@ class SqliteCommitGroup implements CommitGroup {
         this.pending.shift()?.reject(error);
         return;
       }
-      if (lost) {
-        // The works that failed on their own, and the one that lost the transaction, reject;
-        // the rest (done but not committed, or not started) run again, ahead of newer ones.
-        const again: Pending[] = [];
-        group.forEach((item, i) => {
-          const o = outcomes[i];
-          if (o !== undefined && !o.ok) item.reject(o.error);
-          else again.push(item);
-        });
-        this.pending.unshift(...again);
+      if (failed !== undefined) {
+        // The group is rolled back: the failing work rejects with its error, the others run
+        // again (ahead of newer ones) in a transaction without it.
+        const { index, error: own } = failed;
+        group[index].reject(own);
+        this.pending.unshift(...group.filter((_, i) => i !== index));
         return;
       }
-      // The transaction (alone, or its COMMIT) failed: nothing of the group is stored.
+      // The COMMIT failed: nothing of the group is stored.
       for (const item of group) item.reject(error);
       return;
     }
-    for (let i = 0; i < group.length; i++) {
-      const o = outcomes[i];
-      if (o.ok) group[i].resolve(o.value);
-      else group[i].reject(o.error);
-    }
+    for (let i = 0; i < group.length; i++) group[i].resolve(values[i]);
   }
 }
