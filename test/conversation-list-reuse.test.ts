@@ -118,6 +118,27 @@ for (const dialect of dialects()) {
       assert.equal((await record('carol')).canStartCall, true);
     });
 
+    it("shows the other user's new display name and status in a one-to-one", async () => {
+      const dana = (await t.newUser('dana', { displayName: 'Dana' })).id;
+      const oneToOne = (await t.newRoom('alice', { type: RoomType.ONE_TO_ONE, invite: dana })).token;
+      const mine = async () => {
+        const r = await t.call('GET', `${V4}/room`, { as: as('alice'), query: { includeStatus: 'true' } });
+        assert.equal(r.status, 200, r.text);
+        return (r.data as any[]).find((c) => c.token === oneToOne);
+      };
+      await mine();
+      assert.equal((await mine()).displayName, 'Dana');
+      const rename = await t.call('PUT', `/cloud/users/${dana}`, { as: admin, form: { key: 'displayname', value: 'Dana Scully' } });
+      assert.equal(rename.status, 200, rename.text);
+      assert.equal((await mine()).displayName, 'Dana Scully');
+      const dnd = await t.call('PUT', '/apps/user_status/api/v1/user_status/status', { as: as(dana), body: { statusType: 'dnd' } });
+      assert.equal(dnd.status, 200, dnd.text);
+      assert.equal((await mine()).status, 'dnd');
+      const away = await t.call('PUT', '/apps/user_status/api/v1/user_status/status', { as: as(dana), body: { statusType: 'away' } });
+      assert.equal(away.status, 200, away.text);
+      assert.equal((await mine()).status, 'away');
+    });
+
     it('costs the same statements whatever is written elsewhere and however many conversations, fewer than rendering', async () => {
       const user = (await t.newUser()).id;
       const rooms = [(await t.newRoom(user, { name: 'only one' })).token];

@@ -15,22 +15,25 @@
  * rendered-cache.ts, on top of this), and each process checks its own copies against the
  * database, so processes of a fleet need no invalidation channel.
  *
- * Not kept: one-to-one and former one-to-one records (their name and status are other users'
- * rows), and records a read repairs (an expired lobby timer, a missing name or PIN, expired
- * messages not yet deleted): those are rendered on every request, as before.
+ * One-to-one records also show the other user's display name and, with includeStatus, status:
+ * other users' rows, read for every request (one statement each for all of them) and compared
+ * by value. Not kept: records a read repairs (an expired lobby timer, a missing name or PIN,
+ * expired messages not yet deleted): rendered on every request, as before.
  */
 import type { AttendeesRepository, ConversationRevision } from '../db/repositories/attendees.js';
 import type { RoomsRepository } from '../db/repositories/rooms.js';
+import type { UsersRepository } from '../db/repositories/users.js';
 import type { SessionRow } from '../db/repositories/sessions.js';
 import { BoundedMap } from '../domain/bounded-map.js';
-import { isOneToOneKind, lobbyTimerReached } from '../domain/permissions.js';
+import { lobbyTimerReached } from '../domain/permissions.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
 import { needsAttendeePin } from '../domain/sip.js';
 import { nowSeconds } from '../domain/time.js';
-import { stableUntil, type ConversationRecord, type ConversationView, type UserStatus } from '../presenters/conversation.js';
+import { otherUserId, stableUntil, type ConversationRecord, type ConversationView, type UserStatus } from '../presenters/conversation.js';
 import type { CallerSessions } from './caller-sessions.js';
 import type { ConversationViewService } from './conversation-view.js';
 import type { RequestContext } from './request-context.js';
+import type { UserStatusService } from './user-status.js';
 
 export interface ConversationListOptions {
   modifiedSince: number;
@@ -58,8 +61,9 @@ const NO_STATUSES: ReadonlyMap<string, UserStatus> = new Map();
 export class ConversationListService {
   private readonly kept = new BoundedMap<string, KeptRecord>(MAX_KEPT);
   constructor(
-    private readonly repos: { attendees: AttendeesRepository; rooms: RoomsRepository },
+    private readonly repos: { attendees: AttendeesRepository; rooms: RoomsRepository; users: UsersRepository },
     private readonly view: ConversationViewService,
+    private readonly userStatus: UserStatusService,
     private readonly callerSessions: CallerSessions,
     /**
      * VERIFY_KEPT_RECORDS (the test suites): every reuse is compared with a fresh rendering
@@ -82,6 +86,7 @@ export class ConversationListService {
       shown.map((r) => ({ room: { token: r.token }, attendee: { id: r.attendee_id } })),
     );
     const optionsKey = `${+opts.includeStatus}${+opts.includeLastMessage}`;
+    const others = await this.otherUsers(shown, userId, opts.includeStatus);
 
     const parts = new Array<Buffer>(shown.length);
     const inputs = new Array<string>(shown.length);
@@ -89,8 +94,8 @@ export class ConversationListService {
     let until = Infinity;
     for (let i = 0; i < shown.length; i++) {
       const r = shown[i];
-      inputs[i] = inputsOf(r, env.signature, optionsKey, sessions.get(r.attendee_id));
-      const k = isOneToOneKind(r.type) ? undefined : this.kept.get(keyOf(userId, r));
+      inputs[i] = inputsOf(r, env.signature, optionsKey, sessions.get(r.attendee_id), others.get(r.room_id));
+      const k = this.kept.get(keyOf(userId, r));
       if (k !== undefined && k.inputs === inputs[i] && now <= k.until) {
         parts[i] = k.json;
         until = Math.min(until, k.until);
@@ -116,12 +121,33 @@ export class ConversationListService {
       if (got === undefined) continue;
       const json = Buffer.from(JSON.stringify(got.record));
       parts[i] = json;
-      // Kept records depend on no status (keepable), so none is passed.
-      const recordUntil = Math.min(stableUntil([got.view], NO_STATUSES, now), expiryOf(r, now));
+      const status = others.get(r.room_id)?.status;
+      const recordUntil = Math.min(stableUntil([got.view], status ? new Map([['', status]]) : NO_STATUSES, now), expiryOf(r, now));
       until = Math.min(until, recordUntil);
       if (keepable(got.view, now, env.sip)) this.kept.set(keyOf(userId, r), { inputs: inputs[i], until: recordUntil, json });
     }
     return { parts: parts.filter((p) => p !== undefined), until };
+  }
+
+  /**
+   * The other user of each one-to-one (room id → their display name, and their status with
+   * includeStatus): read for every request, one statement each for all of them, since they
+   * are other users' rows.
+   */
+  private async otherUsers(shown: ConversationRevision[], userId: string, includeStatus: boolean): Promise<Map<number, OtherUser>> {
+    const out = new Map<number, OtherUser>();
+    const ids = new Map<number, string>();
+    for (const r of shown) {
+      if (r.one_to_one_name === null) continue;
+      const other = otherUserId({ type: r.type, name: r.one_to_one_name }, userId);
+      if (other !== undefined) ids.set(r.room_id, other);
+    }
+    if (ids.size === 0) return out;
+    const unique = [...new Set(ids.values())];
+    const names = new Map((await this.repos.users.existing(unique)).map((u) => [u.id, u.display_name]));
+    const statuses = includeStatus ? await this.userStatus.forUsers(unique) : undefined;
+    for (const [roomId, id] of ids) out.set(roomId, { id, name: names.get(id), status: statuses?.get(id) });
+    return out;
   }
 
   /** The room and attendee rows (with chat state and the caller's session) of these conversations. */
@@ -162,9 +188,18 @@ function keyOf(userId: string, r: ConversationRevision): string {
 }
 
 /** Every input of a record besides the clock, as one string (compared whole). */
-function inputsOf(r: ConversationRevision, envSignature: string, optionsKey: string, session: SessionRow | undefined): string {
+function inputsOf(r: ConversationRevision, envSignature: string, optionsKey: string, session: SessionRow | undefined, other: OtherUser | undefined): string {
   const s = session === undefined ? '' : `${session.session_id}:${session.in_call}:${session.last_ping}`;
-  return `${optionsKey}|${envSignature}|${r.room_rev}|${r.attendee_rev}|${r.message_rev ?? ''}|${r.author_name ?? ''}|${r.common_read ?? ''}|${s}`;
+  const o = other === undefined ? '' : JSON.stringify([other.id, other.name ?? null, other.status ?? null]);
+  return `${optionsKey}|${envSignature}|${r.room_rev}|${r.attendee_rev}|${r.message_rev ?? ''}|${r.author_name ?? ''}|${r.common_read ?? ''}|${s}|${o}`;
+}
+
+/** The other user of a one-to-one as its record shows them. */
+interface OtherUser {
+  id: string;
+  /** Undefined: the account is gone. */
+  name: string | undefined;
+  status: UserStatus | undefined;
 }
 
 /** The last second the last message is shown before it expires (Infinity when it does not). */
@@ -185,7 +220,7 @@ function modifiedSince(r: ConversationRevision, opts: ConversationListOptions): 
 /** A record the read did not repair and that depends on no other user's rows. */
 function keepable(v: ConversationView, now: number, sip: boolean): boolean {
   const { room, attendee } = v;
-  if (!attendee || isOneToOneKind(room.type)) return false;
+  if (!attendee) return false;
   if (lobbyTimerReached(room, now)) return false;
   if (room.name === '' && isGroupOrPublic(room.type)) return false;
   if (needsAttendeePin(sip, room, attendee)) return false;

@@ -154,7 +154,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const callerSessions = new CallerSessions(repos.participants, clientSessions);
   const lobbyTimers = new LobbyTimers(db, repos, events);
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
-  const conversationList = new ConversationListService(repos, conversationView, callerSessions, settings.verifyKeptRecords);
+  const conversationList = new ConversationListService(repos, conversationView, userStatus, callerSessions, settings.verifyKeptRecords);
   const teams = new TeamsService(repos.teams, directory, events);
   const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions);
   const calls = new CallService(db, rooms, repos, userStatus, events);

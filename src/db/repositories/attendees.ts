@@ -112,6 +112,8 @@ export interface ConversationRevision {
   room_rev: number;
   token: string;
   type: number;
+  /** One-to-one kinds only (the two users' ids), else null. */
+  one_to_one_name: string | null;
   last_activity: number;
   call_flag: number;
   message_rev: number | null;
@@ -135,6 +137,7 @@ const CONVERSATION_REVISIONS = compiledStatement<ConversationRevision, { actorTy
     'lm.expires_at as message_expires_at',
     'lu.display_name as author_name',
   ] as const;
+  const oneToOneName = sql<string | null>`case when r.type in (1, 5) then r.name end`.as('one_to_one_name');
   const common = sql<
     number | null
   >`(select min(ca.last_read_message) from attendees ca where ca.room_id = a.room_id and ca.actor_type = 'users' and ca.read_privacy = 0)`.as('common_read');
@@ -152,6 +155,7 @@ const CONVERSATION_REVISIONS = compiledStatement<ConversationRevision, { actorTy
     .leftJoin('chat_messages as lm', (j) => j.onRef('lm.id', '=', 'r.last_message').onRef('lm.room_id', '=', 'r.id'))
     .leftJoin('users as lu', (j) => j.onRef('lu.id', '=', 'lm.actor_id').on('lm.actor_type', '=', 'users'))
     .select(columns)
+    .select(oneToOneName)
     .select(common)
     .orderBy('a.room_id');
 });
