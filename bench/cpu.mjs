@@ -6,7 +6,7 @@
  * backends (pg_stat_activity by client port); per route, mode (quiet, writer, cookie as in
  * run.mjs) and database, each route beside its baseline in the same round. Prints
  *
- *   cpu <route> <db> <mode> server=<ms/request> backends=<ms/request> vs-baseline=<baseline ms / route ms>
+ *   cpu <route> <db> <mode> server=<ms/request> backends=<ms/request> statements=<per request> vs-baseline=<baseline ms / route ms>
  *
  * Options: BENCH_DB, BENCH_PG, BENCH_ONLY (routes; their baselines come along), BENCH_MODES
  * (default writer,cookie), BENCH_ROUNDS (3; the median is printed), BENCH_CPU_REQUESTS.
@@ -75,6 +75,12 @@ async function backendCpu(client, pid) {
   return ms;
 }
 
+/** Statements the server has sent so far (its GET /metrics, open to loopback). */
+async function statementsSent(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^parley_db_query_duration_seconds_count (\S+)/m.exec(text)?.[1] ?? NaN);
+}
+
 async function requests(url, req, n) {
   let next = 0;
   const one = async () => {
@@ -128,14 +134,17 @@ for (const db of chosenDatabases()) {
             for (const { r, req, cookie } of prepared.values()) {
               const inMode = mode === 'cookie' && !req.headers?.Cookie ? { ...req, headers: { ...req.headers, Cookie: cookie } } : req;
               await requests(server.url, inMode, 100);
+              const q0 = await statementsSent(server.url);
               const s0 = cpuOf(server.pid);
               const b0 = client ? await backendCpu(client, server.pid) : 0;
               await requests(server.url, inMode, count);
               const s = (cpuOf(server.pid) - s0) / count;
               const b = client ? ((await backendCpu(client, server.pid)) - b0) / count : 0;
-              if (!per.has(r.name)) per.set(r.name, { server: [], backends: [] });
+              const q = ((await statementsSent(server.url)) - q0) / count;
+              if (!per.has(r.name)) per.set(r.name, { server: [], backends: [], statements: [] });
               per.get(r.name).server.push(s);
               per.get(r.name).backends.push(b);
+              per.get(r.name).statements.push(q);
             }
           }
           for (const r of wanted) {
@@ -144,7 +153,7 @@ for (const db of chosenDatabases()) {
             const b = median(m.backends);
             const base = r.vs && per.get(r.vs) ? median(per.get(r.vs).server) + median(per.get(r.vs).backends) : undefined;
             console.log(
-              `cpu ${r.name} ${db} ${mode} server=${s.toFixed(2)} backends=${b.toFixed(2)}` +
+              `cpu ${r.name} ${db} ${mode} server=${s.toFixed(2)} backends=${b.toFixed(2)} statements=${median(m.statements).toFixed(1)}` +
                 (base !== undefined ? ` vs-baseline=${(base / (s + b)).toFixed(3)} (${r.vs} ${base.toFixed(2)} ms)` : ''),
             );
           }
