@@ -13,6 +13,7 @@ import type { BruteForceRepository } from '../db/repositories/brute-force.js';
 import { tooManyRequests } from '../domain/errors.js';
 import { Counter } from '../domain/openmetrics.js';
 import { nowSeconds } from '../domain/time.js';
+import { TurnBatch } from './turn-batch.js';
 
 export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret' | 'talkSignalingSecret';
 
@@ -42,6 +43,11 @@ export function delayFor(earlier: number, baseDelayMs: number): number {
 export class BruteForceService {
   /** Secret checks that ran past the throttle (GET /metrics); lets tests count real checks. */
   readonly checks = new Counter('parley_secret_checks', 'Password and secret checks run past the brute-force throttle, by action and result');
+  /** assertBelowCap's reads, one per address and action per turn (by action, then subnet). */
+  private readonly capChecks = new TurnBatch<string, boolean>(async (action, subnets) => {
+    const since = nowSeconds() - WINDOW_SECONDS;
+    return new Map(await Promise.all(subnets.map(async (subnet) => [subnet, await this.repo.atCap(subnet, action, since, this.maxAttempts)] as const)));
+  });
 
   constructor(
     private readonly repo: BruteForceRepository,
@@ -70,9 +76,14 @@ export class BruteForceService {
     await this.reserve(ip, action);
   }
 
-  /** 429 when the address is at the cap; for credentials verified earlier (no new check runs). */
+  /**
+   * 429 when the address is at the cap; for credentials verified earlier (no new check runs).
+   * The checks of one turn for the same address and action are answered by one read sent after
+   * all of them were asked (turn-batch.ts): a burst of requests from one address costs one
+   * statement per turn, and each still sees every attempt committed before it asked.
+   */
   async assertBelowCap(ip: string, action: ThrottleAction): Promise<void> {
-    if (await this.repo.atCap(subnetOf(ip), action, nowSeconds() - WINDOW_SECONDS, this.maxAttempts)) throw tooManyRequests();
+    if (await this.capChecks.get(action, subnetOf(ip))) throw tooManyRequests();
   }
 
   async reset(ip: string, action: ThrottleAction): Promise<void> {
