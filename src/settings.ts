@@ -29,6 +29,8 @@ export interface Settings {
   bruteForceMaxAttempts: number;
   /** How long a verified login credential stays cached (seconds). */
   credentialCacheSeconds: number;
+  /** VERIFY_KEPT_RECORDS (tests): every reused conversation record is checked against a fresh rendering. */
+  verifyKeptRecords: boolean;
   /** Run periodic jobs in this process (every process may; leases keep runs unique). */
   jobs: boolean;
   /** Multiplies every job interval (JOB_INTERVAL_SCALE; tests use e.g. 0.01); at least 1 s results. */
@@ -176,6 +178,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bruteForceDelayMs: intSetting(env, 'BRUTE_FORCE_DELAY_MS', 100, 0, 10_000),
     bruteForceMaxAttempts: intSetting(env, 'BRUTE_FORCE_MAX_ATTEMPTS', 10, 1, 1000),
     credentialCacheSeconds: intSetting(env, 'CREDENTIAL_CACHE_SECONDS', 300, 0, 86_400),
+    verifyKeptRecords: boolSetting(env, 'VERIFY_KEPT_RECORDS', false),
     jobs: boolSetting(env, 'JOBS', true),
     jobIntervalScale: scaleSetting(env, 'JOB_INTERVAL_SCALE'),
     metricsAllow: cidrListSetting(env, 'METRICS_ALLOW'),

@@ -14,6 +14,7 @@ import { countQueries, createRoom, roomRow, seedUser, V4 } from './helpers/rooms
 import { RoomType, useParley } from './helpers/fixtures.js';
 import { UNREAD_TYPES } from '../src/db/repositories/chat-messages.js';
 import { chatUnreadCounters } from '../src/db/migrations/0706-chat-unread-counters.js';
+import { recordRevisions } from '../src/db/migrations/0711-record-revisions.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { nowSeconds } from '../src/domain/time.js';
 
@@ -226,10 +227,19 @@ for (const dialect of dialects()) {
       // What a database migrated before the counters looks like: no counters, and the columns gone.
       await db.updateTable('rooms').set({ chat_count: 0 }).where('id', '=', room.id).execute();
       await db.updateTable('attendees').set({ read_count: 0 }).where('room_id', '=', room.id).execute();
+      // The record revisions came later (0711): off first, back after, so that every column
+      // comes back in its migrated place (this process's statements read rows by position).
+      const sqlDialect = dialect === 'postgres' ? 'postgres' : 'sqlite';
+      for (const table of ['rooms', 'attendees', 'chat_messages']) {
+        await sql.raw(sqlDialect === 'postgres' ? `drop trigger parley_rev on ${table}` : `drop trigger ${table}_rev`).execute(db);
+        await db.schema.alterTable(table).dropColumn('rev').execute();
+      }
+      await db.schema.dropIndex('attendees_common_read').execute();
       await db.schema.alterTable('attendees').dropColumn('read_count').execute();
       await db.schema.alterTable('rooms').dropColumn('next_expiry').execute();
       await db.schema.alterTable('rooms').dropColumn('chat_count').execute();
-      await chatUnreadCounters.up({ db, dialect: dialect === 'postgres' ? 'postgres' : 'sqlite' });
+      await chatUnreadCounters.up({ db, dialect: sqlDialect });
+      await recordRevisions.up({ db, dialect: sqlDialect });
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
     });
 

@@ -172,7 +172,9 @@ for (const dialect of dialects()) {
         // users above made the caller's row be read again (`cold`), a write to any other table
         // (here a rename) leaves all of them cached, and only the conversation reads run.
         if (dialect === 'postgres') {
-          const rename = () => p.services.db.kysely.updateTable('rooms').set({ name: 'c1' }).where('name', '=', 'c1').execute();
+          // A conversation the caller is not in: its own records stay kept (conversation-list.ts).
+          const elsewhere = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'elsewhere' });
+          const rename = () => p.services.db.kysely.updateTable('rooms').set({ name: 'elsewhere' }).where('token', '=', elsewhere.token).execute();
           await rename();
           const afterRename = await countQueries(p, list);
           await rename();

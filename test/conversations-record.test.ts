@@ -351,6 +351,9 @@ for (const dialect of dialects()) {
       const before = await listCost();
       await createRoom(t.p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'alice' });
       await t.call('PUT', '/apps/user_status/api/v1/user_status/status', { as: as('alice'), body: { statusType: 'away' } });
+      // The new one-to-one's record is rendered once, then kept as the first one was.
+      await listCost();
+      await t.call('PUT', '/apps/user_status/api/v1/user_status/status', { as: as('bob'), body: { statusType: 'dnd' } });
       assert.equal(await listCost(), before);
     });
   });

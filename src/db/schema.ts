@@ -95,6 +95,8 @@ export interface RoomsTable {
   chat_count: number;
   /** Earliest expires_at of a counted message (0 = none known). */
   next_expiry: number;
+  /** Moved by every update of the row (migration 0711-record-revisions). */
+  rev: Generated<number>;
 }
 
 export interface AttendeesTable {
@@ -126,6 +128,8 @@ export interface AttendeesTable {
   created_at: number;
   /** Counted chat messages up to last_read_message (migration 0706-chat-unread-counters). */
   read_count: number;
+  /** Moved by every update of the row (migration 0711-record-revisions). */
+  rev: Generated<number>;
 }
 
 export interface SessionsTable {
@@ -261,6 +265,8 @@ export interface ChatMessagesTable {
   deleted_at: number;
   /** JSON object emoji -> count. */
   reactions: string;
+  /** Moved by every update of the row (migration 0711-record-revisions). */
+  rev: Generated<number>;
 }
 
 /** Internal signaling messages waiting for their recipient session (0600). */

@@ -106,7 +106,7 @@ export interface FormatEnv {
 const PRIVATE_CONVERSATION = 'Private conversation';
 
 /** The two user ids of a one-to-one conversation (its name is their JSON list), or undefined. */
-function oneToOneUserIds(room: RoomRow): string[] | undefined {
+function oneToOneUserIds(room: Pick<RoomRow, 'type' | 'name'>): string[] | undefined {
   if (!isOneToOneKind(room.type)) return undefined;
   try {
     const parsed = JSON.parse(room.name);
@@ -118,7 +118,7 @@ function oneToOneUserIds(room: RoomRow): string[] | undefined {
 }
 
 /** The other user of a one-to-one conversation for `userId` (legacy names: the stored id). */
-export function otherUserId(room: RoomRow, userId: string | undefined): string | undefined {
+export function otherUserId(room: Pick<RoomRow, 'type' | 'name'>, userId: string | undefined): string | undefined {
   const ids = oneToOneUserIds(room);
   if (!ids) return isOneToOneKind(room.type) && room.name !== '' ? room.name : undefined;
   if (userId === undefined || !ids.includes(userId)) return undefined;

@@ -9,6 +9,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
+import { commitGroup, type CommitGroup } from '../db/commit-group.js';
 import type { Database } from '../db/schema.js';
 import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type ChatMessageRow, type NewChatMessage } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
@@ -85,11 +86,16 @@ export interface SystemMessageOptions {
 }
 
 export class ChatService {
+  /** Users' posts of this process, committed together when they come together (db/commit-group.ts). */
+  private readonly userPosts: CommitGroup;
+
   constructor(
     private readonly db: Db,
     private readonly repos: Repositories,
     private readonly events: EventBus,
-  ) {}
+  ) {
+    this.userPosts = commitGroup(db.kysely, db.dialect);
+  }
 
   /**
    * Posts a system message inside the caller's transaction (atomic with the change it
@@ -181,14 +187,15 @@ export class ChatService {
   }
 
   /**
-   * Posts a user's message (checks done by the caller) in its own short transaction, then
-   * announces `chat.message-posted`. Returns the stored row (the send answers with it, §1.5).
+   * Posts a user's message (checks done by the caller) in its own short transaction (on SQLite
+   * possibly committed together with concurrent posts, db/commit-group.ts), then announces
+   * `chat.message-posted` once it is committed. Returns the stored row (the send answers with it, §1.5).
    * Statements on SQLite: insert, room, the author's read marker, and one for the mentioned
    * attendees when there are any; PostgreSQL adds the room's row lock before the insert.
    */
   async postUserMessage(room: RoomRow, input: UserMessageInput): Promise<ChatMessageRow> {
     const now = nowSeconds();
-    const posted = await this.db.kysely.transaction().execute(async (trx) => {
+    const posted = await this.userPosts.run(async (trx) => {
       const tx = this.repos.withTransaction(trx);
       const message = await this.insert(
         tx,

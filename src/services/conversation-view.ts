@@ -6,6 +6,7 @@
  * per call in a batch, so any number of conversations costs a constant number of queries. The
  * record itself is the pure `formatConversation` (presenters/conversation.ts).
  */
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { LobbyTimers } from './lobby-timers.js';
 import type { AttendeesRepository } from '../db/repositories/attendees.js';
 import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js';
@@ -39,6 +40,15 @@ export interface ConversationViewRepos {
   chatMessages: ChatMessagesRepository;
 }
 
+/** See ConversationViewService.requestEnv. */
+export interface RequestEnv {
+  cfg: AppConfigSnapshot;
+  sip: boolean;
+  inStartCallsGroups: boolean;
+  inSipBridgeGroups: boolean;
+  signature: string;
+}
+
 export class ConversationViewService {
   constructor(
     private readonly repos: ConversationViewRepos,
@@ -57,11 +67,12 @@ export class ConversationViewService {
    * the last messages and the unread counts. Every answer that carries a record (GET /room, join,
    * read marker, settings, ...) gets its chat fields from here, as Talk's formatRoom does.
    */
-  async present(ctx: RequestContext, views: ConversationView[], opts: PresentOptions = {}): Promise<ConversationRecord[]> {
-    const cfg = await ctx.config();
+  async present(ctx: RequestContext, views: ConversationView[], opts: PresentOptions = {}, shared?: RequestEnv): Promise<ConversationRecord[]> {
+    const anyParticipant = views.some((v) => v.attendee);
+    const req = shared ?? (await this.requestEnv(ctx, anyParticipant));
+    const { cfg, sip, inStartCallsGroups, inSipBridgeGroups } = req;
     const now = nowSeconds();
     const userId = ctx.userId;
-    const sip = sipConfigured(cfg);
 
     // Lobby timers are applied lazily on read (talk-behaviour.md §11): lift and save expired ones.
     const expired = views.filter((v) => lobbyTimerReached(v.room, now));
@@ -107,14 +118,10 @@ export class ConversationViewService {
       if (newPins.size) await this.repos.attendees.setPins(newPins, now);
     }
 
-    const anyParticipant = views.some((v) => v.attendee);
     // Common read markers read with the rooms are taken as they are; the others loaded in one statement.
     const publicReaders = views.filter((v) => v.attendee && v.attendee.read_privacy === 0 && !v.chatPreload).map((v) => v.room.id);
     const commonRead = publicReaders.length ? await this.repos.attendees.commonReadMessages([...new Set(publicReaders)]) : new Map<number, number>();
     for (const v of views) if (v.chatPreload) commonRead.set(v.room.id, v.chatPreload.commonRead);
-    const inStartCallsGroups = anyParticipant ? await ctx.inGroupList(cfg.list('start_calls_groups')) : false;
-    // Only a logged-in caller can enable SIP; the SIP bridge sees attendees' records with false.
-    const inSipBridgeGroups = anyParticipant && sip && ctx.user !== undefined ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
     const listableScopes = views.some((v) => !v.attendee) ? await listableScopesFor(ctx) : [];
 
     let statuses: ReadonlyMap<string, UserStatus> = new Map();
@@ -144,6 +151,20 @@ export class ConversationViewService {
     };
     if (opts.validity) opts.validity.until = stableUntil(views, statuses, now);
     return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
+  }
+
+  /**
+   * What every record of a request shares besides the caller: the configuration and the
+   * caller's group-based rights, with a signature that changes whenever any of it does (records
+   * kept across requests are checked against it, services/conversation-list.ts).
+   */
+  async requestEnv(ctx: RequestContext, anyParticipant: boolean): Promise<RequestEnv> {
+    const cfg = await ctx.config();
+    const sip = sipConfigured(cfg);
+    const inStartCallsGroups = anyParticipant ? await ctx.inGroupList(cfg.list('start_calls_groups')) : false;
+    // Only a logged-in caller can enable SIP; the SIP bridge sees attendees' records with false.
+    const inSipBridgeGroups = anyParticipant && sip && ctx.user !== undefined ? await ctx.inGroupList(cfg.list('sip_bridge_groups')) : false;
+    return { cfg, sip, inStartCallsGroups, inSipBridgeGroups, signature: `${cfg.generation}:${+inStartCallsGroups}:${+inSipBridgeGroups}` };
   }
 
   /**

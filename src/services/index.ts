@@ -35,6 +35,7 @@ import { AvatarService } from './avatars.js';
 import { HousekeepingService } from './housekeeping.js';
 import { CallService } from './calls.js';
 import { RoomSettingsService } from './room-settings.js';
+import { ConversationListService } from './conversation-list.js';
 import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
@@ -81,6 +82,8 @@ export interface Services {
   rooms: RoomsService;
   /** The conversation records: batch loads, lazy repairs, then the pure presenter. */
   conversationView: ConversationViewService;
+  /** GET /room in JSON with each record reused while the database says it is current. */
+  conversationList: ConversationListService;
   breakoutRooms: BreakoutRoomsService;
   avatars: AvatarService;
   /** User and guest avatars at Nextcloud's /index.php/avatar paths. */
@@ -151,6 +154,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const callerSessions = new CallerSessions(repos.participants, clientSessions);
   const lobbyTimers = new LobbyTimers(db, repos, events);
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
+  const conversationList = new ConversationListService(repos, conversationView, userStatus, callerSessions, settings.verifyKeptRecords);
   const teams = new TeamsService(repos.teams, directory, events);
   const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions);
   const calls = new CallService(db, rooms, repos, userStatus, events);
@@ -255,6 +259,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     sipSettings,
     rooms,
     conversationView,
+    conversationList,
     roomSettings,
     sipBridge,
     sip,

@@ -29,6 +29,7 @@ import { recordingConsent } from './0705-recording-consent.js';
 import { chatUnreadCounters } from './0706-chat-unread-counters.js';
 import { readCacheNotify } from './0707-read-cache-notify.js';
 import { chatExpiringIndex } from './0710-chat-expiring-index.js';
+import { recordRevisions } from './0711-record-revisions.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -55,4 +56,5 @@ export const migrations: ParleyMigration[] = [
   chatUnreadCounters,
   readCacheNotify,
   chatExpiringIndex,
+  recordRevisions,
 ];

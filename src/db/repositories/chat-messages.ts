@@ -77,6 +77,7 @@ const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
   deleted_by_id: true,
   deleted_at: true,
   reactions: true,
+  rev: true,
 };
 const MESSAGE_COLUMNS = Object.keys(MESSAGE_COLUMN_SET) as Array<keyof ChatMessageRow>;
 

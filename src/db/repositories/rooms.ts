@@ -83,6 +83,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
   last_attendee_activity: true,
   created_at: true,
   read_count: true,
+  rev: true,
 };
 const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;
 /** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */
@@ -192,7 +193,7 @@ function postUpdate(shape: PostShape): CompiledStatement<unknown, PostArgs> {
 }
 
 /** Every room column: the id, the three a creator chooses, and those with defaults. */
-const ROOM_COLUMNS: Array<keyof RoomRow> = ['id', 'token', 'name', 'type', ...(Object.keys(ROOM_DEFAULTS) as Array<keyof RoomRow>)];
+const ROOM_COLUMNS: Array<keyof RoomRow> = ['id', 'token', 'name', 'type', ...(Object.keys(ROOM_DEFAULTS) as Array<keyof RoomRow>), 'rev'];
 
 /** The room of a row that also carries PREFIXED_ATTENDEE_COLUMNS (a plain object of one shape). */
 function roomOf(row: Record<string, unknown>): RoomRow {
@@ -315,6 +316,27 @@ export class RoomsRepository {
     return rows.map((row) => {
       const room = roomOf(row);
       return { room, chat: chatOf(room, row) };
+    });
+  }
+
+  /**
+   * Attendee rows by id with their rooms and the rooms' chat state, one statement: the records
+   * of GET /room that are rendered anew (services/conversation-list.ts). Order: room id.
+   */
+  async findByAttendeeIdsWithChat(attendeeIds: number[], now: number): Promise<Array<{ room: RoomRow; attendee: AttendeeRow; chat: RoomChatPreload }>> {
+    if (attendeeIds.length === 0) return [];
+    const q = this.db
+      .selectFrom('attendees as a')
+      .innerJoin('rooms as r', 'r.id', 'a.room_id')
+      .selectAll('r')
+      .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+      .where(idIn(this.dialect, 'a.id', attendeeIds));
+    const rows = (await withChat(q, now, this.dialect === 'postgres')
+      .orderBy('r.id')
+      .execute()) as Array<Record<string, unknown>>;
+    return rows.map((row) => {
+      const room = roomOf(row);
+      return { room, attendee: attendeeOf(row)!, chat: chatOf(room, row) };
     });
   }
 

@@ -2,7 +2,7 @@
  * The OCS envelope (talk-reference.md §3.2): v1 and v2 meta rules, JSON and XML bodies.
  * Every API answer goes through `renderOcs`.
  */
-import { JsonBytes, WrittenList } from './json-bytes.js';
+import { JsonArrayOfParts, JsonBytes, WrittenList } from './json-bytes.js';
 import { toXml } from './xml.js';
 
 export type OcsVersion = 1 | 2;
@@ -58,7 +58,7 @@ export function renderOcs(version: OcsVersion, format: OcsFormat, status: number
   if (format === 'json') {
     return { httpStatus, contentType: 'application/json; charset=utf-8', body: jsonEnvelope(meta, data) };
   }
-  const plain = data instanceof WrittenList ? data.records : data;
+  const plain = data instanceof WrittenList ? data.records : data instanceof JsonArrayOfParts ? data.records() : data;
   return { httpStatus, contentType: 'application/xml; charset=utf-8', body: toXml({ ocs: { meta, data: plain === undefined ? null : plain } }) };
 }
 
@@ -73,6 +73,7 @@ const OK_V2_META = JSON.stringify({ status: 'ok', statuscode: 200, message: 'OK'
  */
 function jsonEnvelope(meta: OcsMeta, data: unknown): string | Buffer {
   const m = meta.statuscode === 200 && meta.totalitems === undefined && meta.status === 'ok' && meta.message === 'OK' ? OK_V2_META : JSON.stringify(meta);
+  if (data instanceof JsonArrayOfParts) return data.inFrame('{"ocs":{"meta":' + m + ',"data":', '}}');
   if (data instanceof WrittenList) {
     // The same frame, with the list written as bytes by its compiled record writer.
     const w = new JsonBytes();

@@ -163,3 +163,32 @@ export class WrittenList<T> {
     w.bytes(CLOSE_ARRAY);
   }
 }
+
+/**
+ * A JSON array whose elements are already JSON text as bytes (records kept across requests,
+ * services/conversation-list.ts): the OCS layer copies them into the answer without parsing or
+ * serializing anything. XML (rare for these lists) parses them back.
+ */
+export class JsonArrayOfParts {
+  constructor(readonly parts: readonly Buffer[]) {}
+
+  /** `{"ocs":{"meta":…,"data":[part,part,…]}}` in one buffer of the exact size. */
+  inFrame(head: string, tail: string): Buffer {
+    let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + 2 + Math.max(0, this.parts.length - 1);
+    for (const p of this.parts) size += p.length;
+    const out = Buffer.allocUnsafe(size);
+    let pos = out.write(head, 0, 'utf8');
+    out[pos++] = 0x5b;
+    for (let i = 0; i < this.parts.length; i++) {
+      if (i > 0) out[pos++] = 0x2c;
+      pos += this.parts[i].copy(out, pos);
+    }
+    out[pos++] = 0x5d;
+    out.write(tail, pos, 'utf8');
+    return out;
+  }
+
+  records(): unknown[] {
+    return this.parts.map((p) => JSON.parse(p.toString('utf8')) as unknown);
+  }
+}

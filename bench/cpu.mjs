@@ -1,0 +1,162 @@
+/**
+ * Server CPU per request of bench routes, the measure that holds on a shared, loaded machine
+ * where requests per second do not: the same seeds as bench/run.mjs, the built server as its
+ * own process, `BENCH_CPU_REQUESTS` (600) requests two at a time after 100 of warm-up, CPU time
+ * (user + system) of the server process from /proc/<pid>/stat and, on PostgreSQL, of its
+ * backends (pg_stat_activity by client port); per route, mode (quiet, writer, cookie as in
+ * run.mjs) and database, each route beside its baseline in the same round. Prints
+ *
+ *   cpu <route> <db> <mode> server=<ms/request> backends=<ms/request> vs-baseline=<baseline ms / route ms>
+ *
+ * Options: BENCH_DB, BENCH_PG, BENCH_ONLY (routes; their baselines come along), BENCH_MODES
+ * (default writer,cookie), BENCH_ROUNDS (3; the median is printed), BENCH_CPU_REQUESTS.
+ */
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import {
+  ADMIN,
+  basic,
+  chosenDatabases,
+  closeSeedServices,
+  dist,
+  freshDatabase,
+  joinCookie,
+  median,
+  ocs,
+  openSeedServices,
+  startServer,
+  storePrerendered,
+} from './lib/server.mjs';
+import { prepareWriter, seedWriter } from './lib/writer.mjs';
+
+const only = (process.env.BENCH_ONLY ?? 'room-list,chat-room-list').split(',').filter(Boolean);
+const modes = (process.env.BENCH_MODES ?? 'writer,cookie').split(',').filter(Boolean);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const count = Number(process.env.BENCH_CPU_REQUESTS ?? 600);
+const TICK_MS = 1000 / 100; // USER_HZ
+
+const all = [];
+for (const f of fs
+  .readdirSync(new URL('./routes/', import.meta.url))
+  .filter((n) => n.endsWith('.mjs'))
+  .sort()) {
+  all.push(...(await import(new URL(`./routes/${f}`, import.meta.url))).default);
+}
+const wanted = all.filter((r) => only.includes(r.name));
+const routes = all.filter((r) => wanted.includes(r) || wanted.some((w) => w.vs === r.name));
+
+function cpuOf(pid) {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_MS;
+}
+
+/** CPU ms of the PostgreSQL backends serving the server `pid`'s connections. */
+async function backendCpu(client, pid) {
+  // The server's sockets: its local ports are the backends' client ports.
+  const inodes = new Set();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set();
+  for (const line of fs.readFileSync(`/proc/${pid}/net/tcp`, 'utf8').split('\n').slice(1)) {
+    const cols = line.trim().split(/\s+/);
+    // Remote port 5432 (hex 1538), a socket of the server's own.
+    if (cols[2]?.endsWith(':1538') && inodes.has(cols[9])) ports.add(parseInt(cols[1].split(':')[1], 16));
+  }
+  const { rows } = await client.query('select pid, client_port from pg_stat_activity where client_port is not null');
+  let ms = 0;
+  for (const r of rows) if (ports.has(r.client_port)) ms += cpuOf(r.pid);
+  return ms;
+}
+
+async function requests(url, req, n) {
+  let next = 0;
+  const one = async () => {
+    while (next < n) {
+      next++;
+      const res = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
+      await res.arrayBuffer();
+      if (res.status >= 300) throw new Error(`${req.path} answered ${res.status}`);
+    }
+  };
+  await Promise.all([one(), one()]);
+}
+
+for (const db of chosenDatabases()) {
+  const { env, dataDir, drop } = await freshDatabase(db);
+  const client = db === 'postgres' ? new pg.Client({ connectionString: process.env.BENCH_PG }) : undefined;
+  await client?.connect();
+  try {
+    const services = await openSeedServices(env);
+    const seeded = new Map();
+    try {
+      const tools = { services, admin: ADMIN, basic, ocs, dist };
+      for (const r of routes) if (r.seed && !seeded.has(r.seed)) seeded.set(r.seed, await r.seed(tools));
+      if (modes.includes('writer')) await seedWriter(services);
+    } finally {
+      await closeSeedServices(services);
+    }
+    const server = await startServer(env);
+    try {
+      const prepared = new Map();
+      for (const r of routes) {
+        const ctx = {
+          url: server.url,
+          admin: ADMIN,
+          basic,
+          ocs,
+          state: seeded.get(r.seed),
+          joinCookie: (auth, token) => joinCookie(server.url, auth, token),
+          storePrerendered: (name, p, headers) => storePrerendered(server.url, dataDir, name, p, headers),
+        };
+        if (r.prepare) ctx.state = await r.prepare(ctx);
+        const cookie = r.cookie ? await r.cookie(ctx) : `parley_session=${randomBytes(32).toString('base64url')}`;
+        prepared.set(r.name, { r, req: await r.request(ctx), cookie });
+      }
+      const writer = modes.includes('writer') ? await prepareWriter(server.url) : undefined;
+      for (const mode of modes) {
+        const writing = mode === 'writer' ? writer.start(200) : undefined;
+        try {
+          const per = new Map();
+          for (let round = 0; round < rounds; round++) {
+            for (const { r, req, cookie } of prepared.values()) {
+              const inMode = mode === 'cookie' && !req.headers?.Cookie ? { ...req, headers: { ...req.headers, Cookie: cookie } } : req;
+              await requests(server.url, inMode, 100);
+              const s0 = cpuOf(server.pid);
+              const b0 = client ? await backendCpu(client, server.pid) : 0;
+              await requests(server.url, inMode, count);
+              const s = (cpuOf(server.pid) - s0) / count;
+              const b = client ? ((await backendCpu(client, server.pid)) - b0) / count : 0;
+              if (!per.has(r.name)) per.set(r.name, { server: [], backends: [] });
+              per.get(r.name).server.push(s);
+              per.get(r.name).backends.push(b);
+            }
+          }
+          for (const r of wanted) {
+            const m = per.get(r.name);
+            const s = median(m.server);
+            const b = median(m.backends);
+            const base = r.vs && per.get(r.vs) ? median(per.get(r.vs).server) + median(per.get(r.vs).backends) : undefined;
+            console.log(
+              `cpu ${r.name} ${db} ${mode} server=${s.toFixed(2)} backends=${b.toFixed(2)}` +
+                (base !== undefined ? ` vs-baseline=${(base / (s + b)).toFixed(3)} (${r.vs} ${base.toFixed(2)} ms)` : ''),
+            );
+          }
+        } finally {
+          if (writing) await writing.stop();
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await client?.end();
+    await drop();
+  }
+}
