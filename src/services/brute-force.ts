@@ -43,17 +43,21 @@ export function delayFor(earlier: number, baseDelayMs: number): number {
 export class BruteForceService {
   /** Secret checks that ran past the throttle (GET /metrics); lets tests count real checks. */
   readonly checks = new Counter('parley_secret_checks', 'Password and secret checks run past the brute-force throttle, by action and result');
-  /** assertBelowCap's reads, one per address and action per turn (by action, then subnet). */
-  private readonly capChecks = new TurnBatch<string, boolean>(async (action, subnets) => {
-    const since = nowSeconds() - WINDOW_SECONDS;
-    return new Map(await Promise.all(subnets.map(async (subnet) => [subnet, await this.repo.atCap(subnet, action, since, this.maxAttempts)] as const)));
-  });
+  /** assertBelowCap's reads, one per address and action per batch (by action, then subnet). */
+  private readonly capChecks: TurnBatch<string, boolean>;
 
+  /** @param gatherReads statements are round trips (PostgreSQL): gather the cap checks of arriving requests */
   constructor(
     private readonly repo: BruteForceRepository,
     private readonly baseDelayMs: number,
     private readonly maxAttempts: number,
-  ) {}
+    gatherReads = true,
+  ) {
+    this.capChecks = new TurnBatch(async (action, subnets) => {
+      const since = nowSeconds() - WINDOW_SECONDS;
+      return new Map(await Promise.all(subnets.map(async (subnet) => [subnet, await this.repo.atCap(subnet, action, since, this.maxAttempts)] as const)));
+    }, gatherReads);
+  }
 
   /**
    * Runs `check` (a password or secret comparison) as one counted attempt: 429 when the address
@@ -78,9 +82,10 @@ export class BruteForceService {
 
   /**
    * 429 when the address is at the cap; for credentials verified earlier (no new check runs).
-   * The checks of one turn for the same address and action are answered by one read sent after
-   * all of them were asked (turn-batch.ts): a burst of requests from one address costs one
-   * statement per turn, and each still sees every attempt committed before it asked.
+   * On PostgreSQL the checks arriving together for the same address and action are answered by
+   * one read sent after all of them were asked (turn-batch.ts): a burst of requests from one
+   * address costs a statement per batch, and each still sees every attempt committed before it
+   * asked.
    */
   async assertBelowCap(ip: string, action: ThrottleAction): Promise<void> {
     if (await this.capChecks.get(action, subnetOf(ip))) throw tooManyRequests();

@@ -120,6 +120,13 @@ function systemAttendee(room: RoomRow): AttendeeRow {
 export class RoomsService {
   /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
   readonly rendered: RenderedCache;
+  /**
+   * The room-and-attendee lookups of logged-in callers, per token, one statement per batch
+   * (turn-batch.ts): thousands of long-polls opening at once on one conversation would each run
+   * it, and on PostgreSQL queue for a pool connection behind the others'. Gathered only where a
+   * statement is a round trip (a pool: PostgreSQL).
+   */
+  private readonly memberLookups: TurnBatch<string, { room: RoomRow; attendee: AttendeeRow | undefined }>;
 
   constructor(
     private readonly db: Db,
@@ -133,21 +140,15 @@ export class RoomsService {
     private readonly callerSessions: CallerSessions,
   ) {
     this.rendered = new RenderedCache(db);
+    this.memberLookups = new TurnBatch(async (token, userIds) => {
+      if (userIds.length === 1) {
+        const found = await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userIds[0]);
+        return new Map(found ? [[userIds[0], found]] : []);
+      }
+      const found = await this.repos.rooms.findByTokenWithMembers(token, ActorType.USERS, userIds);
+      return new Map(found ? userIds.map((id) => [id, { room: found.room, attendee: found.attendees.get(id) }]) : []);
+    }, db.pool !== undefined);
   }
-
-  /**
-   * The room-and-attendee lookups of logged-in callers, per token, one statement per turn
-   * (turn-batch.ts): thousands of long-polls opening at once on one conversation would each
-   * run it, and on PostgreSQL queue for a pool connection behind the others'.
-   */
-  private readonly memberLookups = new TurnBatch<string, { room: RoomRow; attendee: AttendeeRow | undefined }>(async (token, userIds) => {
-    if (userIds.length === 1) {
-      const found = await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userIds[0]);
-      return new Map(found ? [[userIds[0], found]] : []);
-    }
-    const found = await this.repos.rooms.findByTokenWithMembers(token, ActorType.USERS, userIds);
-    return new Map(found ? userIds.map((id) => [id, { room: found.room, attendee: found.attendees.get(id) }]) : []);
-  });
 
   /** Runs `fn` in one transaction with repositories bound to it. */
   transaction<T>(fn: (repos: Repositories, trx: Kysely<Database>) => Promise<T>): Promise<T> {

@@ -27,11 +27,17 @@ export class TurnBatch<A, R> {
   /**
    * @param run answers the distinct `args` of one key's batch: a value per argument (an argument
    *   missing from the map gets `undefined`)
+   * @param gather false: every call is sent at once on its own (where a statement is not a round
+   *   trip, SQLite: waiting for the check phase would cost more than the statement)
    */
-  constructor(private readonly run: (key: string, args: A[]) => Promise<Map<A, R>>) {}
+  constructor(
+    private readonly run: (key: string, args: A[]) => Promise<Map<A, R>>,
+    private readonly gather = true,
+  ) {}
 
   /** `arg`'s answer, from the next batch of `key` to be sent. */
   async get(key: string, arg: A): Promise<R | undefined> {
+    if (!this.gather) return (await this.run(key, [arg])).get(arg);
     let batch = this.open.get(key);
     if (batch === undefined) batch = this.openBatch(key);
     batch.args.add(arg);
