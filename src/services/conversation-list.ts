@@ -95,7 +95,7 @@ export class ConversationListService {
     for (let i = 0; i < shown.length; i++) {
       const r = shown[i];
       inputs[i] = inputsOf(r, env.signature, optionsKey, sessions.get(r.attendee_id), others.get(r.room_id));
-      const k = this.kept.get(keyOf(userId, r));
+      const k = this.kept.get(keyOf(userId, r, optionsKey));
       if (k !== undefined && k.inputs === inputs[i] && now <= k.until) {
         parts[i] = k.json;
         until = Math.min(until, k.until);
@@ -124,7 +124,7 @@ export class ConversationListService {
       const status = others.get(r.room_id)?.status;
       const recordUntil = Math.min(stableUntil([got.view], status ? new Map([['', status]]) : NO_STATUSES, now), expiryOf(r, now));
       until = Math.min(until, recordUntil);
-      if (keepable(got.view, now, env.sip)) this.kept.set(keyOf(userId, r), { inputs: inputs[i], until: recordUntil, json });
+      if (keepable(got.view, now, env.sip)) this.kept.set(keyOf(userId, r, optionsKey), { inputs: inputs[i], until: recordUntil, json });
     }
     return { parts: parts.filter((p) => p !== undefined), until };
   }
@@ -183,8 +183,9 @@ export class ConversationListService {
   }
 }
 
-function keyOf(userId: string, r: ConversationRevision): string {
-  return `${userId}\0${r.attendee_id}`;
+/** Per caller, conversation and options: a client alternating includeStatus keeps both renderings. */
+function keyOf(userId: string, r: ConversationRevision, optionsKey: string): string {
+  return `${userId}\0${r.attendee_id}\0${optionsKey}`;
 }
 
 /** Every input of a record besides the clock, as one string (compared whole). */
