@@ -16,12 +16,16 @@
  * flow), so seeding 1,000 accounts does not run argon2 1,000 times.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import { basic, closeSeedServices, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
 
 const IDLE = Number(process.env.BENCH_IDLE ?? 5000);
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+/** How the members' polls of the delivery part are sent: `http` (node:http) or `fetch`. */
+const CLIENT = process.env.BENCH_CLIENT ?? 'http';
+if (CLIENT !== 'http' && CLIENT !== 'fetch') throw new Error(`BENCH_CLIENT: "${CLIENT}" (http, fetch)`);
 const V1 = '/ocs/v2.php/apps/spreed/api/v1';
 
 const headers = (auth) => ({ ...ocs, Authorization: auth });
@@ -103,38 +107,53 @@ async function main() {
       `chat-longpoll loadavg=${os
         .loadavg()
         .map((x) => x.toFixed(2))
-        .join(',')} cpus=${os.cpus().length} db=${env.DATABASE_URL ? 'postgres' : 'sqlite'}`,
+        .join(',')} cpus=${os.cpus().length} db=${env.DATABASE_URL ? 'postgres' : 'sqlite'} client=${CLIENT}`,
     );
 
     // 1. Idle long-polls.
     await sleep(1000);
     const rssBefore = rssMb(server.pid);
+    const metric = async (name) => Number(new RegExp(`^${name}(?:_total)? (\\d+)$`, 'm').exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? NaN);
+    const queriesBefore = await metric('parley_db_queries');
+    const idleStarted = performance.now();
     const aborters = Array.from({ length: IDLE }, () => new AbortController());
     let answered = 0;
     const early = {};
-    const idle = Array.from({ length: IDLE }, (_, i) =>
-      fetch(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, {
-        headers: headers(seeded.members[i % MEMBERS].auth),
-        signal: aborters[i].signal,
-      }).then(
-        (r) => {
-          answered++;
-          early[r.status] = (early[r.status] ?? 0) + 1;
-          return r.status;
-        },
-        () => 'aborted',
-      ),
+    // The idle polls have connections of their own (node:http, no keep-alive), all closed when
+    // the polls are aborted. With fetch, some of them stayed open as idle keep-alive connections
+    // after the abort and timed out four seconds later, in the middle of the first delivery
+    // round: the bench itself was then busy closing them (a third of its CPU in that round).
+    const idleAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+    const idle = Array.from(
+      { length: IDLE },
+      (_, i) =>
+        new Promise((resolve) => {
+          const req = http.get(
+            `${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`,
+            { agent: idleAgent, headers: headers(seeded.members[i % MEMBERS].auth), signal: aborters[i].signal },
+            (res) => {
+              res.resume();
+              answered++;
+              early[res.statusCode] = (early[res.statusCode] ?? 0) + 1;
+              resolve(res.statusCode);
+            },
+          );
+          req.on('error', () => resolve('aborted'));
+        }),
     );
     // Until every poll is waiting in the server (GET /metrics parley_waiting_long_polls): on a
     // loaded machine, PostgreSQL may still be working through the burst when the RSS has
     // stopped moving, and polls queued for a connection are not idle polls. Then until the
     // server's RSS stops growing.
-    const waitingNow = async () => Number(/^parley_waiting_long_polls (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? NaN);
     let waiting = 0;
     for (let i = 0; i < 240 && waiting < IDLE; i++) {
       await sleep(500);
-      waiting = await waitingNow();
+      waiting = await metric('parley_waiting_long_polls');
     }
+    // How long the burst took to reach the wait (to the 0.5 s of the check above), and the
+    // statements it cost per poll (the scrapes' own statements included).
+    const readySeconds = (performance.now() - idleStarted) / 1000;
+    const statementsPerPoll = ((await metric('parley_db_queries')) - queriesBefore) / IDLE;
     let rssAfter = rssMb(server.pid);
     for (let i = 0; i < 30; i++) {
       await sleep(1000);
@@ -146,25 +165,49 @@ async function main() {
     if (answered > 0) throw new Error(`${answered} idle long-polls answered early (by status: ${JSON.stringify(early)}; waiting=${waiting})`);
     const growth = rssAfter - rssBefore;
     console.log(
-      `chat-longpoll idle=${IDLE} waiting=${waiting} rss_before=${rssBefore.toFixed(0)}MB rss_after=${rssAfter.toFixed(0)}MB growth=${growth.toFixed(0)}MB per_poll=${((growth * 1024) / IDLE).toFixed(1)}KB bar=<200MB ${growth < 200 ? 'ok' : 'OVER'}`,
+      `chat-longpoll idle=${IDLE} waiting=${waiting} rss_before=${rssBefore.toFixed(0)}MB rss_after=${rssAfter.toFixed(0)}MB growth=${growth.toFixed(0)}MB all_waiting_after=${readySeconds.toFixed(1)}s statements_per_poll=${statementsPerPoll.toFixed(2)} per_poll=${((growth * 1024) / IDLE).toFixed(1)}KB bar=<200MB ${growth < 200 ? 'ok' : 'OVER'}`,
     );
     for (const a of aborters) a.abort();
     await Promise.all(idle);
+    idleAgent.destroy();
     await sleep(2000);
 
     // 2. Delivery to MEMBERS waiting members.
+    // A member's poll: its status, when its answer's head arrived, its body. By default through
+    // node:http (keep-alive): the 1,000 members are one process here, whose own work per answer
+    // delays the next answer's arrival time; fetch (BENCH_CLIENT=fetch) costs this process
+    // two to three times more CPU per answer than node:http, which on a loaded 2-core machine
+    // showed as most of the first round's p99 (docs/benchmarks.md).
+    const memberAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    const memberPoll =
+      CLIENT === 'fetch'
+        ? async (target, auth) => {
+            const r = await fetch(target, { headers: headers(auth) });
+            const at = performance.now();
+            return { status: r.status, at, body: await r.text() };
+          }
+        : (target, auth) =>
+            new Promise((resolve, reject) => {
+              const req = http.get(target, { agent: memberAgent, headers: headers(auth) }, (res) => {
+                const at = performance.now();
+                const chunks = [];
+                res.on('data', (c) => chunks.push(c));
+                res.on('end', () => resolve({ status: res.statusCode, at, body: Buffer.concat(chunks).toString('utf8') }));
+                res.on('error', reject);
+              });
+              req.on('error', reject);
+            });
     const p99s = [];
     // Round 0 warms up (each member's first long-poll moves its read marker: 1,000 writes that
     // may still be running when the message is posted); it is printed, not counted.
     for (let round = 0; round <= ROUNDS; round++) {
       let sentAt = 0;
       const waits = seeded.members.map(async (m) => {
-        const r = await fetch(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, { headers: headers(m.auth) });
-        const at = performance.now();
+        const r = await memberPoll(`${chatUrl}&lookIntoFuture=1&timeout=60&lastKnownMessageId=${last}`, m.auth);
         if (r.status !== 200) throw new Error(`member ${m.id}: ${r.status}`);
-        const body = await r.json();
+        const body = JSON.parse(r.body);
         if (body.ocs.data[0]?.message !== `round ${round}`) throw new Error(`member ${m.id} got ${JSON.stringify(body.ocs.data[0]?.message)}`);
-        return at;
+        return r.at;
       });
       await sleep(3000); // every long-poll is waiting
       sentAt = performance.now();
@@ -177,6 +220,7 @@ async function main() {
       );
       await sleep(1000);
     }
+    memberAgent.destroy();
     const median = [...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)];
     console.log(`chat-longpoll delivery members=${MEMBERS} p99_median=${median.toFixed(0)}ms bar=<1000ms ${median < 1000 ? 'ok' : 'OVER'}`);
   } finally {

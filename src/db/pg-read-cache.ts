@@ -20,9 +20,9 @@
  * - While the LISTEN connection is not listening (not yet connected, lost, reconnecting), every
  *   read goes to the database and nothing is stored: a notification missed then cannot leave a
  *   stale entry. Each (re)connection and each loss clears everything.
- * - A read stores its result only when no invalidation of its table (and no loss or reconnect)
- *   happened while it ran, so a result read just before a commit cannot outlive the commit's
- *   notification.
+ * - A read stores its result only when no invalidation of its key or of its whole table (and no
+ *   loss or reconnect) happened while it ran, so a result read just before a commit cannot
+ *   outlive the commit's notification.
  *
  * The window: another process sees a commit when the notification reaches its LISTEN socket,
  * normally within a millisecond or two of the commit (docs/architecture.md "Read cache").
@@ -64,10 +64,16 @@ function writtenTables(text: string): string[] {
 }
 
 interface TableCache {
-  /** Bumped by every invalidation of the table: a read that ran across one does not store. */
+  /** Bumped by every invalidation of the whole table: a read that ran across one does not store. */
   epoch: number;
   /** Key (the read's parameter) → read id → rows. */
   keys: BoundedMap<string, Map<number, object[]>>;
+  /**
+   * Reads under way, by key: an invalidation of their key marks them stale, and a stale read
+   * does not store. Only the key's own reads: a write to one user's row does not keep every
+   * other user's read, running at the same moment, from being stored.
+   */
+  running: Map<string, Set<{ stale: boolean }>>;
 }
 
 interface ClientState {
@@ -156,8 +162,18 @@ export class PgReadCache {
       if (hit !== undefined) return hit.map((r) => ({ ...r })) as R[];
       const epoch = this.epoch;
       const tableEpoch = cache.epoch;
-      const rows = await run(parameters);
-      if (this.active && epoch === this.epoch && tableEpoch === cache.epoch) {
+      const flight = { stale: false };
+      let flights = cache.running.get(key);
+      if (flights === undefined) cache.running.set(key, (flights = new Set()));
+      flights.add(flight);
+      let rows: R[];
+      try {
+        rows = await run(parameters);
+      } finally {
+        flights.delete(flight);
+        if (flights.size === 0 && cache.running.get(key) === flights) cache.running.delete(key);
+      }
+      if (this.active && epoch === this.epoch && tableEpoch === cache.epoch && !flight.stale) {
         let byRead = cache.keys.get(key);
         if (byRead === undefined) cache.keys.set(key, (byRead = new Map()));
         byRead.set(
@@ -173,9 +189,13 @@ export class PgReadCache {
   private invalidate(table: string, key?: string): void {
     const cache = this.tables.get(table);
     if (cache === undefined) return;
-    cache.epoch++;
-    if (key === undefined) cache.keys.clear();
-    else cache.keys.delete(key);
+    if (key === undefined) {
+      cache.epoch++;
+      cache.keys.clear();
+      return;
+    }
+    cache.keys.delete(key);
+    for (const flight of cache.running.get(key) ?? []) flight.stale = true;
   }
 
   private clear(): void {
@@ -188,7 +208,7 @@ export class PgReadCache {
 
   private table(name: string): TableCache {
     let cache = this.tables.get(name);
-    if (cache === undefined) this.tables.set(name, (cache = { epoch: 0, keys: new BoundedMap(MAX_KEYS) }));
+    if (cache === undefined) this.tables.set(name, (cache = { epoch: 0, keys: new BoundedMap(MAX_KEYS), running: new Map() }));
     return cache;
   }
 

@@ -13,6 +13,7 @@ import type { BruteForceRepository } from '../db/repositories/brute-force.js';
 import { tooManyRequests } from '../domain/errors.js';
 import { Counter } from '../domain/openmetrics.js';
 import { nowSeconds } from '../domain/time.js';
+import { TurnBatch } from './turn-batch.js';
 
 export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret' | 'talkSignalingSecret';
 
@@ -42,12 +43,21 @@ export function delayFor(earlier: number, baseDelayMs: number): number {
 export class BruteForceService {
   /** Secret checks that ran past the throttle (GET /metrics); lets tests count real checks. */
   readonly checks = new Counter('parley_secret_checks', 'Password and secret checks run past the brute-force throttle, by action and result');
+  /** assertBelowCap's reads, one per address and action per batch (by action, then subnet). */
+  private readonly capChecks: TurnBatch<string, boolean>;
 
+  /** @param gatherReads statements are round trips (PostgreSQL): gather the cap checks of arriving requests */
   constructor(
     private readonly repo: BruteForceRepository,
     private readonly baseDelayMs: number,
     private readonly maxAttempts: number,
-  ) {}
+    gatherReads = true,
+  ) {
+    this.capChecks = new TurnBatch(async (action, subnets) => {
+      const since = nowSeconds() - WINDOW_SECONDS;
+      return new Map(await Promise.all(subnets.map(async (subnet) => [subnet, await this.repo.atCap(subnet, action, since, this.maxAttempts)] as const)));
+    }, gatherReads);
+  }
 
   /**
    * Runs `check` (a password or secret comparison) as one counted attempt: 429 when the address
@@ -70,9 +80,15 @@ export class BruteForceService {
     await this.reserve(ip, action);
   }
 
-  /** 429 when the address is at the cap; for credentials verified earlier (no new check runs). */
+  /**
+   * 429 when the address is at the cap; for credentials verified earlier (no new check runs).
+   * On PostgreSQL the checks arriving together for the same address and action are answered by
+   * one read sent after all of them were asked (turn-batch.ts): a burst of requests from one
+   * address costs a statement per batch, and each still sees every attempt committed before it
+   * asked.
+   */
   async assertBelowCap(ip: string, action: ThrottleAction): Promise<void> {
-    if (await this.repo.atCap(subnetOf(ip), action, nowSeconds() - WINDOW_SECONDS, this.maxAttempts)) throw tooManyRequests();
+    if (await this.capChecks.get(action, subnetOf(ip))) throw tooManyRequests();
   }
 
   async reset(ip: string, action: ThrottleAction): Promise<void> {

@@ -142,7 +142,13 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const chat = new ChatService(db, repos, events);
   const directory = new DirectoryService(repos, events);
   const appConfig = new AppConfigService(repos.appConfig, directory.groups);
-  const bruteForce = new BruteForceService(repos.bruteForce, settings.bruteForceDelayMs, settings.bruteForceMaxAttempts);
+  const bruteForce = new BruteForceService(
+    repos.bruteForce,
+    settings.bruteForceDelayMs,
+    settings.bruteForceMaxAttempts,
+    // A pool's statements are round trips (PostgreSQL): arriving requests' cap checks are gathered.
+    db.pool !== undefined,
+  );
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(repos.preferences);
   const capabilities = new CapabilitiesService(preferences);

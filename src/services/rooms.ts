@@ -12,7 +12,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { ATTENDEE_DEFAULTS, type AttendeeRow, type NewAttendee } from '../db/repositories/attendees.js';
-import { ROOM_DEFAULTS, type NewRoom, type RoomPatch, type RoomRow } from '../db/repositories/rooms.js';
+import { ROOM_DEFAULTS, type NewRoom, type RoomChatPreload, type RoomPatch, type RoomRow } from '../db/repositories/rooms.js';
 import type { RoomAvatarRow } from '../db/repositories/room-avatars.js';
 import type { Repositories } from '../db/repositories/index.js';
 import { createOptionsPatch, isCreateOptionsProblem, type CreateOptions } from '../domain/create-options.js';
@@ -32,6 +32,7 @@ import type { EventBus } from '../events/bus.js';
 import { sipConfigured } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
 import { RenderedCache } from './rendered-cache.js';
+import { TurnBatch } from './turn-batch.js';
 import { listableScopesFor, type RequestContext } from './request-context.js';
 import type { CallerSessions } from './caller-sessions.js';
 import { conversationVisibility, isListedFor } from '../domain/visibility.js';
@@ -119,6 +120,13 @@ function systemAttendee(room: RoomRow): AttendeeRow {
 export class RoomsService {
   /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
   readonly rendered: RenderedCache;
+  /**
+   * The room-and-attendee lookups of logged-in callers, per token, one statement per batch
+   * (turn-batch.ts): thousands of long-polls opening at once on one conversation would each run
+   * it, and on PostgreSQL queue for a pool connection behind the others'. Gathered only where a
+   * statement is a round trip (a pool: PostgreSQL).
+   */
+  private readonly memberLookups: TurnBatch<string, { room: RoomRow; attendee: AttendeeRow | undefined }>;
 
   constructor(
     private readonly db: Db,
@@ -132,6 +140,14 @@ export class RoomsService {
     private readonly callerSessions: CallerSessions,
   ) {
     this.rendered = new RenderedCache(db);
+    this.memberLookups = new TurnBatch(async (token, userIds) => {
+      if (userIds.length === 1) {
+        const found = await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userIds[0]);
+        return new Map(found ? [[userIds[0], found]] : []);
+      }
+      const found = await this.repos.rooms.findByTokenWithMembers(token, ActorType.USERS, userIds);
+      return new Map(found ? userIds.map((id) => [id, { room: found.room, attendee: found.attendees.get(id) }]) : []);
+    }, db.pool !== undefined);
   }
 
   /** Runs `fn` in one transaction with repositories bound to it. */
@@ -189,10 +205,7 @@ export class RoomsService {
   async lookup(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom | undefined> {
     if (!isWellFormedToken(token)) return undefined;
     // A logged-in caller's attendee row comes with the room (one statement).
-    const found =
-      ctx.userId !== undefined
-        ? await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, ctx.userId, opts.withChat ? nowSeconds() : undefined)
-        : undefined;
+    const found = ctx.userId !== undefined ? await this.memberLookup(token, ctx.userId, opts.withChat === true) : undefined;
     const room = ctx.userId !== undefined ? found?.room : await this.repos.rooms.findByToken(token);
     if (!room) return undefined;
     let attendee: AttendeeRow | undefined = found?.attendee;
@@ -214,6 +227,18 @@ export class RoomsService {
     if (visibility === 'if-listed' && !isListedFor(room.listable, await listableScopesFor(ctx))) return undefined;
     if (attendee && !session) session = (await this.callerSessions.findOwnSessions(ctx, [{ room, attendee }])).get(attendee.id);
     return { room, attendee, session, ...(found?.chat ? { chatPreload: found.chat } : {}) };
+  }
+
+  /** A user's room and attendee row (with the record's chat state when `withChat`). */
+  private async memberLookup(
+    token: string,
+    userId: string,
+    withChat: boolean,
+  ): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined; chat?: RoomChatPreload } | undefined> {
+    if (withChat) return this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userId, nowSeconds());
+    const found = await this.memberLookups.get(token, userId);
+    // Callers of one batch share its rows: each gets its own copies.
+    return found && { room: { ...found.room }, attendee: found.attendee && { ...found.attendee } };
   }
 
   /** The conversation when the caller is a participant (else 404 `room`, like a missing one). */

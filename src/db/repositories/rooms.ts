@@ -122,6 +122,29 @@ const roomWithMember = (db: Kysely<Database>, p: Placeholder) =>
     .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
     .where('r.token', '=', p('token'));
 const ROOM_WITH_MEMBER = compiledStatement<Record<string, unknown>, MemberArgs>(roomWithMember);
+/**
+ * The same lookup for several actors of one type at once (a row per attendee found, or one row
+ * without an attendee): `actorIds` is an array on PostgreSQL (`= any`), a JSON array on SQLite
+ * (`json_each`), so the text is one whatever the number of actors.
+ */
+type MembersArgs = { token: string; actorType: string; actorIds: string[] | string };
+const ROOM_WITH_MEMBERS = compiledStatement<Record<string, unknown>, MembersArgs>((db, p) =>
+  db
+    .selectFrom('rooms as r')
+    .leftJoin('attendees as a', (j) =>
+      j
+        .onRef('a.room_id', '=', 'r.id')
+        .on('a.actor_type', '=', p('actorType'))
+        .on(
+          db.getExecutor().adapter instanceof PostgresAdapter
+            ? sql<SqlBool>`a.actor_id = any(${p('actorIds')})`
+            : sql<SqlBool>`a.actor_id in (select value from json_each(${p('actorIds')}))`,
+        ),
+    )
+    .selectAll('r')
+    .select(PREFIXED_ATTENDEE_COLUMNS as unknown as ['a.id as a_id'])
+    .where('r.token', '=', p('token')),
+);
 // GET /room/{token}: the same lookup with the record's chat state. Built per request it cost
 // about a tenth of the request's CPU on PostgreSQL (Kysely's builder and compiler), more than
 // the statement's own driver work.
@@ -243,6 +266,30 @@ export class RoomsRepository {
     if (!row) return undefined;
     const room = roomOf(row);
     return { room, attendee: attendeeOf(row), chat: chatOf(room, row) };
+  }
+
+  /**
+   * The room `token` with the attendee rows of `actorIds` (of `actorType`) there, in one
+   * statement: the lookups of a burst of requests on one conversation (services/rooms.ts).
+   * An actor without an attendee row is missing from `attendees`.
+   */
+  async findByTokenWithMembers(
+    token: string,
+    actorType: string,
+    actorIds: string[],
+  ): Promise<{ room: RoomRow; attendees: Map<string, AttendeeRow> } | undefined> {
+    const rows = (await ROOM_WITH_MEMBERS(this.db, {
+      token,
+      actorType,
+      actorIds: this.dialect === 'postgres' ? actorIds : JSON.stringify(actorIds),
+    })) as Array<Record<string, unknown>>;
+    if (rows.length === 0) return undefined;
+    const attendees = new Map<string, AttendeeRow>();
+    for (const row of rows) {
+      const attendee = attendeeOf(row);
+      if (attendee) attendees.set(attendee.actor_id, attendee);
+    }
+    return { room: roomOf(rows[0]), attendees };
   }
 
   /**
