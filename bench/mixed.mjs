@@ -294,7 +294,8 @@ async function runDatabase(db) {
     // Shedding as configured (the server's defaults unless OVERLOAD_* is set), for the search and
     // the 2x run; then the 2x run again on a server that never sheds, to show what it prevents.
     const shedding = { ...env };
-    for (const name of ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 'OVERLOAD_MAX_DB_WAITING']) if (process.env[name] === undefined) delete shedding[name];
+    for (const name of ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 'OVERLOAD_MAX_DB_WAITING', 'OVERLOAD_MAX_DB_WAIT_MS'])
+      if (process.env[name] === undefined) delete shedding[name];
     let best;
     let over;
     let server = await startServer(shedding);
@@ -310,7 +311,12 @@ async function runDatabase(db) {
     }
     let unshed;
     if (process.env.MIXED_NO_SHED_RUN !== '0') {
-      server = await startServer(env, { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAITING: '0' });
+      server = await startServer(env, {
+        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+        OVERLOAD_MAX_HEAP_PERCENT: '0',
+        OVERLOAD_MAX_DB_WAITING: '0',
+        OVERLOAD_MAX_DB_WAIT_MS: '0',
+      });
       serverPid = server.pid;
       try {
         await offer(server.url, users, Math.min(startRate, 100), 2);

@@ -57,6 +57,12 @@ export interface OverloadSettings {
    * process waits on the database, and its event loop stays on time while the queue grows.
    */
   maxDbWaiting: number;
+  /**
+   * SQLite: shed while the first request in line for the database's one connection has waited
+   * longer than this (ms; 0 = never): past capacity the requests queue there (first come first
+   * served) while the event loop stays on time, as in front of PostgreSQL's pool.
+   */
+  maxDbWaitMs: number;
   /** How often the pressure is sampled (ms); a decision holds until the next sample. */
   sampleMs: number;
   /** The Retry-After of a shed request (seconds). */
@@ -189,6 +195,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       maxEventLoopDelayMs: intSetting(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
       maxHeapPercent: intSetting(env, 'OVERLOAD_MAX_HEAP_PERCENT', 90, 0, 100),
       maxDbWaiting: intSetting(env, 'OVERLOAD_MAX_DB_WAITING', 50, 0, 1_000_000),
+      maxDbWaitMs: intSetting(env, 'OVERLOAD_MAX_DB_WAIT_MS', 200, 0, 60_000),
       sampleMs: intSetting(env, 'OVERLOAD_SAMPLE_MS', 250, 10, 60_000),
       retryAfterSeconds: intSetting(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 2, 1, 3600),
     },

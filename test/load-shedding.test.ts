@@ -89,7 +89,9 @@ for (const dialect of dialects()) {
 
   describe(`no shedding under normal load with the default thresholds [${dialect}]`, () => {
     // The suites' environment turns shedding off (helpers/parley.ts): back to the defaults.
-    const t = useParley(dialect, { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '', OVERLOAD_MAX_HEAP_PERCENT: '', OVERLOAD_MAX_DB_WAITING: '' } });
+    const t = useParley(dialect, {
+      env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '', OVERLOAD_MAX_HEAP_PERCENT: '', OVERLOAD_MAX_DB_WAITING: '', OVERLOAD_MAX_DB_WAIT_MS: '' },
+    });
 
     it('answers 300 requests, 10 at a time, without a 503', async () => {
       const room = await t.call('POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: 2, roomName: 'Busy' } });
@@ -111,7 +113,9 @@ for (const dialect of dialects()) {
 if (dialects().includes('postgres')) {
   describe('load shedding past the PostgreSQL pool queue threshold [postgres]', () => {
     // Event loop and heap checks off: only the requests waiting for a connection count.
-    const t = useParley('postgres', { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAITING: '2' } });
+    const t = useParley('postgres', {
+      env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAITING: '2', OVERLOAD_MAX_DB_WAIT_MS: '0' },
+    });
 
     it('answers 503 with Retry-After while requests queue for a connection, and serves one at a time', async () => {
       // Every connection of the server's pool is busy for a moment (a slow statement each, as a
@@ -135,10 +139,38 @@ if (dialects().includes('postgres')) {
   });
 }
 
+describe('load shedding past the SQLite connection wait threshold [sqlite]', () => {
+  // Event loop and heap checks off: only how long the first in line waits for the connection.
+  const t = useParley('sqlite', { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAIT_MS: '100' } });
+
+  it('answers 503 with Retry-After while a request has waited too long for the connection, and serves again after', async () => {
+    const list = () => t.call('GET', '/apps/spreed/api/v4/room', { as: admin });
+    assert.equal((await list()).status, 200);
+    // The one connection is held for 400 ms (a long transaction, as a slow statement would);
+    // a request arriving meanwhile queues for it, and once it has waited past 100 ms the next
+    // request is shed at once, before any database work.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const holding = t.services.db.kysely.transaction().execute(() => held);
+    await new Promise((r) => setTimeout(r, 20));
+    const queued = list();
+    await new Promise((r) => setTimeout(r, 150));
+    const shed = await list();
+    release();
+    await holding;
+    assert.equal(shed.status, 503, shed.text);
+    assert.equal(shed.headers.get('retry-after'), '2');
+    assert.equal(shed.data.error, 'overloaded');
+    assert.equal((await queued).status, 200, 'the request that was already queued is served');
+    for (let i = 0; i < 5; i++) assert.equal((await list()).status, 200);
+  });
+});
+
 describe('overload settings', () => {
   it('has defaults and refuses bad values naming the variable', () => {
     const s = loadSettings({});
-    assert.deepEqual(s.overload, { maxEventLoopDelayMs: 200, maxHeapPercent: 90, maxDbWaiting: 50, sampleMs: 250, retryAfterSeconds: 2 });
+    assert.deepEqual(s.overload, { maxEventLoopDelayMs: 200, maxHeapPercent: 90, maxDbWaiting: 50, maxDbWaitMs: 200, sampleMs: 250, retryAfterSeconds: 2 });
+    assert.equal(loadSettings({ OVERLOAD_MAX_DB_WAIT_MS: '0' }).overload.maxDbWaitMs, 0);
     assert.equal(loadSettings({ OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' }).overload.maxEventLoopDelayMs, 0);
     assert.throws(
       () => loadSettings({ OVERLOAD_MAX_HEAP_PERCENT: '101' }),

@@ -27,6 +27,8 @@ export interface Db {
   schema?: string;
   /** The PostgreSQL connection pool (its counts feed /metrics). */
   pool?: { totalCount: number; idleCount: number; waitingCount: number };
+  /** SQLite: how long the first caller in line for the one connection has waited (ms). */
+  connectionWaitMs?: () => number;
   /** Cross-process wake-ups (LISTEN/NOTIFY on PostgreSQL, in-process on SQLite). */
   wake: Wake;
   /** PostgreSQL: the per-process read cache (pg-read-cache.ts); enabled after migrations. */
@@ -101,7 +103,8 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
   // Several processes may share the file; wait for a writer instead of failing.
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = OFF');
-  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), log });
+  const dialect = new ImmediateSqliteDialect({ database });
+  const kysely = new Kysely<Database>({ dialect, log });
   attachDirectReads(kysely, database, stats);
   const wake = inProcessWake();
   return {
@@ -109,6 +112,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
     dialect: 'sqlite',
     stats,
     wake,
+    connectionWaitMs: () => dialect.driver?.oldestWaitMs() ?? 0,
     close: async () => {
       await wake.close();
       detachDirectReads(kysely);
@@ -134,13 +138,24 @@ class ImmediateSqliteDriver extends SqliteDriver {
    * free when asked.
    */
   private readonly queue: Array<() => void> = [];
+  /** When each queued caller started waiting (performance.now()), in queue order. */
+  private readonly queuedAt: number[] = [];
   private queueHead = 0;
   private held = false;
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    if (this.held) await new Promise<void>((resolve) => this.queue.push(resolve));
-    else this.held = true;
+    if (this.held) {
+      await new Promise<void>((resolve) => {
+        this.queue.push(resolve);
+        this.queuedAt.push(performance.now());
+      });
+    } else this.held = true;
     return super.acquireConnection();
+  }
+
+  /** How long the caller first in line has waited for the connection (ms; 0 when none waits). */
+  oldestWaitMs(): number {
+    return this.queueHead < this.queue.length ? performance.now() - this.queuedAt[this.queueHead] : 0;
   }
 
   override async releaseConnection(): Promise<void> {
@@ -151,6 +166,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
       this.queue[this.queueHead++] = undefined as unknown as () => void;
       if (this.queueHead === this.queue.length) {
         this.queue.length = 0;
+        this.queuedAt.length = 0;
         this.queueHead = 0;
       }
       next();
@@ -169,8 +185,12 @@ class ImmediateSqliteDialect extends SqliteDialect {
     super(cfg);
   }
 
+  /** The driver of the one connection, once Kysely has made it. */
+  driver: ImmediateSqliteDriver | undefined;
+
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.cfg);
+    this.driver = new ImmediateSqliteDriver(this.cfg);
+    return this.driver;
   }
 }
 

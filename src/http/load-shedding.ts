@@ -8,8 +8,9 @@
  * on Node 20 records only a sample or two per interval, so one stall decided a whole sample) and
  * the used heap against V8's limit; a sample's decision holds
  * until the next sample, so a busy moment sheds for one interval and then lets traffic in again.
- * On PostgreSQL the queue may instead grow in front of the connection pool while the event loop
- * idles: the number of requests waiting for a connection is read at each request.
+ * The queue may instead grow in front of the database while the event loop stays on time: on
+ * PostgreSQL the number of requests waiting for a pool connection, on SQLite how long the first
+ * in line for the one connection has waited, both read at each request.
  *
  * Health and monitoring endpoints are never shed (a load balancer must see the process alive and
  * Prometheus must see the overload). OCS routes answer the OCS error envelope (the one error
@@ -66,13 +67,20 @@ export class PressureMonitor {
 }
 
 /** Registers the shedding hook (first, so a shed request costs nothing else). */
-export function registerLoadShedding(app: FastifyInstance, settings: OverloadSettings, pool?: { waitingCount: number }): void {
-  const dbQueue = settings.maxDbWaiting > 0 ? pool : undefined;
-  if (settings.maxEventLoopDelayMs === 0 && settings.maxHeapPercent === 0 && !dbQueue) return;
+export function registerLoadShedding(
+  app: FastifyInstance,
+  settings: OverloadSettings,
+  db: { pool?: { waitingCount: number }; connectionWaitMs?: () => number },
+): void {
+  const dbQueue = settings.maxDbWaiting > 0 ? db.pool : undefined;
+  const connectionWaitMs = settings.maxDbWaitMs > 0 ? db.connectionWaitMs : undefined;
+  if (settings.maxEventLoopDelayMs === 0 && settings.maxHeapPercent === 0 && !dbQueue && !connectionWaitMs) return;
   const monitor = new PressureMonitor(settings);
   app.addHook('onClose', async () => monitor.stop());
+  const dbBehind = () =>
+    (dbQueue !== undefined && dbQueue.waitingCount > settings.maxDbWaiting) || (connectionWaitMs !== undefined && connectionWaitMs() > settings.maxDbWaitMs);
   app.addHook('onRequest', (request, reply, done) => {
-    if (!monitor.overloaded && !(dbQueue && dbQueue.waitingCount > settings.maxDbWaiting)) return done();
+    if (!monitor.overloaded && !dbBehind()) return done();
     const at = request.url.indexOf('?');
     const pathOnly = at >= 0 ? request.url.slice(0, at) : request.url;
     if (EXEMPT.has(pathOnly)) return done();

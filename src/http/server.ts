@@ -94,7 +94,7 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
   });
 
   // Past capacity, shed at once (before the hooks below and any route work).
-  registerLoadShedding(app, services.settings.overload, services.db.pool);
+  registerLoadShedding(app, services.settings.overload, services.db);
 
   // Each request's cached hot reads use a change stamp read after it arrived (db/direct-reads.ts),
   // so a request sees every commit made, by any process, before it started; requests arriving

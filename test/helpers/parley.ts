@@ -57,6 +57,7 @@ export function freshEnv(dialect: DialectName, extra: Record<string, string> = {
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     OVERLOAD_MAX_HEAP_PERCENT: '0',
     OVERLOAD_MAX_DB_WAITING: '0',
+    OVERLOAD_MAX_DB_WAIT_MS: '0',
     // Every conversation record GET /room reuses is checked against a fresh rendering, so each
     // suite's writes also test that the record revisions catch them (conversation-list.ts).
     VERIFY_KEPT_RECORDS: 'true',
