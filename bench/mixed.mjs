@@ -172,6 +172,7 @@ async function offer(url, users, rate, seconds) {
   const inflight = new Set();
   const statementsBefore = await statementsSent(url);
   const cpuBefore = serverCpuMs();
+  const clientCpuBefore = process.cpuUsage();
   const began = performance.now();
   let n = 0;
   await new Promise((done) => {
@@ -213,6 +214,7 @@ async function offer(url, users, rate, seconds) {
   await Promise.all(inflight);
   const answeredFor = (performance.now() - began) / 1000;
   const cpuMs = serverCpuMs() - cpuBefore;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
   const statements = (await statementsSent(url)) - statementsBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
@@ -222,6 +224,9 @@ async function offer(url, users, rate, seconds) {
     offeredPerSecond: out.sent / sentFor,
     servedPerSecond: out.ok / answeredFor,
     cpuMsPerRequest: cpuMs / (out.ok + out.shed),
+    // This load generator's own CPU, as a share of one core over the step: near 100%, the
+    // generator (not the server) sets the pace and the latencies.
+    clientCorePercent: ((clientCpu.user + clientCpu.system) / 1000 / (answeredFor * 1000)) * 100,
     statementsPerRequest: statements / (out.ok + out.shed),
     p50: pct(0.5),
     p99: pct(0.99),
@@ -230,7 +235,7 @@ async function offer(url, users, rate, seconds) {
 
 const line = (db, label, r) =>
   `  ${db.padEnd(8)} ${label.padEnd(8)} offered ${r.offeredPerSecond.toFixed(0).padStart(5)}/s  served ${r.servedPerSecond.toFixed(0).padStart(5)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms` +
-  `  shed ${r.shed}  errors ${r.errors}  timeouts ${r.timeouts}  server-cpu ${r.cpuMsPerRequest.toFixed(2)} ms/req  statements ${r.statementsPerRequest.toFixed(1)}/req`;
+  `  shed ${r.shed}  errors ${r.errors}  timeouts ${r.timeouts}  server-cpu ${r.cpuMsPerRequest.toFixed(2)} ms/req  statements ${r.statementsPerRequest.toFixed(1)}/req  client ${r.clientCorePercent.toFixed(0)}% of a core`;
 
 const passes = (r) => r.p99 < p99Limit && r.errors === 0 && r.timeouts === 0 && r.shed === 0;
 
