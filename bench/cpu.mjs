@@ -12,23 +12,10 @@
  * (default writer,cookie), BENCH_ROUNDS (3; the median is printed), BENCH_CPU_REQUESTS.
  */
 import fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import {
-  ADMIN,
-  basic,
-  chosenDatabases,
-  closeSeedServices,
-  dist,
-  freshDatabase,
-  joinCookie,
-  median,
-  ocs,
-  openSeedServices,
-  startServer,
-  storePrerendered,
-} from './lib/server.mjs';
-import { prepareWriter, seedWriter } from './lib/writer.mjs';
+import { chosenDatabases, freshDatabase, median, startServer } from './lib/server.mjs';
+import { prepareWriter } from './lib/writer.mjs';
+import { inMode, prepareRoutes, seedRoutes } from './lib/routes.mjs';
 
 const only = (process.env.BENCH_ONLY ?? 'room-list,chat-room-list').split(',').filter(Boolean);
 const modes = (process.env.BENCH_MODES ?? 'writer,cookie').split(',').filter(Boolean);
@@ -99,45 +86,23 @@ for (const db of chosenDatabases()) {
   const client = db === 'postgres' ? new pg.Client({ connectionString: process.env.BENCH_PG }) : undefined;
   await client?.connect();
   try {
-    const services = await openSeedServices(env);
-    const seeded = new Map();
-    try {
-      const tools = { services, admin: ADMIN, basic, ocs, dist };
-      for (const r of routes) if (r.seed && !seeded.has(r.seed)) seeded.set(r.seed, await r.seed(tools));
-      if (modes.includes('writer')) await seedWriter(services);
-    } finally {
-      await closeSeedServices(services);
-    }
+    const seeded = await seedRoutes(env, routes, modes.includes('writer'));
     const server = await startServer(env);
     try {
-      const prepared = new Map();
-      for (const r of routes) {
-        const ctx = {
-          url: server.url,
-          admin: ADMIN,
-          basic,
-          ocs,
-          state: seeded.get(r.seed),
-          joinCookie: (auth, token) => joinCookie(server.url, auth, token),
-          storePrerendered: (name, p, headers) => storePrerendered(server.url, dataDir, name, p, headers),
-        };
-        if (r.prepare) ctx.state = await r.prepare(ctx);
-        const cookie = r.cookie ? await r.cookie(ctx) : `parley_session=${randomBytes(32).toString('base64url')}`;
-        prepared.set(r.name, { r, req: await r.request(ctx), cookie });
-      }
+      const prepared = await prepareRoutes(server.url, dataDir, routes, seeded);
       const writer = modes.includes('writer') ? await prepareWriter(server.url) : undefined;
       for (const mode of modes) {
         const writing = mode === 'writer' ? writer.start(200) : undefined;
         try {
           const per = new Map();
           for (let round = 0; round < rounds; round++) {
-            for (const { r, req, cookie } of prepared.values()) {
-              const inMode = mode === 'cookie' && !req.headers?.Cookie ? { ...req, headers: { ...req.headers, Cookie: cookie } } : req;
-              await requests(server.url, inMode, 100);
+            for (const { r, req, cookie } of prepared) {
+              const asked = inMode(mode, req, cookie);
+              await requests(server.url, asked, 100);
               const q0 = await statementsSent(server.url);
               const s0 = cpuOf(server.pid);
               const b0 = client ? await backendCpu(client, server.pid) : 0;
-              await requests(server.url, inMode, count);
+              await requests(server.url, asked, count);
               const s = (cpuOf(server.pid) - s0) / count;
               const b = client ? ((await backendCpu(client, server.pid)) - b0) / count : 0;
               const q = ((await statementsSent(server.url)) - q0) / count;

@@ -30,25 +30,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import {
-  ADMIN,
-  basic,
-  chosenDatabases,
-  closeSeedServices,
-  dist,
-  freshDatabase,
-  joinCookie,
-  median,
-  ocs,
-  openSeedServices,
-  root,
-  startServer,
-  storePrerendered,
-} from './lib/server.mjs';
-import { prepareWriter, seedWriter } from './lib/writer.mjs';
+import { chosenDatabases, freshDatabase, median, root, startServer } from './lib/server.mjs';
+import { prepareWriter } from './lib/writer.mjs';
+import { inMode, prepareRoutes, seedRoutes } from './lib/routes.mjs';
 
 const BASELINE = 'hello';
 const MODES = ['quiet', 'writer', 'cookie'];
@@ -103,12 +89,6 @@ function load(url, req, seconds) {
   return autocannon({ url: url + req.path, method: req.method ?? 'GET', headers: req.headers ?? {}, body: req.body, connections, duration: seconds });
 }
 
-/** The request of `mode`: the cookie mode adds the entry's session cookie (unless it sends its own). */
-function inMode(mode, req, cookie) {
-  if (mode !== 'cookie' || req.headers?.Cookie) return req;
-  return { ...req, headers: { ...req.headers, Cookie: cookie } };
-}
-
 /** Probes a route once: a route that fails is a broken benchmark, not a slow one. */
 async function probe(url, r, req) {
   const res = await fetch(url + req.path, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
@@ -123,36 +103,11 @@ async function runDatabase(db, routes, results) {
   let failed = 0;
   try {
     // Seed through the built services, in this process, before the server starts.
-    const services = await openSeedServices(env);
-    const seeded = new Map();
-    try {
-      const tools = { services, admin: ADMIN, basic, ocs, dist };
-      // Entries may share one seed function: it runs once and they all get its state.
-      for (const r of routes) if (r.seed && !seeded.has(r.seed)) seeded.set(r.seed, await r.seed(tools));
-      if (modes.includes('writer')) await seedWriter(services);
-    } finally {
-      await closeSeedServices(services);
-    }
+    const seeded = await seedRoutes(env, routes, modes.includes('writer'));
     const server = await startServer(env);
     const { url } = server;
     try {
-      const prepared = [];
-      for (const r of routes) {
-        const ctx = {
-          url,
-          admin: ADMIN,
-          basic,
-          ocs,
-          state: seeded.get(r.seed),
-          joinCookie: (auth, token) => joinCookie(url, auth, token),
-          storePrerendered: (name, p, headers) => storePrerendered(url, dataDir, name, p, headers),
-        };
-        if (r.prepare) ctx.state = await r.prepare(ctx);
-        // The cookie mode's session: the entry's own (a real session, e.g. from joining the
-        // conversation it reads), else a well-formed key that names no session.
-        const cookie = r.cookie ? await r.cookie(ctx) : `parley_session=${randomBytes(32).toString('base64url')}`;
-        prepared.push({ r, req: await r.request(ctx), cookie });
-      }
+      const prepared = await prepareRoutes(url, dataDir, routes, seeded);
       const writer = modes.includes('writer') ? await prepareWriter(url) : undefined;
       for (const mode of modes) {
         const writing = mode === 'writer' ? writer.start(writeRate) : undefined;
