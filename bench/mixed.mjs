@@ -299,7 +299,12 @@ async function runDatabase(db) {
     // Shedding as configured (the server's defaults unless OVERLOAD_* is set), for the search and
     // the 2x run; then the 2x run again on a server that never sheds, to show what it prevents.
     const shedding = { ...env };
-    for (const name of ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 'OVERLOAD_MAX_DB_WAITING', 'OVERLOAD_MAX_DB_WAIT_MS'])
+    for (const name of [
+      'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',
+      'OVERLOAD_MAX_DB_WAITING',
+      'OVERLOAD_MAX_DB_WAIT_MS',
+      'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT',
+    ])
       if (process.env[name] === undefined) delete shedding[name];
     let best;
     let over;
@@ -318,6 +323,7 @@ async function runDatabase(db) {
     if (process.env.MIXED_NO_SHED_RUN !== '0') {
       server = await startServer(env, {
         OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+        OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '0',
         OVERLOAD_MAX_HEAP_PERCENT: '0',
         OVERLOAD_MAX_DB_WAITING: '0',
         OVERLOAD_MAX_DB_WAIT_MS: '0',

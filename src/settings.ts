@@ -63,6 +63,13 @@ export interface OverloadSettings {
    * served) while the event loop stays on time, as in front of PostgreSQL's pool.
    */
   maxDbWaitMs: number;
+  /**
+   * Shed while the event loop was busy more than this share of the last sample (0-1; 0 = never),
+   * as @fastify/under-pressure's maxEventLoopUtilization: a saturated process keeps taking in
+   * requests while its timers still fire nearly on time, and their wait grows where no other
+   * signal sees it (in the sockets and between their steps).
+   */
+  maxEventLoopUtilization: number;
   /** How often the pressure is sampled (ms); a decision holds until the next sample. */
   sampleMs: number;
   /** The Retry-After of a shed request (seconds). */
@@ -196,6 +203,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       maxHeapPercent: intSetting(env, 'OVERLOAD_MAX_HEAP_PERCENT', 90, 0, 100),
       maxDbWaiting: intSetting(env, 'OVERLOAD_MAX_DB_WAITING', 50, 0, 1_000_000),
       maxDbWaitMs: intSetting(env, 'OVERLOAD_MAX_DB_WAIT_MS', 200, 0, 60_000),
+      maxEventLoopUtilization: intSetting(env, 'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT', 98, 0, 100) / 100,
       sampleMs: intSetting(env, 'OVERLOAD_SAMPLE_MS', 250, 10, 60_000),
       retryAfterSeconds: intSetting(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 2, 1, 3600),
     },

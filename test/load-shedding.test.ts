@@ -90,7 +90,13 @@ for (const dialect of dialects()) {
   describe(`no shedding under normal load with the default thresholds [${dialect}]`, () => {
     // The suites' environment turns shedding off (helpers/parley.ts): back to the defaults.
     const t = useParley(dialect, {
-      env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '', OVERLOAD_MAX_HEAP_PERCENT: '', OVERLOAD_MAX_DB_WAITING: '', OVERLOAD_MAX_DB_WAIT_MS: '' },
+      env: {
+        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '',
+        OVERLOAD_MAX_HEAP_PERCENT: '',
+        OVERLOAD_MAX_DB_WAITING: '',
+        OVERLOAD_MAX_DB_WAIT_MS: '',
+        OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '',
+      },
     });
 
     it('answers 300 requests, 10 at a time, without a 503', async () => {
@@ -114,7 +120,13 @@ if (dialects().includes('postgres')) {
   describe('load shedding past the PostgreSQL pool queue threshold [postgres]', () => {
     // Event loop and heap checks off: only the requests waiting for a connection count.
     const t = useParley('postgres', {
-      env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAITING: '2', OVERLOAD_MAX_DB_WAIT_MS: '0' },
+      env: {
+        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+        OVERLOAD_MAX_HEAP_PERCENT: '0',
+        OVERLOAD_MAX_DB_WAITING: '2',
+        OVERLOAD_MAX_DB_WAIT_MS: '0',
+        OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '0',
+      },
     });
 
     it('answers 503 with Retry-After while requests queue for a connection, and serves one at a time', async () => {
@@ -141,7 +153,14 @@ if (dialects().includes('postgres')) {
 
 describe('load shedding past the SQLite connection wait threshold [sqlite]', () => {
   // Event loop and heap checks off: only how long the first in line waits for the connection.
-  const t = useParley('sqlite', { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_PERCENT: '0', OVERLOAD_MAX_DB_WAIT_MS: '100' } });
+  const t = useParley('sqlite', {
+    env: {
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      OVERLOAD_MAX_HEAP_PERCENT: '0',
+      OVERLOAD_MAX_DB_WAIT_MS: '100',
+      OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '0',
+    },
+  });
 
   it('answers 503 with Retry-After while a request has waited too long for the connection, and serves again after', async () => {
     const list = () => t.call('GET', '/apps/spreed/api/v4/room', { as: admin });
@@ -169,7 +188,15 @@ describe('load shedding past the SQLite connection wait threshold [sqlite]', () 
 describe('overload settings', () => {
   it('has defaults and refuses bad values naming the variable', () => {
     const s = loadSettings({});
-    assert.deepEqual(s.overload, { maxEventLoopDelayMs: 200, maxHeapPercent: 90, maxDbWaiting: 50, maxDbWaitMs: 200, sampleMs: 250, retryAfterSeconds: 2 });
+    assert.deepEqual(s.overload, {
+      maxEventLoopDelayMs: 200,
+      maxHeapPercent: 90,
+      maxDbWaiting: 50,
+      maxDbWaitMs: 200,
+      maxEventLoopUtilization: 0.98,
+      sampleMs: 250,
+      retryAfterSeconds: 2,
+    });
     assert.equal(loadSettings({ OVERLOAD_MAX_DB_WAIT_MS: '0' }).overload.maxDbWaitMs, 0);
     assert.equal(loadSettings({ OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' }).overload.maxEventLoopDelayMs, 0);
     assert.throws(

@@ -60,6 +60,7 @@ export async function freshDatabase(db, pgUrl = process.env.BENCH_PG) {
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: process.env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '0',
     OVERLOAD_MAX_DB_WAITING: process.env.OVERLOAD_MAX_DB_WAITING ?? '0',
     OVERLOAD_MAX_DB_WAIT_MS: process.env.OVERLOAD_MAX_DB_WAIT_MS ?? '0',
+    OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: process.env.OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT ?? '0',
   };
   delete env.DATABASE_URL;
   delete env.DATABASE_SCHEMA;

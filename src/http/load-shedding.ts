@@ -2,8 +2,8 @@
  * Graceful overload: past capacity, requests are answered 503 with Retry-After at once, before
  * any authentication or database work, instead of joining a queue that only grows (every queued
  * request makes all later ones slower, until clients time out and throughput collapses). The
- * signal is the process's own pressure, as @fastify/under-pressure measures it: the mean
- * event-loop delay over the last sample (how late a 10 ms timer fires: a loop that cannot keep up
+ * signal is the process's own pressure, as @fastify/under-pressure measures it: the share of the
+ * last sample the event loop was busy (its utilization), the mean event-loop delay over it (how late a 10 ms timer fires: a loop that cannot keep up
  * is late for its timers; measured here rather than with perf_hooks.monitorEventLoopDelay, which
  * on Node 20 records only a sample or two per interval, so one stall decided a whole sample) and
  * the used heap against V8's limit; a sample's decision holds
@@ -16,6 +16,7 @@
  * Prometheus must see the overload). OCS routes answer the OCS error envelope (the one error
  * catalog: `overloaded`); others the same data as JSON. Thresholds: docs/operators.md.
  */
+import { performance as perfHooks } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { overloaded } from '../domain/errors.js';
@@ -37,6 +38,7 @@ export class PressureMonitor {
   private lateSum = 0;
   private ticks = 0;
   private readonly maxHeapBytes: number;
+  private lastElu = perfHooks.eventLoopUtilization();
 
   constructor(private readonly settings: OverloadSettings) {
     // A 10 ms resolution is what under-pressure uses: finer costs timer wake-ups for nothing.
@@ -56,8 +58,13 @@ export class PressureMonitor {
     const delayMs = this.ticks === 0 ? 0 : this.lateSum / this.ticks;
     this.lateSum = 0;
     this.ticks = 0;
-    const { maxEventLoopDelayMs, maxHeapPercent } = this.settings;
-    this.overloaded = (maxEventLoopDelayMs > 0 && delayMs > maxEventLoopDelayMs) || (maxHeapPercent > 0 && process.memoryUsage().heapUsed > this.maxHeapBytes);
+    const elu = perfHooks.eventLoopUtilization(this.lastElu);
+    this.lastElu = perfHooks.eventLoopUtilization();
+    const { maxEventLoopDelayMs, maxHeapPercent, maxEventLoopUtilization } = this.settings;
+    this.overloaded =
+      (maxEventLoopDelayMs > 0 && delayMs > maxEventLoopDelayMs) ||
+      (maxEventLoopUtilization > 0 && elu.utilization > maxEventLoopUtilization) ||
+      (maxHeapPercent > 0 && process.memoryUsage().heapUsed > this.maxHeapBytes);
   }
 
   stop(): void {
@@ -74,7 +81,7 @@ export function registerLoadShedding(
 ): void {
   const dbQueue = settings.maxDbWaiting > 0 ? db.pool : undefined;
   const connectionWaitMs = settings.maxDbWaitMs > 0 ? db.connectionWaitMs : undefined;
-  if (settings.maxEventLoopDelayMs === 0 && settings.maxHeapPercent === 0 && !dbQueue && !connectionWaitMs) return;
+  if (settings.maxEventLoopDelayMs === 0 && settings.maxEventLoopUtilization === 0 && settings.maxHeapPercent === 0 && !dbQueue && !connectionWaitMs) return;
   const monitor = new PressureMonitor(settings);
   app.addHook('onClose', async () => monitor.stop());
   const dbBehind = () =>

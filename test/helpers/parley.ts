@@ -55,6 +55,7 @@ export function freshEnv(dialect: DialectName, extra: Record<string, string> = {
     // concurrent requests (races) and run on a shared 2-core machine, so it stays off unless a
     // test (the load-shedding suite) turns it on by passing these.
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '0',
     OVERLOAD_MAX_HEAP_PERCENT: '0',
     OVERLOAD_MAX_DB_WAITING: '0',
     OVERLOAD_MAX_DB_WAIT_MS: '0',
