@@ -92,7 +92,11 @@ for (const dialect of dialects()) {
       const five = await round(members.slice(0, 5), a, 'to five');
       const b = await send('before fifty');
       const fifty = await round(members, b, 'to fifty');
-      assert.equal(fifty, five, `statements from the post to the last answer: ${five} for 5 waiters, ${fifty} for 50`);
+      // Constant up to one: on PostgreSQL a read the post itself makes (the common read marker)
+      // is shared with the waiters' identical read only when their wake-up falls in the same turn
+      // of the event loop (same-turn-reads.ts, turn-batch.ts), which timing decides. A cost per
+      // waiter would differ by 45 or more.
+      assert.ok(Math.abs(fifty - five) <= 1, `statements from the post to the last answer: ${five} for 5 waiters, ${fifty} for 50`);
     });
   });
 }
