@@ -58,13 +58,16 @@ async function seed({ services, dist }) {
   const { PRERENDERED_DIR } = await dist('http/routes/bench-prerendered.js');
   const user = await services.directory.getUser(USER.user);
   const ctx = new RequestContext(services.directory, services.appConfig, user, '127.0.0.1');
-  const views = await services.rooms.listForUser(ctx, { modifiedSince: 0, includeStatus: false });
-  if (views.length !== MINE) throw new Error(`bench seed: expected ${MINE} rooms, got ${views.length}`);
-  const data = await services.conversationView.present(ctx, views);
+  const { JsonArrayOfParts } = await dist('http/ocs/json-bytes.js');
+  const list = new JsonArrayOfParts(
+    (await services.conversationList.renderJson(ctx, { modifiedSince: 0, includeStatus: false, includeLastMessage: true })).parts,
+  );
+  const data = list.records();
+  if (data.length !== MINE) throw new Error(`bench seed: expected ${MINE} rooms, got ${data.length}`);
   if (!data.every((c) => c.unreadMessages === PER_ROOM && c.unreadMentionDirect === true)) throw new Error('bench seed: unread counts missing');
   const dir = path.join(services.settings.dataDir, PRERENDERED_DIR);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'chat-room-list.json'), renderOcs(2, 'json', 200, data).body);
+  fs.writeFileSync(path.join(dir, 'chat-room-list.json'), renderOcs(2, 'json', 200, list).body);
   return { ...USER, sendToken: mine[0].token };
 }
 

@@ -1,5 +1,5 @@
 /**
- * GET /room in JSON (contract "Get user's conversations"), with each conversation's record kept
+ * GET /room (contract "Get user's conversations"), with each conversation's record kept
  * as rendered bytes and reused by later requests while the database says it is still current.
  *
  * A record is made of the room row, the caller's attendee row, the room's last message (with
@@ -210,9 +210,8 @@ function expiryOf(r: ConversationRevision, now: number): number {
 }
 
 /**
- * GET /room modifiedSince (talk-behaviour.md §6 LATEST), as RoomsRepository.findByIdsWithChat
- * filters: activity since then, an active call, the caller's attendee row changed since then,
- * and with includeStatus every one-to-one.
+ * GET /room modifiedSince (talk-behaviour.md §6 LATEST): activity since then, an active call,
+ * the caller's attendee row changed since then, and with includeStatus every one-to-one.
  */
 function modifiedSince(r: ConversationRevision, opts: ConversationListOptions): boolean {
   return r.last_activity >= opts.modifiedSince || r.call_flag !== 0 || r.last_attendee_activity >= opts.modifiedSince || (opts.includeStatus && r.type === 1);

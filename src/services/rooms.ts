@@ -89,12 +89,6 @@ interface CheckedCreateOptions {
   avatar?: { column: string; row: Omit<RoomAvatarRow, 'room_id' | 'updated_at'> };
 }
 
-export interface ListOptions {
-  /** Only conversations changed at or after this time (0 = all). */
-  modifiedSince: number;
-  includeStatus: boolean;
-}
-
 const GROUP_NAME_MAX = 64;
 
 /**
@@ -263,35 +257,6 @@ export class RoomsService {
   }
 
   // ---- lists ----
-
-  /**
-   * The caller's conversations (GET /room). With `modifiedSince`, only those whose lastActivity,
-   * whose attendee row of the caller changed at or after it, or with an active call (plus every
-   * one-to-one with includeStatus) — talk-behaviour.md §6 LATEST. Two queries whatever the count (not
-   * one join: PostgreSQL plans that join as a hash join over every room).
-   */
-  async listForUser(ctx: RequestContext, opts: ListOptions): Promise<ConversationView[]> {
-    if (ctx.userId === undefined) return [];
-    const mine = await this.repos.attendees.conversationRowsOf(ActorType.USERS, ctx.userId);
-    if (mine.length === 0) return [];
-    const byRoom = new Map(mine.map((a) => [a.room_id, a]));
-    const modified =
-      opts.modifiedSince > 0
-        ? {
-            since: opts.modifiedSince,
-            attendeeChangedRoomIds: mine.filter((a) => a.last_attendee_activity >= opts.modifiedSince).map((a) => a.room_id),
-            includeOneToOne: opts.includeStatus,
-          }
-        : undefined;
-    // The rooms with their chat state (last message, common read marker): one statement.
-    const rooms = await this.repos.rooms.findByIdsWithChat([...byRoom.keys()], modified, nowSeconds());
-    const views = rooms.map(({ room, chat }) => ({ room, attendee: byRoom.get(room.id)!, session: undefined as SessionRow | undefined, chatPreload: chat }));
-    if (views.length) {
-      const sessions = await this.callerSessions.findOwnSessions(ctx, views);
-      for (const v of views) v.session = sessions.get(v.attendee.id);
-    }
-    return views;
-  }
 
   /** Listed conversations the caller is not in (GET /listed-room), name containing `term`. */
   async listed(ctx: RequestContext, term: string): Promise<CallerRoom[]> {

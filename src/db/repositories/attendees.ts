@@ -20,31 +20,30 @@ export type AttendeePatch = Updateable<Omit<AttendeesTable, 'id'>>;
 
 /**
  * The columns of the caller's attendee row a conversation record is built from
- * (presenters/conversation.ts) plus what GET /room filters on: 18 of 25. Reading only these for a
- * user's list keeps the row objects small (building `select *` rows was the largest cost of the
- * uncached list after its queries).
+ * (presenters/conversation.ts) plus what GET /room filters on: what `ConversationView.attendee`
+ * must carry, whichever statement read it.
  */
-const CONVERSATION_ATTENDEE_COLUMNS = [
-  'id',
-  'room_id',
-  'actor_type',
-  'actor_id',
-  'pin',
-  'participant_type',
-  'favorite',
-  'notification_level',
-  'notification_calls',
-  'last_read_message',
-  'last_mention_message',
-  'last_mention_direct',
-  'read_privacy',
-  'permissions',
-  'phone_number',
-  'call_id',
-  'last_attendee_activity',
-  'read_count',
-] as const satisfies ReadonlyArray<keyof AttendeeRow>;
-export type ConversationAttendeeRow = Pick<AttendeeRow, (typeof CONVERSATION_ATTENDEE_COLUMNS)[number]>;
+export type ConversationAttendeeRow = Pick<
+  AttendeeRow,
+  | 'id'
+  | 'room_id'
+  | 'actor_type'
+  | 'actor_id'
+  | 'pin'
+  | 'participant_type'
+  | 'favorite'
+  | 'notification_level'
+  | 'notification_calls'
+  | 'last_read_message'
+  | 'last_mention_message'
+  | 'last_mention_direct'
+  | 'read_privacy'
+  | 'permissions'
+  | 'phone_number'
+  | 'call_id'
+  | 'last_attendee_activity'
+  | 'read_count'
+>;
 
 /** Column values of a new attendee besides room, actor and participant type (the migration's defaults). */
 export const ATTENDEE_DEFAULTS: Omit<NewAttendee, 'room_id' | 'actor_type' | 'actor_id' | 'participant_type'> = {
@@ -234,11 +233,6 @@ export class AttendeesRepository {
   /** Every attendee row of one actor (a user's conversation list), one indexed query. */
   forActor(actorType: string, actorId: string): Promise<AttendeeRow[]> {
     return this.db.selectFrom('attendees').selectAll().where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();
-  }
-
-  /** The actor's attendee rows with the columns of their conversation records (GET /room), one indexed query. */
-  conversationRowsOf(actorType: string, actorId: string): Promise<ConversationAttendeeRow[]> {
-    return this.db.selectFrom('attendees').select(CONVERSATION_ATTENDEE_COLUMNS).where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();
   }
 
   /** See ConversationRevision: one narrow statement for all of an actor's conversations, ordered by room id. */

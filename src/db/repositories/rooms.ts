@@ -3,7 +3,7 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { Expression, Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
 import { PostgresAdapter, sql } from 'kysely';
 import { RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
@@ -17,15 +17,6 @@ import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-m
 export type RoomRow = Selectable<RoomsTable>;
 export type NewRoom = Insertable<RoomsTable>;
 export type RoomPatch = Updateable<Omit<RoomsTable, 'id'>>;
-
-/** Which of a user's rooms changed since a time (GET /room modifiedSince, LATEST rule). */
-export interface ModifiedFilter {
-  since: number;
-  /** Rooms whose attendee row of the caller changed at or after `since`. */
-  attendeeChangedRoomIds: number[];
-  /** includeStatus: every one-to-one room is returned too. */
-  includeOneToOne: boolean;
-}
 
 /** Column values of a new room before the creator's choices (the migration's defaults). */
 export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
@@ -290,33 +281,6 @@ export class RoomsRepository {
       if (attendee) attendees.set(attendee.actor_id, attendee);
     }
     return { room: roomOf(rows[0]), attendees };
-  }
-
-  /**
-   * Rooms by id with their chat state (RoomChatPreload), one statement: the conversation list,
-   * optionally only the rooms changed since a time (`modified`). Order: id ascending.
-   */
-  async findByIdsWithChat(ids: number[], modified: ModifiedFilter | undefined, now: number): Promise<Array<{ room: RoomRow; chat: RoomChatPreload }>> {
-    if (ids.length === 0) return [];
-    let q = this.db
-      .selectFrom('rooms as r')
-      .selectAll('r')
-      .where(idIn(this.dialect, 'r.id', ids));
-    if (modified) {
-      q = q.where((eb) => {
-        const ors: Array<Expression<SqlBool>> = [eb('r.last_activity', '>=', modified.since), eb('r.call_flag', '!=', 0)];
-        if (modified.attendeeChangedRoomIds.length) ors.push(idIn(this.dialect, 'r.id', modified.attendeeChangedRoomIds));
-        if (modified.includeOneToOne) ors.push(eb('r.type', '=', 1));
-        return eb.or(ors);
-      });
-    }
-    const rows = (await withChat(q, now, this.dialect === 'postgres')
-      .orderBy('r.id')
-      .execute()) as Array<Record<string, unknown>>;
-    return rows.map((row) => {
-      const room = roomOf(row);
-      return { room, chat: chatOf(room, row) };
-    });
   }
 
   /**

@@ -36,19 +36,10 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       // Taken before the query, so a change made while it runs is returned again next time.
       const modifiedBefore = String(nowSeconds());
       const answer = await cachedOcsAnswer(rooms.rendered, call, ['list', params.includeStatus, params.includeLastMessage, params.modifiedSince], async () => {
-        if (call.format === 'json') {
-          // Records kept while the database says they are current (services/conversation-list.ts).
-          const { parts, until } = await services.conversationList.renderJson(ctx, params);
-          return { data: new JsonArrayOfParts(parts), until, headers: await services.serviceHash.headers(ctx) };
-        }
-        const views = await rooms.listForUser(ctx, { modifiedSince: params.modifiedSince, includeStatus: params.includeStatus });
-        const validity = { until: Infinity };
-        const data = await services.conversationView.present(ctx, views, {
-          includeStatus: params.includeStatus,
-          includeLastMessage: params.includeLastMessage,
-          validity,
-        });
-        return { data, until: validity.until, headers: await services.serviceHash.headers(ctx) };
+        // Records kept while the database says they are current (services/conversation-list.ts);
+        // XML (rare for this list) is written from the same records.
+        const { parts, until } = await services.conversationList.renderJson(ctx, params);
+        return { data: new JsonArrayOfParts(parts), until, headers: await services.serviceHash.headers(ctx) };
       });
       const headers = { ...answer.headers, 'X-Service-Modified-Before': modifiedBefore, 'X-Nextcloud-Talk-Modified-Before': modifiedBefore };
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
