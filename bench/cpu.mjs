@@ -3,7 +3,7 @@
  * where requests per second do not: the same seeds as bench/run.mjs, the built server as its
  * own process, `BENCH_CPU_REQUESTS` (600) requests two at a time after 100 of warm-up, CPU time
  * (user + system) of the server process from /proc/<pid>/stat and, on PostgreSQL, of its
- * backends (pg_stat_activity by client port); per route, mode (quiet, writer, cookie as in
+ * backends (bench/lib/process-cpu.mjs); per route, mode (quiet, writer, cookie as in
  * run.mjs) and database, each route beside its baseline in the same round. Prints
  *
  *   cpu <route> <db> <mode> server=<ms/request> backends=<ms/request> statements=<per request> vs-baseline=<baseline ms / route ms>
@@ -12,8 +12,8 @@
  * (default writer,cookie), BENCH_ROUNDS (3; the median is printed), BENCH_CPU_REQUESTS.
  */
 import fs from 'node:fs';
-import pg from 'pg';
-import { chosenDatabases, freshDatabase, median, startServer } from './lib/server.mjs';
+import { chosenDatabases, freshDatabase, median, startServer, statementsSent } from './lib/server.mjs';
+import { backendPids, cpuSeconds } from './lib/process-cpu.mjs';
 import { prepareWriter } from './lib/writer.mjs';
 import { inMode, prepareRoutes, seedRoutes } from './lib/routes.mjs';
 
@@ -21,7 +21,6 @@ const only = (process.env.BENCH_ONLY ?? 'room-list,chat-room-list').split(',').f
 const modes = (process.env.BENCH_MODES ?? 'writer,cookie').split(',').filter(Boolean);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const count = Number(process.env.BENCH_CPU_REQUESTS ?? 600);
-const TICK_MS = 1000 / 100; // USER_HZ
 
 const all = [];
 for (const f of fs
@@ -33,39 +32,11 @@ for (const f of fs
 const wanted = all.filter((r) => only.includes(r.name));
 const routes = all.filter((r) => wanted.includes(r) || wanted.some((w) => w.vs === r.name));
 
-function cpuOf(pid) {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * TICK_MS;
-}
-
-/** CPU ms of the PostgreSQL backends serving the server `pid`'s connections. */
-async function backendCpu(client, pid) {
-  // The server's sockets: its local ports are the backends' client ports.
-  const inodes = new Set();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const ports = new Set();
-  for (const line of fs.readFileSync(`/proc/${pid}/net/tcp`, 'utf8').split('\n').slice(1)) {
-    const cols = line.trim().split(/\s+/);
-    // Remote port 5432 (hex 1538), a socket of the server's own.
-    if (cols[2]?.endsWith(':1538') && inodes.has(cols[9])) ports.add(parseInt(cols[1].split(':')[1], 16));
-  }
-  const { rows } = await client.query('select pid, client_port from pg_stat_activity where client_port is not null');
+/** CPU ms so far of the backends serving the server `pid`'s connections. */
+async function backendCpuMs(pid) {
   let ms = 0;
-  for (const r of rows) if (ports.has(r.client_port)) ms += cpuOf(r.pid);
+  for (const backend of await backendPids(pid)) ms += cpuSeconds(backend) * 1000;
   return ms;
-}
-
-/** Statements the server has sent so far (its GET /metrics, open to loopback). */
-async function statementsSent(url) {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^parley_db_query_duration_seconds_count (\S+)/m.exec(text)?.[1] ?? NaN);
 }
 
 async function requests(url, req, n) {
@@ -83,8 +54,6 @@ async function requests(url, req, n) {
 
 for (const db of chosenDatabases()) {
   const { env, dataDir, drop } = await freshDatabase(db);
-  const client = db === 'postgres' ? new pg.Client({ connectionString: process.env.BENCH_PG }) : undefined;
-  await client?.connect();
   try {
     const seeded = await seedRoutes(env, routes, modes.includes('writer'));
     const server = await startServer(env);
@@ -100,11 +69,11 @@ for (const db of chosenDatabases()) {
               const asked = inMode(mode, req, cookie);
               await requests(server.url, asked, 100);
               const q0 = await statementsSent(server.url);
-              const s0 = cpuOf(server.pid);
-              const b0 = client ? await backendCpu(client, server.pid) : 0;
+              const s0 = cpuSeconds(server.pid) * 1000;
+              const b0 = db === 'postgres' ? await backendCpuMs(server.pid) : 0;
               await requests(server.url, asked, count);
-              const s = (cpuOf(server.pid) - s0) / count;
-              const b = client ? ((await backendCpu(client, server.pid)) - b0) / count : 0;
+              const s = (cpuSeconds(server.pid) * 1000 - s0) / count;
+              const b = db === 'postgres' ? ((await backendCpuMs(server.pid)) - b0) / count : 0;
               const q = ((await statementsSent(server.url)) - q0) / count;
               if (!per.has(r.name)) per.set(r.name, { server: [], backends: [], statements: [] });
               per.get(r.name).server.push(s);
@@ -130,7 +99,6 @@ for (const db of chosenDatabases()) {
       await server.stop();
     }
   } finally {
-    await client?.end();
     await drop();
   }
 }

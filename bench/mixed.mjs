@@ -29,10 +29,10 @@
  * PostgreSQL the database's own CPU is not included) and the statements it sent per request (its
  * GET /metrics), so a step can be read as cost, not only as latency on a shared machine.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import argon2 from '@node-rs/argon2';
-import { basic, chosenDatabases, closeSeedServices, dist, freshDatabase, ocs, openSeedServices, startServer } from './lib/server.mjs';
+import { basic, chosenDatabases, closeSeedServices, dist, freshDatabase, ocs, openSeedServices, startServer, statementsSent } from './lib/server.mjs';
+import { cpuSeconds } from './lib/process-cpu.mjs';
 import { userAttendeeRow } from './lib/seed.mjs';
 
 const USERS = 200;
@@ -143,21 +143,8 @@ function requestOf(action, user, n) {
 /** The server process being loaded (its CPU time is read around each step). */
 let serverPid;
 
-/** The server's user + system CPU time in ms (Linux /proc; NaN elsewhere). */
-function serverCpuMs() {
-  try {
-    const f = fs.readFileSync(`/proc/${serverPid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return NaN;
-  }
-}
-
-/** Statements the server has sent so far (its GET /metrics, open to loopback). */
-async function statementsSent(url) {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^parley_db_query_duration_seconds_count (\S+)/m.exec(text)?.[1] ?? NaN);
-}
+/** The server's user + system CPU time in ms so far. */
+const serverCpuMs = () => cpuSeconds(serverPid) * 1000;
 
 /** The lowest rate offered so far. */
 let lowestTried = Infinity;

@@ -19,9 +19,6 @@
  * the ANALYZE run after seeding on PostgreSQL (autovacuum's analyze would run it eventually).
  * The data lives in temporary directories / schemas that are removed at the end.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import pg from 'pg';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import {
@@ -38,6 +35,7 @@ import {
   startServer,
 } from './lib/server.mjs';
 import { seedFillerRooms } from './lib/seed.mjs';
+import { backendPids, cpuSeconds } from './lib/process-cpu.mjs';
 import roomRoutes from './routes/10-conversations.mjs';
 
 const BASE = 10_000;
@@ -50,44 +48,6 @@ const duration = Number(process.env.BENCH_DURATION ?? 3);
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
 const roomList = roomRoutes.find((e) => e.name === 'room-list');
-
-/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (0 once gone). */
-function cpuSeconds(pid) {
-  let stat;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return 0;
-  }
-  const fields = stat.split(') ')[1].split(' ');
-  // Fields after "(comm) ": state is [0], utime [11], stime [12] (clock ticks, 100 per second).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/**
- * The PostgreSQL backends serving `serverPid`'s connections: its local ports to the database
- * (`ss`), matched with pg_stat_activity.client_port. Their CPU is the database's share of a
- * request, which the server process's own CPU does not include.
- */
-const pgPort = process.env.BENCH_PG ? new URL(process.env.BENCH_PG).port || '5432' : '5432';
-
-async function backendPids(serverPid) {
-  const out = execFileSync('ss', ['-tnpH', 'state', 'established'], { encoding: 'utf8' });
-  const ports = out
-    .split('\n')
-    .filter((l) => l.includes(`pid=${serverPid},`))
-    .map((l) => Number(new RegExp(`:(\\d+)\\s+\\S+:${pgPort}\\s`).exec(l)?.[1]))
-    .filter(Boolean);
-  if (ports.length === 0) return [];
-  const client = new pg.Client({ connectionString: process.env.BENCH_PG });
-  await client.connect();
-  try {
-    const r = await client.query('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
-    return r.rows.map((x) => x.pid);
-  } finally {
-    await client.end();
-  }
-}
 
 /** CPU seconds so far of the server and, on PostgreSQL, of the backends it uses. */
 async function cpuOf(p) {

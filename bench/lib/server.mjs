@@ -173,3 +173,9 @@ export const median = (xs) => {
   if (v.length === 0) return NaN;
   return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 };
+
+/** Statements the server at `url` has sent so far (its GET /metrics, open to loopback). */
+export async function statementsSent(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^parley_db_query_duration_seconds_count (\S+)/m.exec(text)?.[1] ?? NaN);
+}
