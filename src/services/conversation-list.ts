@@ -31,7 +31,7 @@ import { needsAttendeePin } from '../domain/sip.js';
 import { nowSeconds } from '../domain/time.js';
 import { otherUserId, stableUntil, type ConversationRecord, type ConversationView, type UserStatus } from '../presenters/conversation.js';
 import type { CallerSessions } from './caller-sessions.js';
-import type { ConversationViewService } from './conversation-view.js';
+import type { ConversationViewService, RequestEnv } from './conversation-view.js';
 import type { RequestContext } from './request-context.js';
 import type { UserStatusService } from './user-status.js';
 
@@ -101,19 +101,22 @@ export class ConversationListService {
         until = Math.min(until, k.until);
       } else missed.push(i);
     }
-    if (this.verify && missed.length < shown.length) await this.verifyKept(ctx, opts, shown, parts);
+    if (this.verify && missed.length < shown.length) await this.verifyKept(ctx, opts, env, sessions, shown, parts);
     if (missed.length === 0) return { parts, until };
 
     // The rows of the records to render, read after the revisions: a write in between makes
     // the rendering newer than its revisions, so the next request renders it again (never older).
-    const missedRevisions = missed.map((i) => shown[i]);
-    const views = await this.viewsOf(missedRevisions, sessions);
     // Their validity covers what is rendered anew (other users' statuses included).
     const validity = { until: Infinity };
-    const records = await this.view.present(ctx, views, { includeStatus: opts.includeStatus, includeLastMessage: opts.includeLastMessage, validity }, env);
+    const byRoom = await this.render(
+      ctx,
+      opts,
+      env,
+      missed.map((i) => shown[i]),
+      sessions,
+      validity,
+    );
     until = Math.min(until, validity.until);
-    const byRoom = new Map<number, { record: ConversationRecord; view: ConversationView }>();
-    for (let j = 0; j < views.length; j++) byRoom.set(views[j].room.id, { record: records[j], view: views[j] });
     for (const i of missed) {
       const r = shown[i];
       const got = byRoom.get(r.room_id);
@@ -150,31 +153,47 @@ export class ConversationListService {
     return out;
   }
 
-  /** The room and attendee rows (with chat state and the caller's session) of these conversations. */
-  private async viewsOf(revisions: ConversationRevision[], sessions: ReadonlyMap<number, SessionRow>): Promise<ConversationView[]> {
+  /**
+   * These conversations' records rendered from their rows (room id → record and view), read
+   * with their chat state in one statement; the caller's sessions as already read.
+   */
+  private async render(
+    ctx: RequestContext,
+    opts: ConversationListOptions,
+    env: RequestEnv,
+    revisions: ConversationRevision[],
+    sessions: ReadonlyMap<number, SessionRow>,
+    validity?: { until: number },
+  ): Promise<Map<number, { record: ConversationRecord; view: ConversationView }>> {
     const rows = await this.repos.rooms.findByAttendeeIdsWithChat(
       revisions.map((r) => r.attendee_id),
       nowSeconds(),
     );
-    return rows.map(({ room, attendee, chat }) => ({ room, attendee, session: sessions.get(attendee.id), chatPreload: chat }));
+    const views: ConversationView[] = rows.map(({ room, attendee, chat }) => ({ room, attendee, session: sessions.get(attendee.id), chatPreload: chat }));
+    const records = await this.view.present(ctx, views, { includeStatus: opts.includeStatus, includeLastMessage: opts.includeLastMessage, validity }, env);
+    return new Map(views.map((view, j) => [view.room.id, { record: records[j], view }]));
   }
 
   /** VERIFY_KEPT_RECORDS: the reused records must be byte for byte a fresh rendering of the same rows. */
-  private async verifyKept(ctx: RequestContext, opts: ConversationListOptions, shown: ConversationRevision[], parts: Buffer[]): Promise<void> {
+  private async verifyKept(
+    ctx: RequestContext,
+    opts: ConversationListOptions,
+    env: RequestEnv,
+    sessions: ReadonlyMap<number, SessionRow>,
+    shown: ConversationRevision[],
+    parts: Buffer[],
+  ): Promise<void> {
     const reusedAt = shown.flatMap((_, i) => (parts[i] !== undefined ? [i] : []));
-    const env = await this.view.requestEnv(ctx, true);
-    const sessions = await this.callerSessions.findOwnSessions(
+    const fresh = await this.render(
       ctx,
-      shown.map((r) => ({ room: { token: r.token }, attendee: { id: r.attendee_id } })),
-    );
-    const views = await this.viewsOf(
+      opts,
+      env,
       reusedAt.map((i) => shown[i]),
       sessions,
     );
-    const fresh = await this.view.present(ctx, views, { includeStatus: opts.includeStatus, includeLastMessage: opts.includeLastMessage }, env);
-    const byRoom = new Map(fresh.map((f) => [f.id, JSON.stringify(f)]));
     for (const i of reusedAt) {
-      const expected = byRoom.get(shown[i].room_id);
+      const got = fresh.get(shown[i].room_id);
+      const expected = got && JSON.stringify(got.record);
       const reused = parts[i].toString();
       if (expected !== undefined && expected !== reused) {
         throw new Error(`kept conversation record is stale for room ${shown[i].room_id}:\n reused ${reused}\n fresh  ${expected}`);
