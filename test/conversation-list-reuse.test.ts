@@ -14,7 +14,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { sql } from 'kysely';
 import { dropSchema } from '../src/db/database.js';
+import { loadSettings, SettingsError } from '../src/settings.js';
 import { admin, as, basic, dialects, freshEnv, type DialectName } from './helpers/parley.js';
 import { RoomType, useParley, V4 } from './helpers/fixtures.js';
 import { ocs, serve, stop, type Proc } from './helpers/processes.js';
@@ -163,6 +165,49 @@ for (const dialect of dialects()) {
     });
   });
 }
+
+for (const dialect of dialects()) {
+  describe(`the check of kept records (VERIFY_KEPT_RECORDS) fails a stale reuse [${dialect}]`, () => {
+    const t = useParley(dialect, { users: ['alice'] });
+
+    it('a room renamed without its revision moving is answered 500 instead of the old record', async () => {
+      const token = (await t.newRoom('alice', { name: 'Before' })).token;
+      const list = () => t.call('GET', `${V4}/room`, { as: as('alice') });
+      assert.equal((await list()).status, 200);
+      assert.equal((await list()).data[0].displayName, 'Before', 'kept');
+      // What a writer that bypassed the revision would leave: the trigger off for one update.
+      const db = t.services.db.kysely;
+      if (dialect === 'postgres') await sql`alter table rooms disable trigger parley_rev`.execute(db);
+      else await sql`drop trigger rooms_rev`.execute(db);
+      try {
+        await db.updateTable('rooms').set({ name: 'After' }).where('token', '=', token).execute();
+      } finally {
+        if (dialect === 'postgres') await sql`alter table rooms enable trigger parley_rev`.execute(db);
+        else {
+          await sql`CREATE TRIGGER rooms_rev AFTER UPDATE ON rooms FOR EACH ROW WHEN NEW.rev = OLD.rev
+            BEGIN UPDATE rooms SET rev = OLD.rev + 1 WHERE id = NEW.id; END`.execute(db);
+        }
+      }
+      assert.equal((await list()).status, 500, 'the stale record was not caught');
+      // Any real write to the room moves the revision again, and the list is right.
+      assert.equal((await t.call('PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'Again' } })).status, 200);
+      const r = await list();
+      assert.equal(r.status, 200);
+      assert.equal(r.data[0].displayName, 'Again');
+    });
+  });
+}
+
+describe('VERIFY_KEPT_RECORDS setting', () => {
+  it('is off by default, takes true or false and refuses anything else naming the variable', () => {
+    assert.equal(loadSettings({}).verifyKeptRecords, false);
+    assert.equal(loadSettings({ VERIFY_KEPT_RECORDS: 'true' }).verifyKeptRecords, true);
+    assert.throws(
+      () => loadSettings({ VERIFY_KEPT_RECORDS: 'maybe' }),
+      (e: unknown) => e instanceof SettingsError && e.message.includes('VERIFY_KEPT_RECORDS'),
+    );
+  });
+});
 
 // Two processes, one database: the revisions are read from the database by every process.
 for (const dialect of dialects() as DialectName[]) {

@@ -209,6 +209,19 @@ describe('overload settings', () => {
       () => loadSettings({ OVERLOAD_MAX_HEAP_PERCENT: '101' }),
       (e: unknown) => e instanceof SettingsError && /OVERLOAD_MAX_HEAP_PERCENT/.test(e.message),
     );
+    assert.equal(loadSettings({ OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '90' }).overload.maxEventLoopUtilization, 0.9);
+    for (const [name, value] of [
+      ['OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT', '101'],
+      ['OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT', '0.98'],
+      ['OVERLOAD_MAX_DB_WAIT_MS', '-1'],
+      ['OVERLOAD_MAX_DB_WAIT_MS', 'soon'],
+    ]) {
+      assert.throws(
+        () => loadSettings({ [name]: value }),
+        (e: unknown) => e instanceof SettingsError && e.message.includes(name),
+        `${name}=${value}`,
+      );
+    }
     assert.throws(
       () => loadSettings({ OVERLOAD_SAMPLE_MS: 'soon' }),
       (e: unknown) => e instanceof SettingsError && /OVERLOAD_SAMPLE_MS/.test(e.message),
