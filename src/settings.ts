@@ -29,7 +29,7 @@ export interface Settings {
   bruteForceMaxAttempts: number;
   /** How long a verified login credential stays cached (seconds). */
   credentialCacheSeconds: number;
-  /** VERIFY_KEPT_RECORDS (tests): every reused conversation record is checked against a fresh rendering. */
+  /** VERIFY_KEPT_RECORDS (tests): every reused conversation record, and every answer reused on the change feed's word, is checked against a fresh rendering. */
   verifyKeptRecords: boolean;
   /** Run periodic jobs in this process (every process may; leases keep runs unique). */
   jobs: boolean;

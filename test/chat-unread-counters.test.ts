@@ -15,6 +15,7 @@ import { RoomType, useParley } from './helpers/fixtures.js';
 import { UNREAD_TYPES } from '../src/db/repositories/chat-messages.js';
 import { chatUnreadCounters } from '../src/db/migrations/0706-chat-unread-counters.js';
 import { recordRevisions } from '../src/db/migrations/0711-record-revisions.js';
+import { createRevTableUpdateFeed } from '../src/db/migrations/0712-change-feed.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { nowSeconds } from '../src/domain/time.js';
 
@@ -230,8 +231,11 @@ for (const dialect of dialects()) {
       // The record revisions came later (0711): off first, back after, so that every column
       // comes back in its migrated place (this process's statements read rows by position).
       const sqlDialect = dialect === 'postgres' ? 'postgres' : 'sqlite';
-      for (const table of ['rooms', 'attendees', 'chat_messages']) {
+      // The SQLite change feed's update triggers read `rev` too (0712): off and back the same way.
+      const revTables = ['rooms', 'attendees', 'chat_messages'] as const;
+      for (const table of revTables) {
         await sql.raw(sqlDialect === 'postgres' ? `drop trigger parley_rev on ${table}` : `drop trigger ${table}_rev`).execute(db);
+        if (sqlDialect === 'sqlite') await sql.raw(`drop trigger ${table}_feed_update`).execute(db);
         await db.schema.alterTable(table).dropColumn('rev').execute();
       }
       await db.schema.dropIndex('attendees_common_read').execute();
@@ -240,6 +244,7 @@ for (const dialect of dialects()) {
       await db.schema.alterTable('rooms').dropColumn('chat_count').execute();
       await chatUnreadCounters.up({ db, dialect: sqlDialect });
       await recordRevisions.up({ db, dialect: sqlDialect });
+      if (sqlDialect === 'sqlite') for (const table of revTables) await createRevTableUpdateFeed(db, table);
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
     });
 

@@ -205,4 +205,4 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
   }
 }
 
-export { afterFreshReads, changeStamp, compiledRead } from './direct-reads.js';
+export { afterFreshReads, changeFeedOf, changeStamp, compiledRead } from './direct-reads.js';

@@ -30,6 +30,7 @@ import { readCacheOf, type CachedTable } from './pg-read-cache.js';
 import type { QueryStats } from './query-stats.js';
 import type { Database } from './schema.js';
 import { WalHeaderStamp } from './wal-stamp.js';
+import { cachedTableTopic, ChangeFeed } from './change-feed.js';
 import { withFastRows } from './sqlite-row-shapes.js';
 
 interface DirectReader {
@@ -44,6 +45,8 @@ interface DirectReader {
   scoped: boolean;
   /** Requests that started in this poll phase, released together (afterFreshReads). */
   waiting: Array<() => void>;
+  /** Which topics changed since when (change-feed.ts), read under this connection's stamp. */
+  feed: ChangeFeed;
 }
 
 /** Write statements run by every connection of this process (all of them move every stamp). */
@@ -67,6 +70,7 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
     wal: !database.memory && String(database.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal' ? new WalHeaderStamp(database.name) : undefined,
     scoped: false,
     waiting: [],
+    feed: new ChangeFeed(() => (reader.database.inTransaction ? undefined : { database, stats, stamp: currentStamp(reader) })),
   };
   const cache = new Map<string, SQLite.Statement>();
   const prepare = database.prepare.bind(database);
@@ -147,6 +151,16 @@ export function changeStamp(kysely: Kysely<Database>): string | undefined {
   return currentStamp(reader);
 }
 
+const noFeed = new ChangeFeed(() => undefined);
+
+/**
+ * The change feed of a database connection (change-feed.ts), one per process and connection so
+ * that every cache shares its reading; on PostgreSQL one that never has a position.
+ */
+export function changeFeedOf(kysely: Kysely<Database>): ChangeFeed {
+  return readers.get(kysely)?.feed ?? noFeed;
+}
+
 function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[]): R[] {
   const started = performance.now();
   const rows = reader.database.prepare(sql).all(parameters as unknown[]) as R[];
@@ -158,9 +172,12 @@ export interface CompiledReadOptions {
   /**
    * The table read, for the PostgreSQL cache: results are then cached per process and dropped
    * when the table's notify trigger names the read's one parameter (pg-read-cache.ts). Without
-   * it the read is not cached on PostgreSQL (the brute-force cap check, for instance).
+   * it the read is not cached on PostgreSQL (the brute-force cap check, for instance). On
+   * SQLite it names the read's change-feed topic (`cachedTableTopic`).
    */
   table?: CachedTable;
+  /** The change-feed topic of a read without `table` (SQLite; change-feed.ts), the same for all its parameters. */
+  topic?: string;
 }
 
 /**
@@ -177,11 +194,17 @@ export function compiledRead<R extends object>(
 ): (parameters: readonly unknown[]) => Promise<R[]> {
   const compiled = template.compile();
   if (compiled.parameters.length === 0) throw new Error('compiledRead: the template needs its parameters');
-  const results = new BoundedMap<string, { stamp: string; rows: R[] }>(10_000);
+  const results = new BoundedMap<string, { stamp: string; position: number | undefined; rows: R[] }>(10_000);
   const query = async (parameters: readonly unknown[]) => (await db.executeQuery<R>({ ...compiled, parameters })).rows;
   const pgCache = options.table === undefined ? undefined : readCacheOf(db);
   if (pgCache !== undefined && compiled.parameters.length !== 1) throw new Error('compiledRead: a cached table read takes its key as its one parameter');
   const uncached = pgCache === undefined ? query : pgCache.reader(options.table!, query);
+  const topicOf =
+    options.table !== undefined
+      ? (p: readonly unknown[]) => cachedTableTopic(options.table!, p[0])
+      : options.topic !== undefined
+        ? () => options.topic!
+        : undefined;
   return async (parameters) => {
     if (parameters.length !== compiled.parameters.length) throw new Error('compiledRead: wrong number of parameters');
     const reader = readers.get(db);
@@ -190,8 +213,18 @@ export function compiledRead<R extends object>(
     const stamp = currentStamp(reader);
     const key = JSON.stringify(parameters);
     let hit = results.get(key);
-    if (hit === undefined || hit.stamp !== stamp) {
-      hit = { stamp, rows: run<R>(reader, compiled.sql, parameters) };
+    if (hit !== undefined && hit.stamp !== stamp) {
+      // Something was written: still this result while the feed shows no write to its topic.
+      const position = topicOf === undefined ? undefined : reader.feed.position();
+      if (position !== undefined && hit.position !== undefined && reader.feed.unchangedSince(hit.position, [topicOf!(parameters)])) {
+        hit.stamp = stamp;
+        hit.position = position;
+      } else hit = undefined;
+    }
+    if (hit === undefined) {
+      // The position is read before the statement, as the stamp is.
+      const position = topicOf === undefined ? undefined : reader.feed.position();
+      hit = { stamp, position, rows: run<R>(reader, compiled.sql, parameters) };
       results.set(key, hit);
     }
     return hit.rows.map((r) => ({ ...r }));

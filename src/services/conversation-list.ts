@@ -20,6 +20,7 @@
  * by value. Not kept: records a read repairs (an expired lobby timer, a missing name or PIN,
  * expired messages not yet deleted): rendered on every request, as before.
  */
+import { memberTopic, roomTopic, userTopic } from '../db/change-feed.js';
 import type { AttendeesRepository, ConversationRevision } from '../db/repositories/attendees.js';
 import type { RoomsRepository } from '../db/repositories/rooms.js';
 import type { UsersRepository } from '../db/repositories/users.js';
@@ -41,10 +42,16 @@ export interface ConversationListOptions {
   includeLastMessage: boolean;
 }
 
-/** The records in order, each as its JSON bytes, and the last second they all stay current without a write. */
+/**
+ * The records in order, each as its JSON bytes, the last second they all stay current without
+ * a write, and the change-feed topics they were rendered from (db/change-feed.ts): the
+ * caller's conversations (all of them, shown or not), the caller's set of conversations and
+ * own rows, and the other users of its one-to-ones.
+ */
 export interface RenderedRecords {
   parts: Buffer[];
   until: number;
+  topics: string[];
 }
 
 interface KeptRecord {
@@ -74,12 +81,20 @@ export class ConversationListService {
 
   async renderJson(ctx: RequestContext, opts: ConversationListOptions): Promise<RenderedRecords> {
     const userId = ctx.userId;
-    if (userId === undefined) return { parts: [], until: Infinity };
+    if (userId === undefined) return { parts: [], until: Infinity, topics: [] };
     const revisions = await this.repos.attendees.conversationRevisionsOf('users', userId);
-    if (revisions.length === 0) return { parts: [], until: Infinity };
+    const topics = [memberTopic('users', userId), userTopic(userId)];
+    for (const r of revisions) {
+      topics.push(roomTopic(r.room_id));
+      if (r.one_to_one_name !== null) {
+        const other = otherUserId({ type: r.type, name: r.one_to_one_name }, userId);
+        if (other !== undefined) topics.push(userTopic(other));
+      }
+    }
+    if (revisions.length === 0) return { parts: [], until: Infinity, topics };
     const now = nowSeconds();
     const shown = opts.modifiedSince > 0 ? revisions.filter((r) => modifiedSince(r, opts)) : revisions;
-    if (shown.length === 0) return { parts: [], until: Infinity };
+    if (shown.length === 0) return { parts: [], until: Infinity, topics };
     const env = await this.view.requestEnv(ctx, true);
     const sessions = await this.callerSessions.findOwnSessions(
       ctx,
@@ -102,7 +117,7 @@ export class ConversationListService {
       } else missed.push(i);
     }
     if (this.verify && missed.length < shown.length) await this.verifyKept(ctx, opts, env, sessions, shown, parts);
-    if (missed.length === 0) return { parts, until };
+    if (missed.length === 0) return { parts, until, topics };
 
     // The rows of the records to render, read after the revisions: a write in between makes
     // the rendering newer than its revisions, so the next request renders it again (never older).
@@ -129,7 +144,7 @@ export class ConversationListService {
       until = Math.min(until, recordUntil);
       if (keepable(got.view, now, env.sip)) this.kept.set(keyOf(userId, r, optionsKey), { inputs: inputs[i], until: recordUntil, json });
     }
-    return { parts: parts.filter((p) => p !== undefined), until };
+    return { parts: parts.filter((p) => p !== undefined), until, topics };
   }
 
   /**

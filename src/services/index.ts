@@ -162,7 +162,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const conversationList = new ConversationListService(repos, conversationView, userStatus, callerSessions, settings.verifyKeptRecords);
   const teams = new TeamsService(repos.teams, directory, events);
-  const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions);
+  const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions, settings.verifyKeptRecords);
   const calls = new CallService(db, rooms, repos, userStatus, events);
   const roomSettings = new RoomSettingsService(rooms, repos, repos.roomSettings, calls);
   const provisioning = new ProvisioningService(directory, auth);

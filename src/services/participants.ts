@@ -4,6 +4,7 @@
  * demotion, attendee permissions, invitation mails and guest names. Sessions (join, leave,
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
  */
+import { roomTopic, userTopic } from '../db/change-feed.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ListedAttendee, ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
@@ -61,6 +62,12 @@ export interface ListResult {
    * (a session dying, a lobby timer passing, a status expiring change it by themselves).
    */
   until: number;
+  /**
+   * The change-feed topics the list was made from (db/change-feed.ts): the conversation and,
+   * with statuses, each listed user's own rows. Undefined with breakout rooms (which children
+   * there are is not a topic of the parent): kept only while nothing is written at all.
+   */
+  topics: string[] | undefined;
 }
 
 export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones'] as const;
@@ -140,9 +147,8 @@ export class ParticipantsService {
     if (newPins.size) await this.repos.attendees.setPins(newPins, now);
 
     const withStatuses = ctx.user !== undefined && opts.includeStatus && rows.length < STATUS_ROW_LIMIT;
-    const statuses = withStatuses
-      ? await this.userStatus.forUsers(merged.entries.filter((e) => e.attendee.actor_type === ActorType.USERS).map((e) => e.attendee.actor_id))
-      : undefined;
+    const listedUsers = withStatuses ? merged.entries.filter((e) => e.attendee.actor_type === ActorType.USERS).map((e) => e.attendee.actor_id) : [];
+    const statuses = withStatuses ? await this.userStatus.forUsers(listedUsers) : undefined;
     const env = {
       rooms: roomsById,
       viewers,
@@ -157,7 +163,9 @@ export class ParticipantsService {
     let until = room.lobby_timer >= now ? room.lobby_timer : Infinity;
     for (const e of merged.entries) for (const s of e.sessions) until = Math.min(until, s.last_ping + SESSION_TIMEOUT_KILL - 1);
     for (const st of statuses?.values() ?? []) until = Math.min(until, st.stableUntil);
-    return { records: merged.entries.map((e) => formatParticipant(e, env)), withStatuses, until };
+    // Every listed user with statuses, not only those who have one yet (a first status is a change too).
+    const topics = opts.breakout ? undefined : [roomTopic(room.id), ...listedUsers.map(userTopic)];
+    return { records: merged.entries.map((e) => formatParticipant(e, env)), withStatuses, until, topics };
   }
 
   /** Breakout children the caller may see (Talk's BreakoutRoomService::getBreakoutRooms). */

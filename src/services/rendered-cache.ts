@@ -1,20 +1,29 @@
 /**
- * Rendered answers of hot reads (GET /room, GET /room/{token}, capabilities), kept per caller
- * and reused only while nothing they were computed from can have changed:
+ * Rendered answers of hot reads (GET /room, GET /room/{token}, the participant list,
+ * capabilities), kept per caller and reused only while nothing they were computed from can
+ * have changed:
  *
  * - the database's change stamp (db/direct-reads.ts `changeStamp`: any commit by any process,
- *   any write of this one) is the one read when the answer was computed, and
- * - the clock has not passed the answer's `until` (lobby timers, session keep-alive and expiry,
- *   user status expiry: what changes a record without a write).
+ *   any write of this one) is the one read when the answer was computed, or
+ * - the answer named the topics it was computed from (its conversations, its caller, ...) and
+ *   the change feed (db/change-feed.ts) shows none of them, nor a global change, since the
+ *   feed position read when it was computed: a write into another conversation, by any
+ *   process, leaves it in place;
+ * - and the clock has not passed the answer's `until` (lobby timers, session keep-alive and
+ *   expiry, user status expiry: what changes a record without a write).
  *
- * The stamp is read BEFORE the reads it validates, so a commit made while an answer is computed
- * leaves that answer under an older stamp: never served. On PostgreSQL (no stamp) and inside a
- * transaction nothing is cached. Callers put every other input of the answer in the key
- * (user, options, format, version) and skip the cache when the request carries state the key
- * does not name (cookie sessions).
+ * The stamp and the position are read BEFORE the reads they validate, so a commit made while
+ * an answer is computed leaves that answer under an older stamp and position: a change it
+ * made to one of the answer's topics is seen. On PostgreSQL (no stamp, no feed) and inside a
+ * transaction nothing is kept. Callers put every other input of the answer in the key (user,
+ * options, format, version, cookie session).
+ *
+ * With `verify` (VERIFY_KEPT_RECORDS, the test suites) every answer reused under a changed
+ * stamp (on the feed's word) is compared byte for byte with a fresh computation, and a
+ * difference fails the request: every write of every suite checks that its topics are fed.
  */
-import { changeStamp, type Db } from '../db/database.js';
-import { BoundedMap } from '../domain/bounded-map.js';
+import type { ChangeFeed } from '../db/change-feed.js';
+import { changeFeedOf, changeStamp, type Db } from '../db/database.js';
 import { nowSeconds } from '../domain/time.js';
 
 export interface RenderedAnswer {
@@ -26,64 +35,108 @@ export interface RenderedAnswer {
   headers?: Record<string, string>;
 }
 
-interface Entry {
-  stamp: string;
+/** What `compute` hands back: the rendered answer, its expiry, and the topics it was computed from (none: kept under the stamp only). */
+export interface ComputedAnswer {
+  rendered: { body: string | Buffer; contentType: string; httpStatus: number };
   until: number;
-  answer: RenderedAnswer;
+  headers?: Record<string, string>;
+  topics?: readonly string[];
 }
 
+/** The change stamp and feed position read before an answer is computed. */
+interface Reading {
+  stamp: string;
+  position: number | undefined;
+}
+
+interface Entry extends Reading {
+  until: number;
+  topics: readonly string[] | undefined;
+  answer: RenderedAnswer;
+  bytes: number;
+}
+
+/** Entries per cache, and their bodies' bytes (a 200-conversation list is about 230 KB). */
 const MAX_ENTRIES = 2000;
+const MAX_BYTES = 64 * 1024 * 1024;
 
 export class RenderedCache {
-  private readonly entries = new BoundedMap<string, Entry>(MAX_ENTRIES);
-
-  constructor(private readonly db: Db) {}
+  /** Oldest first (re-inserted when stored). */
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+  private readonly feed: ChangeFeed;
+  constructor(
+    private readonly db: Db,
+    /** Reuse on the feed's word is compared with a fresh computation (VERIFY_KEPT_RECORDS; tests counting statements turn it off while they count). */
+    public verify = false,
+  ) {
+    this.feed = changeFeedOf(db.kysely);
+  }
 
   /**
    * The answer stored under `key` while still valid, else `compute`s, stores and returns a new
    * one (`key` undefined: computed every time, never stored; a thrown error stores nothing).
    */
-  async through(
-    key: string | undefined,
-    compute: () => Promise<{ rendered: { body: string | Buffer; contentType: string; httpStatus: number }; until: number; headers?: Record<string, string> }>,
-  ): Promise<RenderedAnswer> {
+  async through(key: string | undefined, compute: () => Promise<ComputedAnswer>): Promise<RenderedAnswer> {
     // Taken before `compute` reads anything (see the file comment).
-    const stamp = key === undefined ? undefined : this.stamp();
-    const hit = stamp === undefined ? undefined : this.get(key!, stamp);
-    if (hit) return hit;
+    const reading = key === undefined ? undefined : this.read();
+    const hit = reading === undefined ? undefined : this.lookup(key!, reading);
+    if (hit !== undefined) {
+      if (this.verify && hit.onFeed) await this.verifyReuse(key!, hit.answer, compute);
+      return hit.answer;
+    }
     const out = await compute();
-    return this.set(key, stamp, out.until, out.rendered, out.headers);
+    return this.store(key, reading, out);
   }
 
-  /** The current change stamp, or undefined when answers cannot be cached now. */
-  stamp(): string | undefined {
-    return changeStamp(this.db.kysely);
+  /** The current change stamp and feed position, or undefined when answers cannot be kept now. */
+  private read(): Reading | undefined {
+    const position = this.feed.position();
+    const stamp = changeStamp(this.db.kysely);
+    return stamp === undefined ? undefined : { stamp, position };
   }
 
-  /** The answer stored under `key` for this stamp, unless its time has passed. */
-  get(key: string, stamp: string): RenderedAnswer | undefined {
+  /** The answer stored under `key` if still valid now; `onFeed` when the stamp moved and the feed vouched for it. */
+  private lookup(key: string, now: Reading): { answer: RenderedAnswer; onFeed: boolean } | undefined {
     const e = this.entries.get(key);
-    if (e === undefined || e.stamp !== stamp || nowSeconds() > e.until) return undefined;
-    return e.answer;
+    if (e === undefined || nowSeconds() > e.until) return undefined;
+    if (e.stamp === now.stamp) return { answer: e.answer, onFeed: false };
+    if (e.topics === undefined || e.position === undefined || now.position === undefined) return undefined;
+    if (!this.feed.unchangedSince(e.position, e.topics)) return undefined;
+    return { answer: e.answer, onFeed: true };
   }
 
-  /**
-   * Stores a rendered answer computed from reads made after `stamp` was taken (valid up to
-   * second `until`; a stamp of undefined stores nothing) and returns it encoded.
-   */
-  set(
-    key: string | undefined,
-    stamp: string | undefined,
-    until: number,
-    rendered: { body: string | Buffer; contentType: string; httpStatus: number },
-    headers?: Record<string, string>,
-  ): RenderedAnswer {
-    if (key === undefined || stamp === undefined) return { body: rendered.body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
+  /** Stores an answer computed from reads made after `reading` (undefined stores nothing) and returns it encoded. */
+  private store(key: string | undefined, reading: Reading | undefined, out: ComputedAnswer): RenderedAnswer {
+    const { rendered, headers } = out;
+    if (key === undefined || reading === undefined) return { body: rendered.body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
     const body = typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body;
     const answer: RenderedAnswer = { body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
-    // Re-inserted so the bounded map forgets the least recently computed entry first.
-    this.entries.delete(key);
-    this.entries.set(key, { stamp, until, answer });
+    this.forget(key);
+    const entry: Entry = { ...reading, until: out.until, topics: out.topics, answer, bytes: body.length };
+    this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+    // The least recently computed entries go first.
+    while (this.entries.size > MAX_ENTRIES || this.bytes > MAX_BYTES) this.forget(this.entries.keys().next().value!);
     return answer;
+  }
+
+  private forget(key: string): void {
+    const e = this.entries.get(key);
+    if (e === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= e.bytes;
+  }
+
+  /** VERIFY_KEPT_RECORDS: a reuse on the feed's word must be what computing it now gives. */
+  private async verifyReuse(key: string, reused: RenderedAnswer, compute: () => Promise<ComputedAnswer>): Promise<void> {
+    const fresh = await compute();
+    const body = Buffer.from(fresh.rendered.body);
+    const headers = JSON.stringify(fresh.headers ?? {});
+    if (!body.equals(Buffer.from(reused.body)) || headers !== JSON.stringify(reused.headers ?? {})) {
+      throw new Error(
+        `rendered answer reused on the change feed is stale (${key.split('\0')[0]}):\n reused ${reused.body.toString()}\n fresh  ${body.toString()}`,
+      );
+    }
   }
 }

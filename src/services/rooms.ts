@@ -132,8 +132,10 @@ export class RoomsService {
     private readonly teams: TeamsService,
     /** Finds guests and the caller's own sessions by cookie session. */
     private readonly callerSessions: CallerSessions,
+    /** VERIFY_KEPT_RECORDS: answers reused on the change feed's word are checked (RenderedCache). */
+    verifyRendered = false,
   ) {
-    this.rendered = new RenderedCache(db);
+    this.rendered = new RenderedCache(db, verifyRendered);
     this.memberLookups = new TurnBatch(async (token, userIds) => {
       if (userIds.length === 1) {
         const found = await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userIds[0]);

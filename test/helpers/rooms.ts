@@ -78,15 +78,16 @@ export async function joinGuest(p: Parley, token: string, participantType: numbe
 
 /** Counts SQL statements run by `fn` (hot-endpoint query budgets). */
 export async function countQueries(p: Parley, fn: () => Promise<unknown>): Promise<number> {
-  // The check of reused conversation records (VERIFY_KEPT_RECORDS) reads them again: not counted.
-  const verify = p.services.conversationList.verify;
-  p.services.conversationList.verify = false;
+  // The checks of reused conversation records and answers (VERIFY_KEPT_RECORDS) read them again: not counted.
+  const { conversationList, rooms } = p.services;
+  const verify = [conversationList.verify, rooms.rendered.verify];
+  conversationList.verify = rooms.rendered.verify = false;
   try {
     const before = p.services.db.stats.queries;
     await fn();
     return p.services.db.stats.queries - before;
   } finally {
-    p.services.conversationList.verify = verify;
+    [conversationList.verify, rooms.rendered.verify] = verify;
   }
 }
 

@@ -30,6 +30,7 @@ import { chatUnreadCounters } from './0706-chat-unread-counters.js';
 import { readCacheNotify } from './0707-read-cache-notify.js';
 import { chatExpiringIndex } from './0710-chat-expiring-index.js';
 import { recordRevisions } from './0711-record-revisions.js';
+import { changeFeed } from './0712-change-feed.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -57,4 +58,5 @@ export const migrations: ParleyMigration[] = [
   readCacheNotify,
   chatExpiringIndex,
   recordRevisions,
+  changeFeed,
 ];

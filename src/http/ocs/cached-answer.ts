@@ -1,12 +1,14 @@
 /**
  * Hot read routes whose whole OCS answer is reused while provably unchanged (RenderedCache:
- * the database's change stamp and the answer's own expiry). One rule for all of them: only
- * logged-in callers without a cookie session are cached — a cookie session picks the caller's
- * own sessions, which the key does not name — and the key always names the caller, the OCS
- * version and the format besides the route's own parts. A failure is never stored.
+ * the database's change stamp or the change feed's topics, and the answer's own expiry). One
+ * rule for all of them: only logged-in callers are cached, and the key always names the
+ * caller, the OCS version and the format besides the route's own parts, and the cookie session
+ * and tab when the request carries one (they pick the caller's own sessions, which records
+ * show). A failure is never stored.
  */
 import type { RenderedAnswer, RenderedCache } from '../../services/rendered-cache.js';
 import type { RequestContext } from '../../services/request-context.js';
+import { tabIdOf } from '../../services/client-sessions.js';
 import { renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
 
 export interface FreshAnswer {
@@ -15,6 +17,11 @@ export interface FreshAnswer {
   until: number;
   /** Headers that belong to the answer (computed with it, cached with it). */
   headers?: Record<string, string>;
+  /**
+   * The change-feed topics the answer was computed from besides `g` (db/change-feed.ts): with
+   * them it is reused while none changed; without, only while nothing at all was written.
+   */
+  topics?: readonly string[];
 }
 
 export function cachedOcsAnswer(
@@ -24,9 +31,10 @@ export function cachedOcsAnswer(
   compute: () => Promise<FreshAnswer>,
 ): Promise<RenderedAnswer> {
   const { ctx, version, format } = call;
-  const key = ctx.userId === undefined || ctx.guestSessionKey ? undefined : [...keyParts, ctx.userId, version, format].join('\0');
+  const cookie = ctx.guestSessionKey === undefined ? '' : `${ctx.guestSessionKey}\0${tabIdOf(ctx)}`;
+  const key = ctx.userId === undefined ? undefined : [...keyParts, ctx.userId, version, format, cookie].join('\0');
   return cache.through(key, async () => {
     const fresh = await compute();
-    return { rendered: renderOcs(version, format, 200, fresh.data), until: fresh.until, headers: fresh.headers };
+    return { rendered: renderOcs(version, format, 200, fresh.data), until: fresh.until, headers: fresh.headers, topics: fresh.topics };
   });
 }

@@ -12,6 +12,8 @@ import { JsonArrayOfParts } from '../ocs/json-bytes.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 import { nowSeconds } from '../../domain/time.js';
+import { roomTopic, userTopic } from '../../db/change-feed.js';
+import { otherUserId } from '../../presenters/conversation.js';
 
 export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const rooms = services.rooms;
@@ -38,8 +40,8 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       const answer = await cachedOcsAnswer(rooms.rendered, call, ['list', params.includeStatus, params.includeLastMessage, params.modifiedSince], async () => {
         // Records kept while the database says they are current (services/conversation-list.ts);
         // XML (rare for this list) is written from the same records.
-        const { parts, until } = await services.conversationList.renderJson(ctx, params);
-        return { data: new JsonArrayOfParts(parts), until, headers: await services.serviceHash.headers(ctx) };
+        const { parts, until, topics } = await services.conversationList.renderJson(ctx, params);
+        return { data: new JsonArrayOfParts(parts), until, topics, headers: await services.serviceHash.headers(ctx) };
       });
       const headers = { ...answer.headers, 'X-Service-Modified-Before': modifiedBefore, 'X-Nextcloud-Talk-Modified-Before': modifiedBefore };
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
@@ -111,7 +113,10 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
           includeStatus: true,
           validity,
         });
-        return { data: record, until: validity.until, headers: await services.serviceHash.headers(ctx) };
+        // Its topics (db/change-feed.ts): the conversation, the caller, and the other user of a one-to-one.
+        const other = otherUserId(caller.room, ctx.userId);
+        const topics = [roomTopic(caller.room.id), userTopic(ctx.userId!), ...(other === undefined ? [] : [userTopic(other)])];
+        return { data: record, until: validity.until, topics, headers: await services.serviceHash.headers(ctx) };
       });
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
     },

@@ -6,6 +6,7 @@ import type { Services } from '../../services/index.js';
 import { PRODUCT_NAME, SERVER_VERSION, SERVER_VERSION_FULL } from '../../domain/version.js';
 import { BoundedMap } from '../../domain/bounded-map.js';
 import { RenderedCache } from '../../services/rendered-cache.js';
+import { userTopic } from '../../db/change-feed.js';
 import { renderOcs } from '../ocs/envelope.js';
 import { RawReply, ocsRoute } from '../ocs/route.js';
 
@@ -31,10 +32,11 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
   // is exact; clients poll this route, so it skips re-serialising and re-hashing (ETag) the same
   // document. Bodies are kept as bytes so nothing is re-encoded per request.
   const rendered = new BoundedMap<string, { body: Buffer; contentType: string; etag: string }>(1000);
-  // In front of that, the caller's answer while the database is unchanged (SQLite's change
-  // stamp, see RenderedCache): the document depends only on stored state and the caller, so
-  // this skips re-deriving its inputs and key on every poll. Nothing in it expires by itself.
-  const answers = new RenderedCache(services.db);
+  // In front of that, the caller's answer while nothing it depends on changed (SQLite's change
+  // stamp or change feed, see RenderedCache): the document depends only on stored state and
+  // the caller, so this skips re-deriving its inputs and key on every poll. Nothing in it
+  // expires by itself.
+  const answers = new RenderedCache(services.db, services.settings.verifyKeptRecords);
 
   ocsRoute(app, services, {
     method: 'GET',
@@ -67,7 +69,9 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
           hit = { body: Buffer.from(r.body), contentType: r.contentType, etag };
           rendered.set(cacheKey, hit);
         }
-        return { rendered: { body: hit.body, contentType: hit.contentType, httpStatus: 200 }, until: Infinity, headers: { ETag: hit.etag } };
+        // Its topics (db/change-feed.ts): the caller's preferences; the configuration and groups are `g`.
+        const topics = ctx.userId === undefined ? [] : [userTopic(ctx.userId)];
+        return { rendered: { body: hit.body, contentType: hit.contentType, httpStatus: 200 }, until: Infinity, topics, headers: { ETag: hit.etag } };
       });
       return new RawReply(answer.body, answer.contentType, 200, answer.headers);
     },

@@ -43,7 +43,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
         const answer = await cachedOcsAnswer(services.rooms.rendered, call, ['participants', breakout, params.token, params.includeStatus], async () => {
           const out = await participants.list(ctx, params.token, { includeStatus: params.includeStatus, breakout });
           const headers: Record<string, string> = out.withStatuses ? { 'X-Nextcloud-Has-User-Statuses': 'true' } : {};
-          return { data: new WrittenList(out.records, writeParticipant), until: out.until, headers };
+          return { data: new WrittenList(out.records, writeParticipant), until: out.until, topics: out.topics, headers };
         });
         return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
       },
