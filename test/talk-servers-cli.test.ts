@@ -18,7 +18,9 @@ for (const dialect of dialects()) {
 
     const parley = (...args: string[]) => runCli(t.p.env, args);
     const ok = (r: Run) => assert.equal(r.code, 0, r.stdout + r.stderr);
-    const stored = async (key: string) => (await t.p.services.appConfig.snapshot()).values.get(key);
+    // What is stored, read from the table: the commands run with services of their own, whose
+    // writes this process's cached snapshot sees once their notification arrived (PostgreSQL).
+    const stored = async (key: string) => (await t.p.services.repos.appConfig.all()).get(key);
 
     it('the real binary exits 0 on success and 1 with `error:` on a refusal', async () => {
       const good = await spawnCli(t.p.env, ['talk:stun:add', 'stun.binary.example:443']);

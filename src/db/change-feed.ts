@@ -1,17 +1,22 @@
 /**
- * Which topics changed, and when, as this process has seen them (SQLite; the feed's rows and
- * topics are described in migrations/0712-change-feed.ts). A rendered answer is kept with the
- * feed position read before it was computed and the topics it was computed from (the caller's
- * conversations, the caller, the other user of a one-to-one, ...); it is still exact while
- * none of those topics, nor `g`, changed after that position. So a write into one conversation
- * no longer discards the answers of callers who are not in it, whichever process wrote it.
+ * Which topics changed, and when, as this process has seen them (the topics are described in
+ * migrations/0712-change-feed.ts). A rendered answer is kept with the feed position read before
+ * it was computed and the topics it was computed from (the caller's conversations, the caller,
+ * the other user of a one-to-one, ...); it is still exact while none of those topics, nor `g`,
+ * changed after that position. So a write into one conversation no longer discards the answers
+ * of callers who are not in it, whichever process wrote it.
  *
- * Reading the feed costs nothing while the database's change stamp (direct-reads.ts: any commit
- * by any process, any write by this one) is the one of the last reading; otherwise one indexed
- * statement reads the rows added since. A reader that fell behind the pruned rows, or that
- * would have to read more than MAX_ROWS of them, starts over: every answer kept before is
- * taken as changed (`floor`). On PostgreSQL and inside a transaction `position()` is undefined
- * and callers keep nothing.
+ * - SQLite (`SqliteChangeFeed`): the triggers append each topic to the `change_feed` table, in
+ *   commit order. Reading it costs nothing while the database's change stamp (direct-reads.ts:
+ *   any commit by any process, any write by this one) is the one of the last reading; otherwise
+ *   one indexed statement reads the rows added since. A reader that fell behind the pruned rows,
+ *   or that would have to read more than MAX_ROWS of them, starts over: every answer kept before
+ *   is taken as changed (`floor`). Inside a transaction there is no position.
+ * - PostgreSQL (`PgChangeFeed`): the triggers notify `feed:<topic>` on the schema's wake channel,
+ *   delivered at commit in commit order to every process's LISTEN connection (pg-read-cache.ts
+ *   feeds them here in the order heard, numbered by this process). A write of this process
+ *   returns only once its own notifications were heard, as for the read cache. While the
+ *   connection does not listen there is no position, and each (re)connection or loss starts over.
  */
 import type SQLite from 'better-sqlite3';
 import type { CachedTable } from './pg-read-cache.js';
@@ -20,62 +25,30 @@ import type { QueryStats } from './query-stats.js';
 /** The SQLite connection with its change stamp now; undefined on PostgreSQL and while a transaction is open. */
 export type StampedConnection = () => { database: SQLite.Database; stats: QueryStats; stamp: string } | undefined;
 
-/** Rows read at once; a longer gap starts over instead. */
+export interface ChangeFeed {
+  /**
+   * The feed position covering every commit this process can know of now, or undefined when
+   * answers cannot be kept now. Read it BEFORE the reads it validates.
+   */
+  position(): number | undefined;
+  /** True when none of `topics`, nor `g`, changed after position `at` (as of the last `position()`). */
+  unchangedSince(at: number, topics: readonly string[]): boolean;
+}
+
+/** Rows read at once (SQLite); a longer gap starts over instead. */
 const MAX_ROWS = 10_000;
 /** Topics remembered; past that the reader starts over (and forgets them). */
 const MAX_TOPICS = 200_000;
 const GLOBAL = 'g';
 
-export class ChangeFeed {
-  /** The change stamp of the last reading (no commit since: nothing to read). */
-  private stamp: string | undefined;
-  /** The last row applied; -1 before the first reading. */
-  private seq = -1;
+/** Topic → the position of its last change, after `floor`; shared by both databases' feeds. */
+class TopicLog {
+  /** The last change applied. */
+  protected seq = 0;
   /** Answers kept at a position before this one are taken as changed. */
   private floor = 0;
-  /** Topic → the last row that changed it (rows after `floor` only). */
   private readonly changedAt = new Map<string, number>();
-  /** False once the feed turned out to be missing (a database without migration 0712). */
-  private available = true;
 
-  constructor(private readonly connection: StampedConnection) {}
-
-  /**
-   * The feed position covering every commit made before this call, or undefined when answers
-   * cannot be kept now (PostgreSQL, an open transaction). Read it BEFORE the reads it validates.
-   */
-  position(): number | undefined {
-    if (!this.available) return undefined;
-    const conn = this.connection();
-    if (conn === undefined) return undefined;
-    if (conn.stamp === this.stamp) return this.seq;
-    const started = performance.now();
-    try {
-      const rows =
-        this.seq < 0
-          ? []
-          : (conn.database.prepare('SELECT seq, topic FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?').all(this.seq, MAX_ROWS + 1) as Array<{
-              seq: number;
-              topic: string;
-            }>);
-      // The first reading, too many rows, or a gap (rows pruned before this process read them):
-      // start over at the newest row, whatever this reading stopped at.
-      if (this.seq < 0 || rows.length > MAX_ROWS || (rows.length > 0 && rows[0].seq !== this.seq + 1)) {
-        const newest = conn.database.prepare('SELECT max(seq) AS seq FROM change_feed').get() as { seq: number | null };
-        this.startOver(newest.seq ?? 0);
-      } else for (const r of rows) this.apply(r.seq, r.topic);
-    } catch (e) {
-      if (!/no such table/.test(String(e))) throw e;
-      this.available = false;
-      return undefined;
-    } finally {
-      conn.stats.record(performance.now() - started, false);
-    }
-    this.stamp = conn.stamp;
-    return this.seq;
-  }
-
-  /** True when none of `topics`, nor `g`, changed after position `at` (as of the last `position()`). */
   unchangedSince(at: number, topics: readonly string[]): boolean {
     if (at < this.floor) return false;
     if ((this.changedAt.get(GLOBAL) ?? 0) > at) return false;
@@ -83,7 +56,7 @@ export class ChangeFeed {
     return true;
   }
 
-  private apply(seq: number, topic: string): void {
+  protected apply(seq: number, topic: string): void {
     // Re-inserted so that the map stays ordered by change (oldest first).
     this.changedAt.delete(topic);
     this.changedAt.set(topic, seq);
@@ -91,10 +64,70 @@ export class ChangeFeed {
     if (this.changedAt.size > MAX_TOPICS) this.startOver(seq);
   }
 
-  private startOver(seq: number): void {
+  /** Forgets every topic: answers kept before `seq` are taken as changed. */
+  startOver(seq = this.seq + 1): void {
     this.changedAt.clear();
     this.seq = seq;
     this.floor = seq;
+  }
+}
+
+export class SqliteChangeFeed extends TopicLog implements ChangeFeed {
+  /** The change stamp of the last reading (no commit since: nothing to read). */
+  private stamp: string | undefined;
+  private started = false;
+  /** False once the feed turned out to be missing (a database without migration 0712). */
+  private available = true;
+
+  constructor(private readonly connection: StampedConnection) {
+    super();
+  }
+
+  position(): number | undefined {
+    if (!this.available) return undefined;
+    const conn = this.connection();
+    if (conn === undefined) return undefined;
+    if (conn.stamp === this.stamp) return this.seq;
+    const begun = performance.now();
+    try {
+      const rows = !this.started
+        ? []
+        : (conn.database.prepare('SELECT seq, topic FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?').all(this.seq, MAX_ROWS + 1) as Array<{
+            seq: number;
+            topic: string;
+          }>);
+      // The first reading, too many rows, or a gap (rows pruned before this process read them):
+      // start over at the newest row, whatever this reading stopped at.
+      if (!this.started || rows.length > MAX_ROWS || (rows.length > 0 && rows[0].seq !== this.seq + 1)) {
+        const newest = conn.database.prepare('SELECT max(seq) AS seq FROM change_feed').get() as { seq: number | null };
+        this.startOver(newest.seq ?? 0);
+        this.started = true;
+      } else for (const r of rows) this.apply(r.seq, r.topic);
+    } catch (e) {
+      if (!/no such table/.test(String(e))) throw e;
+      this.available = false;
+      return undefined;
+    } finally {
+      conn.stats.record(performance.now() - begun, false);
+    }
+    this.stamp = conn.stamp;
+    return this.seq;
+  }
+}
+
+export class PgChangeFeed extends TopicLog implements ChangeFeed {
+  /** @param listening true while every commit's notifications reach this process (pg-read-cache.ts `active`) */
+  constructor(private readonly listening: () => boolean) {
+    super();
+  }
+
+  position(): number | undefined {
+    return this.listening() ? this.seq : undefined;
+  }
+
+  /** A `feed:<topic>` notification, in the order PostgreSQL delivers them (commit order). */
+  heard(topic: string): void {
+    this.apply(this.seq + 1, topic);
   }
 }
 

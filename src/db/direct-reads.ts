@@ -30,7 +30,7 @@ import { readCacheOf, type CachedTable } from './pg-read-cache.js';
 import type { QueryStats } from './query-stats.js';
 import type { Database } from './schema.js';
 import { WalHeaderStamp } from './wal-stamp.js';
-import { cachedTableTopic, ChangeFeed } from './change-feed.js';
+import { cachedTableTopic, SqliteChangeFeed, type ChangeFeed } from './change-feed.js';
 import { withFastRows } from './sqlite-row-shapes.js';
 
 interface DirectReader {
@@ -46,7 +46,7 @@ interface DirectReader {
   /** Requests that started in this poll phase, released together (afterFreshReads). */
   waiting: Array<() => void>;
   /** Which topics changed since when (change-feed.ts), read under this connection's stamp. */
-  feed: ChangeFeed;
+  feed: SqliteChangeFeed;
 }
 
 /** Write statements run by every connection of this process (all of them move every stamp). */
@@ -70,7 +70,7 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
     wal: !database.memory && String(database.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal' ? new WalHeaderStamp(database.name) : undefined,
     scoped: false,
     waiting: [],
-    feed: new ChangeFeed(() => (reader.database.inTransaction ? undefined : { database, stats, stamp: currentStamp(reader) })),
+    feed: new SqliteChangeFeed(() => (reader.database.inTransaction ? undefined : { database, stats, stamp: currentStamp(reader) })),
   };
   const cache = new Map<string, SQLite.Statement>();
   const prepare = database.prepare.bind(database);
@@ -151,14 +151,15 @@ export function changeStamp(kysely: Kysely<Database>): string | undefined {
   return currentStamp(reader);
 }
 
-const noFeed = new ChangeFeed(() => undefined);
+const noFeed = new SqliteChangeFeed(() => undefined);
 
 /**
  * The change feed of a database connection (change-feed.ts), one per process and connection so
- * that every cache shares its reading; on PostgreSQL one that never has a position.
+ * that every cache shares its reading: SQLite's, or PostgreSQL's kept by the read cache (one
+ * that never has a position where neither exists).
  */
 export function changeFeedOf(kysely: Kysely<Database>): ChangeFeed {
-  return readers.get(kysely)?.feed ?? noFeed;
+  return readers.get(kysely)?.feed ?? readCacheOf(kysely)?.feed ?? noFeed;
 }
 
 function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[]): R[] {

@@ -24,6 +24,10 @@
  *   loss or reconnect) happened while it ran, so a result read just before a commit cannot
  *   outlive the commit's notification.
  *
+ * The same connection carries the change feed's `feed:<topic>` notifications (migration 0712,
+ * change-feed.ts `PgChangeFeed`): writes to the tables it covers are spotted and synced the
+ * same way, and every loss or reconnection starts the feed over.
+ *
  * The window: another process sees a commit when the notification reaches its LISTEN socket,
  * normally within a millisecond or two of the commit (docs/architecture.md "Read cache").
  * Cached reads take exactly one parameter, the key the trigger sends (users.id,
@@ -32,6 +36,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { BoundedMap } from '../domain/bounded-map.js';
+import { PgChangeFeed } from './change-feed.js';
 import type { QueryStats } from './query-stats.js';
 import type { WakeObserver } from './wake.js';
 
@@ -41,6 +46,34 @@ export type CachedTable = (typeof CACHED_TABLES)[number];
 
 /** Prefix of the cache's payloads on the wake channel (wake channels never start with it). */
 const CACHE_PAYLOAD_PREFIX = 'cache:';
+/** Prefix of the change feed's payloads (`feed:<topic>`, migration 0712). */
+const FEED_PAYLOAD_PREFIX = 'feed:';
+/**
+ * Tables whose writes notify the change feed (migration 0712): a write to one is synced like a
+ * cached table's, so that this process's next read sees its topics changed.
+ */
+const FED_TABLES: ReadonlySet<string> = new Set([
+  'rooms',
+  'attendees',
+  'chat_messages',
+  'polls',
+  'recording_consents',
+  'room_avatars',
+  'sessions',
+  'poll_votes',
+  'client_room_sessions',
+  'user_status',
+  'user_preferences',
+  'groups',
+  'group_members',
+  'teams',
+  'team_members',
+  'app_config',
+  'cache_state',
+  'phone_numbers',
+  'user_avatars',
+  'users',
+]);
 /** Prefix of a writer's marker (`cache-sync:<process token>:<n>`), after its own notifications. */
 const SYNC_PREFIX = 'cache-sync:';
 /** How long a writer waits for its marker before dropping the written tables instead. */
@@ -56,10 +89,10 @@ const END = /^\s*(?:commit|rollback)\s*;?\s*$/i;
 
 const cachedTables: ReadonlySet<string> = new Set(CACHED_TABLES);
 
-/** The cached tables a statement writes (empty for a read). */
+/** The cached and fed tables a statement writes (empty for a read). */
 function writtenTables(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(WRITE)) if (cachedTables.has(m[1]) && !out.includes(m[1])) out.push(m[1]);
+  for (const m of text.matchAll(WRITE)) if ((cachedTables.has(m[1]) || FED_TABLES.has(m[1])) && !out.includes(m[1])) out.push(m[1]);
   return out;
 }
 
@@ -99,6 +132,8 @@ export class PgReadCache {
   private markers = 0;
   /** Markers sent and not yet heard back → what to do when they arrive. */
   private readonly awaitedMarkers = new Map<string, () => void>();
+  /** The change feed as this process hears it (rendered answers are kept on its word). */
+  readonly feed = new PgChangeFeed(() => this.active);
 
   /**
    * @param channel the wake channel the notify triggers send on (wake.ts `wakeChannel`)
@@ -140,6 +175,10 @@ export class PgReadCache {
       if (payload.startsWith(SYNC_PREFIX)) {
         this.awaitedMarkers.get(payload)?.();
         this.awaitedMarkers.delete(payload);
+        return;
+      }
+      if (payload.startsWith(FEED_PAYLOAD_PREFIX)) {
+        this.feed.heard(payload.slice(FEED_PAYLOAD_PREFIX.length));
         return;
       }
       if (!payload.startsWith(CACHE_PAYLOAD_PREFIX)) return;
@@ -200,6 +239,7 @@ export class PgReadCache {
 
   private clear(): void {
     this.epoch++;
+    this.feed.startOver();
     for (const cache of this.tables.values()) {
       cache.epoch++;
       cache.keys.clear();
@@ -288,7 +328,10 @@ export class PgReadCache {
       clearTimeout(timer);
       this.awaitedMarkers.delete(marker);
     }
-    if (!confirmed) for (const t of tables) this.invalidate(t);
+    if (!confirmed) {
+      for (const t of tables) this.invalidate(t);
+      if (tables.some((t) => FED_TABLES.has(t))) this.feed.startOver();
+    }
   }
 }
 

@@ -14,9 +14,10 @@
  *
  * The stamp and the position are read BEFORE the reads they validate, so a commit made while
  * an answer is computed leaves that answer under an older stamp and position: a change it
- * made to one of the answer's topics is seen. On PostgreSQL (no stamp, no feed) and inside a
- * transaction nothing is kept. Callers put every other input of the answer in the key (user,
- * options, format, version, cookie session).
+ * made to one of the answer's topics is seen. PostgreSQL has no stamp: answers are kept there
+ * on the feed's word only (while its LISTEN connection listens). Inside a SQLite transaction
+ * nothing is kept. Callers put every other input of the answer in the key (user, options,
+ * format, version, cookie session).
  *
  * With `verify` (VERIFY_KEPT_RECORDS, the test suites) every answer reused under a changed
  * stamp (on the feed's word) is compared byte for byte with a fresh computation, and a
@@ -43,9 +44,9 @@ export interface ComputedAnswer {
   topics?: readonly string[];
 }
 
-/** The change stamp and feed position read before an answer is computed. */
+/** The change stamp (SQLite) and feed position read before an answer is computed. */
 interface Reading {
-  stamp: string;
+  stamp: string | undefined;
   position: number | undefined;
 }
 
@@ -89,18 +90,18 @@ export class RenderedCache {
     return this.store(key, reading, out);
   }
 
-  /** The current change stamp and feed position, or undefined when answers cannot be kept now. */
+  /** The current change stamp (SQLite) and feed position, or undefined when answers cannot be kept now. */
   private read(): Reading | undefined {
     const position = this.feed.position();
     const stamp = changeStamp(this.db.kysely);
-    return stamp === undefined ? undefined : { stamp, position };
+    return stamp === undefined && position === undefined ? undefined : { stamp, position };
   }
 
-  /** The answer stored under `key` if still valid now; `onFeed` when the stamp moved and the feed vouched for it. */
+  /** The answer stored under `key` if still valid now; `onFeed` when the stamp moved (or there is none) and the feed vouched for it. */
   private lookup(key: string, now: Reading): { answer: RenderedAnswer; onFeed: boolean } | undefined {
     const e = this.entries.get(key);
     if (e === undefined || nowSeconds() > e.until) return undefined;
-    if (e.stamp === now.stamp) return { answer: e.answer, onFeed: false };
+    if (e.stamp !== undefined && e.stamp === now.stamp) return { answer: e.answer, onFeed: false };
     if (e.topics === undefined || e.position === undefined || now.position === undefined) return undefined;
     if (!this.feed.unchangedSince(e.position, e.topics)) return undefined;
     return { answer: e.answer, onFeed: true };
@@ -109,11 +110,13 @@ export class RenderedCache {
   /** Stores an answer computed from reads made after `reading` (undefined stores nothing) and returns it encoded. */
   private store(key: string | undefined, reading: Reading | undefined, out: ComputedAnswer): RenderedAnswer {
     const { rendered, headers } = out;
-    if (key === undefined || reading === undefined) return { body: rendered.body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
+    // Kept only where it can be checked again: under a stamp, or with topics and a position.
+    const checkable = reading !== undefined && (reading.stamp !== undefined || (out.topics !== undefined && reading.position !== undefined));
+    if (key === undefined || !checkable) return { body: rendered.body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
     const body = typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body;
     const answer: RenderedAnswer = { body, contentType: rendered.contentType, httpStatus: rendered.httpStatus, headers };
     this.forget(key);
-    const entry: Entry = { ...reading, until: out.until, topics: out.topics, answer, bytes: body.length };
+    const entry: Entry = { ...reading!, until: out.until, topics: out.topics, answer, bytes: body.length };
     this.entries.set(key, entry);
     this.bytes += entry.bytes;
     // The least recently computed entries go first.

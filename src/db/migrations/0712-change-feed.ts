@@ -24,8 +24,12 @@
  * SQLite assigns `seq` as max + 1 and has one writer at a time, so the feed's order is the
  * order of commits and a reader that has applied every row up to N has seen every commit that
  * wrote one. The feed keeps the last 65,536 rows (pruned every 4,096 by a trigger); a reader
- * that fell further behind starts over (change-feed.ts). PostgreSQL has no feed: there rendered
- * answers are not reused (its processes are invalidated by LISTEN/NOTIFY where they cache).
+ * that fell further behind starts over (change-feed.ts).
+ *
+ * PostgreSQL has no table: the same triggers notify `feed:<topic>` on the schema's wake channel
+ * (as 0707 notifies the read cache), delivered at commit, in commit order, never for a
+ * rollback; the `k:` topics are not needed there (the read cache is notified by key). TRUNCATE
+ * notifies `g`.
  */
 import { sql, type Kysely } from 'kysely';
 import type { ParleyMigration } from './helpers.js';
@@ -33,14 +37,14 @@ import type { ParleyMigration } from './helpers.js';
 /** The three tables whose updates bump `rev` by a second UPDATE on SQLite (0711): only the first one is fed. */
 const REV_TABLES = new Set(['rooms', 'attendees', 'chat_messages']);
 
-/** Tables whose rows carry their room's id, with the expression naming it. */
-const BY_ROOM: Array<[table: string, room: (row: 'NEW' | 'OLD') => string]> = [
-  ['rooms', (r) => `${r}.id`],
-  ['attendees', (r) => `${r}.room_id`],
-  ['chat_messages', (r) => `${r}.room_id`],
-  ['polls', (r) => `${r}.room_id`],
-  ['recording_consents', (r) => `${r}.room_id`],
-  ['room_avatars', (r) => `${r}.room_id`],
+/** Tables whose rows carry their room's id, with the column holding it. */
+const BY_ROOM: Array<[table: string, column: string]> = [
+  ['rooms', 'id'],
+  ['attendees', 'room_id'],
+  ['chat_messages', 'room_id'],
+  ['polls', 'room_id'],
+  ['recording_consents', 'room_id'],
+  ['room_avatars', 'room_id'],
 ];
 
 /** Tables whose rows name their room through another row: the SELECT yields the topic (none when that row is gone). */
@@ -58,10 +62,10 @@ const GLOBAL = ['groups', 'group_members', 'teams', 'team_members', 'app_config'
  * and re-adds `rev` drops this trigger first and makes it again with this.
  */
 export async function createRevTableUpdateFeed(db: Kysely<any>, table: 'rooms' | 'attendees' | 'chat_messages'): Promise<void> {
-  const room = BY_ROOM.find(([t]) => t === table)![1];
+  const column = BY_ROOM.find(([t]) => t === table)![1];
   await sql
     .raw(
-      `CREATE TRIGGER ${table}_feed_update AFTER UPDATE ON ${table} FOR EACH ROW WHEN NEW.rev = OLD.rev BEGIN INSERT INTO change_feed (topic) VALUES ('r:' || ${room('NEW')}); END`,
+      `CREATE TRIGGER ${table}_feed_update AFTER UPDATE ON ${table} FOR EACH ROW WHEN NEW.rev = OLD.rev BEGIN INSERT INTO change_feed (topic) VALUES ('r:' || NEW.${column}); END`,
     )
     .execute(db);
 }
@@ -72,10 +76,83 @@ const EVENTS = [
   ['DELETE', 'OLD'],
 ] as const;
 
+/** Accounts' columns that answers show (a change of another one, a login or a password, is not `g`). */
+const SHOWN_USER_COLUMNS = ['id', 'display_name', 'email', 'enabled', 'created_at'];
+
+async function postgresFeed(db: Kysely<any>): Promise<void> {
+  // The topics of one row version (kind and column as in the SQLite triggers above).
+  await sql`
+    CREATE OR REPLACE FUNCTION parley_feed_topics(kind text, col text, j jsonb, op text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+    BEGIN
+      IF kind = 'room' THEN
+        RETURN NEXT 'r:' || (j ->> col);
+      ELSIF kind = 'attendee' THEN
+        RETURN NEXT 'r:' || (j ->> 'room_id');
+        IF op <> 'UPDATE' THEN
+          RETURN NEXT 'm:' || (j ->> 'actor_type') || ':' || (j ->> 'actor_id');
+        END IF;
+      ELSIF kind = 'session' THEN
+        RETURN QUERY SELECT 'r:' || a.room_id FROM attendees a WHERE a.id = (j ->> 'attendee_id')::bigint;
+      ELSIF kind = 'poll_vote' THEN
+        RETURN QUERY SELECT 'r:' || p.room_id FROM polls p WHERE p.id = (j ->> 'poll_id')::bigint;
+      ELSIF kind = 'client_room_session' THEN
+        RETURN QUERY SELECT 'r:' || r.id FROM rooms r WHERE r.token = (j ->> 'token');
+      ELSIF kind = 'user' THEN
+        RETURN NEXT 'u:' || (j ->> 'user_id');
+      ELSE
+        RETURN NEXT 'g';
+      END IF;
+    END
+    $$`.execute(db);
+  await sql`
+    CREATE OR REPLACE FUNCTION parley_feed_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      channel text := left('parley_wake_' || regexp_replace(TG_TABLE_SCHEMA, '[^a-zA-Z0-9_]', '_', 'g'), 63);
+      topic text;
+    BEGIN
+      IF TG_LEVEL = 'STATEMENT' THEN
+        PERFORM pg_notify(channel, 'feed:g');
+        RETURN NULL;
+      END IF;
+      IF TG_OP <> 'INSERT' THEN
+        FOR topic IN SELECT parley_feed_topics(TG_ARGV[0], TG_ARGV[1], to_jsonb(OLD), TG_OP) LOOP
+          PERFORM pg_notify(channel, 'feed:' || topic);
+        END LOOP;
+      END IF;
+      IF TG_OP <> 'DELETE' THEN
+        FOR topic IN SELECT parley_feed_topics(TG_ARGV[0], TG_ARGV[1], to_jsonb(NEW), TG_OP) LOOP
+          PERFORM pg_notify(channel, 'feed:' || topic);
+        END LOOP;
+      END IF;
+      RETURN NULL;
+    END
+    $$`.execute(db);
+  const kinds: Array<[table: string, kind: string, col: string]> = [
+    ...BY_ROOM.map(([table, column]): [string, string, string] => [table, table === 'attendees' ? 'attendee' : 'room', column]),
+    ['sessions', 'session', ''],
+    ['poll_votes', 'poll_vote', ''],
+    ['client_room_sessions', 'client_room_session', ''],
+    ...BY_USER.map((t): [string, string, string] => [t, 'user', '']),
+    ...GLOBAL.map((t): [string, string, string] => [t, 'global', '']),
+  ];
+  for (const [table, kind, col] of kinds) {
+    await sql
+      .raw(`CREATE TRIGGER parley_feed AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION parley_feed_notify('${kind}', '${col}')`)
+      .execute(db);
+    await sql.raw(`CREATE TRIGGER parley_feed_truncate AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION parley_feed_notify()`).execute(db);
+  }
+  const shownChanged = SHOWN_USER_COLUMNS.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
+  await sql.raw(`CREATE TRIGGER parley_feed AFTER INSERT OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION parley_feed_notify('global', '')`).execute(db);
+  await sql
+    .raw(`CREATE TRIGGER parley_feed_update AFTER UPDATE ON users FOR EACH ROW WHEN (${shownChanged}) EXECUTE FUNCTION parley_feed_notify('global', '')`)
+    .execute(db);
+  await sql.raw(`CREATE TRIGGER parley_feed_truncate AFTER TRUNCATE ON users FOR EACH STATEMENT EXECUTE FUNCTION parley_feed_notify()`).execute(db);
+}
+
 export const changeFeed: ParleyMigration = {
   name: '0712-change-feed',
   async up({ db, dialect }) {
-    if (dialect !== 'sqlite') return;
+    if (dialect === 'postgres') return postgresFeed(db);
     await sql`CREATE TABLE change_feed (seq INTEGER PRIMARY KEY, topic TEXT NOT NULL)`.execute(db);
     await sql`CREATE TRIGGER change_feed_prune AFTER INSERT ON change_feed WHEN NEW.seq % 4096 = 0
       BEGIN DELETE FROM change_feed WHERE seq <= NEW.seq - 65536; END`.execute(db);
@@ -86,13 +163,13 @@ export const changeFeed: ParleyMigration = {
     };
     const feed = (topic: string) => `INSERT INTO change_feed (topic) VALUES (${topic});`;
 
-    for (const [table, room] of BY_ROOM) {
+    for (const [table, column] of BY_ROOM) {
       for (const [event, row] of EVENTS) {
         if (event === 'UPDATE' && REV_TABLES.has(table)) {
           await createRevTableUpdateFeed(db, table as 'rooms' | 'attendees' | 'chat_messages');
           continue;
         }
-        let body = feed(`'r:' || ${room(row)}`);
+        let body = feed(`'r:' || ${row}.${column}`);
         // Added or removed: the actor's set of conversations changed too.
         if (table === 'attendees' && event !== 'UPDATE') body += feed(`'m:' || ${row}.actor_type || ':' || ${row}.actor_id`);
         await trigger(table, event, body);
@@ -125,11 +202,6 @@ export const changeFeed: ParleyMigration = {
     // Accounts: names and the enabled flag are shown everywhere; logins and password changes are not.
     await trigger('users', 'INSERT', feed(`'g'`));
     await trigger('users', 'DELETE', feed(`'g'`));
-    await trigger(
-      'users',
-      'UPDATE',
-      feed(`'g'`),
-      'WHEN NEW.id IS NOT OLD.id OR NEW.display_name IS NOT OLD.display_name OR NEW.email IS NOT OLD.email OR NEW.enabled IS NOT OLD.enabled OR NEW.created_at IS NOT OLD.created_at',
-    );
+    await trigger('users', 'UPDATE', feed(`'g'`), `WHEN ${SHOWN_USER_COLUMNS.map((c) => `NEW.${c} IS NOT OLD.${c}`).join(' OR ')}`);
   },
 };
