@@ -8,7 +8,9 @@
  * loaded in turn, each round, so every ratio "largest / smallest" is taken within one round.
  *
  * The request sends the session cookie of the user's joined conversation (the cookie mode of
- * run.mjs), so no rendered answer is reused and every request reads the database. Printed per
+ * run.mjs) and a modifiedSince of its own (1, 2, ...: the same list), as a client's poll does;
+ * such an answer is never kept whole (the change feed would reuse one: nothing is written), so
+ * every request reads the database. Printed per
  * size: requests per second, p99, and the CPU time per request (utime + stime from /proc of the
  * server process and, on PostgreSQL, of the database backends serving its connections), then
  * `scale <db> <rooms> ... cost=<x>` where cost is the CPU per request over the smallest size's,
@@ -123,7 +125,17 @@ async function readySize(db, rooms, fresh, server, state) {
 
 async function measure(p, seconds) {
   const before = await cpuOf(p);
-  const res = await autocannon({ url: p.server.url + p.request.path, headers: p.request.headers, connections, duration: seconds });
+  // Each request names a modifiedSince of its own (1, 2, ...: every conversation is newer, so the
+  // body is the same list), as polls do: such answers are not kept whole, so the request reads
+  // the database as a write into one of the caller's conversations would make it.
+  let nth = 0;
+  const res = await autocannon({
+    url: p.server.url,
+    headers: p.request.headers,
+    connections,
+    duration: seconds,
+    requests: [{ setupRequest: (req) => ({ ...req, path: `${p.request.path}&modifiedSince=${++nth}` }) }],
+  });
   const after = await cpuOf(p);
   const bad = res.non2xx + res.errors + res.timeouts;
   if (bad > 0) throw new Error(`${bad} requests failed`);

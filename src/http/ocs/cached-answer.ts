@@ -27,12 +27,13 @@ export interface FreshAnswer {
 export function cachedOcsAnswer(
   cache: RenderedCache,
   call: { ctx: RequestContext; version: OcsVersion; format: OcsFormat },
-  keyParts: ReadonlyArray<string | number | boolean>,
+  /** The route's own key parts; undefined: an answer not worth keeping (computed, never stored). */
+  keyParts: ReadonlyArray<string | number | boolean> | undefined,
   compute: () => Promise<FreshAnswer>,
 ): Promise<RenderedAnswer> {
   const { ctx, version, format } = call;
   const cookie = ctx.guestSessionKey === undefined ? '' : `${ctx.guestSessionKey}\0${tabIdOf(ctx)}`;
-  const key = ctx.userId === undefined ? undefined : [...keyParts, ctx.userId, version, format, cookie].join('\0');
+  const key = ctx.userId === undefined || keyParts === undefined ? undefined : [...keyParts, ctx.userId, version, format, cookie].join('\0');
   return cache.through(key, async () => {
     const fresh = await compute();
     return { rendered: renderOcs(version, format, 200, fresh.data), until: fresh.until, headers: fresh.headers, topics: fresh.topics };

@@ -37,7 +37,10 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       if (params.noStatusUpdate === 0) await services.userStatus.markOnline(ctx.userId!);
       // Taken before the query, so a change made while it runs is returned again next time.
       const modifiedBefore = String(nowSeconds());
-      const answer = await cachedOcsAnswer(rooms.rendered, call, ['list', params.includeStatus, params.includeLastMessage, params.modifiedSince], async () => {
+      // A poll with modifiedSince names the previous poll's time: its answer is asked once, so it
+      // is not kept (it would only push the lists that are asked again out of the cache).
+      const keyParts = params.modifiedSince > 0 ? undefined : ['list', params.includeStatus, params.includeLastMessage];
+      const answer = await cachedOcsAnswer(rooms.rendered, call, keyParts, async () => {
         // Records kept while the database says they are current (services/conversation-list.ts);
         // XML (rare for this list) is written from the same records.
         const { parts, until, topics } = await services.conversationList.renderJson(ctx, params);
