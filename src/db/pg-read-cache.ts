@@ -37,6 +37,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { BoundedMap } from '../domain/bounded-map.js';
 import { PgChangeFeed } from './change-feed.js';
+import { FED_TABLES } from './migrations/0712-change-feed.js';
 import type { QueryStats } from './query-stats.js';
 import type { WakeObserver } from './wake.js';
 
@@ -48,32 +49,8 @@ export type CachedTable = (typeof CACHED_TABLES)[number];
 const CACHE_PAYLOAD_PREFIX = 'cache:';
 /** Prefix of the change feed's payloads (`feed:<topic>`, migration 0712). */
 const FEED_PAYLOAD_PREFIX = 'feed:';
-/**
- * Tables whose writes notify the change feed (migration 0712): a write to one is synced like a
- * cached table's, so that this process's next read sees its topics changed.
- */
-const FED_TABLES: ReadonlySet<string> = new Set([
-  'rooms',
-  'attendees',
-  'chat_messages',
-  'polls',
-  'recording_consents',
-  'room_avatars',
-  'sessions',
-  'poll_votes',
-  'client_room_sessions',
-  'user_status',
-  'user_preferences',
-  'groups',
-  'group_members',
-  'teams',
-  'team_members',
-  'app_config',
-  'cache_state',
-  'phone_numbers',
-  'user_avatars',
-  'users',
-]);
+/** Tables whose writes notify the change feed: a write to one is synced like a cached table's, so that this process's next read sees its topics changed. */
+const FED: ReadonlySet<string> = new Set(FED_TABLES);
 /** Prefix of a writer's marker (`cache-sync:<process token>:<n>`), after its own notifications. */
 const SYNC_PREFIX = 'cache-sync:';
 /** How long a writer waits for its marker before dropping the written tables instead. */
@@ -92,7 +69,7 @@ const cachedTables: ReadonlySet<string> = new Set(CACHED_TABLES);
 /** The cached and fed tables a statement writes (empty for a read). */
 function writtenTables(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(WRITE)) if ((cachedTables.has(m[1]) || FED_TABLES.has(m[1])) && !out.includes(m[1])) out.push(m[1]);
+  for (const m of text.matchAll(WRITE)) if ((cachedTables.has(m[1]) || FED.has(m[1])) && !out.includes(m[1])) out.push(m[1]);
   return out;
 }
 
@@ -330,7 +307,7 @@ export class PgReadCache {
     }
     if (!confirmed) {
       for (const t of tables) this.invalidate(t);
-      if (tables.some((t) => FED_TABLES.has(t))) this.feed.startOver();
+      if (tables.some((t) => FED.has(t))) this.feed.startOver();
     }
   }
 }

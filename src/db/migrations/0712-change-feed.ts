@@ -76,6 +76,9 @@ const EVENTS = [
   ['DELETE', 'OLD'],
 ] as const;
 
+/** Every table these triggers are on (the PostgreSQL read cache syncs this process's writes to them, pg-read-cache.ts). */
+export const FED_TABLES: readonly string[] = [...BY_ROOM.map(([t]) => t), ...THROUGH.map(([t]) => t), ...BY_USER, ...GLOBAL, 'users'];
+
 /** Accounts' columns that answers show (a change of another one, a login or a password, is not `g`). */
 const SHOWN_USER_COLUMNS = ['id', 'display_name', 'email', 'enabled', 'created_at'];
 
