@@ -9,10 +9,13 @@
  * (pg-read-cache.ts): the same cases hold there, and across processes the existing two-process
  * suite of conversation-list-reuse.test.ts shows a change made through another process.
  */
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { sql } from 'kysely';
-import { as, dialects, type Caller } from './helpers/parley.js';
+import { dropSchema } from '../src/db/database.js';
+import { admin, as, basic, dialects, freshEnv, type Caller, type DialectName } from './helpers/parley.js';
+import { ocs, serve, stop, type Proc } from './helpers/processes.js';
 import { useParley, V4 } from './helpers/fixtures.js';
 import { countQueries, enterRoom } from './helpers/rooms.js';
 import { createRevTableUpdateFeed } from '../src/db/migrations/0712-change-feed.js';
@@ -149,3 +152,55 @@ for (const dialect of dialects())
       assert.equal((await find(room)).displayName, 'Fed');
     });
   });
+
+// Two processes, one database: B's writes reach the answers A keeps (SQLite: A's next request
+// reads the feed; PostgreSQL: once B's notifications reached A's LISTEN connection, normally a
+// millisecond or two: A is asked again for up to two seconds).
+for (const dialect of dialects() as DialectName[]) {
+  describe(`answers kept by one process show a change made through another [${dialect}]`, () => {
+    let env: Record<string, string>;
+    let a: Proc | undefined;
+    let b: Proc | undefined;
+    const PASSWORD = 'a long enough password for the tests';
+    const ADMIN = basic(admin.user!, admin.password!);
+    const alice = basic('alice', PASSWORD);
+
+    before(async () => {
+      env = freshEnv(dialect, { BRUTE_FORCE_MAX_ATTEMPTS: '1000', BRUTE_FORCE_DELAY_MS: '0' });
+      a = await serve(env);
+      b = await serve(env);
+      for (const userid of ['alice', 'bob']) assert.equal((await ocs(a, 'POST', '/cloud/users', ADMIN, { userid, password: PASSWORD })).status, 200);
+    });
+    after(async () => {
+      await Promise.all([stop(a), stop(b)]);
+      if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+    });
+
+    /** A's answer, asked until `ok` holds (at once on SQLite). */
+    const onA = async (path: string, ok: (data: any) => boolean) => {
+      const until = Date.now() + (dialect === 'postgres' ? 2000 : 0);
+      for (;;) {
+        const r = await ocs(a!, 'GET', path, alice);
+        assert.equal(r.status, 200, JSON.stringify(r.data));
+        if (ok(r.data) || Date.now() >= until) return r.data;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    it('GET /room/{token} and the participant list, kept by A, follow a rename and a new member through B', async () => {
+      const created = await ocs(a!, 'POST', `${V4}/room`, alice, { roomType: '2', roomName: 'Kept on A' });
+      assert.equal(created.status, 201, JSON.stringify(created.data));
+      const token = created.data.token as string;
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await onA(`${V4}/room/${token}`, () => true)).displayName, 'Kept on A');
+        assert.equal((await onA(`${V4}/room/${token}/participants`, () => true)).length, 1);
+      }
+      assert.equal((await ocs(b!, 'PUT', `${V4}/room/${token}`, alice, { roomName: 'Renamed on B' })).status, 200);
+      assert.equal((await onA(`${V4}/room/${token}`, (d) => d.displayName === 'Renamed on B')).displayName, 'Renamed on B');
+      assert.equal((await ocs(b!, 'POST', `${V4}/room/${token}/participants`, alice, { newParticipant: 'bob', source: 'users' })).status, 200);
+      const members = await onA(`${V4}/room/${token}/participants`, (d) => d.length === 2);
+      assert.deepEqual(members.map((p: any) => p.actorId).sort(), ['alice', 'bob']);
+    });
+  });
+}
