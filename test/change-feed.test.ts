@@ -9,13 +9,11 @@
  * (pg-read-cache.ts): the same cases hold there, and across processes the existing two-process
  * suite of conversation-list-reuse.test.ts shows a change made through another process.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { sql } from 'kysely';
-import { dropSchema } from '../src/db/database.js';
-import { admin, as, basic, dialects, freshEnv, type Caller, type DialectName } from './helpers/parley.js';
-import { ocs, serve, stop, type Proc } from './helpers/processes.js';
+import { as, basic, dialects, type Caller, type DialectName } from './helpers/parley.js';
+import { ocs, TWO_PROCESS_PASSWORD, useTwoProcesses } from './helpers/processes.js';
 import { useParley, V4 } from './helpers/fixtures.js';
 import { countQueries, enterRoom } from './helpers/rooms.js';
 import { createRevTableUpdateFeed } from '../src/db/migrations/0712-change-feed.js';
@@ -158,30 +156,14 @@ for (const dialect of dialects())
 // millisecond or two: A is asked again for up to two seconds).
 for (const dialect of dialects() as DialectName[]) {
   describe(`answers kept by one process show a change made through another [${dialect}]`, () => {
-    let env: Record<string, string>;
-    let a: Proc | undefined;
-    let b: Proc | undefined;
-    const PASSWORD = 'a long enough password for the tests';
-    const ADMIN = basic(admin.user!, admin.password!);
-    const alice = basic('alice', PASSWORD);
-
-    before(async () => {
-      env = freshEnv(dialect, { BRUTE_FORCE_MAX_ATTEMPTS: '1000', BRUTE_FORCE_DELAY_MS: '0' });
-      a = await serve(env);
-      b = await serve(env);
-      for (const userid of ['alice', 'bob']) assert.equal((await ocs(a, 'POST', '/cloud/users', ADMIN, { userid, password: PASSWORD })).status, 200);
-    });
-    after(async () => {
-      await Promise.all([stop(a), stop(b)]);
-      if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
-      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
-    });
+    const procs = useTwoProcesses(dialect, ['alice', 'bob']);
+    const alice = basic('alice', TWO_PROCESS_PASSWORD);
 
     /** A's answer, asked until `ok` holds (at once on SQLite). */
     const onA = async (path: string, ok: (data: any) => boolean) => {
       const until = Date.now() + (dialect === 'postgres' ? 2000 : 0);
       for (;;) {
-        const r = await ocs(a!, 'GET', path, alice);
+        const r = await ocs(procs.a(), 'GET', path, alice);
         assert.equal(r.status, 200, JSON.stringify(r.data));
         if (ok(r.data) || Date.now() >= until) return r.data;
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -189,16 +171,16 @@ for (const dialect of dialects() as DialectName[]) {
     };
 
     it('GET /room/{token} and the participant list, kept by A, follow a rename and a new member through B', async () => {
-      const created = await ocs(a!, 'POST', `${V4}/room`, alice, { roomType: '2', roomName: 'Kept on A' });
+      const created = await ocs(procs.a(), 'POST', `${V4}/room`, alice, { roomType: '2', roomName: 'Kept on A' });
       assert.equal(created.status, 201, JSON.stringify(created.data));
       const token = created.data.token as string;
       for (let i = 0; i < 3; i++) {
         assert.equal((await onA(`${V4}/room/${token}`, () => true)).displayName, 'Kept on A');
         assert.equal((await onA(`${V4}/room/${token}/participants`, () => true)).length, 1);
       }
-      assert.equal((await ocs(b!, 'PUT', `${V4}/room/${token}`, alice, { roomName: 'Renamed on B' })).status, 200);
+      assert.equal((await ocs(procs.b(), 'PUT', `${V4}/room/${token}`, alice, { roomName: 'Renamed on B' })).status, 200);
       assert.equal((await onA(`${V4}/room/${token}`, (d) => d.displayName === 'Renamed on B')).displayName, 'Renamed on B');
-      assert.equal((await ocs(b!, 'POST', `${V4}/room/${token}/participants`, alice, { newParticipant: 'bob', source: 'users' })).status, 200);
+      assert.equal((await ocs(procs.b(), 'POST', `${V4}/room/${token}/participants`, alice, { newParticipant: 'bob', source: 'users' })).status, 200);
       const members = await onA(`${V4}/room/${token}/participants`, (d) => d.length === 2);
       assert.deepEqual(members.map((p: any) => p.actorId).sort(), ['alice', 'bob']);
     });

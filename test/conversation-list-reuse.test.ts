@@ -11,15 +11,13 @@
  * with 1 or 40 conversations, and fewer than rendering them. Across processes the revisions
  * are in the database: a change made through one process shows in a list another process kept.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { sql } from 'kysely';
-import { dropSchema } from '../src/db/database.js';
 import { loadSettings, SettingsError } from '../src/settings.js';
-import { admin, as, basic, dialects, freshEnv, type DialectName } from './helpers/parley.js';
+import { admin, as, basic, dialects, type DialectName } from './helpers/parley.js';
 import { RoomType, useParley, V4 } from './helpers/fixtures.js';
-import { ocs, serve, stop, type Proc } from './helpers/processes.js';
+import { ocs, TWO_PROCESS_PASSWORD, useTwoProcesses } from './helpers/processes.js';
 import { countQueries } from './helpers/rooms.js';
 
 const V1 = '/apps/spreed/api/v1';
@@ -212,42 +210,27 @@ describe('VERIFY_KEPT_RECORDS setting', () => {
 // Two processes, one database: the revisions are read from the database by every process.
 for (const dialect of dialects() as DialectName[]) {
   describe(`a record kept by one process shows a change made through another [${dialect}]`, () => {
-    let env: Record<string, string>;
-    let a: Proc | undefined;
-    let b: Proc | undefined;
-    const PASSWORD = 'a long enough password for the tests';
-    const ADMIN = basic(admin.user!, admin.password!);
-
-    before(async () => {
-      env = freshEnv(dialect, { BRUTE_FORCE_MAX_ATTEMPTS: '1000', BRUTE_FORCE_DELAY_MS: '0' });
-      a = await serve(env);
-      b = await serve(env);
-      for (const userid of ['alice', 'bob']) assert.equal((await ocs(a, 'POST', '/cloud/users', ADMIN, { userid, password: PASSWORD })).status, 200);
-    });
-    after(async () => {
-      await Promise.all([stop(a), stop(b)]);
-      if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
-      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
-    });
+    const procs = useTwoProcesses(dialect, ['alice', 'bob']);
+    const PASSWORD = TWO_PROCESS_PASSWORD;
 
     it('renamed, messaged and read through B, listed by A', async () => {
       const alice = basic('alice', PASSWORD);
       const bob = basic('bob', PASSWORD);
-      const created = await ocs(a!, 'POST', `${V4}/room`, alice, { roomType: String(RoomType.GROUP), roomName: 'Two processes' });
+      const created = await ocs(procs.a(), 'POST', `${V4}/room`, alice, { roomType: String(RoomType.GROUP), roomName: 'Two processes' });
       assert.equal(created.status, 201, JSON.stringify(created.data));
       const token = created.data.token as string;
-      const added = await ocs(a!, 'POST', `${V4}/room/${token}/participants`, alice, { newParticipant: 'bob', source: 'users' });
+      const added = await ocs(procs.a(), 'POST', `${V4}/room/${token}/participants`, alice, { newParticipant: 'bob', source: 'users' });
       assert.equal(added.status, 200, JSON.stringify(added.data));
-      const mine = async () => ((await ocs(a!, 'GET', `${V4}/room`, alice)).data as any[]).find((c) => c.token === token);
+      const mine = async () => ((await ocs(procs.a(), 'GET', `${V4}/room`, alice)).data as any[]).find((c) => c.token === token);
       for (let i = 0; i < 3; i++) assert.equal((await mine()).displayName, 'Two processes');
-      assert.equal((await ocs(b!, 'PUT', `${V4}/room/${token}`, alice, { roomName: 'Renamed on B' })).status, 200);
+      assert.equal((await ocs(procs.b(), 'PUT', `${V4}/room/${token}`, alice, { roomName: 'Renamed on B' })).status, 200);
       assert.equal((await mine()).displayName, 'Renamed on B');
-      const sent = await ocs(b!, 'POST', `${V1}/chat/${token}`, bob, { message: 'from B' });
+      const sent = await ocs(procs.b(), 'POST', `${V1}/chat/${token}`, bob, { message: 'from B' });
       assert.equal(sent.status, 201);
       let r = await mine();
       assert.equal(r.lastMessage.message, 'from B');
       assert.equal(r.unreadMessages, 1);
-      assert.equal((await ocs(b!, 'POST', `${V1}/chat/${token}/read`, alice, { lastReadMessage: String(sent.data.id) })).status, 200);
+      assert.equal((await ocs(procs.b(), 'POST', `${V1}/chat/${token}/read`, alice, { lastReadMessage: String(sent.data.id) })).status, 200);
       r = await mine();
       assert.equal(r.unreadMessages, 0);
       assert.equal(r.lastReadMessage, sent.data.id);

@@ -2,9 +2,14 @@
  * Real `parley serve` processes for tests of several processes on one database, and a free
  * loopback port for servers whose port must be known before they start.
  */
+import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { dropSchema } from '../../src/db/database.js';
+import { admin, basic, freshEnv, type DialectName } from './parley.js';
 
 const MAIN = path.resolve('src/main.ts');
 
@@ -71,4 +76,31 @@ export async function ocs(p: Proc, method: string, apiPath: string, auth: string
   });
   const text = await res.text();
   return { status: res.status, data: JSON.parse(text).ocs.data };
+}
+
+/** The password of the users `useTwoProcesses` creates. */
+export const TWO_PROCESS_PASSWORD = 'a long enough password for the tests';
+
+/**
+ * Two `parley serve` processes on one fresh database of `dialect` for the suite (started before
+ * its first test, stopped and the database dropped after its last), with `users` created
+ * (password TWO_PROCESS_PASSWORD). The getters answer once the processes run.
+ */
+export function useTwoProcesses(dialect: DialectName, users: string[]): { a: () => Proc; b: () => Proc } {
+  let env: Record<string, string>;
+  let a: Proc | undefined;
+  let b: Proc | undefined;
+  before(async () => {
+    env = freshEnv(dialect, { BRUTE_FORCE_MAX_ATTEMPTS: '1000', BRUTE_FORCE_DELAY_MS: '0' });
+    a = await serve(env);
+    b = await serve(env);
+    const adminAuth = basic(admin.user!, admin.password!);
+    for (const userid of users) assert.equal((await ocs(a, 'POST', '/cloud/users', adminAuth, { userid, password: TWO_PROCESS_PASSWORD })).status, 200);
+  });
+  after(async () => {
+    await Promise.all([stop(a), stop(b)]);
+    if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+    fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+  });
+  return { a: () => a!, b: () => b! };
 }
