@@ -11,7 +11,8 @@
  *   any commit by any process, any write by this one) is the one of the last reading; otherwise
  *   one indexed statement reads the rows added since. A reader that fell behind the pruned rows,
  *   or that would have to read more than MAX_ROWS of them, starts over: every answer kept before
- *   is taken as changed (`floor`). Inside a transaction there is no position.
+ *   is taken as changed (`floor`); so does one that finds the rows deleted by hand (their
+ *   numbering started again below its reading). Inside a transaction there is no position.
  * - PostgreSQL (`PgChangeFeed`): the triggers notify `feed:<topic>` on the schema's wake channel,
  *   delivered at commit in commit order to every process's LISTEN connection (pg-read-cache.ts
  *   feeds them here in the order heard, numbered by this process). A write of this process
@@ -41,9 +42,13 @@ const MAX_ROWS = 10_000;
 const MAX_TOPICS = 200_000;
 const GLOBAL = 'g';
 
-/** Topic → the position of its last change, after `floor`; shared by both databases' feeds. */
+/**
+ * Topic → the position of its last change, after `floor`; shared by both databases' feeds.
+ * Positions are this process's own count of changes heard, so they only grow, whatever the
+ * database numbers its rows.
+ */
 class TopicLog {
-  /** The last change applied. */
+  /** The last change heard. */
   protected seq = 0;
   /** Answers kept at a position before this one are taken as changed. */
   private floor = 0;
@@ -56,26 +61,27 @@ class TopicLog {
     return true;
   }
 
-  protected apply(seq: number, topic: string): void {
+  /** `topic` changed (after every change heard before). */
+  protected changed(topic: string): void {
+    this.seq++;
     // Re-inserted so that the map stays ordered by change (oldest first).
     this.changedAt.delete(topic);
-    this.changedAt.set(topic, seq);
-    this.seq = seq;
-    if (this.changedAt.size > MAX_TOPICS) this.startOver(seq);
+    this.changedAt.set(topic, this.seq);
+    if (this.changedAt.size > MAX_TOPICS) this.startOver();
   }
 
-  /** Forgets every topic: answers kept before `seq` are taken as changed. */
-  startOver(seq = this.seq + 1): void {
+  /** Forgets every topic: every answer kept until now is taken as changed. */
+  startOver(): void {
     this.changedAt.clear();
-    this.seq = seq;
-    this.floor = seq;
+    this.floor = ++this.seq;
   }
 }
 
 export class SqliteChangeFeed extends TopicLog implements ChangeFeed {
   /** The change stamp of the last reading (no commit since: nothing to read). */
   private stamp: string | undefined;
-  private started = false;
+  /** The last feed row read; undefined before the first reading. */
+  private row: number | undefined;
   /** False once the feed turned out to be missing (a database without migration 0712). */
   private available = true;
 
@@ -90,19 +96,32 @@ export class SqliteChangeFeed extends TopicLog implements ChangeFeed {
     if (conn.stamp === this.stamp) return this.seq;
     const begun = performance.now();
     try {
-      const rows = !this.started
-        ? []
-        : (conn.database.prepare('SELECT seq, topic FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?').all(this.seq, MAX_ROWS + 1) as Array<{
-            seq: number;
-            topic: string;
-          }>);
-      // The first reading, too many rows, or a gap (rows pruned before this process read them):
-      // start over at the newest row, whatever this reading stopped at.
-      if (!this.started || rows.length > MAX_ROWS || (rows.length > 0 && rows[0].seq !== this.seq + 1)) {
-        const newest = conn.database.prepare('SELECT max(seq) AS seq FROM change_feed').get() as { seq: number | null };
-        this.startOver(newest.seq ?? 0);
-        this.started = true;
-      } else for (const r of rows) this.apply(r.seq, r.topic);
+      const newest = () => (conn.database.prepare('SELECT max(seq) AS seq FROM change_feed').get() as { seq: number | null }).seq ?? 0;
+      const from = this.row;
+      const rows =
+        from === undefined
+          ? []
+          : (conn.database.prepare('SELECT seq, topic FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?').all(from, MAX_ROWS + 1) as Array<{
+              seq: number;
+              topic: string;
+            }>);
+      if (from === undefined || rows.length > MAX_ROWS || (rows.length > 0 && rows[0].seq !== from + 1)) {
+        // The first reading, too many rows, or a gap (rows pruned before this process read
+        // them): start over at the newest row, whatever this reading stopped at.
+        this.startOver();
+        this.row = newest();
+      } else if (rows.length > 0) {
+        for (const r of rows) this.changed(r.topic);
+        this.row = rows[rows.length - 1].seq;
+      } else {
+        // Nothing new, unless the rows were deleted by hand and numbering started again below
+        // this reading (rows it would never read).
+        const last = newest();
+        if (last < from) {
+          this.startOver();
+          this.row = last;
+        }
+      }
     } catch (e) {
       if (!/no such table/.test(String(e))) throw e;
       this.available = false;
@@ -127,7 +146,7 @@ export class PgChangeFeed extends TopicLog implements ChangeFeed {
 
   /** A `feed:<topic>` notification, in the order PostgreSQL delivers them (commit order). */
   heard(topic: string): void {
-    this.apply(this.seq + 1, topic);
+    this.changed(topic);
   }
 }
 
