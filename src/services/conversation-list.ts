@@ -20,7 +20,6 @@
  * by value. Not kept: records a read repairs (an expired lobby timer, a missing name or PIN,
  * expired messages not yet deleted): rendered on every request, as before.
  */
-import { memberTopic, roomTopic, userTopic } from '../db/change-feed.js';
 import type { AttendeesRepository, ConversationRevision } from '../db/repositories/attendees.js';
 import type { RoomsRepository } from '../db/repositories/rooms.js';
 import type { UsersRepository } from '../db/repositories/users.js';
@@ -31,6 +30,7 @@ import { isGroupOrPublic } from '../domain/room-settings.js';
 import { needsAttendeePin } from '../domain/sip.js';
 import { nowSeconds } from '../domain/time.js';
 import { otherUserId, stableUntil, type ConversationRecord, type ConversationView, type UserStatus } from '../presenters/conversation.js';
+import { conversationListTopics } from './answer-topics.js';
 import type { CallerSessions } from './caller-sessions.js';
 import type { ConversationViewService, RequestEnv } from './conversation-view.js';
 import type { RequestContext } from './request-context.js';
@@ -83,14 +83,10 @@ export class ConversationListService {
     const userId = ctx.userId;
     if (userId === undefined) return { parts: [], until: Infinity, topics: [] };
     const revisions = await this.repos.attendees.conversationRevisionsOf('users', userId);
-    const topics = [memberTopic('users', userId), userTopic(userId)];
-    for (const r of revisions) {
-      topics.push(roomTopic(r.room_id));
-      if (r.one_to_one_name !== null) {
-        const other = otherUserId({ type: r.type, name: r.one_to_one_name }, userId);
-        if (other !== undefined) topics.push(userTopic(other));
-      }
-    }
+    const topics = conversationListTopics(
+      userId,
+      revisions.map((r) => ({ id: r.room_id, type: r.type, name: r.one_to_one_name ?? '' })),
+    );
     if (revisions.length === 0) return { parts: [], until: Infinity, topics };
     const now = nowSeconds();
     const shown = opts.modifiedSince > 0 ? revisions.filter((r) => modifiedSince(r, opts)) : revisions;

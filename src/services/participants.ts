@@ -4,7 +4,6 @@
  * demotion, attendee permissions, invitation mails and guest names. Sessions (join, leave,
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
  */
-import { roomTopic, userTopic } from '../db/change-feed.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ListedAttendee, ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
@@ -23,6 +22,7 @@ import {
   promotion,
 } from '../domain/participants.js';
 import { randomString, sha256Hex } from '../domain/passwords.js';
+import { participantListTopics } from './answer-topics.js';
 import {
   permissionsIn,
   heldInLobby,
@@ -163,8 +163,7 @@ export class ParticipantsService {
     let until = room.lobby_timer >= now ? room.lobby_timer : Infinity;
     for (const e of merged.entries) for (const s of e.sessions) until = Math.min(until, s.last_ping + SESSION_TIMEOUT_KILL - 1);
     for (const st of statuses?.values() ?? []) until = Math.min(until, st.stableUntil);
-    // Every listed user with statuses, not only those who have one yet (a first status is a change too).
-    const topics = opts.breakout ? undefined : [roomTopic(room.id), ...listedUsers.map(userTopic)];
+    const topics = opts.breakout ? undefined : participantListTopics(room.id, listedUsers);
     return { records: merged.entries.map((e) => formatParticipant(e, env)), withStatuses, until, topics };
   }
 

@@ -12,8 +12,7 @@ import { JsonArrayOfParts } from '../ocs/json-bytes.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 import { nowSeconds } from '../../domain/time.js';
-import { roomTopic, userTopic } from '../../db/change-feed.js';
-import { otherUserId } from '../../presenters/conversation.js';
+import { conversationTopics } from '../../services/answer-topics.js';
 
 export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const rooms = services.rooms;
@@ -116,9 +115,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
           includeStatus: true,
           validity,
         });
-        // Its topics (db/change-feed.ts): the conversation, the caller, and the other user of a one-to-one.
-        const other = otherUserId(caller.room, ctx.userId);
-        const topics = [roomTopic(caller.room.id), userTopic(ctx.userId!), ...(other === undefined ? [] : [userTopic(other)])];
+        const topics = conversationTopics(caller.room, ctx.userId!);
         return { data: record, until: validity.until, topics, headers: await services.serviceHash.headers(ctx) };
       });
       return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);

@@ -6,7 +6,7 @@ import type { Services } from '../../services/index.js';
 import { PRODUCT_NAME, SERVER_VERSION, SERVER_VERSION_FULL } from '../../domain/version.js';
 import { BoundedMap } from '../../domain/bounded-map.js';
 import { RenderedCache } from '../../services/rendered-cache.js';
-import { userTopic } from '../../db/change-feed.js';
+import { capabilitiesTopics } from '../../services/answer-topics.js';
 import { renderOcs } from '../ocs/envelope.js';
 import { RawReply, ocsRoute } from '../ocs/route.js';
 
@@ -69,8 +69,7 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
           hit = { body: Buffer.from(r.body), contentType: r.contentType, etag };
           rendered.set(cacheKey, hit);
         }
-        // Its topics (db/change-feed.ts): the caller's preferences; the configuration and groups are `g`.
-        const topics = ctx.userId === undefined ? [] : [userTopic(ctx.userId)];
+        const topics = capabilitiesTopics(ctx.userId);
         return { rendered: { body: hit.body, contentType: hit.contentType, httpStatus: 200 }, until: Infinity, topics, headers: { ETag: hit.etag } };
       });
       return new RawReply(answer.body, answer.contentType, 200, answer.headers);
