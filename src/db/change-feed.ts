@@ -95,39 +95,32 @@ export class SqliteChangeFeed extends TopicLog implements ChangeFeed {
     if (conn === undefined) return undefined;
     if (conn.stamp === this.stamp) return this.seq;
     const begun = performance.now();
+    let rows: Array<{ seq: number | null; topic: string | null }>;
     try {
-      const newest = () => (conn.database.prepare('SELECT max(seq) AS seq FROM change_feed').get() as { seq: number | null }).seq ?? 0;
-      const from = this.row;
-      const rows =
-        from === undefined
-          ? []
-          : (conn.database.prepare('SELECT seq, topic FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?').all(from, MAX_ROWS + 1) as Array<{
-              seq: number;
-              topic: string;
-            }>);
-      if (from === undefined || rows.length > MAX_ROWS || (rows.length > 0 && rows[0].seq !== from + 1)) {
-        // The first reading, too many rows, or a gap (rows pruned before this process read
-        // them): start over at the newest row, whatever this reading stopped at.
-        this.startOver();
-        this.row = newest();
-      } else if (rows.length > 0) {
-        for (const r of rows) this.changed(r.topic);
-        this.row = rows[rows.length - 1].seq;
-      } else {
-        // Nothing new, unless the rows were deleted by hand and numbering started again below
-        // this reading (rows it would never read).
-        const last = newest();
-        if (last < from) {
-          this.startOver();
-          this.row = last;
-        }
-      }
+      // One statement: the newest row first, then the rows after this process's last reading.
+      rows = conn.database
+        .prepare(
+          'SELECT 0 AS k, max(seq) AS seq, NULL AS topic FROM change_feed UNION ALL SELECT 1, seq, topic FROM (SELECT seq, topic FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?) ORDER BY k, seq',
+        )
+        .all(this.row ?? Number.MAX_SAFE_INTEGER, MAX_ROWS + 1) as typeof rows;
     } catch (e) {
       if (!/no such table/.test(String(e))) throw e;
       this.available = false;
       return undefined;
     } finally {
       conn.stats.record(performance.now() - begun, false);
+    }
+    const newest = rows[0].seq ?? 0;
+    const from = this.row;
+    // The first reading; too many rows; a gap (rows pruned before this process read them); or
+    // the rows deleted by hand, numbering again below this reading (rows it would never read):
+    // start over at the newest row.
+    if (from === undefined || rows.length > MAX_ROWS + 1 || (rows.length > 1 && rows[1].seq !== from + 1) || newest < from) {
+      this.startOver();
+      this.row = newest;
+    } else {
+      for (let i = 1; i < rows.length; i++) this.changed(rows[i].topic!);
+      this.row = newest;
     }
     this.stamp = conn.stamp;
     return this.seq;
