@@ -146,8 +146,7 @@ export const changeFeed: ParleyMigration = {
     await sql`CREATE TRIGGER change_feed_prune AFTER INSERT ON change_feed WHEN NEW.seq % 4096 = 0
       BEGIN DELETE FROM change_feed WHERE seq <= NEW.seq - 65536; END`.execute(db);
 
-    const trigger = async (table: string, event: string, body: string, when = '') => {
-      const name = `${table}_feed_${event.toLowerCase()}`;
+    const trigger = async (table: string, event: string, body: string, when = '', name = `${table}_feed_${event.toLowerCase()}`) => {
       await sql.raw(`CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${when} BEGIN ${body} END`).execute(db);
     };
     const feed = (topic: string) => `INSERT INTO change_feed (topic) VALUES (${topic});`;
@@ -180,9 +179,7 @@ export const changeFeed: ParleyMigration = {
     }
     // The reads of every request: an account, an app password, the brute-force attempts.
     for (const [event, row] of EVENTS) {
-      await sql
-        .raw(`CREATE TRIGGER users_feed_account_${event.toLowerCase()} AFTER ${event} ON users FOR EACH ROW BEGIN ${feed(`'k:users:' || ${row}.id`)} END`)
-        .execute(db);
+      await trigger('users', event, feed(`'k:users:' || ${row}.id`), '', `users_feed_account_${event.toLowerCase()}`);
       // A rotation changes the key: both the old and the new one.
       const rotated = event === 'UPDATE' ? feed(`'k:app_passwords:' || OLD.token_hash`) : '';
       await trigger('app_passwords', event, feed(`'k:app_passwords:' || ${row}.token_hash`) + rotated);
