@@ -15,16 +15,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import pg from 'pg';
-import { dropSchema } from '../src/db/database.js';
-import { admin, as, basic, call, createUser, dialects, freshEnv, startParley, type DialectName, type Parley } from './helpers/parley.js';
-import { ocs, serve, stop, type Proc } from './helpers/processes.js';
+import { admin, as, basic, call, createUser, dialects, startParley, type DialectName, type Parley } from './helpers/parley.js';
+import { ocs, TWO_PROCESS_PASSWORD, useTwoProcesses, type Proc } from './helpers/processes.js';
 import { countQueries } from './helpers/rooms.js';
 import { eventually } from './helpers/eventually.js';
 
 const ADMIN = basic(admin.user!, admin.password!);
-const PASSWORD = 'a long enough password for the tests';
+const PASSWORD = TWO_PROCESS_PASSWORD;
 
 async function status(p: Proc, auth: string): Promise<number> {
   return (await ocs(p, 'GET', '/cloud/capabilities', auth)).status;
@@ -39,75 +37,58 @@ async function refused(dialect: DialectName, p: Proc, auth: string, what: string
 
 for (const dialect of dialects()) {
   describe(`read cache across two processes on one ${dialect === 'postgres' ? 'PostgreSQL schema' : 'SQLite file'}`, () => {
-    let env: Record<string, string>;
-    let a: Proc | undefined;
-    let b: Proc | undefined;
-
-    before(async () => {
-      // Refused requests count as failed logins (each waiting longer than the last); the
-      // throttle is not what is tested here (throttle-cap.test.ts is).
-      env = freshEnv(dialect, { BRUTE_FORCE_MAX_ATTEMPTS: '1000', BRUTE_FORCE_DELAY_MS: '0' });
-      a = await serve(env);
-      b = await serve(env);
-      for (const userid of ['alice', 'bob', 'carol', 'dave']) {
-        const created = await ocs(a, 'POST', '/cloud/users', ADMIN, { userid, password: PASSWORD });
-        assert.equal(created.status, 200, JSON.stringify(created.data));
-      }
-    });
-    after(async () => {
-      await Promise.all([stop(a), stop(b)]);
-      if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
-      fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
-    });
+    // Refused requests count as failed logins (each waiting longer than the last); the
+    // throttle is not what is tested here (throttle-cap.test.ts is): the helper turns it off.
+    const procs = useTwoProcesses(dialect, ['alice', 'bob', 'carol', 'dave']);
 
     /** An app password of `user`, made on A, used on both processes until each has it cached. */
     const warmAppPassword = async (user: string): Promise<string> => {
-      const token = (await ocs(a!, 'GET', '/core/getapppassword', basic(user, PASSWORD))).data.apppassword as string;
+      const token = (await ocs(procs.a(), 'GET', '/core/getapppassword', basic(user, PASSWORD))).data.apppassword as string;
       assert.equal(token.length, 72);
-      for (const p of [a!, b!, a!, b!]) assert.equal(await status(p, basic(user, token)), 200);
+      for (const p of [procs.a(), procs.b(), procs.a(), procs.b()]) assert.equal(await status(p, basic(user, token)), 200);
       return token;
     };
     const warmPassword = async (user: string) => {
-      for (const p of [a!, b!, a!, b!]) assert.equal(await status(p, basic(user, PASSWORD)), 200);
+      for (const p of [procs.a(), procs.b(), procs.a(), procs.b()]) assert.equal(await status(p, basic(user, PASSWORD)), 200);
     };
     /** Both credentials of `user` warmed on both processes, the account changed through A, then both refused by B. */
     const bothRefusedAfter = async (user: string, change: () => Promise<{ status: number }>, what: string): Promise<string> => {
       await warmPassword(user);
       const token = await warmAppPassword(user);
       assert.equal((await change()).status, 200);
-      await refused(dialect, b!, basic(user, PASSWORD), `${what}, password`);
-      await refused(dialect, b!, basic(user, token), `${what}, app password`);
+      await refused(dialect, procs.b(), basic(user, PASSWORD), `${what}, password`);
+      await refused(dialect, procs.b(), basic(user, token), `${what}, app password`);
       return token;
     };
 
     it('an app password revoked on one process is refused by the other', async () => {
       const token = await warmAppPassword('alice');
       const other = await warmAppPassword('alice');
-      assert.equal((await ocs(a!, 'DELETE', '/core/apppassword', basic('alice', token))).status, 200);
-      assert.equal(await status(a!, basic('alice', token)), 401, 'the revoking process refuses at once');
-      await refused(dialect, b!, basic('alice', token), 'revoked app password on the other process');
+      assert.equal((await ocs(procs.a(), 'DELETE', '/core/apppassword', basic('alice', token))).status, 200);
+      assert.equal(await status(procs.a(), basic('alice', token)), 401, 'the revoking process refuses at once');
+      await refused(dialect, procs.b(), basic('alice', token), 'revoked app password on the other process');
       // Only that app password: the user's other one and the password still work.
-      assert.equal(await status(b!, basic('alice', other)), 200);
+      assert.equal(await status(procs.b(), basic('alice', other)), 200);
     });
 
     it('a changed password: the old one is refused by the other process, the new one works at once', async () => {
       await warmPassword('bob');
       const NEW = 'the new password of bob, long enough';
-      assert.equal((await ocs(a!, 'PUT', '/cloud/users/bob', ADMIN, { key: 'password', value: NEW })).status, 200);
-      assert.equal(await status(a!, basic('bob', PASSWORD)), 401, 'the writing process refuses at once');
-      assert.equal(await status(b!, basic('bob', NEW)), 200, 'the new password on the other process at once');
-      await refused(dialect, b!, basic('bob', PASSWORD), 'old password on the other process');
+      assert.equal((await ocs(procs.a(), 'PUT', '/cloud/users/bob', ADMIN, { key: 'password', value: NEW })).status, 200);
+      assert.equal(await status(procs.a(), basic('bob', PASSWORD)), 401, 'the writing process refuses at once');
+      assert.equal(await status(procs.b(), basic('bob', NEW)), 200, 'the new password on the other process at once');
+      await refused(dialect, procs.b(), basic('bob', PASSWORD), 'old password on the other process');
     });
 
     it('a disabled account is refused by the other process (password and app password); enabled again, accepted', async () => {
-      const token = await bothRefusedAfter('carol', () => ocs(a!, 'PUT', '/cloud/users/carol/disable', ADMIN), 'disabled account');
-      assert.equal((await ocs(a!, 'PUT', '/cloud/users/carol/enable', ADMIN)).status, 200);
-      await eventually('enabled again, app password', async () => (await status(b!, basic('carol', token))) === 200);
-      await eventually('enabled again, password', async () => (await status(b!, basic('carol', PASSWORD))) === 200);
+      const token = await bothRefusedAfter('carol', () => ocs(procs.a(), 'PUT', '/cloud/users/carol/disable', ADMIN), 'disabled account');
+      assert.equal((await ocs(procs.a(), 'PUT', '/cloud/users/carol/enable', ADMIN)).status, 200);
+      await eventually('enabled again, app password', async () => (await status(procs.b(), basic('carol', token))) === 200);
+      await eventually('enabled again, password', async () => (await status(procs.b(), basic('carol', PASSWORD))) === 200);
     });
 
     it('a deleted account is refused by the other process (password and app password)', async () => {
-      await bothRefusedAfter('dave', () => ocs(a!, 'DELETE', '/cloud/users/dave', ADMIN), 'deleted account');
+      await bothRefusedAfter('dave', () => ocs(procs.a(), 'DELETE', '/cloud/users/dave', ADMIN), 'deleted account');
     });
   });
 }
