@@ -9,6 +9,13 @@ type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silen
 
 export interface Settings {
   port: number;
+  /**
+   * The listening socket's queue of connections not yet accepted (the kernel caps it at
+   * net.core.somaxconn). Node's default, 511, overflows when hundreds of clients connect at once
+   * (after a restart, or a burst of new browsers): the kernel then drops their SYNs and they
+   * retry after a second, which clients see as a one-second (then three-second) request.
+   */
+  listenBacklog: number;
   host: string;
   dataDir: string;
   /** postgres:// URL, or undefined for the SQLite file in dataDir. */
@@ -150,6 +157,7 @@ function cidrListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
 /** Reads and validates the settings; throws SettingsError naming the bad variable. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = intSetting(env, 'PORT', 8080, 0, 65535);
+  const listenBacklog = intSetting(env, 'LISTEN_BACKLOG', 4096, 1, 65535);
   const host = (env.HOST ?? '').trim() || '0.0.0.0';
   if (/\s/.test(host)) throw new SettingsError(`HOST must be a host name or address, got "${env.HOST}"`);
   const dataDir = path.resolve((env.DATA_DIR ?? '').trim() || './data');
@@ -178,6 +186,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 
   return {
     port,
+    listenBacklog,
     host,
     dataDir,
     databaseUrl,

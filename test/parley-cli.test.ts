@@ -5,7 +5,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { dropSchema } from '../src/db/database.js';
@@ -69,6 +69,14 @@ function startBare(env: Record<string, string>): Promise<{ child: ChildProcess; 
   });
 }
 
+/** Stops a started `parley` (SIGTERM) and waits for it to exit. */
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 for (const dialect of dialects()) {
   describe(`parley without a command: first start [${dialect}]`, () => {
     const env = freshEnv(dialect);
@@ -78,11 +86,7 @@ for (const dialect of dialects()) {
     let child: ChildProcess | undefined;
 
     after(async () => {
-      if (child && child.exitCode === null) {
-        const exited = new Promise((r) => child!.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await stop(child);
       if (env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
       fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
     });
@@ -111,3 +115,35 @@ for (const dialect of dialects()) {
     });
   });
 }
+
+describe('parley serve: the listening socket (LISTEN_BACKLOG)', () => {
+  const env = freshEnv('sqlite');
+  let child: ChildProcess | undefined;
+  after(async () => {
+    await stop(child);
+    fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+  });
+
+  /** The listening socket's backlog as the kernel holds it (`ss` shows it as Send-Q of a LISTEN socket). */
+  const backlogOf = (port: number): number => {
+    const out = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim();
+    const fields = out.split(/\s+/);
+    assert.equal(fields[0], 'LISTEN', out);
+    return Number(fields[2]);
+  };
+
+  it('listens with the configured backlog, 4096 by default (capped by net.core.somaxconn), and refuses a bad value', async () => {
+    const somaxconn = Number(fs.readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    const p = await startBare({ ...env, LISTEN_BACKLOG: '77' });
+    child = p.child;
+    assert.equal(backlogOf(p.port), 77);
+    await stop(child);
+    const q = await startBare(env);
+    child = q.child;
+    // Node's own default is 511: a burst of new connections past it is dropped by the kernel.
+    assert.equal(backlogOf(q.port), Math.min(4096, somaxconn));
+    const bad = await spawnCli({ ...env, LISTEN_BACKLOG: '0' }, ['serve']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /LISTEN_BACKLOG must be between 1 and 65535, got 0/);
+  });
+});

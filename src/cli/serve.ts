@@ -25,7 +25,7 @@ export async function serve(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
-  await app.listen({ port: services.settings.port, host: services.settings.host });
+  await app.listen({ port: services.settings.port, host: services.settings.host, backlog: services.settings.listenBacklog });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : services.settings.port;
   console.log(`Parley listening on http://${services.settings.host}:${port} (${services.db.dialect})`);
