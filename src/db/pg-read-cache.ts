@@ -280,6 +280,24 @@ export class PgReadCache {
   }
 
   /**
+   * Waits until this process has heard every notification of the commits made, by any process,
+   * before the call: its next read then shows them. The same marker as a writer's (delivered in
+   * commit order); should it not come back, everything cached is dropped instead. For whoever
+   * changed the database behind the process's back and must see the result at once (the CLI
+   * commands' tests).
+   */
+  async catchUp(pool: Pick<pg.Pool, 'connect'>): Promise<void> {
+    // A client of its own, queried with promises: the pooled clients' query is wrapped (watch),
+    // and pg.Pool.query would call it with a callback the wrapper does not take.
+    const client = await pool.connect();
+    try {
+      await this.applied((text, values) => client.query(text as string, values as unknown[]), [...this.tables.keys(), ...FED]);
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
    * After this process committed writes to `tables`: sends a marker and waits until it comes
    * back on the LISTEN connection. It was sent after the commit, and PostgreSQL delivers
    * notifications in commit order, so by then the write's own notifications have been applied.

@@ -1,13 +1,15 @@
 /**
  * Runs `parley` commands for tests: `runCli` in this process (fast: the command module tree is
  * already loaded; the command opens its own database connection exactly as the real binary
- * does), `spawnCli` as a real process (slow: about a second of CPU per run).
+ * does), `spawnCli` as a real process (slow: about a second of CPU per run). Both return once
+ * the test server on the same database has heard what the command wrote (servers-by-schema.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { buildProgram, CommandError } from '../../src/cli/index.js';
 import { SettingsError } from '../../src/settings.js';
+import { serverCaughtUp } from './servers-by-schema.js';
 
 export interface Run {
   code: number;
@@ -34,6 +36,7 @@ export async function runCli(env: Record<string, string>, args: string[]): Promi
       c.configureOutput({ writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) });
     }
     await program.parseAsync(args, { from: 'user' });
+    await serverCaughtUp(env);
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { exitCode?: number; message?: string; code?: string };
@@ -70,6 +73,6 @@ export function spawnCli(env: Record<string, string>, args: string[]): Promise<R
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code) => void serverCaughtUp(env).then(() => resolve({ code: code ?? -1, stdout, stderr }), reject));
   });
 }

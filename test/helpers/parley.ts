@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { closeServices, openServices, ensureAdminAccount } from '../../src/boot.js';
+import { registerServer } from './servers-by-schema.js';
 import { dropSchema } from '../../src/db/database.js';
 import { buildServer } from '../../src/http/server.js';
 import type { Services } from '../../src/services/index.js';
@@ -83,6 +84,7 @@ export async function startParley(dialect: DialectName = 'sqlite', opts: StartOp
   await app.listen({ port: opts.port ?? 0, host: '127.0.0.1' });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const unregister = registerServer(env.DATABASE_SCHEMA, services.db);
   return {
     url: `http://127.0.0.1:${port}`,
     services,
@@ -90,6 +92,7 @@ export async function startParley(dialect: DialectName = 'sqlite', opts: StartOp
     dialect,
     env,
     async close() {
+      unregister();
       await app.close();
       await closeServices(services);
       if (env.DATABASE_SCHEMA && env.DATABASE_URL) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
