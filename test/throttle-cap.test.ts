@@ -9,7 +9,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashPassword } from '../src/domain/passwords.js';
 import { basic, createUser, dialects, passwordOf, startParley } from './helpers/parley.js';
-import { createRoom, setRoom, V4 } from './helpers/rooms.js';
+import { countQueries, createRoom, setRoom, V4 } from './helpers/rooms.js';
+import { seenAcross } from './helpers/eventually.js';
 import { requestFrom, secretChecks } from './helpers/throttle.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
 
@@ -80,6 +81,29 @@ for (const dialect of dialects()) {
       // The right password from the capped address is refused too.
       const right = await requestFrom(t.p.url, 'POST', `${V4}/room/${room.token}/participants/active`, '127.0.0.24', { form: { password: 'open sesame 42' } });
       assert.equal(right.status, 429);
+    });
+
+    it('the cap check is kept per process, and failures recorded through another process cap a cached credential here too', async () => {
+      const addr = '127.0.0.27';
+      const right = basic('alice', passwordOf('alice'));
+      const me = () => requestFrom(t.p.url, 'GET', '/cloud/capabilities', addr, { authorization: right });
+      // The first request verifies the password and records the login (a write to the account's
+      // row, read again by the next request).
+      for (let i = 0; i < 3; i++) assert.equal((await me()).status, 200);
+      // Warm: the credential and the cap check are both kept (on PostgreSQL the cap check on the
+      // change feed's word, migration 0713), so the request reads nothing.
+      assert.equal(await countQueries(t.p, me), 0);
+      const other = await startParley(dialect, { env: t.p.env });
+      try {
+        for (let i = 0; i < CAP; i++) {
+          assert.equal((await requestFrom(other.url, 'GET', '/cloud/user', addr, { authorization: basic('alice', 'wrong-guess') })).status, 401);
+        }
+        // This process hears the other's attempts (PostgreSQL: their notification) and refuses.
+        const capped = await seenAcross(dialect, 'the cap reached through the other process applies here', me, (r) => r.status === 429);
+        assert.equal(capped.body.ocs.data.error, 'throttled');
+      } finally {
+        await other.close();
+      }
     });
 
     it('the first failure makes the next attempt wait BRUTE_FORCE_DELAY_MS, not twice that', async () => {

@@ -143,7 +143,7 @@ export class PgChangeFeed extends TopicLog implements ChangeFeed {
   }
 }
 
-/** Topic of every brute-force attempt (SQLite's cached cap check). */
+/** Topic of every brute-force attempt (the kept cap check; on PostgreSQL notified since migration 0713). */
 export const BRUTE_FORCE_TOPIC = 'k:brute_force_attempts';
 
 /** Topic of a conversation (its room id). */

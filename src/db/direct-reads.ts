@@ -162,6 +162,32 @@ export function changeFeedOf(kysely: Kysely<Database>): ChangeFeed {
   return readers.get(kysely)?.feed ?? readCacheOf(kysely)?.feed ?? noFeed;
 }
 
+/**
+ * PostgreSQL, a read with a topic and no cached table (the brute-force cap check): results are
+ * kept per parameters with the change feed's position read before the statement, and reused
+ * while the feed has heard no change of the topic since (notified at commit, in commit order:
+ * a commit the statement did not see is heard after that position). No position (the LISTEN
+ * connection is down): not kept.
+ */
+function keptOnFeed<R extends object>(
+  feed: ChangeFeed,
+  topic: string,
+  query: (parameters: readonly unknown[]) => Promise<R[]>,
+): (parameters: readonly unknown[]) => Promise<R[]> {
+  const kept = new BoundedMap<string, { position: number; rows: R[] }>(10_000);
+  return async (parameters) => {
+    const position = feed.position();
+    if (position === undefined) return query(parameters);
+    const key = JSON.stringify(parameters);
+    let hit = kept.get(key);
+    if (hit === undefined || !feed.unchangedSince(hit.position, [topic])) {
+      hit = { position, rows: await query(parameters) };
+      kept.set(key, hit);
+    }
+    return hit.rows.map((r) => ({ ...r }));
+  };
+}
+
 function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[]): R[] {
   const started = performance.now();
   const rows = reader.database.prepare(sql).all(parameters as unknown[]) as R[];
@@ -173,11 +199,11 @@ export interface CompiledReadOptions {
   /**
    * The table read, for the PostgreSQL cache: results are then cached per process and dropped
    * when the table's notify trigger names the read's one parameter (pg-read-cache.ts). Without
-   * it the read is not cached on PostgreSQL (the brute-force cap check, for instance). On
-   * SQLite it names the read's change-feed topic (`cachedTableTopic`).
+   * it, a read with a `topic` is kept on PostgreSQL's change feed instead, and any other is not
+   * cached there. On SQLite it names the read's change-feed topic (`cachedTableTopic`).
    */
   table?: CachedTable;
-  /** The change-feed topic of a read without `table` (SQLite; change-feed.ts), the same for all its parameters. */
+  /** The change-feed topic of a read without `table` (change-feed.ts; on PostgreSQL its notify trigger must exist), the same for all its parameters. */
   topic?: string;
 }
 
@@ -199,7 +225,8 @@ export function compiledRead<R extends object>(
   const query = async (parameters: readonly unknown[]) => (await db.executeQuery<R>({ ...compiled, parameters })).rows;
   const pgCache = options.table === undefined ? undefined : readCacheOf(db);
   if (pgCache !== undefined && compiled.parameters.length !== 1) throw new Error('compiledRead: a cached table read takes its key as its one parameter');
-  const uncached = pgCache === undefined ? query : pgCache.reader(options.table!, query);
+  const pgFeed = pgCache === undefined && options.topic !== undefined ? readCacheOf(db)?.feed : undefined;
+  const uncached = pgCache !== undefined ? pgCache.reader(options.table!, query) : pgFeed !== undefined ? keptOnFeed(pgFeed, options.topic!, query) : query;
   const topicOf =
     options.table !== undefined
       ? (p: readonly unknown[]) => cachedTableTopic(options.table!, p[0])

@@ -38,6 +38,7 @@ import type pg from 'pg';
 import { BoundedMap } from '../domain/bounded-map.js';
 import { PgChangeFeed } from './change-feed.js';
 import { FED_TABLES } from './migrations/0712-change-feed.js';
+import { BRUTE_FORCE_FED_TABLES } from './migrations/0713-brute-force-feed.js';
 import type { QueryStats } from './query-stats.js';
 import type { WakeObserver } from './wake.js';
 
@@ -50,7 +51,7 @@ const CACHE_PAYLOAD_PREFIX = 'cache:';
 /** Prefix of the change feed's payloads (`feed:<topic>`, migration 0712). */
 const FEED_PAYLOAD_PREFIX = 'feed:';
 /** Tables whose writes notify the change feed: a write to one is synced like a cached table's, so that this process's next read sees its topics changed. */
-const FED: ReadonlySet<string> = new Set(FED_TABLES);
+const FED: ReadonlySet<string> = new Set([...FED_TABLES, ...BRUTE_FORCE_FED_TABLES]);
 /** Prefix of a writer's marker (`cache-sync:<process token>:<n>`), after its own notifications. */
 const SYNC_PREFIX = 'cache-sync:';
 /** How long a writer waits for its marker before dropping the written tables instead. */

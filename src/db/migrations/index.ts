@@ -31,6 +31,7 @@ import { readCacheNotify } from './0707-read-cache-notify.js';
 import { chatExpiringIndex } from './0710-chat-expiring-index.js';
 import { recordRevisions } from './0711-record-revisions.js';
 import { changeFeed } from './0712-change-feed.js';
+import { bruteForceFeed } from './0713-brute-force-feed.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -59,4 +60,5 @@ export const migrations: ParleyMigration[] = [
   chatExpiringIndex,
   recordRevisions,
   changeFeed,
+  bruteForceFeed,
 ];

@@ -33,8 +33,9 @@ export class BruteForceRepository {
   }
 
   /**
-   * Whether at least `max` attempts happened after `since`: a read (cached on SQLite until the
-   * database changes), for requests that present an already verified credential.
+   * Whether at least `max` attempts happened after `since`, for requests that present an
+   * already verified credential: a read kept on the change feed (topic `k:brute_force_attempts`,
+   * both databases) until an attempt is recorded or removed.
    */
   async atCap(subnet: string, action: string, since: number, max: number): Promise<boolean> {
     const rows = await this.nthLatestRead([subnet, action, 1, max - 1]);
