@@ -99,17 +99,20 @@ const PG_KINDS: Record<string, (row: 'OLD' | 'NEW') => string> = {
   global: () => `PERFORM pg_notify(channel, 'feed:g');`,
 };
 
-async function postgresFeed(db: Kysely<any>): Promise<void> {
-  for (const [kind, body] of Object.entries(PG_KINDS)) {
-    // The channel as wake.ts names it (as migration 0707 computes it); TRUNCATE is `g`.
-    await sql
-      .raw(
-        `CREATE OR REPLACE FUNCTION parley_feed_${kind}() RETURNS trigger LANGUAGE plpgsql AS $$
+/**
+ * PostgreSQL: the trigger function `parley_feed_<kind>()`, running `body` for the old and the new
+ * row version; a TRUNCATE notifies `statementTopic`. `body` may use `channel`: the wake channel as
+ * wake.ts names it (as migration 0707 computes it). Also used by later migrations (0713).
+ */
+export async function createPgFeedFunction(db: Kysely<any>, kind: string, body: (row: 'OLD' | 'NEW') => string, statementTopic = 'g'): Promise<void> {
+  await sql
+    .raw(
+      `CREATE OR REPLACE FUNCTION parley_feed_${kind}() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
           channel text := left('parley_wake_' || regexp_replace(TG_TABLE_SCHEMA, '[^a-zA-Z0-9_]', '_', 'g'), 63);
         BEGIN
           IF TG_LEVEL = 'STATEMENT' THEN
-            PERFORM pg_notify(channel, 'feed:g');
+            PERFORM pg_notify(channel, 'feed:${statementTopic}');
             RETURN NULL;
           END IF;
           IF TG_OP <> 'INSERT' THEN ${body('OLD')} END IF;
@@ -117,19 +120,25 @@ async function postgresFeed(db: Kysely<any>): Promise<void> {
           RETURN NULL;
         END
         $$`,
-      )
-      .execute(db);
-  }
+    )
+    .execute(db);
+}
+
+/** PostgreSQL: the row and TRUNCATE triggers calling `parley_feed_<kind>()` on `table`. */
+export async function createPgFeedTriggers(db: Kysely<any>, table: string, kind: string): Promise<void> {
+  await sql.raw(`CREATE TRIGGER parley_feed AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION parley_feed_${kind}()`).execute(db);
+  await sql.raw(`CREATE TRIGGER parley_feed_truncate AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION parley_feed_${kind}()`).execute(db);
+}
+
+async function postgresFeed(db: Kysely<any>): Promise<void> {
+  for (const [kind, body] of Object.entries(PG_KINDS)) await createPgFeedFunction(db, kind, body);
   const kinds: Array<[table: string, kind: string]> = [
     ...BY_ROOM.map(([table]): [string, string] => [table, table === 'rooms' || table === 'attendees' ? table : 'room_id']),
     ...THROUGH.map(([table]): [string, string] => [table, table]),
     ...BY_USER.map((t): [string, string] => [t, 'user']),
     ...GLOBAL.map((t): [string, string] => [t, 'global']),
   ];
-  for (const [table, kind] of kinds) {
-    await sql.raw(`CREATE TRIGGER parley_feed AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION parley_feed_${kind}()`).execute(db);
-    await sql.raw(`CREATE TRIGGER parley_feed_truncate AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION parley_feed_${kind}()`).execute(db);
-  }
+  for (const [table, kind] of kinds) await createPgFeedTriggers(db, table, kind);
   const shownChanged = SHOWN_USER_COLUMNS.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
   await sql.raw(`CREATE TRIGGER parley_feed AFTER INSERT OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION parley_feed_global()`).execute(db);
   await sql

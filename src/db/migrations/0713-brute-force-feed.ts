@@ -8,8 +8,10 @@
  * removes old ones), so the topic changes rarely. PostgreSQL sends one notification per
  * transaction for the same payload, so a housekeeping delete of many rows is one.
  */
-import { sql } from 'kysely';
 import type { ParleyMigration } from './helpers.js';
+import { createPgFeedFunction, createPgFeedTriggers } from './0712-change-feed.js';
+
+const TOPIC = 'k:brute_force_attempts';
 
 /** The tables this migration feeds, besides 0712's (pg-read-cache.ts syncs a process's own writes to them). */
 export const BRUTE_FORCE_FED_TABLES: readonly string[] = ['brute_force_attempts'];
@@ -18,19 +20,8 @@ export const bruteForceFeed: ParleyMigration = {
   name: '0713-brute-force-feed',
   async up({ db, dialect }) {
     if (dialect !== 'postgres') return;
-    // The channel as wake.ts names it (as migrations 0707 and 0712 compute it).
-    await sql`
-      CREATE OR REPLACE FUNCTION parley_feed_brute_force() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_notify(left('parley_wake_' || regexp_replace(TG_TABLE_SCHEMA, '[^a-zA-Z0-9_]', '_', 'g'), 63), 'feed:k:brute_force_attempts');
-        RETURN NULL;
-      END
-      $$`.execute(db);
-    await sql`CREATE TRIGGER parley_feed AFTER INSERT OR UPDATE OR DELETE ON brute_force_attempts FOR EACH ROW EXECUTE FUNCTION parley_feed_brute_force()`.execute(
-      db,
-    );
-    await sql`CREATE TRIGGER parley_feed_truncate AFTER TRUNCATE ON brute_force_attempts FOR EACH STATEMENT EXECUTE FUNCTION parley_feed_brute_force()`.execute(
-      db,
-    );
+    // 0712's trigger function and triggers; a TRUNCATE names the same topic as a row.
+    await createPgFeedFunction(db, 'brute_force', () => `PERFORM pg_notify(channel, 'feed:${TOPIC}');`, TOPIC);
+    for (const table of BRUTE_FORCE_FED_TABLES) await createPgFeedTriggers(db, table, 'brute_force');
   },
 };
