@@ -77,7 +77,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
           await pool.end();
           throw e;
         }));
-    const readCache = new PgReadCache(wakeChannel(channelSchema), stats);
+    const readCache = new PgReadCache(wakeChannel(channelSchema), stats, pool);
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(readCache.trackWrites(pool)) }), log });
     attachReadCache(kysely, readCache);
     const wake = postgresWake(kysely, opts.databaseUrl, channelSchema, readCache.observer);

@@ -223,10 +223,19 @@ export function compiledRead<R extends object>(
   if (compiled.parameters.length === 0) throw new Error('compiledRead: the template needs its parameters');
   const results = new BoundedMap<string, { stamp: string; position: number | undefined; rows: R[] }>(10_000);
   const query = async (parameters: readonly unknown[]) => (await db.executeQuery<R>({ ...compiled, parameters })).rows;
-  const pgCache = options.table === undefined ? undefined : readCacheOf(db);
-  if (pgCache !== undefined && compiled.parameters.length !== 1) throw new Error('compiledRead: a cached table read takes its key as its one parameter');
-  const pgFeed = pgCache === undefined && options.topic !== undefined ? readCacheOf(db)?.feed : undefined;
-  const uncached = pgCache !== undefined ? pgCache.reader(options.table!, query) : pgFeed !== undefined ? keptOnFeed(pgFeed, options.topic!, query) : query;
+  const readCache = readCacheOf(db);
+  if (readCache !== undefined && options.table !== undefined && compiled.parameters.length !== 1) {
+    throw new Error('compiledRead: a cached table read takes its key as its one parameter');
+  }
+  // PostgreSQL: a table's read through the read cache; a read with a topic on the change feed.
+  const uncached =
+    readCache === undefined
+      ? query
+      : options.table !== undefined
+        ? readCache.reader(options.table, query)
+        : options.topic !== undefined
+          ? keptOnFeed(readCache.feed, options.topic, query)
+          : query;
   const topicOf =
     options.table !== undefined
       ? (p: readonly unknown[]) => cachedTableTopic(options.table!, p[0])

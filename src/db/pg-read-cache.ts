@@ -116,10 +116,12 @@ export class PgReadCache {
   /**
    * @param channel the wake channel the notify triggers send on (wake.ts `wakeChannel`)
    * @param stats where the markers are counted as the statements they are
+   * @param pool the process's pool, unwrapped (`catchUp` sends its marker through it)
    */
   constructor(
     private readonly channel: string,
     private readonly stats: QueryStats,
+    private readonly pool: Pick<pg.Pool, 'connect'>,
   ) {}
 
   /** True while cached reads may be used: enabled and the LISTEN connection listens. */
@@ -287,10 +289,10 @@ export class PgReadCache {
    * changed the database behind the process's back and must see the result at once (the CLI
    * commands' tests).
    */
-  async catchUp(pool: Pick<pg.Pool, 'connect'>): Promise<void> {
+  async catchUp(): Promise<void> {
     // A client of its own, queried with promises: the pooled clients' query is wrapped (watch),
     // and pg.Pool.query would call it with a callback the wrapper does not take.
-    const client = await pool.connect();
+    const client = await this.pool.connect();
     try {
       await this.applied((text, values) => client.query(text as string, values as unknown[]), [...this.tables.keys(), ...FED]);
     } finally {

@@ -6,19 +6,17 @@
  * API right after the command would otherwise race that moment. On SQLite the next request reads
  * the change stamp and needs nothing.
  */
-import type pg from 'pg';
 import type { Db } from '../../src/db/database.js';
 
-const servers = new Map<string, Db>();
+const servers = new Map<string, NonNullable<Db['readCache']>>();
 
 export function registerServer(schema: string | undefined, db: Db): () => void {
-  if (schema === undefined || !db.readCache || !db.pool) return () => undefined;
-  servers.set(schema, db);
+  if (schema === undefined || db.readCache === undefined) return () => undefined;
+  servers.set(schema, db.readCache);
   return () => servers.delete(schema);
 }
 
 /** After a command ran with `env`: waits until the server on its schema has heard its commits. */
 export async function serverCaughtUp(env: Record<string, string | undefined>): Promise<void> {
-  const db = env.DATABASE_SCHEMA === undefined ? undefined : servers.get(env.DATABASE_SCHEMA);
-  if (db?.readCache && db.pool) await db.readCache.catchUp(db.pool as unknown as Pick<pg.Pool, 'connect'>);
+  await (env.DATABASE_SCHEMA === undefined ? undefined : servers.get(env.DATABASE_SCHEMA))?.catchUp();
 }
