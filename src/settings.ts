@@ -71,13 +71,13 @@ export interface OverloadSettings {
    */
   maxDbWaitMs: number;
   /**
-   * Shed while the event loop was busy more than this share of the last sample (0-1; 0 = never),
-   * as @fastify/under-pressure's maxEventLoopUtilization: a saturated process keeps taking in
-   * requests while its timers still fire nearly on time, and their wait grows where no other
-   * signal sees it (in the sockets and between their steps).
+   * Admit requests at a rate once the event loop was busy more than this share of a sample (0-1;
+   * 0 = never; http/admission-rate.ts), as @fastify/under-pressure's maxEventLoopUtilization: a
+   * saturated process keeps taking in requests while its timers still fire nearly on time, and
+   * their wait grows where no other signal sees it (in the sockets and between their steps).
    */
   maxEventLoopUtilization: number;
-  /** How often the pressure is sampled (ms); a decision holds until the next sample. */
+  /** How often the pressure is sampled (ms); a sample's verdict (or admission rate) holds until the next one. */
   sampleMs: number;
   /** The Retry-After of a shed request (seconds). */
   retryAfterSeconds: number;

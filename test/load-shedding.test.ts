@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { loadSettings, SettingsError } from '../src/settings.js';
 import { useParley } from './helpers/fixtures.js';
 import { admin, dialects } from './helpers/parley.js';
+import { AdmissionRate } from '../src/http/admission-rate.js';
 
 /** Keeps the event loop busy for `ms` (what an overloaded process does to its timers). */
 function blockEventLoop(ms: number): void {
@@ -101,6 +102,35 @@ for (const dialect of dialects()) {
       assert.equal(r.data.error, 'overloaded');
       await new Promise((done) => setTimeout(done, 200));
       assert.equal((await t.call('GET', CAPABILITIES, { as: admin })).status, 200);
+    });
+
+    it('keeps serving some requests while saturated, at a rate, instead of shedding them all', async () => {
+      // The loop stays busy 45 ms of every 50 for a second: every sample is past 80%. Requests
+      // go 5 at a time; after the first 503 the process still lets some in at its admission
+      // rate (at least one per sample) and sheds the rest.
+      const load = setInterval(() => blockEventLoop(45), 50);
+      const after: number[] = [];
+      let shedding = false;
+      try {
+        const until = performance.now() + 1500;
+        while (performance.now() < until) {
+          const batch = await Promise.all(Array.from({ length: 5 }, () => fetch(`${t.p.url}/hello`)));
+          for (const res of batch) {
+            await res.arrayBuffer();
+            if (shedding) after.push(res.status);
+            if (res.status === 503) shedding = true;
+          }
+        }
+      } finally {
+        clearInterval(load);
+      }
+      assert.ok(shedding, 'a saturated loop never shed');
+      assert.ok(after.includes(503), 'the load was not shed once saturated');
+      assert.ok(after.includes(200), `every request after the first 503 was shed (${after.length})`);
+      assert.deepEqual(
+        after.filter((st) => st !== 200 && st !== 503),
+        [],
+      );
     });
   });
 
@@ -226,5 +256,63 @@ describe('overload settings', () => {
       () => loadSettings({ OVERLOAD_SAMPLE_MS: 'soon' }),
       (e: unknown) => e instanceof SettingsError && /OVERLOAD_SAMPLE_MS/.test(e.message),
     );
+  });
+});
+
+describe('admission rate of a saturated process', () => {
+  /** Offers `n` requests spread evenly over [from, from + ms); returns how many were let in. */
+  const offer = (rate: AdmissionRate, from: number, ms: number, n: number): number => {
+    let admitted = 0;
+    for (let i = 0; i < n; i++) if (rate.admit(from + (i * ms) / n)) admitted++;
+    return admitted;
+  };
+
+  it('lets everything in until a sample is saturated, then 0.8 of what that sample admitted', () => {
+    const rate = new AdmissionRate();
+    assert.equal(offer(rate, 0, 100, 400), 400);
+    rate.sample(100, 100, 0.5, 0.98);
+    assert.equal(rate.limiting, false);
+    assert.equal(offer(rate, 100, 100, 400), 400);
+    rate.sample(200, 100, 0.99, 0.98);
+    assert.equal(rate.limiting, true);
+    // 400 per 100 ms were admitted: now 320 per 100 ms, whatever is offered.
+    const admitted = offer(rate, 200, 100, 800);
+    assert.ok(admitted >= 315 && admitted <= 322, String(admitted));
+  });
+
+  it('lowers the rate while saturated, raises it by the room left while calm and refusing, lifts it once nothing is refused', () => {
+    const rate = new AdmissionRate();
+    offer(rate, 0, 100, 1000);
+    rate.sample(100, 100, 1, 0.98); // 800 per 100 ms
+    const first = offer(rate, 100, 100, 2000);
+    rate.sample(200, 100, 1, 0.98); // still saturated: 0.8 of what it admitted
+    const second = offer(rate, 200, 100, 2000);
+    assert.ok(second < first * 0.82 && second > first * 0.78, `${first} then ${second}`);
+    rate.sample(300, 100, 0.49, 0.98); // calm, refusing: doubled (0.98 / 0.49, the most)
+    const third = offer(rate, 300, 100, 4000);
+    assert.ok(third > second * 1.9 && third < second * 2.1, `${second} then ${third}`);
+    rate.sample(400, 100, 0.95, 0.98); // calm, refusing, near the threshold: +5%
+    const fourth = offer(rate, 400, 100, 4000);
+    assert.ok(fourth > third * 1.03 && fourth < third * 1.08, `${third} then ${fourth}`);
+    rate.sample(500, 100, 0.95, 0.98);
+    // Offered less than the rate (after the bucket refilled a little): nothing refused, so the
+    // next calm sample lifts the limit.
+    assert.equal(offer(rate, 501, 99, 100), 100);
+    rate.sample(600, 100, 0.5, 0.98);
+    assert.equal(rate.limiting, false);
+    assert.equal(offer(rate, 600, 100, 5000), 5000);
+  });
+
+  it('never falls below one request per sample, and spreads admissions over the sample', () => {
+    const rate = new AdmissionRate();
+    rate.sample(100, 100, 1, 0.98); // saturated with nothing admitted
+    assert.equal(rate.limiting, true);
+    // One per 100 ms: 2 of 50 requests offered over 250 ms (at 200 and 300 ms).
+    assert.equal(offer(rate, 100, 250, 50), 2);
+    // A burst at one instant takes what the bucket holds, not the whole sample's allowance.
+    const busy = new AdmissionRate();
+    offer(busy, 0, 100, 1000);
+    busy.sample(100, 100, 1, 0.98); // 8 per ms, 20 ms of burst at most
+    assert.equal(offer(busy, 1000, 0, 5000), 160);
   });
 });

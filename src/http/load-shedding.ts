@@ -3,11 +3,14 @@
  * any authentication or database work, instead of joining a queue that only grows (every queued
  * request makes all later ones slower, until clients time out and throughput collapses). The
  * signal is the process's own pressure, as @fastify/under-pressure measures it: the share of the
- * last sample the event loop was busy (its utilization), the mean event-loop delay over it (how late a 10 ms timer fires: a loop that cannot keep up
- * is late for its timers; measured here rather than with perf_hooks.monitorEventLoopDelay, which
- * on Node 20 records only a sample or two per interval, so one stall decided a whole sample) and
- * the used heap against V8's limit; a sample's decision holds
- * until the next sample, so a busy moment sheds for one interval and then lets traffic in again.
+ * last sample the event loop was busy (its utilization), the mean event-loop delay over it (how
+ * late a 10 ms timer fires: a loop that cannot keep up is late for its timers; measured here
+ * rather than with perf_hooks.monitorEventLoopDelay, which on Node 20 records only a sample or two
+ * per interval, so one stall decided a whole sample) and the used heap against V8's limit.
+ * A sample past the delay or heap threshold sheds every request until the next sample. A sample
+ * past the utilization threshold (saturated on CPU) sets an admission rate instead
+ * (admission-rate.ts): the process keeps serving about what it can and sheds the rest, rather
+ * than alternating between saturated and idle samples.
  * The queue may instead grow in front of the database while the event loop stays on time: on
  * PostgreSQL the number of requests waiting for a pool connection, on SQLite how long the first
  * in line for the one connection has waited, both read at each request.
@@ -21,6 +24,7 @@ import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { overloaded } from '../domain/errors.js';
 import type { OverloadSettings } from '../settings.js';
+import { AdmissionRate } from './admission-rate.js';
 import { negotiateFormat, versionFromUrl } from './ocs/envelope.js';
 import { sendOcsError } from './ocs/route.js';
 
@@ -29,9 +33,12 @@ const RESOLUTION_MS = 10;
 /** Paths (without the query) that are always served. */
 const EXEMPT = new Set(['/status.php', '/metrics']);
 
-/** Samples the process's pressure; `overloaded` is the latest sample's verdict. */
+/** Samples the process's pressure; `admit()` decides each request. */
 export class PressureMonitor {
-  overloaded = false;
+  /** The latest sample's verdict on the delay and heap signals: shed every request. */
+  private overloaded = false;
+  private readonly rate = new AdmissionRate();
+  private sampledAt = performance.now();
   private readonly ticker: NodeJS.Timeout;
   private readonly timer: NodeJS.Timeout;
   private lastTick = performance.now();
@@ -54,17 +61,23 @@ export class PressureMonitor {
     this.timer.unref();
   }
 
+  /** Whether a request arriving now is served (false: answer 503). */
+  admit(): boolean {
+    if (this.overloaded) return false;
+    return this.settings.maxEventLoopUtilization === 0 || this.rate.admit(performance.now());
+  }
+
   private sample(): void {
     const delayMs = this.ticks === 0 ? 0 : this.lateSum / this.ticks;
     this.lateSum = 0;
     this.ticks = 0;
     const elu = perfHooks.eventLoopUtilization(this.lastElu);
     this.lastElu = perfHooks.eventLoopUtilization();
+    const now = performance.now();
     const { maxEventLoopDelayMs, maxHeapPercent, maxEventLoopUtilization } = this.settings;
-    this.overloaded =
-      (maxEventLoopDelayMs > 0 && delayMs > maxEventLoopDelayMs) ||
-      (maxEventLoopUtilization > 0 && elu.utilization > maxEventLoopUtilization) ||
-      (maxHeapPercent > 0 && process.memoryUsage().heapUsed > this.maxHeapBytes);
+    if (maxEventLoopUtilization > 0) this.rate.sample(now, now - this.sampledAt, elu.utilization, maxEventLoopUtilization);
+    this.sampledAt = now;
+    this.overloaded = (maxEventLoopDelayMs > 0 && delayMs > maxEventLoopDelayMs) || (maxHeapPercent > 0 && process.memoryUsage().heapUsed > this.maxHeapBytes);
   }
 
   stop(): void {
@@ -87,7 +100,7 @@ export function registerLoadShedding(
   const dbBehind = () =>
     (dbQueue !== undefined && dbQueue.waitingCount > settings.maxDbWaiting) || (connectionWaitMs !== undefined && connectionWaitMs() > settings.maxDbWaitMs);
   app.addHook('onRequest', (request, reply, done) => {
-    if (!monitor.overloaded && !dbBehind()) return done();
+    if (!dbBehind() && monitor.admit()) return done();
     const at = request.url.indexOf('?');
     const pathOnly = at >= 0 ? request.url.slice(0, at) : request.url;
     if (EXEMPT.has(pathOnly)) return done();
