@@ -9,10 +9,10 @@
  * - SQLite (`SqliteChangeFeed`): the triggers append each topic to the `change_feed` table, in
  *   commit order. Reading it costs nothing while the database's change stamp (direct-reads.ts:
  *   any commit by any process, any write by this one) is the one of the last reading; otherwise
- *   one indexed statement reads the rows added since. A reader that fell behind the pruned rows,
- *   or that would have to read more than MAX_ROWS of them, starts over: every answer kept before
- *   is taken as changed (`floor`); so does one that finds the rows deleted by hand (their
- *   numbering started again below its reading). Inside a transaction there is no position.
+ *   one indexed statement reads the rows from the last one read on. A reader that fell behind
+ *   the pruned rows, or that would have to read more than MAX_ROWS of them, starts over: every
+ *   answer kept before is taken as changed (`floor`); so does one that finds the rows deleted by
+ *   hand (the last row it read is gone). Inside a transaction there is no position.
  * - PostgreSQL (`PgChangeFeed`): the triggers notify `feed:<topic>` on the schema's wake channel,
  *   delivered at commit in commit order to every process's LISTEN connection (pg-read-cache.ts
  *   feeds them here in the order heard, numbered by this process). A write of this process
@@ -94,38 +94,55 @@ export class SqliteChangeFeed extends TopicLog implements ChangeFeed {
     const conn = this.connection();
     if (conn === undefined) return undefined;
     if (conn.stamp === this.stamp) return this.seq;
-    const begun = performance.now();
-    let rows: Array<{ seq: number | null; topic: string | null }>;
     try {
-      // One statement: the newest row first, then the rows after this process's last reading.
-      rows = conn.database
-        .prepare(
-          'SELECT 0 AS k, max(seq) AS seq, NULL AS topic FROM change_feed UNION ALL SELECT 1, seq, topic FROM (SELECT seq, topic FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?) ORDER BY k, seq',
-        )
-        .all(this.row ?? Number.MAX_SAFE_INTEGER, MAX_ROWS + 1) as typeof rows;
+      this.read(conn.database, conn.stats);
     } catch (e) {
       if (!/no such table/.test(String(e))) throw e;
       this.available = false;
       return undefined;
-    } finally {
-      conn.stats.record(performance.now() - begun, false);
-    }
-    const newest = rows[0].seq ?? 0;
-    const from = this.row;
-    // The first reading; too many rows; a gap (rows pruned before this process read them); or
-    // the rows deleted by hand, numbering again below this reading (rows it would never read):
-    // start over at the newest row.
-    if (from === undefined || rows.length > MAX_ROWS + 1 || (rows.length > 1 && rows[1].seq !== from + 1) || newest < from) {
-      this.startOver();
-      this.row = newest;
-    } else {
-      for (let i = 1; i < rows.length; i++) this.changed(rows[i].topic!);
-      this.row = newest;
     }
     this.stamp = conn.stamp;
     return this.seq;
   }
+
+  /**
+   * One indexed range read from the last row read (inclusive) on: that row still being there is
+   * what shows that nothing before it went missing. It is not there when the reader fell behind
+   * the pruned rows or the rows were deleted by hand (their numbering may start again below it),
+   * and a reader that would have to read more than MAX_ROWS rows gives up: each then starts over
+   * at the newest row (a second statement, rare). The first reading starts over too.
+   */
+  private read(database: SQLite.Database, stats: QueryStats): void {
+    const from = this.row;
+    if (from !== undefined) {
+      // Row 0 is never written (numbering starts at 1): read from an empty feed, every row counts.
+      const begun = performance.now();
+      let rows: Array<{ seq: number; topic: string }>;
+      try {
+        rows = database.prepare(READ_FROM).all(from, MAX_ROWS + 2) as typeof rows;
+      } finally {
+        stats.record(performance.now() - begun, false);
+      }
+      const anchored = from === 0 ? 0 : 1;
+      if (rows.length <= MAX_ROWS + anchored && (anchored === 0 || rows[0]?.seq === from)) {
+        for (let i = anchored; i < rows.length; i++) this.changed(rows[i].topic);
+        if (rows.length > anchored) this.row = rows[rows.length - 1].seq;
+        return;
+      }
+    }
+    this.startOver();
+    const begun = performance.now();
+    try {
+      this.row = (database.prepare(NEWEST).pluck().get() as number | null) ?? 0;
+    } finally {
+      stats.record(performance.now() - begun, false);
+    }
+  }
 }
+
+/** The feed's rows from a position on, in order (change_feed.seq is the rowid: a range read). */
+const READ_FROM = 'SELECT seq, topic FROM change_feed WHERE seq >= ? ORDER BY seq LIMIT ?';
+const NEWEST = 'SELECT max(seq) FROM change_feed';
 
 export class PgChangeFeed extends TopicLog implements ChangeFeed {
   /** @param listening true while every commit's notifications reach this process (pg-read-cache.ts `active`) */
