@@ -25,14 +25,15 @@
  * a server that never sheds, MIXED_WEIGHTS=poll=1,write=1 replaces the weights of ACTIONS (one kind
  * alone gives that kind's cost). OVERLOAD_* set here reach the server (default: its own defaults).
  *
- * Each step also prints the server process's CPU time per request (user + system, /proc; on
- * PostgreSQL the database's own CPU is not included) and the statements it sent per request (its
- * GET /metrics), so a step can be read as cost, not only as latency on a shared machine.
+ * Each step also prints the server process's CPU time per request (user + system, /proc), on
+ * PostgreSQL that of the database backends serving its connections (bench/lib/process-cpu.mjs),
+ * and the statements it sent per request (its GET /metrics), so a step can be read as cost, not
+ * only as latency on a shared machine.
  */
 import http from 'node:http';
 import argon2 from '@node-rs/argon2';
 import { basic, chosenDatabases, closeSeedServices, dist, freshDatabase, ocs, openSeedServices, startServer, statementsSent } from './lib/server.mjs';
-import { cpuSeconds } from './lib/process-cpu.mjs';
+import { backendPids, cpuSeconds } from './lib/process-cpu.mjs';
 import { userAttendeeRow } from './lib/seed.mjs';
 
 const USERS = 200;
@@ -146,11 +147,19 @@ let serverPid;
 /** The server's user + system CPU time in ms so far. */
 const serverCpuMs = () => cpuSeconds(serverPid) * 1000;
 
+/** PostgreSQL: CPU ms so far of each backend serving the server's connections (pid → ms); none on SQLite. */
+async function backendsCpuMs(db) {
+  const out = new Map();
+  if (db !== 'postgres') return out;
+  for (const pid of await backendPids(serverPid)) out.set(pid, cpuSeconds(pid) * 1000);
+  return out;
+}
+
 /** The lowest rate offered so far. */
 let lowestTried = Infinity;
 
 /** Offers `rate` requests per second for `seconds`; returns the outcome. */
-async function offer(url, users, rate, seconds) {
+async function offer(db, url, users, rate, seconds) {
   lowestTried = Math.min(lowestTried, rate);
   // As many connections as 200 browsers may open: requests wait in the server, not in this client.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1200 });
@@ -159,6 +168,7 @@ async function offer(url, users, rate, seconds) {
   const inflight = new Set();
   const statementsBefore = await statementsSent(url);
   const cpuBefore = serverCpuMs();
+  const backendsBefore = await backendsCpuMs(db);
   const clientCpuBefore = process.cpuUsage();
   const began = performance.now();
   let n = 0;
@@ -202,6 +212,9 @@ async function offer(url, users, rate, seconds) {
   const answeredFor = (performance.now() - began) / 1000;
   const cpuMs = serverCpuMs() - cpuBefore;
   const clientCpu = process.cpuUsage(clientCpuBefore);
+  // A backend that started during the step used all its CPU in it (one that ended is missed).
+  let backendsMs = 0;
+  for (const [pid, ms] of await backendsCpuMs(db)) backendsMs += ms - (backendsBefore.get(pid) ?? 0);
   const statements = (await statementsSent(url)) - statementsBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
@@ -211,6 +224,7 @@ async function offer(url, users, rate, seconds) {
     offeredPerSecond: out.sent / sentFor,
     servedPerSecond: out.ok / answeredFor,
     cpuMsPerRequest: cpuMs / (out.ok + out.shed),
+    backendsMsPerRequest: db === 'postgres' ? backendsMs / (out.ok + out.shed) : undefined,
     // This load generator's own CPU, as a share of one core over the step: near 100%, the
     // generator (not the server) sets the pace and the latencies.
     clientCorePercent: ((clientCpu.user + clientCpu.system) / 1000 / (answeredFor * 1000)) * 100,
@@ -222,7 +236,9 @@ async function offer(url, users, rate, seconds) {
 
 const line = (db, label, r) =>
   `  ${db.padEnd(8)} ${label.padEnd(8)} offered ${r.offeredPerSecond.toFixed(0).padStart(5)}/s  served ${r.servedPerSecond.toFixed(0).padStart(5)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms` +
-  `  shed ${r.shed}  errors ${r.errors}  timeouts ${r.timeouts}  server-cpu ${r.cpuMsPerRequest.toFixed(2)} ms/req  statements ${r.statementsPerRequest.toFixed(1)}/req  client ${r.clientCorePercent.toFixed(0)}% of a core`;
+  `  shed ${r.shed}  errors ${r.errors}  timeouts ${r.timeouts}  server-cpu ${r.cpuMsPerRequest.toFixed(2)} ms/req` +
+  (r.backendsMsPerRequest === undefined ? '' : `  backends-cpu ${r.backendsMsPerRequest.toFixed(2)} ms/req`) +
+  `  statements ${r.statementsPerRequest.toFixed(1)}/req  client ${r.clientCorePercent.toFixed(0)}% of a core`;
 
 const passes = (r) => r.p99 < p99Limit && r.errors === 0 && r.timeouts === 0 && r.shed === 0;
 
@@ -231,7 +247,7 @@ async function search(db, url, users) {
   let good;
   let bad;
   for (let rate = startRate; rate <= maxRate; rate *= 2) {
-    const r = await offer(url, users, rate, stepSeconds);
+    const r = await offer(db, url, users, rate, stepSeconds);
     console.log(line(db, passes(r) ? 'pass' : 'fail', r));
     if (passes(r)) good = r;
     else {
@@ -241,14 +257,14 @@ async function search(db, url, users) {
   }
   // Even the first rate failed: halve until one passes (down to a tenth of it).
   for (let rate = Math.round(startRate / 2); !good && rate >= startRate / 10; rate = Math.round(rate / 2)) {
-    const r = await offer(url, users, rate, stepSeconds);
+    const r = await offer(db, url, users, rate, stepSeconds);
     console.log(line(db, passes(r) ? 'pass' : 'fail', r));
     if (passes(r)) good = r;
     else bad = r;
   }
   for (let i = 0; i < refineSteps && good && bad; i++) {
     const rate = Math.round((good.rate + bad.rate) / 2);
-    const r = await offer(url, users, rate, stepSeconds);
+    const r = await offer(db, url, users, rate, stepSeconds);
     console.log(line(db, passes(r) ? 'pass' : 'fail', r));
     if (passes(r)) good = r;
     else bad = r;
@@ -260,14 +276,14 @@ async function search(db, url, users) {
  * Every user's credential is verified once (argon2) and joins its first conversation (its session
  * cookie), then a short run at a low rate.
  */
-async function warmUp(url, users) {
+async function warmUp(db, url, users) {
   for (const u of users) {
     const res = await fetch(`${url}${V4}/room/${u.rooms[0]}/participants/active?format=json`, { method: 'POST', headers: { ...ocs, Authorization: u.auth } });
     await res.arrayBuffer();
     u.cookie = /parley_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
     if (res.status !== 200 || !u.cookie) throw new Error(`mixed: joining answered ${res.status}`);
   }
-  await offer(url, users, Math.min(startRate, 100), 2);
+  await offer(db, url, users, Math.min(startRate, 100), 2);
 }
 
 /** Twice the highest passing rate (when none passed: twice the lowest rate tried). */
@@ -298,10 +314,10 @@ async function runDatabase(db) {
     let server = await startServer(shedding);
     serverPid = server.pid;
     try {
-      await warmUp(server.url, users);
-      best = fixedRate ? await offer(server.url, users, fixedRate, stepSeconds) : await search(db, server.url, users);
+      await warmUp(db, server.url, users);
+      best = fixedRate ? await offer(db, server.url, users, fixedRate, stepSeconds) : await search(db, server.url, users);
       if (fixedRate) console.log(line(db, passes(best) ? 'pass' : 'fail', best));
-      over = await offer(server.url, users, twice(best), stepSeconds);
+      over = await offer(db, server.url, users, twice(best), stepSeconds);
       console.log(line(db, '2x', over));
     } finally {
       await server.stop();
@@ -317,8 +333,8 @@ async function runDatabase(db) {
       });
       serverPid = server.pid;
       try {
-        await offer(server.url, users, Math.min(startRate, 100), 2);
-        unshed = await offer(server.url, users, twice(best), stepSeconds);
+        await offer(db, server.url, users, Math.min(startRate, 100), 2);
+        unshed = await offer(db, server.url, users, twice(best), stepSeconds);
         console.log(line(db, '2x-noshed', unshed));
       } finally {
         await server.stop();
