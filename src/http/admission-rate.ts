@@ -4,13 +4,14 @@
  *
  * Why a rate and not a verdict: shedding every request for a whole sample after a saturated one
  * leaves the process nearly idle for that sample (a 503 costs little), then lets the whole
- * offered load in again, which saturates the next sample. Offered twice its capacity, a process
- * alternating like that served about 0.6-0.9 of what it served at its passing rate, with the
+ * offered load in again, which saturates the next sample. Offered twice its passing rate, a
+ * process alternating like that served less than that rate in three runs of four, with the
  * queue rebuilt in its sockets at every switch (docs/benchmarks.md, "Shedding at a rate").
- * Instead, a saturated sample sets the rate below the rate it actually admitted (what
- * the process could do, the cost of the shed requests included), a calm sample in which the rate
- * still had to refuse requests raises it a little (the load may have eased), and a calm sample in
- * which it refused nothing lifts it: the offered load fits again.
+ * Instead, a saturated sample sets the rate below the rate it actually admitted (what the
+ * process could do, the cost of the shed requests included), a calm sample in which the rate
+ * still had to refuse requests raises it (the load may have eased), and a calm sample in which
+ * it refused nothing lifts it: the offered load fits again. The rate never falls below one
+ * request per sample.
  *
  * Requests are let in by a token bucket, so admissions are spread over the sample instead of
  * the first ones of each sample taking the whole allowance. Pure: times are passed in (ms).
