@@ -30,7 +30,7 @@ import { sendOcsError } from './ocs/route.js';
 
 const RESOLUTION_MS = 10;
 
-/** Paths (without the query) that are always served. */
+/** Routes that are always served (and never counted against the admission rate). */
 const EXEMPT = new Set(['/status.php', '/metrics']);
 
 /** Samples the process's pressure; `admit()` decides each request. */
@@ -100,12 +100,11 @@ export function registerLoadShedding(
   const dbBehind = () =>
     (dbQueue !== undefined && dbQueue.waitingCount > settings.maxDbWaiting) || (connectionWaitMs !== undefined && connectionWaitMs() > settings.maxDbWaitMs);
   app.addHook('onRequest', (request, reply, done) => {
-    if (!dbBehind() && monitor.admit()) return done();
-    const at = request.url.indexOf('?');
-    const pathOnly = at >= 0 ? request.url.slice(0, at) : request.url;
-    if (EXEMPT.has(pathOnly)) return done();
+    // The route is known here (Fastify routes before onRequest). An exempt request is decided
+    // before the rate is asked, so a health check never counts as a refused request.
+    if (EXEMPT.has(request.routeOptions.url ?? '') || (!dbBehind() && monitor.admit())) return done();
     const err = overloaded(settings.retryAfterSeconds);
-    if (pathOnly.startsWith('/ocs/')) {
+    if (request.url.startsWith('/ocs/')) {
       const q = request.query as Record<string, unknown> | undefined;
       sendOcsError(reply, versionFromUrl(request.url), negotiateFormat(q?.format, request.headers.accept), err);
     } else {
