@@ -115,28 +115,28 @@ export class SqliteChangeFeed extends TopicLog implements ChangeFeed {
   private read(database: SQLite.Database, stats: QueryStats): void {
     const from = this.row;
     if (from !== undefined) {
-      // Row 0 is never written (numbering starts at 1): read from an empty feed, every row counts.
-      const begun = performance.now();
-      let rows: Array<{ seq: number; topic: string }>;
-      try {
-        rows = database.prepare(READ_FROM).all(from, MAX_ROWS + 2) as typeof rows;
-      } finally {
-        stats.record(performance.now() - begun, false);
-      }
-      const anchored = from === 0 ? 0 : 1;
-      if (rows.length <= MAX_ROWS + anchored && (anchored === 0 || rows[0]?.seq === from)) {
-        for (let i = anchored; i < rows.length; i++) this.changed(rows[i].topic);
-        if (rows.length > anchored) this.row = rows[rows.length - 1].seq;
+      const rows = timed(stats, () => database.prepare(READ_FROM).all(from, MAX_ROWS + 2) as Array<{ seq: number; topic: string }>);
+      // Row 0 is never written (numbering starts at 1): after an empty feed every row is new;
+      // otherwise the first row is the one read last.
+      const first = from === 0 ? 0 : 1;
+      if ((first === 0 || rows[0]?.seq === from) && rows.length - first <= MAX_ROWS) {
+        for (let i = first; i < rows.length; i++) this.changed(rows[i].topic);
+        this.row = rows.at(-1)?.seq ?? from;
         return;
       }
     }
     this.startOver();
-    const begun = performance.now();
-    try {
-      this.row = (database.prepare(NEWEST).pluck().get() as number | null) ?? 0;
-    } finally {
-      stats.record(performance.now() - begun, false);
-    }
+    this.row = timed(stats, () => database.prepare(NEWEST).pluck().get() as number | null) ?? 0;
+  }
+}
+
+/** Runs one statement, counted and timed as every statement is (query-stats.ts). */
+function timed<T>(stats: QueryStats, statement: () => T): T {
+  const begun = performance.now();
+  try {
+    return statement();
+  } finally {
+    stats.record(performance.now() - begun, false);
   }
 }
 
