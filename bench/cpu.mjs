@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import { chosenDatabases, freshDatabase, median, startServer, statementsSent } from './lib/server.mjs';
-import { backendPids, cpuSeconds } from './lib/process-cpu.mjs';
+import { backendsCpu, backendsCpuDelta, cpuSeconds } from './lib/process-cpu.mjs';
 import { prepareWriter } from './lib/writer.mjs';
 import { inMode, prepareRoutes, seedRoutes } from './lib/routes.mjs';
 
@@ -31,13 +31,6 @@ for (const f of fs
 }
 const wanted = all.filter((r) => only.includes(r.name));
 const routes = all.filter((r) => wanted.includes(r) || wanted.some((w) => w.vs === r.name));
-
-/** CPU ms so far of the backends serving the server `pid`'s connections. */
-async function backendCpuMs(pid) {
-  let ms = 0;
-  for (const backend of await backendPids(pid)) ms += cpuSeconds(backend) * 1000;
-  return ms;
-}
 
 async function requests(url, req, n) {
   let next = 0;
@@ -70,10 +63,10 @@ for (const db of chosenDatabases()) {
               await requests(server.url, asked, 100);
               const q0 = await statementsSent(server.url);
               const s0 = cpuSeconds(server.pid) * 1000;
-              const b0 = db === 'postgres' ? await backendCpuMs(server.pid) : 0;
+              const b0 = db === 'postgres' ? await backendsCpu(server.pid) : undefined;
               await requests(server.url, asked, count);
               const s = (cpuSeconds(server.pid) * 1000 - s0) / count;
-              const b = db === 'postgres' ? ((await backendCpuMs(server.pid)) - b0) / count : 0;
+              const b = b0 ? (backendsCpuDelta(b0, await backendsCpu(server.pid)) * 1000) / count : 0;
               const q = ((await statementsSent(server.url)) - q0) / count;
               if (!per.has(r.name)) per.set(r.name, { server: [], backends: [], statements: [] });
               per.get(r.name).server.push(s);

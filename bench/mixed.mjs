@@ -33,7 +33,7 @@
 import http from 'node:http';
 import argon2 from '@node-rs/argon2';
 import { basic, chosenDatabases, closeSeedServices, dist, freshDatabase, ocs, openSeedServices, startServer, statementsSent } from './lib/server.mjs';
-import { backendPids, cpuSeconds } from './lib/process-cpu.mjs';
+import { backendsCpu, backendsCpuDelta, cpuSeconds } from './lib/process-cpu.mjs';
 import { userAttendeeRow } from './lib/seed.mjs';
 
 const USERS = 200;
@@ -147,14 +147,6 @@ let serverPid;
 /** The server's user + system CPU time in ms so far. */
 const serverCpuMs = () => cpuSeconds(serverPid) * 1000;
 
-/** PostgreSQL: CPU ms so far of each backend serving the server's connections (pid → ms); none on SQLite. */
-async function backendsCpuMs(db) {
-  const out = new Map();
-  if (db !== 'postgres') return out;
-  for (const pid of await backendPids(serverPid)) out.set(pid, cpuSeconds(pid) * 1000);
-  return out;
-}
-
 /** The lowest rate offered so far. */
 let lowestTried = Infinity;
 
@@ -168,7 +160,7 @@ async function offer(db, url, users, rate, seconds) {
   const inflight = new Set();
   const statementsBefore = await statementsSent(url);
   const cpuBefore = serverCpuMs();
-  const backendsBefore = await backendsCpuMs(db);
+  const backendsBefore = db === 'postgres' ? await backendsCpu(serverPid) : undefined;
   const clientCpuBefore = process.cpuUsage();
   const began = performance.now();
   let n = 0;
@@ -212,9 +204,7 @@ async function offer(db, url, users, rate, seconds) {
   const answeredFor = (performance.now() - began) / 1000;
   const cpuMs = serverCpuMs() - cpuBefore;
   const clientCpu = process.cpuUsage(clientCpuBefore);
-  // A backend that started during the step used all its CPU in it (one that ended is missed).
-  let backendsMs = 0;
-  for (const [pid, ms] of await backendsCpuMs(db)) backendsMs += ms - (backendsBefore.get(pid) ?? 0);
+  const backendsMs = backendsBefore && backendsCpuDelta(backendsBefore, await backendsCpu(serverPid)) * 1000;
   const statements = (await statementsSent(url)) - statementsBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
@@ -224,7 +214,7 @@ async function offer(db, url, users, rate, seconds) {
     offeredPerSecond: out.sent / sentFor,
     servedPerSecond: out.ok / answeredFor,
     cpuMsPerRequest: cpuMs / (out.ok + out.shed),
-    backendsMsPerRequest: db === 'postgres' ? backendsMs / (out.ok + out.shed) : undefined,
+    backendsMsPerRequest: backendsMs === undefined ? undefined : backendsMs / (out.ok + out.shed),
     // This load generator's own CPU, as a share of one core over the step: near 100%, the
     // generator (not the server) sets the pace and the latencies.
     clientCorePercent: ((clientCpu.user + clientCpu.system) / 1000 / (answeredFor * 1000)) * 100,

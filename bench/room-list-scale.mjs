@@ -37,7 +37,7 @@ import {
   startServer,
 } from './lib/server.mjs';
 import { seedFillerRooms } from './lib/seed.mjs';
-import { backendPids, cpuSeconds } from './lib/process-cpu.mjs';
+import { backendsCpu, backendsCpuDelta, cpuSeconds } from './lib/process-cpu.mjs';
 import roomRoutes from './routes/10-conversations.mjs';
 
 const BASE = 10_000;
@@ -55,15 +55,7 @@ const roomList = roomRoutes.find((e) => e.name === 'room-list');
 async function cpuOf(p) {
   const server = cpuSeconds(p.server.pid);
   if (p.db !== 'postgres') return { server, backends: new Map() };
-  const backends = new Map((await backendPids(p.server.pid)).map((pid) => [pid, cpuSeconds(pid)]));
-  return { server, backends };
-}
-
-/** The database's CPU between two readings: backends seen at either end (new ones from zero). */
-function backendDelta(before, after) {
-  let sum = 0;
-  for (const [pid, cpu] of after.backends) sum += cpu - (before.backends.get(pid) ?? 0);
-  return sum;
+  return { server, backends: await backendsCpu(p.server.pid) };
 }
 
 const t0 = Date.now();
@@ -141,7 +133,7 @@ async function measure(p, seconds) {
   if (bad > 0) throw new Error(`${bad} requests failed`);
   const n = res.requests.total;
   const serverMs = ((after.server - before.server) * 1000) / n;
-  const dbMs = (backendDelta(before, after) * 1000) / n;
+  const dbMs = (backendsCpuDelta(before.backends, after.backends) * 1000) / n;
   return { rps: res.requests.average, p99: res.latency.p99, serverMs, dbMs, cpuMs: serverMs + dbMs };
 }
 

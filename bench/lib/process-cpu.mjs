@@ -44,3 +44,15 @@ export async function backendPids(serverPid) {
     await client.end();
   }
 }
+
+/** CPU seconds so far of each backend serving `serverPid`'s connections (pid → seconds). */
+export async function backendsCpu(serverPid) {
+  return new Map((await backendPids(serverPid)).map((pid) => [pid, cpuSeconds(pid)]));
+}
+
+/** The backends' CPU seconds between two `backendsCpu` readings: those seen at the end, new ones from zero (one that ended between is missed). */
+export function backendsCpuDelta(before, after) {
+  let sum = 0;
+  for (const [pid, cpu] of after) sum += cpu - (before.get(pid) ?? 0);
+  return sum;
+}
