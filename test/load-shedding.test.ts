@@ -111,13 +111,17 @@ for (const dialect of dialects()) {
       // The loop stays busy 45 ms of every 50 for a second: every sample is past 80%. Requests
       // go 5 at a time; after the first 503 the process still lets some in at its admission
       // rate (at least one per sample) and sheds the rest.
+      // GET /metrics (never shed) is read alongside: it shows the rate while one is in force.
       const load = setInterval(() => blockEventLoop(45), 50);
       const after: number[] = [];
+      const rates: number[] = [];
       let shedding = false;
       try {
         const until = performance.now() + 1500;
         while (performance.now() < until) {
-          const batch = await Promise.all(Array.from({ length: 5 }, () => fetch(`${t.p.url}/hello`)));
+          const [metrics, ...batch] = await Promise.all([fetch(`${t.p.url}/metrics`), ...Array.from({ length: 5 }, () => fetch(`${t.p.url}/hello`))]);
+          const text = await metrics.text();
+          if (/^parley_admission_limited 1$/m.test(text)) rates.push(Number(/^parley_admission_rate (\S+)$/m.exec(text)?.[1]));
           for (const res of batch) {
             await res.arrayBuffer();
             if (shedding) after.push(res.status);
@@ -127,6 +131,17 @@ for (const dialect of dialects()) {
       } finally {
         clearInterval(load);
       }
+      assert.ok(rates.length > 0, 'GET /metrics never showed an admission rate in force');
+      assert.ok(
+        rates.every((r) => r > 0),
+        `rates shown: ${rates.join(', ')}`,
+      );
+      // Idle samples refuse nothing: the rate is lifted and the gauge says so.
+      await new Promise((done) => setTimeout(done, 300));
+      const calm = await (await fetch(`${t.p.url}/metrics`)).text();
+      assert.match(calm, /^parley_admission_limited 0$/m);
+      assert.doesNotMatch(calm, /^parley_admission_rate /m);
+      assert.match(calm, /^parley_shedding_all 0$/m);
       assert.ok(shedding, 'a saturated loop never shed');
       assert.ok(after.includes(503), 'the load was not shed once saturated');
       assert.ok(after.includes(200), `every request after the first 503 was shed (${after.length})`);
@@ -274,10 +289,10 @@ describe('admission rate of a saturated process', () => {
     const rate = new AdmissionRate();
     assert.equal(offer(rate, 0, 100, 400), 400);
     rate.sample(100, 100, 0.5, 0.98);
-    assert.equal(rate.limiting, false);
+    assert.equal(rate.perSecond, undefined);
     assert.equal(offer(rate, 100, 100, 400), 400);
     rate.sample(200, 100, 0.99, 0.98);
-    assert.equal(rate.limiting, true);
+    assert.equal(Math.round(rate.perSecond!), 3200);
     // 400 per 100 ms were admitted: now 320 per 100 ms, whatever is offered.
     const admitted = offer(rate, 200, 100, 800);
     assert.ok(admitted >= 315 && admitted <= 322, String(admitted));
@@ -302,14 +317,14 @@ describe('admission rate of a saturated process', () => {
     // next calm sample lifts the limit.
     assert.equal(offer(rate, 501, 99, 100), 100);
     rate.sample(600, 100, 0.5, 0.98);
-    assert.equal(rate.limiting, false);
+    assert.equal(rate.perSecond, undefined);
     assert.equal(offer(rate, 600, 100, 5000), 5000);
   });
 
   it('never falls below one request per sample, and spreads admissions over the sample', () => {
     const rate = new AdmissionRate();
     rate.sample(100, 100, 1, 0.98); // saturated with nothing admitted
-    assert.equal(rate.limiting, true);
+    assert.equal(rate.perSecond, 10);
     // One per 100 ms: 2 of 50 requests offered over 250 ms (at 200 and 300 ms).
     assert.equal(offer(rate, 100, 250, 50), 2);
     // A burst at one instant takes what the bucket holds, not the whole sample's allowance.

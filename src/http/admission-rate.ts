@@ -37,9 +37,9 @@ export class AdmissionRate {
   private admitted = 0;
   private refused = 0;
 
-  /** True while a rate is in force (some requests may be refused). */
-  get limiting(): boolean {
-    return this.rate !== undefined;
+  /** Requests per second let in while a rate is in force; undefined while nothing is limited (GET /metrics). */
+  get perSecond(): number | undefined {
+    return this.rate === undefined ? undefined : this.rate * 1000;
   }
 
   /** Whether a request arriving at `now` (ms) is let in; counts it either way. */

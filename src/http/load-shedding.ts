@@ -23,6 +23,7 @@ import { performance as perfHooks } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { overloaded } from '../domain/errors.js';
+import { gauge, type MetricFamily } from '../domain/openmetrics.js';
 import type { OverloadSettings } from '../settings.js';
 import { AdmissionRate } from './admission-rate.js';
 import { negotiateFormat, versionFromUrl } from './ocs/envelope.js';
@@ -33,8 +34,8 @@ const RESOLUTION_MS = 10;
 /** Routes that are always served (and never counted against the admission rate). */
 const EXEMPT = new Set(['/status.php', '/metrics']);
 
-/** Samples the process's pressure; `admit()` decides each request. */
-export class PressureMonitor {
+/** Samples the process's pressure; `admit()` decides each request; `render()` shows the verdicts in GET /metrics. */
+export class PressureMonitor implements MetricFamily {
   /** The latest sample's verdict on the delay and heap signals: shed every request. */
   private overloaded = false;
   private readonly rate = new AdmissionRate();
@@ -67,6 +68,25 @@ export class PressureMonitor {
     return this.settings.maxEventLoopUtilization === 0 || this.rate.admit(performance.now());
   }
 
+  /**
+   * What the shedding does now, for GET /metrics: 503s are counted by status there, but only
+   * these say whether they come from a sample past the delay or heap threshold (everything
+   * shed) or from the admission rate, and at what rate a saturated process lets requests in.
+   */
+  render(): string[] {
+    const rate = this.rate.perSecond;
+    return [
+      ...gauge('parley_shedding_all', 'Whether the latest sample was past the event-loop delay or heap threshold: every request is shed (1) or not (0)', [
+        { value: this.overloaded ? 1 : 0 },
+      ]),
+      ...gauge('parley_admission_limited', 'Whether the event loop was saturated and requests are let in at an admission rate (1) or all let in (0)', [
+        { value: rate === undefined ? 0 : 1 },
+      ]),
+      // No sample while nothing is limited: there is no rate then, and 0 would read as "none let in".
+      ...gauge('parley_admission_rate', 'Requests per second let in while the admission rate is in force', rate === undefined ? [] : [{ value: rate }]),
+    ];
+  }
+
   private sample(): void {
     const delayMs = this.ticks === 0 ? 0 : this.lateSum / this.ticks;
     this.lateSum = 0;
@@ -86,15 +106,19 @@ export class PressureMonitor {
   }
 }
 
-/** Registers the shedding hook (first, so a shed request costs nothing else). */
+/**
+ * Registers the shedding hook (first, so a shed request costs nothing else). Returns the
+ * pressure monitor, for GET /metrics; none when every signal is off.
+ */
 export function registerLoadShedding(
   app: FastifyInstance,
   settings: OverloadSettings,
   db: { pool?: { waitingCount: number }; connectionWaitMs?: () => number },
-): void {
+): PressureMonitor | undefined {
   const dbQueue = settings.maxDbWaiting > 0 ? db.pool : undefined;
   const connectionWaitMs = settings.maxDbWaitMs > 0 ? db.connectionWaitMs : undefined;
-  if (settings.maxEventLoopDelayMs === 0 && settings.maxEventLoopUtilization === 0 && settings.maxHeapPercent === 0 && !dbQueue && !connectionWaitMs) return;
+  if (settings.maxEventLoopDelayMs === 0 && settings.maxEventLoopUtilization === 0 && settings.maxHeapPercent === 0 && !dbQueue && !connectionWaitMs)
+    return undefined;
   const monitor = new PressureMonitor(settings);
   app.addHook('onClose', async () => monitor.stop());
   const dbBehind = () =>
@@ -114,4 +138,5 @@ export function registerLoadShedding(
         .send(err.data);
     }
   });
+  return monitor;
 }

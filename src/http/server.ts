@@ -94,7 +94,11 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
   });
 
   // Past capacity, shed at once (before the hooks below and any route work).
-  registerLoadShedding(app, services.settings.overload, services.db);
+  const pressure = registerLoadShedding(app, services.settings.overload, services.db);
+  if (pressure) {
+    const remove = services.metrics.addFamily(pressure);
+    app.addHook('onClose', async () => remove());
+  }
 
   // Each request's cached hot reads use a change stamp read after it arrived (db/direct-reads.ts),
   // so a request sees every commit made, by any process, before it started; requests arriving

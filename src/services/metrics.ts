@@ -1,8 +1,8 @@
 /**
- * What GET /metrics exposes (issue 7 item 4), in OpenMetrics: HTTP requests and their latency
- * by route and status, database query count and timings (Kysely's log event) and PostgreSQL pool
- * use, waiting long-polls, periodic job runs, and conversation / participant / session gauges
- * read at scrape time.
+ * What GET /metrics exposes (docs/operators.md "Metrics"), in OpenMetrics: HTTP requests and
+ * their latency by route and status, database query count and timings (Kysely's log event) and
+ * PostgreSQL pool use, waiting long-polls, periodic job runs, the load shedding's state, and
+ * conversation / participant / session gauges read at scrape time.
  * Counters are per process, as Prometheus expects of each scraped target.
  */
 import type { Db } from '../db/database.js';
@@ -32,6 +32,18 @@ export class MetricsService {
     /** Families other services keep (the brute-force throttle's secret checks). */
     private readonly families: MetricFamily[] = [],
   ) {}
+
+  /**
+   * Adds a family kept by a part built after the services (the HTTP server's load shedding);
+   * returns its removal, for when that part closes.
+   */
+  addFamily(family: MetricFamily): () => void {
+    this.families.push(family);
+    return () => {
+      const at = this.families.indexOf(family);
+      if (at >= 0) this.families.splice(at, 1);
+    };
+  }
 
   /** One finished periodic job run (jobs/runner.ts). */
   recordJobRun(name: string, status: 'ok' | 'failed', ms: number): void {
