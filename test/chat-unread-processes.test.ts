@@ -20,7 +20,7 @@ const WRITERS = ['w1', 'w2', 'w3'];
 const READERS = ['r1', 'r2', 'r3'];
 const auth = (u: string) => basic(u, `${u}-password-123`);
 
-describe('unread counters across two processes on one PostgreSQL schema', { skip: !process.env.PARLEY_TEST_PG }, () => {
+describe('unread counters across two processes on one PostgreSQL schema', { skip: process.env.PARLEY_TEST_PG ? false : 'PARLEY_TEST_PG is not set' }, () => {
   let env: Record<string, string>;
   let a: Proc | undefined;
   let b: Proc | undefined;
