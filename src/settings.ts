@@ -1,6 +1,6 @@
 /**
  * Environment settings, read once at start and validated: a bad value stops
- * start-up with a message that names the variable (issue 2, item 1).
+ * start-up with a message that names the variable (README.md "Settings").
  */
 import net from 'node:net';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Logging in (issue 2, item 4): HTTP Basic with the login password or an app password, the
+ * Logging in (docs/api.md "Accounts"): HTTP Basic with the login password or an app password, the
  * credential cache and its invalidation, app passwords as Nextcloud clients obtain them
  * (GET /core/getapppassword, DELETE /core/apppassword, POST /core/apppassword/rotate), and the
  * failed-login throttle (talk-behaviour.md §2: growing delay per client address, then 429).

@@ -1,5 +1,6 @@
 /**
- * `parley user:*` and `parley group:*` (issue 2, item 4), run as real processes against a
+ * `parley user:*` and `parley group:*` (docs/operators.md "Accounts from the command line"), run as
+ * real processes against a
  * fresh database (SQLite directory, or a PostgreSQL schema via DATABASE_URL + DATABASE_SCHEMA).
  * A refused command prints `error: ...`, exits 1 and changes nothing.
  *

@@ -1,5 +1,5 @@
 /**
- * Provisioning API for groups and memberships (issue 2, item 4): /cloud/groups...,
+ * Provisioning API for groups and memberships (docs/api.md "Provisioning API"): /cloud/groups...,
  * /cloud/users/{userid}/groups. Nextcloud's codes: create 101 invalid / 102 exists; delete
  * 101 unknown / 102 admin; membership 101 no group / 102 unknown group / 103 unknown user /
  * 105 admin removing themself from admin.

@@ -1,5 +1,5 @@
 /**
- * Provisioning API for users (issue 2, item 4): /cloud/users, /cloud/users/{userid},
+ * Provisioning API for users (docs/api.md "Provisioning API"): /cloud/users, /cloud/users/{userid},
  * enable/disable, /cloud/user. Nextcloud's codes: 102 exists, 101 invalid, 104 unknown group,
  * 998 not found / not allowed; v1 answers HTTP 200 with the code, v2 maps 1xx to HTTP 400.
  */

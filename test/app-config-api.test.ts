@@ -1,5 +1,6 @@
 /**
- * Provisioning API for app config (issue 2 item 5): admin only, Nextcloud's `data`-wrapped
+ * Provisioning API for app config (docs/api.md "App configuration and capabilities"): admin only,
+ * Nextcloud's `data`-wrapped
  * shapes, registry validation (wrong type → 400 and nothing stored), secrets masked.
  */
 import { before, describe, it } from 'node:test';

@@ -1,5 +1,6 @@
 /**
- * `parley config:app:get|set|delete|list` (issue 2 item 5) against the database of a running
+ * `parley config:app:get|set|delete|list` (docs/operators.md "App configuration from the command
+ * line") against the database of a running
  * server: a change made by the command is what the server's API and capabilities show on the
  * next request. Refusals print `error: ...`, exit 1 and change nothing; secrets stay masked.
  * A few runs are real processes (`node --import tsx src/main.ts`); the rest run the same

@@ -1,5 +1,5 @@
 /**
- * Conversation avatars (issue 6 item 2; contract "Avatar"; talk-reference.md §4.4): multipart
+ * Conversation avatars (contract "Avatar"; talk-reference.md §4.4): multipart
  * uploads checked from the bytes, storage in the database, generated fallbacks, caching headers,
  * and an oversized upload answered before its body has even finished arriving.
  */

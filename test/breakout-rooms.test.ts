@@ -1,5 +1,5 @@
 /**
- * Breakout rooms (issue 6 item 1; contract "Get breakout rooms" and state table; talk-reference.md
+ * Breakout rooms (contract "Get breakout rooms" and state table; talk-reference.md
  * §4.5): the management API under api/v1, the list under api/v4, the mode/status values, and
  * the membership rules shared with the participant endpoints.
  */

@@ -568,7 +568,7 @@ for (const dialect of dialects()) {
         return [joinCost, leaveCost];
       };
       const small = await cost(2);
-      // A call of 50 (the issue's size): 49 others in it besides the one measured.
+      // A call of 50: 49 others in it besides the one measured.
       const big = await cost(50);
       assert.deepEqual(big, small, `join/leave queries: ${small} vs ${big}`);
       assert.ok(small[0] <= 20 && small[1] <= 20, `small budgets: ${small}`);

@@ -1,5 +1,5 @@
 /**
- * GET /cloud/capabilities (issue 2 item 6; talk-reference.md §2.1–§2.3): Nextcloud's shape,
+ * GET /cloud/capabilities (talk-reference.md §2.1–§2.3): Nextcloud's shape,
  * features exactly as registered, the config tree fed from app config and the caller's
  * preferences, the guest view, allowed_groups (no spreed key, 403 on Talk routes), the ETag,
  * a constant query count, and a change made by another process seen on the next request.

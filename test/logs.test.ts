@@ -1,5 +1,6 @@
 /**
- * Request logs (issue 7 item 6): one JSON line per request with request id, user, route, status
+ * Request logs (docs/operators.md "Logs"): one JSON line per request with request id, user, route,
+ * status
  * and duration; a run that uses every secret-bearing endpoint leaves no secret in the log.
  */
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-/** Mail (issue 4 item 4): SMTP when SMTP_URL is set, otherwise the outbox table. */
+/** Mail (docs/api.md "Participants and sessions"): SMTP when SMTP_URL is set, otherwise the outbox table. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects, startParley, type Parley } from './helpers/parley.js';

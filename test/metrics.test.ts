@@ -1,5 +1,6 @@
 /**
- * GET /metrics in OpenMetrics (issue 7 item 4): request counts and latency by route and status,
+ * GET /metrics in OpenMetrics (docs/operators.md "Metrics"): request counts and latency by route
+ * and status,
  * query count and timings, pool gauges on PostgreSQL, job runs, conversation / participant /
  * session gauges; loopback only unless METRICS_ALLOW widens it. GET /status.php stays free of
  * database work.

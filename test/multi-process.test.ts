@@ -1,5 +1,6 @@
 /**
- * Several Parley processes on one database (issue 2 item 2): two real `parley serve` processes
+ * Several Parley processes on one database (docs/operators.md "Several processes"): two real
+ * `parley serve` processes
  * (`node --import tsx src/main.ts serve`) share one PostgreSQL schema (when PARLEY_TEST_PG is
  * set), and again one SQLite file (one DATA_DIR). A change made through one (an app config
  * value, a new user) is seen by the other: on SQLite on its very next request (the change

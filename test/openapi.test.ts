@@ -1,5 +1,6 @@
 /**
- * GET /openapi.json (issue 7 item 5): an OpenAPI 3.1 document generated from the route
+ * GET /openapi.json (docs/operators.md "API document"): an OpenAPI 3.1 document generated from
+ * the route
  * definitions, and the rule that every OCS route declares a schema for its request (`params`)
  * and for its response (`response`, the OCS `data` payload). New routes need both.
  */

@@ -1,6 +1,7 @@
 /**
  * `parley talk:room:create|update|delete|add|remove|promote|demote` and `talk:user:remove`
- * (issue 7 item 3), run in this process (runCli) against the database of a running Parley; each
+ * (docs/operators.md "Talk commands"), run in this process (runCli) against the database of a
+ * running Parley; each
  * success is checked through the HTTP API, each refusal exits 1 with `error: ...` and leaves the
  * conversations and attendees exactly as they were. One real process per database checks the
  * binary's exit code.

@@ -1,4 +1,4 @@
-/** `parley team:*` (issue 4 item 3): the teams directory behind source=circles. */
+/** `parley team:*` (docs/api.md "Participants and sessions"): the teams directory behind source=circles. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectRefusal, runCli } from './helpers/cli.js';

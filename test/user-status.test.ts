@@ -1,4 +1,4 @@
-/** User status (issue 4 item 2): Nextcloud's user_status endpoints for the caller. */
+/** User status (docs/api.md "Participants and sessions"): Nextcloud's user_status endpoints for the caller. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useParley } from './helpers/fixtures.js';

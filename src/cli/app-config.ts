@@ -1,5 +1,6 @@
 /**
- * `parley config:app:get|set|delete|list` (issue 2 item 5), shaped as Nextcloud's occ
+ * `parley config:app:get|set|delete|list` (docs/operators.md "App configuration from the command
+ * line"), shaped as Nextcloud's occ
  * `config:app:*` and `config:list`. They call AppConfigService, so validation is the API's:
  * an unknown app or key, or a value the registry refuses, prints `error: ...`, exits 1 and
  * stores nothing. Secrets are printed masked, never in clear.

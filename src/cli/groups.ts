@@ -1,5 +1,6 @@
 /**
- * `parley group:add|delete|list|adduser|removeuser` (issue 2, item 4), through the same
+ * `parley group:add|delete|list|adduser|removeuser` (docs/operators.md "Accounts from the command
+ * line"), through the same
  * DirectoryService as the provisioning API. A refused command prints `error: ...`, exits 1 and
  * changes nothing.
  */

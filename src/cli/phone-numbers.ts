@@ -1,7 +1,7 @@
 /**
  * `parley phone-number:*` (Talk's `occ talk:phone-number:*`): map phone numbers to users. A
  * dial-out started by a user with a number shows `sip_bridge_dialout_prefix` + their first
- * number as the caller (issue 5 item 6).
+ * number as the caller (docs/api.md "Settings and SIP").
  */
 import type { Command } from 'commander';
 import { outputFormat, printOutput, runCommand, withOutputOption } from './helpers.js';

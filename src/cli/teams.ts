@@ -1,5 +1,6 @@
 /**
- * `parley team:*`: the teams (circles) directory (issue 4 item 3). Conversations that contain a
+ * `parley team:*`: the teams (circles) directory (docs/api.md "Participants and sessions").
+ * Conversations that contain a
  * team follow its membership changes.
  */
 import type { Command } from 'commander';

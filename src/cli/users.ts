@@ -1,5 +1,6 @@
 /**
- * `parley user:add|delete|list|reset-password|enable|disable` (issue 2, item 4): the accounts
+ * `parley user:add|delete|list|reset-password|enable|disable` (docs/operators.md "Accounts from the
+ * command line"): the accounts
  * of the provisioning API from the command line, through the same DirectoryService. A refused
  * command prints `error: ...`, exits 1 and changes nothing.
  */

@@ -142,7 +142,7 @@ export interface SessionsTable {
   state: number;
 }
 
-/** A conversation's custom avatar (issue 6); rooms.avatar names its version. */
+/** A conversation's custom avatar (talk-reference.md §4.4); rooms.avatar names its version. */
 export interface RoomAvatarsTable {
   room_id: number;
   version: string;

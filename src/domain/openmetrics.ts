@@ -1,6 +1,6 @@
 /**
  * Counters, gauges and histograms with labels, rendered in the OpenMetrics text format
- * (issue 7 item 4). Pure: no I/O; MetricsService feeds and renders them.
+ * (docs/operators.md "Metrics"). Pure: no I/O; MetricsService feeds and renders them.
  */
 
 export type Labels = Record<string, string>;

@@ -1,5 +1,6 @@
 /**
- * User-status rules (Nextcloud user_status app, issue 4 item 2), pure: validation of what a
+ * User-status rules (Nextcloud user_status app; docs/api.md "Participants and sessions"), pure:
+ * validation of what a
  * user may set, and how a stored row reads at a given moment (automatic statuses expire,
  * messages clear themselves, invisible users look offline to others).
  */

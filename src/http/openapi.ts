@@ -1,5 +1,6 @@
 /**
- * The OpenAPI 3.1 document (GET /openapi.json, issue 7 item 5), generated from the route
+ * The OpenAPI 3.1 document (GET /openapi.json, docs/operators.md "API document"), generated from
+ * the route
  * definitions every `ocsRoute` call records: method, path, auth, `params` (TypeBox, i.e. JSON
  * Schema) and `response` (the schema of the OCS `data` payload). Every route answers under
  * /ocs/v2.php and, unless v2Only, under /ocs/v1.php with v1 envelope rules; the document lists

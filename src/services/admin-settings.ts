@@ -1,5 +1,6 @@
 /**
- * What the admin settings page (issue 7 item 1) shows: every registry key outside the Internal
+ * What the admin settings page (docs/operators.md "Admin settings page") shows: every registry
+ * key outside the Internal
  * section with its display value, and the groups to choose from. Secrets never leave here:
  * plain secrets become `value: null` with `isSet`, server lists keep their masked form
  * (restoreMaskedSecrets puts the secret back when the page saves the list unchanged).

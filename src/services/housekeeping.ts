@@ -1,6 +1,6 @@
 /**
- * The work behind the background jobs that keep conversations tidy (issue 6 item 3;
- * talk-behaviour.md §10, §11). Each method is one idempotent step that reads the app config
+ * The work behind the background jobs that keep conversations tidy
+ * (talk-behaviour.md §10, §11). Each method is one idempotent step that reads the app config
  * afresh, so a second process running the same step right after changes nothing more.
  */
 import type { LobbyTimers } from './lobby-timers.js';

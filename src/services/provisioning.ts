@@ -1,5 +1,6 @@
 /**
- * Nextcloud's provisioning API for accounts (issue 2, item 4) over the DirectoryService: who may
+ * Nextcloud's provisioning API for accounts (docs/api.md "Provisioning API") over the
+ * DirectoryService: who may
  * do what, and the OCS codes Nextcloud's provisioning_api UsersController / GroupsController
  * answer with. Routes are thin; the CLI calls the DirectoryService directly (no caller rules).
  *

@@ -26,7 +26,7 @@ export class RequestContext {
     readonly headers: Record<string, string | string[] | undefined> = {},
   ) {}
 
-  /** Guest cookie session id, set by the guest-session layer (participants issue). */
+  /** Guest cookie session id, set by the guest-session layer. */
   guestSessionKey?: string;
 
   get isUser(): boolean {

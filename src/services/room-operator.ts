@@ -1,5 +1,6 @@
 /**
- * The operator's conversation commands (issue 7 item 3): `parley talk:room:create|update|delete|
+ * The operator's conversation commands (docs/operators.md "Talk commands"):
+ * `parley talk:room:create|update|delete|
  * add|remove|promote|demote` and `talk:user:remove`, shaped as Talk's occ commands
  * (lib/Command/Room/*.php, lib/Command/User/Remove.php). Every change goes through the API's own
  * service operations (RoomsService, RoomSettingsService, ParticipantsService) acting as the

@@ -1,5 +1,6 @@
 /**
- * STUN, TURN, signaling and recording server lists (issue 7 item 3: `talk:stun:*`, `talk:turn:*`,
+ * STUN, TURN, signaling and recording server lists (docs/operators.md "Talk commands": `talk:stun:*`,
+ * `talk:turn:*`,
  * `talk:signaling:*`, `talk:recording:*`). Each change reads the stored list, edits it and writes
  * it back through AppConfigService.set, the same path as the app-config API, so the registry
  * validates it and the X-Service-Hash changes. A refused change throws a 400 ApiError and stores

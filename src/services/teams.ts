@@ -1,5 +1,6 @@
 /**
- * A small teams ("circles") directory (issue 4 item 3): enough for `source=circles` when adding
+ * A small teams ("circles") directory (docs/api.md "Participants and sessions"): enough for
+ * `source=circles` when adding
  * participants or creating conversations, and for the `circles-support` feature. Managed with
  * `parley team:*`. Membership changes are announced on the event bus so conversations that contain a
  * team follow it, as they follow groups.

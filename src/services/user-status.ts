@@ -1,5 +1,6 @@
 /**
- * User status (issue 4 item 2): the caller's own status through Nextcloud's user_status
+ * User status (docs/api.md "Participants and sessions"): the caller's own status through Nextcloud's
+ * user_status
  * endpoints, the automatic "online" of `GET /room`, and the statuses of many users at once for
  * the participant list and the conversation list (one query whatever the number).
  */

@@ -1,6 +1,6 @@
 /**
  * Mail outbox: invitations written here when no SMTP server is configured, so nothing is lost
- * on a laptop (issue 4 item 4).
+ * on a laptop (docs/api.md "Participants and sessions").
  */
 import type { ParleyMigration } from './helpers.js';
 import { withSerialId } from './helpers.js';

@@ -1,6 +1,6 @@
 /**
  * A small teams (circles) directory: enough for `source=circles` and `circles-support`
- * (issue 4 item 3). Managed with `parley team:*`.
+ * (docs/api.md "Participants and sessions"). Managed with `parley team:*`.
  */
 import type { ParleyMigration } from './helpers.js';
 

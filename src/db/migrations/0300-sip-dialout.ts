@@ -1,5 +1,6 @@
 /**
- * SIP dial-out (issue 5 item 6). Parley has no signaling server to hand a dial-out to the
+ * SIP dial-out (docs/api.md "Settings and SIP"). Parley has no signaling server to hand a dial-out
+ * to the
  * bridge, so a started dial-out is recorded on the phone attendee (`dialout_request`, the JSON
  * the bridge reads; `dialout_requested_at` for order and expiry) until the bridge verifies or
  * rejects it. `phone_numbers` maps phone numbers to users (Talk's `talk_phone_numbers`): the

@@ -1,6 +1,7 @@
 /**
  * Custom conversation avatars, stored in the database so that every Parley process serves them
- * (issue 6 item 2). One row per conversation; `rooms.avatar` holds `<version>.<ext>`.
+ * (docs/api.md "Conversation avatars (feature `avatar`)"). One row per conversation; `rooms.avatar`
+ * holds `<version>.<ext>`.
  */
 import type { ParleyMigration } from './helpers.js';
 

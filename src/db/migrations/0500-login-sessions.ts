@@ -1,5 +1,6 @@
 /**
- * Browser login sessions (the admin page's login form, issue 7). The cookie value is never
+ * Browser login sessions (the admin page's login form, docs/operators.md "Admin settings page").
+ * The cookie value is never
  * stored, only its sha256, so a database dump cannot be replayed; every Parley process sharing
  * the database accepts the cookie.
  */

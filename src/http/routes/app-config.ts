@@ -1,5 +1,5 @@
 /**
- * Nextcloud's provisioning API for app config (issue 2 item 5; contract "Server-wide app
+ * Nextcloud's provisioning API for app config (contract "Server-wide app
  * configuration"), admin only. Nextcloud wraps every answer in a `data` key inside the OCS data:
  *   GET    /apps/provisioning_api/api/v1/config/apps              → {data: ["spreed"]}
  *   GET    /apps/provisioning_api/api/v1/config/apps/{app}        → {data: [stored keys, sorted]}

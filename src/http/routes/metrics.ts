@@ -1,5 +1,5 @@
 /**
- * GET /metrics (issue 7 item 4): OpenMetrics for Prometheus. Open to loopback only, unless
+ * GET /metrics (docs/operators.md "Metrics"): OpenMetrics for Prometheus. Open to loopback only, unless
  * METRICS_ALLOW lists more networks; anyone else gets 403 and the counters stay private.
  */
 import net from 'node:net';

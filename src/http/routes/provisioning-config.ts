@@ -24,7 +24,7 @@ export async function provisioningConfigRoutes(app: FastifyInstance, services: S
     summary: "Set one of the caller's own spreed preferences (field configValue)",
     params: Type.Object({
       ...target,
-      // Nextcloud's field is `configValue`; `value` is accepted too (issue 5 names it so).
+      // Nextcloud's field is `configValue`; `value` is accepted too (docs/api.md "Settings and SIP").
       configValue: Type.Optional(Type.String({ maxLength: 64 })),
       value: Type.Optional(Type.String({ maxLength: 64, 'x-error': 'configValue' })),
     }),

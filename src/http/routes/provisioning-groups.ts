@@ -1,5 +1,6 @@
 /**
- * Nextcloud's provisioning API for groups (issue 2, item 4): list, create, delete, members.
+ * Nextcloud's provisioning API for groups (docs/api.md "Provisioning API"): list, create, delete,
+ * members.
  * Admin-only in Parley (no sub-admins).
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * Nextcloud's provisioning API for accounts (issue 2, item 4): `/cloud/users...` and
+ * Nextcloud's provisioning API for accounts (docs/api.md "Provisioning API"): `/cloud/users...` and
  * `/cloud/user`. Admin-only except what Nextcloud lets a user do to themself (read their
  * record and groups, change their display name, email and password). Rules and OCS codes live
  * in ProvisioningService; successful calls without a payload answer `data: []` as Nextcloud.

@@ -1,5 +1,5 @@
 /**
- * Nextcloud's user-status endpoints for the caller (issue 4 item 2), under
+ * Nextcloud's user-status endpoints for the caller (docs/api.md "Participants and sessions"), under
  * /apps/user_status/api/v1. Shapes follow Nextcloud's UserStatusController.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,6 @@
 /**
- * Parley's own web pages (issue 7 item 1): `/` (links to the admin page), the login form, logout,
+ * Parley's own web pages (docs/operators.md "Admin settings page"): `/` (links to the admin page),
+ * the login form, logout,
  * the admin settings page at /settings/admin/talk and its assets. The page saves through the
  * OCS app-config API with the login session cookie; it never receives a secret.
  */

@@ -1,5 +1,6 @@
 /**
- * The admin settings page (issue 7 item 1), in the browser. Sections and controls come from the
+ * The admin settings page (docs/operators.md "Admin settings page"), in the browser. Sections and
+ * controls come from the
  * app-config registry itself (imported, not repeated), values from the state the server embeds.
  * A section's Save button validates each changed control exactly as the server does
  * (normalizeConfigValue), then stores it through the OCS app-config API; a refused value shows
