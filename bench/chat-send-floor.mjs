@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
-import { freshDatabase, startServer } from './lib/server.mjs';
+import { dist, freshDatabase, startServer } from './lib/server.mjs';
 import { cpuSeconds } from './lib/process-cpu.mjs';
 import { prepareRoutes, seedRoutes } from './lib/routes.mjs';
 import core from './routes/00-core.mjs';
@@ -72,11 +72,8 @@ function statementsCpu(file, token, userId, group, reads) {
       .all('attendees')
       .map((c) => `a.${c} as a_${c}`)
       .join(', ');
-    const feed = db
-      .prepare(
-        'SELECT 0 AS k, max(seq) AS seq, NULL AS topic FROM change_feed UNION ALL SELECT 1, seq, topic FROM (SELECT seq, topic FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?) ORDER BY k, seq',
-      )
-      .raw(true);
+    // The server's own text (a reading starts at the last row read: that row comes back first).
+    const feed = db.prepare(readFrom).raw(true);
     const lookup = db
       .prepare(
         `select r.*, ${attendeeColumns} from rooms r left join attendees a on a.room_id = r.id and a.actor_type = ? and a.actor_id = ? where r.token = ?`,
@@ -108,7 +105,7 @@ function statementsCpu(file, token, userId, group, reads) {
     for (let done = 0; done < sends; done += group) {
       for (let i = 0; reads && i < group; i++) {
         const rows = feed.all(lastSeq, 10_001);
-        lastSeq = rows[rows.length - 1][1] ?? lastSeq;
+        lastSeq = rows[rows.length - 1]?.[0] ?? lastSeq;
         lookup.all('users', userId, token);
       }
       begin.run();
@@ -129,6 +126,7 @@ function statementsCpu(file, token, userId, group, reads) {
 }
 
 const { env, dataDir, drop } = await freshDatabase('sqlite');
+const { READ_FROM: readFrom } = await dist('db/change-feed.js');
 try {
   const seeded = await seedRoutes(env, routes, false);
   const server = await startServer(env);

@@ -140,8 +140,11 @@ function timed<T>(stats: QueryStats, statement: () => T): T {
   }
 }
 
-/** The feed's rows from a position on, in order (change_feed.seq is the rowid: a range read). */
-const READ_FROM = 'SELECT seq, topic FROM change_feed WHERE seq >= ? ORDER BY seq LIMIT ?';
+/**
+ * The feed's rows from a position on, in order (change_feed.seq is the rowid: a range read).
+ * Exported for bench/chat-send-floor.mjs, which runs a send's statements as the server does.
+ */
+export const READ_FROM = 'SELECT seq, topic FROM change_feed WHERE seq >= ? ORDER BY seq LIMIT ?';
 const NEWEST = 'SELECT max(seq) FROM change_feed';
 
 export class PgChangeFeed extends TopicLog implements ChangeFeed {
