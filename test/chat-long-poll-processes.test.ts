@@ -1,7 +1,9 @@
 /**
  * Chat long-poll across processes (DESIGN.md §4, db/wake.ts): a message sent through one
  * `parley serve` wakes a waiter on another at once (PostgreSQL LISTEN/NOTIFY, NOTIFY carries the
- * room id only), and a stopping process releases its waiters (304) instead of hanging.
+ * room id only), a poll following posts made at once through both misses none (a room's
+ * messages commit in id order), and a stopping process releases its waiters (304) instead of
+ * hanging.
  * PostgreSQL only: SQLite's wake-ups are in-process by design.
  */
 import { after, before, describe, it } from 'node:test';
@@ -72,6 +74,34 @@ describe('chat long-poll across two processes on one PostgreSQL schema', { skip:
     const results = await Promise.all(waiting);
     assert.ok(results.every((r) => r.status === 200 && r.data[0].id === sent.data.id));
     last = sent.data.id;
+  });
+
+  it('posts made at once through both processes into one room: a long-poll following them misses none', async () => {
+    // A room's messages commit in id order (each post takes the room's row lock before its id):
+    // a poll that has seen id n asks for ids above n, so a smaller id committed later would be
+    // lost to it for good.
+    const texts = Array.from({ length: 60 }, (_, i) => `at once ${i}`);
+    const seen: number[] = [];
+    let following = true;
+    const follow = (async () => {
+      let known = last;
+      const until = Date.now() + 30_000;
+      while (following && Date.now() < until) {
+        const r = await poll(b!, token, known, 1);
+        if (r.status !== 200) continue;
+        for (const m of r.data as Array<{ id: number }>) seen.push(m.id);
+        if (seen.length > 0) known = seen[seen.length - 1];
+      }
+    })();
+    const sent = await Promise.all(texts.map((message, i) => ocs(i % 2 === 0 ? a! : b!, 'POST', `${V1}/chat/${token}`, ALICE, { message })));
+    for (const r of sent) assert.equal(r.status, 201);
+    const ids = sent.map((r) => r.data.id as number).sort((x, y) => x - y);
+    const deadline = Date.now() + 10_000;
+    while (seen[seen.length - 1] !== ids[ids.length - 1] && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    following = false;
+    await follow;
+    last = ids[ids.length - 1];
+    assert.deepEqual(seen, ids, 'the poll saw every message once, in id order');
   });
 
   it('a stopping process releases its waiters (304) instead of holding them for the timeout', async () => {

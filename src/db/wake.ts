@@ -52,6 +52,12 @@ export interface Wake {
    * the change) PostgreSQL delivers at commit; without it, call after the data has committed.
    */
   notify(channels: string[], via?: Kysely<any>): Promise<void>;
+  /**
+   * PostgreSQL: the database channel `notify` sends on (the payload is the channel's name), for
+   * a statement that notifies within itself (a chat post, ChatMessagesRepository.postAlone).
+   * Undefined in-process.
+   */
+  readonly channel?: string;
   /** Releases every waiter (they answer false) and closes the LISTEN connection. */
   close(): Promise<void>;
   /** Listeners currently registered in this process (metrics, benchmarks, tests). */
@@ -308,6 +314,7 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
   if (observer) connect().catch(reconnectLater);
 
   return {
+    channel: dbChannel,
     async listen(channel) {
       await connect();
       let seen = generation;

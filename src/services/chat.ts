@@ -187,37 +187,45 @@ export class ChatService {
   }
 
   /**
-   * Posts a user's message (checks done by the caller) in its own short transaction (on SQLite
-   * possibly committed together with concurrent posts, db/commit-group.ts), then announces
-   * `chat.message-posted` once it is committed. Returns the stored row (the send answers with it, §1.5).
-   * Statements on SQLite: insert, room, the author's read marker, and one for the mentioned
-   * attendees when there are any; PostgreSQL adds the room's row lock before the insert.
+   * Posts a user's message (checks done by the caller) in its own short transaction, then
+   * announces `chat.message-posted` once it is committed. Returns the stored row (the send
+   * answers with it, §1.5). On SQLite the transaction may be committed together with concurrent
+   * posts (db/commit-group.ts): insert, room, the author's read marker, and one for the
+   * mentioned attendees when there are any. On PostgreSQL it is one statement (the room's row
+   * lock first, ChatMessagesRepository.postAlone).
    */
   async postUserMessage(room: RoomRow, input: UserMessageInput): Promise<ChatMessageRow> {
     const now = nowSeconds();
-    const posted = await this.userPosts.run(async (trx) => {
-      const tx = this.repos.withTransaction(trx);
-      const message = await this.insert(
-        tx,
-        trx,
-        room,
-        now,
-        {
-          ...this.baseRow(room, input.actor, now),
-          message: input.message,
-          message_type: MessageType.COMMENT,
-          message_parameters: JSON.stringify(input.parameters),
-          reference_id: input.referenceId,
-          parent_id: input.parentId,
-          silent: input.silent ? 1 : 0,
-          can_mention_all: input.canMentionAll ? 1 : 0,
-        },
-        { bump: true },
-      );
-      if (input.attendeeId > 0) await tx.attendees.advanceReadMarker(input.attendeeId, message.id, now);
-      await tx.attendees.markMentioned(room.id, input.mentions, message.id);
-      return message;
-    });
+    const row: NewChatMessage = {
+      ...this.baseRow(room, input.actor, now),
+      message: input.message,
+      message_type: MessageType.COMMENT,
+      message_parameters: JSON.stringify(input.parameters),
+      reference_id: input.referenceId,
+      parent_id: input.parentId,
+      silent: input.silent ? 1 : 0,
+      can_mention_all: input.canMentionAll ? 1 : 0,
+    };
+    const channel = this.db.wake.channel;
+    const posted =
+      channel !== undefined
+        ? // PostgreSQL: the same writes as one statement (a transaction of them held the room's
+          // row lock across five round trips).
+          await this.repos.chatMessages.postAlone(row, {
+            roomId: room.id,
+            now,
+            counted: UNREAD_TYPES.includes(row.message_type),
+            authorAttendeeId: input.attendeeId,
+            mentions: input.mentions,
+            wake: { channel, payload: chatChannel(room.id) },
+          })
+        : await this.userPosts.run(async (trx) => {
+            const tx = this.repos.withTransaction(trx);
+            const message = await this.insert(tx, trx, room, now, row, { bump: true });
+            if (input.attendeeId > 0) await tx.attendees.advanceReadMarker(input.attendeeId, message.id, now);
+            await tx.attendees.markMentioned(room.id, input.mentions, message.id);
+            return message;
+          });
     await this.events.emit('chat.message-posted', {
       room,
       messageId: posted.id,

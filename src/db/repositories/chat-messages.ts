@@ -5,7 +5,7 @@
  * read (talk-chat-calls.md §1.6 "Expiration"), before the job deletes them.
  */
 import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { ChatMessagesTable, Database } from '../schema.js';
 import { chunks } from '../chunks.js';
 import { ActorType } from '../../domain/constants.js';
@@ -51,6 +51,68 @@ const INSERT_MESSAGE = compiledStatement<ChatMessageRow, NewChatMessage>((db, p)
     .values(Object.fromEntries(NEW_MESSAGE_COLUMNS.map((c) => [c, p(c)])) as unknown as NewChatMessage)
     .returningAll(),
 );
+
+/** What a user's post moves besides its own row (`postAlone`). */
+export interface LonePost {
+  roomId: number;
+  /** The room's lastActivity moves to it (never backwards). */
+  now: number;
+  /** A counted message (UNREAD_TYPES): the room's chat_count, and next_expiry when it expires. */
+  counted: boolean;
+  /** The author's attendee row: its read marker moves to the message (0: none). */
+  authorAttendeeId: number;
+  /** Attendees mentioned: `direct` also get the direct flag (AttendeesRepository.markMentioned). */
+  mentions: { direct: readonly number[]; indirect: readonly number[] };
+  /** The long-polls' wake-up (wake.ts): its database channel and payload, delivered at commit. */
+  wake: { channel: string; payload: string };
+}
+
+/**
+ * PostgreSQL: a user's post as ONE statement, committed on its own: the room's row lock, the
+ * message's id (taken under that lock, so a room's messages commit in id order: a long-poll
+ * that saw id n never misses a smaller one), the insert, the room's lastMessage, lastActivity
+ * and counters, the author's read marker with the mentioned attendees' markers (one UPDATE:
+ * a row must not be updated twice in one statement) and the wake-up. As a transaction these
+ * were seven round trips, the room's row lock held across five of them, which is what bounds
+ * the posts per second into one busy room (docs/benchmarks.md "A post in one statement").
+ *
+ * The UPDATEs run whether or not the query reads them (data-modifying WITH); the notification,
+ * a plain SELECT, runs because the query joins it.
+ *
+ * Every sub-statement sees the snapshot taken when the statement started, possibly before the
+ * lock was granted; the UPDATEs re-read rows that a post committed in between changed (READ
+ * COMMITTED re-checks the newest version), and the read marker's read_count takes the room's
+ * new chat_count from the room UPDATE's RETURNING, not from a read of the table.
+ */
+const LONE_POST_COLUMNS = [...NEW_MESSAGE_COLUMNS];
+const LONE_POST_SQL = (() => {
+  const n = LONE_POST_COLUMNS.length;
+  const at = (name: string) => `$${n + 1 + ['roomId', 'now', 'counted', 'expiresAt', 'author', 'mentioned', 'direct', 'channel', 'payload'].indexOf(name)}`;
+  // Every SET expression sees the row as it was: the author's marker only moves forward.
+  const advances = `attendees.id = ${at('author')} and attendees.last_read_message < m.id`;
+  return `with locked as (select id from rooms where id = ${at('roomId')} for update),
+  m as (select nextval(pg_get_serial_sequence('chat_messages', 'id')) as id from locked),
+  ins as (insert into chat_messages (id, ${LONE_POST_COLUMNS.map((c) => `"${c}"`).join(', ')})
+    select m.id, ${LONE_POST_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} from m returning *),
+  room as (update rooms set
+      last_message = case when rooms.last_message < m.id then m.id else rooms.last_message end,
+      last_activity = case when rooms.last_activity < ${at('now')} then ${at('now')} else rooms.last_activity end,
+      chat_count = rooms.chat_count + ${at('counted')}::int,
+      next_expiry = case when ${at('expiresAt')}::bigint > 0 and (rooms.next_expiry = 0 or rooms.next_expiry > ${at('expiresAt')}::bigint)
+        then ${at('expiresAt')}::bigint else rooms.next_expiry end
+    from m where rooms.id = ${at('roomId')} returning rooms.chat_count),
+  att as (update attendees set
+      last_read_message = case when ${advances} then m.id else attendees.last_read_message end,
+      last_attendee_activity = case when ${advances} then ${at('now')} else attendees.last_attendee_activity end,
+      read_count = case when ${advances} then room.chat_count else attendees.read_count end,
+      last_mention_message = case when attendees.id = any(${at('mentioned')}::bigint[]) then m.id else attendees.last_mention_message end,
+      last_mention_direct = case when attendees.id = any(${at('direct')}::bigint[]) then m.id else attendees.last_mention_direct end
+    from m, room
+    where attendees.room_id = ${at('roomId')} and (attendees.id = ${at('author')} or attendees.id = any(${at('mentioned')}::bigint[]))
+    returning 1),
+  woke as (select pg_notify(${at('channel')}, ${at('payload')}) from ins)
+select ins.* from ins cross join woke`;
+})();
 
 /** Every message column (a Record so that a column added to the table must be added here). */
 const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
@@ -114,6 +176,31 @@ export class ChatMessagesRepository {
   async insert(row: NewChatMessage): Promise<ChatMessageRow> {
     const [r] = await INSERT_MESSAGE(this.db, { ...CHAT_MESSAGE_DEFAULTS, ...row });
     return r;
+  }
+
+  /**
+   * PostgreSQL only, outside a transaction: a user's post and everything it moves in one
+   * statement (LONE_POST_SQL). Returns the stored row.
+   */
+  async postAlone(row: NewChatMessage, post: LonePost): Promise<ChatMessageRow> {
+    const full: Record<string, unknown> = { ...CHAT_MESSAGE_DEFAULTS, ...row };
+    const direct = [...new Set(post.mentions.direct)];
+    const mentioned = [...new Set([...direct, ...post.mentions.indirect])];
+    const parameters = [
+      ...LONE_POST_COLUMNS.map((c) => full[c] ?? null),
+      post.roomId,
+      post.now,
+      post.counted ? 1 : 0,
+      row.expires_at ?? 0,
+      post.authorAttendeeId,
+      mentioned,
+      direct,
+      post.wake.channel,
+      post.wake.payload,
+    ];
+    const { rows } = await this.db.executeQuery<ChatMessageRow>(CompiledQuery.raw(LONE_POST_SQL, parameters));
+    if (rows.length !== 1) throw new Error(`postAlone: room ${post.roomId} not found`);
+    return rows[0];
   }
 
   /** Inserts several messages in one statement; returns each new id with its room. */
