@@ -21,6 +21,7 @@ import type { Services } from '../src/services/index.js';
 import { loadSettings } from '../src/settings.js';
 import { expectRefusal, runCli, spawnCli, type Run } from './helpers/cli.js';
 import { dialects, freshEnv } from './helpers/parley.js';
+import { registerServer } from './helpers/servers-by-schema.js';
 
 const MAIN = path.resolve('src/main.ts');
 
@@ -28,6 +29,7 @@ for (const dialect of dialects()) {
   describe(`accounts: CLI [${dialect}]`, () => {
     let env: Record<string, string>;
     let s: Services;
+    let unregister: () => void = () => undefined;
 
     /** `parley ...args` in this process (sequential: it swaps process.env and console). */
     const parley = (args: string[], extra: Record<string, string> = {}): Promise<Run> => runCli({ ...env, ...extra }, args);
@@ -37,9 +39,13 @@ for (const dialect of dialects()) {
     before(async () => {
       env = freshEnv(dialect);
       s = await openServices(loadSettings(env));
+      // Its reads after a command must see what the command wrote: on PostgreSQL its read cache
+      // hears another connection's commits by notification, so runCli waits for that.
+      unregister = registerServer(env.DATABASE_SCHEMA, s.db);
       await s.directory.createGroup('staff');
     });
     after(async () => {
+      unregister();
       await s.db.close();
       if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
       fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
