@@ -11,6 +11,8 @@
  * parameter lists (the batch loads' IN-lists) stay unnamed: after five runs PostgreSQL may switch
  * a named statement to a generic plan, which made GET /room's batch loads slower (measured: the
  * request took twice as long), while an unnamed statement is always planned for its values.
+ * A statement with many values but only key lookups is named anyway when its module asks for
+ * it (`alwaysNamed`).
  */
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
@@ -21,6 +23,20 @@ const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
 
 /** Statement names by SQL text (process-wide: the same text has the same name on every connection). */
 const names = new Map<string, string>();
+
+/** Texts named whatever their number of parameters (`alwaysNamed`). */
+const namedAnyway = new Set<string>();
+
+/**
+ * Names `text` whatever its number of parameters: for a statement with many values but no
+ * list whose length varies, whose every lookup is by a key, so that a generic plan is the plan
+ * its values would get anyway (a chat post on PostgreSQL: 31 values, one row each). Returns the
+ * text.
+ */
+export function alwaysNamed(text: string): string {
+  namedAnyway.add(text);
+  return text;
+}
 
 function nameOf(text: string): string | undefined {
   let name = names.get(text);
@@ -39,7 +55,7 @@ function prepareStatements(client: PostgresPoolClient): PostgresPoolClient {
   wrapped.add(client);
   const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
   client.query = ((config: unknown, values?: unknown[]) => {
-    if (typeof config === 'string' && (values?.length ?? 0) <= MAX_PARAMS) {
+    if (typeof config === 'string' && ((values?.length ?? 0) <= MAX_PARAMS || namedAnyway.has(config))) {
       const name = nameOf(config);
       if (name !== undefined) return query({ name, text: config, values });
     }

@@ -11,6 +11,7 @@ import { chunks } from '../chunks.js';
 import { ActorType } from '../../domain/constants.js';
 import { DELETED_USERS } from '../../domain/chat.js';
 import { compiledStatement } from '../compiled-statement.js';
+import { alwaysNamed } from '../pg-prepared.js';
 
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type NewChatMessage = Insertable<ChatMessagesTable>;
@@ -87,7 +88,8 @@ export interface LonePost {
 const LONE_POST_COLUMNS = [...NEW_MESSAGE_COLUMNS];
 const LONE_POST_SQL = (() => {
   const n = LONE_POST_COLUMNS.length;
-  const at = (name: string) => `$${n + 1 + ['roomId', 'now', 'counted', 'expiresAt', 'author', 'mentioned', 'direct', 'channel', 'payload'].indexOf(name)}`;
+  const at = (name: string) =>
+    `$${n + 1 + ['roomId', 'now', 'counted', 'expiresAt', 'author', 'mentioned', 'direct', 'channel', 'payload', 'touched'].indexOf(name)}`;
   // Every SET expression sees the row as it was: the author's marker only moves forward.
   const advances = `attendees.id = ${at('author')} and attendees.last_read_message < m.id`;
   return `with locked as (select id from rooms where id = ${at('roomId')} for update),
@@ -108,11 +110,14 @@ const LONE_POST_SQL = (() => {
       last_mention_message = case when attendees.id = any(${at('mentioned')}::bigint[]) then m.id else attendees.last_mention_message end,
       last_mention_direct = case when attendees.id = any(${at('direct')}::bigint[]) then m.id else attendees.last_mention_direct end
     from m, room
-    where attendees.room_id = ${at('roomId')} and (attendees.id = ${at('author')} or attendees.id = any(${at('mentioned')}::bigint[]))
+    where attendees.id = any(${at('touched')}::bigint[]) and attendees.room_id = ${at('roomId')}
     returning 1),
   woke as (select pg_notify(${at('channel')}, ${at('payload')}) from ins)
 select ins.* from ins cross join woke`;
 })();
+// Named although it has 32 values: every row it reads or writes is found by its key (the
+// attendees by primary key, `touched`), so a generic plan is what its values would be given.
+alwaysNamed(LONE_POST_SQL);
 
 /** Every message column (a Record so that a column added to the table must be added here). */
 const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
@@ -197,6 +202,8 @@ export class ChatMessagesRepository {
       direct,
       post.wake.channel,
       post.wake.payload,
+      // The attendee rows the UPDATE may touch: the author's and the mentioned ones.
+      post.authorAttendeeId > 0 ? [post.authorAttendeeId, ...mentioned] : mentioned,
     ];
     const { rows } = await this.db.executeQuery<ChatMessageRow>(CompiledQuery.raw(LONE_POST_SQL, parameters));
     if (rows.length !== 1) throw new Error(`postAlone: room ${post.roomId} not found`);
