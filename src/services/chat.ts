@@ -2,10 +2,12 @@
  * Writing chat messages (talk-chat-calls.md §1.5, §2): user messages and system messages, each
  * in one transaction with the room's lastMessage/lastActivity, the author's read marker and
  * the mention markers of the attendees it mentions. The reads (history, long-poll, room
- * states) live in chat-reads.ts; the HTTP rules (who may post, limits) in chat-api.ts.
+ * states) and the HTTP rules (who may post, limits) live in chat-api.ts.
  *
- * Every post takes the room's row lock first (RoomsRepository.lockForMessage), so the messages
- * of one room commit in id order and a long-poll that has seen id n never misses a smaller id.
+ * Every post takes the room's row lock before its message gets an id (on PostgreSQL a user's
+ * post in its one statement, ChatMessagesRepository.postAlone; a system message with
+ * RoomsRepository.lockForMessage), so the messages of one room commit in id order and a
+ * long-poll that has seen id n never misses a smaller id.
  */
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
