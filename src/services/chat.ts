@@ -1,8 +1,9 @@
 /**
  * Writing chat messages (talk-chat-calls.md §1.5, §2): user messages and system messages, each
  * in one transaction with the room's lastMessage/lastActivity, the author's read marker and
- * the mention markers of the attendees it mentions. The reads (history, long-poll, room
- * states) and the HTTP rules (who may post, limits) live in chat-api.ts.
+ * the mention markers of the attendees it mentions. The reads (history, long-poll) and the
+ * HTTP rules (who may post, limits) live in chat-api.ts, a room's chat state in
+ * conversation-view.ts.
  *
  * Every post takes the room's row lock before its message gets an id (on PostgreSQL a user's
  * post in its one statement, ChatMessagesRepository.postAlone; a system message with
