@@ -63,3 +63,9 @@ export function messageLength(text: string): number {
 export function normalizeReferenceId(raw: string): string {
   return [...raw.trim()].slice(0, REFERENCE_ID_MAX).join('');
 }
+
+/** The attendees a message marks: `direct` ones (also the direct flag) and `all` of them, each once. */
+export function mentionedIds(mentioned: { direct: readonly number[]; indirect: readonly number[] }): { direct: number[]; all: number[] } {
+  const direct = [...new Set(mentioned.direct)];
+  return { direct, all: [...new Set([...direct, ...mentioned.indirect])] };
+}

@@ -215,9 +215,6 @@ export class ChatService {
         ? // PostgreSQL: the same writes as one statement (a transaction of them held the room's
           // row lock across five round trips).
           await this.repos.chatMessages.postAlone(row, {
-            roomId: room.id,
-            now,
-            counted: UNREAD_TYPES.includes(row.message_type),
             authorAttendeeId: input.attendeeId,
             mentions: input.mentions,
             wake: { channel, payload: chatChannel(room.id) },

@@ -13,6 +13,7 @@ import { MODERATOR_TYPES } from '../../domain/permissions.js';
 import { compiledStatement } from '../compiled-statement.js';
 import { caseById } from '../id-lists.js';
 import { UNREAD_TYPES } from './chat-messages.js';
+import { mentionedIds } from '../../domain/chat.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
 export type NewAttendee = Insertable<AttendeesTable>;
@@ -412,8 +413,7 @@ export class AttendeesRepository {
    * a group) only the mention (talk-chat-calls.md §1.4 unreadMention/unreadMentionDirect).
    */
   async markMentioned(roomId: number, mentioned: { direct: readonly number[]; indirect: readonly number[] }, messageId: number): Promise<void> {
-    const direct = [...new Set(mentioned.direct)];
-    const all = [...new Set([...direct, ...mentioned.indirect])];
+    const { direct, all } = mentionedIds(mentioned);
     if (all.length === 0) return;
     const directSet = new Set(direct);
     for (const part of chunks(all)) {

@@ -9,7 +9,7 @@ import { CompiledQuery, sql } from 'kysely';
 import type { ChatMessagesTable, Database } from '../schema.js';
 import { chunks } from '../chunks.js';
 import { ActorType } from '../../domain/constants.js';
-import { DELETED_USERS } from '../../domain/chat.js';
+import { DELETED_USERS, mentionedIds } from '../../domain/chat.js';
 import { compiledStatement } from '../compiled-statement.js';
 import { alwaysNamed } from '../pg-prepared.js';
 
@@ -53,13 +53,11 @@ const INSERT_MESSAGE = compiledStatement<ChatMessageRow, NewChatMessage>((db, p)
     .returningAll(),
 );
 
-/** What a user's post moves besides its own row (`postAlone`). */
+/**
+ * What a user's post moves besides its own row (`postAlone`); the room, the time and whether the
+ * message counts as unread come from the row itself.
+ */
 export interface LonePost {
-  roomId: number;
-  /** The room's lastActivity moves to it (never backwards). */
-  now: number;
-  /** A counted message (UNREAD_TYPES): the room's chat_count, and next_expiry when it expires. */
-  counted: boolean;
   /** The author's attendee row: its read marker moves to the message (0: none). */
   authorAttendeeId: number;
   /** Attendees mentioned: `direct` also get the direct flag (AttendeesRepository.markMentioned). */
@@ -85,17 +83,17 @@ export interface LonePost {
  * COMMITTED re-checks the newest version), and the read marker's read_count takes the room's
  * new chat_count from the room UPDATE's RETURNING, not from a read of the table.
  */
-const LONE_POST_COLUMNS = [...NEW_MESSAGE_COLUMNS];
+/** The statement's values after the message's columns, by name (`postAlone` passes them in this order). */
+const LONE_POST_VALUES = ['roomId', 'now', 'counted', 'expiresAt', 'author', 'mentioned', 'direct', 'channel', 'payload', 'touched'] as const;
+type LonePostValue = (typeof LONE_POST_VALUES)[number];
 const LONE_POST_SQL = (() => {
-  const n = LONE_POST_COLUMNS.length;
-  const at = (name: string) =>
-    `$${n + 1 + ['roomId', 'now', 'counted', 'expiresAt', 'author', 'mentioned', 'direct', 'channel', 'payload', 'touched'].indexOf(name)}`;
+  const at = (name: LonePostValue) => `$${NEW_MESSAGE_COLUMNS.length + 1 + LONE_POST_VALUES.indexOf(name)}`;
   // Every SET expression sees the row as it was: the author's marker only moves forward.
   const advances = `attendees.id = ${at('author')} and attendees.last_read_message < m.id`;
   return `with locked as (select id from rooms where id = ${at('roomId')} for update),
   m as (select nextval(pg_get_serial_sequence('chat_messages', 'id')) as id from locked),
-  ins as (insert into chat_messages (id, ${LONE_POST_COLUMNS.map((c) => `"${c}"`).join(', ')})
-    select m.id, ${LONE_POST_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} from m returning *),
+  ins as (insert into chat_messages (id, ${NEW_MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')})
+    select m.id, ${NEW_MESSAGE_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} from m returning *),
   room as (update rooms set
       last_message = case when rooms.last_message < m.id then m.id else rooms.last_message end,
       last_activity = case when rooms.last_activity < ${at('now')} then ${at('now')} else rooms.last_activity end,
@@ -189,24 +187,24 @@ export class ChatMessagesRepository {
    */
   async postAlone(row: NewChatMessage, post: LonePost): Promise<ChatMessageRow> {
     const full: Record<string, unknown> = { ...CHAT_MESSAGE_DEFAULTS, ...row };
-    const direct = [...new Set(post.mentions.direct)];
-    const mentioned = [...new Set([...direct, ...post.mentions.indirect])];
-    const parameters = [
-      ...LONE_POST_COLUMNS.map((c) => full[c] ?? null),
-      post.roomId,
-      post.now,
-      post.counted ? 1 : 0,
-      row.expires_at ?? 0,
-      post.authorAttendeeId,
-      mentioned,
+    const { direct, all } = mentionedIds(post.mentions);
+    const values: Record<LonePostValue, unknown> = {
+      roomId: row.room_id,
+      // The room's lastActivity moves to the message's time.
+      now: row.created_at,
+      counted: UNREAD_TYPES.includes(row.message_type) ? 1 : 0,
+      expiresAt: row.expires_at ?? 0,
+      author: post.authorAttendeeId,
+      mentioned: all,
       direct,
-      post.wake.channel,
-      post.wake.payload,
+      channel: post.wake.channel,
+      payload: post.wake.payload,
       // The attendee rows the UPDATE may touch: the author's and the mentioned ones.
-      post.authorAttendeeId > 0 ? [post.authorAttendeeId, ...mentioned] : mentioned,
-    ];
+      touched: post.authorAttendeeId > 0 ? [post.authorAttendeeId, ...all] : all,
+    };
+    const parameters = [...NEW_MESSAGE_COLUMNS.map((c) => full[c] ?? null), ...LONE_POST_VALUES.map((v) => values[v])];
     const { rows } = await this.db.executeQuery<ChatMessageRow>(CompiledQuery.raw(LONE_POST_SQL, parameters));
-    if (rows.length !== 1) throw new Error(`postAlone: room ${post.roomId} not found`);
+    if (rows.length !== 1) throw new Error(`postAlone: room ${row.room_id} not found`);
     return rows[0];
   }
 
