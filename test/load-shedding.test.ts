@@ -73,6 +73,21 @@ for (const dialect of dialects()) {
       assert.match(await metrics.text(), /parley_http_requests_total\{[^}]*status="503"\} \d+/);
     });
 
+    it('GET /metrics says every request is shed while the loop is late, and no longer after', async () => {
+      const shown = await underPressure(
+        async () => (await fetch(`${t.p.url}/metrics`)).text(),
+        (text) => /^parley_shedding_all 1$/m.test(text),
+      );
+      // The utilization signal is off in this suite: no admission rate is ever in force.
+      assert.match(shown, /^parley_admission_limited 0$/m);
+      let text = shown;
+      for (let i = 0; i < 100 && /^parley_shedding_all 1$/m.test(text); i++) {
+        await new Promise((done) => setTimeout(done, 50));
+        text = await (await fetch(`${t.p.url}/metrics`)).text();
+      }
+      assert.match(text, /^parley_shedding_all 0$/m);
+    });
+
     it('serves again once the pressure is gone', async () => {
       await underPressure(
         () => t.call('GET', CAPABILITIES, { as: admin }),
