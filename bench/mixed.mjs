@@ -236,30 +236,25 @@ const passes = (r) => r.p99 < p99Limit && r.errors === 0 && r.timeouts === 0 && 
 async function search(db, url, users) {
   let good;
   let bad;
-  for (let rate = startRate; rate <= maxRate; rate *= 2) {
-    const r = await offer(db, url, users, rate, stepSeconds);
-    console.log(line(db, passes(r) ? 'pass' : 'fail', r));
+  /** One step at `rate`, printed and kept as the best pass or the latest failure; true if it passed. */
+  const step = async (rate) => {
+    const r = await measuredStep(db, url, users, rate);
     if (passes(r)) good = r;
-    else {
-      bad = r;
-      break;
-    }
-  }
+    else bad = r;
+    return passes(r);
+  };
+  for (let rate = startRate; rate <= maxRate; rate *= 2) if (!(await step(rate))) break;
   // Even the first rate failed: halve until one passes (down to a tenth of it).
-  for (let rate = Math.round(startRate / 2); !good && rate >= startRate / 10; rate = Math.round(rate / 2)) {
-    const r = await offer(db, url, users, rate, stepSeconds);
-    console.log(line(db, passes(r) ? 'pass' : 'fail', r));
-    if (passes(r)) good = r;
-    else bad = r;
-  }
-  for (let i = 0; i < refineSteps && good && bad; i++) {
-    const rate = Math.round((good.rate + bad.rate) / 2);
-    const r = await offer(db, url, users, rate, stepSeconds);
-    console.log(line(db, passes(r) ? 'pass' : 'fail', r));
-    if (passes(r)) good = r;
-    else bad = r;
-  }
+  for (let rate = Math.round(startRate / 2); !good && rate >= startRate / 10; rate = Math.round(rate / 2)) await step(rate);
+  for (let i = 0; i < refineSteps && good && bad; i++) await step(Math.round((good.rate + bad.rate) / 2));
   return good;
+}
+
+/** Offers `rate` for a step and prints it as a pass or a failure. */
+async function measuredStep(db, url, users, rate) {
+  const r = await offer(db, url, users, rate, stepSeconds);
+  console.log(line(db, passes(r) ? 'pass' : 'fail', r));
+  return r;
 }
 
 /**
@@ -309,8 +304,7 @@ async function runDatabase(db) {
     serverPid = server.pid;
     try {
       await warmUp(db, server.url, users);
-      best = fixedRate ? await offer(db, server.url, users, fixedRate, stepSeconds) : await search(db, server.url, users);
-      if (fixedRate) console.log(line(db, passes(best) ? 'pass' : 'fail', best));
+      best = fixedRate ? await measuredStep(db, server.url, users, fixedRate) : await search(db, server.url, users);
       over = await offer(db, server.url, users, twice(best), stepSeconds);
       console.log(line(db, '2x', over));
     } finally {
