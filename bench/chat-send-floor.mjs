@@ -6,13 +6,13 @@
  *    bench/run.mjs does: server CPU (user + system, /proc) per `GET /hello` and per
  *    `POST /chat/{token}` (the chat-send route of bench/routes/30-chat.mjs).
  * 2. The statements a send runs, through better-sqlite3 alone on a copy of the same database
- *    (its triggers included), with nothing of HTTP, authentication, Kysely or the presenter: the
- *    change-feed reading a request makes after a commit, the room with the caller's attendee,
- *    then BEGIN IMMEDIATE, the insert, the room's last message and counter, the author's read
- *    marker and COMMIT, then the common read marker (test/chat-send-cost.test.ts counts the
- *    same statements; the texts are those of the repositories, written out here). Once with a
- *    transaction per send, once with 4 sends per transaction: what db/commit-group.ts forms on
- *    average under 10 connections.
+ *    (its triggers included), with nothing of HTTP, authentication, Kysely or the presenter.
+ *    They are the server's own: the built services, in this process, answer one send (Fastify's
+ *    inject, after two of warm-up) while every statement better-sqlite3 runs is recorded with
+ *    its arguments (test/chat-send-cost.test.ts counts the same statements). They are replayed
+ *    with the new message's id in place of the recorded one, and the change-feed reading from
+ *    the last row read. Once with a transaction per send, once with 4 sends per transaction:
+ *    what db/commit-group.ts forms on average under 10 connections.
  *
  * Prints
  *
@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
-import { dist, freshDatabase, startServer } from './lib/server.mjs';
+import { closeSeedServices, dist, freshDatabase, openSeedServices, startServer } from './lib/server.mjs';
 import { cpuSeconds } from './lib/process-cpu.mjs';
 import { prepareRoutes, seedRoutes } from './lib/routes.mjs';
 import core from './routes/00-core.mjs';
@@ -50,72 +50,98 @@ async function serverCpu(server, req) {
   return ((cpuSeconds(server.pid) - before) * 1000) / res.requests.total;
 }
 
+/** better-sqlite3's statement methods, recorded while `recording` holds a list. */
+const statementProto = (() => {
+  const probe = new SQLite(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('select 1'));
+  probe.close();
+  return proto;
+})();
+let recording;
+for (const method of ['run', 'get', 'all']) {
+  const original = statementProto[method];
+  statementProto[method] = function (...args) {
+    const result = original.apply(this, args);
+    recording?.push({ source: this.source, method, args, reader: this.reader });
+    return result;
+  };
+}
+
 /**
- * CPU ms per send of the statements alone, `group` sends per transaction; without `reads`, only
- * the transaction (what no send can do without).
+ * The statements one send runs on the built services (in this process, over the server's data
+ * directory once its server has stopped), in order, with their arguments, and the id of the
+ * message it stored.
  */
-function statementsCpu(file, token, userId, group, reads) {
+async function recordSend(env, req) {
+  const services = await openSeedServices(env);
+  try {
+    const { buildServer } = await dist('http/server.js');
+    const app = await buildServer(services);
+    const send = async () => {
+      const res = await app.inject({ method: req.method, url: req.path, headers: req.headers, payload: req.body });
+      if (res.statusCode !== 201) throw new Error(`the recorded send answered ${res.statusCode}`);
+      return res.json().ocs.data.id;
+    };
+    await send();
+    await send();
+    recording = [];
+    const id = await send();
+    const statements = recording;
+    recording = undefined;
+    await app.close();
+    return { statements, id };
+  } finally {
+    recording = undefined;
+    await closeSeedServices(services);
+  }
+}
+
+/**
+ * CPU ms per send of the recorded statements alone, `group` sends per transaction; without
+ * `reads`, only the transaction (what no send can do without).
+ */
+function statementsCpu(file, recorded, group, reads) {
   const copy = `${file}.floor`;
   for (const suffix of ['', '-wal']) if (fs.existsSync(file + suffix)) fs.copyFileSync(file + suffix, copy + suffix);
   const db = new SQLite(copy);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    const { roomId, attendeeId } = db
-      .prepare(
-        "select r.id as roomId, a.id as attendeeId from rooms r join attendees a on a.room_id = r.id and a.actor_type = 'users' and a.actor_id = ? where r.token = ?",
-      )
-      .get(userId, token);
-    const attendeeColumns = db
-      .prepare('select name from pragma_table_info(?)')
-      .pluck()
-      .all('attendees')
-      .map((c) => `a.${c} as a_${c}`)
-      .join(', ');
-    // The server's own text (a reading starts at the last row read: that row comes back first).
-    const feed = db.prepare(readFrom).raw(true);
-    const lookup = db
-      .prepare(
-        `select r.*, ${attendeeColumns} from rooms r left join attendees a on a.room_id = r.id and a.actor_type = ? and a.actor_id = ? where r.token = ?`,
-      )
-      .raw(true);
-    const begin = db.prepare('begin immediate');
-    const commit = db.prepare('commit');
-    const insert = db
-      .prepare(
-        `insert into chat_messages (actor_display_name, message, system_message, message_parameters, reference_id, parent_id, expires_at, silent, can_mention_all,
-           last_edit_actor_type, last_edit_actor_id, last_edit_actor_display_name, last_edit_at, deleted_by_type, deleted_by_id, deleted_at, reactions,
-           room_id, actor_type, actor_id, message_type, created_at)
-         values (?, ?, '', '{}', '', NULL, 0, 0, 1, '', '', '', 0, '', '', 0, '{}', ?, 'users', ?, 'comment', ?) returning *`,
-      )
-      .raw(true);
-    const room = db.prepare(
-      'update rooms set last_message = case when last_message < ? then ? else last_message end, chat_count = chat_count + 1 where id = ?',
-    );
-    const readMarker = db.prepare(
-      'update attendees set last_read_message = ?, last_attendee_activity = ?, read_count = (select r.chat_count from rooms r where r.id = attendees.room_id) where id = ? and last_read_message < ?',
-    );
-    const common = db
-      .prepare("select min(last_read_message) as common from attendees where room_id = ? and actor_type = 'users' and read_privacy = 0")
-      .raw(true);
-    const idColumn = insert.columns().findIndex((c) => c.name === 'id');
+    const steps = recorded.statements.map((r) => {
+      const stmt = db.prepare(r.source);
+      if (r.reader) stmt.raw(true);
+      return { ...r, stmt };
+    });
+    const begin = steps.findIndex((x) => /^begin/i.test(x.source));
+    const commit = steps.findIndex((x) => /^commit/i.test(x.source));
+    if (begin < 0 || commit < begin) throw new Error('the recorded send has no transaction');
+    const insert = steps.findIndex((x) => /^insert into "chat_messages"/i.test(x.source));
+    const before = steps.slice(0, begin);
+    const inside = steps.slice(begin + 1, commit);
+    const after = steps.slice(commit + 1);
     let lastSeq = db.prepare('select max(seq) from change_feed').pluck().get() ?? 0;
-    const now = Math.floor(Date.now() / 1000);
+    let id = recorded.id;
+    /** Runs one step as the server did, with the current message id and feed position. */
+    const run = (x) => {
+      // Kysely passes its parameters as one array, the feed reading them one by one.
+      const fresh = (a) => (Array.isArray(a) ? a.map(fresh) : a === recorded.id ? id : a);
+      const args = x.source === readFrom ? [lastSeq, ...x.args.slice(1)] : x.args.map(fresh);
+      const result = x.stmt[x.method](...args);
+      if (x.source === readFrom) lastSeq = result.at(-1)?.[0] ?? lastSeq;
+      return result;
+    };
     const started = process.cpuUsage();
     for (let done = 0; done < sends; done += group) {
-      for (let i = 0; reads && i < group; i++) {
-        const rows = feed.all(lastSeq, 10_001);
-        lastSeq = rows[rows.length - 1]?.[0] ?? lastSeq;
-        lookup.all('users', userId, token);
-      }
-      begin.run();
+      for (let i = 0; reads && i < group; i++) before.forEach(run);
+      steps[begin].stmt.run();
       for (let i = 0; i < group; i++) {
-        const id = insert.all('Bench Chat', 'Hello from the benchmark', roomId, userId, now)[0][idColumn];
-        room.run(id, id, roomId);
-        readMarker.run(id, now, attendeeId, id);
+        for (const x of inside) {
+          const result = run(x);
+          if (x === steps[insert]) id = result[0][x.stmt.columns().findIndex((c) => c.name === 'id')];
+        }
       }
-      commit.run();
-      for (let i = 0; reads && i < group; i++) common.all(roomId);
+      steps[commit].stmt.run();
+      for (let i = 0; reads && i < group; i++) after.forEach(run);
     }
     const used = process.cpuUsage(started);
     return (used.user + used.system) / 1000 / sends;
@@ -132,20 +158,21 @@ try {
   const server = await startServer(env);
   let hello;
   let send;
-  let state;
+  let sendRequest;
   try {
     const prepared = await prepareRoutes(server.url, dataDir, routes, seeded);
     const byName = Object.fromEntries(prepared.map((p) => [p.r.name, p]));
-    state = seeded.get(byName['chat-send'].r.seed);
+    sendRequest = byName['chat-send'].req;
     hello = await serverCpu(server, byName.hello.req);
-    send = await serverCpu(server, byName['chat-send'].req);
+    send = await serverCpu(server, sendRequest);
   } finally {
     await server.stop();
   }
+  const recorded = await recordSend(env, sendRequest);
   const file = path.join(dataDir, 'parley.sqlite');
-  const alone = statementsCpu(file, state.sendToken, state.user, 1, true);
-  const grouped = statementsCpu(file, state.sendToken, state.user, 4, true);
-  const transaction = statementsCpu(file, state.sendToken, state.user, 4, false);
+  const alone = statementsCpu(file, recorded, 1, true);
+  const grouped = statementsCpu(file, recorded, 4, true);
+  const transaction = statementsCpu(file, recorded, 4, false);
   const f = (x) => x.toFixed(3);
   console.log(
     `chat-send-floor hello=${f(hello)} send=${f(send)} ratio=${f(hello / send)} statements=${f(alone)} grouped=${f(grouped)} transaction=${f(transaction)} ` +
