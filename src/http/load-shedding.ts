@@ -64,8 +64,8 @@ export class PressureMonitor implements MetricFamily {
 
   /** Whether a request arriving now is served (false: answer 503). */
   admit(): boolean {
-    if (this.overloaded) return false;
-    return this.settings.maxEventLoopUtilization === 0 || this.rate.admit(performance.now());
+    // With the utilization signal off the rate is never set, and admits every request.
+    return !this.overloaded && this.rate.admit(performance.now());
   }
 
   /**
