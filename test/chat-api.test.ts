@@ -481,7 +481,7 @@ for (const dialect of dialects()) {
       }
       assert.ok(spreed['features-local'].includes('chat-read-status'));
       assert.ok(spreed.features.includes('reactions') && spreed.features.includes('talk-polls'));
-      for (const f of ['talk-polls-drafts', 'react-permission', 'rich-object-sharing', 'threads', 'pinned-messages', 'scheduled-messages', 'remind-me-later']) {
+      for (const f of ['talk-polls-drafts', 'react-permission', 'threads', 'pinned-messages', 'scheduled-messages', 'remind-me-later']) {
         assert.ok(!spreed.features.includes(f), `${f} is not implemented`);
       }
       assert.equal(spreed.config.chat['max-length'], 32000);

@@ -323,6 +323,13 @@ export interface NotificationsTable {
   created_at: number;
 }
 
+/** A message that shares an object, by the kind the shared-items lists filter by (0714). */
+export interface ChatSharedItemsTable {
+  message_id: number;
+  room_id: number;
+  object_type: string;
+}
+
 export interface PollsTable {
   id: Generated<number>;
   room_id: number;
@@ -388,6 +395,7 @@ export interface Database {
   user_avatars: UserAvatarsTable;
   notifications: NotificationsTable;
   polls: PollsTable;
+  chat_shared_items: ChatSharedItemsTable;
   poll_votes: PollVotesTable;
   recording_consents: RecordingConsentsTable;
 }

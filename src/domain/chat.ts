@@ -21,11 +21,12 @@ export const REFERENCE_ID_MAX = 64;
 /** Read marker meaning "the first message is unread" (§1.6 read marker, 0 -> -2). */
 export const UNREAD_FIRST_MESSAGE = -2;
 
-/** The API messageType values Parley stores (Talk's verbs mapped, §1.4). */
+/** The message types Parley stores (Talk's verbs, §1.4; `object_shared` is shown as a comment). */
 export const MessageType = {
   COMMENT: 'comment',
   SYSTEM: 'system',
   COMMENT_DELETED: 'comment_deleted',
+  OBJECT_SHARED: 'object_shared',
 } as const;
 
 /** The actor of messages nobody in particular wrote (automatic actions): guests/system. */

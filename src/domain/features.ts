@@ -85,6 +85,11 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'markdown-messages' },
   { name: 'mention-permissions' },
   { name: 'chat-read-status', local: true },
+  // Shared objects and the shared-items lists (§1.6). Files cannot be shared into Parley's
+  // conversations (there is no Files app), so the lists' file kinds stay empty.
+  { name: 'rich-object-sharing' },
+  { name: 'geo-location-sharing' },
+  { name: 'rich-object-list-media' },
   // Reactions (§3.1): permission bit 256 does not exist here, so no `react-permission`.
   { name: 'reactions' },
   // Polls (§3.2): no drafts, so no `talk-polls-drafts` / `edit-draft-poll`.

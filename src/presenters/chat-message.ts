@@ -122,8 +122,8 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     messageType = MessageType.SYSTEM;
     message = row.message_type === 'reaction' ? row.message : 'Reaction deleted by author';
     parameters = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
-  } else if (row.message_type === 'object_shared') {
-    // Shared objects (polls) are comments to clients (§1.4 "Stored verbs").
+  } else if (row.message_type === MessageType.OBJECT_SHARED) {
+    // Shared objects (polls, locations, ...) are comments to clients (§1.4 "Stored verbs").
     messageType = MessageType.COMMENT;
   } else if (row.message_type === MessageType.COMMENT_DELETED) {
     const byAuthor = row.deleted_by_type === row.actor_type && row.deleted_by_id === row.actor_id;

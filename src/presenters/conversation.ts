@@ -151,6 +151,11 @@ export function avatarVersion(room: RoomRow): string {
   return version;
 }
 
+/** The URL of a conversation's avatar, versioned (the `icon-url` of its rich objects, talk-chat-calls.md §1.7). */
+export function roomAvatarUrl(baseUrl: string, room: RoomRow): string {
+  return `${baseUrl}/ocs/v2.php/apps/spreed/api/v1/room/${room.token}/avatar?v=${avatarVersion(room)}`;
+}
+
 /** recordingConsent: the room's value when the admin chose "optional" (2), else the global one. */
 function recordingConsent(room: RoomRow, env: FormatEnv): number {
   if (!env.recordingAvailable) return 0;

@@ -163,15 +163,7 @@ export class ChatApiService {
     } else if (input.replyTo < 0) {
       throw badRequest('reply-to', 'replyTo must be a message id');
     }
-    const actor = { ...acc.actor };
-    if ((acc.attendee.actor_type === ActorType.GUESTS || acc.attendee.actor_type === ActorType.EMAILS) && input.actorDisplayName.trim() !== '') {
-      // A guest's actorDisplayName updates their stored name (§1.1 "Guests").
-      actor.displayName = [...input.actorDisplayName.trim()].slice(0, GUEST_NAME_MAX).join('');
-      if (actor.displayName !== acc.attendee.display_name) {
-        await this.repos.attendees.update(acc.attendee.id, { display_name: actor.displayName });
-        await this.rooms.announceParticipantsChanged(acc.room, [acc.attendee.id], 'guest-name');
-      }
-    }
+    const actor = await this.guestName(acc, input.actorDisplayName);
     // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
     const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll, replyTo: parent });
@@ -191,6 +183,22 @@ export class ChatApiService {
     // back: the author's current name is the one this request authenticated with.
     const row: ChatMessageRead = { ...posted, user_display_name: actor.type === ActorType.USERS ? (ctx.user?.display_name ?? null) : null };
     return this.page(acc, [row], undefined, false, parent ? [parent] : []);
+  }
+
+  /**
+   * The author of a post: a guest's `actorDisplayName` (when not blank) updates their stored
+   * name first (§1.1 "Guests"); anyone else's is ignored.
+   */
+  async guestName(acc: ChatAccess, actorDisplayName: string): Promise<ChatActor> {
+    const actor = { ...acc.actor };
+    if ((acc.attendee.actor_type === ActorType.GUESTS || acc.attendee.actor_type === ActorType.EMAILS) && actorDisplayName.trim() !== '') {
+      actor.displayName = [...actorDisplayName.trim()].slice(0, GUEST_NAME_MAX).join('');
+      if (actor.displayName !== acc.attendee.display_name) {
+        await this.repos.attendees.update(acc.attendee.id, { display_name: actor.displayName });
+        await this.rooms.announceParticipantsChanged(acc.room, [acc.attendee.id], 'guest-name');
+      }
+    }
+    return actor;
   }
 
   // ---- receive ----
@@ -291,7 +299,8 @@ export class ChatApiService {
   /** DELETE /chat/{token}/{messageId} (§1.6 Delete): no age limit; answers message_deleted. */
   async delete(ctx: RequestContext, token: unknown, messageId: number): Promise<MessagePage> {
     const acc = await this.access(ctx, token, { write: true, chat: true, authenticated: true });
-    const target = await this.ownOrModerated(acc, messageId);
+    // Text messages and shared objects can be deleted (§1.6 Delete, capability rich-object-delete).
+    const target = await this.ownOrModerated(acc, messageId, [MessageType.COMMENT, MessageType.OBJECT_SHARED]);
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
@@ -321,6 +330,12 @@ export class ChatApiService {
         await tx.rooms.uncountMessage(acc.room.id);
         await tx.attendees.uncountReadMessage(acc.room.id, target.id);
       }
+      // A deleted share leaves the shared items; a deleted poll goes with its votes (§1.6 Delete).
+      if (changed && target.message_type === MessageType.OBJECT_SHARED) {
+        await tx.chatSharedItems.remove(target.id);
+        const pollId = sharedPollId(target.message_parameters);
+        if (pollId !== undefined) await tx.polls.deleteInRoom(acc.room.id, pollId);
+      }
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_deleted', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
     });
     return this.systemAnswer(acc, id, now);
@@ -343,6 +358,8 @@ export class ChatApiService {
       // The room's row lock first (as a post takes it), then messages and counters go.
       await tx.rooms.clearChat(acc.room.id);
       await tx.chatMessages.deleteForRooms([acc.room.id]);
+      // Polls are messages too (§1.6 Clear history).
+      await tx.polls.deleteForRooms([acc.room.id]);
       await tx.attendees.resetChatState(acc.room.id, now);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'history_cleared');
     });
@@ -388,20 +405,28 @@ export class ChatApiService {
 
   // ---- helpers ----
 
-  /** The message to edit or delete: 404 missing, 403 neither author nor moderator (not in one-to-one), 405 not a text message. */
-  private async ownOrModerated(acc: ChatAccess, messageId: number): Promise<ChatMessageRead> {
+  /**
+   * The message to edit or delete: 404 missing, 403 neither author nor moderator (not in
+   * one-to-one), 405 not of `types` (by default only text messages).
+   */
+  private async ownOrModerated(acc: ChatAccess, messageId: number, types: readonly string[] = [MessageType.COMMENT]): Promise<ChatMessageRead> {
     const target = messageId > 0 ? await this.messages.findInRoom(acc.room.id, messageId, nowSeconds()) : undefined;
     if (!target) throw notFound('message', 'The message does not exist');
     const own = target.actor_type === acc.actor.type && target.actor_id === acc.actor.id;
     const moderator = isLoggedInModeratorType(acc.attendee.participant_type) && !isOneToOneKind(acc.room.type);
     if (!own && !moderator) throw forbidden('permission', 'You may only change your own messages');
-    if (target.message_type !== MessageType.COMMENT) throw new ApiError(405, { error: 'message', message: 'Only text messages can be changed' });
+    if (!types.includes(target.message_type)) throw new ApiError(405, { error: 'message', message: 'This kind of message cannot be changed' });
     return target;
   }
 
   private async systemAnswer(acc: ChatAccess, id: number, now: number): Promise<MessagePage> {
     const row = await this.messages.findInRoom(acc.room.id, id, now);
     return this.page(acc, row ? [row] : [], undefined, false);
+  }
+
+  /** Rows read by another chat endpoint (shared items), formatted as a page is: never a 304. */
+  pageOf(acc: ChatAccess, rows: ChatMessageRead[]): Promise<MessagePage> {
+    return this.page(acc, rows, undefined, false);
   }
 
   /** Drops expired rows, loads parents (those not in `knownParents`), computes the headers. */
@@ -443,4 +468,10 @@ function withReadMarker(acc: ChatAccess, marker: number, counts: { readCount: nu
     room: { ...acc.room, chat_count: counts.chatCount },
     attendee: { ...acc.attendee, last_read_message: marker, read_count: counts.readCount },
   };
+}
+
+/** The poll a shared object message posted (its `object` parameter a talk-poll), if any. */
+function sharedPollId(messageParameters: string): number | undefined {
+  const object = (JSON.parse(messageParameters) as { object?: { type?: unknown; id?: unknown } }).object;
+  return object?.type === 'talk-poll' && typeof object.id === 'string' && /^\d+$/.test(object.id) ? Number(object.id) : undefined;
 }

@@ -13,7 +13,7 @@ import { findMentions, replaceMentions, type MentionRef } from '../domain/chat-m
 import { callObject, groupObject, guestObject, userObject, type RichObject } from '../domain/chat-rich-objects.js';
 import { ActorType, RoomType } from '../domain/constants.js';
 import { isModeratorType, isOneToOneKind } from '../domain/permissions.js';
-import { avatarVersion } from '../presenters/conversation.js';
+import { roomAvatarUrl } from '../presenters/conversation.js';
 import type { MentionedAttendees } from './chat.js';
 import type { DirectoryService } from './directory.js';
 import type { Repositories } from '../db/repositories/index.js';
@@ -185,6 +185,6 @@ export class ChatMentions {
   }
 
   private avatarUrl(room: RoomRow): string {
-    return `${this.baseUrl}/ocs/v2.php/apps/spreed/api/v1/room/${room.token}/avatar?v=${avatarVersion(room)}`;
+    return roomAvatarUrl(this.baseUrl, room);
   }
 }

@@ -23,6 +23,8 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { nowSeconds } from '../domain/time.js';
+import { actorObject } from '../domain/chat-rich-objects.js';
+import type { SharedItemType } from '../domain/chat-shares.js';
 import { chunks, rowsPerInsert } from '../db/chunks.js';
 import type { Repositories } from '../db/repositories/index.js';
 
@@ -181,12 +183,37 @@ export class ChatService {
   }
 
   /**
-   * Posts a shared object (a poll) as the actor's chat message inside the caller's transaction:
-   * stored `object_shared`, shown as a comment `{object}` (talk-chat-calls.md §1.4, §3.2).
+   * Posts a shared object (a poll, a location, ...) as the actor's chat message inside the
+   * caller's transaction: stored `object_shared`, shown as a comment `{object}` with the actor
+   * and the object as parameters (talk-chat-calls.md §1.4, §1.6, §3.2), and listed among the
+   * room's shared items as `itemType` (§1.6 "Shared items"). With `authorAttendeeId` the
+   * author's read marker moves to it, as after a post. Returns its id.
    */
-  async postSharedObject(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, parameters: Record<string, unknown>): Promise<number> {
-    const fields = { message: '{object}', message_type: 'object_shared', message_parameters: JSON.stringify(parameters) };
-    return this.postInTransaction(trx, room, actor, nowSeconds(), fields, true);
+  async postSharedObject(
+    trx: Kysely<Database>,
+    room: RoomRow,
+    actor: ChatActor,
+    object: Record<string, unknown>,
+    opts: { itemType: SharedItemType; referenceId?: string; authorAttendeeId?: number },
+  ): Promise<number> {
+    const now = nowSeconds();
+    const parameters = { actor: actorObject(actor.type, actor.id, actor.displayName), object };
+    const fields = {
+      message: '{object}',
+      message_type: MessageType.OBJECT_SHARED,
+      message_parameters: JSON.stringify(parameters),
+      reference_id: opts.referenceId ?? '',
+    };
+    const id = await this.postInTransaction(trx, room, actor, now, fields, true);
+    const tx = this.repos.withTransaction(trx);
+    await tx.chatSharedItems.add(id, room.id, opts.itemType);
+    if (opts.authorAttendeeId) await tx.attendees.advanceReadMarker(opts.authorAttendeeId, id, now);
+    return id;
+  }
+
+  /** A shared object was posted (after commit): announced as a user's message is (`chat.message-posted`). */
+  async announceShared(room: RoomRow, messageId: number, actor: ChatActor, config?: AppConfigSnapshot): Promise<void> {
+    await this.events.emit('chat.message-posted', { room, messageId, actor, mentionedUserIds: [], silent: false, config });
   }
 
   /**

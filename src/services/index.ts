@@ -44,6 +44,7 @@ import { ChatService } from './chat.js';
 import { ReceiveReadMarkers } from './receive-read-markers.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatReactionsService } from './chat-reactions.js';
+import { ChatSharesService } from './chat-shares.js';
 import { PollsService } from './polls.js';
 import { BreakoutBroadcastService } from './breakout-broadcast.js';
 import { ChatMentions } from './chat-mentions.js';
@@ -117,6 +118,7 @@ export interface Services {
   chat: ChatService;
   chatApi: ChatApiService;
   chatReactions: ChatReactionsService;
+  chatShares: ChatSharesService;
   polls: PollsService;
   breakoutBroadcast: BreakoutBroadcastService;
   chatMentions: ChatMentions;
@@ -198,6 +200,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
+  const chatShares = new ChatSharesService(db, repos, chatApi, chat, settings.baseUrl);
   const polls = new PollsService(db, repos, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
@@ -233,6 +236,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chat,
     chatApi,
     chatReactions,
+    chatShares,
     polls,
     breakoutBroadcast,
     chatMentions,

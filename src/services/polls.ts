@@ -7,7 +7,6 @@
 import type { Db } from '../db/database.js';
 import type { PollsRepository, PollRow, PollVoteRow } from '../db/repositories/polls.js';
 import { SYSTEM_ACTOR } from '../domain/chat.js';
-import { actorObject } from '../domain/chat-rich-objects.js';
 import { ActorType, RoomType } from '../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
 import { isModeratorType } from '../domain/permissions.js';
@@ -77,10 +76,7 @@ export class PollsService {
         num_voters: 0,
         created_at: now,
       });
-      await this.chat.postSharedObject(trx, acc.room, acc.actor, {
-        actor: actorObject(acc.actor.type, acc.actor.id, acc.actor.displayName),
-        object: pollObject({ id: pollId, question }),
-      });
+      await this.chat.postSharedObject(trx, acc.room, acc.actor, pollObject({ id: pollId, question }), { itemType: 'poll' });
       return pollId;
     });
     return this.show(acc, await this.require(acc, id));

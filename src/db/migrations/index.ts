@@ -32,6 +32,7 @@ import { chatExpiringIndex } from './0710-chat-expiring-index.js';
 import { recordRevisions } from './0711-record-revisions.js';
 import { changeFeed } from './0712-change-feed.js';
 import { bruteForceFeed } from './0713-brute-force-feed.js';
+import { chatSharedItems } from './0714-chat-shared-items.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -61,4 +62,5 @@ export const migrations: ParleyMigration[] = [
   recordRevisions,
   changeFeed,
   bruteForceFeed,
+  chatSharedItems,
 ];

@@ -293,8 +293,12 @@ export class ChatMessagesRepository {
     return Number(r.numUpdatedRows) > 0;
   }
 
+  /** Every message of the rooms, and their shared items (0714). */
   async deleteForRooms(roomIds: number[]): Promise<void> {
-    for (const part of chunks([...new Set(roomIds)])) await this.db.deleteFrom('chat_messages').where('room_id', 'in', part).execute();
+    for (const part of chunks([...new Set(roomIds)])) {
+      await this.db.deleteFrom('chat_shared_items').where('room_id', 'in', part).execute();
+      await this.db.deleteFrom('chat_messages').where('room_id', 'in', part).execute();
+    }
   }
 
   /**
@@ -363,6 +367,11 @@ export class ChatMessagesRepository {
         await sql`${x} update rooms set chat_count = chat_count - (select count(*) from x where x.room_id = rooms.id),
             next_expiry = coalesce((select min(m.expires_at) from chat_messages m where m.room_id = rooms.id and m.expires_at > ${now} and m.message_type in (${sql.join(UNREAD_TYPES)})), 0)
           where id in (${ids})`.execute(trx);
+        // Shared items go with their messages (0714), by the same index as the messages below.
+        await trx
+          .deleteFrom('chat_shared_items')
+          .where('message_id', 'in', trx.selectFrom('chat_messages').select('id').where(expired).where('room_id', 'in', part))
+          .execute();
         const r = await trx.deleteFrom('chat_messages').where(expired).where('room_id', 'in', part).executeTakeFirst();
         deleted += Number(r.numDeletedRows);
       }
@@ -372,14 +381,24 @@ export class ChatMessagesRepository {
 
   /** Messages with their user authors' current display names (one join, no query per row). */
   private withNames() {
-    return this.db
-      .selectFrom('chat_messages as m')
-      .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'm.actor_id').on('m.actor_type', '=', 'users'))
-      .selectAll('m')
-      .select('u.display_name as user_display_name');
+    return messagesWithNames(this.db);
   }
 
   private visible(now: number) {
-    return this.withNames().where((eb) => eb.or([eb('m.expires_at', '=', 0), eb('m.expires_at', '>', now)]));
+    return visibleMessages(this.db, now);
   }
+}
+
+/** Messages (as `m`) with their user authors' current display names (one join, no query per row). */
+export function messagesWithNames(db: Kysely<Database>) {
+  return db
+    .selectFrom('chat_messages as m')
+    .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'm.actor_id').on('m.actor_type', '=', 'users'))
+    .selectAll('m')
+    .select('u.display_name as user_display_name');
+}
+
+/** `messagesWithNames` without the expired ones (§1.6 "Expiration": hidden from every read). */
+export function visibleMessages(db: Kysely<Database>, now: number) {
+  return messagesWithNames(db).where((eb) => eb.or([eb('m.expires_at', '=', 0), eb('m.expires_at', '>', now)]));
 }

@@ -14,6 +14,7 @@ import { BruteForceRepository } from './brute-force.js';
 import { CallsRepository } from './calls.js';
 import { ChatMessagesRepository } from './chat-messages.js';
 import { ChatReactionsRepository } from './chat-reactions.js';
+import { ChatSharedItemsRepository } from './chat-shared-items.js';
 import { ClientSessionsRepository } from './client-sessions.js';
 import { GroupsRepository } from './groups.js';
 import { HousekeepingRepository } from './housekeeping.js';
@@ -46,6 +47,7 @@ export interface RepositorySet {
   calls: CallsRepository;
   chatMessages: ChatMessagesRepository;
   chatReactions: ChatReactionsRepository;
+  chatSharedItems: ChatSharedItemsRepository;
   clientSessions: ClientSessionsRepository;
   groups: GroupsRepository;
   housekeeping: HousekeepingRepository;
@@ -85,6 +87,7 @@ const MAKERS: Makers = {
   calls: (kysely) => new CallsRepository(kysely),
   chatMessages: (kysely) => new ChatMessagesRepository(kysely),
   chatReactions: (kysely) => new ChatReactionsRepository(kysely),
+  chatSharedItems: (kysely) => new ChatSharedItemsRepository(kysely),
   clientSessions: (kysely) => new ClientSessionsRepository(kysely),
   groups: (kysely) => new GroupsRepository(kysely),
   housekeeping: (kysely) => new HousekeepingRepository(kysely),

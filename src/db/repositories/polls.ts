@@ -88,6 +88,13 @@ export class PollsRepository {
       .execute() as Promise<PollVoteRow[]>;
   }
 
+  /** A poll of the room and its votes (its message was deleted). */
+  async deleteInRoom(roomId: number, id: number): Promise<void> {
+    const poll = this.db.selectFrom('polls').select('id').where('room_id', '=', roomId).where('id', '=', id);
+    await this.db.deleteFrom('poll_votes').where('poll_id', 'in', poll).execute();
+    await this.db.deleteFrom('polls').where('room_id', '=', roomId).where('id', '=', id).execute();
+  }
+
   async deleteForRooms(roomIds: number[]): Promise<void> {
     for (const part of chunks([...new Set(roomIds)])) {
       const ids = this.db.selectFrom('polls').select('id').where('room_id', 'in', part);

@@ -28,6 +28,7 @@ import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 import { chatRoutes } from './chat.js';
 import { chatReactionRoutes } from './chat-reactions.js';
+import { chatShareRoutes } from './chat-shares.js';
 import { pollRoutes } from './polls.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
@@ -57,6 +58,7 @@ export const routeModules: RouteModule[] = [
   sipRoutes,
   chatRoutes,
   chatReactionRoutes,
+  chatShareRoutes,
   pollRoutes,
   signalingRoutes,
 ];

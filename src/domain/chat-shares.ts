@@ -1,0 +1,95 @@
+/**
+ * Sharing a rich object into a chat (talk-chat-calls.md §1.6 "Share rich object", "Shared
+ * items"): the object a share builds, the checks Nextcloud's rich-object validator makes, and the
+ * kind of shared item it is listed as.
+ */
+
+/** The kinds the shared-items lists know, in Talk's order (§1.6 "Shared items"; no pins here). */
+export const SHARED_ITEM_TYPES = ['audio', 'deckcard', 'file', 'location', 'media', 'other', 'poll', 'recording', 'voice'] as const;
+export type SharedItemType = (typeof SHARED_ITEM_TYPES)[number];
+
+export const isSharedItemType = (t: string): t is SharedItemType => (SHARED_ITEM_TYPES as readonly string[]).includes(t);
+
+/** The kind a shared object is listed as (§1.6 "Shared items": classification on share). */
+export function sharedItemTypeOf(objectType: string): SharedItemType {
+  if (objectType === 'geo-location') return 'location';
+  if (objectType === 'deck-card') return 'deckcard';
+  if (objectType === 'talk-poll') return 'poll';
+  return 'other';
+}
+
+/**
+ * The object types Nextcloud's rich-object definitions know, with the keys each requires besides
+ * `id` and `name` (OCP\RichObjectStrings\Definitions): any other type is refused.
+ */
+const REQUIRED_KEYS: Readonly<Record<string, readonly string[]>> = {
+  addressbook: [],
+  'addressbook-contact': [],
+  announcement: [],
+  app: [],
+  calendar: [],
+  'calendar-event': [],
+  call: ['call-type'],
+  circle: ['link'],
+  'deck-board': ['link'],
+  'deck-card': ['boardname', 'stackname', 'link'],
+  email: [],
+  file: ['path'],
+  'forms-form': ['link'],
+  guest: [],
+  highlight: [],
+  'geo-location': ['latitude', 'longitude'],
+  'open-graph': [],
+  'pending-federated-share': [],
+  systemtag: ['visibility', 'assignable'],
+  'talk-attachment': ['conversation'],
+  'talk-poll': [],
+  user: [],
+  'user-group': [],
+};
+
+/** A geo URI as Talk accepts it for `geo-location` (§1.6: `geo:<lat>,<lon>[,<alt>][;crs=wgs84][;u=<unc>]`). */
+const GEO_URI = /^geo:-?\d{1,2}(\.\d+)?,-?\d{1,3}(\.\d+)?(,-?\d+(\.\d+)?)?(;crs=wgs84)?(;u=\d+(\.\d+)?)?$/i;
+
+/** Why a share is refused: `object` (the validator) or `link` (not on this server). */
+export type ShareRefusal = 'object' | 'link';
+
+/**
+ * The object a share posts: `metaData` (a JSON object, else nothing) with `type`, `id` and
+ * `icon-url` set by the server, as Talk's shareObjectToChat builds it. Refused when Nextcloud's
+ * validator would refuse it (unknown type, a required key missing, a value that is not a string),
+ * a `geo-location` whose id is not a geo URI, or a `link` that is not on `ownOrigin`.
+ */
+export function buildSharedObject(
+  objectType: string,
+  objectId: string,
+  metaData: string,
+  iconUrl: string,
+  ownOrigin: string,
+): { object: Record<string, string> } | { refused: ShareRefusal } {
+  let data: Record<string, unknown> = {};
+  if (metaData !== '') {
+    try {
+      const parsed: unknown = JSON.parse(metaData);
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;
+    } catch {
+      // Talk's json_decode gives null for bad JSON: the object is built without metadata.
+    }
+  }
+  data = { ...data, type: objectType, id: objectId, 'icon-url': iconUrl };
+  if ('link' in data && !(typeof data.link === 'string' && onOrigin(data.link, ownOrigin))) return { refused: 'link' };
+  const required = REQUIRED_KEYS[objectType];
+  if (!required || ![...required, 'id', 'name'].every((k) => k in data)) return { refused: 'object' };
+  if (!Object.values(data).every((v) => typeof v === 'string')) return { refused: 'object' };
+  if (objectType === 'geo-location' && !GEO_URI.test(objectId)) return { refused: 'object' };
+  return { object: data as Record<string, string> };
+}
+
+/** Whether `link` points at this server (Talk accepts only its trusted domains). */
+function onOrigin(link: string, ownOrigin: string): boolean {
+  try {
+    return new URL(link).origin === new URL(ownOrigin).origin;
+  } catch {
+    return false;
+  }
+}
