@@ -64,6 +64,18 @@ for (const dialect of dialects()) {
       assert.deepEqual((await t.history(room, 'carol'))[0], m);
     });
 
+    it('the actor is shown with the user’s current name (the id when they have none)', async () => {
+      await createUser(t.p, 'erin');
+      await seedUser(t.p, room.token, 'erin');
+      const r = await geo('erin');
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.data.actorDisplayName, 'erin');
+      assert.deepEqual(r.data.messageParameters.actor, { type: 'user', id: 'erin', name: 'erin', 'mention-id': 'erin' });
+      await t.services.db.kysely.updateTable('users').set({ display_name: 'Erin E.' }).where('id', '=', 'erin').execute();
+      const shown = (await t.history(room, 'alice')).find((m) => m.id === r.data.id);
+      assert.equal(shown.messageParameters.actor.name, 'Erin E.');
+    });
+
     it('metaData type and id are the server’s; bad JSON or a non-object is no metadata', async () => {
       const r = await share('alice', { objectType: 'highlight', objectId: 'h1', metaData: JSON.stringify({ type: 'user', id: 'x', name: 'Note' }) });
       assert.equal(r.status, 201, r.text);

@@ -123,8 +123,10 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     message = row.message_type === 'reaction' ? row.message : 'Reaction deleted by author';
     parameters = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
   } else if (row.message_type === MessageType.OBJECT_SHARED) {
-    // Shared objects (polls, locations, ...) are comments to clients (§1.4 "Stored verbs").
+    // Shared objects (polls, locations, ...) are comments to clients (§1.4 "Stored verbs"); the
+    // actor is rendered when read, as for system messages (a user's current name).
     messageType = MessageType.COMMENT;
+    parameters = { ...parameters, actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
   } else if (row.message_type === MessageType.COMMENT_DELETED) {
     const byAuthor = row.deleted_by_type === row.actor_type && row.deleted_by_id === row.actor_id;
     const byViewer = env.viewer !== undefined && env.viewer.type === row.deleted_by_type && env.viewer.id === row.deleted_by_id;
