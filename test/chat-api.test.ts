@@ -182,6 +182,32 @@ for (const dialect of dialects()) {
       });
     });
 
+    describe('one-to-one', () => {
+      it('a post re-adds the other user who left, so the message reaches them; a share too', async () => {
+        await createUser(p, 'olga');
+        await createUser(p, 'pete');
+        const one = await createRoom(p, 'olga', { roomType: RoomType.ONE_TO_ONE, invite: 'pete' });
+        const left = await call(p, 'DELETE', `/apps/spreed/api/v4/room/${one.token}/participants/self`, { as: as('pete') });
+        assert.equal(left.status, 200, left.text);
+        assert.equal((await get(one.token, 'pete', { lookIntoFuture: 0 })).status, 404, 'pete left');
+        const r = await send(one.token, 'olga', { message: 'are you there?' });
+        assert.equal(r.status, 201, r.text);
+        const back = await call(p, 'GET', `/apps/spreed/api/v4/room/${one.token}`, { as: as('pete') });
+        assert.equal(back.status, 200, back.text);
+        assert.equal(back.data.participantType, 1, 'back as owner');
+        assert.equal(back.data.lastMessage.message, 'are you there?');
+        assert.equal(back.data.unreadMessages, 1);
+        // Leaving again, then a shared object brings him back the same way.
+        assert.equal((await call(p, 'DELETE', `/apps/spreed/api/v4/room/${one.token}/participants/self`, { as: as('pete') })).status, 200);
+        const shared = await call(p, 'POST', `${V1}/chat/${one.token}/share`, {
+          as: as('olga'),
+          body: { objectType: 'highlight', objectId: 'h', metaData: '{"name":"here"}' },
+        });
+        assert.equal(shared.status, 201, shared.text);
+        assert.equal((await get(one.token, 'pete', { lookIntoFuture: 0 })).data[0].id, shared.data.id);
+      });
+    });
+
     describe('receive', () => {
       let room: any;
       const ids: number[] = [];

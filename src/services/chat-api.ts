@@ -164,6 +164,7 @@ export class ChatApiService {
       throw badRequest('reply-to', 'replyTo must be a message id');
     }
     const actor = await this.guestName(acc, input.actorDisplayName);
+    await this.rooms.refillOneToOne(acc.room);
     // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
     const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll, replyTo: parent });

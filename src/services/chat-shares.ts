@@ -14,6 +14,7 @@ import type { Db } from '../db/database.js';
 import type { Repositories } from '../db/repositories/index.js';
 import type { ChatApiService, MessagePage } from './chat-api.js';
 import type { ChatService } from './chat.js';
+import type { RoomsService } from './rooms.js';
 import type { RequestContext } from './request-context.js';
 
 export interface ShareInput {
@@ -37,6 +38,7 @@ export class ChatSharesService {
     private readonly repos: Repositories,
     private readonly chatApi: ChatApiService,
     private readonly chat: ChatService,
+    private readonly rooms: RoomsService,
     private readonly baseUrl: string,
   ) {}
 
@@ -48,6 +50,7 @@ export class ChatSharesService {
       throw built.refused === 'link' ? badRequest('link', 'The link must point at this server') : badRequest('object', 'The object is not a valid rich object');
     }
     const actor = await this.chatApi.guestName(acc, input.actorDisplayName);
+    await this.rooms.refillOneToOne(acc.room);
     const id = await this.db.kysely.transaction().execute((trx) =>
       this.chat.postSharedObject(trx, acc.room, actor, built.object, {
         itemType: sharedItemTypeOf(input.objectType),

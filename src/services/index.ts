@@ -200,7 +200,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
-  const chatShares = new ChatSharesService(db, repos, chatApi, chat, settings.baseUrl);
+  const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
   const polls = new PollsService(db, repos, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);

@@ -101,6 +101,16 @@ export function oneToOneName(a: string, b: string): string {
   return json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
+/** The two user ids of a one-to-one's name (`oneToOneName`); none when it is not such a name. */
+export function oneToOnePair(name: string): string[] {
+  try {
+    const ids: unknown = JSON.parse(name);
+    return Array.isArray(ids) && ids.length === 2 && ids.every((x) => typeof x === 'string') ? (ids as string[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 /** Group display name as a room name: leading space dropped, cut to 64, trailing space dropped. */
 function groupRoomName(displayName: string): string {
   return [...displayName.trimStart()].slice(0, GROUP_NAME_MAX).join('').trimEnd();
@@ -530,6 +540,27 @@ export class RoomsService {
       this.attendeeRow(room.id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
     ]);
     return this.callerView(ctx, room);
+  }
+
+  /**
+   * Before a post into a one-to-one: a user of the pair who left is added back as owner, so the
+   * message reaches them (talk-chat-calls.md §1.5 "Side effects", Talk's
+   * ensureOneToOneRoomIsFilled). Users that no longer exist stay out. Costs one read of the
+   * room's (at most two) attendees per post into a one-to-one; nothing for other rooms.
+   */
+  async refillOneToOne(room: RoomRow): Promise<void> {
+    if (room.type !== RoomType.ONE_TO_ONE) return;
+    const pair = oneToOnePair(room.name);
+    const present = new Set((await this.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS).map((a) => a.actor_id));
+    const missing = pair.filter((id) => !present.has(id));
+    if (missing.length === 0) return;
+    const now = nowSeconds();
+    const rows: NewAttendee[] = [];
+    for (const id of missing) {
+      const user = await this.directory.users.find(id);
+      if (user) rows.push(this.ownerRow(room.id, now, user));
+    }
+    if (rows.length) await this.repos.attendees.insertIgnoringDuplicates(rows);
   }
 
   /**
