@@ -55,6 +55,9 @@ for (const dialect of dialects()) {
       const rec = await t.call('GET', `/apps/spreed/api/v4/room/${room.token}`, { as: as('alice') });
       assert.equal(rec.data.lastMessage.id, msg.id);
       assert.equal(rec.data.unreadMessages, 1, 'the poll is the one message alice has not read');
+      const author = await t.call('GET', `/apps/spreed/api/v4/room/${room.token}`, { as: as('bob') });
+      assert.equal(author.data.lastReadMessage, msg.id, "the author's read marker moved");
+      assert.equal(author.data.unreadMessages, 0);
     });
 
     it('public results: hidden until one votes; poll_voted is anonymous; replace, withdraw; close shows details', async () => {

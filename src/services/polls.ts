@@ -76,7 +76,8 @@ export class PollsService {
         num_voters: 0,
         created_at: now,
       });
-      await this.chat.postSharedObject(trx, acc.room, acc.actor, pollObject({ id: pollId, question }), { itemType: 'poll' });
+      // Like any shared object, it moves the author's read marker (talk-chat-calls.md §1.6).
+      await this.chat.postSharedObject(trx, acc.room, acc.actor, pollObject({ id: pollId, question }), { itemType: 'poll', authorAttendeeId: acc.attendee.id });
       return pollId;
     });
     return this.show(acc, await this.require(acc, id));
