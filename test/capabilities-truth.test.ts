@@ -56,6 +56,7 @@ const IMPLEMENTED = [
   'clear-history',
   'chat-permission',
   'chat-get-context',
+  'chat-keep-notifications',
   'delete-messages-unlimited',
   'edit-messages',
   'edit-messages-note-to-self',

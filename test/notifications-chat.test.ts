@@ -1,7 +1,7 @@
 /**
  * Mention notifications fed by the chat through the event bus (Talk's notifier): a mention
  * notifies the mentioned user (not a silent message, not the author), and moving the read
- * marker past the message reads the notification.
+ * marker past the message reads the notification, unless a long-poll asks to keep it.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,6 +38,27 @@ for (const dialect of dialects()) {
 
       const read = await call(p, 'POST', `${CHAT}/${room.token}/read`, { as: as('bob'), body: { lastReadMessage: sent.data.id } });
       assert.equal(read.status, 200, read.text);
+      assert.equal((await chatNotes('bob')).length, 0);
+    });
+
+    it('a long-poll past the mention reads it; with markNotificationsAsRead=0 it is kept', async () => {
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Polling' });
+      await seedUser(p, room.token, 'bob');
+      const poll = (lastKnownMessageId: number, markNotificationsAsRead: number) =>
+        call(p, 'GET', `${CHAT}/${room.token}`, {
+          as: as('bob'),
+          query: { lookIntoFuture: 1, timeout: 0, lastKnownMessageId, markNotificationsAsRead },
+        });
+      const first = await send('alice', room.token, { message: '@bob one' });
+      const second = await send('alice', room.token, { message: '@bob two' });
+      assert.equal((await chatNotes('bob')).length, 2);
+      // The marker moves to the first, but the notifications stay (chat-keep-notifications).
+      assert.equal((await poll(first.data.id, 0)).status, 200);
+      const room1 = await call(p, 'GET', `/apps/spreed/api/v4/room/${room.token}`, { as: as('bob') });
+      assert.equal(room1.data.lastReadMessage, first.data.id);
+      assert.equal((await chatNotes('bob')).length, 2);
+      // By default the marker moving reads the notifications up to it.
+      assert.equal((await poll(second.data.id, 1)).status, 304);
       assert.equal((await chatNotes('bob')).length, 0);
     });
 

@@ -78,6 +78,8 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'clear-history' },
   { name: 'chat-permission' },
   { name: 'chat-get-context' },
+  // GET /chat/{token}?markNotificationsAsRead=0 keeps the mention notifications (§1.3).
+  { name: 'chat-keep-notifications' },
   { name: 'delete-messages-unlimited' },
   { name: 'edit-messages' },
   { name: 'edit-messages-note-to-self' },

@@ -87,6 +87,8 @@ export interface ReceiveInput {
   timeoutSeconds: number;
   setReadMarker: boolean;
   includeLastKnown: boolean;
+  /** The moved marker also reads the mention notifications up to it (0: kept, capability chat-keep-notifications). */
+  markNotificationsAsRead: boolean;
 }
 
 export interface SendInput {
@@ -226,7 +228,7 @@ export class ChatApiService {
     }
     if (q.setReadMarker && offset > acc.attendee.last_read_message && acc.attendee.actor_type === ActorType.USERS) {
       // With the other polls of this turn: one transaction for all of them (receive-read-markers.ts).
-      await this.receiveReadMarkers.move(acc.room, acc.attendee.id, acc.attendee.actor_id, offset);
+      await this.receiveReadMarkers.move(acc.room, acc.attendee.id, acc.attendee.actor_id, offset, q.markNotificationsAsRead);
     }
     return this.waitForFuture(pageAccessOf(acc), offset, q, cancel);
   }

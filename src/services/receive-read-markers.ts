@@ -20,6 +20,7 @@ interface Batch {
   room: RoomRow;
   messageId: number;
   attendeeIds: number[];
+  /** The users whose mention notifications up to the message are read with it. */
   userIds: string[];
   done: Promise<void>;
 }
@@ -34,8 +35,11 @@ export class ReceiveReadMarkers {
     private readonly chat: ChatService,
   ) {}
 
-  /** Moves a user attendee's marker to `messageId` with the others of this turn. */
-  move(room: RoomRow, attendeeId: number, userId: string, messageId: number): Promise<void> {
+  /**
+   * Moves a user attendee's marker to `messageId` with the others of this turn; with
+   * `markNotifications`, their mention notifications up to it are read too.
+   */
+  move(room: RoomRow, attendeeId: number, userId: string, messageId: number, markNotifications = true): Promise<void> {
     const key = `${room.id}:${messageId}`;
     let batch = this.open.get(key);
     if (!batch) {
@@ -48,13 +52,13 @@ export class ReceiveReadMarkers {
       batch = b;
     }
     batch.attendeeIds.push(attendeeId);
-    batch.userIds.push(userId);
+    if (markNotifications) batch.userIds.push(userId);
     return batch.done;
   }
 
   private async write(b: Batch): Promise<void> {
     // Marker and read counter together, as AttendeesRepository.setReadMarker requires.
     await this.db.kysely.transaction().execute((trx) => this.repos.withTransaction(trx).attendees.setReadMarkers(b.attendeeIds, b.messageId, nowSeconds()));
-    await this.chat.announceRead(b.room, b.userIds, b.messageId);
+    if (b.userIds.length) await this.chat.announceRead(b.room, b.userIds, b.messageId);
   }
 }

@@ -94,6 +94,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
           timeoutSeconds: clamp(params.timeout, 0, CHAT_MAX_TIMEOUT),
           setReadMarker: params.setReadMarker === 1,
           includeLastKnown: params.includeLastKnown === 1,
+          markNotificationsAsRead: params.markNotificationsAsRead === 1,
         },
         // The wait ends when the client goes away (its connection closes).
         request.raw.socket,
