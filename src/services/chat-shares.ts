@@ -58,7 +58,6 @@ export class ChatSharesService {
         authorAttendeeId: acc.attendee.id,
       }),
     );
-    await this.chat.announceShared(acc.room, id, actor, await ctx.config());
     const row = await this.repos.chatMessages.findInRoom(acc.room.id, id, nowSeconds());
     return this.chatApi.pageOf(acc, row ? [row] : []);
   }

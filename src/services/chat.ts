@@ -211,11 +211,6 @@ export class ChatService {
     return id;
   }
 
-  /** A shared object was posted (after commit): announced as a user's message is (`chat.message-posted`). */
-  async announceShared(room: RoomRow, messageId: number, actor: ChatActor, config?: AppConfigSnapshot): Promise<void> {
-    await this.events.emit('chat.message-posted', { room, messageId, actor, mentionedUserIds: [], silent: false, config });
-  }
-
   /**
    * Posts a user's message (checks done by the caller) in its own short transaction, then
    * announces `chat.message-posted` once it is committed. Returns the stored row (the send
