@@ -1,8 +1,8 @@
 /**
- * `parley user:*` and `parley group:*` (docs/operators.md "Accounts from the command line"), run as
- * real processes against a
- * fresh database (SQLite directory, or a PostgreSQL schema via DATABASE_URL + DATABASE_SCHEMA).
- * A refused command prints `error: ...`, exits 1 and changes nothing.
+ * `parley user:*` and `parley group:*` (docs/operators.md "Accounts from the command line"), run
+ * as real processes against a fresh database (SQLite directory, or a PostgreSQL schema via
+ * DATABASE_URL + DATABASE_SCHEMA). A refused command prints `error: ...`, exits 1 and changes
+ * nothing.
  *
  * A real process costs about a second of CPU (tsx loads the whole tree), so the binary's exit
  * codes are checked with a few spawned processes per database (plus the terminal prompt on

@@ -1,9 +1,9 @@
 /**
  * The admin settings page in a real headless Chromium (docs/operators.md "Admin settings page"):
- * login form,
- * 403 for non-admins, one setting of each kind changed and seen again after a reload, a value
- * refused by the page (registry validation) and one refused by the server, write-only secrets,
- * a phone-sized layout, the signaling servers' live status. Saves a screenshot to test-artifacts/.
+ * login form, 403 for non-admins, one setting of each kind changed and seen again after a reload,
+ * a value refused by the page (registry validation) and one refused by the server, write-only
+ * secrets, a phone-sized layout, the signaling servers' live status. Saves a screenshot to
+ * test-artifacts/.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

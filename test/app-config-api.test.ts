@@ -1,7 +1,7 @@
 /**
  * Provisioning API for app config (docs/api.md "App configuration and capabilities"): admin only,
- * Nextcloud's `data`-wrapped
- * shapes, registry validation (wrong type → 400 and nothing stored), secrets masked.
+ * Nextcloud's `data`-wrapped shapes, registry validation (wrong type → 400 and nothing stored),
+ * secrets masked.
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

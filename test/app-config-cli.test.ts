@@ -1,10 +1,10 @@
 /**
  * `parley config:app:get|set|delete|list` (docs/operators.md "App configuration from the command
- * line") against the database of a running
- * server: a change made by the command is what the server's API and capabilities show on the
- * next request. Refusals print `error: ...`, exit 1 and change nothing; secrets stay masked.
- * A few runs are real processes (`node --import tsx src/main.ts`); the rest run the same
- * command tree in this process (runCli), which opens its own database connection just the same.
+ * line") against the database of a running server: a change made by the command is what the
+ * server's API and capabilities show on the next request. Refusals print `error: ...`, exit 1 and
+ * change nothing; secrets stay masked. A few runs are real processes
+ * (`node --import tsx src/main.ts`); the rest run the same command tree in this process (runCli),
+ * which opens its own database connection just the same.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,9 +1,9 @@
 /**
  * Bad input on every conversation endpoint (contract "Errors"; talk-behaviour.md §6): for each
- * request field a wrong type,
- * a missing value, an empty value, a value too long, an unknown enum value, and a malformed token
- * answer the contract's 4xx with a `data.error` naming the problem, never a 500 — and the stored
- * conversation (room row and every attendee row) is read back unchanged.
+ * request field a wrong type, a missing value, an empty value, a value too long, an unknown enum
+ * value, and a malformed token answer the contract's 4xx with a `data.error` naming the problem,
+ * never a 500 — and the stored conversation (room row and every attendee row) is read back
+ * unchanged.
  *
  * Empty values that the contract gives a meaning are not errors and are tested where they act:
  * an empty description clears it, an empty password removes it (conversation-settings.test.ts),

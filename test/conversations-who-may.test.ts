@@ -1,10 +1,10 @@
 /**
  * Who may do what (contract "Authentication"; talk-behaviour.md §6): every conversation endpoint,
- * called by each kind of caller —
- * owner, moderator, normal user, self-joined user, guest, guest moderator, logged-in
- * non-participant, anonymous — on each conversation type where that caller can exist, answers the
- * contract's status (and Parley's `data.error`). Users are seeded through the service layer;
- * guests join through POST /room/{token}/participants/active and are recognised by their cookie.
+ * called by each kind of caller — owner, moderator, normal user, self-joined user, guest, guest
+ * moderator, logged-in non-participant, anonymous — on each conversation type where that caller
+ * can exist, answers the contract's status (and Parley's `data.error`). Users are seeded through
+ * the service layer; guests join through POST /room/{token}/participants/active and are recognised
+ * by their cookie.
  *
  * Decisions where the contract and Talk differ are the compatibility notes in docs/api.md: endpoints
  * Talk reserves for logged-in moderators answer 403 `moderator` to guest moderators and 404 to

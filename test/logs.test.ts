@@ -1,7 +1,6 @@
 /**
  * Request logs (docs/operators.md "Logs"): one JSON line per request with request id, user, route,
- * status
- * and duration; a run that uses every secret-bearing endpoint leaves no secret in the log.
+ * status and duration; a run that uses every secret-bearing endpoint leaves no secret in the log.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

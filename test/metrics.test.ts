@@ -1,9 +1,8 @@
 /**
  * GET /metrics in OpenMetrics (docs/operators.md "Metrics"): request counts and latency by route
- * and status,
- * query count and timings, pool gauges on PostgreSQL, job runs, conversation / participant /
- * session gauges; loopback only unless METRICS_ALLOW widens it. GET /status.php stays free of
- * database work.
+ * and status, query count and timings, pool gauges on PostgreSQL, job runs, conversation /
+ * participant / session gauges; loopback only unless METRICS_ALLOW widens it. GET /status.php
+ * stays free of database work.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,13 +1,12 @@
 /**
  * Several Parley processes on one database (docs/operators.md "Several processes"): two real
- * `parley serve` processes
- * (`node --import tsx src/main.ts serve`) share one PostgreSQL schema (when PARLEY_TEST_PG is
- * set), and again one SQLite file (one DATA_DIR). A change made through one (an app config
- * value, a new user) is seen by the other: on SQLite on its very next request (the change
- * stamp), on PostgreSQL as soon as the commit's NOTIFY has reached it (the read cache,
- * docs/architecture.md "Read cache"; retried within a bound), and never the old value after.
- * A new user logs in through the other process at once on both (the password check reads the
- * stored row).
+ * `parley serve` processes (`node --import tsx src/main.ts serve`) share one PostgreSQL schema
+ * (when PARLEY_TEST_PG is set), and again one SQLite file (one DATA_DIR). A change made through
+ * one (an app config value, a new user) is seen by the other: on SQLite on its very next request
+ * (the change stamp), on PostgreSQL as soon as the commit's NOTIFY has reached it (the read cache,
+ * docs/architecture.md "Read cache"; retried within a bound), and never the old value after. A new
+ * user logs in through the other process at once on both (the password check reads the stored
+ * row).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

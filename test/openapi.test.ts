@@ -1,8 +1,7 @@
 /**
- * GET /openapi.json (docs/operators.md "API document"): an OpenAPI 3.1 document generated from
- * the route
- * definitions, and the rule that every OCS route declares a schema for its request (`params`)
- * and for its response (`response`, the OCS `data` payload). New routes need both.
+ * GET /openapi.json (docs/operators.md "API document"): an OpenAPI 3.1 document generated from the
+ * route definitions, and the rule that every OCS route declares a schema for its request
+ * (`params`) and for its response (`response`, the OCS `data` payload). New routes need both.
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

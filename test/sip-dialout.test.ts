@@ -1,10 +1,10 @@
 /**
  * Starting a SIP dial-out (talk-chat-calls.md §4; docs/api.md "Settings and SIP"):
- * `POST /call/{token}/dialout/{attendeeId}` records
- * the dial-out (call id, number, caller number from sip_bridge_dialout_anonymous /
- * sip_bridge_dialout_number / sip_bridge_dialout_prefix + the user's first phone number) where
- * the bridge reads it, `GET /dialout/pending` (signed); verify-dialout takes it off the list,
- * rejected-dialout resets the call id. Also `parley phone-number:*`.
+ * `POST /call/{token}/dialout/{attendeeId}` records the dial-out (call id, number, caller number
+ * from sip_bridge_dialout_anonymous / sip_bridge_dialout_number / sip_bridge_dialout_prefix + the
+ * user's first phone number) where the bridge reads it, `GET /dialout/pending` (signed);
+ * verify-dialout takes it off the list, rejected-dialout resets the call id. Also
+ * `parley phone-number:*`.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,10 +1,9 @@
 /**
  * `parley talk:room:create|update|delete|add|remove|promote|demote` and `talk:user:remove`
  * (docs/operators.md "Talk commands"), run in this process (runCli) against the database of a
- * running Parley; each
- * success is checked through the HTTP API, each refusal exits 1 with `error: ...` and leaves the
- * conversations and attendees exactly as they were. One real process per database checks the
- * binary's exit code.
+ * running Parley; each success is checked through the HTTP API, each refusal exits 1 with
+ * `error: ...` and leaves the conversations and attendees exactly as they were. One real process
+ * per database checks the binary's exit code.
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

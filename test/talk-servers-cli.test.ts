@@ -1,8 +1,7 @@
 /**
  * `parley talk:stun|turn|signaling|recording:add|delete|list` (docs/operators.md "Talk commands"),
- * run as real
- * processes against the database of a running Parley, whose API sees each change at once.
- * A refused command prints `error: ...`, exits 1 and changes nothing. Commands run in this
+ * run as real processes against the database of a running Parley, whose API sees each change at
+ * once. A refused command prints `error: ...`, exits 1 and changes nothing. Commands run in this
  * process (runCli) except one real process per database, which checks the binary's exit codes.
  */
 import { describe, it } from 'node:test';

@@ -1,9 +1,8 @@
 /**
  * `parley config:app:get|set|delete|list` (docs/operators.md "App configuration from the command
- * line"), shaped as Nextcloud's occ
- * `config:app:*` and `config:list`. They call AppConfigService, so validation is the API's:
- * an unknown app or key, or a value the registry refuses, prints `error: ...`, exits 1 and
- * stores nothing. Secrets are printed masked, never in clear.
+ * line"), shaped as Nextcloud's occ `config:app:*` and `config:list`. They call AppConfigService,
+ * so validation is the API's: an unknown app or key, or a value the registry refuses, prints
+ * `error: ...`, exits 1 and stores nothing. Secrets are printed masked, never in clear.
  */
 import type { Command } from 'commander';
 import { maskConfigValue } from '../app-config/registry.js';

@@ -1,8 +1,7 @@
 /**
  * `parley group:add|delete|list|adduser|removeuser` (docs/operators.md "Accounts from the command
- * line"), through the same
- * DirectoryService as the provisioning API. A refused command prints `error: ...`, exits 1 and
- * changes nothing.
+ * line"), through the same DirectoryService as the provisioning API. A refused command prints
+ * `error: ...`, exits 1 and changes nothing.
  */
 import type { Command } from 'commander';
 import { outputFormat, printOutput, runCommand, wholeNumber, withOutputOption } from './helpers.js';

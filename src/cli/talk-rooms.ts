@@ -1,10 +1,9 @@
 /**
  * `parley talk:room:create|update|delete|add|remove|promote|demote` and `talk:user:remove`
  * (docs/operators.md "Talk commands"), with the names, arguments and options of Talk's occ
- * commands. They parse and
- * check the option values here and leave everything else to RoomOperatorService, which runs the
- * API's own services as the operator. A refused command prints `error: ...`, exits 1 and changes
- * nothing.
+ * commands. They parse and check the option values here and leave everything else to
+ * RoomOperatorService, which runs the API's own services as the operator. A refused command prints
+ * `error: ...`, exits 1 and changes nothing.
  */
 import type { Command } from 'commander';
 import { CommandError, runCommand, wholeNumber } from './helpers.js';

@@ -1,9 +1,9 @@
 /**
  * `parley talk:stun:*`, `talk:turn:*`, `talk:signaling:*`, `talk:recording:*` (docs/operators.md
- * "Talk commands"),
- * named and shaped as Nextcloud Talk's occ commands. They call ServerListsService, which stores
- * through the same app-config path as the API. A refused command prints `error: ...`, exits 1
- * and changes nothing. Secrets are never printed (except a generated TURN secret, once).
+ * "Talk commands"), named and shaped as Nextcloud Talk's occ commands. They call
+ * ServerListsService, which stores through the same app-config path as the API. A refused command
+ * prints `error: ...`, exits 1 and changes nothing. Secrets are never printed (except a generated
+ * TURN secret, once).
  */
 import type { Command } from 'commander';
 import type { ServerListKey } from '../services/server-lists.js';

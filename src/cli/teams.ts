@@ -1,7 +1,6 @@
 /**
  * `parley team:*`: the teams (circles) directory (docs/api.md "Participants and sessions").
- * Conversations that contain a
- * team follow its membership changes.
+ * Conversations that contain a team follow its membership changes.
  */
 import type { Command } from 'commander';
 import { CommandError, outputFormat, printOutput, runCommand, withOutputOption } from './helpers.js';

@@ -1,8 +1,7 @@
 /**
- * `parley user:add|delete|list|reset-password|enable|disable` (docs/operators.md "Accounts from the
- * command line"): the accounts
- * of the provisioning API from the command line, through the same DirectoryService. A refused
- * command prints `error: ...`, exits 1 and changes nothing.
+ * `parley user:add|delete|list|reset-password|enable|disable` (docs/operators.md "Accounts from
+ * the command line"): the accounts of the provisioning API from the command line, through the same
+ * DirectoryService. A refused command prints `error: ...`, exits 1 and changes nothing.
  */
 import type { Command } from 'commander';
 import { outputFormat, printOutput, readNewPassword, runCommand, wholeNumber, withOutputOption } from './helpers.js';

@@ -1,10 +1,9 @@
 /**
- * Capability feature names Parley advertises. A name goes into this list only when the
- * feature it gates works end to end: exactly what Parley implements, never more (docs/api.md
- * "App configuration and capabilities").
- * Each area adds its names to FEATURES when it lands (one list, read by the capabilities service;
- * nothing is added at module load). A feature with a condition is advertised only while the
- * condition holds.
+ * Capability feature names Parley advertises. A name goes into this list only when the feature it
+ * gates works end to end: exactly what Parley implements, never more (docs/api.md "App
+ * configuration and capabilities"). Each area adds its names to FEATURES when it lands (one list,
+ * read by the capabilities service; nothing is added at module load). A feature with a condition
+ * is advertised only while the condition holds.
  */
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { dialOutEnabled, sipConfigured } from './sip.js';

@@ -1,8 +1,7 @@
 /**
  * User-status rules (Nextcloud user_status app; docs/api.md "Participants and sessions"), pure:
- * validation of what a
- * user may set, and how a stored row reads at a given moment (automatic statuses expire,
- * messages clear themselves, invisible users look offline to others).
+ * validation of what a user may set, and how a stored row reads at a given moment (automatic
+ * statuses expire, messages clear themselves, invisible users look offline to others).
  */
 import type { UserStatusRow } from '../db/repositories/user-status.js';
 

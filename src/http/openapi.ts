@@ -1,10 +1,9 @@
 /**
  * The OpenAPI 3.1 document (GET /openapi.json, docs/operators.md "API document"), generated from
- * the route
- * definitions every `ocsRoute` call records: method, path, auth, `params` (TypeBox, i.e. JSON
- * Schema) and `response` (the schema of the OCS `data` payload). Every route answers under
- * /ocs/v2.php and, unless v2Only, under /ocs/v1.php with v1 envelope rules; the document lists
- * the v2 paths.
+ * the route definitions every `ocsRoute` call records: method, path, auth, `params` (TypeBox, i.e.
+ * JSON Schema) and `response` (the schema of the OCS `data` payload). Every route answers under
+ * /ocs/v2.php and, unless v2Only, under /ocs/v1.php with v1 envelope rules; the document lists the
+ * v2 paths.
  */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { SERVER_VERSION_FULL } from '../domain/version.js';

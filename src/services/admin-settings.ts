@@ -1,9 +1,8 @@
 /**
- * What the admin settings page (docs/operators.md "Admin settings page") shows: every registry
- * key outside the Internal
- * section with its display value, and the groups to choose from. Secrets never leave here:
- * plain secrets become `value: null` with `isSet`, server lists keep their masked form
- * (restoreMaskedSecrets puts the secret back when the page saves the list unchanged).
+ * What the admin settings page (docs/operators.md "Admin settings page") shows: every registry key
+ * outside the Internal section with its display value, and the groups to choose from. Secrets
+ * never leave here: plain secrets become `value: null` with `isSet`, server lists keep their
+ * masked form (restoreMaskedSecrets puts the secret back when the page saves the list unchanged).
  */
 import { INTERNAL_SECTION } from '../app-config/registry.js';
 import type { AppConfigService } from './app-config.js';

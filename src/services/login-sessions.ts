@@ -1,10 +1,9 @@
 /**
  * Browser login sessions for Parley's own web pages (the admin settings page, docs/operators.md
- * "Admin settings page").
- * Logging in goes through AuthService, so it has the same argon2 check, brute-force throttle and
- * one answer for "no such account" and "wrong password". The session lives in the database
- * (sha256 of the cookie value) so every process accepts it; a password change, a disabled
- * account or a deleted account ends it.
+ * "Admin settings page"). Logging in goes through AuthService, so it has the same argon2 check,
+ * brute-force throttle and one answer for "no such account" and "wrong password". The session
+ * lives in the database (sha256 of the cookie value) so every process accepts it; a password
+ * change, a disabled account or a deleted account ends it.
  */
 import type { LoginSessionsRepository } from '../db/repositories/login-sessions.js';
 import type { UserRow } from '../db/repositories/users.js';

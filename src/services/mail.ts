@@ -1,9 +1,9 @@
 /**
- * Outgoing mail (docs/api.md "Participants and sessions"). With SMTP_URL set, mail goes out through
- * nodemailer; without
- * it (or when the SMTP server refuses), the message is written to the `mail_outbox` table and a
- * log line names the recipient, so nothing is lost on a laptop. Bodies are never logged (an
- * invitation carries a dial-in PIN); the SMTP URL is never logged (it may carry a password).
+ * Outgoing mail (docs/api.md "Participants and sessions"). With SMTP_URL set, mail goes out
+ * through nodemailer; without it (or when the SMTP server refuses), the message is written to the
+ * `mail_outbox` table and a log line names the recipient, so nothing is lost on a laptop. Bodies
+ * are never logged (an invitation carries a dial-in PIN); the SMTP URL is never logged (it may
+ * carry a password).
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { MailOutboxRepository } from '../db/repositories/mail-outbox.js';

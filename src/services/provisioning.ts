@@ -1,8 +1,8 @@
 /**
  * Nextcloud's provisioning API for accounts (docs/api.md "Provisioning API") over the
- * DirectoryService: who may
- * do what, and the OCS codes Nextcloud's provisioning_api UsersController / GroupsController
- * answer with. Routes are thin; the CLI calls the DirectoryService directly (no caller rules).
+ * DirectoryService: who may do what, and the OCS codes Nextcloud's provisioning_api
+ * UsersController / GroupsController answer with. Routes are thin; the CLI calls the
+ * DirectoryService directly (no caller rules).
  *
  * Parley has admins and users, no sub-admins: where Nextcloud checks "admin or sub-admin of the
  * user", Parley checks "admin".

@@ -1,10 +1,10 @@
 /**
  * The operator's conversation commands (docs/operators.md "Talk commands"):
- * `parley talk:room:create|update|delete|
- * add|remove|promote|demote` and `talk:user:remove`, shaped as Talk's occ commands
- * (lib/Command/Room/*.php, lib/Command/User/Remove.php). Every change goes through the API's own
- * service operations (RoomsService, RoomSettingsService, ParticipantsService) acting as the
- * operator (SystemContext: sees every conversation, passes every moderator check).
+ * `parley talk:room:create|update|delete|add|remove|promote|demote` and `talk:user:remove`,
+ * shaped as Talk's occ commands (lib/Command/Room/*.php, lib/Command/User/Remove.php). Every
+ * change goes through the API's own service operations (RoomsService, RoomSettingsService,
+ * ParticipantsService) acting as the operator (SystemContext: sees every conversation, passes
+ * every moderator check).
  *
  * A refused command changes nothing: each command first checks all of its input with the same
  * domain rules those services apply (domain/room-settings.ts, domain/participants.ts, the password

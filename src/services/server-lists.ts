@@ -1,10 +1,9 @@
 /**
- * STUN, TURN, signaling and recording server lists (docs/operators.md "Talk commands": `talk:stun:*`,
- * `talk:turn:*`,
- * `talk:signaling:*`, `talk:recording:*`). Each change reads the stored list, edits it and writes
- * it back through AppConfigService.set, the same path as the app-config API, so the registry
- * validates it and the X-Service-Hash changes. A refused change throws a 400 ApiError and stores
- * nothing. Lists handed out never carry a secret in clear.
+ * STUN, TURN, signaling and recording server lists (docs/operators.md "Talk commands":
+ * `talk:stun:*`, `talk:turn:*`, `talk:signaling:*`, `talk:recording:*`). Each change reads the
+ * stored list, edits it and writes it back through AppConfigService.set, the same path as the
+ * app-config API, so the registry validates it and the X-Service-Hash changes. A refused change
+ * throws a 400 ApiError and stores nothing. Lists handed out never carry a secret in clear.
  */
 import { SENSITIVE_MASK } from '../app-config/registry.js';
 import { badRequest, notFound } from '../domain/errors.js';

@@ -1,9 +1,8 @@
 /**
  * A small teams ("circles") directory (docs/api.md "Participants and sessions"): enough for
- * `source=circles` when adding
- * participants or creating conversations, and for the `circles-support` feature. Managed with
- * `parley team:*`. Membership changes are announced on the event bus so conversations that contain a
- * team follow it, as they follow groups.
+ * `source=circles` when adding participants or creating conversations, and for the
+ * `circles-support` feature. Managed with `parley team:*`. Membership changes are announced on the
+ * event bus so conversations that contain a team follow it, as they follow groups.
  */
 import type { TeamsRepository, TeamRow } from '../db/repositories/teams.js';
 import { displayNameProblem, groupIdProblem } from '../domain/accounts.js';

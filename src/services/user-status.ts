@@ -1,8 +1,8 @@
 /**
- * User status (docs/api.md "Participants and sessions"): the caller's own status through Nextcloud's
- * user_status
- * endpoints, the automatic "online" of `GET /room`, and the statuses of many users at once for
- * the participant list and the conversation list (one query whatever the number).
+ * User status (docs/api.md "Participants and sessions"): the caller's own status through
+ * Nextcloud's user_status endpoints, the automatic "online" of `GET /room`, and the statuses of
+ * many users at once for the participant list and the conversation list (one query whatever the
+ * number).
  */
 import type { UserStatusRepository, UserStatusRow } from '../db/repositories/user-status.js';
 import { badRequest, invalidField, notFound } from '../domain/errors.js';

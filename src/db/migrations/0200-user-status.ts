@@ -1,7 +1,7 @@
 /**
- * User status (Nextcloud's user_status app; docs/api.md "Participants and sessions"): one row per user
- * that ever had a
- * status. Times are unix seconds; `clear_at` null means the message never expires.
+ * User status (Nextcloud's user_status app; docs/api.md "Participants and sessions"): one row per
+ * user that ever had a status. Times are unix seconds; `clear_at` null means the message never
+ * expires.
  */
 import type { ParleyMigration } from './helpers.js';
 

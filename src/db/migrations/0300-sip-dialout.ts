@@ -1,10 +1,9 @@
 /**
  * SIP dial-out (docs/api.md "Settings and SIP"). Parley has no signaling server to hand a dial-out
- * to the
- * bridge, so a started dial-out is recorded on the phone attendee (`dialout_request`, the JSON
- * the bridge reads; `dialout_requested_at` for order and expiry) until the bridge verifies or
- * rejects it. `phone_numbers` maps phone numbers to users (Talk's `talk_phone_numbers`): the
- * first number of the calling user, behind `sip_bridge_dialout_prefix`, is the caller number.
+ * to the bridge, so a started dial-out is recorded on the phone attendee (`dialout_request`, the
+ * JSON the bridge reads; `dialout_requested_at` for order and expiry) until the bridge verifies or
+ * rejects it. `phone_numbers` maps phone numbers to users (Talk's `talk_phone_numbers`): the first
+ * number of the calling user, behind `sip_bridge_dialout_prefix`, is the caller number.
  */
 import type { ParleyMigration } from './helpers.js';
 

@@ -1,8 +1,7 @@
 /**
  * Browser login sessions (the admin page's login form, docs/operators.md "Admin settings page").
- * The cookie value is never
- * stored, only its sha256, so a database dump cannot be replayed; every Parley process sharing
- * the database accepts the cookie.
+ * The cookie value is never stored, only its sha256, so a database dump cannot be replayed; every
+ * Parley process sharing the database accepts the cookie.
  */
 import type { ParleyMigration } from './helpers.js';
 

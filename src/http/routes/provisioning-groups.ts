@@ -1,7 +1,6 @@
 /**
  * Nextcloud's provisioning API for groups (docs/api.md "Provisioning API"): list, create, delete,
- * members.
- * Admin-only in Parley (no sub-admins).
+ * members. Admin-only in Parley (no sub-admins).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';

@@ -1,8 +1,7 @@
 /**
  * Parley's own web pages (docs/operators.md "Admin settings page"): `/` (links to the admin page),
- * the login form, logout,
- * the admin settings page at /settings/admin/talk and its assets. The page saves through the
- * OCS app-config API with the login session cookie; it never receives a secret.
+ * the login form, logout, the admin settings page at /settings/admin/talk and its assets. The page
+ * saves through the OCS app-config API with the login session cookie; it never receives a secret.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.js';

@@ -1,10 +1,9 @@
 /**
  * The admin settings page (docs/operators.md "Admin settings page"), in the browser. Sections and
- * controls come from the
- * app-config registry itself (imported, not repeated), values from the state the server embeds.
- * A section's Save button validates each changed control exactly as the server does
- * (normalizeConfigValue), then stores it through the OCS app-config API; a refused value shows
- * the server's message next to its control.
+ * controls come from the app-config registry itself (imported, not repeated), values from the
+ * state the server embeds. A section's Save button validates each changed control exactly as the
+ * server does (normalizeConfigValue), then stores it through the OCS app-config API; a refused
+ * value shows the server's message next to its control.
  */
 import { CONFIG_KEYS, CONFIG_SECTIONS, ConfigValueError, INTERNAL_SECTION, normalizeConfigValue } from '../../app-config/registry.js';
 import { buildControl, h, type Control, type Group, type PageValue } from './controls.js';
