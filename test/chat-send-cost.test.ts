@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, dialects } from './helpers/parley.js';
 import { countQueries } from './helpers/rooms.js';
-import { NO_THROTTLE, useParley, type RoomFixture } from './helpers/fixtures.js';
+import { NO_THROTTLE, RoomType, useParley, type RoomFixture } from './helpers/fixtures.js';
 import { CHAT_MESSAGE_DEFAULTS } from '../src/db/repositories/chat-messages.js';
 
 const V1 = '/apps/spreed/api/v1';
@@ -76,6 +76,14 @@ for (const dialect of dialects()) {
       const largeFull = (await cost(large, { message: 'hello' })).n;
       assert.equal(largeFull, smallEmpty, 'earlier messages do not change the statements');
       assert.ok(smallEmpty <= BUDGET[dialect], `a message used ${smallEmpty} statements (budget ${BUDGET[dialect]})`);
+    });
+
+    it('a message into a one-to-one costs one statement more: whether the other user is still there (§1.5 re-adding)', async () => {
+      const one = await t.newRoom('alice', { type: RoomType.ONE_TO_ONE, invite: 'bob' });
+      await cost(one, { message: 'warm-up' });
+      const oneToOne = (await cost(one, { message: 'hello' })).n;
+      const group = (await cost(small, { message: 'hello' })).n;
+      assert.equal(oneToOne, group + 1);
     });
 
     it('a reply, a user mention and @all cost the same in a room of 2 and of 50', async () => {

@@ -40,6 +40,8 @@ for (const dialect of dialects()) {
     it('201: the object as Talk builds it, shown as a comment {object}; lastMessage, unread and the author marker move', async () => {
       const r = await geo('bob', { referenceId: 'ref-1' });
       assert.equal(r.status, 201, r.text);
+      assert.equal(r.headers.get('x-chat-last-given'), null, 'one message, as a post answers: no page offset');
+      assert.match(r.headers.get('x-chat-last-common-read') ?? '', /^\d+$/);
       const m = r.data;
       assert.equal(m.actorType, 'users');
       assert.equal(m.actorId, 'bob');

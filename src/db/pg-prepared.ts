@@ -30,7 +30,7 @@ const namedAnyway = new Set<string>();
 /**
  * Names `text` whatever its number of parameters: for a statement with many values but no
  * list whose length varies, whose every lookup is by a key, so that a generic plan is the plan
- * its values would get anyway (a chat post on PostgreSQL: 31 values, one row each). Returns the
+ * its values would get anyway (a chat post on PostgreSQL: 32 values, one row each). Returns the
  * text.
  */
 export function alwaysNamed(text: string): string {

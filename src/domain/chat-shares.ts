@@ -51,6 +51,9 @@ const REQUIRED_KEYS: Readonly<Record<string, readonly string[]>> = {
 /** A geo URI as Talk accepts it for `geo-location` (§1.6: `geo:<lat>,<lon>[,<alt>][;crs=wgs84][;u=<unc>]`). */
 const GEO_URI = /^geo:-?\d{1,2}(\.\d+)?,-?\d{1,3}(\.\d+)?(,-?\d+(\.\d+)?)?(;crs=wgs84)?(;u=\d+(\.\d+)?)?$/i;
 
+/** A shared object as a message carries it: string values only, `type` among them (§1.7 "object"). */
+export type SharedObject = { type: string } & Record<string, string>;
+
 /** Why a share is refused: `object` (the validator) or `link` (not on this server). */
 export type ShareRefusal = 'object' | 'link';
 
@@ -66,7 +69,7 @@ export function buildSharedObject(
   metaData: string,
   iconUrl: string,
   ownOrigin: string,
-): { object: Record<string, string> } | { refused: ShareRefusal } {
+): { object: SharedObject } | { refused: ShareRefusal } {
   let data: Record<string, unknown> = {};
   if (metaData !== '') {
     try {
@@ -82,7 +85,7 @@ export function buildSharedObject(
   if (!required || ![...required, 'id', 'name'].every((k) => k in data)) return { refused: 'object' };
   if (!Object.values(data).every((v) => typeof v === 'string')) return { refused: 'object' };
   if (objectType === 'geo-location' && !GEO_URI.test(objectId)) return { refused: 'object' };
-  return { object: data as Record<string, string> };
+  return { object: data as SharedObject };
 }
 
 /** Whether `link` points at this server (Talk accepts only its trusted domains). */
@@ -92,4 +95,10 @@ function onOrigin(link: string, ownOrigin: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The poll a shared-object message posted (its `object` parameter a talk-poll), if any. */
+export function sharedPollId(messageParameters: string): number | undefined {
+  const object = (JSON.parse(messageParameters) as { object?: { type?: unknown; id?: unknown } }).object;
+  return object?.type === 'talk-poll' && typeof object.id === 'string' && /^\d+$/.test(object.id) ? Number(object.id) : undefined;
 }

@@ -126,7 +126,7 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     // Shared objects (polls, locations, ...) are comments to clients (§1.4 "Stored verbs"); the
     // actor is rendered when read, as for system messages (a user's current name).
     messageType = MessageType.COMMENT;
-    parameters = { ...parameters, actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
+    parameters = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName), object: parameters.object };
   } else if (row.message_type === MessageType.COMMENT_DELETED) {
     const byAuthor = row.deleted_by_type === row.actor_type && row.deleted_by_id === row.actor_id;
     const byViewer = env.viewer !== undefined && env.viewer.type === row.deleted_by_type && env.viewer.id === row.deleted_by_id;

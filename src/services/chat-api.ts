@@ -25,6 +25,7 @@ import {
   normalizeReferenceId,
   trimMessage,
 } from '../domain/chat.js';
+import { sharedPollId } from '../domain/chat-shares.js';
 import { ActorType, Permission, ReadOnlyState, RoomType } from '../domain/constants.js';
 import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge } from '../domain/errors.js';
 import {
@@ -427,9 +428,9 @@ export class ChatApiService {
     return this.page(acc, row ? [row] : [], undefined, false);
   }
 
-  /** Rows read by another chat endpoint (shared items), formatted as a page is: never a 304. */
-  pageOf(acc: ChatAccess, rows: ChatMessageRead[]): Promise<MessagePage> {
-    return this.page(acc, rows, undefined, false);
+  /** Rows read by another chat endpoint (shared items), formatted as a page is: never a 304, no X-Chat-Last-Given. */
+  async pageOf(acc: ChatAccess, rows: ChatMessageRead[]): Promise<MessagePage> {
+    return { ...(await this.page(acc, rows, undefined, false)), lastGiven: undefined };
   }
 
   /** Drops expired rows, loads parents (those not in `knownParents`), computes the headers. */
@@ -471,10 +472,4 @@ function withReadMarker(acc: ChatAccess, marker: number, counts: { readCount: nu
     room: { ...acc.room, chat_count: counts.chatCount },
     attendee: { ...acc.attendee, last_read_message: marker, read_count: counts.readCount },
   };
-}
-
-/** The poll a shared object message posted (its `object` parameter a talk-poll), if any. */
-function sharedPollId(messageParameters: string): number | undefined {
-  const object = (JSON.parse(messageParameters) as { object?: { type?: unknown; id?: unknown } }).object;
-  return object?.type === 'talk-poll' && typeof object.id === 'string' && /^\d+$/.test(object.id) ? Number(object.id) : undefined;
 }

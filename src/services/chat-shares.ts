@@ -6,7 +6,7 @@
  */
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { normalizeReferenceId } from '../domain/chat.js';
-import { SHARED_ITEM_TYPES, buildSharedObject, isSharedItemType, sharedItemTypeOf } from '../domain/chat-shares.js';
+import { SHARED_ITEM_TYPES, buildSharedObject, isSharedItemType } from '../domain/chat-shares.js';
 import { badRequest } from '../domain/errors.js';
 import { nowSeconds } from '../domain/time.js';
 import { roomAvatarUrl } from '../presenters/conversation.js';
@@ -24,12 +24,6 @@ export interface ShareInput {
   metaData: string;
   actorDisplayName: string;
   referenceId: string;
-}
-
-/** The shared items of one kind (GET /chat/{token}/share) and the page's lowest id. */
-export interface SharedList {
-  page: MessagePage;
-  lastGiven?: number;
 }
 
 export class ChatSharesService {
@@ -53,7 +47,6 @@ export class ChatSharesService {
     await this.rooms.refillOneToOne(acc.room);
     const id = await this.db.kysely.transaction().execute((trx) =>
       this.chat.postSharedObject(trx, acc.room, actor, built.object, {
-        itemType: sharedItemTypeOf(input.objectType),
         referenceId: normalizeReferenceId(input.referenceId),
         authorAttendeeId: acc.attendee.id,
       }),
@@ -64,13 +57,12 @@ export class ChatSharesService {
 
   /**
    * GET /chat/{token}/share: up to `limit` items of one kind, newest first, below
-   * `lastKnownMessageId`; `lastGiven` is the lowest id returned (X-Chat-Last-Given).
+   * `lastKnownMessageId`; the page's `lastGiven` is the lowest id returned (X-Chat-Last-Given).
    */
-  async list(ctx: RequestContext, token: unknown, objectType: string, lastKnownMessageId: number, limit: number): Promise<SharedList> {
+  async list(ctx: RequestContext, token: unknown, objectType: string, lastKnownMessageId: number, limit: number): Promise<MessagePage> {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
-    if (!isSharedItemType(objectType)) return { page: await this.chatApi.pageOf(acc, []) };
-    const rows = await this.repos.chatSharedItems.list(acc.room.id, objectType, lastKnownMessageId, limit, nowSeconds());
-    return { page: await this.chatApi.pageOf(acc, rows), lastGiven: rows.length ? rows[rows.length - 1].id : undefined };
+    const rows = isSharedItemType(objectType) ? await this.repos.chatSharedItems.list(acc.room.id, objectType, lastKnownMessageId, limit, nowSeconds()) : [];
+    return { ...(await this.chatApi.pageOf(acc, rows)), lastGiven: rows.at(-1)?.id };
   }
 
   /** GET /chat/{token}/share/overview: the newest `limit` items of every kind (each kind a list, maybe empty). */

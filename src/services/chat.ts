@@ -23,8 +23,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { nowSeconds } from '../domain/time.js';
-import { actorObject } from '../domain/chat-rich-objects.js';
-import type { SharedItemType } from '../domain/chat-shares.js';
+import { sharedItemTypeOf } from '../domain/chat-shares.js';
 import { chunks, rowsPerInsert } from '../db/chunks.js';
 import type { Repositories } from '../db/repositories/index.js';
 
@@ -184,29 +183,28 @@ export class ChatService {
 
   /**
    * Posts a shared object (a poll, a location, ...) as the actor's chat message inside the
-   * caller's transaction: stored `object_shared`, shown as a comment `{object}` with the actor
-   * and the object as parameters (talk-chat-calls.md §1.4, §1.6, §3.2), and listed among the
-   * room's shared items as `itemType` (§1.6 "Shared items"). With `authorAttendeeId` the
+   * caller's transaction: stored `object_shared`, shown as a comment `{object}` (talk-chat-calls.md
+   * §1.4, §1.6, §3.2; the `actor` parameter is rendered when read), and listed among the room's
+   * shared items by the kind its type makes it (§1.6 "Shared items"). With `authorAttendeeId` the
    * author's read marker moves to it, as after a post. Returns its id.
    */
   async postSharedObject(
     trx: Kysely<Database>,
     room: RoomRow,
     actor: ChatActor,
-    object: Record<string, unknown>,
-    opts: { itemType: SharedItemType; referenceId?: string; authorAttendeeId?: number },
+    object: { type: string } & Record<string, unknown>,
+    opts: { referenceId?: string; authorAttendeeId?: number } = {},
   ): Promise<number> {
     const now = nowSeconds();
-    const parameters = { actor: actorObject(actor.type, actor.id, actor.displayName), object };
     const fields = {
       message: '{object}',
       message_type: MessageType.OBJECT_SHARED,
-      message_parameters: JSON.stringify(parameters),
+      message_parameters: JSON.stringify({ object }),
       reference_id: opts.referenceId ?? '',
     };
     const id = await this.postInTransaction(trx, room, actor, now, fields, true);
     const tx = this.repos.withTransaction(trx);
-    await tx.chatSharedItems.add(id, room.id, opts.itemType);
+    await tx.chatSharedItems.add(id, room.id, sharedItemTypeOf(object.type));
     if (opts.authorAttendeeId) await tx.attendees.advanceReadMarker(opts.authorAttendeeId, id, now);
     return id;
   }

@@ -77,7 +77,7 @@ export class PollsService {
         created_at: now,
       });
       // Like any shared object, it moves the author's read marker (talk-chat-calls.md §1.6).
-      await this.chat.postSharedObject(trx, acc.room, acc.actor, pollObject({ id: pollId, question }), { itemType: 'poll', authorAttendeeId: acc.attendee.id });
+      await this.chat.postSharedObject(trx, acc.room, acc.actor, pollObject({ id: pollId, question }), { authorAttendeeId: acc.attendee.id });
       return pollId;
     });
     return this.show(acc, await this.require(acc, id));

@@ -66,6 +66,9 @@ export interface LonePost {
   wake: { channel: string; payload: string };
 }
 
+/** The statement's values after the message's columns, by name (`postAlone` passes them in this order). */
+const LONE_POST_VALUES = ['roomId', 'now', 'counted', 'expiresAt', 'author', 'mentioned', 'direct', 'channel', 'payload', 'touched'] as const;
+type LonePostValue = (typeof LONE_POST_VALUES)[number];
 /**
  * PostgreSQL: a user's post as ONE statement, committed on its own: the room's row lock, the
  * message's id (taken under that lock, so a room's messages commit in id order: a long-poll
@@ -83,9 +86,6 @@ export interface LonePost {
  * COMMITTED re-checks the newest version), and the read marker's read_count takes the room's
  * new chat_count from the room UPDATE's RETURNING, not from a read of the table.
  */
-/** The statement's values after the message's columns, by name (`postAlone` passes them in this order). */
-const LONE_POST_VALUES = ['roomId', 'now', 'counted', 'expiresAt', 'author', 'mentioned', 'direct', 'channel', 'payload', 'touched'] as const;
-type LonePostValue = (typeof LONE_POST_VALUES)[number];
 const LONE_POST_SQL = (() => {
   const at = (name: LonePostValue) => `$${NEW_MESSAGE_COLUMNS.length + 1 + LONE_POST_VALUES.indexOf(name)}`;
   // Every SET expression sees the row as it was: the author's marker only moves forward.

@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { formatChatMessage } from '../../presenters/chat-message.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
+import { oneReply } from './chat-replies.js';
 import { Token } from './common-schemas.js';
 
 const BASE = '/apps/spreed/api/v1/chat/:token/share';
@@ -45,12 +46,7 @@ export async function chatShareRoutes(app: FastifyInstance, services: Services):
       referenceId: Type.String({ default: '', maxLength: 1000, pattern: NO_NUL, 'x-error': 'referenceId' }),
     }),
     response: Message,
-    handler: async ({ params, ctx }) => {
-      const page = await shares.share(ctx, params.token, params);
-      const row = page.rows[0];
-      const headers: Record<string, string> = page.commonRead !== undefined ? { 'X-Chat-Last-Common-Read': String(page.commonRead) } : {};
-      return new OcsReply(row ? formatChatMessage(row, page.env) : null, 201, headers);
-    },
+    handler: async ({ params, ctx }) => oneReply(await shares.share(ctx, params.token, params), 201),
   });
 
   ocsRoute(app, services, {
@@ -69,17 +65,11 @@ export async function chatShareRoutes(app: FastifyInstance, services: Services):
     }),
     response: Type.Union([Type.Record(Type.String(), Message), Type.Array(Message)]),
     handler: async ({ params, ctx }) => {
-      const { page, lastGiven } = await shares.list(
-        ctx,
-        params.token,
-        params.objectType,
-        Math.max(0, params.lastKnownMessageId),
-        clamp(params.limit, 1, LIST_MAX),
-      );
-      // An object keyed by message id; PHP's empty array is `[]`.
+      const page = await shares.list(ctx, params.token, params.objectType, Math.max(0, params.lastKnownMessageId), clamp(params.limit, 1, LIST_MAX));
+      // An object keyed by message id (PHP's empty array is `[]`), with X-Chat-Last-Given only.
       const byId: Record<string, unknown> = {};
       for (const row of page.rows) byId[row.id] = formatChatMessage(row, page.env);
-      return new OcsReply(page.rows.length ? byId : [], 200, lastGiven !== undefined ? { 'X-Chat-Last-Given': String(lastGiven) } : {});
+      return new OcsReply(page.rows.length ? byId : [], 200, page.lastGiven !== undefined ? { 'X-Chat-Last-Given': String(page.lastGiven) } : {});
     },
   });
 
@@ -95,9 +85,8 @@ export async function chatShareRoutes(app: FastifyInstance, services: Services):
     response: Type.Record(Type.String(), Type.Array(Message)),
     handler: async ({ params, ctx }) => {
       const { page, byType } = await shares.overview(ctx, params.token, clamp(params.limit, 1, OVERVIEW_MAX));
-      const visible = new Set(page.rows.map((r) => r.id));
       const out: Record<string, unknown[]> = {};
-      for (const [type, rows] of byType) out[type] = rows.filter((r) => visible.has(r.id)).map((r) => formatChatMessage(r, page.env));
+      for (const [type, rows] of byType) out[type] = rows.map((r) => formatChatMessage(r, page.env));
       return new OcsReply(out);
     },
   });

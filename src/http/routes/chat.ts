@@ -6,13 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CHAT_DEFAULT_LIMIT, CHAT_DEFAULT_TIMEOUT, CHAT_MAX_LIMIT, CHAT_MAX_TIMEOUT, CONTEXT_DEFAULT_LIMIT, CONTEXT_MAX_LIMIT } from '../../domain/chat.js';
-import { formatChatMessage, formatChatMessages } from '../../presenters/chat-message.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
-import type { MessagePage } from '../../services/chat-api.js';
 import type { CallerRoom } from '../../services/rooms.js';
 import type { RequestContext } from '../../services/request-context.js';
 import type { Services } from '../../services/index.js';
-import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
+import { OcsReply, ocsRoute } from '../ocs/route.js';
+import { listReply, oneReply } from './chat-replies.js';
 import { Token } from './common-schemas.js';
 
 const V1 = '/apps/spreed/api/v1';
@@ -30,25 +29,6 @@ const MentionSuggestion = Type.Object({
 
 /** A clamped integer parameter (Talk clamps limit/timeout instead of refusing them, §1.1). */
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
-
-function headersOf(page: MessagePage): Record<string, string> {
-  const h: Record<string, string> = {};
-  if (page.lastGiven !== undefined) h['X-Chat-Last-Given'] = String(page.lastGiven);
-  if (page.commonRead !== undefined) h['X-Chat-Last-Common-Read'] = String(page.commonRead);
-  return h;
-}
-
-/** A list answer: 304 without a body when nothing was fetched (§1.3), else 200 with the headers. */
-function listReply(page: MessagePage): OcsReply | RawReply {
-  if (page.notModified) return new RawReply('', 'text/plain', 304);
-  return new OcsReply(formatChatMessages(page.rows, page.env), 200, headersOf(page));
-}
-
-/** One message (send, edit/delete's system message) with its parent. */
-function oneReply(page: MessagePage, status: number): OcsReply {
-  const row = page.rows[0];
-  return new OcsReply(row ? formatChatMessage(row, page.env) : null, status, headersOf(page));
-}
 
 export async function chatRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const chat = services.chatApi;
