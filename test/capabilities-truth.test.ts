@@ -67,6 +67,8 @@ const IMPLEMENTED = [
   'rich-object-sharing',
   'geo-location-sharing',
   'rich-object-list-media',
+  'remind-me-later',
+  'upcoming-reminders',
   'reactions',
   'talk-polls',
   'audio',

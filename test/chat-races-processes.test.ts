@@ -3,7 +3,9 @@
  * (talk-chat-calls.md §3): the same reaction added at once through both processes is stored
  * once (partial unique index); concurrent votes of one person leave exactly one of their vote
  * sets (never a union beyond maxVotes); concurrent votes of many people are all counted; a
- * close racing votes counts exactly the votes that were accepted (the poll's row lock).
+ * close racing votes counts exactly the votes that were accepted (the poll's row lock); one
+ * user's reminders set at once through both processes never pass the hourly limit (a per-user
+ * advisory lock around the count and the record).
  * PostgreSQL only: SQLite serialises writers in one process by design.
  */
 import { after, before, describe, it } from 'node:test';
@@ -139,6 +141,25 @@ describe(
         assert.equal((await json(b!, 'POST', `${V1}/poll/${token}/${poll}`, 'v1', { optionIds: [1] })).status, 400);
         assert.equal((await json(a!, 'DELETE', `${V1}/poll/${token}/${poll}`, 'alice')).status, 400, 'closed once');
       }
+    });
+
+    it("a user's reminder rate limit holds across both processes: 70 at once, exactly 60 set, 10 answered 429", async () => {
+      const msg = await json(a!, 'POST', `${V1}/chat/${token}`, 'alice', { message: 'Remind me' });
+      assert.equal(msg.status, 201);
+      const tries = await Promise.all(
+        Array.from({ length: 70 }, (_, i) =>
+          json(both()[i % 2], 'POST', `${V1}/chat/${token}/${msg.data.id}/reminder`, 'bob', { timestamp: 2_000_000_000 + i }),
+        ),
+      );
+      const statuses = tries.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 201).length, 60, JSON.stringify(statuses));
+      assert.equal(statuses.filter((s) => s === 429).length, 10, JSON.stringify(statuses));
+      assert.equal((await json(b!, 'POST', `${V1}/chat/${token}/${msg.data.id}/reminder`, 'bob', { timestamp: 1 })).status, 429);
+      assert.equal(
+        (await json(a!, 'POST', `${V1}/chat/${token}/${msg.data.id}/reminder`, 'alice', { timestamp: 1 })).status,
+        201,
+        'another user is not limited',
+      );
     });
   },
 );

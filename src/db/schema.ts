@@ -324,6 +324,24 @@ export interface NotificationsTable {
 }
 
 /** A message that shares an object, by the kind the shared-items lists filter by (0714). */
+/** A user's reminder of a message (migration 0715). */
+export interface ChatRemindersTable {
+  id: Generated<number>;
+  user_id: string;
+  room_id: number;
+  message_id: number;
+  /** Unix seconds: when the reminder notification is due. */
+  remind_at: number;
+}
+
+/** A request let through a per-user rate limit (migration 0715). */
+export interface UserRateLimitsTable {
+  id: Generated<number>;
+  user_id: string;
+  action: string;
+  occurred_at: number;
+}
+
 export interface ChatSharedItemsTable {
   message_id: number;
   room_id: number;
@@ -396,6 +414,8 @@ export interface Database {
   notifications: NotificationsTable;
   polls: PollsTable;
   chat_shared_items: ChatSharedItemsTable;
+  chat_reminders: ChatRemindersTable;
+  user_rate_limits: UserRateLimitsTable;
   poll_votes: PollVotesTable;
   recording_consents: RecordingConsentsTable;
 }

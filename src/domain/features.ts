@@ -91,6 +91,9 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'rich-object-sharing' },
   { name: 'geo-location-sharing' },
   { name: 'rich-object-list-media' },
+  // Message reminders (§1.2): set, read, delete, the upcoming list, and the job that notifies.
+  { name: 'remind-me-later', local: true },
+  { name: 'upcoming-reminders', local: true },
   // Reactions (§3.1): permission bit 256 does not exist here, so no `react-permission`.
   { name: 'reactions' },
   // Polls (§3.2): no drafts, so no `talk-polls-drafts` / `edit-draft-poll`.

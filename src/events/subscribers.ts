@@ -20,6 +20,7 @@ import type { ChatService } from '../services/chat.js';
 import type { PollsService } from '../services/polls.js';
 import type { SignalingNotifier } from '../services/signaling-notifier.js';
 import type { CallService } from '../services/calls.js';
+import type { ChatRemindersService } from '../services/chat-reminders.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -36,6 +37,7 @@ export interface Subscribers {
   notifications: NotificationService;
   polls: PollsService;
   calls: CallService;
+  chatReminders: ChatRemindersService;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -70,6 +72,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
+  bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chat.authorDeleted(userId));
   bus.on('user.deleting', ({ userId, by }) => s.membershipSync.userDeleted(userId, by));
 
@@ -86,6 +89,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('rooms.deleted', ({ rooms }) => s.chat.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.polls.forgetRooms(rooms.map((r) => r.id)));
   bus.on('rooms.deleted', ({ rooms }) => s.calls.forgetRooms(rooms));
+  bus.on('rooms.deleted', ({ rooms }) => s.chatReminders.forgetRooms(rooms));
 
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));

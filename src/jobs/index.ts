@@ -10,6 +10,7 @@ import { lobbyTimerJob } from './lobby-timer.js';
 import { emptyRoomsJob } from './empty-rooms.js';
 import { callDurationJob } from './call-duration.js';
 import { messageExpirationJob } from './message-expiration.js';
+import { chatRemindersJob } from './chat-reminders.js';
 
 export const jobs: readonly JobDef[] = Object.freeze([
   staleSessionsJob,
@@ -19,6 +20,7 @@ export const jobs: readonly JobDef[] = Object.freeze([
   emptyRoomsJob,
   callDurationJob,
   messageExpirationJob,
+  chatRemindersJob,
 ]);
 
 export { runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';

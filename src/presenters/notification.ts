@@ -2,7 +2,8 @@
  * A notification as the notifications app returns it (EndpointController::notificationToArray),
  * prepared the way Talk's Notifier does (lib/Notification/Notifier.php): subjects, rich subject
  * parameters (`user`, `call`, `guest`), the link to the conversation, the action buttons, and for
- * chat notifications the message and `object_id` = `token/messageId`. Pure: rows and names in.
+ * chat notifications (mentions, reminders) the message and `object_id` = `token/messageId`.
+ * Pure: rows and names in.
  */
 import type { NotificationRow } from '../db/repositories/notifications.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
@@ -149,13 +150,25 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
       subject = everyone ? '{guest} (guest) mentioned everyone in conversation {call}' : '{guest} (guest) mentioned you in conversation {call}';
     else subject = everyone ? 'A guest mentioned everyone in conversation {call}' : 'A guest mentioned you in conversation {call}';
     if (!params.user && subject.includes('{user}')) return undefined;
-    messageRich = row.message;
-    messageParams = parseJson(row.message_params) as RichParameters;
-    message = fill(messageRich, messageParams, true);
-    // Clients quote the message on replies: Talk forwards its id in the object id.
-    objectId = `${row.object_id}/${row.message_id}`;
-    recordLink = `${link}#message_${row.message_id}`;
-    actions = [{ ...action('View chat', false), link }];
+    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link));
+  } else if (row.object_type === 'reminder' && row.subject === 'reminder') {
+    params = { call };
+    const author = sp.userType === 'users' ? user(sp.userId) : undefined;
+    const guest = sp.userType === 'guests' || sp.userType === 'emails';
+    const own = sp.userType === 'users' && sp.userId === row.user_id;
+    if (author) params.user = author;
+    else if (guest && typeof sp.guestName === 'string' && sp.guestName.trim() !== '')
+      params.guest = { type: 'guest', id: String(sp.userId), name: sp.guestName };
+    if (isOneToOneKind(room.type)) {
+      if (own) subject = 'Reminder: You in private conversation {call}';
+      else if (room.type === RoomType.ONE_TO_ONE_FORMER) subject = 'Reminder: A deleted user in private conversation {call}';
+      else subject = 'Reminder: {user} in private conversation';
+    } else if (author) subject = own ? 'Reminder: You in conversation {call}' : 'Reminder: {user} in conversation {call}';
+    else if (!guest) subject = 'Reminder: A deleted user in conversation {call}';
+    else if (params.guest) subject = 'Reminder: {guest} (guest) in conversation {call}';
+    else subject = 'Reminder: A guest in conversation {call}';
+    if (!params.user && subject.includes('{user}')) return undefined;
+    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link));
   } else {
     return undefined;
   }
@@ -183,4 +196,22 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
   // Keys in Nextcloud's order: actions last.
   const { actions: acts, ...rest } = out;
   return { ...rest, actions: acts };
+}
+
+/**
+ * The message part of a notification about a chat message (mentions, reminders): the message as
+ * rich text and plain text (mentions as `@name`), the object id `token/messageId` (clients quote
+ * the message on replies: Talk forwards its id there) and the link to the message.
+ */
+function chatMessagePart(row: NotificationRow, link: string) {
+  const messageRich = row.message;
+  const messageParams = parseJson(row.message_params) as RichParameters;
+  return {
+    messageRich,
+    messageParams,
+    message: fill(messageRich, messageParams, true),
+    objectId: `${row.object_id}/${row.message_id}`,
+    recordLink: `${link}#message_${row.message_id}`,
+    actions: [{ label: 'View chat', link, type: 'WEB', primary: false }] as NotificationAction[],
+  };
 }

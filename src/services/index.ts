@@ -45,6 +45,7 @@ import { ReceiveReadMarkers } from './receive-read-markers.js';
 import { ChatApiService } from './chat-api.js';
 import { ChatReactionsService } from './chat-reactions.js';
 import { ChatSharesService } from './chat-shares.js';
+import { ChatRemindersService } from './chat-reminders.js';
 import { PollsService } from './polls.js';
 import { BreakoutBroadcastService } from './breakout-broadcast.js';
 import { ChatMentions } from './chat-mentions.js';
@@ -119,6 +120,8 @@ export interface Services {
   chatApi: ChatApiService;
   chatReactions: ChatReactionsService;
   chatShares: ChatSharesService;
+  /** Message reminders (remind-me-later) and the job that turns due ones into notifications. */
+  chatReminders: ChatRemindersService;
   polls: PollsService;
   breakoutBroadcast: BreakoutBroadcastService;
   chatMentions: ChatMentions;
@@ -201,6 +204,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
+  const chatReminders = new ChatRemindersService(db, repos, chatApi);
   const polls = new PollsService(db, repos, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
@@ -222,6 +226,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     signalingNotifier,
     polls,
     calls,
+    chatReminders,
   });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
   return {
@@ -237,6 +242,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatApi,
     chatReactions,
     chatShares,
+    chatReminders,
     polls,
     breakoutBroadcast,
     chatMentions,

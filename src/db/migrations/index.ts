@@ -33,6 +33,7 @@ import { recordRevisions } from './0711-record-revisions.js';
 import { changeFeed } from './0712-change-feed.js';
 import { bruteForceFeed } from './0713-brute-force-feed.js';
 import { chatSharedItems } from './0714-chat-shared-items.js';
+import { chatReminders } from './0715-chat-reminders.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -63,4 +64,5 @@ export const migrations: ParleyMigration[] = [
   changeFeed,
   bruteForceFeed,
   chatSharedItems,
+  chatReminders,
 ];

@@ -14,6 +14,7 @@ import { BruteForceRepository } from './brute-force.js';
 import { CallsRepository } from './calls.js';
 import { ChatMessagesRepository } from './chat-messages.js';
 import { ChatReactionsRepository } from './chat-reactions.js';
+import { ChatRemindersRepository } from './chat-reminders.js';
 import { ChatSharedItemsRepository } from './chat-shared-items.js';
 import { ClientSessionsRepository } from './client-sessions.js';
 import { GroupsRepository } from './groups.js';
@@ -35,6 +36,7 @@ import { SessionsRepository } from './sessions.js';
 import { SignalingRepository } from './signaling.js';
 import { TeamsRepository } from './teams.js';
 import { UserAvatarsRepository } from './user-avatars.js';
+import { UserRateLimitsRepository } from './user-rate-limits.js';
 import { UserStatusRepository } from './user-status.js';
 import { UsersRepository } from './users.js';
 
@@ -47,6 +49,7 @@ export interface RepositorySet {
   calls: CallsRepository;
   chatMessages: ChatMessagesRepository;
   chatReactions: ChatReactionsRepository;
+  chatReminders: ChatRemindersRepository;
   chatSharedItems: ChatSharedItemsRepository;
   clientSessions: ClientSessionsRepository;
   groups: GroupsRepository;
@@ -68,6 +71,7 @@ export interface RepositorySet {
   signaling: SignalingRepository;
   teams: TeamsRepository;
   userAvatars: UserAvatarsRepository;
+  userRateLimits: UserRateLimitsRepository;
   userStatus: UserStatusRepository;
   users: UsersRepository;
 }
@@ -87,6 +91,7 @@ const MAKERS: Makers = {
   calls: (kysely) => new CallsRepository(kysely),
   chatMessages: (kysely) => new ChatMessagesRepository(kysely),
   chatReactions: (kysely) => new ChatReactionsRepository(kysely),
+  chatReminders: (kysely) => new ChatRemindersRepository(kysely),
   chatSharedItems: (kysely) => new ChatSharedItemsRepository(kysely),
   clientSessions: (kysely) => new ClientSessionsRepository(kysely),
   groups: (kysely) => new GroupsRepository(kysely),
@@ -108,6 +113,7 @@ const MAKERS: Makers = {
   signaling: (kysely, dialect) => new SignalingRepository(kysely, dialect),
   teams: (kysely) => new TeamsRepository(kysely),
   userAvatars: (kysely) => new UserAvatarsRepository(kysely),
+  userRateLimits: (kysely, dialect) => new UserRateLimitsRepository(kysely, dialect),
   userStatus: (kysely) => new UserStatusRepository(kysely),
   users: (kysely) => new UsersRepository(kysely),
 };

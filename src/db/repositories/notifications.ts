@@ -64,8 +64,11 @@ export class NotificationsRepository {
     return Number(r.numDeletedRows);
   }
 
-  /** Every notification of these rooms; with `userIds`, only theirs; with `subjects`/`objectType`, only those. */
-  async deleteInRooms(roomIds: number[], filter: { userIds?: string[]; objectType?: string; subjects?: string[]; upToMessageId?: number } = {}): Promise<void> {
+  /** Every notification of these rooms; with `userIds`, only theirs; with `subjects`/`objectType`/`messageId`, only those. */
+  async deleteInRooms(
+    roomIds: number[],
+    filter: { userIds?: string[]; objectType?: string; subjects?: string[]; upToMessageId?: number; messageId?: number } = {},
+  ): Promise<void> {
     if (roomIds.length === 0 || (filter.userIds && filter.userIds.length === 0)) return;
     for (const part of chunks(roomIds)) {
       let q = this.db.deleteFrom('notifications').where('room_id', 'in', part);
@@ -73,6 +76,7 @@ export class NotificationsRepository {
       if (filter.objectType) q = q.where('object_type', '=', filter.objectType);
       if (filter.subjects) q = q.where('subject', 'in', filter.subjects);
       if (filter.upToMessageId !== undefined) q = q.where('message_id', '<=', filter.upToMessageId);
+      if (filter.messageId !== undefined) q = q.where('message_id', '=', filter.messageId);
       await q.execute();
     }
   }

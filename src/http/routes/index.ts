@@ -29,6 +29,7 @@ import { openApiRoutes } from './openapi.js';
 import { chatRoutes } from './chat.js';
 import { chatReactionRoutes } from './chat-reactions.js';
 import { chatShareRoutes } from './chat-shares.js';
+import { chatReminderRoutes } from './chat-reminders.js';
 import { pollRoutes } from './polls.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
@@ -59,6 +60,7 @@ export const routeModules: RouteModule[] = [
   chatRoutes,
   chatReactionRoutes,
   chatShareRoutes,
+  chatReminderRoutes,
   pollRoutes,
   signalingRoutes,
 ];

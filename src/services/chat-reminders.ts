@@ -1,0 +1,190 @@
+/**
+ * Message reminders (talk-chat-calls.md §1.2 "reminder", capabilities `remind-me-later` and
+ * `upcoming-reminders`; Talk's ReminderService): a logged-in participant asks to be reminded of
+ * a message at a time; when it is due the reminder job turns it into a notification (subject
+ * `reminder`, object `reminder`/token) and the reminder is gone. Only users have reminders
+ * (the routes answer 401 to anybody else).
+ *
+ * Refusals in Talk's order: the per-user rate limit of setting (60 an hour, 429) comes first, as
+ * Nextcloud's middleware runs before Talk's; then the chat's participant and lobby checks
+ * (ChatApiService.access: 404, 412); then 404 `message` for a message that is not in the
+ * conversation (or has expired), and 404 `reminder` when reading one that is not set.
+ */
+import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
+import type { ReminderRow } from '../db/repositories/chat-reminders.js';
+import type { NewNotification } from '../db/repositories/notifications.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import type { Db } from '../db/database.js';
+import type { Repositories } from '../db/repositories/index.js';
+import { MessageType } from '../domain/chat.js';
+import { ActorType } from '../domain/constants.js';
+import { ApiError, notFound } from '../domain/errors.js';
+import { nowSeconds } from '../domain/time.js';
+import { formatChatMessage } from '../presenters/chat-message.js';
+import { readerEnv, type Reminder, type UpcomingReminder } from '../presenters/chat-reminder.js';
+import type { ChatApiService } from './chat-api.js';
+import type { RequestContext } from './request-context.js';
+
+/** Nextcloud's UserRateLimit on setting a reminder (Talk's ChatController::setReminder). */
+export const REMINDER_RATE_LIMIT = 60;
+export const REMINDER_RATE_WINDOW_SECONDS = 3600;
+/** Talk's Reminder::NUM_UPCOMING_REMINDERS. */
+export const UPCOMING_REMINDERS = 10;
+/** Due reminders notified per transaction by the job. */
+const DUE_BATCH = 500;
+
+export class ChatRemindersService {
+  constructor(
+    private readonly db: Db,
+    private readonly repos: Repositories,
+    private readonly chatApi: ChatApiService,
+  ) {}
+
+  /** POST …/reminder: sets (or moves) the caller's reminder; 429 past 60 in an hour. */
+  async set(ctx: RequestContext, token: unknown, messageId: number, timestamp: number): Promise<Reminder> {
+    const userId = ctx.userId!;
+    const now = nowSeconds();
+    if (!(await this.repos.userRateLimits.take(userId, 'chat-reminder', now, REMINDER_RATE_WINDOW_SECONDS, REMINDER_RATE_LIMIT)))
+      throw new ApiError(429, { error: 'rate-limit', message: 'Too many reminders set in the last hour' });
+    const room = await this.messageRoom(ctx, token, messageId, now);
+    const row = await this.repos.chatReminders.set(userId, room.id, messageId, timestamp);
+    return reminderOf(row, room.token);
+  }
+
+  /** GET …/reminder: 404 `reminder` when the caller has none for the message. */
+  async get(ctx: RequestContext, token: unknown, messageId: number): Promise<Reminder> {
+    const room = await this.messageRoom(ctx, token, messageId, nowSeconds());
+    const row = await this.repos.chatReminders.find(ctx.userId!, room.id, messageId);
+    if (!row) throw notFound('reminder', 'No reminder is set for this message');
+    return reminderOf(row, room.token);
+  }
+
+  /**
+   * DELETE …/reminder: 200 whether or not one was set. A reminder already due has become a
+   * notification; deleting it then dismisses that notification (Talk's deleteReminder).
+   */
+  async delete(ctx: RequestContext, token: unknown, messageId: number): Promise<void> {
+    const userId = ctx.userId!;
+    const room = await this.messageRoom(ctx, token, messageId, nowSeconds());
+    if (!(await this.repos.chatReminders.delete(userId, room.id, messageId)))
+      await this.repos.notifications.deleteInRooms([room.id], { userIds: [userId], objectType: 'reminder', messageId });
+  }
+
+  /**
+   * GET /chat/upcoming-reminders: the caller's next ten reminders, soonest first, each with its
+   * conversation and message (presenters/chat-reminder.ts formats it for the caller). As Talk, the ten are taken first and then those of
+   * conversations the caller left and of messages gone or expired are left out.
+   */
+  async upcoming(ctx: RequestContext): Promise<UpcomingReminder[]> {
+    const userId = ctx.userId!;
+    const reminders = await this.repos.chatReminders.upcoming(userId, UPCOMING_REMINDERS);
+    if (reminders.length === 0) return [];
+    const { rooms, members, messages } = await this.load(reminders, nowSeconds());
+    const out: UpcomingReminder[] = [];
+    for (const reminder of reminders) {
+      const room = rooms.get(Number(reminder.room_id));
+      const message = messages.get(Number(reminder.message_id));
+      if (!room || !members.has(`${room.id} ${userId}`) || !message || message.room_id !== room.id) continue;
+      out.push({ reminder, room, message });
+    }
+    return out;
+  }
+
+  /**
+   * The reminder job (Talk's BackgroundJob\Reminder, every minute): every reminder due before
+   * `now` becomes a notification of its user, dated at the reminder's time. Reminders are taken
+   * and notified in one transaction per batch (a second process finds them gone). None is
+   * sent for a message deleted or expired meanwhile, or to a user no longer in the
+   * conversation (Talk's notifier would drop it when read).
+   */
+  async notifyDue(now: number): Promise<number> {
+    let notified = 0;
+    for (;;) {
+      const { taken, sent } = await this.db.kysely.transaction().execute(async (trx) => {
+        const repos = this.repos.withTransaction(trx);
+        const due = await repos.chatReminders.takeDue(now, DUE_BATCH);
+        if (due.length === 0) return { taken: 0, sent: 0 };
+        const { rooms, members, messages } = await this.load(due, now, repos);
+        const rows: NewNotification[] = [];
+        for (const r of due) {
+          const room = rooms.get(Number(r.room_id));
+          const message = messages.get(Number(r.message_id));
+          if (!room || !members.has(`${room.id} ${r.user_id}`) || !message || message.room_id !== room.id) continue;
+          if (message.message_type === MessageType.COMMENT_DELETED) continue;
+          rows.push(notificationOf(r, room, message));
+        }
+        await repos.notifications.upsert(rows);
+        return { taken: due.length, sent: rows.length };
+      });
+      notified += sent;
+      if (taken < DUE_BATCH) return notified;
+    }
+  }
+
+  /** Deleted conversations take their reminders along (subscribed to `rooms.deleted`). */
+  async forgetRooms(rooms: RoomRow[]): Promise<void> {
+    await this.repos.chatReminders.deleteForRooms(rooms.map((r) => Number(r.id)));
+  }
+
+  /** A deleted user's reminders and rate-limit records go with them (subscribed to `user.deleting`). */
+  async forgetUser(userId: string): Promise<void> {
+    await this.repos.chatReminders.deleteForUser(userId);
+    await this.repos.userRateLimits.deleteForUser(userId);
+  }
+
+  /** The caller's conversation (participant, lobby) once `messageId` is one of its messages; else 404 `message`. */
+  private async messageRoom(ctx: RequestContext, token: unknown, messageId: number, now: number): Promise<RoomRow> {
+    const { room } = await this.chatApi.access(ctx, token, { authenticated: true });
+    const message = messageId > 0 ? await this.repos.chatMessages.findInRoom(room.id, messageId, now) : undefined;
+    if (!message) throw notFound('message', 'The message does not exist');
+    return room;
+  }
+
+  /** The reminders' rooms, their users' memberships ("room user") and messages, in three statements. */
+  private async load(reminders: ReminderRow[], now: number, repos: Repositories = this.repos) {
+    const roomIds = [...new Set(reminders.map((r) => Number(r.room_id)))];
+    const rooms = new Map((await repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
+    const userIds = [...new Set(reminders.map((r) => r.user_id))];
+    const attendees = await repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, userIds);
+    const members = new Set(attendees.map((a) => `${a.room_id} ${a.actor_id}`));
+    const messages = new Map(
+      (
+        await repos.chatMessages.findByIds(
+          reminders.map((r) => Number(r.message_id)),
+          now,
+        )
+      ).map((m) => [m.id, m]),
+    );
+    return { rooms, members, messages };
+  }
+}
+
+function reminderOf(row: ReminderRow, token: string): Reminder {
+  return { userId: row.user_id, token, messageId: Number(row.message_id), timestamp: Number(row.remind_at) };
+}
+
+/**
+ * A due reminder's notification (Talk's ReminderService::executeReminders): subject parameters
+ * name the message's author (`guestName` for a guest, as mentions keep it), and the message is
+ * kept as its user reads it now, as a mention's is.
+ */
+function notificationOf(r: ReminderRow, room: RoomRow, message: ChatMessageRead): NewNotification {
+  const params: Record<string, unknown> = { token: room.token, message: Number(r.message_id), userType: message.actor_type, userId: message.actor_id };
+  if (message.actor_type !== ActorType.USERS && message.actor_display_name) params.guestName = message.actor_display_name;
+  const formatted = formatChatMessage(message, readerEnv(room, r.user_id), false);
+  const parameters = formatted.messageParameters;
+  return {
+    user_id: r.user_id,
+    app: 'spreed',
+    subject: 'reminder',
+    object_type: 'reminder',
+    object_id: room.token,
+    room_id: room.id,
+    message_id: Number(r.message_id),
+    subject_params: JSON.stringify(params),
+    message: String(formatted.message ?? ''),
+    message_params: JSON.stringify(Array.isArray(parameters) ? {} : (parameters ?? {})),
+    missed: 0,
+    created_at: Number(r.remind_at),
+  };
+}
