@@ -505,9 +505,9 @@ for (const dialect of dialects()) {
       ]) {
         assert.ok(spreed.features.includes(f), f);
       }
-      assert.ok(spreed['features-local'].includes('chat-read-status'));
+      for (const f of ['chat-read-status', 'remind-me-later', 'upcoming-reminders']) assert.ok(spreed['features-local'].includes(f), f);
       assert.ok(spreed.features.includes('reactions') && spreed.features.includes('talk-polls'));
-      for (const f of ['talk-polls-drafts', 'react-permission', 'threads', 'pinned-messages', 'scheduled-messages', 'remind-me-later']) {
+      for (const f of ['talk-polls-drafts', 'react-permission', 'threads', 'pinned-messages', 'scheduled-messages']) {
         assert.ok(!spreed.features.includes(f), `${f} is not implemented`);
       }
       assert.equal(spreed.config.chat['max-length'], 32000);

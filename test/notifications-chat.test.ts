@@ -32,7 +32,11 @@ for (const dialect of dialects()) {
       assert.equal(sent.status, 201, sent.text);
       const [note] = await chatNotes('bob');
       assert.ok(note, 'bob is notified');
-      assert.equal(note.subject_rich !== undefined || note.subject !== undefined, true);
+      assert.equal(note.object_id, `${room.token}/${sent.data.id}`);
+      // The message is shown with the mention, as Talk's notifier shows it.
+      assert.equal(note.messageRich, 'Lunch, {mention-user1}?');
+      assert.equal(note.messageRichParameters['mention-user1'].id, 'bob');
+      assert.equal(note.message, 'Lunch, @bob?');
       assert.equal((await chatNotes('carol')).length, 0, 'not mentioned');
       assert.equal((await chatNotes('alice')).length, 0, 'not the author');
 

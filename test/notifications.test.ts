@@ -230,7 +230,10 @@ for (const dialect of dialects()) {
       for (const u of ['bob', 'carol']) await add(room.token, 'alice', u);
       await clear();
       const r = await roomOf(room.token);
-      const message = { text: 'Hi {mention-user1}, look', parameters: { 'mention-user1': { type: 'user', id: 'bob', name: 'Bob Builder' } } };
+      const message = {
+        text: 'Hi {mention-user1}, look',
+        parametersJson: JSON.stringify({ 'mention-user1': { type: 'user', id: 'bob', name: 'Bob Builder' } }),
+      };
       const notes = p.services.notifications;
       await notes.mentioned(r.id, 10, { type: 'users', id: 'alice' }, ['bob', 'alice', 'erin'], message);
       await notes.mentioned(r.id, 12, { type: 'users', id: 'alice' }, ['bob'], { text: 'again' });
@@ -244,7 +247,7 @@ for (const dialect of dialects()) {
       assert.equal(first.subjectRich, '{user} mentioned you in conversation {call}');
       assert.equal(first.message, 'Hi @Bob Builder, look');
       assert.equal(first.messageRich, 'Hi {mention-user1}, look');
-      assert.deepEqual(first.messageRichParameters, message.parameters);
+      assert.deepEqual(first.messageRichParameters, JSON.parse(message.parametersJson));
       assert.equal(first.link, `${p.url}/index.php/call/${room.token}#message_10`);
       // Reading up to 10 removes that one, not 12.
       await notes.chatReadUpTo(r.id, ['bob'], 10);

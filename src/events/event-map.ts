@@ -109,7 +109,17 @@ export interface EventMap {
    * start, when there was a request (lets subscribers skip work the config rules out without
    * reading it again).
    */
-  'chat.message-posted': { room: RoomRow; messageId: number; actor: ChatActor; mentionedUserIds: string[]; silent: boolean; config?: AppConfigSnapshot };
+  'chat.message-posted': {
+    room: RoomRow;
+    messageId: number;
+    actor: ChatActor;
+    mentionedUserIds: string[];
+    silent: boolean;
+    /** The stored message and its rich parameters (JSON), as mention notifications show them. */
+    message: string;
+    messageParameters: string;
+    config?: AppConfigSnapshot;
+  };
   /**
    * A system message or shared object was written inside the change's still open transaction
    * (handlers may only queue work that waits for that transaction, see SignalingNotifier).

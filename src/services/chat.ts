@@ -252,6 +252,8 @@ export class ChatService {
       actor: input.actor,
       mentionedUserIds: input.mentions.userIds,
       silent: input.silent,
+      message: posted.message,
+      messageParameters: posted.message_parameters,
       config: input.config,
     });
     return posted;

@@ -41,10 +41,10 @@ export interface NotificationActor {
   displayName?: string;
 }
 
-/** The chat message a mention notification shows (Talk's rich message and its parameters). */
+/** The chat message a mention notification shows (Talk's rich message and its parameters, as stored: JSON). */
 export interface MentionMessage {
   text: string;
-  parameters?: Record<string, Record<string, string>>;
+  parametersJson?: string;
 }
 
 /** Nextcloud refuses to confirm more ids at once (EndpointController::confirmIdsForUser). */
@@ -115,7 +115,7 @@ export class NotificationService {
       message_id: messageId,
       subject_params: JSON.stringify(params),
       message: message.text,
-      message_params: JSON.stringify(message.parameters ?? {}),
+      message_params: message.parametersJson ?? '{}',
     });
   }
 
