@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { dialects } from './helpers/parley.js';
 import { createRoom, roomRow, seedUser, setRoom } from './helpers/rooms.js';
 import { SYSTEM_ACTOR } from '../src/domain/chat.js';
+import type { MentionedAttendees } from '../src/services/chat.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {
@@ -21,7 +22,7 @@ for (const dialect of dialects()) {
       await seedUser(t.p, room1.token, 'bob');
     });
 
-    const post = async (token: string, text: string, mentions = { direct: [] as number[], indirect: [] as number[], userIds: [] as string[] }) => {
+    const post = async (token: string, text: string, mentions: MentionedAttendees = { direct: [], indirect: [], notices: [] }) => {
       const room = (await roomRow(t.p, token))!;
       const attendee = await t.p.services.repos.attendees.find(room.id, 'users', 'alice');
       const posted = await t.p.services.chat.postUserMessage(room, {
@@ -68,11 +69,11 @@ for (const dialect of dialects()) {
     it('mentions set last_mention_message, direct ones also last_mention_direct', async () => {
       const room = (await roomRow(t.p, room1.token))!;
       const bob = (await t.p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
-      const id1 = await post(room1.token, 'hey all', { direct: [], indirect: [bob.id], userIds: ['bob'] });
+      const id1 = await post(room1.token, 'hey all', { direct: [], indirect: [bob.id], notices: [{ userId: 'bob', reason: 'all' }] });
       let row = (await t.p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
       assert.equal(row.last_mention_message, id1);
       assert.equal(row.last_mention_direct, 0);
-      const id2 = await post(room1.token, 'hey bob', { direct: [bob.id], indirect: [], userIds: ['bob'] });
+      const id2 = await post(room1.token, 'hey bob', { direct: [bob.id], indirect: [], notices: [{ userId: 'bob', reason: 'direct' }] });
       row = (await t.p.services.repos.attendees.find(room.id, 'users', 'bob'))!;
       assert.equal(row.last_mention_message, id2);
       assert.equal(row.last_mention_direct, id2);

@@ -28,6 +28,15 @@ for (const dialect of dialects()) {
     });
     after(async () => p?.close());
 
+    /** A message that reaches `users` by name (`reason`), as the chat's event hands it to the notifier. */
+    const mention = (room: any, messageId: number, actor: any, users: string[], message: any, reason: 'direct' | 'all' = 'direct') =>
+      p.services.notifications.messagePosted(
+        room,
+        messageId,
+        actor,
+        users.map((userId) => ({ userId, reason })),
+        message,
+      );
     const list = async (user: string, opts: { version?: 1 | 2; headers?: Record<string, string>; api?: string } = {}) => {
       const r = await call(p, 'GET', `/apps/notifications/api/${opts.api ?? 'v2'}/notifications`, {
         as: as(user),
@@ -235,8 +244,8 @@ for (const dialect of dialects()) {
         parametersJson: JSON.stringify({ 'mention-user1': { type: 'user', id: 'bob', name: 'Bob Builder' } }),
       };
       const notes = p.services.notifications;
-      await notes.mentioned(r.id, 10, { type: 'users', id: 'alice' }, ['bob', 'alice', 'erin'], message);
-      await notes.mentioned(r.id, 12, { type: 'users', id: 'alice' }, ['bob'], { text: 'again' });
+      await mention(r, 10, { type: 'users', id: 'alice' }, ['bob', 'alice', 'erin'], message);
+      await mention(r, 12, { type: 'users', id: 'alice' }, ['bob'], { text: 'again' });
       assert.deepEqual((await list('alice')).data, [], 'not the author');
       assert.deepEqual((await list('erin')).data, [], 'not a participant');
       const got = (await list('bob')).data;
@@ -259,7 +268,7 @@ for (const dialect of dialects()) {
       assert.deepEqual((await list('bob')).data, []);
       // @all, a guest author, and a participant who muted the conversation.
       await p.services.db.kysely.updateTable('attendees').set({ notification_level: 3 }).where('room_id', '=', r.id).where('actor_id', '=', 'carol').execute();
-      await notes.mentioned(r.id, 20, { type: 'guests', id: 'g1', displayName: 'Visitor' }, ['bob', 'carol'], { text: '@all hi' }, { everyone: true });
+      await mention(r, 20, { type: 'guests', id: 'g1', displayName: 'Visitor' }, ['bob', 'carol'], { text: '@all hi' }, 'all');
       assert.deepEqual((await list('carol')).data, [], 'notification level never');
       const all = (await list('bob')).data[0];
       assert.equal(all.subject, 'Visitor (guest) mentioned everyone in conversation Chatty');
@@ -273,7 +282,7 @@ for (const dialect of dialects()) {
       const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       const r = await roomOf(one.token);
       const notes = p.services.notifications;
-      await notes.mentioned(r.id, 5, { type: 'users', id: 'alice' }, ['bob'], { text: 'psst' });
+      await mention(r, 5, { type: 'users', id: 'alice' }, ['bob'], { text: 'psst' });
       assert.equal((await list('bob')).data[0].subject, 'Alice Archer mentioned you in a private conversation');
       await notes.chatReadUpTo(r.id, ['bob'], 5);
 
@@ -336,7 +345,7 @@ for (const dialect of dialects()) {
       const few = await countQueries(p, () => list('bob'));
       for (const room of rooms.slice(1)) await add(room.token, 'alice', 'bob');
       const r0 = await roomOf(rooms[0].token);
-      for (let m = 1; m <= 5; m++) await p.services.notifications.mentioned(r0.id, m, { type: 'users', id: 'alice' }, ['bob'], { text: `m${m}` });
+      for (let m = 1; m <= 5; m++) await mention(r0, m, { type: 'users', id: 'alice' }, ['bob'], { text: `m${m}` });
       assert.equal((await list('bob')).data.length, 8);
       await list('bob');
       const many = await countQueries(p, () => list('bob'));

@@ -41,9 +41,10 @@ export interface Subscribers {
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
-  // Mentions notify the mentioned users; reading the chat past them reads the notifications.
-  bus.on('chat.message-posted', ({ room, messageId, actor, mentionedUserIds, silent, message, messageParameters }) =>
-    silent ? undefined : s.notifications.mentioned(room.id, messageId, actor, mentionedUserIds, { text: message, parametersJson: messageParameters }),
+  // Messages notify the people they mention or reply to, and those notified of every message;
+  // reading the chat past them reads the notifications.
+  bus.on('chat.message-posted', ({ room, messageId, actor, mentioned, silent, message, messageParameters, config }) =>
+    silent ? undefined : s.notifications.messagePosted(room, messageId, actor, mentioned, { text: message, parametersJson: messageParameters }, config),
   );
   bus.on('chat.read', ({ room, userIds, messageId }) => s.notifications.chatReadUpTo(room.id, userIds, messageId));
   // People added by somebody are invited (Talk's notifier: group members too, at creation as later).

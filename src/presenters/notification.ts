@@ -135,20 +135,16 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
       params = { call };
       actions = [missed ? action('View chat', false) : action('Join call', true, true)];
     }
-  } else if (row.object_type === 'chat' && (row.subject === 'mention' || row.subject === 'mention_all')) {
+  } else if (row.object_type === 'chat' && CHAT_SUBJECTS.has(row.subject)) {
     params = { call };
     const author = sp.userType === 'users' ? user(sp.userId) : undefined;
     const guest = sp.userType === 'guests' || sp.userType === 'emails';
     if (author) params.user = author;
     else if (guest && typeof sp.guestName === 'string' && sp.guestName.trim() !== '')
       params.guest = { type: 'guest', id: String(sp.userId), name: sp.guestName };
-    const everyone = row.subject === 'mention_all';
-    if (isOneToOneKind(room.type)) subject = '{user} mentioned you in a private conversation';
-    else if (author) subject = everyone ? '{user} mentioned everyone in conversation {call}' : '{user} mentioned you in conversation {call}';
-    else if (!guest) subject = everyone ? 'A deleted user mentioned everyone in conversation {call}' : 'A deleted user mentioned you in conversation {call}';
-    else if (params.guest)
-      subject = everyone ? '{guest} (guest) mentioned everyone in conversation {call}' : '{guest} (guest) mentioned you in conversation {call}';
-    else subject = everyone ? 'A guest mentioned everyone in conversation {call}' : 'A guest mentioned you in conversation {call}';
+    if (row.subject === 'mention_group') params.group = { type: 'user-group', id: String(sp.sourceId ?? ''), name: String(sp.sourceName ?? sp.sourceId ?? '') };
+    const who = author ? '{user}' : !guest ? 'A deleted user' : params.guest ? '{guest} (guest)' : 'A guest';
+    subject = chatSubject(row.subject, isOneToOneKind(room.type), who);
     if (!params.user && subject.includes('{user}')) return undefined;
     ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link));
   } else if (row.object_type === 'reminder' && row.subject === 'reminder') {
@@ -196,6 +192,23 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
   // Keys in Nextcloud's order: actions last.
   const { actions: acts, ...rest } = out;
   return { ...rest, actions: acts };
+}
+
+/** Subjects of chat notifications (Talk's Chat\Notifier): `mention` is Parley's older name of `mention_direct`. */
+const CHAT_SUBJECTS = new Set(['mention', 'mention_direct', 'mention_all', 'mention_group', 'reply', 'chat']);
+
+/**
+ * A chat notification's subject as Talk's notifier words it (Notification\Notifier::parseChatMessage,
+ * outside push): `who` is `{user}`, `{guest} (guest)`, "A guest" or "A deleted user". In a
+ * one-to-one conversation the other person is `{user}` and the conversation is not named.
+ */
+function chatSubject(subject: string, oneToOne: boolean, who: string): string {
+  if (subject === 'chat') return oneToOne ? '{user} sent you a private message' : `${who} sent a message in conversation {call}`;
+  if (subject === 'reply') return oneToOne ? '{user} replied to your private message' : `${who} replied to your message in conversation {call}`;
+  if (oneToOne) return '{user} mentioned you in a private conversation';
+  if (subject === 'mention_all') return `${who} mentioned everyone in conversation {call}`;
+  if (subject === 'mention_group') return `${who} mentioned group {group} in conversation {call}`;
+  return `${who} mentioned you in conversation {call}`;
 }
 
 /**

@@ -14,7 +14,7 @@ import { callObject, groupObject, guestObject, userObject, type RichObject } fro
 import { ActorType, RoomType } from '../domain/constants.js';
 import { isModeratorType, isOneToOneKind } from '../domain/permissions.js';
 import { roomAvatarUrl } from '../presenters/conversation.js';
-import type { MentionedAttendees } from './chat.js';
+import type { MentionNotice, MentionedAttendees } from './chat.js';
 import type { DirectoryService } from './directory.js';
 import type { Repositories } from '../db/repositories/index.js';
 
@@ -59,7 +59,7 @@ export class ChatMentions {
   /** Resolves the mentions of `text` written by `author` (who is never marked as mentioned). */
   async resolve(room: RoomRow, text: string, opts: { author: AttendeeRow; canMentionAll: boolean; replyTo?: ChatMessageRead }): Promise<ResolvedMessage> {
     const refs = findMentions(text);
-    const out: ResolvedMessage = { message: text, parameters: {}, mentioned: { direct: [], indirect: [], userIds: [] } };
+    const out: ResolvedMessage = { message: text, parameters: {}, mentioned: { direct: [], indirect: [], notices: [] } };
     const needsAttendees = refs.length > 0 || (opts.replyTo !== undefined && opts.replyTo.actor_type === ActorType.USERS);
     if (!needsAttendees) return out;
     // @all and groups reach attendees by who they are, so they need the whole room; otherwise
@@ -74,7 +74,8 @@ export class ChatMentions {
     const objects = new Map<string, RichObject>();
     const direct = new Set<number>();
     const indirect = new Set<number>();
-    const userIds = new Set<string>();
+    // Who is notified and why, collected per reason and merged in Talk's precedence below.
+    const byReason: Record<MentionNotice['reason'], MentionNotice[]> = { reply: [], direct: [], group: [], all: [] };
     const isAuthor = (a: AttendeeRow) => a.id === opts.author.id;
     for (const ref of refs) {
       const key = `${ref.kind}\0${ref.id}`;
@@ -85,7 +86,7 @@ export class ChatMentions {
         const a = byActor.get(`${ActorType.USERS}\0${u.id}`);
         if (a && !isAuthor(a)) {
           direct.add(a.id);
-          userIds.add(u.id);
+          byReason.direct.push({ userId: u.id, reason: 'direct' });
         }
       } else if (ref.kind === 'guest' || ref.kind === 'email') {
         const type = ref.kind === 'guest' ? ActorType.GUESTS : ActorType.EMAILS;
@@ -101,7 +102,7 @@ export class ChatMentions {
         for (const a of attendees) {
           if (a.actor_type === ActorType.USERS && members.has(a.actor_id) && !isAuthor(a)) {
             indirect.add(a.id);
-            userIds.add(a.actor_id);
+            byReason.group.push({ userId: a.actor_id, reason: 'group', sourceId: g.id, sourceName: g.display_name || g.id });
           }
         }
       } else if (ref.kind === 'all') {
@@ -110,7 +111,7 @@ export class ChatMentions {
         for (const a of attendees) {
           if (isAuthor(a) || a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES) continue;
           indirect.add(a.id);
-          if (a.actor_type === ActorType.USERS) userIds.add(a.actor_id);
+          if (a.actor_type === ActorType.USERS) byReason.all.push({ userId: a.actor_id, reason: 'all' });
         }
       }
     }
@@ -119,7 +120,7 @@ export class ChatMentions {
       const a = byActor.get(`${ActorType.USERS}\0${opts.replyTo.actor_id}`);
       if (a && !isAuthor(a)) {
         direct.add(a.id);
-        userIds.add(a.actor_id);
+        byReason.reply.push({ userId: a.actor_id, reason: 'reply' });
       }
     }
 
@@ -135,7 +136,11 @@ export class ChatMentions {
       out.parameters[placeholder] = obj;
     }
     out.message = replaceMentions(text, (ref: MentionRef) => keys.get(`${ref.kind}\0${ref.id}`));
-    out.mentioned = { direct: [...direct], indirect: [...indirect].filter((id) => !direct.has(id)), userIds: [...userIds] };
+    // Talk notifies the replied-to author first, then direct mentions, group members, @all;
+    // whoever was reached once is not notified again.
+    const notices = new Map<string, MentionNotice>();
+    for (const n of [...byReason.reply, ...byReason.direct, ...byReason.group, ...byReason.all]) if (!notices.has(n.userId)) notices.set(n.userId, n);
+    out.mentioned = { direct: [...direct], indirect: [...indirect].filter((id) => !direct.has(id)), notices: [...notices.values()] };
     return out;
   }
 

@@ -51,12 +51,24 @@ export function chatActorOf(ctx: RequestContext, attendee?: AttendeeRow): ChatAc
 /** The wake-up channel (db/wake.ts) of a room's chat. */
 export const chatChannel = (roomId: number): string => `chat:${roomId}`;
 
+/**
+ * A user a message reaches by name, and how (Talk's Chat\Notifier reasons): the author of the
+ * message replied to, a direct @mention, a member of a mentioned group (`sourceId` the group,
+ * `sourceName` its name), or everybody through @all. Each user once, in that order of precedence.
+ */
+export interface MentionNotice {
+  userId: string;
+  reason: 'reply' | 'direct' | 'group' | 'all';
+  sourceId?: string;
+  sourceName?: string;
+}
+
 /** Attendee ids a message mentions: `direct` (@user, reply to their message) and `indirect` (@all, groups). */
 export interface MentionedAttendees {
   direct: number[];
   indirect: number[];
-  /** User ids mentioned (directly or not), for notifications after commit. */
-  userIds: string[];
+  /** The users to notify after commit, with their reason. */
+  notices: MentionNotice[];
 }
 
 export interface UserMessageInput {
@@ -250,7 +262,7 @@ export class ChatService {
       room,
       messageId: posted.id,
       actor: input.actor,
-      mentionedUserIds: input.mentions.userIds,
+      mentioned: input.mentions.notices,
       silent: input.silent,
       message: posted.message,
       messageParameters: posted.message_parameters,

@@ -5,8 +5,9 @@
  * Talk events → rows (one statement per event, whatever the number of recipients):
  * - `invited`: people added to a group or public conversation by someone else (subject
  *   `invitation`, object `room`/token). Not for one-to-one conversations or breakout rooms.
- * - `mentioned`: chat mentions (subject `mention`, or `mention_all` for @all; object `chat`/token;
- *   message id kept). Only for participants whose notification level is not "never".
+ * - `messagePosted`: a chat message — replies, mentions (`reply`, `mention_direct`,
+ *   `mention_group`, `mention_all`) and, for people notified of every message, `chat`; object
+ *   `chat`/token, message id and message kept.
  * - `callStarted` / `missedCall` / `joinedCall`: call notifications (subject `call`, object
  *   `call`/token); a repeated start refreshes the row; `missedCall` switches the wording to
  *   "You missed …"; joining the call removes it. Only for participants with call notifications on.
@@ -23,7 +24,9 @@ import { chunks } from '../db/chunks.js';
 import type { NewNotification, NotificationRow, NotificationsRepository } from '../db/repositories/notifications.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import { ActorType, NotificationLevel } from '../domain/constants.js';
+import { ActorType, NotificationLevel, RoomType, SESSION_TIMEOUT } from '../domain/constants.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
+import type { MentionNotice } from './chat.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { isOneToOneKind } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
@@ -86,37 +89,75 @@ export class NotificationService {
   }
 
   /**
-   * A chat message mentioned `userIds` (Talk: Chat\Notifier). Recipients are filtered to users
-   * in the conversation whose notification level is not "never", minus the author.
-   * `everyone` is an @all mention (subject `mention_all`).
+   * A chat message was posted (Talk: Chat\Notifier, after commit, unless it was silent), in
+   * Talk's order, each user once and never the author:
+   * 1. the users it reaches by name (`notices`): the author of the message replied to (subject
+   *    `reply`), direct mentions (`mention_direct`), members of a mentioned group
+   *    (`mention_group`), everybody through @all (`mention_all`) — users of the conversation
+   *    whose notification level is not "never";
+   * 2. then everybody else notified of every message (subject `chat`): notification level
+   *    "always", and "default" in one-to-one conversations or where `default_group_notification`
+   *    is "always", who are not reading the conversation right now (no session pinged in the
+   *    last 30 seconds).
+   * Two statements at most: the named users' attendee rows (only when there are any), and the
+   * users notified of every message (by index, however large the conversation).
    */
-  async mentioned(
-    roomId: number,
+  async messagePosted(
+    room: RoomRow,
     messageId: number,
     actor: NotificationActor,
-    userIds: string[],
-    message: MentionMessage = { text: '' },
-    opts: { everyone?: boolean } = {},
+    notices: MentionNotice[],
+    message: MentionMessage,
+    cfg?: AppConfigSnapshot,
   ): Promise<void> {
-    // Most messages mention nobody: then there is nothing to read (this runs for every message).
-    if (userIds.length === 0) return;
-    const room = await this.room(roomId);
-    if (!room) return;
-    const members = await this.members(
-      room,
-      userIds.filter((u) => !isActor(actor, u)),
+    const defaultGroup = cfg?.int('default_group_notification') || NotificationLevel.MENTION;
+    // Level 0 is the conversation's default (talk-reference.md §1.7).
+    const levelOf = (a: AttendeeRow) =>
+      a.notification_level !== NotificationLevel.DEFAULT ? a.notification_level : room.type === RoomType.ONE_TO_ONE ? NotificationLevel.ALWAYS : defaultGroup;
+    const params = authorParams(actor);
+    const rows: Array<{ userId: string; subject: string; params: Record<string, unknown> }> = [];
+    const reached = new Set<string>();
+    const named = notices.filter((n) => !isActor(actor, n.userId));
+    if (named.length) {
+      const members = new Map(
+        (
+          await this.members(
+            room,
+            named.map((n) => n.userId),
+          )
+        ).map((a) => [a.actor_id, a]),
+      );
+      for (const n of named) {
+        const a = members.get(n.userId);
+        if (!a || levelOf(a) === NotificationLevel.NEVER) continue;
+        reached.add(n.userId);
+        const group = n.reason === 'group' ? { sourceId: n.sourceId, sourceName: n.sourceName } : {};
+        rows.push({ userId: n.userId, subject: n.reason === 'reply' ? 'reply' : `mention_${n.reason}`, params: { ...params, ...group } });
+      }
+    }
+    const everyMessage: number[] = [NotificationLevel.ALWAYS];
+    if (room.type === RoomType.ONE_TO_ONE || defaultGroup === NotificationLevel.ALWAYS) everyMessage.push(NotificationLevel.DEFAULT);
+    const now = nowSeconds();
+    for (const userId of await this.repos.attendees.usersToNotifyOfMessages(room.id, everyMessage, now - SESSION_TIMEOUT)) {
+      if (!reached.has(userId) && !isActor(actor, userId)) rows.push({ userId, subject: 'chat', params });
+    }
+    if (rows.length === 0) return;
+    await this.repo.upsert(
+      rows.map((r) => ({
+        user_id: r.userId,
+        app: 'spreed',
+        subject: r.subject,
+        object_type: 'chat',
+        object_id: room.token,
+        room_id: room.id,
+        message_id: messageId,
+        subject_params: JSON.stringify(r.params),
+        message: message.text,
+        message_params: message.parametersJson ?? '{}',
+        missed: 0,
+        created_at: now,
+      })),
     );
-    const targets = members.filter((a) => a.notification_level !== NotificationLevel.NEVER).map((a) => a.actor_id);
-    const params: Record<string, string> = { userType: actor.type, userId: actor.id };
-    if (actor.type !== ActorType.USERS && actor.displayName) params.guestName = actor.displayName;
-    await this.insert(room, targets, {
-      subject: opts.everyone ? 'mention_all' : 'mention',
-      object_type: 'chat',
-      message_id: messageId,
-      subject_params: JSON.stringify(params),
-      message: message.text,
-      message_params: message.parametersJson ?? '{}',
-    });
   }
 
   /**
@@ -186,10 +227,6 @@ export class NotificationService {
   /** Users were removed from conversations (and their breakout rooms): their notifications there go. */
   async removedFromRoom(roomIds: number[], userIds: string[]): Promise<void> {
     await this.repo.deleteInRooms(roomIds, { userIds });
-  }
-
-  private async room(roomId: number): Promise<RoomRow | undefined> {
-    return (await this.repos.rooms.findByIds([roomId]))[0];
   }
 
   private members(room: RoomRow, userIds: string[]) {
@@ -298,6 +335,13 @@ export class NotificationService {
     if (stale.length) await this.repo.deleteIds(userId, stale);
     return out;
   }
+}
+
+/** A chat notification's subject parameters: the author, and a guest's name as it was when they wrote. */
+function authorParams(actor: NotificationActor): Record<string, string> {
+  const params: Record<string, string> = { userType: actor.type, userId: actor.id };
+  if (actor.type !== ActorType.USERS && actor.displayName) params.guestName = actor.displayName;
+  return params;
 }
 
 /** Whether user `userId` is the actor (nobody is notified of their own doing). */

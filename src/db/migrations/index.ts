@@ -34,6 +34,7 @@ import { changeFeed } from './0712-change-feed.js';
 import { bruteForceFeed } from './0713-brute-force-feed.js';
 import { chatSharedItems } from './0714-chat-shared-items.js';
 import { chatReminders } from './0715-chat-reminders.js';
+import { attendeeNotificationLevel } from './0716-attendee-notification-level.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -65,4 +66,5 @@ export const migrations: ParleyMigration[] = [
   bruteForceFeed,
   chatSharedItems,
   chatReminders,
+  attendeeNotificationLevel,
 ];

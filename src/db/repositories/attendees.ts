@@ -10,6 +10,7 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
 import { MODERATOR_TYPES } from '../../domain/permissions.js';
+import { ActorType } from '../../domain/constants.js';
 import { compiledStatement } from '../compiled-statement.js';
 import { caseById } from '../id-lists.js';
 import { UNREAD_TYPES } from './chat-messages.js';
@@ -191,6 +192,25 @@ export class AttendeesRepository {
   }
 
   /** Attendee rows of the given actors in the given rooms (one query per 5,000 actors). */
+  /**
+   * The users of a room at one of `levels` of notification (Talk's
+   * getParticipantsByNotificationLevel) who have no session pinged since `onlineSince`: those
+   * reading the conversation right now are not notified of its messages.
+   */
+  async usersToNotifyOfMessages(roomId: number, levels: number[], onlineSince: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('attendees as a')
+      .select('a.actor_id')
+      .where('a.room_id', '=', roomId)
+      .where('a.notification_level', 'in', levels)
+      .where('a.actor_type', '=', ActorType.USERS)
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('sessions as s').select('s.id').whereRef('s.attendee_id', '=', 'a.id').where('s.last_ping', '>=', onlineSince))),
+      )
+      .execute();
+    return rows.map((r) => r.actor_id);
+  }
+
   async actorsInRooms(roomIds: number[], actorType: string, actorIds: string[]): Promise<AttendeeRow[]> {
     if (roomIds.length === 0 || actorIds.length === 0) return [];
     const out: AttendeeRow[] = [];
