@@ -125,6 +125,32 @@ for (const dialect of dialects()) {
       assert.deepEqual(dave.subjectRichParameters.group, { type: 'user-group', id: 'crew', name: 'crew' });
     });
 
+    it('a shared location and a poll notify as messages do (§1.6), named by the object', async () => {
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Shares' });
+      await seedUser(p, room.token, 'bob');
+      const geo = { type: 'geo-location', id: 'geo:52.5,13.4', name: 'Berlin office', latitude: '52.5', longitude: '13.4' };
+      const shared = await call(p, 'POST', `${CHAT}/${room.token}/share`, {
+        as: as('alice'),
+        body: { objectType: 'geo-location', objectId: geo.id, metaData: JSON.stringify(geo) },
+      });
+      assert.equal(shared.status, 201, shared.text);
+      const poll = await call(p, 'POST', `/apps/spreed/api/v1/poll/${room.token}`, {
+        as: as('alice'),
+        body: { question: 'Lunch?', options: ['Pizza', 'Sushi'], resultMode: 0, maxVotes: 0 },
+      });
+      assert.equal(poll.status, 201, poll.text);
+      const notes = await chatNotes('bob', room.token);
+      assert.deepEqual(
+        notes.map((n) => [n.subject, n.message]),
+        [
+          ['ALICE sent a message in conversation Shares', 'Lunch?'],
+          ['ALICE sent a message in conversation Shares', 'Berlin office'],
+        ],
+      );
+      assert.equal(notes[1].object_id, `${room.token}/${shared.data.id}`);
+      assert.equal((await chatNotes('alice', room.token)).length, 0, 'not the author');
+    });
+
     it('a long-poll past the mention reads it; with markNotificationsAsRead=0 it is kept', async () => {
       const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Polling' });
       await seedUser(p, room.token, 'bob');

@@ -126,6 +126,8 @@ export interface EventMap {
    * (handlers may only queue work that waits for that transaction, see SignalingNotifier).
    */
   'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
+  /** A shared object (a location, a poll, ...) was posted (after commit): notified as a message (§1.6). */
+  'chat.object-shared': { room: RoomRow; messageId: number; actor: ChatActor; message: string; messageParameters: string };
   /** A reaction was added (after commit): its row id and the message it is on. */
   'chat.reaction-added': { room: RoomRow; reactionId: number; messageId: number };
 

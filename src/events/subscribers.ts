@@ -46,6 +46,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('chat.message-posted', ({ room, messageId, actor, mentioned, silent, message, messageParameters, config }) =>
     silent ? undefined : s.notifications.messagePosted(room, messageId, actor, mentioned, { text: message, parametersJson: messageParameters }, config),
   );
+  bus.on('chat.object-shared', ({ room, messageId, actor, message, messageParameters }) =>
+    s.notifications.messagePosted(room, messageId, actor, [], { text: message, parametersJson: messageParameters }),
+  );
   bus.on('chat.read', ({ room, userIds, messageId }) => s.notifications.chatReadUpTo(room.id, userIds, messageId));
   // People added by somebody are invited (Talk's notifier: group members too, at creation as later).
   bus.on('room.attendees-added', ({ room, userIds, invitedBy }) => s.notifications.invited(room, invitedBy, userIds));

@@ -222,6 +222,15 @@ export class ChatService {
   }
 
   /**
+   * Announces a shared object posted by `postSharedObject` once its transaction committed
+   * (`chat.object-shared`): Talk notifies shares as messages (talk-chat-calls.md §1.6). Not
+   * `chat.message-posted`: the signaling server already had it from the transaction.
+   */
+  async objectShared(room: RoomRow, messageId: number, actor: ChatActor, object: Record<string, unknown>): Promise<void> {
+    await this.events.emit('chat.object-shared', { room, messageId, actor, message: '{object}', messageParameters: JSON.stringify({ object }) });
+  }
+
+  /**
    * Posts a user's message (checks done by the caller) in its own short transaction, then
    * announces `chat.message-posted` once it is committed. Returns the stored row (the send
    * answers with it, §1.5). On SQLite the transaction may be committed together with concurrent

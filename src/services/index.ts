@@ -180,7 +180,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const sip = new SipService(rooms, repos, conversationView, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
   const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
-  const notifications = new NotificationService(repos.notifications, repos, directory, userStatus);
+  const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig);
   const participants = new ParticipantsService(
     rooms,
     repos,

@@ -32,6 +32,7 @@ import { isOneToOneKind } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import { otherUserId } from '../presenters/conversation.js';
 import { parseJson, presentNotification, type NotificationRecord } from '../presenters/notification.js';
+import type { AppConfigService } from './app-config.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
 import type { UserStatusService } from './user-status.js';
@@ -64,6 +65,7 @@ export class NotificationService {
     private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly directory: DirectoryService,
     private readonly userStatus: UserStatusService,
+    private readonly appConfig: AppConfigService,
   ) {}
 
   /** Deleted conversations take their notifications along (subscribed to `rooms.deleted`). */
@@ -110,7 +112,7 @@ export class NotificationService {
     message: MentionMessage,
     cfg?: AppConfigSnapshot,
   ): Promise<void> {
-    const defaultGroup = cfg?.int('default_group_notification') || NotificationLevel.MENTION;
+    const defaultGroup = (cfg ?? (await this.appConfig.snapshot())).int('default_group_notification') || NotificationLevel.MENTION;
     // Level 0 is the conversation's default (talk-reference.md §1.7).
     const levelOf = (a: AttendeeRow) =>
       a.notification_level !== NotificationLevel.DEFAULT ? a.notification_level : room.type === RoomType.ONE_TO_ONE ? NotificationLevel.ALWAYS : defaultGroup;

@@ -61,7 +61,7 @@ export class PollsService {
     if (options.filter((o) => o.trim() !== '').length < 2) throw badRequest('options', 'At least two options are needed');
     if (bytes(JSON.stringify(options)) > OPTIONS_MAX_BYTES) throw badRequest('options', 'The options are too long');
     const now = nowSeconds();
-    const id = await this.db.kysely.transaction().execute(async (trx) => {
+    const posted = await this.db.kysely.transaction().execute(async (trx) => {
       const pollId = await this.repos.withTransaction(trx).polls.insert({
         room_id: acc.room.id,
         question,
@@ -77,10 +77,12 @@ export class PollsService {
         created_at: now,
       });
       // Like any shared object, it moves the author's read marker (talk-chat-calls.md §1.6).
-      await this.chat.postSharedObject(trx, acc.room, acc.actor, pollObject({ id: pollId, question }), { authorAttendeeId: acc.attendee.id });
-      return pollId;
+      const messageId = await this.chat.postSharedObject(trx, acc.room, acc.actor, pollObject({ id: pollId, question }), { authorAttendeeId: acc.attendee.id });
+      return { pollId, messageId };
     });
-    return this.show(acc, await this.require(acc, id));
+    // Notified as any shared object is, once committed.
+    await this.chat.objectShared(acc.room, posted.messageId, acc.actor, pollObject({ id: posted.pollId, question }));
+    return this.show(acc, await this.require(acc, posted.pollId));
   }
 
   /** GET /poll/{token}/{pollId}. */
