@@ -151,6 +151,32 @@ for (const dialect of dialects()) {
       assert.equal((await chatNotes('alice', room.token)).length, 0, 'not the author');
     });
 
+    it('an edit notifies the users it now mentions and withdraws the mention of those it no longer does; the notification shows the message as it is', async () => {
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Edits' });
+      for (const u of ['bob', 'carol']) await seedUser(p, room.token, u);
+      for (const u of ['bob', 'carol']) assert.equal((await setLevel(u, room.token, 2)).status, 200);
+      const sent = await send('alice', room.token, { message: 'Ask @bob' });
+      assert.deepEqual(
+        (await chatNotes('bob', room.token)).map((n) => n.message),
+        ['Ask @BOB'],
+      );
+      const edit = await call(p, 'PUT', `${CHAT}/${room.token}/${sent.data.id}`, { as: as('alice'), body: { message: 'Ask @carol instead' } });
+      assert.equal(edit.status, 200, edit.text);
+      assert.deepEqual(await chatNotes('bob', room.token), [], "bob's mention is withdrawn");
+      const [carol] = await chatNotes('carol', room.token);
+      assert.equal(carol.subject, 'ALICE mentioned you in conversation Edits');
+      assert.equal(carol.message, 'Ask @CAROL instead');
+
+      // An edit that keeps the mention shows the new text; a deleted message takes its notification along.
+      assert.equal((await call(p, 'PUT', `${CHAT}/${room.token}/${sent.data.id}`, { as: as('alice'), body: { message: 'Ask @carol today' } })).status, 200);
+      assert.deepEqual(
+        (await chatNotes('carol', room.token)).map((n) => n.message),
+        ['Ask @CAROL today'],
+      );
+      assert.equal((await call(p, 'DELETE', `${CHAT}/${room.token}/${sent.data.id}`, { as: as('alice') })).status, 200);
+      assert.deepEqual(await chatNotes('carol', room.token), []);
+    });
+
     it('a long-poll past the mention reads it; with markNotificationsAsRead=0 it is kept', async () => {
       const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Polling' });
       await seedUser(p, room.token, 'bob');

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { admin, as, call, passwordOf, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { countQueries, createRoom, NO_THROTTLE, seedUser, V4 } from './helpers/rooms.js';
 import { RoomType } from './helpers/fixtures.js';
+import { CHAT_MESSAGE_DEFAULTS } from '../src/db/repositories/chat-messages.js';
 
 const N = '/apps/notifications/api/v2/notifications';
 
@@ -28,15 +29,41 @@ for (const dialect of dialects()) {
     });
     after(async () => p?.close());
 
-    /** A message that reaches `users` by name (`reason`), as the chat's event hands it to the notifier. */
-    const mention = (room: any, messageId: number, actor: any, users: string[], message: any, reason: 'direct' | 'all' = 'direct') =>
-      p.services.notifications.messagePosted(
+    /**
+     * A stored message by `actor` that reaches `users` by name (`reason`), handed to the notifier
+     * as the chat's event hands it; returns its id.
+     */
+    const mention = async (
+      room: any,
+      actor: any,
+      users: string[],
+      text: string,
+      parameters: Record<string, unknown> = {},
+      reason: 'direct' | 'all' = 'direct',
+    ) => {
+      const [{ id }] = await p.services.repos.chatMessages.insertMany([
+        {
+          ...CHAT_MESSAGE_DEFAULTS,
+          room_id: room.id,
+          actor_type: actor.type,
+          actor_id: actor.id,
+          actor_display_name: actor.displayName ?? '',
+          message: text,
+          message_parameters: JSON.stringify(parameters),
+          message_type: 'comment',
+          created_at: Math.floor(Date.now() / 1000),
+        },
+      ]);
+      await p.services.notifications.messagePosted(
         room,
-        messageId,
+        id,
         actor,
         users.map((userId) => ({ userId, reason })),
-        message,
+        undefined,
+        { mentionsOnly: true },
       );
+      return id;
+    };
     const list = async (user: string, opts: { version?: 1 | 2; headers?: Record<string, string>; api?: string } = {}) => {
       const r = await call(p, 'GET', `/apps/notifications/api/${opts.api ?? 'v2'}/notifications`, {
         as: as(user),
@@ -239,36 +266,33 @@ for (const dialect of dialects()) {
       for (const u of ['bob', 'carol']) await add(room.token, 'alice', u);
       await clear();
       const r = await roomOf(room.token);
-      const message = {
-        text: 'Hi {mention-user1}, look',
-        parametersJson: JSON.stringify({ 'mention-user1': { type: 'user', id: 'bob', name: 'Bob Builder' } }),
-      };
+      const params = { 'mention-user1': { type: 'user', id: 'bob', name: 'Bob Builder', 'mention-id': 'bob' } };
       const notes = p.services.notifications;
-      await mention(r, 10, { type: 'users', id: 'alice' }, ['bob', 'alice', 'erin'], message);
-      await mention(r, 12, { type: 'users', id: 'alice' }, ['bob'], { text: 'again' });
+      const m10 = await mention(r, { type: 'users', id: 'alice' }, ['bob', 'alice', 'erin'], 'Hi {mention-user1}, look', params);
+      const m12 = await mention(r, { type: 'users', id: 'alice' }, ['bob'], 'again');
       assert.deepEqual((await list('alice')).data, [], 'not the author');
       assert.deepEqual((await list('erin')).data, [], 'not a participant');
       const got = (await list('bob')).data;
       assert.equal(got.length, 2);
-      const first = got.find((n: any) => n.object_id === `${room.token}/10`);
+      const first = got.find((n: any) => n.object_id === `${room.token}/${m10}`);
       assert.equal(first.object_type, 'chat');
       assert.equal(first.subject, 'Alice Archer mentioned you in conversation Chatty');
       assert.equal(first.subjectRich, '{user} mentioned you in conversation {call}');
       assert.equal(first.message, 'Hi @Bob Builder, look');
       assert.equal(first.messageRich, 'Hi {mention-user1}, look');
-      assert.deepEqual(first.messageRichParameters, JSON.parse(message.parametersJson));
-      assert.equal(first.link, `${p.url}/index.php/call/${room.token}#message_10`);
-      // Reading up to 10 removes that one, not 12.
-      await notes.chatReadUpTo(r.id, ['bob'], 10);
+      assert.deepEqual(first.messageRichParameters, params);
+      assert.equal(first.link, `${p.url}/index.php/call/${room.token}#message_${m10}`);
+      // Reading up to the first removes that one, not the second.
+      await notes.chatReadUpTo(r.id, ['bob'], m10);
       assert.deepEqual(
         (await list('bob')).data.map((n: any) => n.object_id),
-        [`${room.token}/12`],
+        [`${room.token}/${m12}`],
       );
-      await notes.chatReadUpTo(r.id, ['bob'], 12);
+      await notes.chatReadUpTo(r.id, ['bob'], m12);
       assert.deepEqual((await list('bob')).data, []);
       // @all, a guest author, and a participant who muted the conversation.
       await p.services.db.kysely.updateTable('attendees').set({ notification_level: 3 }).where('room_id', '=', r.id).where('actor_id', '=', 'carol').execute();
-      await mention(r, 20, { type: 'guests', id: 'g1', displayName: 'Visitor' }, ['bob', 'carol'], { text: '@all hi' }, 'all');
+      await mention(r, { type: 'guests', id: 'g1', displayName: 'Visitor' }, ['bob', 'carol'], '@all hi', {}, 'all');
       assert.deepEqual((await list('carol')).data, [], 'notification level never');
       const all = (await list('bob')).data[0];
       assert.equal(all.subject, 'Visitor (guest) mentioned everyone in conversation Chatty');
@@ -282,9 +306,9 @@ for (const dialect of dialects()) {
       const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
       const r = await roomOf(one.token);
       const notes = p.services.notifications;
-      await mention(r, 5, { type: 'users', id: 'alice' }, ['bob'], { text: 'psst' });
+      const psst = await mention(r, { type: 'users', id: 'alice' }, ['bob'], 'psst');
       assert.equal((await list('bob')).data[0].subject, 'Alice Archer mentioned you in a private conversation');
-      await notes.chatReadUpTo(r.id, ['bob'], 5);
+      await notes.chatReadUpTo(r.id, ['bob'], psst);
 
       await notes.callStarted(r, { type: 'users', id: 'alice' }, ['alice', 'bob']);
       assert.deepEqual((await list('alice')).data, [], 'not the caller');
@@ -341,12 +365,14 @@ for (const dialect of dialects()) {
       const rooms = [];
       for (let i = 0; i < 3; i++) rooms.push(await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: `Q${i}` }));
       await add(rooms[0].token, 'alice', 'bob');
+      const r0 = await roomOf(rooms[0].token);
+      // One notification about a message (its message is read with the list), one invitation.
+      await mention(r0, { type: 'users', id: 'alice' }, ['bob'], 'm0');
       await list('bob');
       const few = await countQueries(p, () => list('bob'));
       for (const room of rooms.slice(1)) await add(room.token, 'alice', 'bob');
-      const r0 = await roomOf(rooms[0].token);
-      for (let m = 1; m <= 5; m++) await mention(r0, m, { type: 'users', id: 'alice' }, ['bob'], { text: `m${m}` });
-      assert.equal((await list('bob')).data.length, 8);
+      for (let m = 1; m <= 5; m++) await mention(r0, { type: 'users', id: 'alice' }, ['bob'], `m${m}`);
+      assert.equal((await list('bob')).data.length, 9);
       await list('bob');
       const many = await countQueries(p, () => list('bob'));
       assert.equal(many, few);

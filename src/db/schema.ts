@@ -316,8 +316,12 @@ export interface NotificationsTable {
   message_id: number;
   /** JSON object: actorId / callee / userType, userId, ... as Talk stores them. */
   subject_params: string;
+  /**
+   * Written empty since chat notifications read their message when they are read
+   * (NotificationService.present); rows written before keep the text they were given.
+   */
   message: string;
-  /** JSON object: the chat message's rich parameters. */
+  /** JSON object: the rich parameters of `message` (empty likewise). */
   message_params: string;
   missed: number;
   created_at: number;

@@ -116,9 +116,6 @@ export interface EventMap {
     /** The users it reaches by name (reply, @mention, group, @all), for notifications. */
     mentioned: MentionNotice[];
     silent: boolean;
-    /** The stored message and its rich parameters (JSON), as mention notifications show them. */
-    message: string;
-    messageParameters: string;
     config?: AppConfigSnapshot;
   };
   /**
@@ -127,7 +124,12 @@ export interface EventMap {
    */
   'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
   /** A shared object (a location, a poll, ...) was posted (after commit): notified as a message (§1.6). */
-  'chat.object-shared': { room: RoomRow; messageId: number; actor: ChatActor; message: string; messageParameters: string };
+  'chat.object-shared': { room: RoomRow; messageId: number; actor: ChatActor };
+  /**
+   * A message was edited (after commit): the users it now mentions directly and did not before
+   * (`added`), and those it no longer mentions (`removedUserIds`); `author` is its author.
+   */
+  'chat.message-edited': { room: RoomRow; messageId: number; author: ChatActor; added: MentionNotice[]; removedUserIds: string[]; silent: boolean };
   /** A reaction was added (after commit): its row id and the message it is on. */
   'chat.reaction-added': { room: RoomRow; reactionId: number; messageId: number };
 

@@ -43,11 +43,12 @@ export interface Subscribers {
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // Messages notify the people they mention or reply to, and those notified of every message;
   // reading the chat past them reads the notifications.
-  bus.on('chat.message-posted', ({ room, messageId, actor, mentioned, silent, message, messageParameters, config }) =>
-    silent ? undefined : s.notifications.messagePosted(room, messageId, actor, mentioned, { text: message, parametersJson: messageParameters }, config),
+  bus.on('chat.message-posted', ({ room, messageId, actor, mentioned, silent, config }) =>
+    silent ? undefined : s.notifications.messagePosted(room, messageId, actor, mentioned, config),
   );
-  bus.on('chat.object-shared', ({ room, messageId, actor, message, messageParameters }) =>
-    s.notifications.messagePosted(room, messageId, actor, [], { text: message, parametersJson: messageParameters }),
+  bus.on('chat.object-shared', ({ room, messageId, actor }) => s.notifications.messagePosted(room, messageId, actor, []));
+  bus.on('chat.message-edited', ({ room, messageId, author, added, removedUserIds, silent }) =>
+    s.notifications.messageEdited(room, messageId, author, added, removedUserIds, silent),
   );
   bus.on('chat.read', ({ room, userIds, messageId }) => s.notifications.chatReadUpTo(room.id, userIds, messageId));
   // People added by somebody are invited (Talk's notifier: group members too, at creation as later).

@@ -50,6 +50,8 @@ export interface NotificationContext {
   roomName: string;
   /** Display names of the users the notification names; absent = deleted user. */
   names: Map<string, string>;
+  /** The message a chat or reminder notification is about, as its user reads it now. */
+  chatMessage?: { text: string; parameters: RichParameters };
 }
 
 /** Nextcloud's DateTime::format('c'): 2026-11-25T11:50:00+00:00. */
@@ -146,7 +148,7 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
     const who = author ? '{user}' : !guest ? 'A deleted user' : params.guest ? '{guest} (guest)' : 'A guest';
     subject = chatSubject(row.subject, isOneToOneKind(room.type), who);
     if (!params.user && subject.includes('{user}')) return undefined;
-    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link));
+    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link, c.chatMessage));
   } else if (row.object_type === 'reminder' && row.subject === 'reminder') {
     params = { call };
     const author = sp.userType === 'users' ? user(sp.userId) : undefined;
@@ -164,7 +166,7 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
     else if (params.guest) subject = 'Reminder: {guest} (guest) in conversation {call}';
     else subject = 'Reminder: A guest in conversation {call}';
     if (!params.user && subject.includes('{user}')) return undefined;
-    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link));
+    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link, c.chatMessage));
   } else {
     return undefined;
   }
@@ -216,9 +218,10 @@ function chatSubject(subject: string, oneToOne: boolean, who: string): string {
  * rich text and plain text (mentions as `@name`), the object id `token/messageId` (clients quote
  * the message on replies: Talk forwards its id there) and the link to the message.
  */
-function chatMessagePart(row: NotificationRow, link: string) {
-  const messageRich = row.message;
-  const messageParams = parseJson(row.message_params) as RichParameters;
+function chatMessagePart(row: NotificationRow, link: string, current: { text: string; parameters: RichParameters } | undefined) {
+  // Rows written before messages were read live kept their text.
+  const messageRich = current ? current.text : row.message;
+  const messageParams = current ? current.parameters : (parseJson(row.message_params) as RichParameters);
   return {
     messageRich,
     messageParams,

@@ -297,6 +297,18 @@ export class ChatApiService {
       await tx.attendees.markMentioned(acc.room.id, parsed.mentioned, target.id);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_edited', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
     });
+    // Mention notifications follow the users mentioned directly (Talk's editMessage compares the
+    // mentioned users before and after); the author stays the message's.
+    const before = mentionedUserIds(target.message_parameters);
+    const after = parsed.mentioned.notices.filter((n) => n.reason === 'direct');
+    await this.chat.messageEdited({
+      room: acc.room,
+      messageId: target.id,
+      author: { type: target.actor_type, id: target.actor_id, displayName: target.actor_display_name },
+      added: after.filter((n) => !before.has(n.userId)),
+      removedUserIds: [...before].filter((u) => !after.some((n) => n.userId === u)),
+      silent: target.silent === 1,
+    });
     return this.systemAnswer(acc, id, now);
   }
 
@@ -464,6 +476,18 @@ export class ChatApiService {
       notModified,
     };
   }
+}
+
+/** The users a stored message mentions by name (its `user` parameters). */
+function mentionedUserIds(parametersJson: string): Set<string> {
+  const out = new Set<string>();
+  try {
+    for (const p of Object.values(JSON.parse(parametersJson) as Record<string, { type?: string; id?: string }>))
+      if (p && p.type === 'user' && typeof p.id === 'string') out.add(p.id);
+  } catch {
+    // A message without parameters mentions nobody.
+  }
+  return out;
 }
 
 /** The caller's view after a marker move: the counters read with it, so unreadMessages matches the marker. */

@@ -20,8 +20,7 @@ import { MessageType } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
 import { ApiError, notFound } from '../domain/errors.js';
 import { nowSeconds } from '../domain/time.js';
-import { formatChatMessage } from '../presenters/chat-message.js';
-import { readerEnv, type Reminder, type UpcomingReminder } from '../presenters/chat-reminder.js';
+import type { Reminder, UpcomingReminder } from '../presenters/chat-reminder.js';
 import type { ChatApiService } from './chat-api.js';
 import type { RequestContext } from './request-context.js';
 
@@ -165,14 +164,12 @@ function reminderOf(row: ReminderRow, token: string): Reminder {
 
 /**
  * A due reminder's notification (Talk's ReminderService::executeReminders): subject parameters
- * name the message's author (`guestName` for a guest, as mentions keep it), and the message is
- * kept as its user reads it now, as a mention's is.
+ * name the message's author (`guestName` for a guest, as mentions keep it); the message itself
+ * is read when the notification is (NotificationService.present), as it is then.
  */
 function notificationOf(r: ReminderRow, room: RoomRow, message: ChatMessageRead): NewNotification {
   const params: Record<string, unknown> = { token: room.token, message: Number(r.message_id), userType: message.actor_type, userId: message.actor_id };
   if (message.actor_type !== ActorType.USERS && message.actor_display_name) params.guestName = message.actor_display_name;
-  const formatted = formatChatMessage(message, readerEnv(room, r.user_id), false);
-  const parameters = formatted.messageParameters;
   return {
     user_id: r.user_id,
     app: 'spreed',
@@ -182,8 +179,8 @@ function notificationOf(r: ReminderRow, room: RoomRow, message: ChatMessageRead)
     room_id: room.id,
     message_id: Number(r.message_id),
     subject_params: JSON.stringify(params),
-    message: String(formatted.message ?? ''),
-    message_params: JSON.stringify(Array.isArray(parameters) ? {} : (parameters ?? {})),
+    message: '',
+    message_params: '{}',
     missed: 0,
     created_at: Number(r.remind_at),
   };

@@ -51,7 +51,7 @@ export class ChatSharesService {
         authorAttendeeId: acc.attendee.id,
       }),
     );
-    await this.chat.objectShared(acc.room, id, actor, built.object);
+    await this.chat.objectShared(acc.room, id, actor);
     const row = await this.repos.chatMessages.findInRoom(acc.room.id, id, nowSeconds());
     return this.chatApi.pageOf(acc, row ? [row] : []);
   }

@@ -17,6 +17,7 @@ import type { Database } from '../db/schema.js';
 import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type ChatMessageRow, type NewChatMessage } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { EventBus } from '../events/bus.js';
+import type { EventMap } from '../events/event-map.js';
 import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
@@ -226,8 +227,13 @@ export class ChatService {
    * (`chat.object-shared`): Talk notifies shares as messages (talk-chat-calls.md §1.6). Not
    * `chat.message-posted`: the signaling server already had it from the transaction.
    */
-  async objectShared(room: RoomRow, messageId: number, actor: ChatActor, object: Record<string, unknown>): Promise<void> {
-    await this.events.emit('chat.object-shared', { room, messageId, actor, message: '{object}', messageParameters: JSON.stringify({ object }) });
+  async objectShared(room: RoomRow, messageId: number, actor: ChatActor): Promise<void> {
+    await this.events.emit('chat.object-shared', { room, messageId, actor });
+  }
+
+  /** Announces an edit once committed (`chat.message-edited`): its mention notifications follow it. */
+  async messageEdited(event: EventMap['chat.message-edited']): Promise<void> {
+    await this.events.emit('chat.message-edited', event);
   }
 
   /**
@@ -273,8 +279,6 @@ export class ChatService {
       actor: input.actor,
       mentioned: input.mentions.notices,
       silent: input.silent,
-      message: posted.message,
-      messageParameters: posted.message_parameters,
       config: input.config,
     });
     return posted;

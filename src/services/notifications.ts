@@ -31,7 +31,10 @@ import { badRequest, notFound } from '../domain/errors.js';
 import { isOneToOneKind } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import { otherUserId } from '../presenters/conversation.js';
-import { parseJson, presentNotification, type NotificationRecord } from '../presenters/notification.js';
+import { parseJson, presentNotification, type NotificationRecord, type RichParameters } from '../presenters/notification.js';
+import { formatChatMessage } from '../presenters/chat-message.js';
+import { readerEnv } from '../presenters/chat-reminder.js';
+import { MessageType } from '../domain/chat.js';
 import type { AppConfigService } from './app-config.js';
 import type { DirectoryService } from './directory.js';
 import type { RequestContext } from './request-context.js';
@@ -45,12 +48,6 @@ export interface NotificationActor {
   displayName?: string;
 }
 
-/** The chat message a mention notification shows (Talk's rich message and its parameters, as stored: JSON). */
-export interface MentionMessage {
-  text: string;
-  parametersJson?: string;
-}
-
 /** Nextcloud refuses to confirm more ids at once (EndpointController::confirmIdsForUser). */
 const MAX_EXISTS_IDS = 200;
 
@@ -62,7 +59,7 @@ export interface NotificationList {
 export class NotificationService {
   constructor(
     private readonly repo: NotificationsRepository,
-    private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms' | 'chatMessages'>,
     private readonly directory: DirectoryService,
     private readonly userStatus: UserStatusService,
     private readonly appConfig: AppConfigService,
@@ -109,8 +106,8 @@ export class NotificationService {
     messageId: number,
     actor: NotificationActor,
     notices: MentionNotice[],
-    message: MentionMessage,
     cfg?: AppConfigSnapshot,
+    opts: { mentionsOnly?: boolean } = {},
   ): Promise<void> {
     const defaultGroup = (cfg ?? (await this.appConfig.snapshot())).int('default_group_notification') || NotificationLevel.MENTION;
     // Level 0 is the conversation's default (talk-reference.md §1.7).
@@ -137,11 +134,13 @@ export class NotificationService {
         rows.push({ userId: n.userId, subject: n.reason === 'reply' ? 'reply' : `mention_${n.reason}`, params: { ...params, ...group } });
       }
     }
-    const everyMessage: number[] = [NotificationLevel.ALWAYS];
-    if (room.type === RoomType.ONE_TO_ONE || defaultGroup === NotificationLevel.ALWAYS) everyMessage.push(NotificationLevel.DEFAULT);
     const now = nowSeconds();
-    for (const userId of await this.repos.attendees.usersToNotifyOfMessages(room.id, everyMessage, now - SESSION_TIMEOUT)) {
-      if (!reached.has(userId) && !isActor(actor, userId)) rows.push({ userId, subject: 'chat', params });
+    if (!opts.mentionsOnly) {
+      const everyMessage: number[] = [NotificationLevel.ALWAYS];
+      if (room.type === RoomType.ONE_TO_ONE || defaultGroup === NotificationLevel.ALWAYS) everyMessage.push(NotificationLevel.DEFAULT);
+      for (const userId of await this.repos.attendees.usersToNotifyOfMessages(room.id, everyMessage, now - SESSION_TIMEOUT)) {
+        if (!reached.has(userId) && !isActor(actor, userId)) rows.push({ userId, subject: 'chat', params });
+      }
     }
     if (rows.length === 0) return;
     await this.repo.upsert(
@@ -154,12 +153,30 @@ export class NotificationService {
         room_id: room.id,
         message_id: messageId,
         subject_params: JSON.stringify(r.params),
-        message: message.text,
-        message_params: message.parametersJson ?? '{}',
+        message: '',
+        message_params: '{}',
         missed: 0,
         created_at: now,
       })),
     );
+  }
+
+  /**
+   * A message was edited (Talk's ChatManager::editMessage): users it no longer mentions lose
+   * their mention notification of it; users it now mentions are notified (unless it was sent
+   * silently) as its author's mention; nobody is told of the edit otherwise.
+   */
+  async messageEdited(
+    room: RoomRow,
+    messageId: number,
+    author: NotificationActor,
+    added: MentionNotice[],
+    removedUserIds: string[],
+    silent: boolean,
+  ): Promise<void> {
+    for (const part of chunks(removedUserIds))
+      await this.repo.deleteInRooms([room.id], { userIds: part, objectType: 'chat', subjects: MENTION_SUBJECTS, messageId });
+    if (!silent && added.length) await this.messagePosted(room, messageId, author, added, undefined, { mentionsOnly: true });
   }
 
   /**
@@ -320,23 +337,44 @@ export class NotificationService {
       if (other) nameIds.add(other);
     }
     const names = new Map((await this.directory.users.existing([...nameIds])).map((u) => [u.id, u.display_name || u.id]));
+    // Notifications about a message show it as it is now, as Talk's notifier parses it when
+    // read: edited, it reads edited; deleted or expired, the notification is gone.
+    const messageIds = rows.filter(isAboutMessage).map((r) => Number(r.message_id));
+    const messages = new Map((messageIds.length ? await this.repos.chatMessages.findByIds(messageIds, nowSeconds()) : []).map((m) => [m.id, m]));
     const out: NotificationRecord[] = [];
     const stale: number[] = [];
     for (const row of rows) {
       const room = rooms.get(Number(row.room_id));
-      if (!room || !memberOf.has(Number(room.id))) {
+      const message = isAboutMessage(row) ? messages.get(Number(row.message_id)) : undefined;
+      const gone = isAboutMessage(row) && (!message || message.room_id !== Number(row.room_id) || message.message_type === MessageType.COMMENT_DELETED);
+      if (!room || !memberOf.has(Number(room.id)) || gone) {
         stale.push(Number(row.id));
         continue;
       }
       const other = isOneToOneKind(room.type) ? otherUserId(room, userId) : undefined;
       const roomName = other !== undefined ? (names.get(other) ?? other) : room.name;
-      const record = presentNotification(row, { base, apiVersion, room, roomName, names });
+      const chatMessage = message ? asRichMessage(formatChatMessage(message, readerEnv(room, userId), false)) : undefined;
+      const record = presentNotification(row, { base, apiVersion, room, roomName, names, chatMessage });
       if (record) out.push(record);
       else stale.push(Number(row.id));
     }
     if (stale.length) await this.repo.deleteIds(userId, stale);
     return out;
   }
+}
+
+/** Subjects of mention notifications (the older `mention` included). */
+const MENTION_SUBJECTS = ['mention', 'mention_direct', 'mention_group', 'mention_all'];
+
+/** Chat and reminder notifications show their message. */
+function isAboutMessage(row: NotificationRow): boolean {
+  return (row.object_type === 'chat' || row.object_type === 'reminder') && Number(row.message_id) > 0;
+}
+
+/** A formatted chat message as a notification's rich message (PHP's empty parameter list is `[]`). */
+function asRichMessage(m: Record<string, unknown>): { text: string; parameters: RichParameters } {
+  const p = m.messageParameters;
+  return { text: String(m.message ?? ''), parameters: p && !Array.isArray(p) ? (p as RichParameters) : {} };
 }
 
 /** A chat notification's subject parameters: the author, and a guest's name as it was when they wrote. */

@@ -81,7 +81,7 @@ export class PollsService {
       return { pollId, messageId };
     });
     // Notified as any shared object is, once committed.
-    await this.chat.objectShared(acc.room, posted.messageId, acc.actor, pollObject({ id: posted.pollId, question }));
+    await this.chat.objectShared(acc.room, posted.messageId, acc.actor);
     return this.show(acc, await this.require(acc, posted.pollId));
   }
 
