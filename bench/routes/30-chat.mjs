@@ -47,7 +47,7 @@ async function seed({ services, dist }) {
         referenceId: '',
         silent: false,
         canMentionAll: false,
-        mentions: k === 0 ? { direct: [me.id], indirect: [], userIds: [USER.user] } : { direct: [], indirect: [], userIds: [] },
+        mentions: k === 0 ? { direct: [me.id], indirect: [], notices: [{ userId: USER.user, reason: 'direct' }] } : { direct: [], indirect: [], notices: [] },
       });
     }
   }

@@ -136,8 +136,10 @@ export class NotificationService {
     }
     const now = nowSeconds();
     if (!opts.mentionsOnly) {
-      const everyMessage: number[] = [NotificationLevel.ALWAYS];
-      if (room.type === RoomType.ONE_TO_ONE || defaultGroup === NotificationLevel.ALWAYS) everyMessage.push(NotificationLevel.DEFAULT);
+      const everyMessage: [number] | [number, number] =
+        room.type === RoomType.ONE_TO_ONE || defaultGroup === NotificationLevel.ALWAYS
+          ? [NotificationLevel.ALWAYS, NotificationLevel.DEFAULT]
+          : [NotificationLevel.ALWAYS];
       for (const userId of await this.repos.attendees.usersToNotifyOfMessages(room.id, everyMessage, now - SESSION_TIMEOUT)) {
         if (!reached.has(userId) && !isActor(actor, userId)) rows.push({ userId, subject: 'chat', params });
       }

@@ -10,7 +10,6 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
 import { MODERATOR_TYPES } from '../../domain/permissions.js';
-import { ActorType } from '../../domain/constants.js';
 import { compiledStatement } from '../compiled-statement.js';
 import { caseById } from '../id-lists.js';
 import { UNREAD_TYPES } from './chat-messages.js';
@@ -87,6 +86,18 @@ const ADVANCE_READ_MARKER = compiledStatement<unknown, { id: number; messageId: 
     })
     .where('id', '=', p('id'))
     .where('last_read_message', '<', p('messageId')),
+);
+/** The users to tell of a message (NotificationService.messagePosted): levels `a` and `b` (the same when only one). */
+const USERS_TO_NOTIFY_OF_MESSAGES = compiledStatement<{ actor_id: string }, { roomId: number; a: number; b: number; onlineSince: number }>((db, p) =>
+  db
+    .selectFrom('attendees as a')
+    .select('a.actor_id')
+    .where('a.room_id', '=', p('roomId'))
+    .where('a.notification_level', 'in', [p('a'), p('b')])
+    .where('a.actor_type', '=', 'users')
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('sessions as s').select('s.id').whereRef('s.attendee_id', '=', 'a.id').where('s.last_ping', '>=', p('onlineSince')))),
+    ),
 );
 const COMMON_READ_OF_ROOM = compiledStatement<{ common: number | null }, { roomId: number }>((db, p) =>
   db
@@ -197,17 +208,8 @@ export class AttendeesRepository {
    * getParticipantsByNotificationLevel) who have no session pinged since `onlineSince`: those
    * reading the conversation right now are not notified of its messages.
    */
-  async usersToNotifyOfMessages(roomId: number, levels: number[], onlineSince: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('attendees as a')
-      .select('a.actor_id')
-      .where('a.room_id', '=', roomId)
-      .where('a.notification_level', 'in', levels)
-      .where('a.actor_type', '=', ActorType.USERS)
-      .where((eb) =>
-        eb.not(eb.exists(eb.selectFrom('sessions as s').select('s.id').whereRef('s.attendee_id', '=', 'a.id').where('s.last_ping', '>=', onlineSince))),
-      )
-      .execute();
+  async usersToNotifyOfMessages(roomId: number, levels: [number] | [number, number], onlineSince: number): Promise<string[]> {
+    const rows = await USERS_TO_NOTIFY_OF_MESSAGES(this.db, { roomId, a: levels[0], b: levels[1] ?? levels[0], onlineSince });
     return rows.map((r) => r.actor_id);
   }
 

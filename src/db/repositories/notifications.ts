@@ -2,12 +2,44 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, NotificationsTable } from '../schema.js';
 import { chunks } from '../chunks.js';
+import { compiledStatement } from '../compiled-statement.js';
 
 export type NotificationRow = Selectable<NotificationsTable>;
 export type NewNotification = Omit<Insertable<NotificationsTable>, 'id'>;
 
 /** Nextcloud's list limit (notifications app `Handler::get`). */
 export const LIST_LIMIT = 25;
+
+const NOTIFICATION_COLUMNS = [
+  'user_id',
+  'app',
+  'subject',
+  'object_type',
+  'object_id',
+  'room_id',
+  'message_id',
+  'subject_params',
+  'message',
+  'message_params',
+  'missed',
+  'created_at',
+] as const;
+
+/** upsert() of one row (compiled-statement.ts), the same statement as the builder's below. */
+const UPSERT_ONE = compiledStatement<unknown, NewNotification>((db, p) =>
+  db
+    .insertInto('notifications')
+    .values(Object.fromEntries(NOTIFICATION_COLUMNS.map((c) => [c, p(c)])) as NewNotification)
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'subject', 'object_type', 'object_id', 'message_id']).doUpdateSet((eb) => ({
+        created_at: eb.ref('excluded.created_at'),
+        subject_params: eb.ref('excluded.subject_params'),
+        message: eb.ref('excluded.message'),
+        message_params: eb.ref('excluded.message_params'),
+        missed: 0,
+      })),
+    ),
+);
 
 export class NotificationsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -17,6 +49,11 @@ export class NotificationsRepository {
    * time, parameters, `missed` back to 0), in the same statement.
    */
   async upsert(rows: NewNotification[]): Promise<void> {
+    // One row is what a message in a small conversation writes: compiled once.
+    if (rows.length === 1) {
+      await UPSERT_ONE(this.db, rows[0]);
+      return;
+    }
     for (const part of chunks(rows, 200)) {
       await this.db
         .insertInto('notifications')
