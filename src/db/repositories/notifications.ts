@@ -1,5 +1,5 @@
 /** SQL for notifications (table `notifications`). Writes are batched: one statement per event, whatever the number of users. */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, OnConflictBuilder, Selectable } from 'kysely';
 import type { Database, NotificationsTable } from '../schema.js';
 import { chunks } from '../chunks.js';
 import { compiledStatement } from '../compiled-statement.js';
@@ -25,20 +25,23 @@ const NOTIFICATION_COLUMNS = [
   'created_at',
 ] as const;
 
+/** A notification already there for the same (user, subject, object, message) is refreshed. */
+function refreshExisting(oc: OnConflictBuilder<Database, 'notifications'>) {
+  return oc.columns(['user_id', 'subject', 'object_type', 'object_id', 'message_id']).doUpdateSet((eb) => ({
+    created_at: eb.ref('excluded.created_at'),
+    subject_params: eb.ref('excluded.subject_params'),
+    message: eb.ref('excluded.message'),
+    message_params: eb.ref('excluded.message_params'),
+    missed: 0,
+  }));
+}
+
 /** upsert() of one row (compiled-statement.ts), the same statement as the builder's below. */
 const UPSERT_ONE = compiledStatement<unknown, NewNotification>((db, p) =>
   db
     .insertInto('notifications')
     .values(Object.fromEntries(NOTIFICATION_COLUMNS.map((c) => [c, p(c)])) as NewNotification)
-    .onConflict((oc) =>
-      oc.columns(['user_id', 'subject', 'object_type', 'object_id', 'message_id']).doUpdateSet((eb) => ({
-        created_at: eb.ref('excluded.created_at'),
-        subject_params: eb.ref('excluded.subject_params'),
-        message: eb.ref('excluded.message'),
-        message_params: eb.ref('excluded.message_params'),
-        missed: 0,
-      })),
-    ),
+    .onConflict(refreshExisting),
 );
 
 export class NotificationsRepository {
@@ -55,19 +58,7 @@ export class NotificationsRepository {
       return;
     }
     for (const part of chunks(rows, 200)) {
-      await this.db
-        .insertInto('notifications')
-        .values(part)
-        .onConflict((oc) =>
-          oc.columns(['user_id', 'subject', 'object_type', 'object_id', 'message_id']).doUpdateSet((eb) => ({
-            created_at: eb.ref('excluded.created_at'),
-            subject_params: eb.ref('excluded.subject_params'),
-            message: eb.ref('excluded.message'),
-            message_params: eb.ref('excluded.message_params'),
-            missed: 0,
-          })),
-        )
-        .execute();
+      await this.db.insertInto('notifications').values(part).onConflict(refreshExisting).execute();
     }
   }
 
