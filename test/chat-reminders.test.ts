@@ -269,14 +269,25 @@ for (const dialect of dialects()) {
       await setR('alice', fromBob, PAST + 3, one.token);
       await setR('bob', fromBob, PAST + 3, one.token);
 
-      assert.equal(await runJob(), '5 reminders notified');
+      await createUser(t.p, 'leaver', { displayName: 'LEAVER' });
+      const former = await createRoom(t.p, 'leaver', { roomType: RoomType.ONE_TO_ONE, invite: 'alice' });
+      const fromLeaver = await post('leaver', former.token, 'Before I go');
+      await setR('alice', fromLeaver, PAST + 4, former.token);
+
+      assert.equal(await runJob(), '6 reminders notified');
       assert.equal((await t.call('DELETE', '/cloud/users/gone', { as: admin })).status, 200);
+      // A deleted user turns the one-to-one into a former one-to-one (type 5).
+      assert.equal((await t.call('DELETE', '/cloud/users/leaver', { as: admin })).status, 200);
 
       const subjects = (await reminderNotes('alice')).map((n: any) => n.subject);
       assert.ok(subjects.includes('Reminder: FooBar (guest) in conversation Guests'), subjects.join(' | '));
       assert.ok(subjects.includes('Reminder: A guest in conversation Guests'), subjects.join(' | '));
       assert.ok(subjects.includes('Reminder: A deleted user in conversation Departed'), subjects.join(' | '));
       assert.ok(subjects.includes('Reminder: BOB in private conversation'), subjects.join(' | '));
+      assert.ok(
+        subjects.some((x: string) => x.startsWith('Reminder: A deleted user in private conversation')),
+        subjects.join(' | '),
+      );
       const bobs = (await reminderNotes('bob')).map((n: any) => n.subject);
       assert.ok(bobs.includes('Reminder: You in private conversation ALICE'), bobs.join(' | '));
     });

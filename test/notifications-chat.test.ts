@@ -31,6 +31,10 @@ for (const dialect of dialects()) {
       ((await call(p, 'GET', NOTES, { as: as(user) })).data as any[]).filter((n) => n.object_type === 'chat' && n.object_id.startsWith(`${token}/`));
     const send = (user: string, token: string, body: Record<string, unknown>) => call(p, 'POST', `${CHAT}/${token}`, { as: as(user), body });
     const setLevel = (user: string, token: string, level: number) => call(p, 'POST', `${V4}/room/${token}/notify`, { as: as(user), body: { level } });
+    const attendeeIdOf = async (token: string, user: string) => {
+      const r = await call(p, 'GET', `${V4}/room/${token}/participants`, { as: as('alice') });
+      return r.data.find((x: any) => x.actorId === user).attendeeId as number;
+    };
 
     it('a mention notifies the mentioned user with the message; the others of the group are told a message came; reading removes them', async () => {
       const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Mentions' });
@@ -196,6 +200,21 @@ for (const dialect of dialects()) {
       // By default the marker moving reads the notifications up to it.
       assert.equal((await poll(second.data.id, 1)).status, 304);
       assert.equal((await chatNotes('bob', room.token)).length, 0);
+    });
+
+    it('a mention does not reach somebody held in the lobby; a moderator passes it', async () => {
+      const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Webinar' });
+      for (const u of ['bob', 'carol']) await seedUser(p, room.token, u);
+      for (const u of ['bob', 'carol']) assert.equal((await setLevel(u, room.token, 2)).status, 200);
+      assert.equal(
+        (await call(p, 'POST', `${V4}/room/${room.token}/moderators`, { as: as('alice'), body: { attendeeId: await attendeeIdOf(room.token, 'carol') } }))
+          .status,
+        200,
+      );
+      assert.equal((await call(p, 'PUT', `${V4}/room/${room.token}/webinar/lobby`, { as: as('alice'), body: { state: 1 } })).status, 200);
+      assert.equal((await send('alice', room.token, { message: '@bob and @carol, soon' })).status, 201);
+      assert.deepEqual(await chatNotes('bob', room.token), [], 'bob waits in the lobby');
+      assert.equal((await chatNotes('carol', room.token)).length, 1, 'carol moderates');
     });
 
     it('a silent message notifies nobody, not even a one-to-one', async () => {

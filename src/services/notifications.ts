@@ -28,7 +28,7 @@ import { ActorType, NotificationLevel, RoomType, SESSION_TIMEOUT } from '../doma
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { MentionNotice } from './chat.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { isOneToOneKind } from '../domain/permissions.js';
+import { heldInLobby, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../domain/permissions.js';
 import { nowSeconds } from '../domain/time.js';
 import { otherUserId } from '../presenters/conversation.js';
 import { parseJson, presentNotification, type NotificationRecord, type RichParameters } from '../presenters/notification.js';
@@ -93,7 +93,7 @@ export class NotificationService {
    * 1. the users it reaches by name (`notices`): the author of the message replied to (subject
    *    `reply`), direct mentions (`mention_direct`), members of a mentioned group
    *    (`mention_group`), everybody through @all (`mention_all`) — users of the conversation
-   *    whose notification level is not "never";
+   *    whose notification level is not "never" and who are not held in the lobby;
    * 2. then everybody else notified of every message (subject `chat`): notification level
    *    "always", and "default" in one-to-one conversations or where `default_group_notification`
    *    is "always", who are not reading the conversation right now (no session pinged in the
@@ -109,7 +109,11 @@ export class NotificationService {
     cfg?: AppConfigSnapshot,
     opts: { mentionsOnly?: boolean } = {},
   ): Promise<void> {
-    const defaultGroup = (cfg ?? (await this.appConfig.snapshot())).int('default_group_notification') || NotificationLevel.MENTION;
+    const config = cfg ?? (await this.appConfig.snapshot());
+    const defaultGroup = config.int('default_group_notification') || NotificationLevel.MENTION;
+    // A user held in the lobby is not told of mentions (Talk's shouldMentionedUserBeNotified).
+    const inLobby = (a: AttendeeRow) =>
+      heldInLobby(room.lobby_state, a.participant_type, permissionsIn(room, a, serverDefaultPermissions(config.raw('default_permissions'))));
     // Level 0 is the conversation's default (talk-reference.md §1.7).
     const levelOf = (a: AttendeeRow) =>
       a.notification_level !== NotificationLevel.DEFAULT ? a.notification_level : room.type === RoomType.ONE_TO_ONE ? NotificationLevel.ALWAYS : defaultGroup;
@@ -128,7 +132,7 @@ export class NotificationService {
       );
       for (const n of named) {
         const a = members.get(n.userId);
-        if (!a || levelOf(a) === NotificationLevel.NEVER) continue;
+        if (!a || levelOf(a) === NotificationLevel.NEVER || inLobby(a)) continue;
         reached.add(n.userId);
         const group = n.reason === 'group' ? { sourceId: n.sourceId, sourceName: n.sourceName } : {};
         rows.push({ userId: n.userId, subject: n.reason === 'reply' ? 'reply' : `mention_${n.reason}`, params: { ...params, ...group } });
