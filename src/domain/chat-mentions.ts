@@ -62,3 +62,15 @@ export function replaceMentions(text: string, resolve: (ref: MentionRef) => stri
     return `${lead}{${key}}${tail}`;
   });
 }
+
+/** The users a stored message mentions by name: its `user` rich parameters (none for a message without parameters). */
+export function mentionedUserIdsOf(parametersJson: string): Set<string> {
+  const out = new Set<string>();
+  try {
+    for (const p of Object.values(JSON.parse(parametersJson) as Record<string, { type?: string; id?: string }>))
+      if (p && p.type === 'user' && typeof p.id === 'string') out.add(p.id);
+  } catch {
+    // Not JSON: no parameters.
+  }
+  return out;
+}

@@ -138,32 +138,24 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
       actions = [missed ? action('View chat', false) : action('Join call', true, true)];
     }
   } else if (row.object_type === 'chat' && CHAT_SUBJECTS.has(row.subject)) {
-    params = { call };
-    const author = sp.userType === 'users' ? user(sp.userId) : undefined;
-    const guest = sp.userType === 'guests' || sp.userType === 'emails';
-    if (author) params.user = author;
-    else if (guest && typeof sp.guestName === 'string' && sp.guestName.trim() !== '')
-      params.guest = { type: 'guest', id: String(sp.userId), name: sp.guestName };
+    const { author, guest } = messageAuthor(sp, user);
+    params = { call, ...author, ...guest };
     if (row.subject === 'mention_group') params.group = { type: 'user-group', id: String(sp.sourceId ?? ''), name: String(sp.sourceName ?? sp.sourceId ?? '') };
-    const who = author ? '{user}' : !guest ? 'A deleted user' : params.guest ? '{guest} (guest)' : 'A guest';
+    const who = author.user ? '{user}' : !isGuestActor(sp.userType) ? 'A deleted user' : guest.guest ? '{guest} (guest)' : 'A guest';
     subject = chatSubject(row.subject, isOneToOneKind(room.type), who);
     if (!params.user && subject.includes('{user}')) return undefined;
     ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link, c.chatMessage));
   } else if (row.object_type === 'reminder' && row.subject === 'reminder') {
-    params = { call };
-    const author = sp.userType === 'users' ? user(sp.userId) : undefined;
-    const guest = sp.userType === 'guests' || sp.userType === 'emails';
+    const { author, guest } = messageAuthor(sp, user);
+    params = { call, ...author, ...guest };
     const own = sp.userType === 'users' && sp.userId === row.user_id;
-    if (author) params.user = author;
-    else if (guest && typeof sp.guestName === 'string' && sp.guestName.trim() !== '')
-      params.guest = { type: 'guest', id: String(sp.userId), name: sp.guestName };
     if (isOneToOneKind(room.type)) {
       if (own) subject = 'Reminder: You in private conversation {call}';
       else if (room.type === RoomType.ONE_TO_ONE_FORMER) subject = 'Reminder: A deleted user in private conversation {call}';
       else subject = 'Reminder: {user} in private conversation';
-    } else if (author) subject = own ? 'Reminder: You in conversation {call}' : 'Reminder: {user} in conversation {call}';
-    else if (!guest) subject = 'Reminder: A deleted user in conversation {call}';
-    else if (params.guest) subject = 'Reminder: {guest} (guest) in conversation {call}';
+    } else if (author.user) subject = own ? 'Reminder: You in conversation {call}' : 'Reminder: {user} in conversation {call}';
+    else if (!isGuestActor(sp.userType)) subject = 'Reminder: A deleted user in conversation {call}';
+    else if (guest.guest) subject = 'Reminder: {guest} (guest) in conversation {call}';
     else subject = 'Reminder: A guest in conversation {call}';
     if (!params.user && subject.includes('{user}')) return undefined;
     ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link, c.chatMessage));
@@ -194,6 +186,23 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
   // Keys in Nextcloud's order: actions last.
   const { actions: acts, ...rest } = out;
   return { ...rest, actions: acts };
+}
+
+const isGuestActor = (type: unknown) => type === 'guests' || type === 'emails';
+
+/**
+ * The author of the message a chat or reminder notification is about, as rich parameters: `user`
+ * while the user exists, `guest` for a guest who had a name (stored as `guestName`), else neither
+ * (a deleted user, an anonymous guest).
+ */
+function messageAuthor(
+  sp: Record<string, any>,
+  user: (id: unknown) => RichParameter | undefined,
+): { author: { user?: RichParameter }; guest: { guest?: RichParameter } } {
+  const found = sp.userType === 'users' ? user(sp.userId) : undefined;
+  if (found) return { author: { user: found }, guest: {} };
+  const named = isGuestActor(sp.userType) && typeof sp.guestName === 'string' && sp.guestName.trim() !== '';
+  return { author: {}, guest: named ? { guest: { type: 'guest', id: String(sp.userId), name: sp.guestName } } : {} };
 }
 
 /** Subjects of chat notifications (Talk's Chat\Notifier): `mention` is Parley's older name of `mention_direct`. */

@@ -26,6 +26,7 @@ import {
   trimMessage,
 } from '../domain/chat.js';
 import { sharedPollId } from '../domain/chat-shares.js';
+import { mentionedUserIdsOf } from '../domain/chat-mentions.js';
 import { ActorType, Permission, ReadOnlyState, RoomType } from '../domain/constants.js';
 import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge } from '../domain/errors.js';
 import {
@@ -299,7 +300,7 @@ export class ChatApiService {
     });
     // Mention notifications follow the users mentioned directly (Talk's editMessage compares the
     // mentioned users before and after); the author stays the message's.
-    const before = mentionedUserIds(target.message_parameters);
+    const before = mentionedUserIdsOf(target.message_parameters);
     const after = parsed.mentioned.notices.filter((n) => n.reason === 'direct');
     await this.chat.messageEdited({
       room: acc.room,
@@ -476,18 +477,6 @@ export class ChatApiService {
       notModified,
     };
   }
-}
-
-/** The users a stored message mentions by name (its `user` parameters). */
-function mentionedUserIds(parametersJson: string): Set<string> {
-  const out = new Set<string>();
-  try {
-    for (const p of Object.values(JSON.parse(parametersJson) as Record<string, { type?: string; id?: string }>))
-      if (p && p.type === 'user' && typeof p.id === 'string') out.add(p.id);
-  } catch {
-    // A message without parameters mentions nobody.
-  }
-  return out;
 }
 
 /** The caller's view after a marker move: the counters read with it, so unreadMessages matches the marker. */

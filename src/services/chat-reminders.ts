@@ -22,6 +22,7 @@ import { ApiError, notFound } from '../domain/errors.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Reminder, UpcomingReminder } from '../presenters/chat-reminder.js';
 import type { ChatApiService } from './chat-api.js';
+import { authorParams, notificationRow } from './notifications.js';
 import type { RequestContext } from './request-context.js';
 
 /** Nextcloud's UserRateLimit on setting a reminder (Talk's ChatController::setReminder). */
@@ -78,15 +79,11 @@ export class ChatRemindersService {
     const userId = ctx.userId!;
     const reminders = await this.repos.chatReminders.upcoming(userId, UPCOMING_REMINDERS);
     if (reminders.length === 0) return [];
-    const { rooms, members, messages } = await this.load(reminders, nowSeconds());
-    const out: UpcomingReminder[] = [];
-    for (const reminder of reminders) {
-      const room = rooms.get(Number(reminder.room_id));
-      const message = messages.get(Number(reminder.message_id));
-      if (!room || !members.has(`${room.id} ${userId}`) || !message || message.room_id !== room.id) continue;
-      out.push({ reminder, room, message });
-    }
-    return out;
+    const resolve = await this.resolver(reminders, nowSeconds());
+    return reminders.flatMap((reminder) => {
+      const found = resolve(reminder);
+      return found ? [{ reminder, ...found }] : [];
+    });
   }
 
   /**
@@ -103,14 +100,11 @@ export class ChatRemindersService {
         const repos = this.repos.withTransaction(trx);
         const due = await repos.chatReminders.takeDue(now, DUE_BATCH);
         if (due.length === 0) return { taken: 0, sent: 0 };
-        const { rooms, members, messages } = await this.load(due, now, repos);
+        const resolve = await this.resolver(due, now, repos);
         const rows: NewNotification[] = [];
         for (const r of due) {
-          const room = rooms.get(Number(r.room_id));
-          const message = messages.get(Number(r.message_id));
-          if (!room || !members.has(`${room.id} ${r.user_id}`) || !message || message.room_id !== room.id) continue;
-          if (message.message_type === MessageType.COMMENT_DELETED) continue;
-          rows.push(notificationOf(r, room, message));
+          const found = resolve(r);
+          if (found && found.message.message_type !== MessageType.COMMENT_DELETED) rows.push(notificationOf(r, found.room, found.message));
         }
         await repos.notifications.upsert(rows);
         return { taken: due.length, sent: rows.length };
@@ -139,22 +133,28 @@ export class ChatRemindersService {
     return room;
   }
 
-  /** The reminders' rooms, their users' memberships ("room user") and messages, in three statements. */
-  private async load(reminders: ReminderRow[], now: number, repos: Repositories = this.repos) {
+  /**
+   * Reads the reminders' rooms, their users' memberships and messages (three statements) and
+   * answers, per reminder, its room and message, or undefined when its user left the
+   * conversation or the message is gone or expired.
+   */
+  private async resolver(reminders: ReminderRow[], now: number, repos: Repositories = this.repos) {
     const roomIds = [...new Set(reminders.map((r) => Number(r.room_id)))];
     const rooms = new Map((await repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
     const userIds = [...new Set(reminders.map((r) => r.user_id))];
     const attendees = await repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, userIds);
     const members = new Set(attendees.map((a) => `${a.room_id} ${a.actor_id}`));
-    const messages = new Map(
-      (
-        await repos.chatMessages.findByIds(
-          reminders.map((r) => Number(r.message_id)),
-          now,
-        )
-      ).map((m) => [m.id, m]),
+    const found = await repos.chatMessages.findByIds(
+      reminders.map((r) => Number(r.message_id)),
+      now,
     );
-    return { rooms, members, messages };
+    const messages = new Map(found.map((m) => [m.id, m]));
+    return (r: ReminderRow): { room: RoomRow; message: ChatMessageRead } | undefined => {
+      const room = rooms.get(Number(r.room_id));
+      const message = messages.get(Number(r.message_id));
+      if (!room || !members.has(`${room.id} ${r.user_id}`) || !message || message.room_id !== room.id) return undefined;
+      return { room, message };
+    };
   }
 }
 
@@ -168,20 +168,12 @@ function reminderOf(row: ReminderRow, token: string): Reminder {
  * is read when the notification is (NotificationService.present), as it is then.
  */
 function notificationOf(r: ReminderRow, room: RoomRow, message: ChatMessageRead): NewNotification {
-  const params: Record<string, unknown> = { token: room.token, message: Number(r.message_id), userType: message.actor_type, userId: message.actor_id };
-  if (message.actor_type !== ActorType.USERS && message.actor_display_name) params.guestName = message.actor_display_name;
-  return {
-    user_id: r.user_id,
-    app: 'spreed',
+  const author = authorParams({ type: message.actor_type, id: message.actor_id, displayName: message.actor_display_name });
+  return notificationRow(room, r.user_id, {
     subject: 'reminder',
     object_type: 'reminder',
-    object_id: room.token,
-    room_id: room.id,
     message_id: Number(r.message_id),
-    subject_params: JSON.stringify(params),
-    message: '',
-    message_params: '{}',
-    missed: 0,
+    subject_params: JSON.stringify({ token: room.token, message: Number(r.message_id), ...author }),
     created_at: Number(r.remind_at),
-  };
+  });
 }

@@ -150,20 +150,15 @@ export class NotificationService {
     }
     if (rows.length === 0) return;
     await this.repo.upsert(
-      rows.map((r) => ({
-        user_id: r.userId,
-        app: 'spreed',
-        subject: r.subject,
-        object_type: 'chat',
-        object_id: room.token,
-        room_id: room.id,
-        message_id: messageId,
-        subject_params: JSON.stringify(r.params),
-        message: '',
-        message_params: '{}',
-        missed: 0,
-        created_at: now,
-      })),
+      rows.map((r) =>
+        notificationRow(room, r.userId, {
+          subject: r.subject,
+          object_type: 'chat',
+          message_id: messageId,
+          subject_params: JSON.stringify(r.params),
+          created_at: now,
+        }),
+      ),
     );
   }
 
@@ -265,20 +260,7 @@ export class NotificationService {
   ): Promise<void> {
     if (userIds.length === 0) return;
     const now = nowSeconds();
-    await this.repo.upsert(
-      [...new Set(userIds)].map((user_id) => ({
-        app: 'spreed',
-        object_id: room.token,
-        room_id: room.id,
-        message_id: 0,
-        message: '',
-        message_params: '{}',
-        missed: 0,
-        created_at: now,
-        ...fields,
-        user_id,
-      })),
-    );
+    await this.repo.upsert([...new Set(userIds)].map((userId) => notificationRow(room, userId, { created_at: now, ...fields })));
   }
 
   // ---- the notifications app API ----
@@ -384,10 +366,22 @@ function asRichMessage(m: Record<string, unknown>): { text: string; parameters: 
 }
 
 /** A chat notification's subject parameters: the author, and a guest's name as it was when they wrote. */
-function authorParams(actor: NotificationActor): Record<string, string> {
+export function authorParams(actor: NotificationActor): Record<string, string> {
   const params: Record<string, string> = { userType: actor.type, userId: actor.id };
   if (actor.type !== ActorType.USERS && actor.displayName) params.guestName = actor.displayName;
   return params;
+}
+
+/**
+ * A notification row of the spreed app about `room` for `userId`: object id the room's token,
+ * no message id unless given. The message is never stored: it is read when the notification is.
+ */
+export function notificationRow(
+  room: Pick<RoomRow, 'id' | 'token'>,
+  userId: string,
+  fields: Pick<NewNotification, 'subject' | 'object_type' | 'subject_params' | 'created_at'> & Partial<NewNotification>,
+): NewNotification {
+  return { app: 'spreed', object_id: room.token, room_id: room.id, message_id: 0, message: '', message_params: '{}', missed: 0, ...fields, user_id: userId };
 }
 
 /** Whether user `userId` is the actor (nobody is notified of their own doing). */

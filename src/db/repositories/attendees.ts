@@ -202,7 +202,6 @@ export class AttendeesRepository {
       .execute();
   }
 
-  /** Attendee rows of the given actors in the given rooms (one query per 5,000 actors). */
   /**
    * The users of a room at one of `levels` of notification (Talk's
    * getParticipantsByNotificationLevel) who have no session pinged since `onlineSince`: those
@@ -213,6 +212,7 @@ export class AttendeesRepository {
     return rows.map((r) => r.actor_id);
   }
 
+  /** Attendee rows of the given actors in the given rooms (one query per 5,000 actors). */
   async actorsInRooms(roomIds: number[], actorType: string, actorIds: string[]): Promise<AttendeeRow[]> {
     if (roomIds.length === 0 || actorIds.length === 0) return [];
     const out: AttendeeRow[] = [];
