@@ -14,6 +14,7 @@ import { attachDirectReads, detachDirectReads } from './direct-reads.js';
 import { preparedStatementPool } from './pg-prepared.js';
 import { attachReadCache, PgReadCache } from './pg-read-cache.js';
 import { QueryStats } from './query-stats.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import { inProcessWake, postgresWake, wakeChannel, type Wake } from './wake.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -103,6 +104,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
   // Several processes may share the file; wait for a writer instead of failing.
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = OFF');
+  const checkpointer = startCheckpointer(database, file);
   const dialect = new ImmediateSqliteDialect({ database });
   const kysely = new Kysely<Database>({ dialect, log });
   attachDirectReads(kysely, database, stats);
@@ -117,6 +119,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
       await wake.close();
       detachDirectReads(kysely);
       await kysely.destroy();
+      await checkpointer.close();
     },
   };
 }
