@@ -8,7 +8,7 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, createUser, dialects } from './helpers/parley.js';
-import { createRoom, joinGuest, NO_THROTTLE, seedUser, setRoom } from './helpers/rooms.js';
+import { createRoom, joinGuest, NO_THROTTLE, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
@@ -253,13 +253,32 @@ for (const dialect of dialects()) {
       const edit = await t.call('PUT', `${V1}/chat/${r.token}/${again}`, { as: as('bob'), body: { message: 'x' } });
       assert.equal(edit.status, 405);
 
-      const poll = (await t.call('POST', `${V1}/poll/${r.token}`, { as: as('bob'), body: { question: 'Go?', options: ['y', 'n'] } })).data;
+      const newPoll = async (question: string) =>
+        (await t.call('POST', `${V1}/poll/${r.token}`, { as: as('bob'), body: { question, options: ['y', 'n'] } })).data;
+      const kept = await newPoll('Kept?');
+      const poll = await newPoll('Go?');
       assert.equal((await t.call('POST', `${V1}/poll/${r.token}/${poll.id}`, { as: as('alice'), body: { optionIds: [0] } })).status, 200);
-      const pollMessage = Object.keys((await list('alice', { objectType: 'poll' }, r.token)).data).map(Number)[0];
-      // A moderator may delete another's poll.
+      for (const p of [kept, poll]) assert.equal((await t.call('DELETE', `${V1}/poll/${r.token}/${p.id}`, { as: as('bob') })).status, 200);
+      const closedPolls = async () =>
+        (await t.call('GET', `${V1}/chat/${r.token}?lookIntoFuture=0&limit=200`, { as: as('alice') })).data
+          .filter((m: any) => m.systemMessage === 'poll_closed')
+          .map((m: any) => m.messageParameters.poll.name);
+      assert.deepEqual((await closedPolls()).sort(), ['Go?', 'Kept?']);
+      const pollMessage = Object.entries<any>((await list('alice', { objectType: 'poll' }, r.token)).data).find(
+        ([, m]) => m.messageParameters.object.id === String(poll.id),
+      )![0];
+      const lastMessage = async () => (await t.call('GET', `${V4}/room/${r.token}`, { as: as('alice') })).data.lastMessage;
+      assert.equal((await lastMessage()).messageParameters.poll.name, 'Go?');
+      // A moderator may delete another's poll; its poll_closed message goes with it (§1.6 Delete).
       assert.equal((await t.call('DELETE', `${V1}/chat/${r.token}/${pollMessage}`, { as: as('alice') })).status, 200);
       assert.equal((await t.call('GET', `${V1}/poll/${r.token}/${poll.id}`, { as: as('alice') })).status, 404);
-      assert.deepEqual((await list('alice', { objectType: 'poll' }, r.token)).data, []);
+      assert.deepEqual(
+        Object.values<any>((await list('alice', { objectType: 'poll' }, r.token)).data).map((m) => m.messageParameters.object.name),
+        ['Kept?'],
+      );
+      assert.deepEqual(await closedPolls(), ['Kept?']);
+      // It was the last message: the conversation no longer shows it (Talk: a last message gone is []).
+      assert.deepEqual(await lastMessage(), []);
       const votes = await t.p.services.db.kysely.selectFrom('poll_votes').select('id').where('poll_id', '=', poll.id).execute();
       assert.equal(votes.length, 0);
     });

@@ -99,6 +99,16 @@ function onOrigin(link: string, ownOrigin: string): boolean {
 
 /** The poll a shared-object message posted (its `object` parameter a talk-poll), if any. */
 export function sharedPollId(messageParameters: string): number | undefined {
-  const object = (JSON.parse(messageParameters) as { object?: { type?: unknown; id?: unknown } }).object;
-  return object?.type === 'talk-poll' && typeof object.id === 'string' && /^\d+$/.test(object.id) ? Number(object.id) : undefined;
+  return talkPollId((JSON.parse(messageParameters) as { object?: unknown }).object);
+}
+
+/** The poll a `poll_closed` system message names (its `poll` parameter, §2), if any. */
+export function closedPollId(messageParameters: string): number | undefined {
+  return talkPollId((JSON.parse(messageParameters) as { poll?: unknown }).poll);
+}
+
+/** The id of a talk-poll rich object (`{type: 'talk-poll', id: '<digits>'}`), if it is one. */
+function talkPollId(object: unknown): number | undefined {
+  const o = object as { type?: unknown; id?: unknown } | undefined;
+  return o?.type === 'talk-poll' && typeof o.id === 'string' && /^\d+$/.test(o.id) ? Number(o.id) : undefined;
 }

@@ -347,11 +347,15 @@ export class ChatApiService {
         await tx.rooms.uncountMessage(acc.room.id);
         await tx.attendees.uncountReadMessage(acc.room.id, target.id);
       }
-      // A deleted share leaves the shared items; a deleted poll goes with its votes (§1.6 Delete).
+      // A deleted share leaves the shared items; a deleted poll goes with its votes and its
+      // `poll_closed` message (§1.6 Delete).
       if (changed && target.message_type === MessageType.OBJECT_SHARED) {
         await tx.chatSharedItems.remove(target.id);
         const pollId = sharedPollId(target.message_parameters);
-        if (pollId !== undefined) await tx.polls.deleteInRoom(acc.room.id, pollId);
+        if (pollId !== undefined) {
+          await tx.polls.deleteInRoom(acc.room.id, pollId);
+          await tx.chatMessages.deletePollClosed(acc.room.id, pollId);
+        }
       }
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_deleted', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
     });

@@ -9,7 +9,8 @@ import { CompiledQuery, sql } from 'kysely';
 import type { ChatMessagesTable, Database } from '../schema.js';
 import { chunks } from '../chunks.js';
 import { ActorType } from '../../domain/constants.js';
-import { DELETED_USERS, mentionedIds } from '../../domain/chat.js';
+import { DELETED_USERS, MessageType, mentionedIds } from '../../domain/chat.js';
+import { closedPollId } from '../../domain/chat-shares.js';
 import { compiledStatement } from '../compiled-statement.js';
 import { alwaysNamed } from '../pg-prepared.js';
 
@@ -291,6 +292,23 @@ export class ChatMessagesRepository {
     if (onlyIfType !== undefined) q = q.where('message_type', '=', onlyIfType);
     const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * The `poll_closed` message of a poll whose message was deleted (§1.6 Delete: the poll and its
+   * `poll_closed` messages are removed). Read by the room's index and the system-message kind,
+   * then matched on the poll in their parameters: a room holds one such message per closed poll.
+   */
+  async deletePollClosed(roomId: number, pollId: number): Promise<void> {
+    const closed = await this.db
+      .selectFrom('chat_messages')
+      .select(['id', 'message_parameters'])
+      .where('room_id', '=', roomId)
+      .where('message_type', '=', MessageType.SYSTEM)
+      .where('system_message', '=', 'poll_closed')
+      .execute();
+    const ids = closed.filter((m) => closedPollId(m.message_parameters) === pollId).map((m) => m.id);
+    if (ids.length) await this.db.deleteFrom('chat_messages').where('id', 'in', ids).execute();
   }
 
   /** Every message of the rooms, and their shared items (0714). */
