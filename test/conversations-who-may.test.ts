@@ -112,6 +112,10 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'call permissions', method: 'PUT', path: '/permissions/call', body: { permissions: 4 }, expect: moderators({ oneToOne: [400, 'type'] }) },
   { name: 'favorite', method: 'POST', path: '/favorite', expect: loggedInParticipants },
   { name: 'unfavorite', method: 'DELETE', path: '/favorite', expect: loggedInParticipants },
+  ...(['archive', 'important', 'sensitive'] as const).flatMap((mark) => [
+    { name: mark, method: 'POST', path: `/${mark}`, expect: loggedInParticipants },
+    { name: `un${mark}`, method: 'DELETE', path: `/${mark}`, expect: loggedInParticipants },
+  ]),
   { name: 'notify', method: 'POST', path: '/notify', body: { level: 2 }, expect: loggedInParticipants },
   { name: 'notify-calls', method: 'POST', path: '/notify-calls', body: { level: 0 }, expect: loggedInParticipants },
   { name: 'message expiration', method: 'POST', path: '/message-expiration', body: { seconds: 3600 }, expect: moderators({ oneToOne: OK }) },

@@ -65,6 +65,10 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'PUT', path: '/permissions/default', body: { permissions: 4096 }, want: moderatorOnly([400, 'value']) },
   { method: 'POST', path: '/favorite', want: loggedInParticipants([200]) },
   { method: 'DELETE', path: '/favorite', want: loggedInParticipants([200]) },
+  ...['/archive', '/important', '/sensitive'].flatMap((path) => [
+    { method: 'POST', path, want: loggedInParticipants([200]) },
+    { method: 'DELETE', path, want: loggedInParticipants([200]) },
+  ]),
   { method: 'POST', path: '/notify', body: { level: 9 }, want: loggedInParticipants([400, 'level']) },
   { method: 'POST', path: '/notify-calls', body: { level: 9 }, want: loggedInParticipants([400, 'level']) },
   { method: 'POST', path: '/message-expiration', body: { seconds: -1 }, want: moderatorOnly([400, 'value']) },

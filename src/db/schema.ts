@@ -128,6 +128,10 @@ export interface AttendeesTable {
   created_at: number;
   /** Counted chat messages up to last_read_message (migration 0706-chat-unread-counters). */
   read_count: number;
+  /** The user's own marks on the conversation, 0 or 1 (migration 0717-attendee-conversation-marks). */
+  archived: number;
+  important: number;
+  sensitive: number;
   /** Moved by every update of the row (migration 0711-record-revisions). */
   rev: Generated<number>;
 }

@@ -42,6 +42,11 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'notification-calls' },
   { name: 'conversation-permissions' },
   { name: 'message-expiration' },
+  // The caller's own marks (POST/DELETE /room/{token}/archive|important|sensitive). Important
+  // matters to push under "do not disturb", which Parley does not send; the mark is kept and shown.
+  { name: 'archived-conversations-v2', local: true },
+  { name: 'important-conversations', local: true },
+  { name: 'sensitive-conversations', local: true },
   // Participants and sessions.
   { name: 'guest-display-names' },
   { name: 'multi-room-users' },

@@ -21,6 +21,8 @@ export interface UpcomingReminder {
   reminder: ReminderRow;
   room: RoomRow;
   message: ChatMessageRead;
+  /** Its user marked the conversation sensitive: the message is left out. */
+  sensitive: boolean;
 }
 
 /** A message as user `userId` reads it: system texts say "You" to them. */
@@ -33,7 +35,11 @@ export function presentReminder(r: Reminder): Record<string, unknown> {
   return { userId: r.userId, token: r.token, messageId: r.messageId, timestamp: r.timestamp };
 }
 
-/** An upcoming reminder (TalkChatReminderUpcoming): the reminder and the message as its user reads it. */
+/**
+ * An upcoming reminder (TalkChatReminderUpcoming): the reminder and the message as its user reads
+ * it; in a conversation its user marked sensitive, the author without the message (Talk blanks
+ * `message` and `messageParameters`).
+ */
 export function presentUpcomingReminder(u: UpcomingReminder): Record<string, unknown> {
   const m = formatChatMessage(u.message, readerEnv(u.room, u.reminder.user_id), false);
   return {
@@ -43,7 +49,7 @@ export function presentUpcomingReminder(u: UpcomingReminder): Record<string, unk
     actorType: m.actorType,
     actorId: m.actorId,
     actorDisplayName: m.actorDisplayName,
-    message: m.message,
-    messageParameters: m.messageParameters,
+    message: u.sensitive ? '' : m.message,
+    messageParameters: u.sensitive ? [] : m.messageParameters,
   };
 }

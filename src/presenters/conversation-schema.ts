@@ -65,9 +65,9 @@ export const ConversationSchema = Type.Object(
     breakoutRoomStatus: Int(),
     recordingConsent: Int(),
     mentionPermissions: Int(),
-    isArchived: Bool(),
-    isImportant: Bool(),
-    isSensitive: Bool(),
+    isArchived: Bool('the caller archived the conversation (POST/DELETE …/archive)'),
+    isImportant: Bool('the caller marked it important (POST/DELETE …/important)'),
+    isSensitive: Bool('the caller marked it sensitive: notifications and reminders leave its messages out (POST/DELETE …/sensitive)'),
     liveTranscriptionLanguageId: Str(),
     // Required by Talk's current OpenAPI (clients generated from it reject records without them).
     // Their features (pinned and scheduled messages, tags, presets) are not advertised; the

@@ -312,6 +312,9 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   r.actorId = attendee.actor_id;
   r.attendeeId = attendee.id;
   r.isFavorite = attendee.favorite !== 0;
+  r.isArchived = attendee.archived !== 0;
+  r.isImportant = attendee.important !== 0;
+  r.isSensitive = attendee.sensitive !== 0;
   r.notificationLevel = resolveNotificationLevel(attendee.notification_level, room, attendee, cfg);
   r.notificationCalls = attendee.notification_calls;
   r.lastReadMessage = attendee.last_read_message;

@@ -52,6 +52,8 @@ export interface NotificationContext {
   names: Map<string, string>;
   /** The message a chat or reminder notification is about, as its user reads it now. */
   chatMessage?: { text: string; parameters: RichParameters };
+  /** The recipient marked the conversation sensitive: chat notifications leave the message out. */
+  sensitive?: boolean;
 }
 
 /** Nextcloud's DateTime::format('c'): 2026-11-25T11:50:00+00:00. */
@@ -144,7 +146,7 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
     const who = author.user ? '{user}' : !isGuestActor(sp.userType) ? 'A deleted user' : guest.guest ? '{guest} (guest)' : 'A guest';
     subject = chatSubject(row.subject, isOneToOneKind(room.type), who);
     if (!params.user && subject.includes('{user}')) return undefined;
-    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link, c.chatMessage));
+    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link, c.chatMessage, c.sensitive === true));
   } else if (row.object_type === 'reminder' && row.subject === 'reminder') {
     const { author, guest } = messageAuthor(sp, user);
     params = { call, ...author, ...guest };
@@ -158,7 +160,7 @@ export function presentNotification(row: NotificationRow, c: NotificationContext
     else if (guest.guest) subject = 'Reminder: {guest} (guest) in conversation {call}';
     else subject = 'Reminder: A guest in conversation {call}';
     if (!params.user && subject.includes('{user}')) return undefined;
-    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link, c.chatMessage));
+    ({ message, messageRich, messageParams, objectId, recordLink, actions } = chatMessagePart(row, link, c.chatMessage, c.sensitive === true));
   } else {
     return undefined;
   }
@@ -227,15 +229,16 @@ function chatSubject(subject: string, oneToOne: boolean, who: string): string {
  * rich text and plain text (mentions as `@name`), the object id `token/messageId` (clients quote
  * the message on replies: Talk forwards its id there) and the link to the message.
  */
-function chatMessagePart(row: NotificationRow, link: string, current: { text: string; parameters: RichParameters } | undefined) {
-  // Rows written before messages were read live kept their text.
-  const messageRich = current ? current.text : row.message;
-  const messageParams = current ? current.parameters : (parseJson(row.message_params) as RichParameters);
+function chatMessagePart(row: NotificationRow, link: string, current: { text: string; parameters: RichParameters } | undefined, sensitive: boolean) {
+  // Rows written before messages were read live kept their text. In a conversation its
+  // recipient marked sensitive, Talk's Notifier sets neither the message nor the message id.
+  const messageRich = sensitive ? '' : current ? current.text : row.message;
+  const messageParams = sensitive ? {} : current ? current.parameters : (parseJson(row.message_params) as RichParameters);
   return {
     messageRich,
     messageParams,
     message: fill(messageRich, messageParams, true),
-    objectId: `${row.object_id}/${row.message_id}`,
+    objectId: sensitive ? row.object_id : `${row.object_id}/${row.message_id}`,
     recordLink: `${link}#message_${row.message_id}`,
     actions: [{ label: 'View chat', link, type: 'WEB', primary: false }] as NotificationAction[],
   };

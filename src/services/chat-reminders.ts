@@ -135,25 +135,27 @@ export class ChatRemindersService {
 
   /**
    * Reads the reminders' rooms, their users' memberships and messages (three statements) and
-   * answers, per reminder, its room and message, or undefined when its user left the
-   * conversation or the message is gone or expired.
+   * answers, per reminder, its room, message and whether its user marked the conversation
+   * sensitive, or undefined when its user left the conversation or the message is gone or
+   * expired.
    */
   private async resolver(reminders: ReminderRow[], now: number, repos: Repositories = this.repos) {
     const roomIds = [...new Set(reminders.map((r) => Number(r.room_id)))];
     const rooms = new Map((await repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
     const userIds = [...new Set(reminders.map((r) => r.user_id))];
     const attendees = await repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, userIds);
-    const members = new Set(attendees.map((a) => `${a.room_id} ${a.actor_id}`));
+    const members = new Map(attendees.map((a) => [`${a.room_id} ${a.actor_id}`, a]));
     const found = await repos.chatMessages.findByIds(
       reminders.map((r) => Number(r.message_id)),
       now,
     );
     const messages = new Map(found.map((m) => [m.id, m]));
-    return (r: ReminderRow): { room: RoomRow; message: ChatMessageRead } | undefined => {
+    return (r: ReminderRow): { room: RoomRow; message: ChatMessageRead; sensitive: boolean } | undefined => {
       const room = rooms.get(Number(r.room_id));
       const message = messages.get(Number(r.message_id));
-      if (!room || !members.has(`${room.id} ${r.user_id}`) || !message || message.room_id !== room.id) return undefined;
-      return { room, message };
+      const member = room && members.get(`${room.id} ${r.user_id}`);
+      if (!room || !member || !message || message.room_id !== room.id) return undefined;
+      return { room, message, sensitive: member.sensitive !== 0 };
     };
   }
 }

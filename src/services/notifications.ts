@@ -315,7 +315,7 @@ export class NotificationService {
     if (rows.length === 0) return [];
     const roomIds = [...new Set(rows.map((r) => Number(r.room_id)))];
     const rooms = new Map((await this.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
-    const memberOf = new Set((await this.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => Number(a.room_id)));
+    const memberOf = new Map((await this.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => [Number(a.room_id), a]));
     const nameIds = new Set<string>();
     for (const r of rows) {
       const sp = parseJson(r.subject_params);
@@ -342,7 +342,8 @@ export class NotificationService {
       const other = isOneToOneKind(room.type) ? otherUserId(room, userId) : undefined;
       const roomName = other !== undefined ? (names.get(other) ?? other) : room.name;
       const chatMessage = message ? asRichMessage(formatChatMessage(message, readerEnv(room, userId), false)) : undefined;
-      const record = presentNotification(row, { base, apiVersion, room, roomName, names, chatMessage });
+      const sensitive = memberOf.get(Number(room.id))!.sensitive !== 0;
+      const record = presentNotification(row, { base, apiVersion, room, roomName, names, chatMessage, sensitive });
       if (record) out.push(record);
       else stale.push(Number(row.id));
     }

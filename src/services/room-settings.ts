@@ -44,6 +44,9 @@ import type { Repositories } from '../db/repositories/index.js';
 
 type Participating = CallerRoom & { attendee: AttendeeRow };
 
+/** The caller's own marks on a conversation (the record's isArchived, isImportant, isSensitive). */
+export type ConversationMark = 'archived' | 'important' | 'sensitive';
+
 /** Human messages for the 400 reasons (data.message), so a person can tell what to fix. */
 const MESSAGES: Record<string, string> = {
   event: 'Event conversations cannot be changed this way',
@@ -122,7 +125,7 @@ export class RoomSettingsService {
   /** Updates the caller's own attendee row and moves its last_attendee_activity. */
   private async saveAttendee(
     found: Participating,
-    patch: Partial<Pick<AttendeeRow, 'favorite' | 'notification_level' | 'notification_calls'>>,
+    patch: Partial<Pick<AttendeeRow, 'favorite' | 'notification_level' | 'notification_calls' | ConversationMark>>,
   ): Promise<Participating> {
     const full = { ...patch, last_attendee_activity: Math.max(nowSeconds(), found.attendee.last_attendee_activity) };
     await this.repos.attendees.update(found.attendee.id, full);
@@ -273,6 +276,17 @@ export class RoomSettingsService {
     const value = favorite ? 1 : 0;
     if (found.attendee.favorite === value) return found;
     return this.saveAttendee(found, { favorite: value });
+  }
+
+  /**
+   * POST/DELETE archive, important, sensitive (logged-in participants): the caller's own mark on
+   * the conversation, as Talk's ParticipantService keeps them (each moves last_attendee_activity).
+   */
+  async setMark(ctx: RequestContext, token: unknown, mark: ConversationMark, on: boolean): Promise<CallerRoom> {
+    const found = await this.requireUserParticipant(ctx, token);
+    const value = on ? 1 : 0;
+    if (found.attendee[mark] === value) return found;
+    return this.saveAttendee(found, { [mark]: value });
   }
 
   /** POST notify (logged-in participants): 1 always, 2 mentions, 3 never; else 400 `level`. */

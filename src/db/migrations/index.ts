@@ -35,6 +35,7 @@ import { bruteForceFeed } from './0713-brute-force-feed.js';
 import { chatSharedItems } from './0714-chat-shared-items.js';
 import { chatReminders } from './0715-chat-reminders.js';
 import { attendeeNotificationLevel } from './0716-attendee-notification-level.js';
+import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -67,4 +68,5 @@ export const migrations: ParleyMigration[] = [
   chatSharedItems,
   chatReminders,
   attendeeNotificationLevel,
+  attendeeConversationMarks,
 ];

@@ -44,6 +44,9 @@ export type ConversationAttendeeRow = Pick<
   | 'call_id'
   | 'last_attendee_activity'
   | 'read_count'
+  | 'archived'
+  | 'important'
+  | 'sensitive'
 >;
 
 /** Column values of a new attendee besides room, actor and participant type (the migration's defaults). */
@@ -68,6 +71,9 @@ export const ATTENDEE_DEFAULTS: Omit<NewAttendee, 'room_id' | 'actor_type' | 'ac
   last_attendee_activity: 0,
   created_at: 0,
   read_count: 0,
+  archived: 0,
+  important: 0,
+  sensitive: 0,
 };
 
 /** An attendee row's read_count for its current marker (migration 0706): see setReadMarker. */

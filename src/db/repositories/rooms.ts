@@ -74,6 +74,9 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
   last_attendee_activity: true,
   created_at: true,
   read_count: true,
+  archived: true,
+  important: true,
+  sensitive: true,
   rev: true,
 };
 const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;

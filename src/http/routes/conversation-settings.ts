@@ -86,6 +86,15 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
   );
   setting('POST', '/favorite', 'Add to favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, true), 'favorites');
   setting('DELETE', '/favorite', 'Remove from favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, false), 'favorites');
+  // The caller's own marks (talk-reference.md §4.3), each a POST to set and a DELETE to clear.
+  for (const [path, mark, feature, what] of [
+    ['/archive', 'archived', 'archived-conversations-v2', 'Archive'],
+    ['/important', 'important', 'important-conversations', 'Mark as important'],
+    ['/sensitive', 'sensitive', 'sensitive-conversations', 'Mark as sensitive'],
+  ] as const) {
+    setting('POST', path, `${what} (logged-in participants)`, {}, (ctx, p) => roomSettings.setMark(ctx, p.token, mark, true), feature);
+    setting('DELETE', path, `Undo: ${what.toLowerCase()} (logged-in participants)`, {}, (ctx, p) => roomSettings.setMark(ctx, p.token, mark, false), feature);
+  }
   setting(
     'POST',
     '/notify',
