@@ -190,6 +190,14 @@ for (const dialect of dialects()) {
         [ids[4], ids[3]],
       );
       assert.equal(first.data[ids[4]].id, ids[4]);
+      // Newest first, as PHP writes the array (JSON key order; XML elements).
+      assert.ok(first.text.indexOf(`"${ids[4]}":{`) < first.text.indexOf(`"${ids[3]}":{`), first.text);
+      const xml = await t.call('GET', `${V1}/chat/${r.token}/share`, { as: as('alice'), query: { objectType: 'location', limit: 2 }, format: 'xml' });
+      assert.deepEqual(
+        [...xml.text.matchAll(/^ {3}<id>(\d+)<\/id>$/gm)].map((m) => Number(m[1])),
+        [ids[4], ids[3]],
+        xml.text,
+      );
       assert.equal(first.headers.get('x-chat-last-given'), String(ids[3]));
       const next = await list('alice', { objectType: 'location', limit: 2, lastKnownMessageId: ids[3] }, r.token);
       assert.deepEqual(

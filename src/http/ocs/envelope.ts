@@ -2,7 +2,7 @@
  * The OCS envelope (talk-reference.md §3.2): v1 and v2 meta rules, JSON and XML bodies.
  * Every API answer goes through `renderOcs`.
  */
-import { JsonArrayOfParts, JsonBytes, WrittenList } from './json-bytes.js';
+import { IdKeyedObject, JsonArrayOfParts, JsonBytes, WrittenList } from './json-bytes.js';
 import { toXml } from './xml.js';
 
 export type OcsVersion = 1 | 2;
@@ -58,7 +58,8 @@ export function renderOcs(version: OcsVersion, format: OcsFormat, status: number
   if (format === 'json') {
     return { httpStatus, contentType: 'application/json; charset=utf-8', body: jsonEnvelope(meta, data) };
   }
-  const plain = data instanceof WrittenList ? data.records : data instanceof JsonArrayOfParts ? data.records() : data;
+  const plain =
+    data instanceof WrittenList ? data.records : data instanceof JsonArrayOfParts ? data.records() : data instanceof IdKeyedObject ? data.values() : data;
   return { httpStatus, contentType: 'application/xml; charset=utf-8', body: toXml({ ocs: { meta, data: plain === undefined ? null : plain } }) };
 }
 
@@ -82,6 +83,7 @@ function jsonEnvelope(meta: OcsMeta, data: unknown): string | Buffer {
     w.utf8('}}');
     return w.take();
   }
+  if (data instanceof IdKeyedObject) return '{"ocs":{"meta":' + m + ',"data":' + data.json() + '}}';
   // undefined and functions serialize to nothing inside JSON.stringify's object; null here.
   const d = data === undefined ? 'null' : (JSON.stringify(data) ?? 'null');
   return '{"ocs":{"meta":' + m + ',"data":' + d + '}}';

@@ -192,3 +192,23 @@ export class JsonArrayOfParts {
     return this.parts.map((p) => JSON.parse(p.toString('utf8')) as unknown);
   }
 }
+
+/**
+ * An object keyed by ids in a given order, as PHP writes an array with integer keys: in the order
+ * they were added (Talk's shared-items list, newest first). A JavaScript object would list
+ * integer keys ascending whatever the order they were set in, so the envelope writes this one
+ * entry by entry. In XML numeric keys are `<element>`s, in the same order.
+ */
+export class IdKeyedObject {
+  constructor(readonly entries: ReadonlyArray<readonly [number, unknown]>) {}
+
+  /** `{"<id>":value,…}` in the entries' order. */
+  json(): string {
+    return '{' + this.entries.map(([id, v]) => `"${id}":${JSON.stringify(v) ?? 'null'}`).join(',') + '}';
+  }
+
+  /** The values in order: what XML writes for numeric keys. */
+  values(): unknown[] {
+    return this.entries.map(([, v]) => v);
+  }
+}

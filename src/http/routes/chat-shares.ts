@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { formatChatMessage } from '../../presenters/chat-message.js';
 import type { Services } from '../../services/index.js';
+import { IdKeyedObject } from '../ocs/json-bytes.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { oneReply } from './chat-replies.js';
 import { Token } from './common-schemas.js';
@@ -66,9 +67,9 @@ export async function chatShareRoutes(app: FastifyInstance, services: Services):
     response: Type.Union([Type.Record(Type.String(), Message), Type.Array(Message)]),
     handler: async ({ params, ctx }) => {
       const page = await shares.list(ctx, params.token, params.objectType, Math.max(0, params.lastKnownMessageId), clamp(params.limit, 1, LIST_MAX));
-      // An object keyed by message id (PHP's empty array is `[]`), with X-Chat-Last-Given only.
-      const byId: Record<string, unknown> = {};
-      for (const row of page.rows) byId[row.id] = formatChatMessage(row, page.env);
+      // An object keyed by message id, newest first as PHP keeps it (PHP's empty array is `[]`),
+      // with X-Chat-Last-Given only.
+      const byId = new IdKeyedObject(page.rows.map((row) => [row.id, formatChatMessage(row, page.env)] as const));
       return new OcsReply(page.rows.length ? byId : [], 200, page.lastGiven !== undefined ? { 'X-Chat-Last-Given': String(page.lastGiven) } : {});
     },
   });
