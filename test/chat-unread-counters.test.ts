@@ -16,6 +16,7 @@ import { UNREAD_TYPES } from '../src/db/repositories/chat-messages.js';
 import { chatUnreadCounters } from '../src/db/migrations/0706-chat-unread-counters.js';
 import { recordRevisions } from '../src/db/migrations/0711-record-revisions.js';
 import { createRevTableUpdateFeed } from '../src/db/migrations/0712-change-feed.js';
+import { attendeeConversationMarks } from '../src/db/migrations/0717-attendee-conversation-marks.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { nowSeconds } from '../src/domain/time.js';
 
@@ -238,6 +239,8 @@ for (const dialect of dialects()) {
         if (sqlDialect === 'sqlite') await sql.raw(`drop trigger ${table}_feed_update`).execute(db);
         await db.schema.alterTable(table).dropColumn('rev').execute();
       }
+      // So are the conversation marks (0717), the columns after them on attendees.
+      for (const column of ['archived', 'important', 'sensitive']) await db.schema.alterTable('attendees').dropColumn(column).execute();
       await db.schema.dropIndex('attendees_common_read').execute();
       await db.schema.alterTable('attendees').dropColumn('read_count').execute();
       await db.schema.alterTable('rooms').dropColumn('next_expiry').execute();
@@ -245,6 +248,7 @@ for (const dialect of dialects()) {
       await chatUnreadCounters.up({ db, dialect: sqlDialect });
       await recordRevisions.up({ db, dialect: sqlDialect });
       if (sqlDialect === 'sqlite') for (const table of revTables) await createRevTableUpdateFeed(db, table);
+      await attendeeConversationMarks.up({ db, dialect: sqlDialect });
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
     });
 

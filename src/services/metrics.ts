@@ -25,13 +25,17 @@ export class MetricsService {
   private readonly jobRuns = new Counter('parley_job_runs', 'Periodic job runs by this process, by job and result');
   private readonly jobTime = new Histogram('parley_job_duration_seconds', 'Time of periodic job runs, by job', JOB_BUCKETS);
   private readonly started = Date.now() / 1000;
+  /** Families other services keep, and those added later (addFamily); a copy, so the caller's list stays as given. */
+  private readonly families: MetricFamily[];
 
   constructor(
     private readonly db: Db,
     private readonly repo: MetricsRepository,
     /** Families other services keep (the brute-force throttle's secret checks). */
-    private readonly families: MetricFamily[] = [],
-  ) {}
+    families: readonly MetricFamily[] = [],
+  ) {
+    this.families = [...families];
+  }
 
   /**
    * Adds a family kept by a part built after the services (the HTTP server's load shedding);
