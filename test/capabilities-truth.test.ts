@@ -34,6 +34,7 @@ const IMPLEMENTED = [
   'conversation-permissions',
   'message-expiration',
   'archived-conversations-v2',
+  'note-to-self',
   'important-conversations',
   'sensitive-conversations',
   'guest-display-names',

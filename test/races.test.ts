@@ -4,6 +4,8 @@
  * 100 rounds:
  * - one one-to-one conversation per pair (unique index on the pair): 201 for one caller, 200
  *   with the same token for the other;
+ * - one note-to-self conversation per user (unique index rooms_note_to_self): both first
+ *   requests answer the same conversation;
  * - a conversation never loses its last moderator (contract: "400 no other moderators or owners
  *   would be left"): two moderators demoting each other, or both leaving, at the same moment;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
@@ -68,6 +70,18 @@ for (const dialect of dialects()) {
       }
       const left = await ocs(b!, 'GET', `${V4}/room`, as('bob'));
       assert.equal(left.data.filter((r: { type: number }) => r.type === RoomType.ONE_TO_ONE).length, 0);
+    });
+
+    it(`simultaneous first requests for a user's note-to-self make one conversation (${ROUNDS} rounds)`, async () => {
+      for (let i = 0; i < ROUNDS; i++) {
+        const [x, y] = await Promise.all([a!, b!].map((p) => ocs(p, 'GET', `${V4}/room/note-to-self`, as('carol'))));
+        assert.deepEqual([x.status, y.status], [200, 200], `round ${i}: ${JSON.stringify([x, y])}`);
+        assert.equal(x.data.token, y.data.token, `round ${i}`);
+        // Leaving it, its only member, deletes it: the next round creates it afresh.
+        assert.equal((await ocs(b!, 'DELETE', `${V4}/room/${x.data.token}/participants/self`, as('carol'))).status, 200);
+      }
+      const left = await ocs(a!, 'GET', `${V4}/room`, as('carol'));
+      assert.equal(left.data.filter((r: { type: number }) => r.type === RoomType.NOTE_TO_SELF).length, 0);
     });
 
     /** A group conversation whose moderators are bob and carol only (alice, the creator, has left), and dave. */

@@ -45,6 +45,8 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   // The caller's own marks (POST/DELETE /room/{token}/archive|important|sensitive). Important
   // matters to push under "do not disturb", which Parley does not send; the mark is kept and shown.
   { name: 'archived-conversations-v2', local: true },
+  // GET /room/note-to-self creates and answers the user's own notes conversation (type 6).
+  { name: 'note-to-self', local: true },
   { name: 'important-conversations', local: true },
   { name: 'sensitive-conversations', local: true },
   // Participants and sessions.

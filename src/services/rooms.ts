@@ -41,6 +41,8 @@ import { isGroupOrPublic } from '../domain/room-settings.js';
 import { requireRoomName } from '../domain/room-name.js';
 import type { RoomChange } from '../events/event-map.js';
 import { chatActorOf, type ChatActor } from './chat.js';
+import { SYSTEM_ACTOR } from '../domain/chat.js';
+import { NOTE_TO_SELF } from '../domain/note-to-self.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -533,12 +535,52 @@ export class RoomsService {
     return { caller: await this.rejoinOneToOne(ctx, winner, now), created: false };
   }
 
+  /**
+   * GET /room/note-to-self (talk-behaviour.md "Note-to-self"): the caller's note-to-self
+   * conversation, created on first demand as Talk's NoteToSelfService creates it: type 6, named
+   * "Note to self", objectType `note_to_self` with the user's id, Talk's description, the 📝
+   * emoji avatar, the user its owner with it in their favorites, announced by the system
+   * (`conversation_created` by guests/system; no description or avatar message). One per user
+   * (unique index rooms_note_to_self): of two first requests at once, one inserts and the other
+   * answers the winner's.
+   */
+  async noteToSelf(ctx: RequestContext): Promise<CallerRoom> {
+    const user = ctx.user!;
+    const existing = await this.repos.rooms.findNoteToSelf(user.id);
+    if (existing) return this.rejoinOwnRoom(ctx, existing);
+    const cfg = await ctx.config();
+    const now = nowSeconds();
+    const avatar = emojiAvatarRow(NOTE_TO_SELF.emoji, '');
+    const room = await this.transaction(async (repos, trx) => {
+      const id = await repos.rooms.insertNoteToSelf({
+        ...this.roomDefaults(cfg, now),
+        token: await this.newToken(cfg, repos),
+        name: NOTE_TO_SELF.name,
+        description: NOTE_TO_SELF.description,
+        type: RoomType.NOTE_TO_SELF,
+        object_type: NOTE_TO_SELF.objectType,
+        object_id: user.id,
+        avatar: avatar.column,
+      });
+      if (id === undefined) return undefined;
+      await repos.attendees.insertIgnoringDuplicates([{ ...this.ownerRow(id, now, user), favorite: 1 }]);
+      await repos.roomAvatars.insert(id, { ...avatar.row, updated_at: now });
+      return this.announceCreated(repos, trx, id, { ...SYSTEM_ACTOR });
+    });
+    if (room) return this.callerView(ctx, room);
+    const winner = await this.repos.rooms.findNoteToSelf(user.id);
+    if (!winner) throw new Error('note-to-self insert conflicted but the user has none');
+    return this.rejoinOwnRoom(ctx, winner);
+  }
+
   /** The pair's one-to-one exists: the caller may have left, so they are added back as owner (no-op when still there). */
   private async rejoinOneToOne(ctx: RequestContext, room: RoomRow, now: number): Promise<CallerRoom> {
-    const user = ctx.user!;
-    await this.repos.attendees.insertIgnoringDuplicates([
-      this.attendeeRow(room.id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
-    ]);
+    return this.rejoinOwnRoom(ctx, room, now);
+  }
+
+  /** A room that is the caller's own (their one-to-one, their note-to-self): they are added back as owner when missing. */
+  private async rejoinOwnRoom(ctx: RequestContext, room: RoomRow, now = nowSeconds()): Promise<CallerRoom> {
+    await this.repos.attendees.insertIgnoringDuplicates([this.ownerRow(room.id, now, ctx.user!)]);
     return this.callerView(ctx, room);
   }
 

@@ -36,6 +36,7 @@ import { chatSharedItems } from './0714-chat-shared-items.js';
 import { chatReminders } from './0715-chat-reminders.js';
 import { attendeeNotificationLevel } from './0716-attendee-notification-level.js';
 import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js';
+import { noteToSelf } from './0718-note-to-self.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -69,4 +70,5 @@ export const migrations: ParleyMigration[] = [
   chatReminders,
   attendeeNotificationLevel,
   attendeeConversationMarks,
+  noteToSelf,
 ];

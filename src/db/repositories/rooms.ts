@@ -341,14 +341,31 @@ export class RoomsRepository {
    * Inserts a one-to-one unless the pair already has one (unique index rooms_one_to_one_pair):
    * the id, or undefined when another request created the pair's conversation first.
    */
-  async insertOneToOne(row: NewRoom): Promise<number | undefined> {
+  insertOneToOne(row: NewRoom): Promise<number | undefined> {
+    return this.insertUnlessTaken(row, 'name', 1);
+  }
+
+  /**
+   * Inserts a user's note-to-self (type 6, `object_id` the user), or nothing when they already
+   * have one (unique index rooms_note_to_self): the id, or undefined when another request won.
+   */
+  insertNoteToSelf(row: NewRoom): Promise<number | undefined> {
+    return this.insertUnlessTaken(row, 'object_id', 6);
+  }
+
+  /**
+   * The insert of a room that a partial unique index allows once per `column` among rooms of
+   * `type`: nothing (undefined) when the value is taken. The conflict target repeats the index's
+   * condition as a literal, which both databases need to match it.
+   */
+  private async insertUnlessTaken(row: NewRoom, column: 'name' | 'object_id', type: number): Promise<number | undefined> {
     const r = await this.db
       .insertInto('rooms')
       .values(row)
       .onConflict((oc) =>
         oc
-          .column('name')
-          .where(sql<boolean>`type = 1`)
+          .column(column)
+          .where(sql<boolean>`type = ${sql.lit(type)}`)
           .doNothing(),
       )
       .returning('id')
@@ -400,6 +417,11 @@ export class RoomsRepository {
   }
 
   /** One-to-one room between two users: Talk dedupes on the JSON name. */
+  /** A user's note-to-self conversation, if they have one. */
+  findNoteToSelf(userId: string): Promise<RoomRow | undefined> {
+    return this.db.selectFrom('rooms').selectAll().where('type', '=', 6).where('object_id', '=', userId).executeTakeFirst();
+  }
+
   findOneToOne(name: string): Promise<RoomRow | undefined> {
     return this.db.selectFrom('rooms').selectAll().where('type', '=', 1).where('name', '=', name).orderBy('id').executeTakeFirst();
   }

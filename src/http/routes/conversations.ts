@@ -95,6 +95,21 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
 
   ocsRoute(app, services, {
     method: 'GET',
+    path: `${V4}/room/note-to-self`,
+    auth: 'user',
+    talk: true,
+    capability: 'note-to-self',
+    summary: "The caller's note-to-self conversation, created on first demand",
+    params: Type.Object({}),
+    response: ConversationSchema,
+    handler: async ({ ctx }) => {
+      const caller = await rooms.noteToSelf(ctx);
+      return new OcsReply(await services.conversationView.presentOne(ctx, caller), 200, await services.serviceHash.headers(ctx));
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
     path: `${V4}/room/:token`,
     auth: 'public',
     talk: true,
