@@ -191,7 +191,11 @@ for (const dialect of dialects()) {
       );
       assert.equal(first.data[ids[4]].id, ids[4]);
       // Newest first, as PHP writes the array (JSON key order; XML elements).
-      assert.ok(first.text.indexOf(`"${ids[4]}":{`) < first.text.indexOf(`"${ids[3]}":{`), first.text);
+      assert.deepEqual(
+        [...first.text.matchAll(/"(\d+)":\{"id":/g)].map((m) => Number(m[1])),
+        [ids[4], ids[3]],
+        first.text,
+      );
       const xml = await t.call('GET', `${V1}/chat/${r.token}/share`, { as: as('alice'), query: { objectType: 'location', limit: 2 }, format: 'xml' });
       assert.deepEqual(
         [...xml.text.matchAll(/^ {3}<id>(\d+)<\/id>$/gm)].map((m) => Number(m[1])),

@@ -10,7 +10,7 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, createUser, dialects } from './helpers/parley.js';
-import { createRoom, joinGuest, NO_THROTTLE, V4 } from './helpers/rooms.js';
+import { createRoom, enterRoom, joinGuest, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
@@ -89,10 +89,10 @@ for (const dialect of dialects()) {
         .execute();
       const edit = await t.call('PUT', `${V1}/chat/${token}/${sent.data.id}`, { as: as('alice'), body: { message: 'Buy oat milk' } });
       assert.equal(edit.status, 200, edit.text);
-      const join = await t.call('POST', `${V4}/room/${token}/participants/active`, { as: as('alice') });
-      assert.equal(join.status, 200);
-      const call = await t.call('POST', `/apps/spreed/api/v4/call/${token}`, { as: as('alice') });
-      assert.notEqual(call.status, 200, 'no call in a note-to-self');
+      // With a room session (as a call needs), the call is refused for the conversation's kind.
+      const inRoom = await enterRoom(t.p, 'alice', token);
+      const call = await t.call('POST', `/apps/spreed/api/v4/call/${token}`, { as: inRoom });
+      assert.deepEqual([call.status, call.data.error], [400, 'type'], 'no call in a note-to-self');
     });
 
     it('leaving deletes it; the next request creates a new one', async () => {

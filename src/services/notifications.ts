@@ -341,8 +341,9 @@ export class NotificationService {
       }
       const other = isOneToOneKind(room.type) ? otherUserId(room, userId) : undefined;
       const roomName = other !== undefined ? (names.get(other) ?? other) : room.name;
-      const chatMessage = message ? asRichMessage(formatChatMessage(message, readerEnv(room, userId), false)) : undefined;
+      // A conversation its user marked sensitive shows no message: none is formatted.
       const sensitive = memberOf.get(Number(room.id))!.sensitive !== 0;
+      const chatMessage = message && !sensitive ? asRichMessage(formatChatMessage(message, readerEnv(room, userId), false)) : undefined;
       const record = presentNotification(row, { base, apiVersion, room, roomName, names, chatMessage, sensitive });
       if (record) out.push(record);
       else stale.push(Number(row.id));

@@ -44,8 +44,8 @@ import type { Repositories } from '../db/repositories/index.js';
 
 type Participating = CallerRoom & { attendee: AttendeeRow };
 
-/** The caller's own marks on a conversation (the record's isArchived, isImportant, isSensitive). */
-export type ConversationMark = 'archived' | 'important' | 'sensitive';
+/** The caller's own marks on a conversation (the record's isFavorite, isArchived, isImportant, isSensitive). */
+export type ConversationMark = 'favorite' | 'archived' | 'important' | 'sensitive';
 
 /** Human messages for the 400 reasons (data.message), so a person can tell what to fix. */
 const MESSAGES: Record<string, string> = {
@@ -125,7 +125,7 @@ export class RoomSettingsService {
   /** Updates the caller's own attendee row and moves its last_attendee_activity. */
   private async saveAttendee(
     found: Participating,
-    patch: Partial<Pick<AttendeeRow, 'favorite' | 'notification_level' | 'notification_calls' | ConversationMark>>,
+    patch: Partial<Pick<AttendeeRow, 'notification_level' | 'notification_calls' | ConversationMark>>,
   ): Promise<Participating> {
     const full = { ...patch, last_attendee_activity: Math.max(nowSeconds(), found.attendee.last_attendee_activity) };
     await this.repos.attendees.update(found.attendee.id, full);
@@ -270,17 +270,10 @@ export class RoomSettingsService {
 
   // ---- the caller's own settings ----
 
-  /** POST/DELETE favorite (logged-in participants). */
-  async setFavorite(ctx: RequestContext, token: unknown, favorite: boolean): Promise<CallerRoom> {
-    const found = await this.requireUserParticipant(ctx, token);
-    const value = favorite ? 1 : 0;
-    if (found.attendee.favorite === value) return found;
-    return this.saveAttendee(found, { favorite: value });
-  }
-
   /**
-   * POST/DELETE archive, important, sensitive (logged-in participants): the caller's own mark on
-   * the conversation, as Talk's ParticipantService keeps them (each moves last_attendee_activity).
+   * POST/DELETE favorite, archive, important, sensitive (logged-in participants): the caller's
+   * own mark on the conversation, as Talk's ParticipantService keeps them (each moves
+   * last_attendee_activity).
    */
   async setMark(ctx: RequestContext, token: unknown, mark: ConversationMark, on: boolean): Promise<CallerRoom> {
     const found = await this.requireUserParticipant(ctx, token);

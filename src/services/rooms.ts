@@ -396,10 +396,24 @@ export class RoomsService {
       const row: NewRoom = { ...this.roomDefaults(cfg, now), ...options.patch, ...extra, token: await this.newToken(cfg, repos), ...base };
       if (options.avatar) row.avatar = options.avatar.column;
       const id = await repos.rooms.insert(row);
-      await repos.attendees.insertIgnoringDuplicates(await members(id, repos));
-      if (options.avatar) await repos.roomAvatars.insert(id, { ...options.avatar.row, updated_at: now });
-      return this.announceCreated(repos, trx, id, actor, recordInvited);
+      return this.completeNewRoom(repos, trx, id, now, { actor, members: await members(id, repos), avatar: options.avatar, recordInvited });
     });
+  }
+
+  /**
+   * The rest of a new conversation, in the transaction that inserted its row `id`: its attendees,
+   * its avatar, and its announcement (announceCreated). Answers the row read again.
+   */
+  private async completeNewRoom(
+    repos: Repositories,
+    trx: Kysely<Database>,
+    id: number,
+    now: number,
+    what: { actor: ChatActor; members: NewAttendee[]; avatar?: CheckedCreateOptions['avatar']; recordInvited?: boolean },
+  ): Promise<RoomRow> {
+    await repos.attendees.insertIgnoringDuplicates(what.members);
+    if (what.avatar) await repos.roomAvatars.insert(id, { ...what.avatar.row, updated_at: now });
+    return this.announceCreated(repos, trx, id, what.actor, what.recordInvited);
   }
 
   /**
@@ -516,23 +530,19 @@ export class RoomsService {
     const name = oneToOneName(user.id, target.id);
     const now = nowSeconds();
     const existing = await this.repos.rooms.findOneToOne(name);
-    if (existing) return { caller: await this.rejoinOneToOne(ctx, existing, now), created: false };
+    if (existing) return { caller: await this.rejoinOwnRoom(ctx, existing, now), created: false };
     if (target.id === user.id) throw forbidden('invite', 'You cannot start a conversation with yourself');
     const room = await this.transaction(async (repos, trx) => {
       // Insert-or-get: the unique index on the pair name lets one simultaneous request win.
       const id = await repos.rooms.insertOneToOne({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
       if (id === undefined) return undefined;
       // Both users are owners of a one-to-one conversation (T17 behaviour: it shows up for both).
-      await repos.attendees.insertIgnoringDuplicates([
-        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.OWNER }),
-        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: target.id, displayName: target.display_name, participantType: ParticipantType.OWNER }),
-      ]);
-      return this.announceCreated(repos, trx, id, chatActorOf(ctx));
+      return this.completeNewRoom(repos, trx, id, now, { actor: chatActorOf(ctx), members: [this.ownerRow(id, now, user), this.ownerRow(id, now, target)] });
     });
     if (room) return { caller: await this.callerView(ctx, room), created: true };
     const winner = await this.repos.rooms.findOneToOne(name);
     if (!winner) throw new Error('one-to-one insert conflicted but no conversation of the pair exists');
-    return { caller: await this.rejoinOneToOne(ctx, winner, now), created: false };
+    return { caller: await this.rejoinOwnRoom(ctx, winner, now), created: false };
   }
 
   /**
@@ -563,9 +573,7 @@ export class RoomsService {
         avatar: avatar.column,
       });
       if (id === undefined) return undefined;
-      await repos.attendees.insertIgnoringDuplicates([{ ...this.ownerRow(id, now, user), favorite: 1 }]);
-      await repos.roomAvatars.insert(id, { ...avatar.row, updated_at: now });
-      return this.announceCreated(repos, trx, id, { ...SYSTEM_ACTOR });
+      return this.completeNewRoom(repos, trx, id, now, { actor: { ...SYSTEM_ACTOR }, members: [{ ...this.ownerRow(id, now, user), favorite: 1 }], avatar });
     });
     if (room) return this.callerView(ctx, room);
     const winner = await this.repos.rooms.findNoteToSelf(user.id);
@@ -573,12 +581,10 @@ export class RoomsService {
     return this.rejoinOwnRoom(ctx, winner);
   }
 
-  /** The pair's one-to-one exists: the caller may have left, so they are added back as owner (no-op when still there). */
-  private async rejoinOneToOne(ctx: RequestContext, room: RoomRow, now: number): Promise<CallerRoom> {
-    return this.rejoinOwnRoom(ctx, room, now);
-  }
-
-  /** A room that is the caller's own (their one-to-one, their note-to-self): they are added back as owner when missing. */
+  /**
+   * A room that is the caller's own (their one-to-one, their note-to-self): the caller may have
+   * left, so they are added back as owner (a no-op while they are there).
+   */
   private async rejoinOwnRoom(ctx: RequestContext, room: RoomRow, now = nowSeconds()): Promise<CallerRoom> {
     await this.repos.attendees.insertIgnoringDuplicates([this.ownerRow(room.id, now, ctx.user!)]);
     return this.callerView(ctx, room);

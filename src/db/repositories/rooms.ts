@@ -342,7 +342,7 @@ export class RoomsRepository {
    * the id, or undefined when another request created the pair's conversation first.
    */
   insertOneToOne(row: NewRoom): Promise<number | undefined> {
-    return this.insertUnlessTaken(row, 'name', 1);
+    return this.insertUnlessTaken(row, 'name', RoomType.ONE_TO_ONE);
   }
 
   /**
@@ -350,7 +350,7 @@ export class RoomsRepository {
    * have one (unique index rooms_note_to_self): the id, or undefined when another request won.
    */
   insertNoteToSelf(row: NewRoom): Promise<number | undefined> {
-    return this.insertUnlessTaken(row, 'object_id', 6);
+    return this.insertUnlessTaken(row, 'object_id', RoomType.NOTE_TO_SELF);
   }
 
   /**
@@ -416,12 +416,12 @@ export class RoomsRepository {
       .execute();
   }
 
-  /** One-to-one room between two users: Talk dedupes on the JSON name. */
   /** A user's note-to-self conversation, if they have one. */
   findNoteToSelf(userId: string): Promise<RoomRow | undefined> {
-    return this.db.selectFrom('rooms').selectAll().where('type', '=', 6).where('object_id', '=', userId).executeTakeFirst();
+    return this.db.selectFrom('rooms').selectAll().where('type', '=', RoomType.NOTE_TO_SELF).where('object_id', '=', userId).executeTakeFirst();
   }
 
+  /** One-to-one room between two users: Talk dedupes on the JSON name. */
   findOneToOne(name: string): Promise<RoomRow | undefined> {
     return this.db.selectFrom('rooms').selectAll().where('type', '=', 1).where('name', '=', name).orderBy('id').executeTakeFirst();
   }

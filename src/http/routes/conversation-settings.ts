@@ -84,16 +84,15 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     { mode: Type.String({ maxLength: 32, 'x-error': 'mode' }), permissions: Int('value') },
     (ctx, p) => roomSettings.setPermissions(ctx, p.token, p.mode, p.permissions),
   );
-  setting('POST', '/favorite', 'Add to favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, true), 'favorites');
-  setting('DELETE', '/favorite', 'Remove from favorites (logged-in participants)', {}, (ctx, p) => roomSettings.setFavorite(ctx, p.token, false), 'favorites');
   // The caller's own marks (talk-reference.md §4.3), each a POST to set and a DELETE to clear.
-  for (const [path, mark, feature, what] of [
-    ['/archive', 'archived', 'archived-conversations-v2', 'Archive'],
-    ['/important', 'important', 'important-conversations', 'Mark as important'],
-    ['/sensitive', 'sensitive', 'sensitive-conversations', 'Mark as sensitive'],
+  for (const [path, mark, feature, set, unset] of [
+    ['/favorite', 'favorite', 'favorites', 'Add to favorites', 'Remove from favorites'],
+    ['/archive', 'archived', 'archived-conversations-v2', 'Archive', 'Unarchive'],
+    ['/important', 'important', 'important-conversations', 'Mark as important', 'Mark as unimportant'],
+    ['/sensitive', 'sensitive', 'sensitive-conversations', 'Mark as sensitive', 'Mark as insensitive'],
   ] as const) {
-    setting('POST', path, `${what} (logged-in participants)`, {}, (ctx, p) => roomSettings.setMark(ctx, p.token, mark, true), feature);
-    setting('DELETE', path, `Undo: ${what.toLowerCase()} (logged-in participants)`, {}, (ctx, p) => roomSettings.setMark(ctx, p.token, mark, false), feature);
+    setting('POST', path, `${set} (logged-in participants)`, {}, (ctx, p) => roomSettings.setMark(ctx, p.token, mark, true), feature);
+    setting('DELETE', path, `${unset} (logged-in participants)`, {}, (ctx, p) => roomSettings.setMark(ctx, p.token, mark, false), feature);
   }
   setting(
     'POST',
