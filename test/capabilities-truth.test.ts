@@ -73,6 +73,7 @@ const IMPLEMENTED = [
   'rich-object-list-media',
   'remind-me-later',
   'upcoming-reminders',
+  'pinned-messages',
   'reactions',
   'talk-polls',
   'audio',
@@ -106,7 +107,7 @@ for (const dialect of dialects()) {
 
     it('the feature list is exactly what is implemented; sip-support without SIP configured, as Talk', async () => {
       assert.deepEqual([...(await features(t.p))].sort(), [...IMPLEMENTED].sort());
-      for (const missing of ['conversation-creation-all', 'react-permission', 'pinned-messages', 'scheduled-messages', 'sip-support-dialout']) {
+      for (const missing of ['conversation-creation-all', 'react-permission', 'scheduled-messages', 'sip-support-dialout']) {
         assert.ok(!(await features(t.p)).includes(missing), missing);
       }
     });

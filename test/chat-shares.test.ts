@@ -225,7 +225,7 @@ for (const dialect of dialects()) {
 
       const o = await overview('alice', { limit: 3 }, r.token);
       assert.equal(o.status, 200);
-      assert.deepEqual(Object.keys(o.data), ['audio', 'deckcard', 'file', 'location', 'media', 'other', 'poll', 'recording', 'voice']);
+      assert.deepEqual(Object.keys(o.data), ['audio', 'deckcard', 'file', 'location', 'media', 'other', 'pinned', 'poll', 'recording', 'voice']);
       assert.deepEqual(
         o.data.location.map((m: any) => m.id),
         [ids[4], ids[3], ids[2]],

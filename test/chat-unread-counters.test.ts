@@ -17,6 +17,7 @@ import { chatUnreadCounters } from '../src/db/migrations/0706-chat-unread-counte
 import { recordRevisions } from '../src/db/migrations/0711-record-revisions.js';
 import { createRevTableUpdateFeed } from '../src/db/migrations/0712-change-feed.js';
 import { attendeeConversationMarks } from '../src/db/migrations/0717-attendee-conversation-marks.js';
+import { dropPinnedMessages, pinnedMessages } from '../src/db/migrations/0719-pinned-messages.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { nowSeconds } from '../src/domain/time.js';
 
@@ -234,6 +235,8 @@ for (const dialect of dialects()) {
       const sqlDialect = dialect === 'postgres' ? 'postgres' : 'sqlite';
       // The SQLite change feed's update triggers read `rev` too (0712): off and back the same way.
       const revTables = ['rooms', 'attendees', 'chat_messages'] as const;
+      // The pins (0719) came after all of these, on all three tables.
+      await dropPinnedMessages(db);
       for (const table of revTables) {
         await sql.raw(sqlDialect === 'postgres' ? `drop trigger parley_rev on ${table}` : `drop trigger ${table}_rev`).execute(db);
         if (sqlDialect === 'sqlite') await sql.raw(`drop trigger ${table}_feed_update`).execute(db);
@@ -249,6 +252,7 @@ for (const dialect of dialects()) {
       await recordRevisions.up({ db, dialect: sqlDialect });
       if (sqlDialect === 'sqlite') for (const table of revTables) await createRevTableUpdateFeed(db, table);
       await attendeeConversationMarks.up({ db, dialect: sqlDialect });
+      await pinnedMessages.up({ db, dialect: sqlDialect });
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
     });
 

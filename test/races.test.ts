@@ -8,6 +8,9 @@
  *   requests answer the same conversation;
  * - a conversation never loses its last moderator (contract: "400 no other moderators or owners
  *   would be left"): two moderators demoting each other, or both leaving, at the same moment;
+ * - one pin per message (the room's row lock and a conditional update): two moderators pinning
+ *   the same message at once post one `message_pinned`, and unpinning it at once one
+ *   `message_unpinned`;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
  *   split over both processes run at most the cap of password checks.
  */
@@ -126,6 +129,23 @@ for (const dialect of dialects()) {
         assert.equal([x, y].find((r) => r.status === 400)!.data.error, 'last-moderator');
         assert.equal((await moderatorsOf(room.token)).length, 1, `round ${i}`);
       });
+    });
+
+    it(`two moderators pinning one message at once post one message_pinned, and unpinning it at once one message_unpinned (${ROUNDS} rounds)`, async () => {
+      const room = await twoModerators();
+      const V1 = '/apps/spreed/api/v1';
+      await rounds(async (i) => {
+        const sent = await ocs(a!, 'POST', `${V1}/chat/${room.token}`, as('dave'), { message: `pin race ${i}` });
+        assert.equal(sent.status, 201, JSON.stringify(sent.data));
+        const path = `${V1}/chat/${room.token}/${sent.data.id}/pin`;
+        for (const method of ['POST', 'DELETE']) {
+          const [x, y] = await Promise.all([ocs(a!, method, path, as('bob')), ocs(b!, method, path, as('carol'))]);
+          assert.deepEqual([x.status, y.status], [200, 200], `round ${i} ${method}: ${JSON.stringify([x, y])}`);
+          assert.equal([x, y].filter((r) => r.data !== null).length, 1, `round ${i} ${method}: one system message, ${JSON.stringify([x, y])}`);
+        }
+      });
+      const record = await ocs(b!, 'GET', `${V4}/room/${room.token}`, as('dave'));
+      assert.equal(record.data.lastPinnedId, 0, 'every pin ended');
     });
 
     it('100 simultaneous wrong logins from one address over both processes run at most the cap of checks', async () => {

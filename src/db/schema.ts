@@ -97,6 +97,8 @@ export interface RoomsTable {
   next_expiry: number;
   /** Moved by every update of the row (migration 0711-record-revisions). */
   rev: Generated<number>;
+  /** The message pinned last that is still pinned, 0 = none (migration 0719-pinned-messages). */
+  last_pinned_id: Generated<number>;
 }
 
 export interface AttendeesTable {
@@ -134,6 +136,8 @@ export interface AttendeesTable {
   sensitive: number;
   /** Moved by every update of the row (migration 0711-record-revisions). */
   rev: Generated<number>;
+  /** The pinned message this attendee hid for themselves, 0 = none (migration 0719-pinned-messages). */
+  hidden_pinned_id: Generated<number>;
 }
 
 export interface SessionsTable {
@@ -271,6 +275,14 @@ export interface ChatMessagesTable {
   reactions: string;
   /** Moved by every update of the row (migration 0711-record-revisions). */
   rev: Generated<number>;
+  /** The `message_pinned` system message that pinned this one, 0 = not pinned (migration 0719-pinned-messages). */
+  pinned_id: Generated<number>;
+  pinned_by_type: Generated<string>;
+  pinned_by_id: Generated<string>;
+  pinned_by_name: Generated<string>;
+  pinned_at: Generated<number>;
+  /** Unix seconds the pin ends, 0 = no end. */
+  pinned_until: Generated<number>;
 }
 
 /** Internal signaling messages waiting for their recipient session (0600). */

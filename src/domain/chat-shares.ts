@@ -4,11 +4,17 @@
  * kind of shared item it is listed as.
  */
 
-/** The kinds the shared-items lists know, in Talk's order (§1.6 "Shared items"; no pins here). */
+/** The kinds a share is stored as (table chat_shared_items), in Talk's order (§1.6 "Shared items"). */
 export const SHARED_ITEM_TYPES = ['audio', 'deckcard', 'file', 'location', 'media', 'other', 'poll', 'recording', 'voice'] as const;
 export type SharedItemType = (typeof SHARED_ITEM_TYPES)[number];
 
 export const isSharedItemType = (t: string): t is SharedItemType => (SHARED_ITEM_TYPES as readonly string[]).includes(t);
+
+/** The kind of the pinned messages, listed from the messages' pins (migration 0719) rather than stored as shares. */
+export const PINNED_ITEMS = 'pinned';
+
+/** Every kind the shared-items lists know, in Talk's order (the overview's keys). */
+export const LISTED_ITEM_TYPES: readonly string[] = [...SHARED_ITEM_TYPES.slice(0, 6), PINNED_ITEMS, ...SHARED_ITEM_TYPES.slice(6)];
 
 /** The kind a shared object is listed as (§1.6 "Shared items": classification on share). */
 export function sharedItemTypeOf(objectType: string): SharedItemType {

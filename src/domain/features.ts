@@ -101,6 +101,9 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   // Message reminders (§1.2): set, read, delete, the upcoming list, and the job that notifies.
   { name: 'remind-me-later', local: true },
   { name: 'upcoming-reminders', local: true },
+  // Pinned messages (§1.2 "pin"): pin, unpin, hide for oneself, the `pinned` shared items, and
+  // the job that ends pins.
+  { name: 'pinned-messages' },
   // Reactions (§3.1): permission bit 256 does not exist here, so no `react-permission`.
   { name: 'reactions' },
   // Polls (§3.2): no drafts, so no `talk-polls-drafts` / `edit-draft-poll`.

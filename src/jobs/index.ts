@@ -11,6 +11,7 @@ import { emptyRoomsJob } from './empty-rooms.js';
 import { callDurationJob } from './call-duration.js';
 import { messageExpirationJob } from './message-expiration.js';
 import { chatRemindersJob } from './chat-reminders.js';
+import { pinnedMessagesJob } from './pinned-messages.js';
 
 export const jobs: readonly JobDef[] = Object.freeze([
   staleSessionsJob,
@@ -21,6 +22,7 @@ export const jobs: readonly JobDef[] = Object.freeze([
   callDurationJob,
   messageExpirationJob,
   chatRemindersJob,
+  pinnedMessagesJob,
 ]);
 
 export { runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';

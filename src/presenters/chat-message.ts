@@ -162,6 +162,17 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
   if (own && messageType !== MessageType.COMMENT_DELETED) out.reactionsSelf = own;
   if (messageType === MessageType.COMMENT_DELETED) out.deleted = true;
   if (row.silent) out.silent = true;
+  // A pinned message's metaData (§1.4, Talk's Message::EXPOSED_METADATA_KEYS); pinnedUntil only when the pin ends.
+  if (row.pinned_id > 0) {
+    const metaData: Record<string, unknown> = {
+      pinnedActorType: row.pinned_by_type,
+      pinnedActorId: row.pinned_by_id,
+      pinnedActorDisplayName: row.pinned_by_name,
+      pinnedAt: row.pinned_at,
+    };
+    if (row.pinned_until > 0) metaData.pinnedUntil = row.pinned_until;
+    out.metaData = metaData;
+  }
   if (withParent && row.parent_id !== null) {
     const parent = env.parents?.get(row.parent_id);
     out.parent = parent ? formatChatMessage(parent, env, false) : { id: row.parent_id, deleted: true };

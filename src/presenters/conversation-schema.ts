@@ -72,8 +72,8 @@ export const ConversationSchema = Type.Object(
     // Required by Talk's current OpenAPI (clients generated from it reject records without them).
     // Their features (pinned and scheduled messages, tags, presets) are not advertised; the
     // values are true for Parley: nothing pinned, nothing scheduled, no tags, no preset.
-    lastPinnedId: Int('id of the last pinned message, 0 = none (feature pinned-messages, not advertised)'),
-    hiddenPinnedId: Int('pinned message the user hid, 0 = none'),
+    lastPinnedId: Int('id of the message pinned last that is still pinned, 0 = none (feature pinned-messages)'),
+    hiddenPinnedId: Int('pinned message the caller hid for themselves, 0 = none (hidden when equal to lastPinnedId)'),
     hasScheduledMessages: Int('1 when the user has scheduled messages here (feature scheduled-messages, not advertised)'),
     tagIds: Type.Array(Type.String(), { description: "ids of the user's conversation tags" }),
     attributes: Int('conversation preset bits, 0 = none (feature conversation-presets, not advertised)'),

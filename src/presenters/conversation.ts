@@ -370,6 +370,9 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
     startCallsGroups: env.startCallsGroups,
     inStartCallsGroups: env.inStartCallsGroups,
   });
+  // Pins are chat content: not shown to someone waiting in the lobby (talk-reference.md §4.3).
+  r.lastPinnedId = room.last_pinned_id;
+  r.hiddenPinnedId = attendee.hidden_pinned_id;
   // Read status follows the caller's read_status_privacy: private readers see 0 (talk-behaviour.md §5).
   if (attendee.read_privacy === 0) r.lastCommonReadMessage = env.commonRead.get(room.id) ?? 0;
   // Mention flags follow the attendee's markers (talk-chat-calls.md §1.5); direct ignores @all.

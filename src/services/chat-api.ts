@@ -13,7 +13,7 @@ import { isCancelled, type WaitCancel } from '../db/wake.js';
 import type { LobbyTimers } from './lobby-timers.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import { UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
+import { NOT_PINNED, UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../db/repositories/chat-messages.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import {
   CHAT_MAX_LENGTH,
@@ -338,9 +338,12 @@ export class ChatApiService {
           last_edit_actor_display_name: '',
           last_edit_at: 0,
           reactions: '{}',
+          // A deleted message is no longer pinned; the room's last pin falls back (below).
+          ...NOT_PINNED,
         },
         target.message_type,
       );
+      if (changed && target.pinned_id > 0) await tx.rooms.repointLastPinned([acc.room.id], target.id);
       // A counted message stops counting as unread (migration 0706): the room's counter and those
       // of the attendees who had read it.
       if (changed && UNREAD_TYPES.includes(target.message_type)) {

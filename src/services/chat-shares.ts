@@ -6,7 +6,7 @@
  */
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { normalizeReferenceId } from '../domain/chat.js';
-import { SHARED_ITEM_TYPES, buildSharedObject, isSharedItemType } from '../domain/chat-shares.js';
+import { LISTED_ITEM_TYPES, PINNED_ITEMS, SHARED_ITEM_TYPES, buildSharedObject, isSharedItemType } from '../domain/chat-shares.js';
 import { badRequest } from '../domain/errors.js';
 import { nowSeconds } from '../domain/time.js';
 import { roomAvatarUrl } from '../presenters/conversation.js';
@@ -59,19 +59,30 @@ export class ChatSharesService {
   /**
    * GET /chat/{token}/share: up to `limit` items of one kind, newest first, below
    * `lastKnownMessageId`; the page's `lastGiven` is the lowest id returned (X-Chat-Last-Given).
+   * Pinned messages come the one pinned last first, as Talk lists them.
    */
   async list(ctx: RequestContext, token: unknown, objectType: string, lastKnownMessageId: number, limit: number): Promise<MessagePage> {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
-    const rows = isSharedItemType(objectType) ? await this.repos.chatSharedItems.list(acc.room.id, objectType, lastKnownMessageId, limit, nowSeconds()) : [];
-    return { ...(await this.chatApi.pageOf(acc, rows)), lastGiven: rows.at(-1)?.id };
+    const now = nowSeconds();
+    const rows =
+      objectType === PINNED_ITEMS
+        ? await this.repos.chatMessages.pinned(acc.room.id, lastKnownMessageId, limit, now)
+        : isSharedItemType(objectType)
+          ? await this.repos.chatSharedItems.list(acc.room.id, objectType, lastKnownMessageId, limit, now)
+          : [];
+    const lastGiven = rows.length ? Math.min(...rows.map((r) => r.id)) : undefined;
+    return { ...(await this.chatApi.pageOf(acc, rows)), lastGiven };
   }
 
   /** GET /chat/{token}/share/overview: the newest `limit` items of every kind (each kind a list, maybe empty). */
   async overview(ctx: RequestContext, token: unknown, limit: number): Promise<{ page: MessagePage; byType: Map<string, ChatMessageRead[]> }> {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
-    const rows = await this.repos.chatSharedItems.overview(acc.room.id, SHARED_ITEM_TYPES, limit, nowSeconds());
-    const byType = new Map<string, ChatMessageRead[]>(SHARED_ITEM_TYPES.map((t) => [t, []]));
-    for (const r of rows) byType.get(r.object_type)?.push(r);
-    return { page: await this.chatApi.pageOf(acc, rows), byType };
+    const now = nowSeconds();
+    const shared = await this.repos.chatSharedItems.overview(acc.room.id, SHARED_ITEM_TYPES, limit, now);
+    const pinned = await this.repos.chatMessages.pinned(acc.room.id, 0, limit, now);
+    const byType = new Map<string, ChatMessageRead[]>(LISTED_ITEM_TYPES.map((t) => [t, []]));
+    for (const r of shared) byType.get(r.object_type)?.push(r);
+    byType.set(PINNED_ITEMS, pinned);
+    return { page: await this.chatApi.pageOf(acc, [...shared, ...pinned]), byType };
   }
 }

@@ -46,6 +46,7 @@ import { ChatApiService } from './chat-api.js';
 import { ChatReactionsService } from './chat-reactions.js';
 import { ChatSharesService } from './chat-shares.js';
 import { ChatRemindersService } from './chat-reminders.js';
+import { ChatPinsService } from './chat-pins.js';
 import { PollsService } from './polls.js';
 import { BreakoutBroadcastService } from './breakout-broadcast.js';
 import { ChatMentions } from './chat-mentions.js';
@@ -122,6 +123,7 @@ export interface Services {
   chatShares: ChatSharesService;
   /** Message reminders (remind-me-later) and the job that turns due ones into notifications. */
   chatReminders: ChatRemindersService;
+  chatPins: ChatPinsService;
   polls: PollsService;
   breakoutBroadcast: BreakoutBroadcastService;
   chatMentions: ChatMentions;
@@ -205,6 +207,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
   const chatReminders = new ChatRemindersService(db, repos, chatApi);
+  const chatPins = new ChatPinsService(db, repos, chatApi, chat);
   const polls = new PollsService(db, repos, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
@@ -243,6 +246,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatReactions,
     chatShares,
     chatReminders,
+    chatPins,
     polls,
     breakoutBroadcast,
     chatMentions,

@@ -37,6 +37,7 @@ import { chatReminders } from './0715-chat-reminders.js';
 import { attendeeNotificationLevel } from './0716-attendee-notification-level.js';
 import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js';
 import { noteToSelf } from './0718-note-to-self.js';
+import { pinnedMessages } from './0719-pinned-messages.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -71,4 +72,5 @@ export const migrations: ParleyMigration[] = [
   attendeeNotificationLevel,
   attendeeConversationMarks,
   noteToSelf,
+  pinnedMessages,
 ];

@@ -47,6 +47,7 @@ export type ConversationAttendeeRow = Pick<
   | 'archived'
   | 'important'
   | 'sensitive'
+  | 'hidden_pinned_id'
 >;
 
 /** Column values of a new attendee besides room, actor and participant type (the migration's defaults). */
@@ -468,9 +469,19 @@ export class AttendeesRepository {
   async resetChatState(roomId: number, now: number): Promise<void> {
     await this.db
       .updateTable('attendees')
-      .set({ last_read_message: 0, last_mention_message: 0, last_mention_direct: 0, read_count: 0, last_attendee_activity: now })
+      .set({ last_read_message: 0, last_mention_message: 0, last_mention_direct: 0, read_count: 0, hidden_pinned_id: 0, last_attendee_activity: now })
       .where('room_id', '=', roomId)
       .execute();
+  }
+
+  /** The attendee hides a pinned message for themselves (one at a time, talk-reference.md §4.3 `hiddenPinnedId`). */
+  async hidePinned(id: number, messageId: number, now: number): Promise<void> {
+    await this.db.updateTable('attendees').set({ hidden_pinned_id: messageId, last_attendee_activity: now }).where('id', '=', id).execute();
+  }
+
+  /** A message pinned again shows again to everyone who had hidden it. */
+  async unhidePinned(roomId: number, messageId: number): Promise<void> {
+    await this.db.updateTable('attendees').set({ hidden_pinned_id: 0 }).where('room_id', '=', roomId).where('hidden_pinned_id', '=', messageId).execute();
   }
 
   // ---- deletes ----

@@ -13,6 +13,7 @@ import { DELETED_USERS, MessageType, mentionedIds } from '../../domain/chat.js';
 import { closedPollId } from '../../domain/chat-shares.js';
 import { compiledStatement } from '../compiled-statement.js';
 import { alwaysNamed } from '../pg-prepared.js';
+import { repointLastPinned } from './last-pinned.js';
 
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type NewChatMessage = Insertable<ChatMessagesTable>;
@@ -118,6 +119,16 @@ select ins.* from ins cross join woke`;
 // attendees by primary key, `touched`), so a generic plan is what its values would be given.
 alwaysNamed(LONE_POST_SQL);
 
+/** A pin as a message stores it (0719). */
+export type PinFields = Pick<ChatMessagePatch, 'pinned_by_type' | 'pinned_by_id' | 'pinned_by_name'> & {
+  pinned_id: number;
+  pinned_at: number;
+  pinned_until: number;
+};
+
+/** A message that is not pinned. */
+export const NOT_PINNED = { pinned_id: 0, pinned_by_type: '', pinned_by_id: '', pinned_by_name: '', pinned_at: 0, pinned_until: 0 } as const;
+
 /** Every message column (a Record so that a column added to the table must be added here). */
 const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
   id: true,
@@ -144,6 +155,12 @@ const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
   deleted_at: true,
   reactions: true,
   rev: true,
+  pinned_id: true,
+  pinned_by_type: true,
+  pinned_by_id: true,
+  pinned_by_name: true,
+  pinned_at: true,
+  pinned_until: true,
 };
 const MESSAGE_COLUMNS = Object.keys(MESSAGE_COLUMN_SET) as Array<keyof ChatMessageRow>;
 
@@ -294,6 +311,51 @@ export class ChatMessagesRepository {
     return Number(r.numUpdatedRows) > 0;
   }
 
+  // ---- pins (migration 0719; talk-chat-calls.md §1.2 "pin") ----
+
+  /**
+   * Pins a message unless it is pinned (one statement: of two moderators pinning at once, one
+   * changes the row). False when it was pinned already.
+   */
+  async pin(id: number, pin: PinFields): Promise<boolean> {
+    const r = await this.db.updateTable('chat_messages').set(pin).where('id', '=', id).where('pinned_id', '=', 0).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Unpins a message pinned by `pinnedId` (0: whatever pinned it); false when it was not (any
+   * more): of two unpins at once, or an unpin and the job, one changes the row.
+   */
+  async unpin(id: number, pinnedId = 0): Promise<boolean> {
+    let q = this.db.updateTable('chat_messages').set(NOT_PINNED).where('id', '=', id);
+    q = pinnedId > 0 ? q.where('pinned_id', '=', pinnedId) : q.where('pinned_id', '>', 0);
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * A room's pinned messages, the one pinned last first (the order of their `message_pinned`
+   * messages), with ids below `beforeId` (0: all), by the partial index chat_messages_pinned.
+   */
+  pinned(roomId: number, beforeId: number, limit: number, now: number): Promise<ChatMessageRead[]> {
+    let q = this.visible(now).where('m.room_id', '=', roomId).where('m.pinned_id', '>', sql.lit(0));
+    if (beforeId > 0) q = q.where('m.id', '<', beforeId);
+    return q.orderBy('m.pinned_id', 'desc').limit(limit).execute();
+  }
+
+  /** Pins whose time ran out before `now` (the unpin job), by the partial index chat_messages_pinned_until. */
+  async pinsEnded(now: number, limit: number): Promise<Array<{ id: number; room_id: number; pinned_id: number }>> {
+    const rows = await this.db
+      .selectFrom('chat_messages')
+      .select(['id', 'room_id', 'pinned_id'])
+      .where('pinned_until', '>', sql.lit(0))
+      .where('pinned_until', '<=', now)
+      .orderBy('pinned_until')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: Number(r.id), room_id: Number(r.room_id), pinned_id: Number(r.pinned_id) }));
+  }
+
   /**
    * The `poll_closed` message of a poll whose message was deleted (§1.6 Delete: the poll and its
    * `poll_closed` messages are removed). Read by the room's index and the system-message kind,
@@ -392,6 +454,8 @@ export class ChatMessagesRepository {
           .execute();
         const r = await trx.deleteFrom('chat_messages').where(expired).where('room_id', 'in', part).executeTakeFirst();
         deleted += Number(r.numDeletedRows);
+        // An expired pinned message takes its pin along: the rooms' last pins fall back (0719).
+        await repointLastPinned(trx, part);
       }
       return deleted;
     });

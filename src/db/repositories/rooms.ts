@@ -13,6 +13,7 @@ import type { AttendeeRow } from './attendees.js';
 import { compiledStatement, type CompiledStatement, type Placeholder } from '../compiled-statement.js';
 import { caseById, idIn } from '../id-lists.js';
 import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-messages.js';
+import { repointLastPinned } from './last-pinned.js';
 
 export type RoomRow = Selectable<RoomsTable>;
 export type NewRoom = Insertable<RoomsTable>;
@@ -45,6 +46,7 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   created_at: 0,
   chat_count: 0,
   next_expiry: 0,
+  last_pinned_id: 0,
 };
 
 /** Every attendee column (a Record so that a column added to the table must be added here). */
@@ -78,6 +80,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
   important: true,
   sensitive: true,
   rev: true,
+  hidden_pinned_id: true,
 };
 const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;
 /** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */
@@ -515,7 +518,17 @@ export class RoomsRepository {
 
   /** History cleared: no last message, nothing counted (the first statement of the clear: takes the row lock). */
   async clearChat(id: number): Promise<void> {
-    await this.db.updateTable('rooms').set({ last_message: 0, chat_count: 0, next_expiry: 0 }).where('id', '=', id).execute();
+    await this.db.updateTable('rooms').set({ last_message: 0, chat_count: 0, next_expiry: 0, last_pinned_id: 0 }).where('id', '=', id).execute();
+  }
+
+  /** A message was pinned: it is the room's last pin (talk-reference.md §4.3 `lastPinnedId`). */
+  async setLastPinned(id: number, messageId: number): Promise<void> {
+    await this.db.updateTable('rooms').set({ last_pinned_id: messageId }).where('id', '=', id).execute();
+  }
+
+  /** A pin of the rooms ended (unpinned, deleted): their last pin falls back (last-pinned.ts). */
+  repointLastPinned(ids: readonly number[], ifLastPinned?: number): Promise<void> {
+    return repointLastPinned(this.db, ids, ifLastPinned);
   }
 
   /** Points several rooms at their newest message in one statement (room id → message id; never backwards). */

@@ -30,6 +30,7 @@ import { chatRoutes } from './chat.js';
 import { chatReactionRoutes } from './chat-reactions.js';
 import { chatShareRoutes } from './chat-shares.js';
 import { chatReminderRoutes } from './chat-reminders.js';
+import { chatPinRoutes } from './chat-pins.js';
 import { pollRoutes } from './polls.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
@@ -61,6 +62,7 @@ export const routeModules: RouteModule[] = [
   chatReactionRoutes,
   chatShareRoutes,
   chatReminderRoutes,
+  chatPinRoutes,
   pollRoutes,
   signalingRoutes,
 ];
