@@ -76,6 +76,8 @@ const IMPLEMENTED = [
   'pinned-messages',
   'reactions',
   'talk-polls',
+  'talk-polls-drafts',
+  'edit-draft-poll',
   'audio',
   'video',
   'in-call-flags',

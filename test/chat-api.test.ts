@@ -507,7 +507,7 @@ for (const dialect of dialects()) {
       }
       for (const f of ['chat-read-status', 'remind-me-later', 'upcoming-reminders']) assert.ok(spreed['features-local'].includes(f), f);
       assert.ok(spreed.features.includes('reactions') && spreed.features.includes('talk-polls') && spreed.features.includes('pinned-messages'));
-      for (const f of ['talk-polls-drafts', 'react-permission', 'threads', 'scheduled-messages']) {
+      for (const f of ['react-permission', 'threads', 'scheduled-messages']) {
         assert.ok(!spreed.features.includes(f), `${f} is not implemented`);
       }
       assert.equal(spreed.config.chat['max-length'], 32000);

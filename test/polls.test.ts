@@ -1,7 +1,7 @@
 /**
  * Polls (talk-chat-calls.md §3.2): create (the object_shared chat message), show, vote
  * (replace, withdraw, maxVotes), close; public and hidden results per viewer; poll_voted
- * (anonymous) and poll_closed; every refusal.
+ * (anonymous) and poll_closed; every refusal; drafts (save, list, read, edit, delete).
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -237,10 +237,85 @@ for (const dialect of dialects()) {
       assert.equal(c.data.numVoters, 3);
     });
 
-    it('capability talk-polls is advertised, drafts are not', async () => {
+    it('drafts: a moderator saves one (200, nothing posted), lists, reads, edits and deletes it; for anyone else it does not exist', async () => {
+      const before = (await history()).length;
+      const d = await create('alice', { question: ' Offsite? ', options: ['May', 'June'], resultMode: 1, maxVotes: 1, draft: true });
+      assert.equal(d.status, 200, d.text);
+      const draft = {
+        id: d.data.id,
+        question: 'Offsite?',
+        options: ['May', 'June'],
+        actorType: 'users',
+        actorId: 'alice',
+        actorDisplayName: 'ALICE',
+        status: 2,
+        resultMode: 1,
+        maxVotes: 1,
+      };
+      assert.deepEqual(d.data, draft, "Talk's draft shape: no results");
+      assert.equal((await history()).length, before, 'a draft posts nothing');
+      const second = await create('alice', { question: 'Later', options: ['A', 'B'], draft: true });
+      assert.equal(second.status, 200);
+
+      const drafts = (who: string, opts: Record<string, unknown> = {}) => t.call('GET', `${V1}/poll/${room.token}/drafts`, { as: as(who), ...opts });
+      const list = await drafts('alice');
+      assert.equal(list.status, 200);
+      assert.deepEqual(
+        list.data.map((p: any) => p.id),
+        [d.data.id, second.data.id],
+        'oldest first',
+      );
+      assert.deepEqual(list.data[0], draft);
+      assert.match((await drafts('alice', { format: 'xml' })).text, /<question>Offsite\?<\/question>/);
+      assert.equal((await drafts('bob')).status, 403, 'moderators only');
+      assert.equal((await drafts('dave')).status, 404, 'not a participant');
+
+      assert.equal((await show('alice', d.data.id)).data.status, 2, 'moderators read a draft');
+      const hidden = await show('bob', d.data.id);
+      assert.deepEqual([hidden.status, hidden.data.error], [404, 'poll'], 'for others a draft does not exist');
+      for (const who of ['alice', 'bob']) {
+        const v = await vote(who, d.data.id, [0]);
+        assert.deepEqual([v.status, v.data.error], [404, 'poll'], `nobody votes on a draft (${who})`);
+      }
+
+      const edit = (who: string, id: number | string, body: Record<string, unknown>) =>
+        t.call('POST', `${V1}/poll/${room.token}/draft/${id}`, { as: as(who), body });
+      const e = await edit('alice', d.data.id, { question: 'Offsite in summer?', options: ['July', 'August', 'Never'], resultMode: 0, maxVotes: 2 });
+      assert.equal(e.status, 200, e.text);
+      assert.deepEqual(e.data, { ...draft, question: 'Offsite in summer?', options: ['July', 'August', 'Never'], resultMode: 0, maxVotes: 2 });
+      const open = await create('alice', { question: 'Open', options: ['A', 'B'] });
+      const refused: Array<[string, number | string, Record<string, unknown>, number, string]> = [
+        ['bob', d.data.id, { question: 'Mine?', options: ['A', 'B'] }, 400, 'draft'],
+        ['alice', open.data.id, { question: 'Q', options: ['A', 'B'] }, 400, 'poll'],
+        ['alice', 999999, { question: 'Q', options: ['A', 'B'] }, 404, 'poll'],
+        ['alice', d.data.id, { question: '  ', options: ['A', 'B'] }, 400, 'question'],
+        ['alice', d.data.id, { question: 'Q', options: ['A'] }, 400, 'options'],
+        ['alice', d.data.id, { question: 'Q', options: ['A', 'B'], maxVotes: -1 }, 400, 'maxVotes'],
+        ['alice', 'x', { question: 'Q', options: ['A', 'B'] }, 400, 'poll'],
+        ['dave', d.data.id, { question: 'Q', options: ['A', 'B'] }, 404, 'room'],
+      ];
+      for (const [who, id, body, status, error] of refused) {
+        const r = await edit(who, id, body);
+        assert.deepEqual([r.status, r.data.error], [status, error], `${who} ${id} ${JSON.stringify(body)}`);
+      }
+      assert.equal((await show('alice', d.data.id)).data.question, 'Offsite in summer?', 'the refusals changed nothing');
+
+      const gone = await close('bob', d.data.id);
+      assert.deepEqual([gone.status, gone.data.error], [404, 'poll'], 'only moderators delete a draft');
+      const del = await close('alice', d.data.id);
+      assert.equal(del.status, 202, del.text);
+      assert.equal(del.data, null);
+      assert.equal((await close('alice', d.data.id)).status, 404);
+      assert.deepEqual(
+        (await drafts('alice')).data.map((p: any) => p.id),
+        [second.data.id],
+      );
+      assert.equal((await history()).length, before + 1, 'only the open poll was posted');
+    });
+
+    it('capabilities talk-polls, talk-polls-drafts and edit-draft-poll are advertised', async () => {
       const r = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
-      assert.ok(r.data.capabilities.spreed.features.includes('talk-polls'));
-      assert.ok(!r.data.capabilities.spreed.features.includes('talk-polls-drafts'));
+      for (const f of ['talk-polls', 'talk-polls-drafts', 'edit-draft-poll']) assert.ok(r.data.capabilities.spreed.features.includes(f), f);
     });
   });
 }

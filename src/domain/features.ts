@@ -106,8 +106,10 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'pinned-messages' },
   // Reactions (§3.1): permission bit 256 does not exist here, so no `react-permission`.
   { name: 'reactions' },
-  // Polls (§3.2): no drafts, so no `talk-polls-drafts` / `edit-draft-poll`.
+  // Polls (§3.2), with drafts: moderators save, list, edit and delete them.
   { name: 'talk-polls' },
+  { name: 'talk-polls-drafts' },
+  { name: 'edit-draft-poll' },
   // User settings.
   { name: 'typing-privacy' },
   // sip-support is advertised always, as Talk does (talk-reference.md §2.2): its endpoints exist

@@ -2,7 +2,7 @@
  * SQL for polls and their votes (talk-chat-calls.md §3.2). Counts live on the poll row,
  * recomputed from the vote rows while the voting transaction holds the poll's row lock.
  */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database, PollsTable } from '../schema.js';
 import { chunks } from '../chunks.js';
 
@@ -24,6 +24,23 @@ export class PollsRepository {
 
   findInRoom(roomId: number, id: number): Promise<PollRow | undefined> {
     return this.db.selectFrom('polls').selectAll().where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** A conversation's poll drafts (status 2), oldest first. */
+  draftsInRoom(roomId: number): Promise<PollRow[]> {
+    return this.db.selectFrom('polls').selectAll().where('room_id', '=', roomId).where('status', '=', 2).orderBy('id').execute();
+  }
+
+  /** Edits a draft (one conditional statement); false when it is no draft (any more). */
+  async updateDraft(id: number, patch: Pick<Updateable<PollsTable>, 'question' | 'options' | 'result_mode' | 'max_votes'>): Promise<boolean> {
+    const r = await this.db.updateTable('polls').set(patch).where('id', '=', id).where('status', '=', 2).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Deletes a draft of the room (it has no votes); false when it is no draft (any more). */
+  async deleteDraft(roomId: number, id: number): Promise<boolean> {
+    const r = await this.db.deleteFrom('polls').where('room_id', '=', roomId).where('id', '=', id).where('status', '=', 2).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
   }
 
   /** Locks an open poll for the transaction (a no-op update); false when it is not open any more. */

@@ -1,6 +1,6 @@
 /**
- * Polls (talk-chat-calls.md §3.2, base api/v1): create (201), show, vote, close (200).
- * Thin: coerce, call PollsService.
+ * Polls (talk-chat-calls.md §3.2, base api/v1): create (201; a draft 200), show, vote, close
+ * (200; a deleted draft 202), and the drafts: list and edit. Thin: coerce, call PollsService.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -12,6 +12,13 @@ const BASE = '/apps/spreed/api/v1/poll/:token';
 const PollId = Type.Integer({ minimum: 0, 'x-error': 'poll' });
 const Poll = Type.Record(Type.String(), Type.Unknown());
 const NO_NUL = '^[^\\x00]*$';
+/** What a poll and a draft are made of (create and edit). */
+const POLL_FIELDS = {
+  question: Type.String({ pattern: NO_NUL, 'x-error': 'question' }),
+  options: Type.Array(Type.Unknown(), { maxItems: 200, 'x-error': 'options' }),
+  resultMode: Type.Integer({ default: 0, minimum: 0, maximum: 1, 'x-error': 'resultMode' }),
+  maxVotes: Type.Integer({ default: 0, minimum: 0, maximum: 1000, 'x-error': 'maxVotes' }),
+};
 
 export async function pollRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const polls = services.polls;
@@ -22,18 +29,45 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     talk: true,
     capability: 'talk-polls',
-    summary: 'Create a poll (posted into the chat)',
-    statuses: { 201: { description: 'the poll', schema: Poll }, 412: 'held in the lobby' },
-    params: Type.Object({
-      token: Token,
-      question: Type.String({ pattern: NO_NUL, 'x-error': 'question' }),
-      options: Type.Array(Type.Unknown(), { maxItems: 200, 'x-error': 'options' }),
-      resultMode: Type.Integer({ default: 0, minimum: 0, maximum: 1, 'x-error': 'resultMode' }),
-      maxVotes: Type.Integer({ default: 0, minimum: 0, maximum: 1000, 'x-error': 'maxVotes' }),
-      draft: Type.Boolean({ default: false, 'x-error': 'draft' }),
-    }),
+    summary: 'Create a poll (posted into the chat), or save a draft (moderators, draft=true)',
+    statuses: {
+      200: { description: 'the draft (nothing is posted)', schema: Poll },
+      201: { description: 'the poll', schema: Poll },
+      400: '`room`, `draft` (not a moderator), `question`, `options`',
+      412: 'held in the lobby',
+    },
+    params: Type.Object({ token: Token, ...POLL_FIELDS, draft: Type.Boolean({ default: false, 'x-error': 'draft' }) }),
     response: Poll,
-    handler: async ({ params, ctx }) => new OcsReply(await polls.create(ctx, params.token, params), 201),
+    handler: async ({ params, ctx }) => {
+      const { poll, draft } = await polls.create(ctx, params.token, params);
+      return new OcsReply(poll, draft ? 200 : 201);
+    },
+  });
+
+  ocsRoute(app, services, {
+    method: 'GET',
+    path: `${BASE}/drafts`,
+    auth: 'public',
+    talk: true,
+    capability: 'talk-polls-drafts',
+    summary: "The conversation's poll drafts, oldest first (moderators)",
+    statuses: { 403: 'not a moderator' },
+    params: Type.Object({ token: Token }),
+    response: Type.Array(Poll),
+    handler: async ({ params, ctx }) => polls.drafts(ctx, params.token),
+  });
+
+  ocsRoute(app, services, {
+    method: 'POST',
+    path: `${BASE}/draft/:pollId`,
+    auth: 'public',
+    talk: true,
+    capability: 'edit-draft-poll',
+    summary: 'Edit a poll draft (moderators and its author)',
+    statuses: { 400: '`room`, `poll` (not a draft), `draft` (neither moderator nor author), `question`, `options`', 404: '`poll`', 412: 'held in the lobby' },
+    params: Type.Object({ token: Token, pollId: PollId, ...POLL_FIELDS }),
+    response: Poll,
+    handler: async ({ params, ctx }) => polls.editDraft(ctx, params.token, params.pollId, params),
   });
 
   ocsRoute(app, services, {
@@ -66,9 +100,13 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     talk: true,
     capability: 'talk-polls',
-    summary: 'Close a poll (author or moderator)',
+    summary: 'Close a poll (author or moderator), or delete a draft (logged-in moderators)',
+    statuses: { 202: { description: 'a draft was deleted: null', schema: Type.Null() } },
     params: Type.Object({ token: Token, pollId: PollId }),
-    response: Poll,
-    handler: async ({ params, ctx }) => polls.close(ctx, params.token, params.pollId),
+    response: Type.Union([Poll, Type.Null()]),
+    handler: async ({ params, ctx }) => {
+      const closed = await polls.close(ctx, params.token, params.pollId);
+      return closed === null ? new OcsReply(null, 202) : closed;
+    },
   });
 }
