@@ -74,6 +74,7 @@ const IMPLEMENTED = [
   'remind-me-later',
   'upcoming-reminders',
   'pinned-messages',
+  'scheduled-messages',
   'reactions',
   'talk-polls',
   'talk-polls-drafts',
@@ -109,7 +110,7 @@ for (const dialect of dialects()) {
 
     it('the feature list is exactly what is implemented; sip-support without SIP configured, as Talk', async () => {
       assert.deepEqual([...(await features(t.p))].sort(), [...IMPLEMENTED].sort());
-      for (const missing of ['conversation-creation-all', 'react-permission', 'scheduled-messages', 'sip-support-dialout']) {
+      for (const missing of ['conversation-creation-all', 'react-permission', 'sip-support-dialout']) {
         assert.ok(!(await features(t.p)).includes(missing), missing);
       }
     });

@@ -505,9 +505,9 @@ for (const dialect of dialects()) {
       ]) {
         assert.ok(spreed.features.includes(f), f);
       }
-      for (const f of ['chat-read-status', 'remind-me-later', 'upcoming-reminders']) assert.ok(spreed['features-local'].includes(f), f);
+      for (const f of ['chat-read-status', 'remind-me-later', 'upcoming-reminders', 'scheduled-messages']) assert.ok(spreed['features-local'].includes(f), f);
       assert.ok(spreed.features.includes('reactions') && spreed.features.includes('talk-polls') && spreed.features.includes('pinned-messages'));
-      for (const f of ['react-permission', 'threads', 'scheduled-messages']) {
+      for (const f of ['react-permission', 'threads']) {
         assert.ok(!spreed.features.includes(f), `${f} is not implemented`);
       }
       assert.equal(spreed.config.chat['max-length'], 32000);

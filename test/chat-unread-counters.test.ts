@@ -18,6 +18,7 @@ import { recordRevisions } from '../src/db/migrations/0711-record-revisions.js';
 import { createRevTableUpdateFeed } from '../src/db/migrations/0712-change-feed.js';
 import { attendeeConversationMarks } from '../src/db/migrations/0717-attendee-conversation-marks.js';
 import { dropPinnedMessages, pinnedMessages } from '../src/db/migrations/0719-pinned-messages.js';
+import { addScheduledMessagesColumn, dropScheduledMessagesColumn } from '../src/db/migrations/0720-scheduled-messages.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { nowSeconds } from '../src/domain/time.js';
 
@@ -235,7 +236,9 @@ for (const dialect of dialects()) {
       const sqlDialect = dialect === 'postgres' ? 'postgres' : 'sqlite';
       // The SQLite change feed's update triggers read `rev` too (0712): off and back the same way.
       const revTables = ['rooms', 'attendees', 'chat_messages'] as const;
-      // The pins (0719) came after all of these, on all three tables.
+      // The pins (0719) came after all of these, on all three tables, and the scheduled messages'
+      // attendee column (0720) after them.
+      await dropScheduledMessagesColumn(db);
       await dropPinnedMessages(db);
       for (const table of revTables) {
         await sql.raw(sqlDialect === 'postgres' ? `drop trigger parley_rev on ${table}` : `drop trigger ${table}_rev`).execute(db);
@@ -253,6 +256,7 @@ for (const dialect of dialects()) {
       if (sqlDialect === 'sqlite') for (const table of revTables) await createRevTableUpdateFeed(db, table);
       await attendeeConversationMarks.up({ db, dialect: sqlDialect });
       await pinnedMessages.up({ db, dialect: sqlDialect });
+      await addScheduledMessagesColumn(db);
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
     });
 

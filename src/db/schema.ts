@@ -138,6 +138,25 @@ export interface AttendeesTable {
   rev: Generated<number>;
   /** The pinned message this attendee hid for themselves, 0 = none (migration 0719-pinned-messages). */
   hidden_pinned_id: Generated<number>;
+  /** The user's scheduled messages here, -1 after a failed one (migration 0720-scheduled-messages). */
+  has_scheduled_messages: Generated<number>;
+}
+
+/** A user's message waiting for its time (migration 0720-scheduled-messages). */
+export interface ScheduledMessagesTable {
+  id: Generated<number>;
+  room_id: number;
+  actor_type: string;
+  actor_id: string;
+  /** The text as written (mentions are parsed when it is posted). */
+  message: string;
+  parent_id: number | null;
+  silent: number;
+  /** Unix seconds; 0 = sending failed. */
+  send_at: number;
+  /** When a failed one was due (0 otherwise). */
+  original_send_at: number;
+  created_at: number;
 }
 
 export interface SessionsTable {
@@ -428,6 +447,7 @@ export interface Database {
   room_avatars: RoomAvatarsTable;
   login_sessions: LoginSessionsTable;
   chat_messages: ChatMessagesTable;
+  scheduled_messages: ScheduledMessagesTable;
   signaling_messages: SignalingMessagesTable;
   login_flows: LoginFlowsTable;
   user_avatars: UserAvatarsTable;

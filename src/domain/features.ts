@@ -101,6 +101,8 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   // Message reminders (§1.2): set, read, delete, the upcoming list, and the job that notifies.
   { name: 'remind-me-later', local: true },
   { name: 'upcoming-reminders', local: true },
+  // Scheduled messages (§1.2 "schedule"): list, schedule, edit, delete, and the job that posts them.
+  { name: 'scheduled-messages', local: true },
   // Pinned messages (§1.2 "pin"): pin, unpin, hide for oneself, the `pinned` shared items, and
   // the job that ends pins.
   { name: 'pinned-messages' },

@@ -21,6 +21,7 @@ import type { PollsService } from '../services/polls.js';
 import type { SignalingNotifier } from '../services/signaling-notifier.js';
 import type { CallService } from '../services/calls.js';
 import type { ChatRemindersService } from '../services/chat-reminders.js';
+import type { ChatScheduleService } from '../services/chat-schedule.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -38,6 +39,7 @@ export interface Subscribers {
   polls: PollsService;
   calls: CallService;
   chatReminders: ChatRemindersService;
+  chatSchedule: ChatScheduleService;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -78,6 +80,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));
+  bus.on('user.deleting', ({ userId }) => s.chatSchedule.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chat.authorDeleted(userId));
   bus.on('user.deleting', ({ userId, by }) => s.membershipSync.userDeleted(userId, by));
 
@@ -95,6 +98,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('rooms.deleted', ({ rooms }) => s.polls.forgetRooms(rooms.map((r) => r.id)));
   bus.on('rooms.deleted', ({ rooms }) => s.calls.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chatReminders.forgetRooms(rooms));
+  bus.on('rooms.deleted', ({ rooms }) => s.chatSchedule.forgetRooms(rooms));
 
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));

@@ -12,6 +12,7 @@ import { callDurationJob } from './call-duration.js';
 import { messageExpirationJob } from './message-expiration.js';
 import { chatRemindersJob } from './chat-reminders.js';
 import { pinnedMessagesJob } from './pinned-messages.js';
+import { scheduledMessagesJob } from './scheduled-messages.js';
 
 export const jobs: readonly JobDef[] = Object.freeze([
   staleSessionsJob,
@@ -23,6 +24,7 @@ export const jobs: readonly JobDef[] = Object.freeze([
   messageExpirationJob,
   chatRemindersJob,
   pinnedMessagesJob,
+  scheduledMessagesJob,
 ]);
 
 export { runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';

@@ -74,7 +74,7 @@ export const ConversationSchema = Type.Object(
     // values are true for Parley: nothing pinned, nothing scheduled, no tags, no preset.
     lastPinnedId: Int('id of the message pinned last that is still pinned, 0 = none (feature pinned-messages)'),
     hiddenPinnedId: Int('pinned message the caller hid for themselves, 0 = none (hidden when equal to lastPinnedId)'),
-    hasScheduledMessages: Int('1 when the user has scheduled messages here (feature scheduled-messages, not advertised)'),
+    hasScheduledMessages: Int("the caller's scheduled messages here, -1 after one failed (feature scheduled-messages, local)"),
     tagIds: Type.Array(Type.String(), { description: "ids of the user's conversation tags" }),
     attributes: Int('conversation preset bits, 0 = none (feature conversation-presets, not advertised)'),
     lastMessage: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown())])),

@@ -315,6 +315,8 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   r.isArchived = attendee.archived !== 0;
   r.isImportant = attendee.important !== 0;
   r.isSensitive = attendee.sensitive !== 0;
+  // The user's own scheduled messages here (-1: one failed); Talk fills it for users only.
+  if (attendee.actor_type === ActorType.USERS) r.hasScheduledMessages = attendee.has_scheduled_messages;
   r.notificationLevel = resolveNotificationLevel(attendee.notification_level, room, attendee, cfg);
   r.notificationCalls = attendee.notification_calls;
   r.lastReadMessage = attendee.last_read_message;

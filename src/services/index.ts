@@ -47,6 +47,7 @@ import { ChatReactionsService } from './chat-reactions.js';
 import { ChatSharesService } from './chat-shares.js';
 import { ChatRemindersService } from './chat-reminders.js';
 import { ChatPinsService } from './chat-pins.js';
+import { ChatScheduleService } from './chat-schedule.js';
 import { PollsService } from './polls.js';
 import { BreakoutBroadcastService } from './breakout-broadcast.js';
 import { ChatMentions } from './chat-mentions.js';
@@ -124,6 +125,7 @@ export interface Services {
   /** Message reminders (remind-me-later) and the job that turns due ones into notifications. */
   chatReminders: ChatRemindersService;
   chatPins: ChatPinsService;
+  chatSchedule: ChatScheduleService;
   polls: PollsService;
   breakoutBroadcast: BreakoutBroadcastService;
   chatMentions: ChatMentions;
@@ -208,6 +210,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
   const chatReminders = new ChatRemindersService(db, repos, chatApi);
   const chatPins = new ChatPinsService(db, repos, chatApi, chat);
+  const chatSchedule = new ChatScheduleService(db, repos, chatApi, chat, chatMentions, rooms, appConfig);
   const polls = new PollsService(db, repos, chatApi, chat);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
@@ -230,6 +233,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     polls,
     calls,
     chatReminders,
+    chatSchedule,
   });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
   return {
@@ -247,6 +251,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatShares,
     chatReminders,
     chatPins,
+    chatSchedule,
     polls,
     breakoutBroadcast,
     chatMentions,

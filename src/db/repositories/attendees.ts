@@ -48,6 +48,7 @@ export type ConversationAttendeeRow = Pick<
   | 'important'
   | 'sensitive'
   | 'hidden_pinned_id'
+  | 'has_scheduled_messages'
 >;
 
 /** Column values of a new attendee besides room, actor and participant type (the migration's defaults). */

@@ -16,6 +16,7 @@ import { ChatMessagesRepository } from './chat-messages.js';
 import { ChatReactionsRepository } from './chat-reactions.js';
 import { ChatRemindersRepository } from './chat-reminders.js';
 import { ChatSharedItemsRepository } from './chat-shared-items.js';
+import { ScheduledMessagesRepository } from './scheduled-messages.js';
 import { ClientSessionsRepository } from './client-sessions.js';
 import { GroupsRepository } from './groups.js';
 import { HousekeepingRepository } from './housekeeping.js';
@@ -51,6 +52,7 @@ export interface RepositorySet {
   chatReactions: ChatReactionsRepository;
   chatReminders: ChatRemindersRepository;
   chatSharedItems: ChatSharedItemsRepository;
+  scheduledMessages: ScheduledMessagesRepository;
   clientSessions: ClientSessionsRepository;
   groups: GroupsRepository;
   housekeeping: HousekeepingRepository;
@@ -93,6 +95,7 @@ const MAKERS: Makers = {
   chatReactions: (kysely) => new ChatReactionsRepository(kysely),
   chatReminders: (kysely) => new ChatRemindersRepository(kysely),
   chatSharedItems: (kysely) => new ChatSharedItemsRepository(kysely),
+  scheduledMessages: (kysely) => new ScheduledMessagesRepository(kysely),
   clientSessions: (kysely) => new ClientSessionsRepository(kysely),
   groups: (kysely) => new GroupsRepository(kysely),
   housekeeping: (kysely) => new HousekeepingRepository(kysely),

@@ -81,6 +81,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
   sensitive: true,
   rev: true,
   hidden_pinned_id: true,
+  has_scheduled_messages: true,
 };
 const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeeRow>;
 /** The attendee's columns selected beside the room's, `a_`-prefixed so they do not collide. */

@@ -31,6 +31,7 @@ import { chatReactionRoutes } from './chat-reactions.js';
 import { chatShareRoutes } from './chat-shares.js';
 import { chatReminderRoutes } from './chat-reminders.js';
 import { chatPinRoutes } from './chat-pins.js';
+import { chatScheduleRoutes } from './chat-schedule.js';
 import { pollRoutes } from './polls.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
@@ -63,6 +64,7 @@ export const routeModules: RouteModule[] = [
   chatShareRoutes,
   chatReminderRoutes,
   chatPinRoutes,
+  chatScheduleRoutes,
   pollRoutes,
   signalingRoutes,
 ];
