@@ -11,6 +11,8 @@
  * - one pin per message (the room's row lock and a conditional update): two moderators pinning
  *   the same message at once post one `message_pinned`, and unpinning it at once one
  *   `message_unpinned`;
+ * - a scheduled message is posted once (a conditional claim): two `jobs:run scheduled-messages`
+ *   processes at once post 200 due messages once each;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
  *   split over both processes run at most the cap of password checks.
  */
@@ -20,6 +22,7 @@ import fs from 'node:fs';
 import { dropSchema } from '../src/db/database.js';
 import { admin, basic, dialects, freshEnv, passwordOf } from './helpers/parley.js';
 import { ocs, serve, stop, type Proc } from './helpers/processes.js';
+import { spawnCli } from './helpers/cli.js';
 import { V4 } from './helpers/rooms.js';
 import { requestFrom, secretChecks } from './helpers/throttle.js';
 import { ParticipantType, RoomType } from './helpers/fixtures.js';
@@ -146,6 +149,43 @@ for (const dialect of dialects()) {
       });
       const record = await ocs(b!, 'GET', `${V4}/room/${room.token}`, as('dave'));
       assert.equal(record.data.lastPinnedId, 0, 'every pin ended');
+    });
+
+    it('two `jobs:run scheduled-messages` processes at once post each due scheduled message once', async () => {
+      const room = await twoModerators();
+      const V1 = '/apps/spreed/api/v1';
+      const sendAt = Math.floor(Date.now() / 1000) + 2;
+      const N = 200;
+      for (let i = 0; i < N; i += BATCH)
+        await Promise.all(
+          Array.from({ length: BATCH }, (_, j) =>
+            ocs(j % 2 ? a! : b!, 'POST', `${V1}/chat/${room.token}/schedule`, as('dave'), { message: `later ${i + j}`, sendAt: String(sendAt) }),
+          ),
+        );
+      while (Date.now() / 1000 <= sendAt) await new Promise((resolve) => setTimeout(resolve, 100));
+      const runs = await Promise.all([spawnCli(env, ['jobs:run', 'scheduled-messages']), spawnCli(env, ['jobs:run', 'scheduled-messages'])]);
+      const sent = runs.map((r) => {
+        assert.equal(r.code, 0, r.stderr);
+        return Number(/(\d+) messages sent/.exec(r.stdout)?.[1]);
+      });
+      // Both processes post (about half each, seen here), and no message twice.
+      assert.equal(sent[0] + sent[1], N, `each posted once: ${JSON.stringify(sent)}`);
+      const record = await ocs(a!, 'GET', `${V4}/room/${room.token}`, as('dave'));
+      assert.equal(record.data.hasScheduledMessages, 0);
+      // The history, 200 at a time, newest first (a page short of 200 is the last: the next would be a 304).
+      const posted = new Set<string>();
+      for (let offset = 0; ;) {
+        const page = await ocs(a!, 'GET', `${V1}/chat/${room.token}?lookIntoFuture=0&limit=200&lastKnownMessageId=${offset}`, as('dave'));
+        assert.equal(page.status, 200);
+        for (const m of page.data as Array<{ id: number; message: string }>) {
+          if (!m.message.startsWith('later ')) continue;
+          assert.ok(!posted.has(m.message), `${m.message} posted twice`);
+          posted.add(m.message);
+        }
+        if (page.data.length < 200) break;
+        offset = Math.min(...page.data.map((m: { id: number }) => m.id));
+      }
+      assert.equal(posted.size, N);
     });
 
     it('100 simultaneous wrong logins from one address over both processes run at most the cap of checks', async () => {
