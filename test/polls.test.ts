@@ -6,8 +6,8 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, createUser, dialects } from './helpers/parley.js';
-import { createRoom, NO_THROTTLE, seedUser, setRoom } from './helpers/rooms.js';
-import { RoomType, useParley } from './helpers/fixtures.js';
+import { createRoom, joinGuest, NO_THROTTLE, seedUser, setRoom } from './helpers/rooms.js';
+import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
@@ -298,10 +298,28 @@ for (const dialect of dialects()) {
         const r = await edit(who, id, body);
         assert.deepEqual([r.status, r.data.error], [status, error], `${who} ${id} ${JSON.stringify(body)}`);
       }
+      const one = await t.call('POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'carol' } });
+      const wrongRoom = await t.call('POST', `${V1}/poll/${one.data.token}/draft/${d.data.id}`, {
+        as: as('alice'),
+        body: { question: 'Q', options: ['A', 'B'] },
+      });
+      assert.deepEqual([wrongRoom.status, wrongRoom.data.error], [400, 'room'], 'polls only in group and public conversations');
+      await setRoom(t.p, room.token, { read_only: 1 });
+      const locked = await edit('alice', d.data.id, { question: 'Q', options: ['A', 'B'] });
+      assert.deepEqual([locked.status, locked.data.error], [403, 'readOnly']);
+      await setRoom(t.p, room.token, { read_only: 0 });
       assert.equal((await show('alice', d.data.id)).data.question, 'Offsite in summer?', 'the refusals changed nothing');
 
       const gone = await close('bob', d.data.id);
       assert.deepEqual([gone.status, gone.data.error], [404, 'poll'], 'only moderators delete a draft');
+      // Guest moderators read drafts but do not delete them (Talk: logged-in moderators only).
+      const publicRoom = await createRoom(t.p, 'alice', { roomType: RoomType.PUBLIC, roomName: 'Open drafts' });
+      const guestDraft = await create('alice', { question: 'Guests?', options: ['A', 'B'], draft: true }, publicRoom.token);
+      const guestMod = await joinGuest(t.p, publicRoom.token, ParticipantType.GUEST_MODERATOR);
+      const asGuest = (method: string) => t.call(method, `${V1}/poll/${publicRoom.token}/${guestDraft.data.id}`, { as: guestMod.caller });
+      assert.equal((await asGuest('GET')).data.status, 2);
+      assert.deepEqual([(await asGuest('DELETE')).status, (await asGuest('DELETE')).data.error], [404, 'poll']);
+      assert.equal((await asGuest('GET')).status, 200, 'still there');
       const del = await close('alice', d.data.id);
       assert.equal(del.status, 202, del.text);
       assert.equal(del.data, null);

@@ -13,8 +13,8 @@ export const isSharedItemType = (t: string): t is SharedItemType => (SHARED_ITEM
 /** The kind of the pinned messages, listed from the messages' pins (migration 0719) rather than stored as shares. */
 export const PINNED_ITEMS = 'pinned';
 
-/** Every kind the shared-items lists know, in Talk's order (the overview's keys). */
-export const LISTED_ITEM_TYPES: readonly string[] = [...SHARED_ITEM_TYPES.slice(0, 6), PINNED_ITEMS, ...SHARED_ITEM_TYPES.slice(6)];
+/** Every kind the shared-items lists know, in Talk's order, which is alphabetical (the overview's keys). */
+export const LISTED_ITEM_TYPES: readonly string[] = [...SHARED_ITEM_TYPES, PINNED_ITEMS].sort();
 
 /** The kind a shared object is listed as (§1.6 "Shared items": classification on share). */
 export function sharedItemTypeOf(objectType: string): SharedItemType {

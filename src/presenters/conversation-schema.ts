@@ -69,12 +69,13 @@ export const ConversationSchema = Type.Object(
     isImportant: Bool('the caller marked it important (POST/DELETE …/important)'),
     isSensitive: Bool('the caller marked it sensitive: notifications and reminders leave its messages out (POST/DELETE …/sensitive)'),
     liveTranscriptionLanguageId: Str(),
-    // Required by Talk's current OpenAPI (clients generated from it reject records without them).
-    // Their features (pinned and scheduled messages, tags, presets) are not advertised; the
-    // values are true for Parley: nothing pinned, nothing scheduled, no tags, no preset.
+    // Pinned messages (pinned-messages) and scheduled messages (scheduled-messages).
     lastPinnedId: Int('id of the message pinned last that is still pinned, 0 = none (feature pinned-messages)'),
     hiddenPinnedId: Int('pinned message the caller hid for themselves, 0 = none (hidden when equal to lastPinnedId)'),
     hasScheduledMessages: Int("the caller's scheduled messages here, -1 after one failed (feature scheduled-messages, local)"),
+    // Required by Talk's current OpenAPI (clients generated from it reject records without them).
+    // Their features (tags, presets) are not advertised; the values are true for Parley: no
+    // tags, no preset.
     tagIds: Type.Array(Type.String(), { description: "ids of the user's conversation tags" }),
     attributes: Int('conversation preset bits, 0 = none (feature conversation-presets, not advertised)'),
     lastMessage: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown())])),

@@ -173,7 +173,7 @@ export class ChatScheduleService {
     }
     const parent = row.parent_id !== null ? await this.repos.chatMessages.findInRoom(room.id, Number(row.parent_id), now) : undefined;
     const cfg = await this.appConfig.snapshot();
-    if (!(await this.maySend(room, attendee, parent, row, now, cfg.raw('default_permissions')))) {
+    if (!maySend(room, attendee, parent, row, now, cfg.raw('default_permissions'))) {
       await this.repos.scheduledMessages.recount(owner, true);
       return 'failed';
     }
@@ -201,23 +201,6 @@ export class ChatScheduleService {
       await tx.scheduledMessages.recount(owner);
     });
     return 'sent';
-  }
-
-  /** Whether the author may still post here, as the chat's checks would answer them now. */
-  private async maySend(
-    room: RoomRow,
-    attendee: AttendeeRow,
-    parent: ChatMessageRead | undefined,
-    row: ScheduledMessageRow,
-    now: number,
-    defaultPermissions: string | undefined,
-  ): Promise<boolean> {
-    if (room.read_only === ReadOnlyState.READ_ONLY || room.type === RoomType.CHANGELOG || room.type === RoomType.ONE_TO_ONE_FORMER) return false;
-    const effective = permissionsIn(room, attendee, serverDefaultPermissions(defaultPermissions));
-    if (heldInLobby(lobbyStateAt(room, now), attendee.participant_type, effective)) return false;
-    if (!hasPermission(effective, Permission.CHAT)) return false;
-    if (row.parent_id !== null && (!parent || !isReplyable(parent.message_type, parent.actor_type))) return false;
-    return true;
   }
 
   /** The chat's access for a scheduling user; self-joined users are 404 `actor` (Talk's isSelfJoinedOrGuest). */
@@ -266,4 +249,21 @@ export class ChatScheduleService {
 
 function ownerOf(acc: ChatAccess): ScheduleOwner {
   return { roomId: acc.room.id, actorType: acc.attendee.actor_type, actorId: acc.attendee.actor_id };
+}
+
+/** Whether the author may still post here, as the chat's checks would answer them now. */
+function maySend(
+  room: RoomRow,
+  attendee: AttendeeRow,
+  parent: ChatMessageRead | undefined,
+  row: ScheduledMessageRow,
+  now: number,
+  defaultPermissions: string | undefined,
+): boolean {
+  if (room.read_only === ReadOnlyState.READ_ONLY || room.type === RoomType.CHANGELOG || room.type === RoomType.ONE_TO_ONE_FORMER) return false;
+  const effective = permissionsIn(room, attendee, serverDefaultPermissions(defaultPermissions));
+  if (heldInLobby(lobbyStateAt(room, now), attendee.participant_type, effective)) return false;
+  if (!hasPermission(effective, Permission.CHAT)) return false;
+  if (row.parent_id !== null && (!parent || !isReplyable(parent.message_type, parent.actor_type))) return false;
+  return true;
 }

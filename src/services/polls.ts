@@ -14,14 +14,13 @@ import { SYSTEM_ACTOR } from '../domain/chat.js';
 import { ActorType, RoomType } from '../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
 import { isLoggedInModeratorType, isModeratorType } from '../domain/permissions.js';
+import { PollMode, PollStatus } from '../domain/polls.js';
 import { nowSeconds } from '../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
 import type { ChatService } from './chat.js';
 import type { RequestContext } from './request-context.js';
 import type { Repositories } from '../db/repositories/index.js';
 
-export const PollStatus = { OPEN: 0, CLOSED: 1, DRAFT: 2 } as const;
-export const PollMode = { PUBLIC: 0, HIDDEN: 1 } as const;
 const QUESTION_MAX_BYTES = 32000;
 const OPTIONS_MAX_BYTES = 60000;
 
@@ -53,7 +52,7 @@ export class PollsService {
   }
 
   /** POST /poll/{token}: 201 with the poll; a draft (moderators) 200 with the draft and no message. */
-  async create(ctx: RequestContext, token: unknown, input: PollInput): Promise<{ poll: PollRecord; draft: boolean }> {
+  async create(ctx: RequestContext, token: unknown, input: PollInput): Promise<PollRecord> {
     const acc = await this.pollRoom(ctx, token);
     if (input.draft && !isModeratorType(acc.attendee.participant_type)) throw badRequest('draft', 'Only moderators can save poll drafts');
     const { question, options } = validated(input);
@@ -72,7 +71,7 @@ export class PollsService {
       num_voters: 0,
       created_at: now,
     };
-    if (input.draft) return { poll: asDraft(await this.require(acc, await this.polls.insert(row))), draft: true };
+    if (input.draft) return asDraft(await this.require(acc, await this.polls.insert(row)));
     const posted = await this.db.kysely.transaction().execute(async (trx) => {
       const pollId = await this.repos.withTransaction(trx).polls.insert(row);
       // Like any shared object, it moves the author's read marker (talk-chat-calls.md §1.6).
@@ -81,7 +80,7 @@ export class PollsService {
     });
     // Notified as any shared object is, once committed.
     await this.chat.objectShared(acc.room, posted.messageId, acc.actor);
-    return { poll: await this.show(acc, await this.require(acc, posted.pollId)), draft: false };
+    return this.show(acc, await this.require(acc, posted.pollId));
   }
 
   /** GET /poll/{token}/drafts: the conversation's drafts, oldest first (moderators; 403 otherwise). */

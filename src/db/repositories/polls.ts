@@ -5,6 +5,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database, PollsTable } from '../schema.js';
 import { chunks } from '../chunks.js';
+import { PollStatus } from '../../domain/polls.js';
 
 export type PollRow = Selectable<PollsTable>;
 export interface PollVoteRow {
@@ -28,30 +29,35 @@ export class PollsRepository {
 
   /** A conversation's poll drafts (status 2), oldest first. */
   draftsInRoom(roomId: number): Promise<PollRow[]> {
-    return this.db.selectFrom('polls').selectAll().where('room_id', '=', roomId).where('status', '=', 2).orderBy('id').execute();
+    return this.db.selectFrom('polls').selectAll().where('room_id', '=', roomId).where('status', '=', PollStatus.DRAFT).orderBy('id').execute();
   }
 
   /** Edits a draft (one conditional statement); false when it is no draft (any more). */
   async updateDraft(id: number, patch: Pick<Updateable<PollsTable>, 'question' | 'options' | 'result_mode' | 'max_votes'>): Promise<boolean> {
-    const r = await this.db.updateTable('polls').set(patch).where('id', '=', id).where('status', '=', 2).executeTakeFirst();
+    const r = await this.db.updateTable('polls').set(patch).where('id', '=', id).where('status', '=', PollStatus.DRAFT).executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
   /** Deletes a draft of the room (it has no votes); false when it is no draft (any more). */
   async deleteDraft(roomId: number, id: number): Promise<boolean> {
-    const r = await this.db.deleteFrom('polls').where('room_id', '=', roomId).where('id', '=', id).where('status', '=', 2).executeTakeFirst();
+    const r = await this.db.deleteFrom('polls').where('room_id', '=', roomId).where('id', '=', id).where('status', '=', PollStatus.DRAFT).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
 
   /** Locks an open poll for the transaction (a no-op update); false when it is not open any more. */
   async lockOpen(id: number): Promise<boolean> {
-    const r = await this.db.updateTable('polls').set({ status: 0 }).where('id', '=', id).where('status', '=', 0).executeTakeFirst();
+    const r = await this.db.updateTable('polls').set({ status: PollStatus.OPEN }).where('id', '=', id).where('status', '=', PollStatus.OPEN).executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
   /** Closes an open poll (one conditional statement); false when it was already closed. */
   async close(id: number): Promise<boolean> {
-    const r = await this.db.updateTable('polls').set({ status: 1 }).where('id', '=', id).where('status', '=', 0).executeTakeFirst();
+    const r = await this.db
+      .updateTable('polls')
+      .set({ status: PollStatus.CLOSED })
+      .where('id', '=', id)
+      .where('status', '=', PollStatus.OPEN)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 

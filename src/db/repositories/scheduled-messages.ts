@@ -39,9 +39,7 @@ export class ScheduledMessagesRepository {
       .updateTable('scheduled_messages')
       .set({ ...patch, original_send_at: 0 })
       .where('id', '=', id)
-      .where('room_id', '=', owner.roomId)
-      .where('actor_type', '=', owner.actorType)
-      .where('actor_id', '=', owner.actorId)
+      .where((eb) => eb.and(ownedBy(owner)))
       .returningAll()
       .executeTakeFirst();
   }
@@ -51,9 +49,7 @@ export class ScheduledMessagesRepository {
     const r = await this.db
       .deleteFrom('scheduled_messages')
       .where('id', '=', id)
-      .where('room_id', '=', owner.roomId)
-      .where('actor_type', '=', owner.actorType)
-      .where('actor_id', '=', owner.actorId)
+      .where((eb) => eb.and(ownedBy(owner)))
       .executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
@@ -99,9 +95,7 @@ export class ScheduledMessagesRepository {
     await this.db
       .updateTable('attendees')
       .set((eb) => ({ has_scheduled_messages: eb.ref('has_scheduled_messages') }))
-      .where('room_id', '=', owner.roomId)
-      .where('actor_type', '=', owner.actorType)
-      .where('actor_id', '=', owner.actorId)
+      .where((eb) => eb.and(ownedBy(owner)))
       .execute();
   }
 
@@ -111,9 +105,7 @@ export class ScheduledMessagesRepository {
     await this.db
       .updateTable('attendees')
       .set({ has_scheduled_messages: failed ? -1 : count })
-      .where('room_id', '=', owner.roomId)
-      .where('actor_type', '=', owner.actorType)
-      .where('actor_id', '=', owner.actorId)
+      .where((eb) => eb.and(ownedBy(owner)))
       .execute();
   }
 
@@ -126,10 +118,11 @@ export class ScheduledMessagesRepository {
   }
 
   private owned(owner: ScheduleOwner) {
-    return this.db
-      .selectFrom('scheduled_messages')
-      .where('room_id', '=', owner.roomId)
-      .where('actor_type', '=', owner.actorType)
-      .where('actor_id', '=', owner.actorId);
+    return this.db.selectFrom('scheduled_messages').where((eb) => eb.and(ownedBy(owner)));
   }
+}
+
+/** The owner's columns, as scheduled messages and attendee rows both name them. */
+function ownedBy(owner: ScheduleOwner) {
+  return { room_id: owner.roomId, actor_type: owner.actorType, actor_id: owner.actorId };
 }

@@ -38,10 +38,7 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     },
     params: Type.Object({ token: Token, ...POLL_FIELDS, draft: Type.Boolean({ default: false, 'x-error': 'draft' }) }),
     response: Poll,
-    handler: async ({ params, ctx }) => {
-      const { poll, draft } = await polls.create(ctx, params.token, params);
-      return new OcsReply(poll, draft ? 200 : 201);
-    },
+    handler: async ({ params, ctx }) => new OcsReply(await polls.create(ctx, params.token, params), params.draft ? 200 : 201),
   });
 
   ocsRoute(app, services, {
