@@ -28,15 +28,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
-import { closeSeedServices, dist, freshDatabase, openSeedServices, startServer } from './lib/server.mjs';
+import { closeSeedServices, dist, freshDatabase, openSeedServices } from './lib/server.mjs';
 import { cpuSeconds } from './lib/process-cpu.mjs';
-import { prepareRoutes, seedRoutes } from './lib/routes.mjs';
-import core from './routes/00-core.mjs';
-import chat from './routes/30-chat.mjs';
+import { withChatSendServer } from './lib/chat-send.mjs';
 
 const seconds = Number(process.env.FLOOR_SECONDS ?? 5);
 const sends = Number(process.env.FLOOR_SENDS ?? 20_000);
-const routes = [...core, ...chat].filter((r) => r.name === 'hello' || r.name === 'chat-send');
 
 /** Server CPU ms per request of `req` over `seconds`, after a second of warm-up. */
 async function serverCpu(server, req) {
@@ -154,20 +151,11 @@ function statementsCpu(file, recorded, group, reads) {
 const { env, dataDir, drop } = await freshDatabase('sqlite');
 const { READ_FROM: readFrom } = await dist('db/change-feed.js');
 try {
-  const seeded = await seedRoutes(env, routes, false);
-  const server = await startServer(env);
-  let hello;
-  let send;
-  let sendRequest;
-  try {
-    const prepared = await prepareRoutes(server.url, dataDir, routes, seeded);
-    const byName = Object.fromEntries(prepared.map((p) => [p.r.name, p]));
-    sendRequest = byName['chat-send'].req;
-    hello = await serverCpu(server, byName.hello.req);
-    send = await serverCpu(server, sendRequest);
-  } finally {
-    await server.stop();
-  }
+  const { hello, send, sendRequest } = await withChatSendServer(env, dataDir, async (s) => ({
+    hello: await serverCpu(s.server, s.hello),
+    send: await serverCpu(s.server, s.send),
+    sendRequest: s.send,
+  }));
   const recorded = await recordSend(env, sendRequest);
   const file = path.join(dataDir, 'parley.sqlite');
   const alone = statementsCpu(file, recorded, 1, true);
