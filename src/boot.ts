@@ -13,7 +13,12 @@ import { commandLogger, type Logger } from './log.js';
 
 /** `log` defaults to the commands' logger (stderr); `serve` passes its stdout logger. */
 export async function openServices(settings: Settings = loadSettings(), log: Logger = commandLogger(settings)): Promise<Services> {
-  const db: Db = await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, schema: settings.databaseSchema });
+  const db: Db = await openDatabase({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    schema: settings.databaseSchema,
+    warn: (message) => log.warn(message),
+  });
   try {
     await migrateToLatest(db);
     db.readCache?.enable();

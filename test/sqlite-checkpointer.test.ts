@@ -13,7 +13,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase, type Db } from '../src/db/database.js';
-import { CHECKPOINT_INTERVAL_MS, FALLBACK_PAGES } from '../src/db/sqlite-checkpointer.js';
+import { CHECKPOINT_INTERVAL_MS, FALLBACK_PAGES, startCheckpointer } from '../src/db/sqlite-checkpointer.js';
 import { eventually } from './helpers/eventually.js';
 
 /** Rows of about one page each: enough to see in the file's size, far below the fallback. */
@@ -67,6 +67,32 @@ describe('WAL checkpoints on a worker thread [sqlite]', () => {
       assert.equal(size(), before, 'no worker copied the log after close()');
     } finally {
       raw.close();
+    }
+  });
+
+  it('tells of a checkpoint that fails once until it succeeds again, and of a worker that could not start', async () => {
+    const main = new SQLite(':memory:');
+    const garbage = path.join(dir, 'not-a-database');
+    fs.writeFileSync(garbage, Buffer.alloc(8192, 7));
+    const heard: string[] = [];
+    const failing = startCheckpointer(main, garbage, (m) => heard.push(m));
+    try {
+      await eventually('the failing checkpoint was reported', async () => heard.length > 0, 50 * CHECKPOINT_INTERVAL_MS);
+      // Several more ticks fail the same way: still one report.
+      await new Promise((r) => setTimeout(r, 5 * CHECKPOINT_INTERVAL_MS));
+      assert.equal(heard.length, 1, heard.join(' | '));
+      assert.match(heard[0], /WAL checkpoint failed .*not a database/);
+    } finally {
+      await failing.close();
+    }
+    const stopped: string[] = [];
+    const missing = startCheckpointer(main, path.join(dir, 'missing.sqlite'), (m) => stopped.push(m));
+    try {
+      await eventually('the worker that could not open the file was reported', async () => stopped.length > 0, 50 * CHECKPOINT_INTERVAL_MS);
+      assert.match(stopped[0], /checkpoint worker stopped/);
+    } finally {
+      await missing.close();
+      main.close();
     }
   });
 });

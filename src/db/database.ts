@@ -42,6 +42,8 @@ export interface DbOptions {
   dataDir: string;
   /** PostgreSQL schema to create and use (tests run one schema each). */
   schema?: string;
+  /** Told of trouble in the background that no request sees (SQLite's checkpoint worker). */
+  warn?: (message: string) => void;
 }
 
 // int8 (bigint) columns and COUNT(*) arrive as strings from pg; every value we store fits a JS number.
@@ -104,7 +106,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
   // Several processes may share the file; wait for a writer instead of failing.
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = OFF');
-  const checkpointer = startCheckpointer(database, file);
+  const checkpointer = startCheckpointer(database, file, opts.warn);
   const dialect = new ImmediateSqliteDialect({ database });
   const kysely = new Kysely<Database>({ dialect, log });
   attachDirectReads(kysely, database, stats);

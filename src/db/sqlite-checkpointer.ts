@@ -34,17 +34,23 @@ export const FALLBACK_PAGES = 10_000;
 
 /**
  * Runs in the worker (CommonJS, given as source: the same in the built server and under the
- * tests' TypeScript loader). Errors end the worker quietly: the fallback keeps the log bounded.
+ * tests' TypeScript loader). A checkpoint that fails is tried again at the next tick; its error
+ * is posted to the main thread once, until a checkpoint succeeds again (ten a second would flood
+ * the log). A worker that cannot open the database ends (an 'error' event).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file, { fileMustExist: true });
+let reported;
 const timer = setInterval(() => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    // The file is busy or gone: try again at the next tick; close() ends the thread.
+    reported = undefined;
+  } catch (e) {
+    const message = String(e && e.message ? e.message : e);
+    if (message !== reported) parentPort.postMessage({ error: message });
+    reported = message;
   }
 }, workerData.intervalMs);
 parentPort.on('message', () => {
@@ -59,16 +65,24 @@ export interface Checkpointer {
   close(): Promise<void>;
 }
 
+/** Told of what goes wrong in the worker (the process's logger, as a warning). */
+export type CheckpointProblem = (message: string) => void;
+
 /**
  * Moves `database`'s checkpoints to a worker thread (see the file comment). `database` must be
- * in WAL mode and be a file (`file` is its path).
+ * in WAL mode and be a file (`file` is its path). `problem` hears of a failing checkpoint and of
+ * a worker that ended: neither loses data (the fallback bounds the log), but an operator should
+ * know why the log grows.
  */
-export function startCheckpointer(database: SQLite.Database, file: string): Checkpointer {
+export function startCheckpointer(database: SQLite.Database, file: string, problem: CheckpointProblem = () => {}): Checkpointer {
   database.pragma(`wal_autocheckpoint = ${FALLBACK_PAGES}`);
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, intervalMs: CHECKPOINT_INTERVAL_MS } });
+  worker.on('message', (m: { error?: string }) => {
+    if (m.error !== undefined) problem(`WAL checkpoint failed (tried again every ${CHECKPOINT_INTERVAL_MS} ms): ${m.error}`);
+  });
   // A failed worker leaves the fallback in charge; it must not take the process down.
-  worker.on('error', () => {});
+  worker.on('error', (e) => problem(`the WAL checkpoint worker stopped; the committing connection checkpoints from now on: ${e.message}`));
   // Never what keeps a process alive (a command that forgot to close still exits).
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
