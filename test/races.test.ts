@@ -14,7 +14,9 @@
  * - a scheduled message is posted once (a conditional claim): two `jobs:run scheduled-messages`
  *   processes at once post 200 due messages once each;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
- *   split over both processes run at most the cap of password checks.
+ *   split over both processes run at most the cap of password checks;
+ * - so does a rate limit (one locked step): 100 simultaneous messages with a mention by guests
+ *   from one address over both processes store exactly 50 (Talk's daily cap) and refuse 50.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -186,6 +188,29 @@ for (const dialect of dialects()) {
         offset = Math.min(...page.data.map((m: { id: number }) => m.id));
       }
       assert.equal(posted.size, N);
+    });
+
+    it('100 simultaneous guest messages with a mention from one address over both processes store 50 and refuse 50', async () => {
+      const room = await ocs(a!, 'POST', `${V4}/room`, as('alice'), { roomType: '3', roomName: 'Open' });
+      assert.equal(room.status, 201, JSON.stringify(room.data));
+      const token = room.data.token;
+      const join = await fetch(`${a!.url}/ocs/v2.php${V4}/room/${token}/participants/active?format=json`, {
+        method: 'POST',
+        headers: { 'OCS-APIRequest': 'true' },
+      });
+      const cookie = /parley_session=[^;]+/.exec(join.headers.get('set-cookie') ?? '')?.[0];
+      assert.equal(join.status, 200);
+      assert.ok(cookie, 'the guest has a session cookie');
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          requestFrom(i % 2 ? a!.url : b!.url, 'POST', `/apps/spreed/api/v1/chat/${token}`, '127.0.0.32', { cookie, form: { message: `@alice ${i}` } }),
+        ),
+      );
+      const statuses = answers.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 201).length, 50, JSON.stringify(statuses));
+      assert.equal(statuses.filter((s) => s === 429).length, 50, JSON.stringify(statuses));
+      const history = await ocs(b!, 'GET', `/apps/spreed/api/v1/chat/${token}?lookIntoFuture=0&limit=200`, as('alice'));
+      assert.equal((history.data as Array<{ actorType: string }>).filter((m) => m.actorType === 'guests').length, 50);
     });
 
     it('100 simultaneous wrong logins from one address over both processes run at most the cap of checks', async () => {

@@ -69,6 +69,9 @@ export const preconditionFailed = (error: string) => new ApiError(412, reason(er
 /** 429: brute-force cap reached. */
 export const tooManyRequests = () => new ApiError(429, reason('throttled', 'Too many attempts, try again later'), 'Reached maximum delay');
 
+/** 429 with a reason: a rate limit of an action (not the brute-force cap) was reached. */
+export const rateLimited = (error: string, message: string) => new ApiError(429, reason(error, message));
+
 /** 501: SIP or dial-out not configured. */
 export const notImplemented = (error: string) => new ApiError(501, reason(error));
 

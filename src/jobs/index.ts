@@ -13,6 +13,7 @@ import { messageExpirationJob } from './message-expiration.js';
 import { chatRemindersJob } from './chat-reminders.js';
 import { pinnedMessagesJob } from './pinned-messages.js';
 import { scheduledMessagesJob } from './scheduled-messages.js';
+import { rateLimitsJob } from './rate-limits.js';
 
 export const jobs: readonly JobDef[] = Object.freeze([
   staleSessionsJob,
@@ -25,6 +26,7 @@ export const jobs: readonly JobDef[] = Object.freeze([
   chatRemindersJob,
   pinnedMessagesJob,
   scheduledMessagesJob,
+  rateLimitsJob,
 ]);
 
 export { runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';

@@ -26,14 +26,16 @@ import {
   trimMessage,
 } from '../domain/chat.js';
 import { sharedPollId } from '../domain/chat-shares.js';
-import { mentionedUserIdsOf } from '../domain/chat-mentions.js';
+import { findMentions, mentionedUserIdsOf } from '../domain/chat-mentions.js';
+import { GUEST_MENTIONS_RATE } from '../domain/rate-limits.js';
 import { ActorType, Permission, ReadOnlyState, RoomType } from '../domain/constants.js';
-import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge } from '../domain/errors.js';
+import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge, rateLimited } from '../domain/errors.js';
 import {
   hasPermission,
   heldInLobby,
   lobbyTimerReached,
   isLoggedInModeratorType,
+  isGuestType,
   isModeratorType,
   isOneToOneKind,
   permissionsIn,
@@ -46,6 +48,7 @@ import type { ChatMentions } from './chat-mentions.js';
 import type { CallerRoom, RoomsService } from './rooms.js';
 import type { RequestContext } from './request-context.js';
 import type { Repositories } from '../db/repositories/index.js';
+import { anonymousSubject } from '../db/repositories/user-rate-limits.js';
 
 /** A participant's access to a room's chat, resolved once per request. */
 export interface ChatAccess {
@@ -169,6 +172,7 @@ export class ChatApiService {
     }
     const actor = await this.guestName(acc, input.actorDisplayName);
     await this.rooms.refillOneToOne(acc.room);
+    await this.limitGuestMentions(ctx, acc.attendee, text, now);
     // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
     const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll, replyTo: parent });
@@ -188,6 +192,20 @@ export class ChatApiService {
     // back: the author's current name is the one this request authenticated with.
     const row: ChatMessageRead = { ...posted, user_display_name: actor.type === ActorType.USERS ? (ctx.user?.display_name ?? null) : null };
     return this.page(acc, [row], undefined, false, parent ? [parent] : []);
+  }
+
+  /**
+   * Guests (and guest moderators: e-mail guests too) who mention anybody may send at most 50
+   * such messages a day from one address (GUEST_MENTIONS_RATE), as
+   * Talk's ChatManager::sendMessage limits them (§1.1 "Guests"); past it 429 `mentions` and
+   * nothing is stored. Any mention as written counts, resolved or not (Nextcloud's
+   * Comment::getMentions). Counted and recorded in one locked step, in any number of processes
+   * (UserRateLimitsRepository.take).
+   */
+  private async limitGuestMentions(ctx: RequestContext, attendee: AttendeeRow, text: string, now: number): Promise<void> {
+    if (!isGuestType(attendee.participant_type) || findMentions(text).length === 0) return;
+    if (!(await this.repos.userRateLimits.take(anonymousSubject(ctx.ip), GUEST_MENTIONS_RATE, now)))
+      throw rateLimited('mentions', `Guests may send at most ${GUEST_MENTIONS_RATE.limit} messages with mentions a day`);
   }
 
   /**

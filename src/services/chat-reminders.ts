@@ -18,7 +18,8 @@ import type { Db } from '../db/database.js';
 import type { Repositories } from '../db/repositories/index.js';
 import { MessageType } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
-import { ApiError, notFound } from '../domain/errors.js';
+import { notFound, rateLimited } from '../domain/errors.js';
+import { REMINDER_RATE } from '../domain/rate-limits.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Reminder, UpcomingReminder } from '../presenters/chat-reminder.js';
 import type { ChatApiService } from './chat-api.js';
@@ -26,8 +27,6 @@ import { authorParams, notificationRow } from './notifications.js';
 import type { RequestContext } from './request-context.js';
 
 /** Nextcloud's UserRateLimit on setting a reminder (Talk's ChatController::setReminder). */
-export const REMINDER_RATE_LIMIT = 60;
-export const REMINDER_RATE_WINDOW_SECONDS = 3600;
 /** Talk's Reminder::NUM_UPCOMING_REMINDERS. */
 export const UPCOMING_REMINDERS = 10;
 /** Due reminders notified per transaction by the job. */
@@ -44,8 +43,7 @@ export class ChatRemindersService {
   async set(ctx: RequestContext, token: unknown, messageId: number, timestamp: number): Promise<Reminder> {
     const userId = ctx.userId!;
     const now = nowSeconds();
-    if (!(await this.repos.userRateLimits.take(userId, 'chat-reminder', now, REMINDER_RATE_WINDOW_SECONDS, REMINDER_RATE_LIMIT)))
-      throw new ApiError(429, { error: 'rate-limit', message: 'Too many reminders set in the last hour' });
+    if (!(await this.repos.userRateLimits.take(userId, REMINDER_RATE, now))) throw rateLimited('rate-limit', 'Too many reminders set in the last hour');
     const room = await this.messageRoom(ctx, token, messageId, now);
     const row = await this.repos.chatReminders.set(userId, room.id, messageId, timestamp);
     return reminderOf(row, room.token);

@@ -10,6 +10,8 @@ import type { ChatMessagesRepository } from '../db/repositories/chat-messages.js
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { AppConfigService } from './app-config.js';
 import type { RoomsService } from './rooms.js';
+import type { UserRateLimitsRepository } from '../db/repositories/user-rate-limits.js';
+import { LONGEST_RATE_WINDOW_SECONDS } from '../domain/rate-limits.js';
 
 const DAY = 86400;
 const EMPTY_ROOMS_BATCH = 1000;
@@ -36,7 +38,16 @@ export class HousekeepingService {
     private readonly calls: CallService,
     private readonly messages: ChatMessagesRepository,
     private readonly lobbyTimers: LobbyTimers,
+    private readonly rateLimits: UserRateLimitsRepository,
   ) {}
+
+  /**
+   * Rate-limit records older than the longest window (domain/rate-limits.ts): a subject's old
+   * rows go when it acts again, those of subjects that never come back (a guest's address) here.
+   */
+  forgetOldRateLimits(now: number): Promise<number> {
+    return this.rateLimits.deleteOlderThan(now - LONGEST_RATE_WINDOW_SECONDS);
+  }
 
   /**
    * Message expiration (Talk's ExpireChatMessages, talk-chat-calls.md §1.6): deletes messages
