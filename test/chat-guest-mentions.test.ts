@@ -26,7 +26,8 @@ for (const dialect of dialects()) {
       guest = await t.newGuest(room);
     });
 
-    const send = (who: any, message: string, format: 'json' | 'xml' = 'json') => t.call('POST', `${CHAT}/${room.token}`, { as: who, body: { message }, format });
+    const send = (who: any, message: string, format: 'json' | 'xml' = 'json') =>
+      t.call('POST', `${CHAT}/${room.token}`, { as: who, body: { message }, format });
     const stored = async () => (await t.history(room, 'alice', 200)).filter((m) => m.messageType === 'comment').length;
 
     it(`takes ${GUEST_MENTIONS_RATE.limit} messages with mentions a day from one address, then 429 mentions and stores nothing`, async () => {
