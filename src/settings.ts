@@ -44,6 +44,13 @@ export interface Settings {
   jobIntervalScale: number;
   /** Networks (CIDR) besides loopback that may read GET /metrics (METRICS_ALLOW). */
   metricsAllow: string[];
+  /**
+   * Reverse proxies (addresses or networks, TRUSTED_PROXIES; Nextcloud's `trusted_proxies`)
+   * whose X-Forwarded-For names the client: the address the brute-force throttle, the rate limits
+   * and METRICS_ALLOW go by. Empty: the socket's address, and X-Forwarded-For is ignored (anyone
+   * could write it).
+   */
+  trustedProxies: string[];
   /** smtp:// or smtps:// URL of the mail server; unset = mail goes to the outbox table and the log. */
   smtpUrl?: string;
   /** Sender address of the mail Parley sends. */
@@ -204,6 +211,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     jobs: boolSetting(env, 'JOBS', true),
     jobIntervalScale: scaleSetting(env, 'JOB_INTERVAL_SCALE'),
     metricsAllow: cidrListSetting(env, 'METRICS_ALLOW'),
+    trustedProxies: cidrListSetting(env, 'TRUSTED_PROXIES'),
     smtpUrl: urlSetting(env, 'SMTP_URL', ['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', false),
     mailFrom: mailFromSetting(env, baseUrl),
     signalingPollSeconds: intSetting(env, 'SIGNALING_POLL_SECONDS', 30, 1, 30),

@@ -24,6 +24,10 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     // Fastify's own request lines are off: the onResponse hook below writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 25 * 1024 * 1024,
+    // request.ip is the client named by X-Forwarded-For only when the connection comes from a
+    // trusted proxy (TRUSTED_PROXIES): behind a proxy every client would otherwise share its
+    // address, and one client's wrong passwords would throttle everybody.
+    trustProxy: services.settings.trustedProxies.length > 0 ? services.settings.trustedProxies : false,
     // Path placeholders up to 1000 characters reach the routes, whose schemas name the bad field;
     // past that (and for malformed URLs) frameworkErrors answers in the envelope with a reason.
     routerOptions: { querystringParser: (s: string) => parsePhpQuery(s), ignoreTrailingSlash: true, maxParamLength: 1000 },

@@ -7,13 +7,14 @@ export function requestFrom(
   method: string,
   path: string,
   localAddress: string,
-  opts: { authorization?: string; cookie?: string; form?: Record<string, string> } = {},
+  opts: { authorization?: string; cookie?: string; forwardedFor?: string; form?: Record<string, string> } = {},
 ): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const body = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
     const headers: Record<string, string> = { 'OCS-APIRequest': 'true' };
     if (opts.authorization) headers.Authorization = opts.authorization;
     if (opts.cookie) headers.Cookie = opts.cookie;
+    if (opts.forwardedFor) headers['X-Forwarded-For'] = opts.forwardedFor;
     if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
     const req = http.request(new URL(`${url}/ocs/v2.php${path}?format=json`), { method, localAddress, headers }, (res) => {
       let text = '';
