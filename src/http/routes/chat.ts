@@ -89,7 +89,12 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
     auth: 'public',
     talk: true,
     summary: 'Send a message (replyTo, referenceId, silent; actorDisplayName for guests)',
-    statuses: { 201: { description: 'the message', schema: Message }, 412: 'held in the lobby', 413: 'the message is longer than 32000 characters' },
+    statuses: {
+      201: { description: 'the message', schema: Message },
+      412: 'held in the lobby',
+      413: 'the message is longer than 32000 characters',
+      429: 'a guest sent 50 messages with mentions from this address in the last day',
+    },
     params: Type.Object({
       token: Token,
       message: Type.String({ pattern: NO_NUL, 'x-error': 'message' }),
