@@ -246,13 +246,30 @@ for (const dialect of dialects()) {
       assert.equal(again.status, 403, 'a v1 flow completes once');
     });
 
-    it('BASE_URL is the server handed to clients; X-Forwarded-Proto is honoured without it', async () => {
-      const fwd = JSON.parse((await req(p, 'POST', '/index.php/login/v2', { headers: { 'X-Forwarded-Proto': 'https' } })).text);
-      assert.match(fwd.poll.endpoint, /^https:\/\/127\.0\.0\.1:\d+\/index\.php\/login\/v2\/poll$/);
+    it('BASE_URL is the server handed to clients; without it the request decides', async () => {
+      const plain = JSON.parse((await req(p, 'POST', '/index.php/login/v2')).text);
+      assert.match(plain.poll.endpoint, /^http:\/\/127\.0\.0\.1:\d+\/index\.php\/login\/v2\/poll$/);
       const q = await startParley(dialect, { env: { ...NO_THROTTLE, BASE_URL: 'https://talk.example.org/' } });
       try {
         const j = JSON.parse((await req(q, 'POST', '/index.php/login/v2')).text);
         assert.equal(j.poll.endpoint, 'https://talk.example.org/index.php/login/v2/poll');
+      } finally {
+        await q.close();
+      }
+    });
+
+    it('X-Forwarded-Proto and X-Forwarded-Host count only from a trusted proxy', async () => {
+      const forwarded = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'talk.example.org' };
+      const ignored = JSON.parse((await req(p, 'POST', '/index.php/login/v2', { headers: forwarded })).text);
+      assert.match(ignored.poll.endpoint, /^http:\/\/127\.0\.0\.1:\d+\//, "no TRUSTED_PROXIES: the headers are anybody's");
+      assert.match(ignored.login, /^http:\/\/127\.0\.0\.1:\d+\//);
+      const q = await startParley(dialect, { env: { ...NO_THROTTLE, TRUSTED_PROXIES: '127.0.0.1' } });
+      try {
+        const j = JSON.parse((await req(q, 'POST', '/index.php/login/v2', { headers: forwarded })).text);
+        assert.equal(j.poll.endpoint, 'https://talk.example.org/index.php/login/v2/poll');
+        assert.match(j.login, /^https:\/\/talk\.example\.org\/index\.php\/login\/v2\/flow\//);
+        const direct = JSON.parse((await req(q, 'POST', '/index.php/login/v2')).text);
+        assert.match(direct.poll.endpoint, /^http:\/\/127\.0\.0\.1:\d+\//, 'a proxy that forwards nothing');
       } finally {
         await q.close();
       }

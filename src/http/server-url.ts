@@ -3,15 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services/index.js';
 
 /**
- * The address clients store: BASE_URL when set; otherwise the request's scheme and host
- * (X-Forwarded-Proto / X-Forwarded-Ssl honoured, as Nextcloud does for §7.2).
+ * The address clients store: BASE_URL when set; otherwise the request's scheme and host.
+ * Fastify takes X-Forwarded-Proto and X-Forwarded-Host into `protocol` and `host` only from a
+ * connection of a trusted proxy (TRUSTED_PROXIES), as Nextcloud's IRequest does with its
+ * `trusted_proxies`: anybody else could otherwise choose the address a login flow hands out
+ * (§7.2) and whether its cookie is Secure.
  */
 export function serverUrl(services: Services, request: FastifyRequest): string {
   if (services.settings.baseUrlGiven) return services.settings.baseUrl;
-  const fwd = String(request.headers['x-forwarded-proto'] ?? '')
-    .split(',')[0]
-    .trim()
-    .toLowerCase();
-  const https = fwd === 'https' || String(request.headers['x-forwarded-ssl'] ?? '').toLowerCase() === 'on';
-  return `${https ? 'https' : request.protocol}://${request.headers.host ?? 'localhost'}`;
+  return `${request.protocol}://${request.host || 'localhost'}`;
 }
