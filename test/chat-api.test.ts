@@ -359,6 +359,26 @@ for (const dialect of dialects()) {
         assert.equal(old.data.error, 'age');
       });
 
+      it('the same message deleted many times at once: one 200, the others 405, one message_deleted; an edit racing them changes nothing', async () => {
+        const m = (await send(room.token, 'bob', { message: 'going, going' })).data;
+        const tries = await Promise.all([
+          ...Array.from({ length: 12 }, () => del(m.id, 'bob')),
+          ...Array.from({ length: 4 }, () => edit(m.id, 'bob', 'still here?')),
+        ]);
+        const deletions = tries.slice(0, 12).map((r) => r.status);
+        assert.equal(deletions.filter((s) => s === 200).length, 1, `deletions: ${deletions}`);
+        assert.deepEqual([...new Set(deletions.filter((s) => s !== 200))], [405], `deletions: ${deletions}`);
+        for (const r of tries.slice(12)) assert.ok(r.status === 200 || (r.status === 405 && r.data.error === 'message'), r.text);
+        const history = (await get(room.token, 'alice', { lookIntoFuture: 0, limit: 200 })).data;
+        assert.equal(history.filter((x: any) => x.systemMessage === 'message_deleted' && x.parent.id === m.id).length, 1);
+        const stored = await p.services.db.kysely
+          .selectFrom('chat_messages')
+          .select(['message', 'message_type'])
+          .where('id', '=', m.id)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(stored, { message: '', message_type: 'comment_deleted' }, 'no edit wrote into the deleted message');
+      });
+
       it('delete: 403 permission for other non-moderators, 404 message for missing ids, 404 outsiders, 405 system messages, 400 bad ids; nothing changed', async () => {
         const m = (await send(room.token, 'alice', { message: 'keep me' })).data;
         const denied = await del(m.id, 'bob');

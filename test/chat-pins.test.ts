@@ -184,6 +184,21 @@ for (const dialect of dialects()) {
       assert.equal(d.data.error, 'message', 'a deleted message cannot be pinned');
     });
 
+    it('pinUntil reads the same as form text and as a JSON number: the largest safe integer passes both ways, the next one neither', async () => {
+      const id = await t.say(room, 'carol', 'Forever');
+      const largest = String(Number.MAX_SAFE_INTEGER);
+      for (const opts of [{ form: { pinUntil: largest } }, { body: { pinUntil: Number.MAX_SAFE_INTEGER } }]) {
+        const r = await pin('bob', id, undefined, room.token, opts);
+        assert.equal(r.status, 200, `${JSON.stringify(opts)}: ${r.text}`);
+        assert.equal(r.data.parent.metaData.pinnedUntil, Number.MAX_SAFE_INTEGER);
+        assert.equal((await unpin('bob', id)).status, 200);
+      }
+      for (const opts of [{ form: { pinUntil: '9007199254740992' } }, { body: { pinUntil: 9007199254740992 } }]) {
+        const r = await pin('bob', id, undefined, room.token, opts);
+        assert.deepEqual([r.status, r.data.error], [400, 'until'], JSON.stringify(opts));
+      }
+    });
+
     it('read-only conversations: moderators still pin (Talk checks no read-only state); the lobby holds back hiding and the record fields', async () => {
       const ro = await t.newRoom('alice', { members: ['carol'] });
       const id = await t.say(ro, 'carol', 'Before locking');

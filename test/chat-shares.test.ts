@@ -99,6 +99,12 @@ for (const dialect of dialects()) {
         { objectType: 'geo-location', objectId: GEO.id, metaData: JSON.stringify({ ...GEO, latitude: 52.5 }) },
         { objectType: 'geo-location', objectId: 'somewhere', metaData: JSON.stringify({ ...GEO, id: 'somewhere' }) },
         { objectType: 'geo-location', objectId: 'geo:123.4,13.3', metaData: JSON.stringify(GEO) },
+        // Names of Object's own properties are no object types either.
+        ...['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'].map((objectType) => ({
+          objectType,
+          objectId: '1',
+          metaData: JSON.stringify({ name: 'x' }),
+        })),
       ];
       for (const body of cases) {
         const r = await share('alice', body);
@@ -293,6 +299,29 @@ for (const dialect of dialects()) {
       assert.deepEqual(await lastMessage(), []);
       const votes = await t.p.services.db.kysely.selectFrom('poll_votes').select('id').where('poll_id', '=', poll.id).execute();
       assert.equal(votes.length, 0);
+    });
+
+    it('a share naming somebody else’s poll: deleting it leaves the poll, unless its author or a moderator deletes it', async () => {
+      const r = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Borrowed polls' });
+      for (const u of ['bob', 'carol']) await seedUser(t.p, r.token, u);
+      const poll = (await t.call('POST', `${V1}/poll/${r.token}`, { as: as('bob'), body: { question: 'Mine?', options: ['y', 'n'] } })).data;
+      assert.equal((await t.call('DELETE', `${V1}/poll/${r.token}/${poll.id}`, { as: as('bob') })).status, 200, 'closed');
+      const borrowed = async (who: string) => {
+        const m = await share(who, { objectType: 'talk-poll', objectId: String(poll.id), metaData: JSON.stringify({ name: 'Mine?' }) }, r.token);
+        assert.equal(m.status, 201, m.text);
+        return m.data.id;
+      };
+      const pollClosed = async () =>
+        (await t.history(r.token, 'alice', 200)).filter((m: any) => m.systemMessage === 'poll_closed' && m.messageType !== 'comment_deleted').length;
+      // carol (neither the poll's author nor a moderator) deletes her own share: the poll stays.
+      const byCarol = await t.call('DELETE', `${V1}/chat/${r.token}/${await borrowed('carol')}`, { as: as('carol') });
+      assert.equal(byCarol.status, 200, byCarol.text);
+      assert.equal((await t.call('GET', `${V1}/poll/${r.token}/${poll.id}`, { as: as('bob') })).status, 200);
+      assert.equal(await pollClosed(), 1);
+      // The poll's author deleting a share of it removes it, as a moderator would.
+      assert.equal((await t.call('DELETE', `${V1}/chat/${r.token}/${await borrowed('bob')}`, { as: as('bob') })).status, 200);
+      assert.equal((await t.call('GET', `${V1}/poll/${r.token}/${poll.id}`, { as: as('bob') })).status, 404);
+      assert.equal(await pollClosed(), 0);
     });
 
     it('clearing the history empties the lists and removes the polls', async () => {

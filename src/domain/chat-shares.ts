@@ -86,9 +86,10 @@ export function buildSharedObject(
     }
   }
   data = { ...data, type: objectType, id: objectId, 'icon-url': iconUrl };
-  if ('link' in data && !(typeof data.link === 'string' && onOrigin(data.link, ownOrigin))) return { refused: 'link' };
-  const required = REQUIRED_KEYS[objectType];
-  if (!required || ![...required, 'id', 'name'].every((k) => k in data)) return { refused: 'object' };
+  if (Object.hasOwn(data, 'link') && !(typeof data.link === 'string' && onOrigin(data.link, ownOrigin))) return { refused: 'link' };
+  // Own keys only: `constructor` or `__proto__` must not find Object's built-ins.
+  const required = Object.hasOwn(REQUIRED_KEYS, objectType) ? REQUIRED_KEYS[objectType] : undefined;
+  if (!required || ![...required, 'id', 'name'].every((k) => Object.hasOwn(data, k))) return { refused: 'object' };
   if (!Object.values(data).every((v) => typeof v === 'string')) return { refused: 'object' };
   if (objectType === 'geo-location' && !GEO_URI.test(objectId)) return { refused: 'object' };
   return { object: data as SharedObject };

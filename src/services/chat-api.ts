@@ -304,14 +304,21 @@ export class ChatApiService {
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll: target.can_mention_all === 1 });
     const id = await this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
-      await tx.chatMessages.update(target.id, {
-        message: parsed.message,
-        message_parameters: JSON.stringify(parsed.parameters),
-        last_edit_actor_type: acc.actor.type,
-        last_edit_actor_id: acc.actor.id,
-        last_edit_actor_display_name: acc.actor.displayName,
-        last_edit_at: now,
-      });
+      // Conditional on the kind read above: a deletion that committed since then wins, and the
+      // edit changes nothing (the same answer as arriving after it).
+      const changed = await tx.chatMessages.update(
+        target.id,
+        {
+          message: parsed.message,
+          message_parameters: JSON.stringify(parsed.parameters),
+          last_edit_actor_type: acc.actor.type,
+          last_edit_actor_id: acc.actor.id,
+          last_edit_actor_display_name: acc.actor.displayName,
+          last_edit_at: now,
+        },
+        target.message_type,
+      );
+      if (!changed) throw notChangeable();
       // Added mentions count from the edit on (removed ones simply stop mattering once read).
       await tx.attendees.markMentioned(acc.room.id, parsed.mentioned, target.id);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_edited', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
@@ -361,21 +368,27 @@ export class ChatApiService {
         },
         target.message_type,
       );
-      if (changed && target.pinned_id > 0) await tx.rooms.repointLastPinned([acc.room.id], target.id);
+      // Under the room's lock a concurrent deletion of the same message has committed: this one
+      // is refused as if it had come after it, and posts no second message_deleted.
+      if (!changed) throw notChangeable();
+      if (target.pinned_id > 0) await tx.rooms.repointLastPinned([acc.room.id], target.id);
       // A counted message stops counting as unread (migration 0706): the room's counter and those
       // of the attendees who had read it.
-      if (changed && UNREAD_TYPES.includes(target.message_type)) {
+      if (UNREAD_TYPES.includes(target.message_type)) {
         await tx.rooms.uncountMessage(acc.room.id);
         await tx.attendees.uncountReadMessage(acc.room.id, target.id);
       }
       // A deleted share leaves the shared items; a deleted poll goes with its votes and its
-      // `poll_closed` message (§1.6 Delete).
-      if (changed && target.message_type === MessageType.OBJECT_SHARED) {
+      // `poll_closed` message (§1.6 Delete), but only when its author or a moderator deletes it
+      // (Talk's removePollOnMessageDelete): anybody can share an object naming any poll id.
+      if (target.message_type === MessageType.OBJECT_SHARED) {
         await tx.chatSharedItems.remove(target.id);
         const pollId = sharedPollId(target.message_parameters);
-        if (pollId !== undefined) {
-          await tx.polls.deleteInRoom(acc.room.id, pollId);
-          await tx.chatMessages.deletePollClosed(acc.room.id, pollId);
+        const poll = pollId !== undefined ? await tx.polls.findInRoom(acc.room.id, pollId) : undefined;
+        const pollAuthor = poll !== undefined && poll.actor_type === acc.actor.type && poll.actor_id === acc.actor.id;
+        if (poll && (pollAuthor || isLoggedInModeratorType(acc.attendee.participant_type))) {
+          await tx.polls.deleteInRoom(acc.room.id, poll.id);
+          await tx.chatMessages.deletePollClosed(acc.room.id, poll.id);
         }
       }
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_deleted', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
@@ -457,7 +470,7 @@ export class ChatApiService {
     const own = target.actor_type === acc.actor.type && target.actor_id === acc.actor.id;
     const moderator = isLoggedInModeratorType(acc.attendee.participant_type) && !isOneToOneKind(acc.room.type);
     if (!own && !moderator) throw forbidden('permission', 'You may only change your own messages');
-    if (!types.includes(target.message_type)) throw new ApiError(405, { error: 'message', message: 'This kind of message cannot be changed' });
+    if (!types.includes(target.message_type)) throw notChangeable();
     return target;
   }
 
@@ -510,4 +523,9 @@ function withReadMarker(acc: ChatAccess, marker: number, counts: { readCount: nu
     room: { ...acc.room, chat_count: counts.chatCount },
     attendee: { ...acc.attendee, last_read_message: marker, read_count: counts.readCount },
   };
+}
+
+/** 405 `message` (§1.2): the message is not of a kind that can be edited or deleted (any more). */
+function notChangeable(): ApiError {
+  return new ApiError(405, { error: 'message', message: 'This kind of message cannot be changed' });
 }

@@ -95,7 +95,8 @@ function coerceValue(schema: any, value: unknown, name: string): unknown {
       let n: number;
       if (typeof value === 'number') n = value;
       else if (typeof value === 'boolean') n = value ? 1 : 0;
-      else if (typeof value === 'string' && /^\s*-?\d{1,15}(\.0+)?\s*$/.test(value)) n = Number(value.trim());
+      // Up to 16 digits: every safe integer as a string, as it is as a JSON number (the check below refuses larger ones).
+      else if (typeof value === 'string' && /^\s*-?\d{1,16}(\.0+)?\s*$/.test(value)) n = Number(value.trim());
       else if (typeof value === 'string' && schema.type === 'number' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) n = Number(value);
       else throw new CoerceError(`${name} must be ${describe(schema)}`);
       if (!Number.isFinite(n) || (schema.type === 'integer' && !Number.isSafeInteger(n))) throw new CoerceError(`${name} must be ${describe(schema)}`);
