@@ -237,6 +237,25 @@ for (const dialect of dialects()) {
       assert.equal(c.data.numVoters, 3);
     });
 
+    it('a poll whose history is cleared right after it was posted is answered as created (201), never 404', async () => {
+      const r = await createRoom(t.p, 'alice', { roomType: RoomType.GROUP, roomName: 'Cleared meanwhile' });
+      await seedUser(t.p, r.token, 'bob');
+      // Between the poll's commit and its answer (chat.object-shared is emitted there, and the
+      // emitter awaits its handlers), a moderator clears the history, which removes the poll.
+      let clearOnce = true;
+      let cleared: any;
+      t.services.events.on('chat.object-shared', async ({ room: shared }) => {
+        if (!clearOnce || shared.token !== r.token) return;
+        clearOnce = false;
+        cleared = await t.call('DELETE', `${V1}/chat/${r.token}`, { as: as('alice') });
+      });
+      const created = await create('bob', { question: 'Still there?', options: ['y', 'n'] }, r.token);
+      assert.equal(cleared?.status, 200, 'the history was cleared in between');
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.data.question, 'Still there?');
+      assert.equal((await show('bob', created.data.id)).status, 404, 'the clearing removed it');
+    });
+
     it('drafts: a moderator saves one (200, nothing posted), lists, reads, edits and deletes it; for anyone else it does not exist', async () => {
       const before = (await history()).length;
       const d = await create('alice', { question: ' Offsite? ', options: ['May', 'June'], resultMode: 1, maxVotes: 1, draft: true });

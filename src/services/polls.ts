@@ -71,7 +71,9 @@ export class PollsService {
       num_voters: 0,
       created_at: now,
     };
-    if (input.draft) return asDraft(await this.require(acc, await this.polls.insert(row)));
+    // The answer is the row as written, not read again: a history cleared meanwhile (which
+    // removes polls) must not turn a created poll into 404 (Talk answers what it created).
+    if (input.draft) return asDraft({ ...row, id: await this.polls.insert(row) });
     const posted = await this.db.kysely.transaction().execute(async (trx) => {
       const pollId = await this.repos.withTransaction(trx).polls.insert(row);
       // Like any shared object, it moves the author's read marker (talk-chat-calls.md §1.6).
@@ -80,7 +82,7 @@ export class PollsService {
     });
     // Notified as any shared object is, once committed.
     await this.chat.objectShared(acc.room, posted.messageId, acc.actor);
-    return this.show(acc, await this.require(acc, posted.pollId));
+    return this.show(acc, { ...row, id: posted.pollId });
   }
 
   /** GET /poll/{token}/drafts: the conversation's drafts, oldest first (moderators; 403 otherwise). */
