@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
+import { as, call, createUser, dialects, passwordOf, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { attendeesOf, cookieOf, countQueries, createRoom, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { startSmtp, type SmtpSink } from './helpers/smtp.js';
 import { ParticipantType, RoomType } from './helpers/fixtures.js';
@@ -126,6 +126,29 @@ for (const dialect of dialects()) {
         assert.match(xml.text, /<status>away<\/status>/);
         assert.doesNotMatch(xml.text, /<records>|<write>/, 'the list, not its wrapper');
       }
+    });
+
+    it('a user without a display name is listed by id, as Nextcloud shows them', async () => {
+      await p.services.directory.createUser({ id: 'nameless', password: passwordOf('nameless'), displayName: '' });
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Nameless' });
+      await seedUser(p, room.token, 'nameless');
+      const r = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner') });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.data.find((x: any) => x.actorId === 'nameless').displayName, 'nameless');
+    });
+
+    it('a change to a conversation deleted since it was read is 404 room, and writes nothing', async () => {
+      const room = await createRoom(p, 'owner', { roomType: RoomType.GROUP, roomName: 'Gone' });
+      const id = (await roomRow(p, room.token))!.id;
+      assert.equal((await call(p, 'DELETE', `${V4}/room/${room.token}`, { as: as('owner') })).status, 200);
+      let ran = false;
+      await assert.rejects(
+        p.services.rooms.lockedTransaction(id, async () => {
+          ran = true;
+        }),
+        (e: any) => e.status === 404 && e.data?.error === 'room',
+      );
+      assert.equal(ran, false, 'nothing ran under a lock that locked nothing');
     });
 
     it('add users: 200 [], listed as type 3, lastActivity moves; adding again changes nothing', async () => {

@@ -75,6 +75,10 @@ for (const dialect of dialects()) {
       const v4 = await t.call('POST', `${V4}/room/${room.token}/avatar/emoji`, { as: as('alice'), form: { emoji: '🌍' } });
       assert.equal(v4.status, 200, v4.text);
       assert.notEqual(v4.data.avatarVersion, version, 'a new image, a new version');
+      // A null colour is the default one, as omitted (Talk's ?string $color; nc_py_api sends null).
+      const nullColour = await t.call('POST', path, { as: as('alice'), body: { emoji: '🫡', color: null } });
+      assert.equal(nullColour.status, 200, nullColour.text);
+      assert.equal(nullColour.data.isCustomAvatar, true);
       const refusals: Array<[string, Record<string, string>, number, string]> = [
         ['carol', { emoji: '🎉' }, 403, 'moderator'],
         ['alice', { emoji: 'ab' }, 400, 'emoji'],

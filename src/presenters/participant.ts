@@ -150,7 +150,7 @@ export function formatParticipant(e: MergedAttendee, env: ParticipantEnv): Parti
     lastPing = Math.max(lastPing, s.last_ping);
   }
   let displayName = a.display_name;
-  if (a.actor_type === ActorType.USERS && displayName === '') displayName = env.userNames.get(a.actor_id) ?? a.actor_id;
+  if (a.actor_type === ActorType.USERS && displayName === '') displayName = env.userNames.get(a.actor_id) || a.actor_id; // a user without a name is shown by id, as Nextcloud does
   const pin = env.newPins.get(a.id) ?? a.pin ?? '';
   const sipOn = roomUsesPins(env.sipConfigured, room);
   const phone =

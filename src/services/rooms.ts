@@ -176,10 +176,12 @@ export class RoomsService {
   /**
    * Runs `fn` in one transaction holding the conversation's row lock, so decisions over several
    * attendee rows ("a moderator stays") and the write they allow are one step across processes.
+   * A conversation deleted since the caller read it locks nothing: 404 `room`, and nothing is
+   * written (attendees, sessions or messages of a deleted conversation would be left behind).
    */
   lockedTransaction<T>(roomId: number, fn: (repos: Repositories, trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.transaction(async (repos, trx) => {
-      await repos.rooms.lockRow(roomId);
+      if (!(await repos.rooms.lockRow(roomId))) throw notFound('room');
       return fn(repos, trx);
     });
   }

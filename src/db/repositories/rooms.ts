@@ -333,12 +333,13 @@ export class RoomsRepository {
    * IMMEDIATE transaction, changes nothing on SQLite, where the transaction already holds the
    * database write lock. Used where an invariant spans several attendee rows.
    */
-  async lockRow(id: number): Promise<void> {
-    await this.db
+  async lockRow(id: number): Promise<boolean> {
+    const r = await this.db
       .updateTable('rooms')
       .set((eb) => ({ id: eb.ref('id') }))
       .where('id', '=', id)
-      .execute();
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   /**

@@ -51,7 +51,8 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       params: Type.Object({
         token: Type.String(),
         emoji: Type.String({ maxLength: 64, 'x-error': 'emoji' }),
-        color: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'color' })),
+        // Talk's emojiAvatar(string $emoji, ?string $color): null is the default colour, as omitted (nc_py_api sends it).
+        color: Type.Optional(Type.Union([Type.String({ maxLength: 16, 'x-error': 'color' }), Type.Null()])),
       }),
       response: ConversationSchema,
       handler: async ({ ctx, params }) => conversationView.presentOne(ctx, await avatars.setEmoji(ctx, params.token, params.emoji, params.color ?? '')),
