@@ -11,6 +11,11 @@
  * - one pin per message (the room's row lock and a conditional update): two moderators pinning
  *   the same message at once post one `message_pinned`, and unpinning it at once one
  *   `message_unpinned`;
+ * - a deletion and a locked change of one conversation (promoting a moderator) both answer,
+ *   without a deadlock: the deletion locks the conversation's row first, as the change does;
+ * - breakout rooms are configured once (the parent's row lock): of three simultaneous
+ *   configurations one makes the rooms and two get 400 `room`; one racing the parent's deletion
+ *   leaves no breakout room behind;
  * - a scheduled message is posted once (a conditional claim): two `jobs:run scheduled-messages`
  *   processes at once post 200 due messages once each;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
@@ -151,6 +156,82 @@ for (const dialect of dialects()) {
       });
       const record = await ocs(b!, 'GET', `${V4}/room/${room.token}`, as('dave'));
       assert.equal(record.data.lastPinnedId, 0, 'every pin ended');
+    });
+
+    /** A group conversation of alice's with the crew (alice its owner): its token and bob's attendee id. */
+    async function crewRoom(): Promise<{ token: string; bob: number }> {
+      const room = await ocs(a!, 'POST', `${V4}/room`, as('alice'), { roomType: '2', invite: 'crew', source: 'groups' });
+      assert.equal(room.status, 201, JSON.stringify(room.data));
+      const people = (await ocs(a!, 'GET', `${V4}/room/${room.data.token}/participants`, as('alice'))).data as Array<{ actorId: string; attendeeId: number }>;
+      return { token: room.data.token, bob: people.find((p) => p.actorId === 'bob')!.attendeeId };
+    }
+
+    /** The conversations alice is in: tokens, and objectId for breakout rooms. */
+    async function alicesRooms(): Promise<Array<{ token: string; objectType: string; objectId: string }>> {
+      const list = await ocs(b!, 'GET', `${V4}/room`, as('alice'));
+      assert.equal(list.status, 200);
+      return list.data;
+    }
+
+    /**
+     * One request as alice from a client address of its own (127.0.r.n): a request that loses a
+     * race to a deletion answers 404, which counts against its address's brute-force cap of 8.
+     */
+    const asAlice = (p: Proc, method: string, path: string, round: number, form?: Record<string, string>) =>
+      requestFrom(p.url, method, path, `127.0.${100 + Math.floor(round / 200)}.${(round % 200) + 2}`, { authorization: as('alice'), form }).then((r) => ({
+        status: r.status,
+        data: r.body?.ocs?.data,
+      }));
+
+    it(`deleting a conversation while a moderator is promoted in it: both answer, the conversation is gone (${ROUNDS} rounds)`, async () => {
+      // The deletion locks the conversation before it removes attendees, as every locked change
+      // does, so the two cannot deadlock on PostgreSQL (which answered 500 for one of them).
+      const rooms: string[] = [];
+      await rounds(async (i) => {
+        const room = await crewRoom();
+        rooms.push(room.token);
+        const [x, y] = await Promise.all([
+          asAlice(a!, 'DELETE', `${V4}/room/${room.token}`, i),
+          asAlice(b!, 'POST', `${V4}/room/${room.token}/moderators`, i, { attendeeId: String(room.bob) }),
+        ]);
+        assert.equal(x.status, 200, `round ${i}: ${JSON.stringify([x, y])}`);
+        assert.ok([200, 404].includes(y.status), `round ${i}: ${JSON.stringify([x, y])}`);
+      });
+      const left = (await alicesRooms()).filter((r) => rooms.includes(r.token));
+      assert.deepEqual(left, [], 'every conversation was deleted');
+    });
+
+    it(`three simultaneous breakout configurations make one set of rooms (${ROUNDS / 4} rounds)`, async () => {
+      for (let i = 0; i < ROUNDS / 4; i++) {
+        const room = await crewRoom();
+        const all = await Promise.all(
+          [a!, b!, a!].map((p) => asAlice(p, 'POST', `/apps/spreed/api/v1/breakout-rooms/${room.token}`, i, { mode: '1', amount: '2' })),
+        );
+        assert.deepEqual(
+          all.map((r) => r.status).sort(),
+          [200, 400, 400],
+          `round ${i}: ${JSON.stringify(all.map((r) => [r.status, r.status === 200 ? 'ok' : r.data]))}`,
+        );
+        for (const r of all.filter((r) => r.status === 400)) assert.equal(r.data.error, 'room');
+        const children = (await alicesRooms()).filter((r) => r.objectType === 'room' && r.objectId === room.token);
+        assert.equal(children.length, 2, `round ${i}`);
+      }
+    });
+
+    it(`configuring breakout rooms while the conversation is deleted leaves no breakout room behind (${ROUNDS / 4} rounds)`, async () => {
+      const parents: string[] = [];
+      for (let i = 0; i < ROUNDS / 4; i++) {
+        const room = await crewRoom();
+        parents.push(room.token);
+        const [x, y] = await Promise.all([
+          asAlice(a!, 'POST', `/apps/spreed/api/v1/breakout-rooms/${room.token}`, 1000 + i, { mode: '1', amount: '2' }),
+          asAlice(b!, 'DELETE', `${V4}/room/${room.token}`, 1000 + i),
+        ]);
+        assert.ok([200, 404].includes(x.status), `round ${i}: ${JSON.stringify([x.status, y])}`);
+        assert.equal(y.status, 200, `round ${i}: ${JSON.stringify([x.status, y])}`);
+      }
+      const left = (await alicesRooms()).filter((r) => parents.includes(r.token) || parents.includes(r.objectId));
+      assert.deepEqual(left, [], 'no parent and no breakout room is left');
     });
 
     it('two `jobs:run scheduled-messages` processes at once post each due scheduled message once', async () => {

@@ -75,27 +75,30 @@ export class BreakoutRoomsService {
    * `mode`, `amount`, `attendeeMap`.
    */
   async configure(ctx: RequestContext, token: unknown, input: ConfigureInput): Promise<RoomRow> {
-    const { room: parent } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const { room: found } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     const cfg = await ctx.config();
     if (!cfg.bool('breakout_rooms')) throw badRequest('config', 'Breakout rooms are disabled');
-    if (parent.breakout_room_mode !== BreakoutMode.NOT_CONFIGURED) throw badRequest('room', 'Breakout rooms are already configured');
-    if (parent.type !== RoomType.GROUP) throw badRequest('room', 'Only group conversations can have breakout rooms');
-    if (parent.object_type === BREAKOUT_OBJECT_TYPE) throw badRequest('room', 'Breakout rooms cannot be nested');
+    requireConfigurable(found);
     if (!isConfigurableMode(input.mode)) throw badRequest('mode', 'mode must be 1 (automatic), 2 (manual) or 3 (free)');
     if (!isValidRoomAmount(input.amount)) throw badRequest('amount', 'amount must be between 1 and 20');
     const map = input.mode === BreakoutMode.MANUAL ? parseAttendeeMap(input.attendeeMap, input.amount) : new Map<number, number>();
     if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to amount-1)');
 
-    const people = (await this.repos.attendees.forRoom(parent.id)).filter((a) => a.actor_type === ActorType.USERS);
-    const moderators = people.filter((a) => isModeratorType(a.participant_type));
-    const others = people.filter((a) => !isModeratorType(a.participant_type));
-    let groups: AttendeeRow[][] = Array.from({ length: input.amount }, () => []);
-    if (input.mode === BreakoutMode.AUTOMATIC) groups = distributeAutomatically(others, input.amount);
-    else if (input.mode === BreakoutMode.MANUAL) for (const a of others) if (map.has(a.id)) groups[map.get(a.id)!].push(a);
-
     const now = nowSeconds();
     let orphans: RoomRow[] = [];
-    await this.rooms.transaction(async (repos) => {
+    // Under the parent's row lock, re-read: of simultaneous configurations one creates rooms and
+    // the others see it configured (400 `room`); a parent deleted meanwhile is 404 `room` and
+    // gets no children.
+    const parent = await this.rooms.lockedTransaction(found.id, async (repos) => {
+      const parent = (await repos.rooms.findById(found.id))!;
+      requireConfigurable(parent);
+      const people = (await repos.attendees.forRoom(parent.id)).filter((a) => a.actor_type === ActorType.USERS);
+      const moderators = people.filter((a) => isModeratorType(a.participant_type));
+      const others = people.filter((a) => !isModeratorType(a.participant_type));
+      let groups: AttendeeRow[][] = Array.from({ length: input.amount }, () => []);
+      if (input.mode === BreakoutMode.AUTOMATIC) groups = distributeAutomatically(others, input.amount);
+      else if (input.mode === BreakoutMode.MANUAL) for (const a of others) if (map.has(a.id)) groups[map.get(a.id)!].push(a);
+
       // Safety: children left over from an earlier configuration go first (Talk does the same).
       orphans = await repos.rooms.childrenOf(parent.token);
       await RoomsService.purgeRows(repos, orphans);
@@ -113,19 +116,30 @@ export class BreakoutRoomsService {
         for (const a of [...moderators, ...groups[i]]) rows.push(this.rooms.attendeeRow(id, now, copyOf(a)));
       }
       await repos.attendees.insertIgnoringDuplicates(rows);
-      await repos.rooms.update(parent.id, { breakout_room_mode: input.mode, breakout_room_status: BreakoutStatus.STOPPED });
+      const patch = { breakout_room_mode: input.mode, breakout_room_status: BreakoutStatus.STOPPED };
+      await repos.rooms.update(parent.id, patch);
+      return { ...parent, ...patch };
     });
     await this.rooms.announceDeleted(orphans);
-    return (await this.repos.rooms.findById(parent.id))!;
+    return parent;
   }
 
-  /** DELETE breakout-rooms/{token}: the children go, the parent is "not configured" again. */
+  /**
+   * DELETE breakout-rooms/{token}: the children go, the parent is "not configured" again, in one
+   * transaction under the parent's lock (a configuration at the same moment comes before or after).
+   */
   async remove(ctx: RequestContext, token: unknown): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
-    const children = await this.children(found.room);
-    if (children.length) await this.rooms.deleteRooms(children);
     const patch = { breakout_room_mode: BreakoutMode.NOT_CONFIGURED, breakout_room_status: BreakoutStatus.STOPPED };
-    await this.repos.rooms.update(found.room.id, patch);
+    const removed = await this.rooms.lockedTransaction(found.room.id, async (repos) => {
+      const children = await repos.rooms.childrenOf(found.room.token);
+      const locked = await repos.rooms.lockRows(children.map((c) => c.id));
+      const gone = children.filter((c) => locked.has(c.id));
+      await RoomsService.purgeRows(repos, gone);
+      await repos.rooms.update(found.room.id, patch);
+      return gone;
+    });
+    await this.rooms.announceDeleted(removed);
     return { ...found, room: { ...found.room, ...patch } };
   }
 
@@ -255,4 +269,11 @@ export class BreakoutRoomsService {
 /** The spec of an attendee copied into a child with the same actor and participant type. */
 function copyOf(a: AttendeeRow) {
   return { actorType: a.actor_type, actorId: a.actor_id, displayName: a.display_name, participantType: a.participant_type, readPrivacy: a.read_privacy };
+}
+
+/** 400 `room` unless `parent` can be given breakout rooms now (talk-reference.md §4.5). */
+function requireConfigurable(parent: RoomRow): void {
+  if (parent.breakout_room_mode !== BreakoutMode.NOT_CONFIGURED) throw badRequest('room', 'Breakout rooms are already configured');
+  if (parent.type !== RoomType.GROUP) throw badRequest('room', 'Only group conversations can have breakout rooms');
+  if (parent.object_type === BREAKOUT_OBJECT_TYPE) throw badRequest('room', 'Breakout rooms cannot be nested');
 }

@@ -740,13 +740,23 @@ export class RoomsService {
     await this.deleteRooms([found.room]);
   }
 
-  /** Deletes conversations with their breakout children, attendees and sessions (one transaction). */
+  /**
+   * Deletes conversations with their breakout children, attendees and sessions (one transaction).
+   * The rows are locked first, as `lockedTransaction` does, so a change that holds a
+   * conversation's lock and then writes its attendees cannot deadlock with this deletion on
+   * PostgreSQL; conversations another request deleted first are skipped.
+   */
   async deleteRooms(rooms: RoomRow[]): Promise<void> {
     const deleted = await this.transaction(async (repos) => {
-      const all = [...rooms];
-      for (const r of rooms) all.push(...(await repos.rooms.childrenOf(r.token)));
-      await RoomsService.purgeRows(repos, all);
-      return all;
+      const locked = await repos.rooms.lockRows(rooms.map((r) => r.id));
+      const parents = rooms.filter((r) => locked.has(r.id));
+      const children: RoomRow[] = [];
+      for (const r of parents) children.push(...(await repos.rooms.childrenOf(r.token)));
+      const lockedChildren = await repos.rooms.lockRows(children.map((c) => c.id));
+      const all = new Map<number, RoomRow>();
+      for (const r of [...parents, ...children.filter((c) => lockedChildren.has(c.id))]) all.set(r.id, r);
+      await RoomsService.purgeRows(repos, [...all.values()]);
+      return [...all.values()];
     });
     await this.announceDeleted(deleted);
   }

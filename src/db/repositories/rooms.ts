@@ -343,6 +343,16 @@ export class RoomsRepository {
   }
 
   /**
+   * Locks several conversations' rows, one at a time in id order so that two lockers of
+   * overlapping sets cannot deadlock: the ids that still exist (the others were deleted).
+   */
+  async lockRows(ids: number[]): Promise<Set<number>> {
+    const locked = new Set<number>();
+    for (const id of [...new Set(ids)].sort((x, y) => x - y)) if (await this.lockRow(id)) locked.add(id);
+    return locked;
+  }
+
+  /**
    * Inserts a one-to-one unless the pair already has one (unique index rooms_one_to_one_pair):
    * the id, or undefined when another request created the pair's conversation first.
    */
