@@ -26,7 +26,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { dropSchema } from '../src/db/database.js';
+import { dropSchema, openDatabase } from '../src/db/database.js';
 import { admin, basic, dialects, freshEnv, passwordOf } from './helpers/parley.js';
 import { ocs, serve, stop, type Proc } from './helpers/processes.js';
 import { spawnCli } from './helpers/cli.js';
@@ -232,6 +232,53 @@ for (const dialect of dialects()) {
       }
       const left = (await alicesRooms()).filter((r) => parents.includes(r.token) || parents.includes(r.objectId));
       assert.deepEqual(left, [], 'no parent and no breakout room is left');
+    });
+
+    it(`messages, renames and setting changes racing the deletion of their conversation leave nothing of it behind (${ROUNDS / 2} rounds)`, async () => {
+      // A change that read the conversation before the deletion committed must not write after
+      // it: its system message (or message) would outlive the conversation. Each answers 200 or
+      // 201 when it came first, or 404 `room`.
+      for (let i = 0; i < ROUNDS / 2; i++) {
+        const room = await crewRoom();
+        const n = 2000 + i;
+        const all = await Promise.all([
+          asAlice(a!, 'PUT', `${V4}/room/${room.token}`, n, { roomName: `renamed ${i}` }),
+          asAlice(b!, 'PUT', `${V4}/room/${room.token}/description`, n, { description: `described ${i}` }),
+          asAlice(a!, 'POST', `/apps/spreed/api/v1/chat/${room.token}`, n, { message: `hello ${i}` }),
+          asAlice(b!, 'POST', `${V4}/room/${room.token}/message-expiration`, n, { seconds: '3600' }),
+          asAlice(a!, 'DELETE', `${V4}/room/${room.token}`, n),
+        ]);
+        const text = `round ${i}: ${JSON.stringify(all.map((r) => [r.status, r.status >= 400 ? r.data : '']))}`;
+        assert.equal(all[4].status, 200, text);
+        for (const r of all.slice(0, 4)) {
+          assert.ok([200, 201, 404].includes(r.status), text);
+          if (r.status === 404) assert.equal(r.data.error, 'room', text);
+        }
+      }
+      const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
+      try {
+        const inRooms = db.kysely.selectFrom('rooms').select('id');
+        const orphans = async (table: 'chat_messages' | 'attendees' | 'notifications') =>
+          Number(
+            (
+              await db.kysely
+                .selectFrom(table)
+                .select((eb) => eb.fn.countAll<number>().as('n'))
+                .where('room_id', 'not in', inRooms)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        for (const table of ['chat_messages', 'attendees', 'notifications'] as const)
+          assert.equal(await orphans(table), 0, `rows of ${table} whose conversation is gone`);
+        const sessions = await db.kysely
+          .selectFrom('sessions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('attendee_id', 'not in', db.kysely.selectFrom('attendees').select('id'))
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(sessions.n), 0, 'sessions whose attendee is gone');
+      } finally {
+        await db.close();
+      }
     });
 
     it('two `jobs:run scheduled-messages` processes at once post each due scheduled message once', async () => {

@@ -348,7 +348,7 @@ export class ChatApiService {
       const tx = this.repos.withTransaction(trx);
       // The room's row lock first (as a post takes it): a concurrent deletion of the same message
       // waits, then finds it deleted and counts nothing twice.
-      await tx.rooms.lockForMessage(acc.room.id, 0);
+      if (!(await tx.rooms.lockForMessage(acc.room.id, 0))) throw notFound('room');
       const changed = await tx.chatMessages.update(
         target.id,
         {

@@ -56,7 +56,7 @@ export class ChatPinsService {
       const tx = this.repos.withTransaction(trx);
       // The room's row lock first (as a post takes it): of two pins of one message at once, the
       // second waits here and then finds it pinned.
-      await tx.rooms.lockForMessage(acc.room.id, 0);
+      if (!(await tx.rooms.lockForMessage(acc.room.id, 0))) throw notFound('room');
       const current = await tx.chatMessages.findInRoom(acc.room.id, target.id, now);
       if (!current || current.pinned_id > 0) return 0;
       const systemId = await this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_pinned', { message: target.id }, { parentId: target.id, at: now });
@@ -120,7 +120,7 @@ export class ChatPinsService {
   private async unpinOne(room: RoomRow, messageId: number, pinnedId: number, actor: ChatActor, now: number): Promise<number> {
     return this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
-      await tx.rooms.lockForMessage(room.id, 0);
+      if (!(await tx.rooms.lockForMessage(room.id, 0))) throw notFound('room');
       if (!(await tx.chatMessages.unpin(messageId, pinnedId))) return 0;
       await tx.rooms.repointLastPinned([room.id], messageId);
       return this.chat.postSystemMessage(

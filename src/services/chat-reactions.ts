@@ -51,7 +51,7 @@ export class ChatReactionsService {
     const reactionId = await this.db.kysely.transaction().execute(async (trx) => {
       // The room lock orders this with the room's other posts (ChatService) and the count refresh.
       const tx = this.repos.withTransaction(trx);
-      await tx.rooms.lockForMessage(acc.room.id, 0);
+      if (!(await tx.rooms.lockForMessage(acc.room.id, 0))) throw notFound('room');
       const repo = tx.chatReactions;
       const id = await repo.insertOnce({
         ...CHAT_MESSAGE_DEFAULTS,
@@ -81,7 +81,7 @@ export class ChatReactionsService {
     const target = await this.reactable(acc, messageId, 404);
     const removed = await this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
-      await tx.rooms.lockForMessage(acc.room.id, 0);
+      if (!(await tx.rooms.lockForMessage(acc.room.id, 0))) throw notFound('room');
       const repo = tx.chatReactions;
       // Under the room lock: of two concurrent removals only one finds the row.
       const reactionId = await repo.findOne(target.id, acc.actor.type, acc.actor.id, emoji);

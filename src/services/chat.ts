@@ -24,6 +24,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { nowSeconds } from '../domain/time.js';
+import { notFound } from '../domain/errors.js';
 import { sharedItemTypeOf } from '../domain/chat-shares.js';
 import { chunks, rowsPerInsert } from '../db/chunks.js';
 import type { Repositories } from '../db/repositories/index.js';
@@ -161,12 +162,12 @@ export class ChatService {
     }));
     const tx = this.repos.withTransaction(trx);
     // The row lock that orders this room's posts (file comment), as `insert` takes it.
-    await tx.rooms.lockForMessage(room.id, now);
+    if (!(await tx.rooms.lockForMessage(room.id, now))) throw notFound('room');
     const ids: number[] = [];
     // A multi-row insert numbers its rows in order, so the ids follow `messages`.
     for (const part of chunks(rows, rowsPerInsert(Object.keys(rows[0]).length))) ids.push(...(await tx.chatMessages.insertMany(part)).map((x) => x.id));
     ids.sort((a, b) => a - b);
-    await tx.rooms.pointAtMessage(room.id, ids[ids.length - 1], room.last_activity < now ? now : 0);
+    if (!(await tx.rooms.pointAtMessage(room.id, ids[ids.length - 1], room.last_activity < now ? now : 0))) throw notFound('room');
     await this.db.wake.notify([chatChannel(room.id)], trx);
     for (const id of ids) await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
   }
@@ -261,11 +262,13 @@ export class ChatService {
       channel !== undefined
         ? // PostgreSQL: the same writes as one statement (a transaction of them held the room's
           // row lock across five round trips).
-          await this.repos.chatMessages.postAlone(row, {
-            authorAttendeeId: input.attendeeId,
-            mentions: input.mentions,
-            wake: { channel, payload: chatChannel(room.id) },
-          })
+          await this.repos.chatMessages
+            .postAlone(row, {
+              authorAttendeeId: input.attendeeId,
+              mentions: input.mentions,
+              wake: { channel, payload: chatChannel(room.id) },
+            })
+            .then((stored) => stored ?? Promise.reject(notFound('room')))
         : await this.userPosts.run(async (trx) => {
             const tx = this.repos.withTransaction(trx);
             const message = await this.insert(tx, trx, room, now, row, { bump: true });
@@ -362,11 +365,13 @@ export class ChatService {
     // statement after it.
     const counted = UNREAD_TYPES.includes(row.message_type) ? { expiresAt: row.expires_at ?? 0 } : undefined;
     // Also the row lock that orders this room's posts (file comment).
-    await tx.rooms.lockForMessage(room.id, opts.bump ? now : 0, counted);
+    // A room deleted since the caller read it takes no message: 404 `room`, nothing written.
+    if (!(await tx.rooms.lockForMessage(room.id, opts.bump ? now : 0, counted))) throw notFound('room');
     const message = await tx.chatMessages.insert(row);
     // lastActivity only moves forward; a room already at `now` (read at the request's start, so
     // at most as new as the stored value) needs no activity write.
-    await tx.rooms.pointAtMessage(room.id, opts.bump ? message.id : 0, opts.bump && room.last_activity < now ? now : 0, counted);
+    const bumped = opts.bump && room.last_activity < now ? now : 0;
+    if (!(await tx.rooms.pointAtMessage(room.id, opts.bump ? message.id : 0, bumped, counted))) throw notFound('room');
     await this.db.wake.notify([chatChannel(room.id)], trx);
     return message;
   }

@@ -201,9 +201,10 @@ export class ChatMessagesRepository {
 
   /**
    * PostgreSQL only, outside a transaction: a user's post and everything it moves in one
-   * statement (LONE_POST_SQL). Returns the stored row.
+   * statement (LONE_POST_SQL). Returns the stored row, or undefined when the room is gone
+   * (deleted since the caller read it: the statement's room lock finds no row, nothing is written).
    */
-  async postAlone(row: NewChatMessage, post: LonePost): Promise<ChatMessageRow> {
+  async postAlone(row: NewChatMessage, post: LonePost): Promise<ChatMessageRow | undefined> {
     const full: Record<string, unknown> = { ...CHAT_MESSAGE_DEFAULTS, ...row };
     const { direct, all } = mentionedIds(post.mentions);
     const values: Record<LonePostValue, unknown> = {
@@ -222,7 +223,6 @@ export class ChatMessagesRepository {
     };
     const parameters = [...NEW_MESSAGE_COLUMNS.map((c) => full[c] ?? null), ...LONE_POST_VALUES.map((v) => values[v])];
     const { rows } = await this.db.executeQuery<ChatMessageRow>(CompiledQuery.raw(LONE_POST_SQL, parameters));
-    if (rows.length !== 1) throw new Error(`postAlone: room ${row.room_id} not found`);
     return rows[0];
   }
 

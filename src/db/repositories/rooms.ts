@@ -165,14 +165,15 @@ interface PostShape {
   counted: boolean;
   expiring: boolean;
 }
-const POST_UPDATES = new Map<string, CompiledStatement<unknown, PostArgs>>();
+const POST_UPDATES = new Map<string, CompiledStatement<{ id: number }, PostArgs>>();
 
 /** The room statement of a message post that moves the columns of `shape` (never backwards). */
-function postUpdate(shape: PostShape): CompiledStatement<unknown, PostArgs> {
+function postUpdate(shape: PostShape): CompiledStatement<{ id: number }, PostArgs> {
   const key = `${+shape.message}${+shape.activity}${+shape.counted}${+shape.expiring}`;
   let statement = POST_UPDATES.get(key);
   if (statement === undefined) {
-    statement = compiledStatement<unknown, PostArgs>((db, p) =>
+    // RETURNING: a room deleted since the post read it updates nothing, and the post stops.
+    statement = compiledStatement<{ id: number }, PostArgs>((db, p) =>
       db
         .updateTable('rooms')
         .set({
@@ -183,7 +184,8 @@ function postUpdate(shape: PostShape): CompiledStatement<unknown, PostArgs> {
             ? { next_expiry: sql<number>`case when next_expiry = 0 or next_expiry > ${p('expiresAt')} then ${p('expiresAt')} else next_expiry end` }
             : {}),
         })
-        .where('id', '=', p('id')),
+        .where('id', '=', p('id'))
+        .returning('id'),
     );
     POST_UPDATES.set(key, statement);
   }
@@ -490,16 +492,20 @@ export class RoomsRepository {
    * Nothing on SQLite: every transaction begins IMMEDIATE (database.ts), so it already holds the
    * database's only write lock and ids commit in order; the room's columns move after the
    * insert, in `pointAtMessage`'s one statement.
+   *
+   * False when the room is gone (deleted since the caller read it): the caller answers 404
+   * rather than write into it. Always true on SQLite, where `pointAtMessage` tells.
    */
-  async lockForMessage(id: number, now: number, counted?: { expiresAt: number }): Promise<void> {
-    if (this.dialect === 'sqlite') return;
+  async lockForMessage(id: number, now: number, counted?: { expiresAt: number }): Promise<boolean> {
+    if (this.dialect === 'sqlite') return true;
     const expiresAt = counted?.expiresAt ?? 0;
-    await postUpdate({ message: false, activity: true, counted: counted !== undefined, expiring: expiresAt > 0 })(this.db, {
+    const rows = await postUpdate({ message: false, activity: true, counted: counted !== undefined, expiring: expiresAt > 0 })(this.db, {
       id,
       messageId: 0,
       now,
       expiresAt,
     });
+    return rows.length > 0;
   }
 
   /**
@@ -508,15 +514,19 @@ export class RoomsRepository {
    * what `lockForMessage` left alone: lastActivity (`now` 0 leaves it as it is; then the
    * statement does not name the column and SQLite leaves its index rooms_last_activity alone,
    * one page fewer for the commit to write) and the counters of a counted message.
+   *
+   * False when SQLite's statement found no room (deleted since the caller read it); always true
+   * on PostgreSQL, where `lockForMessage` tells.
    */
-  async pointAtMessage(id: number, messageId: number, now: number, counted?: { expiresAt: number }): Promise<void> {
+  async pointAtMessage(id: number, messageId: number, now: number, counted?: { expiresAt: number }): Promise<boolean> {
     if (this.dialect !== 'sqlite') {
       if (messageId > 0) await POINT_AT_MESSAGE(this.db, { id, messageId, now: 0, expiresAt: 0 });
-      return;
+      return true;
     }
     const expiresAt = counted?.expiresAt ?? 0;
     const shape = { message: messageId > 0, activity: now > 0, counted: counted !== undefined, expiring: expiresAt > 0 };
-    if (shape.message || shape.activity || shape.counted) await postUpdate(shape)(this.db, { id, messageId, now, expiresAt });
+    if (!(shape.message || shape.activity || shape.counted)) return true;
+    return (await postUpdate(shape)(this.db, { id, messageId, now, expiresAt })).length > 0;
   }
 
   /** A counted message of the room was deleted (inside the deletion's transaction; takes the row lock). */
