@@ -15,7 +15,8 @@
  *   without a deadlock: the deletion locks the conversation's row first, as the change does;
  * - breakout rooms are configured once (the parent's row lock): of three simultaneous
  *   configurations one makes the rooms and two get 400 `room`; one racing the parent's deletion
- *   leaves no breakout room behind;
+ *   leaves no breakout room behind; a participant switching to two breakout rooms at once ends
+ *   in one;
  * - a scheduled message is posted once (a conditional claim): two `jobs:run scheduled-messages`
  *   processes at once post 200 due messages once each;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
@@ -232,6 +233,24 @@ for (const dialect of dialects()) {
       }
       const left = (await alicesRooms()).filter((r) => parents.includes(r.token) || parents.includes(r.objectId));
       assert.deepEqual(left, [], 'no parent and no breakout room is left');
+    });
+
+    it(`two simultaneous switches to different breakout rooms leave the participant in one (${ROUNDS / 4} rounds)`, async () => {
+      const BR = '/apps/spreed/api/v1/breakout-rooms';
+      const room = await crewRoom();
+      assert.equal((await ocs(a!, 'POST', `${BR}/${room.token}`, as('alice'), { mode: '3', amount: '3' })).status, 200);
+      assert.equal((await ocs(a!, 'POST', `${BR}/${room.token}/rooms`, as('alice'))).status, 200);
+      const children = (await alicesRooms()).filter((r) => r.objectId === room.token).map((r) => r.token);
+      assert.equal(children.length, 3);
+      for (let i = 0; i < ROUNDS / 4; i++) {
+        const [x, y] = await Promise.all([
+          ocs(a!, 'POST', `${BR}/${room.token}/switch`, as('bob'), { target: children[i % 3] }),
+          ocs(b!, 'POST', `${BR}/${room.token}/switch`, as('bob'), { target: children[(i + 1) % 3] }),
+        ]);
+        assert.deepEqual([x.status, y.status], [200, 200], `round ${i}: ${JSON.stringify([x.data, y.data])}`);
+        const bobs = (await ocs(b!, 'GET', `${V4}/room`, as('bob'))).data as Array<{ token: string }>;
+        assert.equal(bobs.filter((r) => children.includes(r.token)).length, 1, `round ${i}: bob is in one breakout room`);
+      }
     });
 
     it(`messages, renames and setting changes racing the deletion of their conversation leave nothing of it behind (${ROUNDS / 2} rounds)`, async () => {

@@ -8,7 +8,6 @@
  * repositories; membership changes reuse the participants repository.
  */
 import type { AttendeeRow, NewAttendee } from '../db/repositories/attendees.js';
-import type { ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import {
   BREAKOUT_OBJECT_TYPE,
@@ -37,7 +36,6 @@ export interface ConfigureInput {
 
 export class BreakoutRoomsService {
   constructor(
-    private readonly members: ParticipantsRepository,
     private readonly rooms: RoomsService,
     private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
   ) {}
@@ -145,14 +143,18 @@ export class BreakoutRoomsService {
 
   // ---- start / stop ----
 
-  /** POST (start) or DELETE (stop) breakout-rooms/{token}/rooms: lobbies off/on, status 1/0. */
+  /**
+   * POST (start) or DELETE (stop) breakout-rooms/{token}/rooms: lobbies off/on, status 1/0. Under
+   * the parent's row lock, so the children switched are the ones configured at that moment.
+   */
   async setStarted(ctx: RequestContext, token: unknown, started: boolean): Promise<RoomRow> {
-    const { room: parent } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
-    if (parent.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) throw badRequest('mode', 'The conversation has no breakout rooms configured');
-    const children = await this.children(parent);
-    const ids = children.map((c) => c.id);
+    const { room: found } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    requireConfigured(found);
     const now = nowSeconds();
-    await this.rooms.transaction(async (repos) => {
+    const { parent, children } = await this.rooms.lockedTransaction(found.id, async (repos) => {
+      const parent = (await repos.rooms.findById(found.id))!;
+      requireConfigured(parent);
+      const children = await repos.rooms.childrenOf(parent.token);
       for (const c of children) {
         const patch = started
           ? { lobby_state: LobbyState.NONE, lobby_timer: 0 }
@@ -164,41 +166,50 @@ export class BreakoutRoomsService {
             };
         await repos.rooms.update(c.id, patch);
       }
-      await repos.rooms.update(parent.id, { breakout_room_status: started ? BreakoutStatus.STARTED : BreakoutStatus.STOPPED });
+      const status = { breakout_room_status: started ? BreakoutStatus.STARTED : BreakoutStatus.STOPPED };
+      await repos.rooms.update(parent.id, status);
       // A lobby change is activity (talk-behaviour.md §11).
-      await repos.rooms.touch(ids, now);
+      await repos.rooms.touch(
+        children.map((c) => c.id),
+        now,
+      );
+      return { parent: { ...parent, ...status }, children };
     });
     await this.rooms.announceBreakoutSwitched(parent, children, started);
-    return (await this.repos.rooms.findById(parent.id))!;
+    return parent;
   }
 
   // ---- attendee map ----
 
   /**
    * POST breakout-rooms/{token}/attendees: moves the mapped `users` attendees of the parent into
-   * their rooms (out of any other child). 400 `config`, `mode`, `attendeeMap`, `moderator`.
+   * their rooms (out of any other child), under the parent's row lock (as switching rooms).
+   * 400 `config`, `mode`, `attendeeMap`, `moderator`.
    */
   async applyAttendeeMap(ctx: RequestContext, token: unknown, rawMap: string): Promise<RoomRow> {
-    const { room: parent } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const { room: found } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     const cfg = await ctx.config();
     if (!cfg.bool('breakout_rooms')) throw badRequest('config', 'Breakout rooms are disabled');
-    if (parent.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) throw badRequest('mode', 'The conversation has no breakout rooms configured');
-    const children = await this.children(parent);
-    const map = parseAttendeeMap(rawMap, children.length);
-    if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to rooms-1)');
-    const moving = (await this.repos.attendees.forRoom(parent.id)).filter((a) => map.has(a.id) && a.actor_type === ActorType.USERS);
-    if (moving.length === 0) return parent;
-    const inChildren = await this.repos.attendees.actorsInRooms(
-      children.map((c) => c.id),
-      ActorType.USERS,
-      moving.map((a) => a.actor_id),
-    );
-    if (inChildren.some((a) => isModeratorType(a.participant_type))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
-    await this.members.deleteAttendees(inChildren.map((a) => a.id));
-    const now = nowSeconds();
-    const rows = moving.map((a) => this.rooms.attendeeRow(children[map.get(a.id)!].id, now, copyOf(a)));
-    await this.repos.attendees.insertIgnoringDuplicates(rows);
-    return parent;
+    requireConfigured(found);
+    return this.rooms.lockedTransaction(found.id, async (repos) => {
+      const parent = (await repos.rooms.findById(found.id))!;
+      requireConfigured(parent);
+      const children = await repos.rooms.childrenOf(parent.token);
+      const map = parseAttendeeMap(rawMap, children.length);
+      if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to rooms-1)');
+      const moving = (await repos.attendees.forRoom(parent.id)).filter((a) => map.has(a.id) && a.actor_type === ActorType.USERS);
+      if (moving.length === 0) return parent;
+      const inChildren = await repos.attendees.actorsInRooms(
+        children.map((c) => c.id),
+        ActorType.USERS,
+        moving.map((a) => a.actor_id),
+      );
+      if (inChildren.some((a) => isModeratorType(a.participant_type))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
+      await repos.participants.deleteAttendeesInTransaction(inChildren.map((a) => a.id));
+      const now = nowSeconds();
+      await repos.attendees.insertIgnoringDuplicates(moving.map((a) => this.rooms.attendeeRow(children[map.get(a.id)!].id, now, copyOf(a))));
+      return parent;
+    });
   }
 
   // ---- assistance (participants of a child) ----
@@ -225,23 +236,28 @@ export class BreakoutRoomsService {
    * child `target`. 400 `mode`, `status`, `moderator`, `target`. Returns the caller's view of it.
    */
   async switchRoom(ctx: RequestContext, token: unknown, target: string): Promise<CallerRoom> {
-    const { room: parent, attendee } = await this.rooms.requireParticipant(ctx, token);
-    if (parent.breakout_room_mode !== BreakoutMode.FREE) throw badRequest('mode', 'Switching rooms needs free selection mode');
-    if (parent.breakout_room_status !== BreakoutStatus.STARTED) throw badRequest('status', 'The breakout rooms are not started');
+    const { room: found, attendee } = await this.rooms.requireParticipant(ctx, token);
+    requireSwitchable(found);
     if (isModeratorType(attendee.participant_type)) throw badRequest('moderator', 'Moderators are in every breakout room already');
-    const children = await this.children(parent);
-    const dest = children.find((c) => c.token === target);
-    if (!dest) throw badRequest('target', 'target is not a breakout room of this conversation');
-    const current = await this.repos.attendees.actorsInRooms(
-      children.map((c) => c.id),
-      attendee.actor_type,
-      [attendee.actor_id],
-    );
-    await this.members.deleteAttendees(current.filter((a) => a.room_id !== dest.id).map((a) => a.id));
-    const now = nowSeconds();
-    await this.repos.attendees.insertIgnoringDuplicates([this.rooms.attendeeRow(dest.id, now, copyOf(attendee))]);
-    const mine = await this.repos.attendees.find(dest.id, attendee.actor_type, attendee.actor_id);
-    return { room: dest, attendee: mine };
+    // Under the parent's row lock, re-read: of two switches at once (two devices, a double
+    // click) the second sees the first's move, so the caller ends in one room; a removal of the
+    // breakout rooms at the same moment comes before (400 `mode`) or after (nothing left behind).
+    return this.rooms.lockedTransaction(found.id, async (repos) => {
+      const parent = (await repos.rooms.findById(found.id))!;
+      requireSwitchable(parent);
+      const children = await repos.rooms.childrenOf(parent.token);
+      const dest = children.find((c) => c.token === target);
+      if (!dest) throw badRequest('target', 'target is not a breakout room of this conversation');
+      const current = await repos.attendees.actorsInRooms(
+        children.map((c) => c.id),
+        attendee.actor_type,
+        [attendee.actor_id],
+      );
+      await repos.participants.deleteAttendeesInTransaction(current.filter((a) => a.room_id !== dest.id).map((a) => a.id));
+      await repos.attendees.insertIgnoringDuplicates([this.rooms.attendeeRow(dest.id, nowSeconds(), copyOf(attendee))]);
+      const mine = await repos.attendees.find(dest.id, attendee.actor_type, attendee.actor_id);
+      return { room: dest, attendee: mine };
+    });
   }
 
   // ---- list (GET api/v4/room/{token}/breakout-rooms) ----
@@ -276,4 +292,15 @@ function requireConfigurable(parent: RoomRow): void {
   if (parent.breakout_room_mode !== BreakoutMode.NOT_CONFIGURED) throw badRequest('room', 'Breakout rooms are already configured');
   if (parent.type !== RoomType.GROUP) throw badRequest('room', 'Only group conversations can have breakout rooms');
   if (parent.object_type === BREAKOUT_OBJECT_TYPE) throw badRequest('room', 'Breakout rooms cannot be nested');
+}
+
+/** 400 `mode` / `status` unless participants may switch between `parent`'s breakout rooms now. */
+function requireSwitchable(parent: RoomRow): void {
+  if (parent.breakout_room_mode !== BreakoutMode.FREE) throw badRequest('mode', 'Switching rooms needs free selection mode');
+  if (parent.breakout_room_status !== BreakoutStatus.STARTED) throw badRequest('status', 'The breakout rooms are not started');
+}
+
+/** 400 `mode` when `parent` has no breakout rooms configured. */
+function requireConfigured(parent: RoomRow): void {
+  if (parent.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) throw badRequest('mode', 'The conversation has no breakout rooms configured');
 }

@@ -199,7 +199,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     sip,
   );
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
-  const breakoutRooms = new BreakoutRoomsService(repos.participants, rooms, repos);
+  const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);

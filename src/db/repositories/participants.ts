@@ -236,19 +236,21 @@ export class ParticipantsRepository {
 
   // ---- attendees ----
 
-  /** Removes attendees and all their sessions (one transaction). */
-  /** Deletes attendees with their sessions; returns the Talk session ids that went. */
+  /** Deletes attendees with their sessions (one transaction); returns the Talk session ids that went. */
   async deleteAttendees(ids: number[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    return this.db.transaction().execute(async (trx) => {
-      const gone: string[] = [];
-      for (const part of chunks(ids)) {
-        const rows = await trx.deleteFrom('sessions').where('attendee_id', 'in', part).returning('session_id').execute();
-        gone.push(...rows.map((r) => r.session_id));
-        await trx.deleteFrom('attendees').where('id', 'in', part).execute();
-      }
-      return gone;
-    });
+    return this.db.transaction().execute((trx) => new ParticipantsRepository(trx, this.dialect).deleteAttendeesInTransaction(ids));
+  }
+
+  /** `deleteAttendees` inside a transaction the caller holds (a repository of `withTransaction`). */
+  async deleteAttendeesInTransaction(ids: number[]): Promise<string[]> {
+    const gone: string[] = [];
+    for (const part of chunks(ids)) {
+      const rows = await this.db.deleteFrom('sessions').where('attendee_id', 'in', part).returning('session_id').execute();
+      gone.push(...rows.map((r) => r.session_id));
+      await this.db.deleteFrom('attendees').where('id', 'in', part).execute();
+    }
+    return gone;
   }
 
   /** Number of `users` attendees per room (rooms without any are missing from the map). */
