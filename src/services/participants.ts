@@ -542,7 +542,7 @@ export class ParticipantsService {
     const now = nowSeconds();
     // Decided under the room lock on the roles as they are then: two moderators demoting each
     // other at once cannot both succeed, and the last logged-in moderator or owner stays.
-    const change = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+    await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const all = await repos.attendees.forRoom(room.id);
       this.assertStillModerator(ctx, all, caller);
       const current = all.find((a) => a.id === target.id);
@@ -555,29 +555,30 @@ export class ParticipantsService {
       const patch = decided.type === ParticipantType.MODERATOR ? { participant_type: decided.type, permissions: 0 } : { participant_type: decided.type };
       await repos.attendees.update(current.id, { ...patch, last_attendee_activity: now });
       await this.rooms.announceTypeChange(trx, room, chatActorOf(ctx, caller), current, decided.type);
+      // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7):
+      // in the same transaction, under the parent's lock that breakout changes take too.
+      const children = await repos.rooms.childrenOf(room.token);
+      if (children.length) {
+        const inChildren = await repos.attendees.actorsInRooms(
+          children.map((c) => c.id),
+          target.actor_type,
+          [target.actor_id],
+        );
+        if (promote) {
+          await repos.participants.setParticipantType(
+            inChildren.map((a) => a.id),
+            decided.type,
+            now,
+          );
+          const have = new Set(inChildren.map((a) => a.room_id));
+          const spec = { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: decided.type };
+          await repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));
+        } else {
+          await repos.participants.deleteAttendeesInTransaction(inChildren.map((a) => a.id));
+        }
+      }
       return decided;
     });
-    // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7).
-    const children = await this.repos.rooms.childrenOf(room.token);
-    if (children.length) {
-      const inChildren = await this.repos.attendees.actorsInRooms(
-        children.map((c) => c.id),
-        target.actor_type,
-        [target.actor_id],
-      );
-      if (promote) {
-        await this.repo.setParticipantType(
-          inChildren.map((a) => a.id),
-          change.type,
-          now,
-        );
-        const have = new Set(inChildren.map((a) => a.room_id));
-        const spec = { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: change.type };
-        await this.repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));
-      } else {
-        await this.repo.deleteAttendees(inChildren.map((a) => a.id));
-      }
-    }
     await this.rooms.touch([room.id], now);
     // The signaling server hears of a type change as an update and a participants change (§5.7).
     await this.rooms.announceUpdated(room);
