@@ -116,6 +116,46 @@ for (const dialect of dialects()) {
         assert.equal(caps.data.capabilities.spreed.config.call['breakout-rooms'], true);
       });
 
+      it("each room's chat records it as Talk does: conversation_created, user_added for all but the caller, then breakout_rooms_started / _stopped", async () => {
+        const { token } = await parentRoom('Recorded');
+        assert.equal((await br('POST', token, '', 'alice', { mode: 2, amount: 2, attendeeMap: '{}' })).status, 200);
+        const { ids } = { ids: Object.fromEntries((await attendeesOf(fx.p, token)).map((a) => [a.actor_id, a.id])) };
+        assert.equal((await br('POST', token, '/attendees', 'alice', { attendeeMap: JSON.stringify({ [ids.carol]: 0 }) })).status, 200);
+        const [room1, room2] = (await children(token)).sort((x, y) => x.id - y.id);
+        const chat = async (child: string) => {
+          const r = await fx.call('GET', `/apps/spreed/api/v1/chat/${child}`, { as: as('alice'), query: { lookIntoFuture: '0', limit: '50' } });
+          assert.equal(r.status, 200, r.text);
+          return (r.data as any[]).reverse().map((m) => [m.systemMessage, m.actorId, m.messageParameters.user?.id ?? ''].join(':'));
+        };
+        // Created by alice with bob (a moderator of the parent); the map then moved carol in.
+        assert.deepEqual(await chat(room1.token), ['conversation_created:alice:', 'user_added:alice:bob', 'user_added:alice:carol']);
+        assert.deepEqual(await chat(room2.token), ['conversation_created:alice:', 'user_added:alice:bob']);
+        // Moving her on: removed from the first room, added to the second; mapping her to where
+        // she is records nothing.
+        assert.equal((await br('POST', token, '/attendees', 'alice', { attendeeMap: JSON.stringify({ [ids.carol]: 1 }) })).status, 200);
+        assert.equal((await br('POST', token, '/attendees', 'alice', { attendeeMap: JSON.stringify({ [ids.carol]: 1 }) })).status, 200);
+        assert.equal((await chat(room1.token)).at(-1), 'user_removed:alice:carol');
+        assert.deepEqual((await chat(room2.token)).slice(2), ['user_added:alice:carol']);
+        assert.equal((await br('POST', token, '/rooms', 'bob')).status, 200);
+        assert.equal((await chat(room2.token)).at(-1), 'breakout_rooms_started:bob:');
+        // Starting again changes no lobby and records nothing more.
+        assert.equal((await br('POST', token, '/rooms', 'bob')).status, 200);
+        assert.equal((await chat(room2.token)).filter((m) => m.startsWith('breakout_rooms_started')).length, 1);
+        assert.equal((await br('DELETE', token, '/rooms', 'alice')).status, 200);
+        assert.deepEqual((await chat(room2.token)).slice(-2), ['breakout_rooms_started:bob:', 'breakout_rooms_stopped:alice:']);
+      });
+
+      it('automatic with users: every user placed in a room is recorded there as added', async () => {
+        const { token } = await parentRoom('Placed');
+        assert.equal((await br('POST', token, '', 'bob', { mode: 1, amount: 1 })).status, 200);
+        const [room] = await children(token);
+        const r = await fx.call('GET', `/apps/spreed/api/v1/chat/${room.token}`, { as: as('bob'), query: { lookIntoFuture: '0', limit: '50' } });
+        const added = (r.data as any[]).filter((m) => m.systemMessage === 'user_added').map((m) => m.messageParameters.user.id).sort();
+        // bob configured them: alice (the other moderator) and the three users, not bob himself.
+        assert.deepEqual(added, ['alice', 'carol', 'dave', 'erin']);
+        assert.equal((r.data as any[]).at(-1).systemMessage, 'conversation_created');
+      });
+
       it('automatic: "Room 1".."Room N", parent type, lobby on, moderators everywhere, users spread evenly', async () => {
         const { token } = await parentRoom();
         const r = await br('POST', token, '', 'alice', { mode: 1, amount: 2 });

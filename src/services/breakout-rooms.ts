@@ -7,7 +7,7 @@
  * conversations (objectType `room`, objectId = parent token) created through RoomsService's
  * repositories; membership changes reuse the participants repository.
  */
-import type { AttendeeRow, NewAttendee } from '../db/repositories/attendees.js';
+import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import {
   BREAKOUT_OBJECT_TYPE,
@@ -25,6 +25,7 @@ import { isModeratorType } from '../domain/permissions.js';
 import type { ConversationView } from '../presenters/conversation.js';
 import type { RequestContext } from './request-context.js';
 import { RoomsService, type CallerRoom } from './rooms.js';
+import { chatActorOf } from './chat.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Repositories } from '../db/repositories/index.js';
 
@@ -73,7 +74,7 @@ export class BreakoutRoomsService {
    * `mode`, `amount`, `attendeeMap`.
    */
   async configure(ctx: RequestContext, token: unknown, input: ConfigureInput): Promise<RoomRow> {
-    const { room: found } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const { room: found, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     const cfg = await ctx.config();
     if (!cfg.bool('breakout_rooms')) throw badRequest('config', 'Breakout rooms are disabled');
     requireConfigurable(found);
@@ -87,7 +88,7 @@ export class BreakoutRoomsService {
     // Under the parent's row lock, re-read: of simultaneous configurations one creates rooms and
     // the others see it configured (400 `room`); a parent deleted meanwhile is 404 `room` and
     // gets no children.
-    const parent = await this.rooms.lockedTransaction(found.id, async (repos) => {
+    const parent = await this.rooms.lockedTransaction(found.id, async (repos, trx) => {
       const parent = (await repos.rooms.findById(found.id))!;
       requireConfigurable(parent);
       const people = (await repos.attendees.forRoom(parent.id)).filter((a) => a.actor_type === ActorType.USERS);
@@ -100,7 +101,7 @@ export class BreakoutRoomsService {
       // Safety: children left over from an earlier configuration go first (Talk does the same).
       orphans = await repos.rooms.childrenOf(parent.token);
       await RoomsService.purgeRows(repos, orphans);
-      const rows: NewAttendee[] = [];
+      const actor = chatActorOf(ctx, caller);
       for (let i = 0; i < input.amount; i++) {
         const id = await repos.rooms.insert({
           ...this.rooms.roomDefaults(cfg, now),
@@ -111,9 +112,21 @@ export class BreakoutRoomsService {
           object_id: parent.token,
           lobby_state: LobbyState.NON_MODERATORS,
         });
-        for (const a of [...moderators, ...groups[i]]) rows.push(this.rooms.attendeeRow(id, now, copyOf(a)));
+        await repos.attendees.insertIgnoringDuplicates([...moderators, ...groups[i]].map((a) => this.rooms.attendeeRow(id, now, copyOf(a))));
+        // Talk creates each room with createConversation and fills it with addUsers: its chat
+        // starts with `conversation_created`, then `user_added` for everyone but the caller
+        // (talk-chat-calls.md §2), the moderators first.
+        const child = (await repos.rooms.findById(id))!;
+        await this.rooms.announceChange(trx, child, actor, { kind: 'created' });
+        const members = await repos.attendees.forRoom(id);
+        const added = [...members.filter((a) => isModeratorType(a.participant_type)), ...members.filter((a) => !isModeratorType(a.participant_type))];
+        await this.rooms.announceAttendeesAddedIn(
+          trx,
+          child,
+          actor,
+          added.filter((a) => !(a.actor_type === ActorType.USERS && a.actor_id === ctx.userId)),
+        );
       }
-      await repos.attendees.insertIgnoringDuplicates(rows);
       const patch = { breakout_room_mode: input.mode, breakout_room_status: BreakoutStatus.STOPPED };
       await repos.rooms.update(parent.id, patch);
       return { ...parent, ...patch };
@@ -148,10 +161,10 @@ export class BreakoutRoomsService {
    * the parent's row lock, so the children switched are the ones configured at that moment.
    */
   async setStarted(ctx: RequestContext, token: unknown, started: boolean): Promise<RoomRow> {
-    const { room: found } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const { room: found, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     requireConfigured(found);
     const now = nowSeconds();
-    const { parent, children } = await this.rooms.lockedTransaction(found.id, async (repos) => {
+    const { parent, children } = await this.rooms.lockedTransaction(found.id, async (repos, trx) => {
       const parent = (await repos.rooms.findById(found.id))!;
       requireConfigured(parent);
       const children = await repos.rooms.childrenOf(parent.token);
@@ -165,6 +178,14 @@ export class BreakoutRoomsService {
               ...(c.breakout_room_status === BreakoutStatus.ASSISTANCE_REQUESTED ? { breakout_room_status: BreakoutStatus.STOPPED } : {}),
             };
         await repos.rooms.update(c.id, patch);
+        // Talk starts and stops the rooms through their lobbies: each records the change as
+        // `breakout_rooms_started` / `_stopped` (talk-chat-calls.md §2), when its lobby moved.
+        if (c.lobby_state !== patch.lobby_state) {
+          await this.rooms.announceChange(trx, { ...c, ...patch, last_activity: Math.max(now, c.last_activity) }, chatActorOf(ctx, caller), {
+            kind: 'lobby',
+            state: patch.lobby_state,
+          });
+        }
       }
       const status = { breakout_room_status: started ? BreakoutStatus.STARTED : BreakoutStatus.STOPPED };
       await repos.rooms.update(parent.id, status);
@@ -187,11 +208,11 @@ export class BreakoutRoomsService {
    * 400 `config`, `mode`, `attendeeMap`, `moderator`.
    */
   async applyAttendeeMap(ctx: RequestContext, token: unknown, rawMap: string): Promise<RoomRow> {
-    const { room: found } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const { room: found, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     const cfg = await ctx.config();
     if (!cfg.bool('breakout_rooms')) throw badRequest('config', 'Breakout rooms are disabled');
     requireConfigured(found);
-    return this.rooms.lockedTransaction(found.id, async (repos) => {
+    return this.rooms.lockedTransaction(found.id, async (repos, trx) => {
       const parent = (await repos.rooms.findById(found.id))!;
       requireConfigured(parent);
       const children = await repos.rooms.childrenOf(parent.token);
@@ -199,15 +220,44 @@ export class BreakoutRoomsService {
       if (!map) throw badRequest('attendeeMap', 'attendeeMap must be a JSON object of attendee id to room index (0 to rooms-1)');
       const moving = (await repos.attendees.forRoom(parent.id)).filter((a) => map.has(a.id) && a.actor_type === ActorType.USERS);
       if (moving.length === 0) return parent;
+      const ids = children.map((c) => c.id);
       const inChildren = await repos.attendees.actorsInRooms(
-        children.map((c) => c.id),
+        ids,
         ActorType.USERS,
         moving.map((a) => a.actor_id),
       );
       if (inChildren.some((a) => isModeratorType(a.participant_type))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
-      await repos.participants.deleteAttendeesInTransaction(inChildren.map((a) => a.id));
+      // As Talk's applyAttendeeMap: out of the other rooms (user_removed there), into the mapped
+      // one unless already in it (user_added there), in each room's chat (talk-chat-calls.md §2).
+      const targetOf = new Map(moving.map((a) => [a.actor_id, children[map.get(a.id)!].id]));
+      const leaving = inChildren.filter((a) => a.room_id !== targetOf.get(a.actor_id));
+      const staying = new Set(inChildren.filter((a) => a.room_id === targetOf.get(a.actor_id)).map((a) => a.actor_id));
+      const arriving = moving.filter((a) => !staying.has(a.actor_id));
+      await repos.participants.deleteAttendeesInTransaction(leaving.map((a) => a.id));
       const now = nowSeconds();
-      await repos.attendees.insertIgnoringDuplicates(moving.map((a) => this.rooms.attendeeRow(children[map.get(a.id)!].id, now, copyOf(a))));
+      await repos.attendees.insertIgnoringDuplicates(arriving.map((a) => this.rooms.attendeeRow(targetOf.get(a.actor_id)!, now, copyOf(a))));
+      const arrived = (
+        await repos.attendees.actorsInRooms(
+          ids,
+          ActorType.USERS,
+          arriving.map((a) => a.actor_id),
+        )
+      ).filter((a) => a.room_id === targetOf.get(a.actor_id));
+      const actor = chatActorOf(ctx, caller);
+      for (const child of children) {
+        await this.rooms.announceAttendeesRemovedIn(
+          trx,
+          child,
+          actor,
+          leaving.filter((a) => a.room_id === child.id),
+        );
+        await this.rooms.announceAttendeesAddedIn(
+          trx,
+          child,
+          actor,
+          arrived.filter((a) => a.room_id === child.id),
+        );
+      }
       return parent;
     });
   }
