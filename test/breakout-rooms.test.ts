@@ -150,7 +150,10 @@ for (const dialect of dialects()) {
         assert.equal((await br('POST', token, '', 'bob', { mode: 1, amount: 1 })).status, 200);
         const [room] = await children(token);
         const r = await fx.call('GET', `/apps/spreed/api/v1/chat/${room.token}`, { as: as('bob'), query: { lookIntoFuture: '0', limit: '50' } });
-        const added = (r.data as any[]).filter((m) => m.systemMessage === 'user_added').map((m) => m.messageParameters.user.id).sort();
+        const added = (r.data as any[])
+          .filter((m) => m.systemMessage === 'user_added')
+          .map((m) => m.messageParameters.user.id)
+          .sort();
         // bob configured them: alice (the other moderator) and the three users, not bob himself.
         assert.deepEqual(added, ['alice', 'carol', 'dave', 'erin']);
         assert.equal((r.data as any[]).at(-1).systemMessage, 'conversation_created');
