@@ -139,7 +139,7 @@ for (const dialect of dialects()) {
       const t = now();
       const live = await room('live call', { active_since: t, call_flag: 7, call_permissions: 5 });
       const liveAttendee = (await fx.p.services.repos.attendees.find((await roomRow(fx.p, live))!.id, 'users', 'alice'))!;
-      const session = await repo.insertSession(liveAttendee.id, 'a'.repeat(512), t);
+      const session = (await repo.insertSession(liveAttendee.id, 'a'.repeat(512), t))!;
       await fx.p.services.db.kysely.updateTable('sessions').set({ in_call: 7 }).where('id', '=', session.id).execute();
       const abandoned = await room('abandoned call', { active_since: t - 600, call_flag: 1, call_permissions: 3 });
 

@@ -77,7 +77,7 @@ describe('jobs in two processes over one PostgreSQL', { skip: !process.env.PARLE
     await p.services.repos.attendees.deleteForRooms([(await roomRow(p, empty))!.id]);
     const members = new ParticipantsRepository(p.services.db.kysely);
     const attendee = (await p.services.repos.attendees.find((await roomRow(p, idle))!.id, 'users', 'alice'))!;
-    const stale = await members.insertSession(attendee.id, 's'.repeat(512), t - 1000);
+    const stale = (await members.insertSession(attendee.id, 's'.repeat(512), t - 1000))!;
 
     const started = now();
     children.push(await serve(p.env), await serve(p.env));

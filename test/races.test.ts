@@ -178,11 +178,40 @@ for (const dialect of dialects()) {
      * One request as alice from a client address of its own (127.0.r.n): a request that loses a
      * race to a deletion answers 404, which counts against its address's brute-force cap of 8.
      */
-    const asAlice = (p: Proc, method: string, path: string, round: number, form?: Record<string, string>) =>
-      requestFrom(p.url, method, path, `127.0.${100 + Math.floor(round / 200)}.${(round % 200) + 2}`, { authorization: as('alice'), form }).then((r) => ({
-        status: r.status,
-        data: r.body?.ocs?.data,
-      }));
+    const from = (p: Proc, who: string | null, method: string, path: string, round: number, form?: Record<string, string>) =>
+      requestFrom(p.url, method, path, `127.0.${100 + Math.floor(round / 200)}.${(round % 200) + 2}`, {
+        authorization: who === null ? undefined : as(who),
+        form,
+      }).then((r) => ({ status: r.status, data: r.body?.ocs?.data }));
+    const asAlice = (p: Proc, method: string, path: string, round: number, form?: Record<string, string>) => from(p, 'alice', method, path, round, form);
+
+    /** Asserts that no row of a deleted conversation or attendee is left (read from the database). */
+    async function assertNothingLeftBehind(): Promise<void> {
+      const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
+      try {
+        const inRooms = db.kysely.selectFrom('rooms').select('id');
+        const orphans = async (table: 'chat_messages' | 'attendees' | 'notifications') =>
+          Number(
+            (
+              await db.kysely
+                .selectFrom(table)
+                .select((eb) => eb.fn.countAll<number>().as('n'))
+                .where('room_id', 'not in', inRooms)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        for (const table of ['chat_messages', 'attendees', 'notifications'] as const)
+          assert.equal(await orphans(table), 0, `rows of ${table} whose conversation is gone`);
+        const sessions = await db.kysely
+          .selectFrom('sessions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('attendee_id', 'not in', db.kysely.selectFrom('attendees').select('id'))
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(sessions.n), 0, 'sessions whose attendee is gone');
+      } finally {
+        await db.close();
+      }
+    }
 
     it(`deleting a conversation while a moderator is promoted in it: both answer, the conversation is gone (${ROUNDS} rounds)`, async () => {
       // The deletion locks the conversation before it removes attendees, as every locked change
@@ -274,30 +303,33 @@ for (const dialect of dialects()) {
           if (r.status === 404) assert.equal(r.data.error, 'room', text);
         }
       }
-      const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
-      try {
-        const inRooms = db.kysely.selectFrom('rooms').select('id');
-        const orphans = async (table: 'chat_messages' | 'attendees' | 'notifications') =>
-          Number(
-            (
-              await db.kysely
-                .selectFrom(table)
-                .select((eb) => eb.fn.countAll<number>().as('n'))
-                .where('room_id', 'not in', inRooms)
-                .executeTakeFirstOrThrow()
-            ).n,
-          );
-        for (const table of ['chat_messages', 'attendees', 'notifications'] as const)
-          assert.equal(await orphans(table), 0, `rows of ${table} whose conversation is gone`);
-        const sessions = await db.kysely
-          .selectFrom('sessions')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('attendee_id', 'not in', db.kysely.selectFrom('attendees').select('id'))
-          .executeTakeFirstOrThrow();
-        assert.equal(Number(sessions.n), 0, 'sessions whose attendee is gone');
-      } finally {
-        await db.close();
+      await assertNothingLeftBehind();
+    });
+
+    it(`joins racing the deletion of their conversation answer 200 or 404 room, and leave no attendee or session behind (${ROUNDS / 2} rounds)`, async () => {
+      // A member's join, a user's self-join of a public conversation and a guest's join, while
+      // the owner deletes it: a session is inserted only while its attendee exists, and an
+      // attendee only under the conversation's lock.
+      for (let i = 0; i < ROUNDS / 2; i++) {
+        const room = await ocs(a!, 'POST', `${V4}/room`, as('alice'), { roomType: '3', roomName: `open ${i}` });
+        assert.equal(room.status, 201);
+        const token = room.data.token;
+        assert.equal((await ocs(a!, 'POST', `${V4}/room/${token}/participants`, as('alice'), { newParticipant: 'bob', source: 'users' })).status, 200);
+        const n = 3000 + i;
+        const all = await Promise.all([
+          from(b!, 'bob', 'POST', `${V4}/room/${token}/participants/active`, n),
+          from(a!, 'carol', 'POST', `${V4}/room/${token}/participants/active`, n),
+          from(b!, null, 'POST', `${V4}/room/${token}/participants/active`, n),
+          from(a!, 'alice', 'DELETE', `${V4}/room/${token}`, n),
+        ]);
+        const text = `round ${i}: ${JSON.stringify(all.map((r) => [r.status, r.status >= 400 ? r.data : '']))}`;
+        assert.equal(all[3].status, 200, text);
+        for (const r of all.slice(0, 3)) {
+          assert.ok([200, 404].includes(r.status), text);
+          if (r.status === 404) assert.equal(r.data.error, 'room', text);
+        }
       }
+      await assertNothingLeftBehind();
     });
 
     it('two `jobs:run scheduled-messages` processes at once post each due scheduled message once', async () => {

@@ -768,8 +768,8 @@ export class RoomsService {
   static async purgeRows(repos: RoomRepos, rooms: RoomRow[]): Promise<void> {
     const ids = [...new Set(rooms.map((r) => r.id))];
     if (ids.length === 0) return;
-    await repos.sessions.deleteForRooms(ids);
-    await repos.attendees.deleteForRooms(ids);
+    // Attendees before their sessions: see SessionsRepository.deleteForAttendees.
+    await repos.sessions.deleteForAttendees(await repos.attendees.deleteForRooms(ids));
     await repos.rooms.deleteByIds(ids);
   }
 

@@ -493,8 +493,10 @@ export class AttendeesRepository {
     await this.db.deleteFrom('attendees').where('id', 'in', ids).execute();
   }
 
-  async deleteForRooms(roomIds: number[]): Promise<void> {
-    if (roomIds.length === 0) return;
-    await this.db.deleteFrom('attendees').where('room_id', 'in', roomIds).execute();
+  /** Deletes the attendees of these rooms; returns their ids (their sessions go next). */
+  async deleteForRooms(roomIds: number[]): Promise<number[]> {
+    if (roomIds.length === 0) return [];
+    const rows = await this.db.deleteFrom('attendees').where('room_id', 'in', roomIds).returning('id').execute();
+    return rows.map((r) => Number(r.id));
   }
 }

@@ -173,10 +173,33 @@ export class ParticipantsRepository {
 
   // ---- sessions ----
 
-  async insertSession(attendeeId: number, sessionId: string, now: number): Promise<SessionRow> {
+  /**
+   * Inserts a session for the attendee, or nothing (undefined) when the attendee is gone: the
+   * insert reads the attendee row, on PostgreSQL under FOR KEY SHARE, so it waits for a
+   * deletion of that attendee in progress and then finds nothing; a deletion that comes after
+   * it deletes the attendee first and then its sessions, this one included.
+   */
+  async insertSession(attendeeId: number, sessionId: string, now: number): Promise<SessionRow | undefined> {
     const row = { attendee_id: attendeeId, session_id: sessionId, in_call: 0, last_ping: now, state: 1 };
-    const r = await this.db.insertInto('sessions').values(row).returning('id').executeTakeFirstOrThrow();
-    return { id: Number(r.id), ...row };
+    const r = await this.db
+      .insertInto('sessions')
+      .columns(['attendee_id', 'session_id', 'in_call', 'last_ping', 'state'])
+      .expression((eb) =>
+        eb
+          .selectFrom('attendees')
+          .select([
+            'attendees.id',
+            eb.val(sessionId).as('session_id'),
+            eb.val(0).as('in_call'),
+            eb.val(now).as('last_ping'),
+            eb.val(1).as('state'),
+          ])
+          .where('attendees.id', '=', attendeeId)
+          .$if(this.dialect === 'postgres', (q) => q.forKeyShare()),
+      )
+      .returning('id')
+      .executeTakeFirst();
+    return r ? { id: Number(r.id), ...row } : undefined;
   }
 
   /** A session with its attendee, when the attendee is in `roomId` (any room when undefined). */
@@ -245,10 +268,11 @@ export class ParticipantsRepository {
   /** `deleteAttendees` inside a transaction the caller holds (a repository of `withTransaction`). */
   async deleteAttendeesInTransaction(ids: number[]): Promise<string[]> {
     const gone: string[] = [];
+    // Attendees before their sessions (see insertSession).
     for (const part of chunks(ids)) {
+      await this.db.deleteFrom('attendees').where('id', 'in', part).execute();
       const rows = await this.db.deleteFrom('sessions').where('attendee_id', 'in', part).returning('session_id').execute();
       gone.push(...rows.map((r) => r.session_id));
-      await this.db.deleteFrom('attendees').where('id', 'in', part).execute();
     }
     return gone;
   }

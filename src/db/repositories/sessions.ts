@@ -7,6 +7,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, SessionsTable } from '../schema.js';
+import { chunks } from '../chunks.js';
 
 export type SessionRow = Selectable<SessionsTable>;
 
@@ -15,12 +16,18 @@ export class SessionsRepository {
 
   // ---- deletes ----
 
-  /** Every session of every attendee of these rooms (conversation deletion). */
-  async deleteForRooms(roomIds: number[]): Promise<void> {
-    if (roomIds.length === 0) return;
-    await this.db
-      .deleteFrom('sessions')
-      .where('attendee_id', 'in', (eb) => eb.selectFrom('attendees').select('attendees.id').where('attendees.room_id', 'in', roomIds))
-      .execute();
+  /**
+   * The sessions of these attendees, deleted after them (conversation deletion, removal): a
+   * join's session insert holds its attendee row (ParticipantsRepository.insertSession), so a
+   * session inserted before the attendees' deletion is committed and goes here, and one after
+   * it finds no attendee.
+   */
+  async deleteForAttendees(attendeeIds: number[]): Promise<string[]> {
+    const gone: string[] = [];
+    for (const part of chunks(attendeeIds)) {
+      const rows = await this.db.deleteFrom('sessions').where('attendee_id', 'in', part).returning('session_id').execute();
+      gone.push(...rows.map((r) => r.session_id));
+    }
+    return gone;
   }
 }
