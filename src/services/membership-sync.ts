@@ -8,7 +8,7 @@ import type { ParticipantsRepository } from '../db/repositories/participants.js'
 import { ActorType, ParticipantType } from '../domain/constants.js';
 import { isOneToOneKind } from '../domain/permissions.js';
 import type { DirectoryService } from './directory.js';
-import { type RoomsService } from './rooms.js';
+import { RoomsService } from './rooms.js';
 import type { TeamsService } from './teams.js';
 import { nowSeconds } from '../domain/time.js';
 import type { Repositories } from '../db/repositories/index.js';
@@ -48,7 +48,7 @@ export class MembershipSync {
     const actor = await this.actorOf(by);
     const spec = { actorType: ActorType.USERS, actorId: user.id, displayName: user.display_name, participantType: ParticipantType.USER };
     for (const room of await this.repos.rooms.findByIds(roomIds)) {
-      const added = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+      const added = await this.rooms.lockedIfExists(room.id, async (repos, trx) => {
         const now = nowSeconds();
         const [existing] = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, [user.id]);
         if (existing && existing.participant_type !== ParticipantType.USER_SELF_JOINED) return false;
@@ -92,7 +92,7 @@ export class MembershipSync {
     for (const room of await this.repos.rooms.findByIds(roomIds)) {
       const users = leaving.get(room.id) ?? [];
       if (!withSource && users.length === 0) continue;
-      const gone = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+      const gone = await this.rooms.lockedIfExists(room.id, async (repos, trx) => {
         const sources = withSource ? await repos.attendees.actorsInRooms([room.id], type, [sourceId]) : [];
         const members = (await repos.attendees.actorsInRooms([room.id], ActorType.USERS, users)).filter((a) => a.participant_type === ParticipantType.USER);
         const rows = [...sources, ...members];
@@ -102,7 +102,7 @@ export class MembershipSync {
         await this.rooms.announceAttendeesRemovedIn(trx, room, actor, rows);
         return rows;
       });
-      if (gone.length === 0) continue;
+      if (!gone || gone.length === 0) continue;
       const sessionIds = await this.repo.deleteAttendees(gone.map((a) => a.id));
       const goneUsers = gone.filter((a) => a.actor_type === ActorType.USERS).map((a) => a.actor_id);
       await this.rooms.announceAttendeesRemoved(room, goneUsers, sessionIds);
@@ -119,16 +119,22 @@ export class MembershipSync {
   async userDeleted(userId: string, by?: string): Promise<void> {
     const rows = await this.repos.attendees.forActor(ActorType.USERS, userId);
     if (rows.length === 0) return;
-    const roomIds = rows.map((a) => a.room_id);
-    const userCounts = await this.repo.userCounts(roomIds);
-    const rooms = await this.repos.rooms.findByIds(roomIds);
-    const orphaned = rooms.filter((r) => !isOneToOneKind(r.type) && (userCounts.get(r.id) ?? 0) <= 1);
     const actor = await this.actorOf(by);
-    for (const room of rooms) {
-      if (orphaned.includes(room)) continue;
-      const gone = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
+    for (const room of await this.repos.rooms.findByIds(rows.map((a) => a.room_id))) {
+      // Decided under the conversation's lock: whether they are its last user is read there, so
+      // another user leaving at the same moment cannot leave it without users; one deleted
+      // since it was listed is skipped.
+      const outcome = await this.rooms.lockedIfExists(room.id, async (repos, trx) => {
         const mine = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, [userId]);
-        if (mine.length === 0) return [];
+        if (mine.length === 0) return undefined;
+        const users = (await repos.participants.userCounts([room.id])).get(room.id) ?? 0;
+        if (!isOneToOneKind(room.type) && users <= mine.length) {
+          const children = await repos.rooms.childrenOf(room.token);
+          const locked = await repos.rooms.lockRows(children.map((c) => c.id));
+          const deleted = [room, ...children.filter((c) => locked.has(c.id))];
+          await RoomsService.purgeRows(repos, deleted);
+          return { deleted };
+        }
         await repos.attendees.deleteByIds(mine.map((a) => a.id));
         if (isOneToOneKind(room.type)) {
           await repos.rooms.markFormerOneToOne([room.id]);
@@ -136,12 +142,10 @@ export class MembershipSync {
           await repos.rooms.touch([room.id], nowSeconds());
           await this.rooms.announceAttendeesRemovedIn(trx, room, actor, mine, true);
         }
-        return mine;
+        return { gone: mine, sessionIds: await repos.sessions.deleteForAttendees(mine.map((a) => a.id)) };
       });
-      if (gone.length === 0) continue;
-      const sessionIds = await this.repo.deleteAttendees(gone.map((a) => a.id));
-      await this.rooms.announceAttendeesRemoved(room, [userId], sessionIds);
+      if (outcome?.deleted) await this.rooms.announceDeleted(outcome.deleted);
+      else if (outcome?.gone) await this.rooms.announceAttendeesRemoved(room, [userId], outcome.sessionIds);
     }
-    await this.rooms.deleteRooms(orphaned);
   }
 }

@@ -186,6 +186,14 @@ export class RoomsService {
     });
   }
 
+  /**
+   * As `lockedTransaction`, for work that walks many conversations (a group's, a user's): one
+   * deleted since it was listed is skipped (undefined) instead of failing the whole walk.
+   */
+  lockedIfExists<T>(roomId: number, fn: (repos: Repositories, trx: Kysely<Database>) => Promise<T>): Promise<T | undefined> {
+    return this.transaction(async (repos, trx) => ((await repos.rooms.lockRow(roomId)) ? fn(repos, trx) : undefined));
+  }
+
   // ---- lookup (talk-behaviour.md §3) ----
 
   /**
