@@ -20,6 +20,7 @@
  * - walks over many conversations (a user's deletion, a group's new member) skip one deleted
  *   meanwhile; a user's deletion decides under each conversation's lock whether it was the
  *   last user there (and then deletes it);
+ * - a participant's permissions set while they are promoted never undo the promotion;
  * - a scheduled message is posted once (a conditional claim): two `jobs:run scheduled-messages`
  *   processes at once post 200 due messages once each;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
@@ -423,6 +424,35 @@ for (const dialect of dialects()) {
         );
       }
       await assertNothingLeftBehind();
+    });
+
+    it(`adding an e-mail guest while the conversation is deleted answers 200 or 404 room and leaves no guest behind (${ROUNDS / 2} rounds)`, async () => {
+      for (let i = 0; i < ROUNDS / 2; i++) {
+        const room = await crewRoom();
+        const n = 4000 + i;
+        const [x, y] = await Promise.all([
+          asAlice(b!, 'POST', `${V4}/room/${room.token}/participants`, n, { newParticipant: `guest${i}@example.com`, source: 'emails' }),
+          asAlice(a!, 'DELETE', `${V4}/room/${room.token}`, n),
+        ]);
+        assert.equal(y.status, 200, `round ${i}: ${JSON.stringify([x, y])}`);
+        assert.ok([200, 404].includes(x.status), `round ${i}: ${JSON.stringify([x, y])}`);
+      }
+      await assertNothingLeftBehind();
+    });
+
+    it(`setting a participant's permissions while they are promoted never undoes the promotion (${ROUNDS / 2} rounds)`, async () => {
+      for (let i = 0; i < ROUNDS / 2; i++) {
+        const room = await crewRoom();
+        const [x, y] = await Promise.all([
+          ocs(a!, 'PUT', `${V4}/room/${room.token}/attendees/permissions`, as('alice'), { attendeeId: String(room.bob), method: 'set', permissions: '1' }),
+          ocs(b!, 'POST', `${V4}/room/${room.token}/moderators`, as('alice'), { attendeeId: String(room.bob) }),
+        ]);
+        assert.equal(y.status, 200, `round ${i}: ${JSON.stringify([x.data, y.data])}`);
+        // Before the promotion it applies (200); after it, a moderator's permissions are fixed (403).
+        assert.ok([200, 403].includes(x.status), `round ${i}: ${JSON.stringify([x.data, y.data])}`);
+        const people = (await ocs(a!, 'GET', `${V4}/room/${room.token}/participants`, as('alice'))).data as Array<{ actorId: string; participantType: number }>;
+        assert.equal(people.find((p) => p.actorId === 'bob')!.participantType, ParticipantType.MODERATOR, `round ${i}: bob is still a moderator`);
+      }
     });
 
     it('two `jobs:run scheduled-messages` processes at once post each due scheduled message once', async () => {

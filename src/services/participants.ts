@@ -325,24 +325,31 @@ export class ParticipantsService {
   private async addEmail(ctx: RequestContext, room: RoomRow, caller: AttendeeRow, address: string, now: number): Promise<boolean> {
     const email = address.trim();
     if (email === '' || emailProblem(email)) throw badRequest('email', 'newParticipant must be a valid e-mail address');
-    let changed = false;
-    if (room.type === RoomType.GROUP) {
-      await this.repos.rooms.update(room.id, { type: RoomType.PUBLIC, last_activity: Math.max(now, room.last_activity) });
-      room = { ...room, type: RoomType.PUBLIC };
-      changed = true;
-    }
-    const actorId = sha256Hex(email.toLowerCase());
-    const existing = await this.repos.attendees.find(room.id, ActorType.EMAILS, actorId);
-    if (existing) return changed;
     const cfg = await ctx.config();
-    const withPin = roomUsesPins(sipConfigured(cfg), room);
-    const [attendee] = await this.rooms.addAttendees(room.id, [
-      { actorType: ActorType.EMAILS, actorId, displayName: email, participantType: ParticipantType.GUEST },
-    ]);
-    const patch = { invited_cloud_id: email, access_token: randomString(32), ...(withPin ? { pin: newAttendeePin() } : {}) };
-    await this.repos.attendees.update(attendee.id, patch);
-    await this.sendInvitation(ctx, room, caller, { ...attendee, ...patch });
-    return changed;
+    const actorId = sha256Hex(email.toLowerCase());
+    // One transaction under the conversation's lock: a conversation deleted since the lookup is
+    // 404 `room` and gets neither the type change nor the guest.
+    const added = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      let changed = false;
+      let current = room;
+      if (current.type === RoomType.GROUP) {
+        await repos.rooms.update(current.id, { type: RoomType.PUBLIC, last_activity: Math.max(now, current.last_activity) });
+        current = { ...current, type: RoomType.PUBLIC };
+        changed = true;
+      }
+      if (await repos.attendees.find(current.id, ActorType.EMAILS, actorId)) return { changed, room: current };
+      const withPin = roomUsesPins(sipConfigured(cfg), current);
+      const [attendee] = await this.rooms.addAttendees(
+        current.id,
+        [{ actorType: ActorType.EMAILS, actorId, displayName: email, participantType: ParticipantType.GUEST }],
+        repos,
+      );
+      const patch = { invited_cloud_id: email, access_token: randomString(32), ...(withPin ? { pin: newAttendeePin() } : {}) };
+      await repos.attendees.update(attendee.id, patch);
+      return { changed, room: current, guest: { ...attendee, ...patch } };
+    });
+    if (added.guest) await this.sendInvitation(ctx, added.room, caller, added.guest);
+    return added.changed;
   }
 
   private async sendInvitation(ctx: RequestContext, room: RoomRow, inviter: AttendeeRow, guest: AttendeeRow): Promise<void> {
@@ -383,6 +390,17 @@ export class ParticipantsService {
   }
 
   // ---- removal ----
+
+  /** `target` when its permissions may be set: 400 `room-type` / `type`, 403 `moderator`. */
+  private permissionsTarget(room: RoomRow, target: AttendeeRow): AttendeeRow {
+    if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    // Moderators, owners and guest moderators always have every permission (talk-behaviour.md §7).
+    if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
+    if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
+      throw badRequest('type', 'Permissions of groups and teams cannot be set');
+    }
+    return target;
+  }
 
   private async attendeeIn(room: RoomRow, attendeeId: number): Promise<AttendeeRow> {
     const target = await this.repos.attendees.findById(attendeeId);
@@ -588,26 +606,29 @@ export class ParticipantsService {
   /** PUT attendees/permissions; returns the target's record. */
   async setPermissions(ctx: RequestContext, token: unknown, attendeeId: number, method: string, permissions: number): Promise<ParticipantRecord[]> {
     const { room } = await this.rooms.requireModerator(ctx, token);
-    const target = await this.attendeeIn(room, attendeeId);
-    if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
-    // Moderators, owners and guest moderators always have every permission (talk-behaviour.md §7).
-    if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
-    if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
-      throw badRequest('type', 'Permissions of groups and teams cannot be set');
-    }
+    const checked = this.permissionsTarget(room, await this.attendeeIn(room, attendeeId));
     if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
     if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
-    const value = applyPermissionMethod(method, permissions, {
-      attendee: target.permissions,
-      call: room.call_permissions,
-      conversationDefault: room.default_permissions,
-      moderator: isModeratorType(target.participant_type),
-    });
     const now = nowSeconds();
-    // Custom permissions make a self-joined user a permanent member (contract state table).
-    const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
-    await this.repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
-    await this.rooms.touch([room.id], now);
+    // Decided and written under the conversation's lock on the attendee as it is then: a
+    // promotion at the same moment comes before (403 `moderator`) or after, never lost to a
+    // write of the type read before it.
+    const { target, value, type } = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const fresh = await repos.attendees.findById(checked.id);
+      if (!fresh) throw notFound('participant', 'The participant does not exist in this conversation');
+      const target = this.permissionsTarget(room, fresh);
+      const value = applyPermissionMethod(method, permissions, {
+        attendee: target.permissions,
+        call: room.call_permissions,
+        conversationDefault: room.default_permissions,
+        moderator: isModeratorType(target.participant_type),
+      });
+      // Custom permissions make a self-joined user a permanent member (contract state table).
+      const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
+      await repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
+      await repos.rooms.touch([room.id], now);
+      return { target, value, type };
+    });
     await this.rooms.announceParticipantsChanged(room, [target.id]);
     const cfg = await ctx.config();
     const updated = { ...target, permissions: value, participant_type: type };
