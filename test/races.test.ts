@@ -21,6 +21,8 @@
  *   meanwhile; a user's deletion decides under each conversation's lock whether it was the
  *   last user there (and then deletes it);
  * - a participant's permissions set while they are promoted never undo the promotion;
+ * - a reaction or a vote racing the deletion of its message or poll (one message, or the whole
+ *   history) is refused or deleted with it, never left behind;
  * - a scheduled message is posted once (a conditional claim): two `jobs:run scheduled-messages`
  *   processes at once post 200 due messages once each;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
@@ -452,6 +454,85 @@ for (const dialect of dialects()) {
         assert.ok([200, 403].includes(x.status), `round ${i}: ${JSON.stringify([x.data, y.data])}`);
         const people = (await ocs(a!, 'GET', `${V4}/room/${room.token}/participants`, as('alice'))).data as Array<{ actorId: string; participantType: number }>;
         assert.equal(people.find((p) => p.actorId === 'bob')!.participantType, ParticipantType.MODERATOR, `round ${i}: bob is still a moderator`);
+      }
+    });
+
+    it(`reactions and votes racing a message deletion or a history clear leave no reaction or vote behind (${ROUNDS / 4} rounds)`, async () => {
+      const V1 = '/apps/spreed/api/v1';
+      const room = await crewRoom();
+      const ok = (r: { status: number }, allowed: number[], what: string) => assert.ok(allowed.includes(r.status), `${what}: ${JSON.stringify(r)}`);
+      for (let i = 0; i < ROUNDS / 4; i++) {
+        const m = await ocs(a!, 'POST', `${V1}/chat/${room.token}`, as('bob'), { message: `react to me ${i}` });
+        const [react, del] = await Promise.all([
+          ocs(a!, 'POST', `${V1}/reaction/${room.token}/${m.data.id}`, as('carol'), { reaction: '👍' }),
+          ocs(b!, 'DELETE', `${V1}/chat/${room.token}/${m.data.id}`, as('bob')),
+        ]);
+        ok(react, [201, 400], `round ${i} reaction`);
+        ok(del, [200, 202], `round ${i} deletion`);
+        const n = await ocs(a!, 'POST', `${V1}/chat/${room.token}`, as('bob'), { message: `and me ${i}` });
+        const poll = await ocs(
+          a!,
+          'POST',
+          `${V1}/poll/${room.token}`,
+          as('alice'),
+          new URLSearchParams([
+            ['question', `q ${i}`],
+            ['options[]', 'yes'],
+            ['options[]', 'no'],
+            ['resultMode', '1'],
+            ['maxVotes', '0'],
+          ]),
+        );
+        assert.equal(poll.status, 201, JSON.stringify(poll.data));
+        const [react2, vote1, vote2, clear] = await Promise.all([
+          ocs(a!, 'POST', `${V1}/reaction/${room.token}/${n.data.id}`, as('carol'), { reaction: '👍' }),
+          ocs(a!, 'POST', `${V1}/poll/${room.token}/${poll.data.id}`, as('dave'), { 'optionIds[]': '1' }),
+          ocs(b!, 'POST', `${V1}/poll/${room.token}/${poll.data.id}`, as('carol'), { 'optionIds[]': '0' }),
+          ocs(b!, 'DELETE', `${V1}/chat/${room.token}`, as('alice')),
+        ]);
+        ok(react2, [201, 404], `round ${i} reaction`);
+        ok(vote1, [200, 400, 404], `round ${i} vote`);
+        ok(vote2, [200, 400, 404], `round ${i} vote`);
+        ok(clear, [200, 202], `round ${i} clear`);
+      }
+      const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
+      try {
+        const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: unknown }> }) => Number((await q.executeTakeFirstOrThrow()).n);
+        const k = db.kysely;
+        assert.equal(
+          await count(
+            k
+              .selectFrom('chat_messages')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('message_type', '=', 'comment_deleted')
+              .where('reactions', '!=', '{}'),
+          ),
+          0,
+          'deleted messages showing reactions',
+        );
+        assert.equal(
+          await count(
+            k
+              .selectFrom('chat_messages as r')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('r.message_type', '=', 'reaction')
+              .where('r.parent_id', 'not in', k.selectFrom('chat_messages').select('id')),
+          ),
+          0,
+          'reactions to messages that are gone',
+        );
+        assert.equal(
+          await count(
+            k
+              .selectFrom('poll_votes')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('poll_id', 'not in', k.selectFrom('polls').select('id')),
+          ),
+          0,
+          'votes of polls that are gone',
+        );
+      } finally {
+        await db.close();
       }
     });
 

@@ -52,6 +52,9 @@ export class ChatReactionsService {
       // The room lock orders this with the room's other posts (ChatService) and the count refresh.
       const tx = this.repos.withTransaction(trx);
       if (!(await tx.rooms.lockForMessage(acc.room.id, 0))) throw notFound('room');
+      // Read again under the lock that deletions and history clears take: a message deleted
+      // since it was read gets no reaction.
+      await this.reactable(acc, target.id, 400, tx.chatMessages);
       const repo = tx.chatReactions;
       const id = await repo.insertOnce({
         ...CHAT_MESSAGE_DEFAULTS,
@@ -103,8 +106,8 @@ export class ChatReactionsService {
   }
 
   /** The message to react to: 404 when missing; not reactable → `statusIfNot` (400 on add, 404 otherwise). */
-  private async reactable(acc: ChatAccess, messageId: number, statusIfNot: 400 | 404): Promise<ChatMessageRead> {
-    const target = messageId > 0 ? await this.messages.findInRoom(acc.room.id, messageId, nowSeconds()) : undefined;
+  private async reactable(acc: ChatAccess, messageId: number, statusIfNot: 400 | 404, messages = this.messages): Promise<ChatMessageRead> {
+    const target = messageId > 0 ? await messages.findInRoom(acc.room.id, messageId, nowSeconds()) : undefined;
     if (!target) throw notFound('message', 'The message does not exist');
     if (!REACTABLE_TYPES.has(target.message_type)) {
       throw statusIfNot === 400 ? badRequest('message', 'This message cannot be reacted to') : notFound('message', 'This message cannot be reacted to');

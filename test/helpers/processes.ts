@@ -64,7 +64,7 @@ export async function stop(p: Proc | undefined): Promise<void> {
 }
 
 /** An OCS JSON request against one process. */
-export async function ocs(p: Proc, method: string, apiPath: string, auth: string, form?: Record<string, string>) {
+export async function ocs(p: Proc, method: string, apiPath: string, auth: string, form?: Record<string, string> | URLSearchParams) {
   const res = await fetch(`${p.url}/ocs/v2.php${apiPath}${apiPath.includes('?') ? '&' : '?'}format=json`, {
     method,
     headers: {

@@ -111,18 +111,25 @@ export class PollsRepository {
       .execute() as Promise<PollVoteRow[]>;
   }
 
-  /** A poll of the room and its votes (its message was deleted). */
+  /**
+   * A poll of the room and its votes (its message was deleted). The poll row goes first: a vote
+   * holds it locked (lockOpen) until it commits, so its votes are there to delete next, and a
+   * vote after it finds no poll.
+   */
   async deleteInRoom(roomId: number, id: number): Promise<void> {
-    const poll = this.db.selectFrom('polls').select('id').where('room_id', '=', roomId).where('id', '=', id);
-    await this.db.deleteFrom('poll_votes').where('poll_id', 'in', poll).execute();
-    await this.db.deleteFrom('polls').where('room_id', '=', roomId).where('id', '=', id).execute();
+    const gone = await this.db.deleteFrom('polls').where('room_id', '=', roomId).where('id', '=', id).returning('id').execute();
+    await this.deleteVotes(gone.map((p) => Number(p.id)));
   }
 
+  /** The rooms' polls, then their votes (as deleteInRoom). */
   async deleteForRooms(roomIds: number[]): Promise<void> {
     for (const part of chunks([...new Set(roomIds)])) {
-      const ids = this.db.selectFrom('polls').select('id').where('room_id', 'in', part);
-      await this.db.deleteFrom('poll_votes').where('poll_id', 'in', ids).execute();
-      await this.db.deleteFrom('polls').where('room_id', 'in', part).execute();
+      const gone = await this.db.deleteFrom('polls').where('room_id', 'in', part).returning('id').execute();
+      await this.deleteVotes(gone.map((p) => Number(p.id)));
     }
+  }
+
+  private async deleteVotes(pollIds: number[]): Promise<void> {
+    for (const part of chunks(pollIds)) await this.db.deleteFrom('poll_votes').where('poll_id', 'in', part).execute();
   }
 }
