@@ -289,6 +289,23 @@ for (const dialect of dialects()) {
       }
     });
 
+    it(`a moderator adding a participant to one breakout room while they switch to another leaves them in one (${ROUNDS / 4} rounds)`, async () => {
+      const BR = '/apps/spreed/api/v1/breakout-rooms';
+      const room = await crewRoom();
+      assert.equal((await ocs(a!, 'POST', `${BR}/${room.token}`, as('alice'), { mode: '3', amount: '3' })).status, 200);
+      assert.equal((await ocs(a!, 'POST', `${BR}/${room.token}/rooms`, as('alice'))).status, 200);
+      const children = (await alicesRooms()).filter((r) => r.objectId === room.token).map((r) => r.token);
+      for (let i = 0; i < ROUNDS / 4; i++) {
+        const [x, y] = await Promise.all([
+          ocs(a!, 'POST', `${V4}/room/${children[i % 3]}/participants`, as('alice'), { newParticipant: 'carol', source: 'users' }),
+          ocs(b!, 'POST', `${BR}/${room.token}/switch`, as('carol'), { target: children[(i + 1) % 3] }),
+        ]);
+        assert.deepEqual([x.status, y.status], [200, 200], `round ${i}: ${JSON.stringify([x.data, y.data])}`);
+        const carols = (await ocs(b!, 'GET', `${V4}/room`, as('carol'))).data as Array<{ token: string }>;
+        assert.equal(carols.filter((r) => children.includes(r.token)).length, 1, `round ${i}: carol is in one breakout room`);
+      }
+    });
+
     it(`messages, renames and setting changes racing the deletion of their conversation leave nothing of it behind (${ROUNDS / 2} rounds)`, async () => {
       // A change that read the conversation before the deletion committed must not write after
       // it: its system message (or message) would outlive the conversation. Each answers 200 or

@@ -4,6 +4,8 @@
  * demotion, attendee permissions, invitation mails and guest names. Sessions (join, leave,
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
  */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ListedAttendee, ParticipantsRepository } from '../db/repositories/participants.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
@@ -236,17 +238,27 @@ export class ParticipantsService {
     if (isBreakoutChild) {
       const parent = await this.repos.rooms.findByToken(room.object_id);
       if (parent) {
-        const siblings = (await this.repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
-        const inSiblings = await this.repos.attendees.actorsInRooms(
-          siblings.map((s) => s.id),
-          ActorType.USERS,
-          [user.id],
-        );
-        if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
-          throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
-        }
-        await this.addUsers(parent, actor, [user], now);
-        await this.repo.deleteAttendees(inSiblings.map((a) => a.id));
+        // Into the parent, out of the sibling rooms and into this one in one transaction under
+        // the parent's lock (then this room's), as breakout changes and a participant's own
+        // switch take it: the user ends in one breakout room whatever runs at the same moment.
+        const { toParent, toRoom } = await this.rooms.lockedTransaction(parent.id, async (repos, trx) => {
+          const siblings = (await repos.rooms.childrenOf(parent.token)).filter((c) => c.id !== room.id);
+          const inSiblings = await repos.attendees.actorsInRooms(
+            siblings.map((s) => s.id),
+            ActorType.USERS,
+            [user.id],
+          );
+          if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
+            throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
+          }
+          if (!(await repos.rooms.lockRow(room.id))) throw notFound('room');
+          const toParent = await this.addUsersIn(repos, trx, parent, actor, [user], now);
+          await repos.participants.deleteAttendeesInTransaction(inSiblings.map((a) => a.id));
+          return { toParent, toRoom: await this.addUsersIn(repos, trx, room, actor, [user], now) };
+        });
+        await this.rooms.announceAttendeesAdded(parent, toParent);
+        await this.rooms.announceAttendeesAdded(room, toRoom, invitedBy);
+        return toRoom;
       }
     }
     return this.addUsers(room, actor, [user], now, [], invitedBy);
@@ -268,39 +280,50 @@ export class ParticipantsService {
     extra: NewAttendeeSpec[] = [],
     invitedBy?: string,
   ): Promise<string[]> {
-    const fresh = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
-      const existing = await repos.attendees.actorsInRooms(
-        [room.id],
-        ActorType.USERS,
-        users.map((u) => u.id),
-      );
-      const have = new Set(existing.map((a) => a.actor_id));
-      const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED);
-      const fresh = users.filter((u) => !have.has(u.id));
-      // read_privacy comes from each user's preference as the rows are inserted (AttendeesRepository).
-      const userSpecs: NewAttendeeSpec[] = fresh.map((u) => ({
-        actorType: ActorType.USERS,
-        actorId: u.id,
-        displayName: u.display_name,
-        participantType: ParticipantType.USER,
-      }));
-      const specs = [...extra, ...userSpecs];
-      const added = specs.length ? await this.rooms.addAttendees(room.id, specs, repos) : [];
-      await repos.participants.setParticipantType(
-        selfJoined.map((a) => a.id),
-        ParticipantType.USER,
-        now,
-      );
-      if (specs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
-      // As Talk's ParticipantService::addGroup / addCircle: self-joined members made permanent,
-      // then the group or team itself, then its new members.
-      const members = added.filter((a) => a.actor_type === ActorType.USERS);
-      const sources = added.filter((a) => a.actor_type !== ActorType.USERS);
-      await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...sources, ...members]);
-      return fresh.map((u) => u.id);
-    });
+    const fresh = await this.rooms.lockedTransaction(room.id, (repos, trx) => this.addUsersIn(repos, trx, room, actor, users, now, extra));
     await this.rooms.announceAttendeesAdded(room, fresh, invitedBy);
     return fresh;
+  }
+
+  /** addUsers' writes, in a transaction that holds `room`'s lock; returns the users newly added. */
+  private async addUsersIn(
+    repos: Repositories,
+    trx: Kysely<Database>,
+    room: RoomRow,
+    actor: ChatActor,
+    users: Array<{ id: string; display_name: string }>,
+    now: number,
+    extra: NewAttendeeSpec[] = [],
+  ): Promise<string[]> {
+    const existing = await repos.attendees.actorsInRooms(
+      [room.id],
+      ActorType.USERS,
+      users.map((u) => u.id),
+    );
+    const have = new Set(existing.map((a) => a.actor_id));
+    const selfJoined = existing.filter((a) => a.participant_type === ParticipantType.USER_SELF_JOINED);
+    const fresh = users.filter((u) => !have.has(u.id));
+    // read_privacy comes from each user's preference as the rows are inserted (AttendeesRepository).
+    const userSpecs: NewAttendeeSpec[] = fresh.map((u) => ({
+      actorType: ActorType.USERS,
+      actorId: u.id,
+      displayName: u.display_name,
+      participantType: ParticipantType.USER,
+    }));
+    const specs = [...extra, ...userSpecs];
+    const added = specs.length ? await this.rooms.addAttendees(room.id, specs, repos) : [];
+    await repos.participants.setParticipantType(
+      selfJoined.map((a) => a.id),
+      ParticipantType.USER,
+      now,
+    );
+    if (specs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
+    // As Talk's ParticipantService::addGroup / addCircle: self-joined members made permanent,
+    // then the group or team itself, then its new members.
+    const members = added.filter((a) => a.actor_type === ActorType.USERS);
+    const sources = added.filter((a) => a.actor_type !== ActorType.USERS);
+    await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...sources, ...members]);
+    return fresh.map((u) => u.id);
   }
 
   private async addGroup(room: RoomRow, actor: ChatActor, groupId: string, now: number, invitedBy: string | undefined): Promise<string[]> {
