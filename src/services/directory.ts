@@ -165,6 +165,12 @@ export class DirectoryService {
    */
   async deleteUser(userId: string, by?: string): Promise<void> {
     await this.requireUser(userId);
+    // Disabled first, so the user's own requests stop authenticating (in every process, through
+    // the credentials' change) while the conversations are cleaned up: otherwise they could
+    // create rooms and join them behind the clean-up. A request already past authentication can
+    // still land; that window is what is left.
+    await this.users.update(userId, { enabled: 0 });
+    await this.events.emit('user.credentials-changed', { userId });
     await this.events.emit('user.deleting', { userId, by });
     await this.users.deleteAccount(userId);
     await this.events.emit('user.credentials-changed', { userId });
