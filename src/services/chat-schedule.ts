@@ -85,6 +85,9 @@ export class ChatScheduleService {
     const row = await this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
       const owner = ownerOf(acc);
+      // The conversation's row first (as every change takes it): one deleted since the lookup
+      // gets no scheduled message (404 `room`).
+      if (!(await tx.rooms.lockRow(owner.roomId))) throw notFound('room');
       await tx.scheduledMessages.lockOwner(owner);
       const stored = await tx.scheduledMessages.insert({
         room_id: owner.roomId,

@@ -73,7 +73,15 @@ export class PollsService {
     };
     // The answer is the row as written, not read again: a history cleared meanwhile (which
     // removes polls) must not turn a created poll into 404 (Talk answers what it created).
-    if (input.draft) return asDraft({ ...row, id: await this.polls.insert(row) });
+    if (input.draft) {
+      // Under the conversation's row lock: one deleted since the lookup gets no draft (404 `room`).
+      const id = await this.db.kysely.transaction().execute(async (trx) => {
+        const tx = this.repos.withTransaction(trx);
+        if (!(await tx.rooms.lockRow(acc.room.id))) throw notFound('room');
+        return tx.polls.insert(row);
+      });
+      return asDraft({ ...row, id });
+    }
     const posted = await this.db.kysely.transaction().execute(async (trx) => {
       const pollId = await this.repos.withTransaction(trx).polls.insert(row);
       // Like any shared object, it moves the author's read marker (talk-chat-calls.md §1.6).
