@@ -45,7 +45,12 @@ export class ChatRemindersService {
     const now = nowSeconds();
     if (!(await this.repos.userRateLimits.take(userId, REMINDER_RATE, now))) throw rateLimited('rate-limit', 'Too many reminders set in the last hour');
     const room = await this.messageRoom(ctx, token, messageId, now);
-    const row = await this.repos.chatReminders.set(userId, room.id, messageId, timestamp);
+    // Under the conversation's row lock: one deleted since the lookup gets no reminder (404 `room`).
+    const row = await this.db.kysely.transaction().execute(async (trx) => {
+      const tx = this.repos.withTransaction(trx);
+      if (!(await tx.rooms.lockRow(room.id))) throw notFound('room');
+      return tx.chatReminders.set(userId, room.id, messageId, timestamp);
+    });
     return reminderOf(row, room.token);
   }
 
