@@ -187,13 +187,7 @@ export class ParticipantsRepository {
       .expression((eb) =>
         eb
           .selectFrom('attendees')
-          .select([
-            'attendees.id',
-            eb.val(sessionId).as('session_id'),
-            eb.val(0).as('in_call'),
-            eb.val(now).as('last_ping'),
-            eb.val(1).as('state'),
-          ])
+          .select(['attendees.id', eb.val(sessionId).as('session_id'), eb.val(0).as('in_call'), eb.val(now).as('last_ping'), eb.val(1).as('state')])
           .where('attendees.id', '=', attendeeId)
           .$if(this.dialect === 'postgres', (q) => q.forKeyShare()),
       )
