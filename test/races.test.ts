@@ -23,6 +23,8 @@
  * - a participant's permissions set while they are promoted never undo the promotion;
  * - a reaction or a vote racing the deletion of its message or poll (one message, or the whole
  *   history) is refused or deleted with it, never left behind;
+ * - a call join racing the lobby or read-only switch is refused or taken out by it, never left
+ *   in the call behind it;
  * - a scheduled message is posted once (a conditional claim): two `jobs:run scheduled-messages`
  *   processes at once post 200 due messages once each;
  * - the brute-force cap counts across processes: 100 simultaneous wrong logins from one address
@@ -560,6 +562,51 @@ for (const dialect of dialects()) {
           0,
           'votes of polls that are gone',
         );
+      } finally {
+        await db.close();
+      }
+    });
+
+    it(`joining a call while the lobby or read-only is switched on never leaves a participant in the call behind it (${ROUNDS / 2} rounds)`, async () => {
+      /** A room session of `who` (POST participants/active): its cookie. */
+      const roomSession = async (p: Proc, who: string, token: string): Promise<string> => {
+        const res = await fetch(`${p.url}/ocs/v2.php${V4}/room/${token}/participants/active?format=json`, {
+          method: 'POST',
+          headers: { 'OCS-APIRequest': 'true', Authorization: as(who) },
+        });
+        assert.equal(res.status, 200);
+        return res.headers
+          .getSetCookie()
+          .map((c) => c.split(';')[0])
+          .join('; ');
+      };
+      const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
+      try {
+        for (let i = 0; i < ROUNDS / 2; i++) {
+          const room = await crewRoom();
+          const cookie = await roomSession(a!, 'bob', room.token);
+          const setting = i % 2 ? { path: 'webinar/lobby', refusal: 412 } : { path: 'read-only', refusal: 403 };
+          const [join, set] = await Promise.all([
+            fetch(`${a!.url}/ocs/v2.php${V4}/call/${room.token}?format=json`, {
+              method: 'POST',
+              headers: { 'OCS-APIRequest': 'true', Authorization: as('bob'), Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+              body: 'flags=7',
+            }),
+            ocs(b!, 'PUT', `${V4}/room/${room.token}/${setting.path}`, as('alice'), { state: '1' }),
+          ]);
+          assert.equal(set.status, 200, `round ${i}`);
+          // Before the switch it joins (and the switch takes it out again); after it, refused.
+          assert.ok([200, setting.refusal].includes(join.status), `round ${i}: ${join.status} ${await join.text()}`);
+          const inCall = await db.kysely
+            .selectFrom('sessions as s')
+            .innerJoin('attendees as t', 't.id', 's.attendee_id')
+            .innerJoin('rooms as r', 'r.id', 't.room_id')
+            .select(['s.in_call', 'r.active_since'])
+            .where('r.token', '=', room.token)
+            .where('s.in_call', '!=', 0)
+            .execute();
+          assert.deepEqual(inCall, [], `round ${i}: nobody is in the call behind the ${setting.path} switch`);
+        }
       } finally {
         await db.close();
       }

@@ -157,6 +157,14 @@ export class CallService {
       const repo = this.repos.withTransaction(trx).calls;
       const locked = await repo.lockRoom(room.id);
       if (!locked) throw notFound('room');
+      // Again under the lock: a lobby or read-only switch committed since the room was read has
+      // already taken everyone out of the call; this join must not start a new one (412 / 403).
+      this.requireNoLobbyReadWrite(
+        cfg,
+        { ...room, lobby_state: locked.lobby_state, lobby_timer: locked.lobby_timer, read_only: locked.read_only },
+        attendee,
+        now,
+      );
       if (!mayStart && !(await repo.othersInCall(room.id, mine.session.id, now - SESSION_TIMEOUT))) {
         throw forbidden('permissions', 'You are not allowed to start a call');
       }

@@ -29,6 +29,14 @@ export interface EndedCallRow {
   active_since: number | null;
 }
 
+/** A room's call-related state as read under its row lock (lockRoom). */
+export interface LockedCallRoom {
+  active_since: number | null;
+  lobby_state: number;
+  lobby_timer: number;
+  read_only: number;
+}
+
 export class CallsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -48,16 +56,24 @@ export class CallsRepository {
 
   /**
    * Takes the room row's write lock for the rest of the transaction (a no-op update) and returns
-   * the call start as it is under that lock (undefined: the room is gone).
+   * the call start, lobby and read-only state as they are under that lock (undefined: the room
+   * is gone): a join checks them again there, since a lobby or read-only switch that committed
+   * since the request read the room has already taken everyone out of the call.
    */
-  async lockRoom(roomId: number): Promise<{ active_since: number | null } | undefined> {
+  async lockRoom(roomId: number): Promise<LockedCallRoom | undefined> {
     const r = await this.db
       .updateTable('rooms')
       .set({ call_flag: sql`call_flag` })
       .where('id', '=', roomId)
-      .returning('active_since')
+      .returning(['active_since', 'lobby_state', 'lobby_timer', 'read_only'])
       .executeTakeFirst();
-    return r ? { active_since: r.active_since === null ? null : Number(r.active_since) } : undefined;
+    if (!r) return undefined;
+    return {
+      active_since: r.active_since === null ? null : Number(r.active_since),
+      lobby_state: Number(r.lobby_state),
+      lobby_timer: Number(r.lobby_timer),
+      read_only: Number(r.read_only),
+    };
   }
 
   /** Whether another live session than `sessionRowId` is in the room's call. */
