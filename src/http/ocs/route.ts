@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { ApiError, adminRequired, forbidden, notLoggedIn } from '../../domain/errors.js';
+import { ApiError, adminRequired, badRequest, forbidden, notLoggedIn } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
 import { RequestContext } from '../../services/request-context.js';
 import { sessionKeyFromCookie } from '../../services/client-sessions.js';
@@ -111,6 +111,14 @@ export function sendOcsError(reply: FastifyReply, version: OcsVersion, format: O
  * cookie session key when the request carries one.
  */
 export async function buildContext(services: Services, request: FastifyRequest): Promise<RequestContext> {
+  // A connection closed before its request was handled has no client address (for example a
+  // body sent without Content-Length, read as a malformed next request): nobody can read the
+  // answer, and nothing may run outside the brute-force throttle, which counts per address.
+  if (!request.ip) {
+    // Logged, since its answer goes nowhere and so no request line is written for it.
+    request.log.info('connection closed before the request was handled');
+    throw badRequest('connection', 'The connection closed before the request was handled');
+  }
   const header = request.headers.authorization;
   let user;
   let appPasswordId: number | undefined;
