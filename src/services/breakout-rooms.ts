@@ -112,14 +112,13 @@ export class BreakoutRoomsService {
           object_id: parent.token,
           lobby_state: LobbyState.NON_MODERATORS,
         });
-        await repos.attendees.insertIgnoringDuplicates([...moderators, ...groups[i]].map((a) => this.rooms.attendeeRow(id, now, copyOf(a))));
+        // The moderators first, as Talk adds them.
+        const added = await this.rooms.addAttendees(id, [...moderators, ...groups[i]].map(copyOf), repos);
         // Talk creates each room with createConversation and fills it with addUsers: its chat
         // starts with `conversation_created`, then `user_added` for everyone but the caller
-        // (talk-chat-calls.md §2), the moderators first.
+        // (talk-chat-calls.md §2).
         const child = (await repos.rooms.findById(id))!;
         await this.rooms.announceChange(trx, child, actor, { kind: 'created' });
-        const members = await repos.attendees.forRoom(id);
-        const added = [...members.filter((a) => isModeratorType(a.participant_type)), ...members.filter((a) => !isModeratorType(a.participant_type))];
         await this.rooms.announceAttendeesAddedIn(
           trx,
           child,
@@ -143,10 +142,7 @@ export class BreakoutRoomsService {
     const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     const patch = { breakout_room_mode: BreakoutMode.NOT_CONFIGURED, breakout_room_status: BreakoutStatus.STOPPED };
     const removed = await this.rooms.lockedTransaction(found.room.id, async (repos) => {
-      const children = await repos.rooms.childrenOf(found.room.token);
-      const locked = await repos.rooms.lockRows(children.map((c) => c.id));
-      const gone = children.filter((c) => locked.has(c.id));
-      await RoomsService.purgeRows(repos, gone);
+      const gone = await RoomsService.purgeLocked(repos, await repos.rooms.childrenOf(found.room.token));
       await repos.rooms.update(found.room.id, patch);
       return gone;
     });
@@ -304,8 +300,7 @@ export class BreakoutRoomsService {
         [attendee.actor_id],
       );
       await repos.participants.deleteAttendeesInTransaction(current.filter((a) => a.room_id !== dest.id).map((a) => a.id));
-      await repos.attendees.insertIgnoringDuplicates([this.rooms.attendeeRow(dest.id, nowSeconds(), copyOf(attendee))]);
-      const mine = await repos.attendees.find(dest.id, attendee.actor_type, attendee.actor_id);
+      const [mine] = await this.rooms.addAttendees(dest.id, [copyOf(attendee)], repos);
       return { room: dest, attendee: mine };
     });
   }

@@ -25,6 +25,7 @@ import type { Reminder, UpcomingReminder } from '../presenters/chat-reminder.js'
 import type { ChatApiService } from './chat-api.js';
 import { authorParams, notificationRow } from './notifications.js';
 import type { RequestContext } from './request-context.js';
+import type { RoomsService } from './rooms.js';
 
 /** Nextcloud's UserRateLimit on setting a reminder (Talk's ChatController::setReminder). */
 /** Talk's Reminder::NUM_UPCOMING_REMINDERS. */
@@ -37,6 +38,7 @@ export class ChatRemindersService {
     private readonly db: Db,
     private readonly repos: Repositories,
     private readonly chatApi: ChatApiService,
+    private readonly rooms: RoomsService,
   ) {}
 
   /** POST …/reminder: sets (or moves) the caller's reminder; 429 past 60 in an hour. */
@@ -46,11 +48,7 @@ export class ChatRemindersService {
     if (!(await this.repos.userRateLimits.take(userId, REMINDER_RATE, now))) throw rateLimited('rate-limit', 'Too many reminders set in the last hour');
     const room = await this.messageRoom(ctx, token, messageId, now);
     // Under the conversation's row lock: one deleted since the lookup gets no reminder (404 `room`).
-    const row = await this.db.kysely.transaction().execute(async (trx) => {
-      const tx = this.repos.withTransaction(trx);
-      if (!(await tx.rooms.lockRow(room.id))) throw notFound('room');
-      return tx.chatReminders.set(userId, room.id, messageId, timestamp);
-    });
+    const row = await this.rooms.lockedTransaction(room.id, (tx) => tx.chatReminders.set(userId, room.id, messageId, timestamp));
     return reminderOf(row, room.token);
   }
 

@@ -82,12 +82,10 @@ export class ChatScheduleService {
     // Threads do not exist here, so no thread is valid (Talk's validateThread answers `reply-to`).
     if (input.threadId !== 0) throw badRequest('reply-to', 'The thread does not exist');
     if (messageLength(text) > CHAT_MAX_LENGTH) throw payloadTooLarge('message', `The message is longer than ${CHAT_MAX_LENGTH} characters`);
-    const row = await this.db.kysely.transaction().execute(async (trx) => {
-      const tx = this.repos.withTransaction(trx);
-      const owner = ownerOf(acc);
-      // The conversation's row first (as every change takes it): one deleted since the lookup
-      // gets no scheduled message (404 `room`).
-      if (!(await tx.rooms.lockRow(owner.roomId))) throw notFound('room');
+    const owner = ownerOf(acc);
+    // The conversation's row first (as every change takes it): one deleted since the lookup
+    // gets no scheduled message (404 `room`).
+    const row = await this.rooms.lockedTransaction(owner.roomId, async (tx) => {
       await tx.scheduledMessages.lockOwner(owner);
       const stored = await tx.scheduledMessages.insert({
         room_id: owner.roomId,

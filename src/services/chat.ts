@@ -262,13 +262,11 @@ export class ChatService {
       channel !== undefined
         ? // PostgreSQL: the same writes as one statement (a transaction of them held the room's
           // row lock across five round trips).
-          await this.repos.chatMessages
-            .postAlone(row, {
-              authorAttendeeId: input.attendeeId,
-              mentions: input.mentions,
-              wake: { channel, payload: chatChannel(room.id) },
-            })
-            .then((stored) => stored ?? Promise.reject(notFound('room')))
+          await this.repos.chatMessages.postAlone(row, {
+            authorAttendeeId: input.attendeeId,
+            mentions: input.mentions,
+            wake: { channel, payload: chatChannel(room.id) },
+          })
         : await this.userPosts.run(async (trx) => {
             const tx = this.repos.withTransaction(trx);
             const message = await this.insert(tx, trx, room, now, row, { bump: true });
@@ -276,6 +274,8 @@ export class ChatService {
             await tx.attendees.markMentioned(room.id, input.mentions, message.id);
             return message;
           });
+    // The one-statement post found no room: deleted since the caller read it, nothing written.
+    if (!posted) throw notFound('room');
     await this.events.emit('chat.message-posted', {
       room,
       messageId: posted.id,

@@ -208,10 +208,10 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
-  const chatReminders = new ChatRemindersService(db, repos, chatApi);
+  const chatReminders = new ChatRemindersService(db, repos, chatApi, rooms);
   const chatPins = new ChatPinsService(db, repos, chatApi, chat);
   const chatSchedule = new ChatScheduleService(db, repos, chatApi, chat, chatMentions, rooms, appConfig);
-  const polls = new PollsService(db, repos, chatApi, chat);
+  const polls = new PollsService(db, repos, chatApi, chat, rooms);
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);

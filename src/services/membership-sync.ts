@@ -128,13 +128,7 @@ export class MembershipSync {
         const mine = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, [userId]);
         if (mine.length === 0) return undefined;
         const users = (await repos.participants.userCounts([room.id])).get(room.id) ?? 0;
-        if (!isOneToOneKind(room.type) && users <= mine.length) {
-          const children = await repos.rooms.childrenOf(room.token);
-          const locked = await repos.rooms.lockRows(children.map((c) => c.id));
-          const deleted = [room, ...children.filter((c) => locked.has(c.id))];
-          await RoomsService.purgeRows(repos, deleted);
-          return { deleted };
-        }
+        if (!isOneToOneKind(room.type) && users <= mine.length) return { deleted: await RoomsService.purgeLocked(repos, [room]) };
         await repos.attendees.deleteByIds(mine.map((a) => a.id));
         if (isOneToOneKind(room.type)) {
           await repos.rooms.markFormerOneToOne([room.id]);

@@ -414,17 +414,6 @@ export class ParticipantsService {
 
   // ---- removal ----
 
-  /** `target` when its permissions may be set: 400 `room-type` / `type`, 403 `moderator`. */
-  private permissionsTarget(room: RoomRow, target: AttendeeRow): AttendeeRow {
-    if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
-    // Moderators, owners and guest moderators always have every permission (talk-behaviour.md §7).
-    if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
-    if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
-      throw badRequest('type', 'Permissions of groups and teams cannot be set');
-    }
-    return target;
-  }
-
   private async attendeeIn(room: RoomRow, attendeeId: number): Promise<AttendeeRow> {
     const target = await this.repos.attendees.findById(attendeeId);
     if (!target || target.room_id !== room.id) throw notFound('participant', 'The participant does not exist in this conversation');
@@ -624,6 +613,17 @@ export class ParticipantsService {
     // The signaling server hears of a type change as an update and a participants change (§5.7).
     await this.rooms.announceUpdated(room);
     await this.rooms.announceParticipantsChanged(room, [target.id]);
+  }
+
+  /** `target` when its permissions may be set: 400 `room-type` / `type`, 403 `moderator`. */
+  private permissionsTarget(room: RoomRow, target: AttendeeRow): AttendeeRow {
+    if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
+    // Moderators, owners and guest moderators always have every permission (talk-behaviour.md §7).
+    if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
+    if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
+      throw badRequest('type', 'Permissions of groups and teams cannot be set');
+    }
+    return target;
   }
 
   /** PUT attendees/permissions; returns the target's record. */

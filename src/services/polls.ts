@@ -20,6 +20,7 @@ import type { ChatAccess, ChatApiService } from './chat-api.js';
 import type { ChatService } from './chat.js';
 import type { RequestContext } from './request-context.js';
 import type { Repositories } from '../db/repositories/index.js';
+import type { RoomsService } from './rooms.js';
 
 const QUESTION_MAX_BYTES = 32000;
 const OPTIONS_MAX_BYTES = 60000;
@@ -47,6 +48,7 @@ export class PollsService {
     private readonly repos: Repositories,
     private readonly chatApi: ChatApiService,
     private readonly chat: ChatService,
+    private readonly rooms: RoomsService,
   ) {
     this.polls = repos.polls;
   }
@@ -75,11 +77,7 @@ export class PollsService {
     // removes polls) must not turn a created poll into 404 (Talk answers what it created).
     if (input.draft) {
       // Under the conversation's row lock: one deleted since the lookup gets no draft (404 `room`).
-      const id = await this.db.kysely.transaction().execute(async (trx) => {
-        const tx = this.repos.withTransaction(trx);
-        if (!(await tx.rooms.lockRow(acc.room.id))) throw notFound('room');
-        return tx.polls.insert(row);
-      });
+      const id = await this.rooms.lockedTransaction(acc.room.id, (tx) => tx.polls.insert(row));
       return asDraft({ ...row, id });
     }
     const posted = await this.db.kysely.transaction().execute(async (trx) => {

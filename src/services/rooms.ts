@@ -697,9 +697,12 @@ export class RoomsService {
     return specs.flatMap((s) => stored.get(`${s.actorType}\0${s.actorId}`) ?? []);
   }
 
-  /** Adds one attendee (see addAttendees). */
-  async addAttendee(roomId: number, spec: NewAttendeeSpec): Promise<AttendeeRow> {
-    return (await this.addAttendees(roomId, [spec]))[0];
+  /**
+   * Adds one attendee (see addAttendees) under the conversation's row lock: a conversation
+   * deleted since the caller read it is 404 `room` and gets no attendee (a self-join).
+   */
+  addAttendee(roomId: number, spec: NewAttendeeSpec): Promise<AttendeeRow> {
+    return this.lockedTransaction(roomId, async (repos) => (await this.addAttendees(roomId, [spec], repos))[0]);
   }
 
   // ---- mutations ----
@@ -755,18 +758,26 @@ export class RoomsService {
    * PostgreSQL; conversations another request deleted first are skipped.
    */
   async deleteRooms(rooms: RoomRow[]): Promise<void> {
-    const deleted = await this.transaction(async (repos) => {
-      const locked = await repos.rooms.lockRows(rooms.map((r) => r.id));
-      const parents = rooms.filter((r) => locked.has(r.id));
-      const children: RoomRow[] = [];
-      for (const r of parents) children.push(...(await repos.rooms.childrenOf(r.token)));
-      const lockedChildren = await repos.rooms.lockRows(children.map((c) => c.id));
-      const all = new Map<number, RoomRow>();
-      for (const r of [...parents, ...children.filter((c) => lockedChildren.has(c.id))]) all.set(r.id, r);
-      await RoomsService.purgeRows(repos, [...all.values()]);
-      return [...all.values()];
-    });
-    await this.announceDeleted(deleted);
+    await this.announceDeleted(await this.transaction((repos) => RoomsService.purgeLocked(repos, rooms)));
+  }
+
+  /**
+   * Inside the caller's transaction: locks `rooms`, then their breakout rooms (each set in id
+   * order, so two deletions of overlapping sets cannot deadlock), then removes those still there
+   * with their attendees and sessions (purgeRows). Returns the rows removed, for
+   * `announceDeleted` once the transaction has committed. A room the caller already locked is
+   * locked again at no cost.
+   */
+  static async purgeLocked(repos: RoomRepos, rooms: RoomRow[]): Promise<RoomRow[]> {
+    const locked = await repos.rooms.lockRows(rooms.map((r) => r.id));
+    const parents = rooms.filter((r) => locked.has(r.id));
+    const children = await repos.rooms.childrenOfAll(parents.map((r) => r.token));
+    const lockedChildren = await repos.rooms.lockRows(children.map((c) => c.id));
+    const all = new Map<number, RoomRow>();
+    for (const r of [...parents, ...children.filter((c) => lockedChildren.has(c.id))]) all.set(r.id, r);
+    const gone = [...all.values()];
+    await RoomsService.purgeRows(repos, gone);
+    return gone;
   }
 
   /**

@@ -18,7 +18,7 @@ import type { BruteForceService } from './brute-force.js';
 import type { CallService } from './calls.js';
 import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from './request-context.js';
-import { type CallerRoom, type NewAttendeeSpec, type RoomsService } from './rooms.js';
+import { type CallerRoom, type RoomsService } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
 import type { Repositories } from '../db/repositories/index.js';
@@ -68,7 +68,7 @@ export class SessionService {
         if (isGroupOrPublic(room.type) && listable) type = ParticipantType.USER;
         else if (room.type === RoomType.PUBLIC) type = ParticipantType.USER_SELF_JOINED;
         else throw notFound('room');
-        attendee = await this.addUnderLock(room, {
+        attendee = await this.rooms.addAttendee(room.id, {
           actorType: ActorType.USERS,
           actorId: ctx.user.id,
           displayName: ctx.user.display_name,
@@ -85,7 +85,7 @@ export class SessionService {
       else {
         if (room.type !== RoomType.PUBLIC) throw notFound('room');
         await this.checkPassword(ctx, room, input.password);
-        attendee = await this.addUnderLock(room, {
+        attendee = await this.rooms.addAttendee(room.id, {
           actorType: ActorType.GUESTS,
           actorId: sha1(sessionId),
           participantType: ParticipantType.GUEST,
@@ -123,14 +123,6 @@ export class SessionService {
     }
     await this.rooms.announceJoined(room, attendee);
     return { room: shown, attendee, session };
-  }
-
-  /**
-   * Adds the joining caller as an attendee under the conversation's row lock: a conversation
-   * deleted since the lookup is 404 `room` and gets no attendee.
-   */
-  private addUnderLock(room: RoomRow, spec: NewAttendeeSpec): Promise<AttendeeRow> {
-    return this.rooms.lockedTransaction(room.id, async (repos) => (await this.rooms.addAttendees(room.id, [spec], repos))[0]);
   }
 
   /** Password gate: 403 `password`, throttled (talkRoomPassword); 429 past the cap. */

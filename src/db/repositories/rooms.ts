@@ -13,6 +13,7 @@ import type { AttendeeRow } from './attendees.js';
 import { compiledStatement, type CompiledStatement, type Placeholder } from '../compiled-statement.js';
 import { caseById, idIn } from '../id-lists.js';
 import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-messages.js';
+import { chunks } from '../chunks.js';
 import { repointLastPinned } from './last-pinned.js';
 
 export type RoomRow = Selectable<RoomsTable>;
@@ -445,7 +446,16 @@ export class RoomsRepository {
 
   /** Breakout children of a parent (objectType `room`, objectId = parent token). */
   childrenOf(parentToken: string): Promise<RoomRow[]> {
-    return this.db.selectFrom('rooms').selectAll().where('object_type', '=', 'room').where('object_id', '=', parentToken).orderBy('id').execute();
+    return this.childrenOfAll([parentToken]);
+  }
+
+  /** The breakout rooms of any of these parents (one statement per chunk), ordered by id. */
+  async childrenOfAll(parentTokens: string[]): Promise<RoomRow[]> {
+    const out: RoomRow[] = [];
+    for (const part of chunks([...new Set(parentTokens)])) {
+      out.push(...(await this.db.selectFrom('rooms').selectAll().where('object_type', '=', 'room').where('object_id', 'in', part).orderBy('id').execute()));
+    }
+    return out;
   }
 
   /**
