@@ -35,7 +35,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { dropSchema, openDatabase } from '../src/db/database.js';
+import { dropSchema, openDatabase, type Db } from '../src/db/database.js';
 import { admin, basic, dialects, freshEnv, passwordOf } from './helpers/parley.js';
 import { ocs, serve, stop, type Proc } from './helpers/processes.js';
 import { spawnCli } from './helpers/cli.js';
@@ -193,10 +193,19 @@ for (const dialect of dialects()) {
       }).then((r) => ({ status: r.status, data: r.body?.ocs?.data }));
     const asAlice = (p: Proc, method: string, path: string, round: number, form?: Record<string, string>) => from(p, 'alice', method, path, round, form);
 
-    /** Asserts that no row of a deleted conversation or attendee is left (read from the database). */
-    async function assertNothingLeftBehind(): Promise<void> {
+    /** Runs `read` on the suite's database, opened for it and closed after. */
+    async function withDb<T>(read: (db: Db) => Promise<T>): Promise<T> {
       const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
       try {
+        return await read(db);
+      } finally {
+        await db.close();
+      }
+    }
+
+    /** Asserts that no row of a deleted conversation or attendee is left (read from the database). */
+    async function assertNothingLeftBehind(): Promise<void> {
+      await withDb(async (db) => {
         const inRooms = db.kysely.selectFrom('rooms').select('id');
         // Not notifications: one written after a commit can still land for a conversation
         // deleted meanwhile, and reading drops it as Talk's notifier does (notifications.ts).
@@ -218,9 +227,7 @@ for (const dialect of dialects()) {
           .where('attendee_id', 'not in', db.kysely.selectFrom('attendees').select('id'))
           .executeTakeFirstOrThrow();
         assert.equal(Number(sessions.n), 0, 'sessions whose attendee is gone');
-      } finally {
-        await db.close();
-      }
+      });
     }
 
     it(`deleting a conversation while a moderator is promoted in it: both answer, the conversation is gone (${ROUNDS} rounds)`, async () => {
@@ -422,13 +429,10 @@ for (const dialect of dialects()) {
         assert.equal(gone.status, 200, `round ${i}: ${JSON.stringify(gone.data)}`);
         assert.equal(left.status, 200, `round ${i}: ${JSON.stringify(left.data)}`);
       }
-      const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
-      try {
+      await withDb(async (db) => {
         const left = await db.kysely.selectFrom('rooms').select('token').where('token', 'in', tokens).execute();
         assert.deepEqual(left, [], 'every conversation went with its last user');
-      } finally {
-        await db.close();
-      }
+      });
       await assertNothingLeftBehind();
     });
 
@@ -526,8 +530,7 @@ for (const dialect of dialects()) {
         ok(vote2, [200, 400, 404], `round ${i} vote`);
         ok(clear, [200, 202], `round ${i} clear`);
       }
-      const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
-      try {
+      await withDb(async (db) => {
         const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: unknown }> }) => Number((await q.executeTakeFirstOrThrow()).n);
         const k = db.kysely;
         assert.equal(
@@ -562,9 +565,7 @@ for (const dialect of dialects()) {
           0,
           'votes of polls that are gone',
         );
-      } finally {
-        await db.close();
-      }
+      });
     });
 
     it(`joining a call while the lobby or read-only is switched on never leaves a participant in the call behind it (${ROUNDS / 2} rounds)`, async () => {
@@ -580,8 +581,7 @@ for (const dialect of dialects()) {
           .map((c) => c.split(';')[0])
           .join('; ');
       };
-      const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, dataDir: env.DATA_DIR });
-      try {
+      await withDb(async (db) => {
         for (let i = 0; i < ROUNDS / 2; i++) {
           const room = await crewRoom();
           const cookie = await roomSession(a!, 'bob', room.token);
@@ -607,9 +607,7 @@ for (const dialect of dialects()) {
             .execute();
           assert.deepEqual(inCall, [], `round ${i}: nobody is in the call behind the ${setting.path} switch`);
         }
-      } finally {
-        await db.close();
-      }
+      });
     });
 
     it('two `jobs:run scheduled-messages` processes at once post each due scheduled message once', async () => {
