@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { dropSchema } from '../src/db/database.js';
 import { TALK_VERSION } from '../src/domain/version.js';
+import { idleSummary } from '../src/jobs/runner.js';
 import { runCli, spawnCli } from './helpers/cli.js';
 import { basic, dialects, freshEnv } from './helpers/parley.js';
 
@@ -47,24 +48,25 @@ describe('parley: version, help and unknown commands', () => {
 });
 
 /** `parley` with no arguments as a real process; resolves with its port once it listens. */
-function startBare(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; out: () => string; err: () => string }> {
+function startBare(env: Record<string, string>, logLevel = 'info'): Promise<{ child: ChildProcess; port: number; out: () => string; err: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], {
-      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: logLevel },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => reject(new Error(`parley did not start: ${stdout}${stderr}`)), 60_000);
-    child.stdout!.on('data', (c) => {
-      stdout += c;
-      const m = /Parley listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
+    child.stdout!.on('data', (c) => (stdout += c));
+    // The line for a person is on stderr; stdout carries only the JSON log.
+    child.stderr!.on('data', (c) => {
+      stderr += c;
+      const m = /Parley listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
         resolve({ child, port: Number(m[1]), out: () => stdout, err: () => stderr });
       }
     });
-    child.stderr!.on('data', (c) => (stderr += c));
     child.on('exit', (code) => reject(new Error(`parley exited (${code}): ${stdout}${stderr}`)));
   });
 }
@@ -106,15 +108,50 @@ for (const dialect of dialects()) {
       // The request line is written after the response; give it a moment to arrive.
       for (let i = 0; i < 50 && !p.out().includes('"msg":"request"'); i++) await new Promise((r) => setTimeout(r, 20));
       assert.ok(!p.out().includes(password), 'the password is not on stdout');
-      const lines = p.out().trim().split('\n');
-      const json = lines.filter((l) => !l.startsWith('Parley listening on '));
-      assert.ok(json.length > 0);
+      const json = p.out().trim().split('\n');
       for (const line of json) assert.doesNotThrow(() => JSON.parse(line), `not a JSON log line: ${line}`);
+      // One listening record (Fastify's own would be one per interface address).
+      const listening = json.map((l) => JSON.parse(l)).filter((l) => l.msg === 'listening' || /listening/i.test(l.msg));
+      assert.equal(listening.length, 1, p.out());
+      assert.equal(listening[0].url, `http://127.0.0.1:${p.port}`);
       const request = json.map((l) => JSON.parse(l)).find((l) => l.msg === 'request');
       assert.equal(request?.route, '/ocs/v2.php/cloud/user');
     });
   });
 }
+
+describe('parley serve: jobs that did nothing log at debug', () => {
+  const env = freshEnv('sqlite');
+  let child: ChildProcess | undefined;
+  after(async () => {
+    await stop(child);
+    fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+  });
+
+  it('idleSummary: a summary whose counts are all 0 is idle', () => {
+    assert.equal(idleSummary('0 session(s), 0 cookie session(s)'), true);
+    assert.equal(idleSummary('0 messages sent, 0 failed'), true);
+    assert.equal(idleSummary('0 messages sent, 2 failed'), false);
+    assert.equal(idleSummary('10 lobbies lifted'), false);
+  });
+
+  it('the first runs of every job on an empty database are debug lines, none at info', async () => {
+    const p = await startBare({ ...env, JOBS: 'true' }, 'debug');
+    child = p.child;
+    // Complete lines only: the last chunk read may end inside a line.
+    const ran = () =>
+      p
+        .out()
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.msg === 'job ran');
+    // Every job is due at start: the scheduler's first tick (one second) runs them all.
+    for (let i = 0; i < 100 && ran().length < 5; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(ran().length >= 5, p.out());
+    for (const line of ran()) assert.equal(line.level, 20, `an idle run at debug: ${JSON.stringify(line)}`);
+  });
+});
 
 describe('parley serve: the listening socket (LISTEN_BACKLOG)', () => {
   const env = freshEnv('sqlite');

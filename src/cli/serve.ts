@@ -1,5 +1,7 @@
 /** `parley serve`: start the HTTP server (also what `parley` without a command does). */
 import type { Command } from 'commander';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services/index.js';
 import { closeServices, ensureAdminAccount, openServices } from '../boot.js';
 import { buildServer } from '../http/server.js';
 import { jobs, startJobs } from '../jobs/index.js';
@@ -7,15 +9,23 @@ import { createLogger } from '../log.js';
 import { loadSettings } from '../settings.js';
 
 export function serveCommand(program: Command): void {
-  program.command('serve').description('start the server (also what `parley` without a command does)').action(serve);
+  program
+    .command('serve')
+    .description('start the server (also what `parley` without a command does)')
+    .action(() => serve());
 }
 
-export async function serve(): Promise<void> {
+/**
+ * Starts the server. `extend` adds routes before it listens; only the bench harness passes one
+ * (bench/lib/serve-with-baseline.mjs: its baseline route is not part of the product).
+ */
+export async function serve(extend?: (app: FastifyInstance, services: Services) => void | Promise<void>): Promise<void> {
   const settings = loadSettings();
   // One logger for requests and services, on stdout (the JSON log a collector reads).
   const services = await openServices(settings, createLogger(settings));
   await ensureAdminAccount(services);
   const app = await buildServer(services);
+  await extend?.(app, services);
   const stopJobs = services.settings.jobs ? startJobs(services, jobs, app.log) : async () => undefined;
   const shutdown = async () => {
     await stopJobs();
@@ -25,8 +35,19 @@ export async function serve(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
-  await app.listen({ port: services.settings.port, host: services.settings.host, backlog: services.settings.listenBacklog });
+  // stdout is the JSON log a collector reads, so the listening line is one JSON record (Fastify's
+  // own listen() would log one line per interface); the line for a person goes to stderr.
+  await app.ready();
+  await new Promise<void>((resolve, reject) => {
+    app.server.once('error', reject);
+    app.server.listen({ port: services.settings.port, host: services.settings.host, backlog: services.settings.listenBacklog }, () => {
+      app.server.off('error', reject);
+      resolve();
+    });
+  });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : services.settings.port;
-  console.log(`Parley listening on http://${services.settings.host}:${port} (${services.db.dialect})`);
+  const url = `http://${services.settings.host}:${port}`;
+  app.log.info({ url, database: services.db.dialect }, 'listening');
+  process.stderr.write(`Parley listening on ${url} (${services.db.dialect})\n`);
 }

@@ -15,7 +15,10 @@ export interface JobDef {
   /** Seconds between runs. */
   intervalSeconds: number;
   description: string;
-  /** One idempotent step; returns a short summary (e.g. how many rows it changed). */
+  /**
+   * One idempotent step; returns a short summary of counts (e.g. "3 lobbies lifted"). A summary
+   * whose counts are all 0 means the run did nothing: it is logged at debug, not info (idleSummary).
+   */
   run(services: Services, now: number): Promise<string | void>;
 }
 
@@ -55,6 +58,15 @@ export async function runJobIfDue(services: Services, job: JobDef, force = false
   return outcome;
 }
 
+/**
+ * True when a run's summary says it changed nothing (every count in it is 0): an operator's
+ * info log should show what jobs did, not a dozen idle lines a minute.
+ */
+export function idleSummary(summary: string): boolean {
+  const counts = summary.match(/\d+/g) ?? [];
+  return counts.every((n) => Number(n) === 0);
+}
+
 export async function jobStates(services: Services, jobs: readonly JobDef[]): Promise<Array<{ job: JobDef; row?: JobRunRow }>> {
   const rows = await services.repos.jobRuns.all();
   return jobs.map((job) => ({ job, row: rows.find((r) => r.name === job.name) }));
@@ -72,7 +84,7 @@ export function startJobs(services: Services, jobs: readonly JobDef[], log: Fast
       if (stopped) return;
       const out = await runJobIfDue(services, job);
       if (out.status === 'failed') log.error({ job: job.name, error: out.error }, 'job failed');
-      else if (out.ran && out.summary) log.info({ job: job.name, summary: out.summary }, 'job ran');
+      else if (out.ran && out.summary) log[idleSummary(out.summary) ? 'debug' : 'info']({ job: job.name, summary: out.summary }, 'job ran');
     }
   };
   const timer = setInterval(() => {
