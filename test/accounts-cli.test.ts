@@ -146,6 +146,9 @@ for (const dialect of dialects()) {
       const off = await parley(['user:disable', 'carol']);
       assert.equal(off.code, 0, off.stderr);
       assert.equal((await s.directory.getUser('carol'))?.enabled, 0);
+      // A stray word is refused and nothing changes (commander would otherwise drop it silently).
+      expectRefusal(await parley(['user:enable', 'carol', 'dave-typo']), /too many arguments/);
+      assert.equal((await s.directory.getUser('carol'))?.enabled, 0);
       const on = await parley(['user:enable', 'carol']);
       assert.equal(on.code, 0, on.stderr);
       assert.equal((await s.directory.getUser('carol'))?.enabled, 1);

@@ -59,5 +59,8 @@ export function buildProgram(): Command {
       console.log('database is up to date');
     });
   for (const mod of commandModules) mod(program);
+  // Subcommands inherit the root's allowExcessArguments; a stray word (`user:enable bob
+  // carol-typo`) must be refused, not silently ignored while the command reports success.
+  for (const cmd of program.commands) cmd.allowExcessArguments(false);
   return program;
 }
