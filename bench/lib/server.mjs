@@ -45,7 +45,7 @@ export function chosenDatabases() {
 export async function freshDatabase(db, pgUrl = process.env.BENCH_PG) {
   if (!fs.existsSync(path.join(distDir, 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first (`npm run bench` builds)');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
-  // Pre-rendered baselines (GET /bench/prerendered/<name>, src/http/routes/bench-prerendered.ts).
+  // Pre-rendered baselines (GET /bench/prerendered/<name>, prerendered-route.mjs).
   fs.mkdirSync(path.join(dataDir, 'bench-prerendered'));
   const env = {
     ...process.env,
@@ -129,7 +129,8 @@ export async function startServer(env, extraEnv = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROF)}`] : [];
-  const child = spawn(process.execPath, [...profile, path.join(distDir, 'main.js'), 'serve'], {
+  // The real server plus the baseline route (serve-with-baseline.mjs), as `parley serve` runs it.
+  const child = spawn(process.execPath, [...profile, path.join(root, 'bench', 'lib', 'serve-with-baseline.mjs')], {
     env: { ...env, ...extraEnv, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/index.js';
 import { appConfigRoutes } from './app-config.js';
 import { appPasswordRoutes } from './app-passwords.js';
-import { benchPrerenderedRoutes } from './bench-prerendered.js';
 import { conversationRoutes } from './conversations.js';
 import { breakoutRoomRoutes } from './breakout-rooms.js';
 import { avatarRoutes } from './avatars.js';
@@ -43,7 +42,6 @@ export const routeModules: RouteModule[] = [
   breakoutRoomRoutes,
   avatarRoutes,
   conversationSettingsRoutes,
-  benchPrerenderedRoutes,
   webPageRoutes,
   loginFlowRoutes,
   userAvatarRoutes,
