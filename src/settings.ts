@@ -40,6 +40,8 @@ export interface Settings {
   verifyKeptRecords: boolean;
   /** Run periodic jobs in this process (every process may; leases keep runs unique). */
   jobs: boolean;
+  /** Server processes `parley serve` starts on this host (WORKERS, or --workers; cli/workers.ts). */
+  workers: number;
   /** Multiplies every job interval (JOB_INTERVAL_SCALE; tests use e.g. 0.01); at least 1 s results. */
   jobIntervalScale: number;
   /** Networks (CIDR) besides loopback that may read GET /metrics (METRICS_ALLOW). */
@@ -209,6 +211,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     credentialCacheSeconds: intSetting(env, 'CREDENTIAL_CACHE_SECONDS', 300, 0, 86_400),
     verifyKeptRecords: boolSetting(env, 'VERIFY_KEPT_RECORDS', false),
     jobs: boolSetting(env, 'JOBS', true),
+    workers: intSetting(env, 'WORKERS', 1, 1, 64),
     jobIntervalScale: scaleSetting(env, 'JOB_INTERVAL_SCALE'),
     metricsAllow: cidrListSetting(env, 'METRICS_ALLOW'),
     trustedProxies: cidrListSetting(env, 'TRUSTED_PROXIES'),
