@@ -70,3 +70,18 @@ export function mentionedIds(mentioned: { direct: readonly number[]; indirect: r
   const direct = [...new Set(mentioned.direct)];
   return { direct, all: [...new Set([...direct, ...mentioned.indirect])] };
 }
+
+/** Who a chat message or change is recorded under (actor type, id and display name). */
+export interface ChatActor {
+  type: string;
+  id: string;
+  displayName: string;
+}
+
+/** A user to notify about a message after commit, and why (mention, reply, group, @all). */
+export interface MentionNotice {
+  userId: string;
+  reason: 'reply' | 'direct' | 'group' | 'all';
+  sourceId?: string;
+  sourceName?: string;
+}

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { Database } from '../db/schema.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
-import type { ChatActor, MentionNotice } from '../services/chat.js';
+import type { ChatActor, MentionNotice } from '../domain/chat.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 
 /** What changed about a conversation (each becomes a system message in its chat, talk-chat-calls.md §2). */

@@ -18,7 +18,7 @@ import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type ChatMessageRow, type NewChatM
 import type { RoomRow } from '../db/repositories/rooms.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventMap } from '../events/event-map.js';
-import { CLI_ACTOR, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
+import { CLI_ACTOR, MessageType, SYSTEM_ACTOR, type ChatActor, type MentionNotice } from '../domain/chat.js';
 import { ActorType } from '../domain/constants.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { RequestContext } from './request-context.js';
@@ -30,11 +30,9 @@ import { chunks, rowsPerInsert } from '../db/chunks.js';
 import type { Repositories } from '../db/repositories/index.js';
 
 /** Who a message is from: an attendee's actor, or guests/system, guests/cli. */
-export interface ChatActor {
-  type: string;
-  id: string;
-  displayName: string;
-}
+// The shapes events carry live in domain/ (events/event-map.ts imports them from there, not from
+// this service); re-exported for the services that take them from here.
+export type { ChatActor, MentionNotice } from '../domain/chat.js';
 
 /**
  * The actor a change is recorded under (talk-chat-calls.md §2 "General"): the acting
@@ -58,12 +56,6 @@ export const chatChannel = (roomId: number): string => `chat:${roomId}`;
  * message replied to, a direct @mention, a member of a mentioned group (`sourceId` the group,
  * `sourceName` its name), or everybody through @all. Each user once, in that order of precedence.
  */
-export interface MentionNotice {
-  userId: string;
-  reason: 'reply' | 'direct' | 'group' | 'all';
-  sourceId?: string;
-  sourceName?: string;
-}
 
 /** Attendee ids a message mentions: `direct` (@user, reply to their message) and `indirect` (@all, groups). */
 export interface MentionedAttendees {
