@@ -96,6 +96,19 @@ export function listableProblem(room: RoomFacts, scope: number): string | null {
 }
 
 /**
+ * PUT mention-permissions (Talk's RoomService::setMentionPermissions): an unchanged value is a
+ * no-op before any rule (null); then group or public only, then breakout rooms, then the value
+ * (0 everyone may mention @all, 1 moderators only).
+ */
+export function mentionPermissionsProblem(room: RoomFacts & { mention_permissions: number }, value: number): string | null {
+  if (value === room.mention_permissions) return null;
+  if (!isGroupOrPublic(room.type)) return 'type';
+  if (isBreakoutChild(room)) return 'breakout-room';
+  if (value !== 0 && value !== 1) return 'value';
+  return null;
+}
+
+/**
  * PUT permissions/{mode}: the mode, then conversations that cannot publish permissions
  * (one-to-one, former one-to-one, note-to-self), then breakout rooms, then the value (0..511).
  */

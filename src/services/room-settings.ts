@@ -26,6 +26,7 @@ import {
   isValidNotificationLevel,
   listableProblem,
   lobbyProblem,
+  mentionPermissionsProblem,
   messageExpirationProblem,
   permissionsProblem,
   publicToggleProblem,
@@ -248,6 +249,18 @@ export class RoomSettingsService {
     if (scope === found.room.listable) return found;
     if (problem) refuse(problem, 'scope must be 0, 1 or 2');
     return this.save(found, { listable: scope }, true, ctx, { kind: 'listable', scope });
+  }
+
+  /**
+   * PUT mention-permissions (logged-in moderators, as Talk's RoomController): 0 everyone may
+   * mention @all, 1 moderators only. Talk posts no system message and leaves lastActivity alone.
+   */
+  async setMentionPermissions(ctx: RequestContext, token: unknown, value: number): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const problem = mentionPermissionsProblem(found.room, value);
+    if (problem) refuse(problem, 'mentionPermissions must be 0 (everyone) or 1 (moderators only)');
+    if (value === found.room.mention_permissions) return found;
+    return this.save(found, { mention_permissions: value }, false);
   }
 
   /**
