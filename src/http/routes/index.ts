@@ -21,6 +21,7 @@ import { signalingRoutes } from './signaling.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
 import { webPageRoutes } from './web-pages.js';
+import { conversationLinkPageRoutes } from './conversation-link-page.js';
 import { loginFlowRoutes } from './login-flows.js';
 import { userAvatarRoutes } from './user-avatars.js';
 import { notificationRoutes } from './notifications.js';
@@ -45,6 +46,7 @@ export const routeModules: RouteModule[] = [
   conversationSettingsRoutes,
   benchPrerenderedRoutes,
   webPageRoutes,
+  conversationLinkPageRoutes,
   loginFlowRoutes,
   userAvatarRoutes,
   notificationRoutes,
