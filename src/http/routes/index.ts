@@ -20,6 +20,7 @@ import { sipRoutes } from './sip.js';
 import { signalingRoutes } from './signaling.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
+import { autocompleteRoutes } from './autocomplete.js';
 import { webPageRoutes } from './web-pages.js';
 import { conversationLinkPageRoutes } from './conversation-link-page.js';
 import { loginFlowRoutes } from './login-flows.js';
@@ -56,6 +57,7 @@ export const routeModules: RouteModule[] = [
   participantRoutes,
   callRoutes,
   provisioningUserRoutes,
+  autocompleteRoutes,
   provisioningGroupRoutes,
   appPasswordRoutes,
   settingsRoutes,
