@@ -32,6 +32,8 @@ export interface CreateOptionRights {
   /** The caller is in `sip_bridge_groups` (everyone when the list is empty). */
   sipGroupMember: boolean;
   forcePasswords: boolean;
+  /** App config `force_message_expiration` when set: the expiration every new conversation gets. */
+  forcedMessageExpiration?: number;
 }
 
 export interface CreateOptionsProblem {
@@ -69,7 +71,10 @@ export function createOptionsPatch(
     if (!oneOf(o.listable, ListableScope)) return { error: 'listable', message: 'listable must be 0, 1 or 2' };
     patch.listable = o.listable;
   }
-  if (o.messageExpiration !== undefined) {
+  if (rights.forcedMessageExpiration !== undefined) {
+    // Talk's priority order: a forced value wins over the client's (which is not looked at).
+    patch.message_expiration = rights.forcedMessageExpiration;
+  } else if (o.messageExpiration !== undefined) {
     if (o.messageExpiration < 0 || o.messageExpiration > MESSAGE_EXPIRATION_MAX)
       return { error: 'message-expiration', message: 'messageExpiration must be 0 or a positive number of seconds' };
     patch.message_expiration = o.messageExpiration;
