@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, dialects } from './helpers/parley.js';
+import { admin, as, dialects } from './helpers/parley.js';
 import { attendeesOf, enterRoom, NO_THROTTLE, setRoom, V4 } from './helpers/rooms.js';
 import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
@@ -61,6 +61,20 @@ for (const dialect of dialects()) {
       assert.deepEqual([peers.status, peers.data?.error], [403, 'readOnly']);
       const record = await t.call('GET', `${V4}/room/${room.token}`, { as: as('alice') });
       assert.equal(record.data.hasCall, false, 'no call started');
+    });
+
+    it('deleting the other user makes the one-to-one a read-only former one: no messages, no calls', async () => {
+      await t.newUser('zed');
+      const room = await t.newRoom('alice', { type: RoomType.ONE_TO_ONE, invite: 'zed' });
+      const alice = await enterRoom(t.p, 'alice', room.token);
+      const gone = await t.call('DELETE', '/cloud/users/zed', { as: admin });
+      assert.equal(gone.status, 200, gone.text);
+      const record = await t.call('GET', `${V4}/room/${room.token}`, { as: as('alice') });
+      assert.deepEqual([record.data.type, record.data.readOnly], [RoomType.ONE_TO_ONE_FORMER, 1]);
+      const post = await t.call('POST', `/apps/spreed/api/v1/chat/${room.token}`, { as: as('alice'), body: { message: 'hello?' } });
+      assert.equal(post.status, 403, post.text);
+      const join = await t.call('POST', `${V4}/call/${room.token}`, { as: alice });
+      assert.deepEqual([join.status, join.data?.error], [403, 'readOnly']);
     });
 
     it('changelog and note-to-self still answer 400 type', async () => {
