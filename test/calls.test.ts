@@ -223,10 +223,10 @@ for (const dialect of dialects()) {
       const ro = await join(member, token);
       assert.deepEqual([ro.status, ro.data.error], [403, 'readOnly']);
       await setRoom(p, token, { read_only: 0 });
-      // Former one-to-one: no calls (400 type).
+      // Former one-to-one: read-only in Talk, so no calls (403 readOnly).
       await setRoom(p, token, { type: RoomType.ONE_TO_ONE_FORMER });
       const ty = await join(member, token);
-      assert.deepEqual([ty.status, ty.data.error], [400, 'type']);
+      assert.deepEqual([ty.status, ty.data.error], [403, 'readOnly']);
       await setRoom(p, token, { type: RoomType.GROUP });
       assert.equal((await record(member, token)).hasCall, false, 'nothing started');
     });

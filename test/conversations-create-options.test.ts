@@ -97,7 +97,6 @@ for (const dialect of dialects()) {
     it('each option is refused with 400 and its reason, and nothing is created', async () => {
       const before = await roomCount(t.p);
       const cases: Array<[Record<string, unknown>, string]> = [
-        [{ roomType: RoomType.GROUP, password: 'a very good passphrase' }, 'password'],
         [{ roomType: RoomType.PUBLIC, password: 'short' }, 'password'],
         [{ roomType: RoomType.GROUP, readOnly: 2 }, 'read-only'],
         [{ roomType: RoomType.GROUP, listable: 3 }, 'listable'],
@@ -119,6 +118,47 @@ for (const dialect of dialects()) {
         assert.deepEqual([r.status, r.data?.error], [400, reason], JSON.stringify(body));
       }
       assert.equal(await roomCount(t.p), before);
+    });
+
+    it('a password given for a group conversation is ignored, as Talk does (201, hasPassword false)', async () => {
+      for (const format of ['json', 'xml'] as const) {
+        const r = await t.call('POST', `${V4}/room`, { as: as('alice'), format, body: { roomType: RoomType.GROUP, roomName: 'No door', password: 'short' } });
+        assert.equal(r.status, 201, r.text);
+        const token = format === 'json' ? r.data.token : /<token>([^<]+)<\/token>/.exec(r.text)![1];
+        if (format === 'json') assert.equal(r.data.hasPassword, false);
+        else assert.match(r.text, /<hasPassword>(false|0)?<\/hasPassword>|<hasPassword\/>/);
+        assert.equal((await roomRow(t.p, token))!.password, '', 'nothing stored');
+      }
+    });
+
+    it('sipEnabled: 403 sip-enabled for a caller outside sip_bridge_groups, 400 while SIP is not configured, 201 for a member', async () => {
+      const cfg = t.p.services.appConfig;
+      await t.p.services.directory.createGroup('sip-people');
+      await t.p.services.directory.addToGroup('sip-people', 'bob');
+      const body = { roomType: RoomType.GROUP, roomName: 'Dial in', sipEnabled: 1 };
+      const before = await roomCount(t.p);
+      assert.deepEqual(await post('alice', body).then((r) => [r.status, r.data.error]), [400, 'sip-enabled'], 'SIP not configured');
+      await cfg.set('sip_bridge_shared_secret', 'bridge-secret');
+      await cfg.set('sip_bridge_dialin_info', 'Dial +1 555 0100');
+      await cfg.set('sip_bridge_groups', '["sip-people"]');
+      try {
+        const refused = await post('alice', body);
+        assert.deepEqual([refused.status, refused.data.error], [403, 'sip-enabled']);
+        const xml = await t.call('POST', `${V4}/room`, { as: as('alice'), format: 'xml', body });
+        assert.equal(xml.status, 403);
+        assert.match(xml.text, /<statuscode>403<\/statuscode>/);
+        assert.match(xml.text, /<error>sip-enabled<\/error>/);
+        assert.equal(await roomCount(t.p), before, 'nothing created');
+        const ok = await post('bob', body);
+        assert.equal(ok.status, 201, ok.text);
+        assert.equal(ok.data.sipEnabled, 1);
+        // 0 is always allowed (nothing is enabled).
+        assert.equal((await post('alice', { ...body, sipEnabled: 0 })).status, 201);
+      } finally {
+        await cfg.set('sip_bridge_groups', '[]');
+        await cfg.set('sip_bridge_dialin_info', '');
+        await cfg.set('sip_bridge_shared_secret', '');
+      }
     });
 
     it('permissions up to 511 (react) are accepted', async () => {

@@ -28,13 +28,19 @@ export interface CreateOptions {
 
 /** What the caller may do that the options depend on (SIP needs the bridge and the group rule). */
 export interface CreateOptionRights {
-  sipAllowed: boolean;
+  sipConfigured: boolean;
+  /** The caller is in `sip_bridge_groups` (everyone when the list is empty). */
+  sipGroupMember: boolean;
   forcePasswords: boolean;
+  /** App config `force_message_expiration` when set: the expiration every new conversation gets. */
+  forcedMessageExpiration?: number;
 }
 
 export interface CreateOptionsProblem {
   error: string;
   message: string;
+  /** 403 when the caller may not do it (insufficient role, contract), else 400. */
+  status?: 403;
 }
 
 const oneOf = (value: number, set: Record<string, number>) => (Object.values(set) as number[]).includes(value);
@@ -52,8 +58,9 @@ export function createOptionsPatch(
   rights: CreateOptionRights,
 ): { patch: RoomPatch; password: string; avatar?: { emoji: string; color: string } } | CreateOptionsProblem {
   const patch: RoomPatch = {};
-  const password = o.password ?? '';
-  if (password !== '' && type !== RoomType.PUBLIC) return { error: 'password', message: 'Only public conversations can have a password' };
+  // Talk's RoomController::createRoom empties the password of a conversation that is not public:
+  // it is ignored, not refused.
+  const password = type === RoomType.PUBLIC ? (o.password ?? '') : '';
   // force_passwords: a public conversation is never created open (talk-reference.md §4.3).
   if (type === RoomType.PUBLIC && password === '' && rights.forcePasswords) return { error: 'password', message: 'Password needs to be set' };
   if (o.readOnly !== undefined) {
@@ -64,7 +71,10 @@ export function createOptionsPatch(
     if (!oneOf(o.listable, ListableScope)) return { error: 'listable', message: 'listable must be 0, 1 or 2' };
     patch.listable = o.listable;
   }
-  if (o.messageExpiration !== undefined) {
+  if (rights.forcedMessageExpiration !== undefined) {
+    // Talk's priority order: a forced value wins over the client's (which is not looked at).
+    patch.message_expiration = rights.forcedMessageExpiration;
+  } else if (o.messageExpiration !== undefined) {
     if (o.messageExpiration < 0 || o.messageExpiration > MESSAGE_EXPIRATION_MAX)
       return { error: 'message-expiration', message: 'messageExpiration must be 0 or a positive number of seconds' };
     patch.message_expiration = o.messageExpiration;
@@ -80,7 +90,9 @@ export function createOptionsPatch(
   }
   if (o.sipEnabled !== undefined) {
     if (!oneOf(o.sipEnabled, SipState)) return { error: 'sip-enabled', message: 'sipEnabled must be 0, 1 or 2' };
-    if (o.sipEnabled !== SipState.DISABLED && !rights.sipAllowed) return { error: 'sip-enabled', message: 'SIP cannot be enabled by you on this server' };
+    if (o.sipEnabled !== SipState.DISABLED && !rights.sipConfigured) return { error: 'sip-enabled', message: 'SIP is not configured on this server' };
+    if (o.sipEnabled !== SipState.DISABLED && !rights.sipGroupMember)
+      return { error: 'sip-enabled', message: 'You are not allowed to enable SIP', status: 403 };
     patch.sip_enabled = o.sipEnabled;
   }
   if (o.permissions !== undefined) {

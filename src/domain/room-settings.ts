@@ -14,6 +14,7 @@ import {
   ReadOnlyState,
   RoomType,
 } from './constants.js';
+import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import { isOneToOneKind } from './permissions.js';
 
 /** The room columns these rules look at. */
@@ -96,6 +97,19 @@ export function listableProblem(room: RoomFacts, scope: number): string | null {
 }
 
 /**
+ * PUT mention-permissions (Talk's RoomService::setMentionPermissions): an unchanged value is a
+ * no-op before any rule (null); then group or public only, then breakout rooms, then the value
+ * (0 everyone may mention @all, 1 moderators only).
+ */
+export function mentionPermissionsProblem(room: RoomFacts & { mention_permissions: number }, value: number): string | null {
+  if (value === room.mention_permissions) return null;
+  if (!isGroupOrPublic(room.type)) return 'type';
+  if (isBreakoutChild(room)) return 'breakout-room';
+  if (value !== 0 && value !== 1) return 'value';
+  return null;
+}
+
+/**
  * PUT permissions/{mode}: the mode, then conversations that cannot publish permissions
  * (one-to-one, former one-to-one, note-to-self), then breakout rooms, then the value (0..511).
  */
@@ -107,11 +121,22 @@ export function permissionsProblem(room: RoomFacts, mode: string, permissions: n
   return null;
 }
 
-/** POST message-expiration: not breakout rooms, not former one-to-one, 0 <= seconds <= max. */
-export function messageExpirationProblem(room: RoomFacts, seconds: number): string | null {
+/** App config `force_message_expiration` when it is set (a stored whole number), else undefined. */
+export function forcedMessageExpiration(cfg: AppConfigSnapshot): number | undefined {
+  const raw = cfg.raw('force_message_expiration')?.trim();
+  return raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : undefined;
+}
+
+/**
+ * POST message-expiration: not breakout rooms, not former one-to-one, 0 <= seconds <= max. With
+ * app config `force_message_expiration` set to `forced` seconds, expiration is mandatory: 0 (off)
+ * and anything longer are refused (`forced` 0 forces it off, so only 0 is accepted).
+ */
+export function messageExpirationProblem(room: RoomFacts, seconds: number, forced?: number): string | null {
   if (isBreakoutChild(room)) return 'breakout-room';
   if (room.type === RoomType.ONE_TO_ONE_FORMER) return 'type';
   if (seconds < 0 || seconds > MESSAGE_EXPIRATION_MAX) return 'value';
+  if (forced !== undefined && (forced === 0 ? seconds !== 0 : seconds === 0 || seconds > forced)) return 'value';
   return null;
 }
 

@@ -47,8 +47,12 @@ export interface CallPeer {
 export const DEFAULT_JOIN_FLAGS = InCallFlag.IN_CALL | InCallFlag.WITH_AUDIO | InCallFlag.WITH_VIDEO;
 const MAX_FLAGS = 15;
 
-/** Room types without calls: join answers 400 `type` (talk-chat-calls.md §4). */
-const NO_CALL_TYPES: readonly number[] = [RoomType.CHANGELOG, RoomType.ONE_TO_ONE_FORMER, RoomType.NOTE_TO_SELF];
+/**
+ * Room types without calls: join answers 400 `type` (talk-chat-calls.md §4). A former one-to-one
+ * is not among them: Talk makes it read-only when it turns former, so its join answers 403
+ * `readOnly` (requireNoLobbyReadWrite).
+ */
+const NO_CALL_TYPES: readonly number[] = [RoomType.CHANGELOG, RoomType.NOTE_TO_SELF];
 
 const actorOf = (a: AttendeeRow): CallActor => ({ attendeeId: a.id, actorType: a.actor_type, actorId: a.actor_id, displayName: a.display_name });
 
@@ -78,10 +82,13 @@ export class CallService {
     return permissionsIn(room, attendee, serverDefaultPermissions(cfg.get('default_permissions')));
   }
 
-  /** RequireModeratorOrNoLobby (412) and RequireReadWriteConversation (403 `readOnly`). */
+  /**
+   * RequireModeratorOrNoLobby (412) and RequireReadWriteConversation (403 `readOnly`). A former
+   * one-to-one counts as read-only: Talk's Manager sets it read-only when the other user goes.
+   */
   private requireNoLobbyReadWrite(cfg: AppConfigSnapshot, room: RoomRow, attendee: AttendeeRow, now: number): void {
     if (heldInLobby(lobbyStateAt(room, now), attendee.participant_type, this.effective(cfg, room, attendee))) throw lobbyActive();
-    if (room.read_only !== 0) throw forbidden('readOnly', 'The conversation is read-only');
+    if (room.read_only !== 0 || room.type === RoomType.ONE_TO_ONE_FORMER) throw forbidden('readOnly', 'The conversation is read-only');
   }
 
   /** The caller's participant and session; 404 `session` without a session in this room. */
@@ -133,6 +140,9 @@ export class CallService {
     this.requireNoLobbyReadWrite(cfg, room, attendee, now);
     const consentRequired = this.consentRequired(cfg, room);
     if (!input.recordingConsent && consentRequired) throw badRequest('consent', 'Recording consent is required to join this call');
+    // The other user of a one-to-one who left is added back, so the call can ring them (Talk's
+    // CallController::joinCall calls ensureOneToOneRoomIsFilled here, as a chat message does).
+    await this.rooms.refillOneToOne(room);
     const mine = this.requireSession(found);
     if (NO_CALL_TYPES.includes(room.type)) throw badRequest('type', 'This conversation cannot have calls');
     CallService.checkFlags(input.flags);

@@ -76,6 +76,11 @@ export class DirectoryService {
     return this.groups.list(search, limit, offset);
   }
 
+  /** The groups of each of `userIds` (one query). */
+  groupsOfMany(userIds: string[]): Promise<Map<string, string[]>> {
+    return this.groups.groupsOfMany(userIds);
+  }
+
   groupsOf(userId: string): Promise<string[]> {
     return this.groups.groupsOf(userId);
   }

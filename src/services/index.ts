@@ -40,6 +40,7 @@ import { SipSettingsService } from './sip-settings.js';
 import { SipBridgeService } from './sip-bridge.js';
 import { SipService } from './sip.js';
 import { ProvisioningService } from './provisioning.js';
+import { AutocompleteService } from './autocomplete.js';
 import { ChatService } from './chat.js';
 import { ReceiveReadMarkers } from './receive-read-markers.js';
 import { ChatApiService } from './chat-api.js';
@@ -118,6 +119,8 @@ export interface Services {
   /** Users' phone numbers (`parley phone-number:*`): the dial-out caller number. */
   phoneNumbers: PhoneNumbersService;
   provisioning: ProvisioningService;
+  /** Finding people: Nextcloud's collaborator autocomplete with Talk's filters. */
+  autocomplete: AutocompleteService;
   chat: ChatService;
   chatApi: ChatApiService;
   chatReactions: ChatReactionsService;
@@ -175,6 +178,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const calls = new CallService(db, rooms, repos, userStatus, events);
   const roomSettings = new RoomSettingsService(rooms, repos, repos.roomSettings, calls);
   const provisioning = new ProvisioningService(directory, auth);
+  const autocomplete = new AutocompleteService(repos, userStatus, rooms);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const mail = new MailService(settings, repos.mailOutbox, log);
   const loginSessions = new LoginSessionService(repos.loginSessions, auth);
@@ -281,6 +285,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     capabilities,
     serviceHash,
     provisioning,
+    autocomplete,
     sipSettings,
     rooms,
     conversationView,

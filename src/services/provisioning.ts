@@ -39,6 +39,20 @@ export class ProvisioningService {
     return { users: await this.directory.listUserIds(page.search, page.limit, page.offset) };
   }
 
+  /**
+   * `GET /cloud/users/details`: the records of the users matching `search` (id, name or e-mail),
+   * keyed by id, as Nextcloud's UsersController::getUsersDetails. Only admins (Nextcloud: and
+   * sub-admins, which Parley has not) see anyone; everybody else gets an empty list, not a
+   * refusal. One query for the users and one for their groups.
+   */
+  async usersDetails(ctx: RequestContext, page: Page): Promise<{ users: Record<string, Record<string, unknown>> | [] }> {
+    if (!(await ctx.isAdmin())) return { users: [] };
+    const rows = await this.directory.listUsers(page.search, page.limit, page.offset);
+    if (rows.length === 0) return { users: [] };
+    const groups = await this.directory.groupsOfMany(rows.map((u) => u.id));
+    return { users: Object.fromEntries(rows.map((u) => [u.id, presentUserDetails(u, { groups: groups.get(u.id) ?? [], includeScopes: false })])) };
+  }
+
   /** `POST /cloud/users` (admin): 102 exists, 104 unknown group, 101 invalid. */
   async createUser(input: NewUser): Promise<{ id: string }> {
     const row = await this.directory.createUser(input);

@@ -21,11 +21,13 @@ import { isModeratorType, withCustomBit } from '../domain/permissions.js';
 import {
   PERMISSION_MODES,
   descriptionProblem,
+  forcedMessageExpiration,
   isBreakoutChild,
   isValidCallNotificationLevel,
   isValidNotificationLevel,
   listableProblem,
   lobbyProblem,
+  mentionPermissionsProblem,
   messageExpirationProblem,
   permissionsProblem,
   publicToggleProblem,
@@ -235,8 +237,13 @@ export class RoomSettingsService {
   /** POST message-expiration (moderators, guest moderators too): seconds >= 0, 0 = off. */
   async setMessageExpiration(ctx: RequestContext, token: unknown, seconds: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token);
-    const problem = messageExpirationProblem(found.room, seconds);
-    if (problem) refuse(problem, 'seconds must be 0 (off) or a positive number of seconds');
+    const forced = forcedMessageExpiration(await ctx.config());
+    const problem = messageExpirationProblem(found.room, seconds, forced);
+    if (problem) {
+      const limit =
+        forced === undefined ? '' : forced === 0 ? ': this server keeps messages (expiration is off)' : `: this server requires 1 to ${forced} seconds`;
+      refuse(problem, `seconds must be 0 (off) or a positive number of seconds${limit}`);
+    }
     if (seconds === found.room.message_expiration) return found;
     return this.save(found, { message_expiration: seconds }, true, ctx, { kind: 'message-expiration', seconds });
   }
@@ -248,6 +255,18 @@ export class RoomSettingsService {
     if (scope === found.room.listable) return found;
     if (problem) refuse(problem, 'scope must be 0, 1 or 2');
     return this.save(found, { listable: scope }, true, ctx, { kind: 'listable', scope });
+  }
+
+  /**
+   * PUT mention-permissions (logged-in moderators, as Talk's RoomController): 0 everyone may
+   * mention @all, 1 moderators only. Talk posts no system message and leaves lastActivity alone.
+   */
+  async setMentionPermissions(ctx: RequestContext, token: unknown, value: number): Promise<CallerRoom> {
+    const found = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
+    const problem = mentionPermissionsProblem(found.room, value);
+    if (problem) refuse(problem, 'mentionPermissions must be 0 (everyone) or 1 (moderators only)');
+    if (value === found.room.mention_permissions) return found;
+    return this.save(found, { mention_permissions: value }, false);
   }
 
   /**

@@ -37,7 +37,7 @@ import { listableScopesFor, type RequestContext } from './request-context.js';
 import type { CallerSessions } from './caller-sessions.js';
 import { conversationVisibility, isListedFor } from '../domain/visibility.js';
 import { nowSeconds } from '../domain/time.js';
-import { isGroupOrPublic } from '../domain/room-settings.js';
+import { forcedMessageExpiration, isGroupOrPublic } from '../domain/room-settings.js';
 import { requireRoomName } from '../domain/room-name.js';
 import type { RoomChange } from '../events/event-map.js';
 import { chatActorOf, type ChatActor } from './chat.js';
@@ -377,9 +377,15 @@ export class RoomsService {
 
   /** Talk's create-time options for a conversation of `type`: validated, password hashed. */
   private async createOptions(ctx: RequestContext, cfg: AppConfigSnapshot, type: number, input: CreateInput): Promise<CheckedCreateOptions> {
-    const sipAllowed = sipConfigured(cfg) && (await ctx.inGroupList(cfg.list('sip_bridge_groups')));
-    const checked = createOptionsPatch(type, input.options ?? {}, { sipAllowed, forcePasswords: cfg.bool('force_passwords') });
-    if (isCreateOptionsProblem(checked)) throw badRequest(checked.error, checked.message);
+    const rights = {
+      sipConfigured: sipConfigured(cfg),
+      // Only read when asked for, so a plain create costs no group lookup.
+      sipGroupMember: !input.options?.sipEnabled || (await ctx.inGroupList(cfg.list('sip_bridge_groups'))),
+      forcePasswords: cfg.bool('force_passwords'),
+      forcedMessageExpiration: forcedMessageExpiration(cfg),
+    };
+    const checked = createOptionsPatch(type, input.options ?? {}, rights);
+    if (isCreateOptionsProblem(checked)) throw (checked.status === 403 ? forbidden : badRequest)(checked.error, checked.message);
     if (checked.password !== '') {
       const violation = passwordPolicyViolation(checked.password, cfg.int('password_policy_min_length'));
       if (violation) throw badRequest('password', violation);

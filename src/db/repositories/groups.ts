@@ -43,6 +43,33 @@ export class GroupsRepository {
     });
   }
 
+  /** The groups of each of `userIds` (one query, whatever the number). */
+  async groupsOfMany(userIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(userIds.map((id) => [id, []]));
+    if (userIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('group_members')
+      .select(['user_id', 'group_id'])
+      .where('user_id', 'in', [...new Set(userIds)])
+      .orderBy('group_id')
+      .execute();
+    for (const r of rows) out.get(r.user_id)?.push(r.group_id);
+    return out;
+  }
+
+  /** Which of `userIds` are in at least one of `groupIds` (one query). */
+  async membersAmong(groupIds: string[], userIds: string[]): Promise<Set<string>> {
+    if (groupIds.length === 0 || userIds.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('group_members')
+      .select('user_id')
+      .distinct()
+      .where('group_id', 'in', groupIds)
+      .where('user_id', 'in', [...new Set(userIds)])
+      .execute();
+    return new Set(rows.map((r) => r.user_id));
+  }
+
   async groupsOf(userId: string): Promise<string[]> {
     const rows = await this.db.selectFrom('group_members').select('group_id').where('user_id', '=', userId).orderBy('group_id').execute();
     return rows.map((r) => r.group_id);

@@ -5,7 +5,7 @@
  */
 import type { Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
 import { PostgresAdapter, sql } from 'kysely';
-import { RoomType } from '../../domain/constants.js';
+import { ReadOnlyState, RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
 import type { Database, RoomsTable } from '../schema.js';
 import type { Dialect } from '../database.js';
@@ -395,10 +395,18 @@ export class RoomsRepository {
     await this.db.updateTable('rooms').set(patch).where('id', '=', id).execute();
   }
 
-  /** One-to-one conversations among `ids` become former one-to-ones (a participant is gone). */
+  /**
+   * One-to-one conversations among `ids` become former one-to-ones (a participant is gone), and
+   * read-only, as Talk's Manager makes them: no new messages and no calls.
+   */
   async markFormerOneToOne(ids: number[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('rooms').set({ type: RoomType.ONE_TO_ONE_FORMER }).where('id', 'in', ids).where('type', '=', RoomType.ONE_TO_ONE).execute();
+    await this.db
+      .updateTable('rooms')
+      .set({ type: RoomType.ONE_TO_ONE_FORMER, read_only: ReadOnlyState.READ_ONLY })
+      .where('id', 'in', ids)
+      .where('type', '=', RoomType.ONE_TO_ONE)
+      .execute();
   }
 
   /** Sets last_activity to `now` (never moves it backwards). */

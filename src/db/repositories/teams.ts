@@ -1,5 +1,6 @@
 /** SQL for teams (circles) and their members. */
 import type { Kysely } from 'kysely';
+import { anyColumnContains, page } from '../search.js';
 import type { Database, TeamsTable } from '../schema.js';
 
 export type TeamRow = TeamsTable;
@@ -29,6 +30,18 @@ export class TeamsRepository {
   async membersOf(teamId: string): Promise<string[]> {
     const rows = await this.db.selectFrom('team_members').select('user_id').where('team_id', '=', teamId).orderBy('user_id').execute();
     return rows.map((r) => r.user_id);
+  }
+
+  /** Teams `userId` is a member of whose id or name contains `search`, ordered by id. */
+  searchForMember(userId: string, search: string, limit: number, offset: number): Promise<TeamRow[]> {
+    let q = this.db
+      .selectFrom('teams')
+      .innerJoin('team_members', 'team_members.team_id', 'teams.id')
+      .selectAll('teams')
+      .where('team_members.user_id', '=', userId)
+      .orderBy('teams.id');
+    if (search) q = q.where(anyColumnContains(['teams.id', 'teams.display_name'], search));
+    return page(q, limit, offset).execute();
   }
 
   async teamsOf(userId: string): Promise<string[]> {

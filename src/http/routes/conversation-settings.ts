@@ -128,6 +128,14 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
   );
   setting(
     'PUT',
+    '/mention-permissions',
+    'Who may mention @all (logged-in moderators): 0 everyone, 1 moderators only',
+    { mentionPermissions: Int('value') },
+    (ctx, p) => roomSettings.setMentionPermissions(ctx, p.token, p.mentionPermissions),
+    'mention-permissions',
+  );
+  setting(
+    'PUT',
     '/webinar/lobby',
     'Set the lobby (logged-in moderators): state 0/1, timer = unix time when it lifts (null or 0 = none)',
     {

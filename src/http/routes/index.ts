@@ -19,7 +19,9 @@ import { sipRoutes } from './sip.js';
 import { signalingRoutes } from './signaling.js';
 import { provisioningGroupRoutes } from './provisioning-groups.js';
 import { provisioningUserRoutes } from './provisioning-users.js';
+import { autocompleteRoutes } from './autocomplete.js';
 import { webPageRoutes } from './web-pages.js';
+import { conversationLinkPageRoutes } from './conversation-link-page.js';
 import { loginFlowRoutes } from './login-flows.js';
 import { userAvatarRoutes } from './user-avatars.js';
 import { notificationRoutes } from './notifications.js';
@@ -43,6 +45,7 @@ export const routeModules: RouteModule[] = [
   avatarRoutes,
   conversationSettingsRoutes,
   webPageRoutes,
+  conversationLinkPageRoutes,
   loginFlowRoutes,
   userAvatarRoutes,
   notificationRoutes,
@@ -52,6 +55,7 @@ export const routeModules: RouteModule[] = [
   participantRoutes,
   callRoutes,
   provisioningUserRoutes,
+  autocompleteRoutes,
   provisioningGroupRoutes,
   appPasswordRoutes,
   settingsRoutes,
