@@ -7,7 +7,7 @@ import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { randomString } from './domain/passwords.js';
 import { createServices, type Services } from './services/index.js';
-import { ensureSignalingSecrets } from './services/signaling-secrets.js';
+import { ensureSignalingSecrets } from './services/signaling/signaling-secrets.js';
 import { loadSettings, type Settings } from './settings.js';
 import { commandLogger, type Logger } from './log.js';
 

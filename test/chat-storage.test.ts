@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { dialects } from './helpers/parley.js';
 import { createRoom, roomRow, seedUser, setRoom } from './helpers/rooms.js';
 import { SYSTEM_ACTOR } from '../src/domain/chat.js';
-import type { MentionedAttendees } from '../src/services/chat.js';
+import type { MentionedAttendees } from '../src/services/chat/chat.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
 
 for (const dialect of dialects()) {

@@ -1,5 +1,5 @@
 /**
- * GET /room's kept records (services/conversation-list.ts, migration 0711-record-revisions): a
+ * GET /room's kept records (services/conversations/conversation-list.ts, migration 0711-record-revisions): a
  * record rendered once is sent again only while every row it was made of is unchanged, so each
  * kind of write that changes what a record shows must show up in the next list, whichever row
  * it lands in: the room, the caller's attendee row, the last message (edit, reaction), another

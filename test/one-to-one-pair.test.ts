@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { oneToOneName } from '../src/services/rooms.js';
+import { oneToOneName } from '../src/services/conversations/rooms.js';
 import { as, dialects } from './helpers/parley.js';
 import { V4 } from './helpers/rooms.js';
 import { RoomType, useParley } from './helpers/fixtures.js';

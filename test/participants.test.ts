@@ -96,7 +96,7 @@ for (const dialect of dialects()) {
       const r = await call(p, 'GET', `${V4}/room/${room.token}/participants`, { as: as('owner'), query: { includeStatus: 'true' } });
       assert.equal(r.status, 200, r.text);
       // What the list was before it was written as bytes: the presenter's records through JSON.stringify.
-      const { RequestContext } = await import('../src/services/request-context.js');
+      const { RequestContext } = await import('../src/services/platform/request-context.js');
       const ctx = new RequestContext(p.services.directory, p.services.appConfig, (await p.services.directory.users.find('owner'))!, '127.0.0.1');
       const listed = await p.services.participants.list(ctx, room.token, { includeStatus: true, breakout: false });
       assert.equal(r.text, '{"ocs":{"meta":{"status":"ok","statuscode":200,"message":"OK"},"data":' + JSON.stringify(listed.records) + '}}');

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONFIG_KEYS, normalizeConfigValue, type ConfigKey } from '../src/app-config/registry.js';
-import { RequestContext } from '../src/services/request-context.js';
+import { RequestContext } from '../src/services/platform/request-context.js';
 import { admin, as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { seenAcross } from './helpers/eventually.js';
 

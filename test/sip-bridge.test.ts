@@ -337,7 +337,7 @@ for (const dialect of dialects()) {
 
 /** A RequestContext for alice (service-level set-up of phone attendees). */
 async function aliceContext(p: Parley) {
-  const { RequestContext } = await import('../src/services/request-context.js');
+  const { RequestContext } = await import('../src/services/platform/request-context.js');
   const user = await p.services.directory.users.find('alice');
   return new RequestContext(p.services.directory, p.services.appConfig, user!, '127.0.0.1');
 }

@@ -6,7 +6,7 @@
  * TURN secret, once).
  */
 import type { Command } from 'commander';
-import type { ServerListKey } from '../services/server-lists.js';
+import type { ServerListKey } from '../services/platform/server-lists.js';
 import { outputFormat, printOutput, runCommand, withOutputOption } from './helpers.js';
 
 type Opts = { output: string };

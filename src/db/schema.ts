@@ -122,7 +122,7 @@ export interface AttendeesTable {
   invited_cloud_id: string | null;
   phone_number: string | null;
   call_id: string | null;
-  /** A dial-out waiting for the SIP bridge: JSON {number, options} (see services/sip.ts). */
+  /** A dial-out waiting for the SIP bridge: JSON {number, options} (see services/sip/sip.ts). */
   dialout_request: string | null;
   /** When that dial-out was started (seconds); 0 when none. */
   dialout_requested_at: number;

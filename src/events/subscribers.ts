@@ -6,22 +6,22 @@
 import { ActorType } from '../domain/constants.js';
 import type { EventBus } from './bus.js';
 import type { CallActor } from './event-map.js';
-import type { AuthService } from '../services/auth.js';
-import type { AvatarService } from '../services/avatars.js';
-import type { LoginSessionService } from '../services/login-sessions.js';
-import type { MembershipSync } from '../services/membership-sync.js';
-import type { NotificationActor, NotificationService } from '../services/notifications.js';
-import type { PhoneNumbersService } from '../services/phone-numbers.js';
-import type { TeamsService } from '../services/teams.js';
-import type { UserAvatarService } from '../services/user-avatars.js';
-import type { UserStatusService } from '../services/user-status.js';
-import type { ChatSystemMessages } from '../services/chat-system-messages.js';
-import type { ChatService } from '../services/chat.js';
-import type { PollsService } from '../services/polls.js';
-import type { SignalingNotifier } from '../services/signaling-notifier.js';
-import type { CallService } from '../services/calls.js';
-import type { ChatRemindersService } from '../services/chat-reminders.js';
-import type { ChatScheduleService } from '../services/chat-schedule.js';
+import type { AuthService } from '../services/accounts/auth.js';
+import type { AvatarService } from '../services/conversations/avatars.js';
+import type { LoginSessionService } from '../services/accounts/login-sessions.js';
+import type { MembershipSync } from '../services/participants/membership-sync.js';
+import type { NotificationActor, NotificationService } from '../services/notifications/notifications.js';
+import type { PhoneNumbersService } from '../services/sip/phone-numbers.js';
+import type { TeamsService } from '../services/accounts/teams.js';
+import type { UserAvatarService } from '../services/accounts/user-avatars.js';
+import type { UserStatusService } from '../services/accounts/user-status.js';
+import type { ChatSystemMessages } from '../services/chat/chat-system-messages.js';
+import type { ChatService } from '../services/chat/chat.js';
+import type { PollsService } from '../services/chat/polls.js';
+import type { SignalingNotifier } from '../services/signaling/signaling-notifier.js';
+import type { CallService } from '../services/calls/calls.js';
+import type { ChatRemindersService } from '../services/chat/chat-reminders.js';
+import type { ChatScheduleService } from '../services/chat/chat-schedule.js';
 
 export interface Subscribers {
   auth: AuthService;

@@ -5,7 +5,7 @@
  *
  * Pure: `formatConversation` maps loaded rows plus a FormatEnv to the record. Loading what a record
  * needs beyond its rows (other users' names, group membership, statuses) and the lazy repairs
- * (expired lobby timers, default names, PINs) happen in services/conversation-view.ts.
+ * (expired lobby timers, default names, PINs) happen in services/conversations/conversation-view.ts.
  */
 import { createHash } from 'node:crypto';
 import type { ConversationAttendeeRow } from '../db/repositories/attendees.js';

@@ -24,9 +24,9 @@ import {
   type AutocompleteSet,
 } from '../domain/autocomplete.js';
 import type { PublicStatus } from '../domain/user-status.js';
-import type { RequestContext } from './request-context.js';
-import type { RoomsService } from './rooms.js';
-import type { UserStatusService } from './user-status.js';
+import type { RequestContext } from './platform/request-context.js';
+import type { RoomsService } from './conversations/rooms.js';
+import type { UserStatusService } from './accounts/user-status.js';
 
 export interface AutocompleteQuery {
   search: string;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { RoomPatch, RoomRow } from '../../src/db/repositories/rooms.js';
 import type { AttendeeRow } from '../../src/db/repositories/attendees.js';
-import type { NewAttendeeSpec } from '../../src/services/rooms.js';
+import type { NewAttendeeSpec } from '../../src/services/conversations/rooms.js';
 import { ParticipantType } from '../../src/domain/constants.js';
 import { as, call, type Caller, type Parley } from './parley.js';
 

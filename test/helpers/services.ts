@@ -11,7 +11,7 @@ import { dropSchema } from '../../src/db/database.js';
 import type { UserRow } from '../../src/db/repositories/users.js';
 import { ApiError } from '../../src/domain/errors.js';
 import type { Services } from '../../src/services/index.js';
-import { RequestContext } from '../../src/services/request-context.js';
+import { RequestContext } from '../../src/services/platform/request-context.js';
 import { createLogger } from '../../src/log.js';
 import { loadSettings } from '../../src/settings.js';
 import { freshEnv, passwordOf, type DialectName } from './parley.js';

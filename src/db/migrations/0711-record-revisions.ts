@@ -2,7 +2,7 @@
  * Revision counters on the rows a conversation record is made of (rooms, the caller's attendee
  * row, the room's last message), so a process can tell that a record it rendered earlier is
  * still what the database holds by reading three small numbers instead of the rows
- * (services/conversation-list.ts). Every UPDATE of such a row moves its `rev`, whatever wrote
+ * (services/conversations/conversation-list.ts). Every UPDATE of such a row moves its `rev`, whatever wrote
  * it (any process, the CLI, an operator's SQL); a migration adding a column needs nothing more.
  *
  * Only the updated row itself is written, never another one: a trigger that bumped the room

@@ -118,7 +118,7 @@ const COMMON_READ_OF_ROOM = compiledStatement<{ common: number | null }, { roomI
 
 /**
  * What decides whether a conversation record rendered earlier is still current, for each of a
- * user's conversations (services/conversation-list.ts): the revisions of the attendee row, the
+ * user's conversations (services/conversations/conversation-list.ts): the revisions of the attendee row, the
  * room row and the room's last message (migration 0711-record-revisions), the last message's
  * user author's current name and expiry, the common read marker (one index seek), and what
  * GET /room's modifiedSince filters on. Narrow on purpose: no wide row is read for a record
@@ -403,7 +403,7 @@ export class AttendeesRepository {
 
   /**
    * setReadMarker for several attendees moving to the same message (a turn's long-polls,
-   * services/receive-read-markers.ts): the same two statements for all of them (per chunk), in
+   * services/chat/receive-read-markers.ts): the same two statements for all of them (per chunk), in
    * the caller's transaction, with the same locking argument. Ids in ascending order, so two
    * such batches lock shared rows in the same order.
    */

@@ -213,7 +213,7 @@ function attendeeOf(row: Record<string, unknown>): AttendeeRow | undefined {
 
 /**
  * A room's chat state read with its row (GET /room, GET /room/{token}), so the record needs no
- * further statement for it (services/conversation-view.ts).
+ * further statement for it (services/conversations/conversation-view.ts).
  */
 export interface RoomChatPreload {
   /** The room's last_message when read: a repair that posts later (lobby timer) makes this stale. */
@@ -271,7 +271,7 @@ export class RoomsRepository {
 
   /**
    * The room `token` with the attendee rows of `actorIds` (of `actorType`) there, in one
-   * statement: the lookups of a burst of requests on one conversation (services/rooms.ts).
+   * statement: the lookups of a burst of requests on one conversation (services/conversations/rooms.ts).
    * An actor without an attendee row is missing from `attendees`.
    */
   async findByTokenWithMembers(
@@ -295,7 +295,7 @@ export class RoomsRepository {
 
   /**
    * Attendee rows by id with their rooms and the rooms' chat state, one statement: the records
-   * of GET /room that are rendered anew (services/conversation-list.ts). Order: room id.
+   * of GET /room that are rendered anew (services/conversations/conversation-list.ts). Order: room id.
    */
   async findByAttendeeIdsWithChat(attendeeIds: number[], now: number): Promise<Array<{ room: RoomRow; attendee: AttendeeRow; chat: RoomChatPreload }>> {
     if (attendeeIds.length === 0) return [];

@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../../services/index.js';
 import { cookieValue } from '../../domain/cookies.js';
-import { LOGIN_SESSION_SECONDS } from '../../services/login-sessions.js';
+import { LOGIN_SESSION_SECONDS } from '../../services/accounts/login-sessions.js';
 
 export const LOGIN_COOKIE = 'parley_login';
 

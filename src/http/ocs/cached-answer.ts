@@ -7,8 +7,8 @@
  * show). A failure is never stored.
  */
 import type { RenderedAnswer, RenderedCache } from '../../services/rendered-cache.js';
-import type { RequestContext } from '../../services/request-context.js';
-import { tabIdOf } from '../../services/client-sessions.js';
+import type { RequestContext } from '../../services/platform/request-context.js';
+import { tabIdOf } from '../../services/participants/client-sessions.js';
 import { renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
 
 export interface FreshAnswer {

@@ -166,7 +166,7 @@ export class WrittenList<T> {
 
 /**
  * A JSON array whose elements are already JSON text as bytes (records kept across requests,
- * services/conversation-list.ts): the OCS layer copies them into the answer without parsing or
+ * services/conversations/conversation-list.ts): the OCS layer copies them into the answer without parsing or
  * serializing anything. XML (rare for these lists) parses them back.
  */
 export class JsonArrayOfParts {

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
-import { AVATAR_MAX_BYTES, type AvatarUpload } from '../../services/avatars.js';
+import { AVATAR_MAX_BYTES, type AvatarUpload } from '../../services/conversations/avatars.js';
 import type { Services } from '../../services/index.js';
 import { registerMultipart, UploadedFile } from '../multipart.js';
 import { ocsRoute, RawReply } from '../ocs/route.js';

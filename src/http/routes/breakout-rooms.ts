@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
-import type { RequestContext } from '../../services/request-context.js';
+import type { RequestContext } from '../../services/platform/request-context.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { V4 } from './common-schemas.js';

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { DEFAULT_JOIN_FLAGS } from '../../services/calls.js';
+import { DEFAULT_JOIN_FLAGS } from '../../services/calls/calls.js';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
 import { NullData, Token, V4 } from './common-schemas.js';

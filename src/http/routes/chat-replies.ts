@@ -4,7 +4,7 @@
  * shared-objects routes.
  */
 import { formatChatMessage, formatChatMessages } from '../../presenters/chat-message.js';
-import type { MessagePage } from '../../services/chat-api.js';
+import type { MessagePage } from '../../services/chat/chat-api.js';
 import { OcsReply, RawReply } from '../ocs/route.js';
 
 /** X-Chat-Last-Given and X-Chat-Last-Common-Read, where the page has them. */

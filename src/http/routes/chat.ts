@@ -7,8 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CHAT_DEFAULT_LIMIT, CHAT_DEFAULT_TIMEOUT, CHAT_MAX_LIMIT, CHAT_MAX_TIMEOUT, CONTEXT_DEFAULT_LIMIT, CONTEXT_MAX_LIMIT } from '../../domain/chat.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
-import type { CallerRoom } from '../../services/rooms.js';
-import type { RequestContext } from '../../services/request-context.js';
+import type { CallerRoom } from '../../services/conversations/rooms.js';
+import type { RequestContext } from '../../services/platform/request-context.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { listReply, oneReply } from './chat-replies.js';
@@ -18,7 +18,7 @@ const V1 = '/apps/spreed/api/v1';
 const NO_NUL = '^[^\\x00]*$';
 const MessageId = Type.Integer({ minimum: 0, 'x-error': 'message' });
 const Message = Type.Record(Type.String(), Type.Unknown());
-/** A mention suggestion (services/chat-mentions.ts AutocompleteItem), for the OpenAPI document. */
+/** A mention suggestion (services/chat/chat-mentions.ts AutocompleteItem), for the OpenAPI document. */
 const MentionSuggestion = Type.Object({
   id: Type.String(),
   label: Type.String(),

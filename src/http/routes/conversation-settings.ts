@@ -12,8 +12,8 @@ import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import { LOBBY_TIMER_MAX } from '../../domain/room-settings.js';
 import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
-import type { CallerRoom } from '../../services/rooms.js';
-import type { RequestContext } from '../../services/request-context.js';
+import type { CallerRoom } from '../../services/conversations/rooms.js';
+import type { RequestContext } from '../../services/platform/request-context.js';
 import { ocsRoute, type OcsRouteDef } from '../ocs/route.js';
 import { ROOM, Token } from './common-schemas.js';
 

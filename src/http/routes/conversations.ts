@@ -40,7 +40,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       // is not kept (it would only push the lists that are asked again out of the cache).
       const keyParts = params.modifiedSince > 0 ? undefined : ['list', params.includeStatus, params.includeLastMessage];
       const answer = await cachedOcsAnswer(rooms.rendered, call, keyParts, async () => {
-        // Records kept while the database says they are current (services/conversation-list.ts);
+        // Records kept while the database says they are current (services/conversations/conversation-list.ts);
         // XML (rare for this list) is written from the same records.
         const { parts, until, topics } = await services.conversationList.renderJson(ctx, params);
         return { data: new JsonArrayOfParts(parts), until, topics, headers: await services.serviceHash.headers(ctx) };

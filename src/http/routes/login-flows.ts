@@ -17,7 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { PRODUCT_NAME } from '../../domain/version.js';
 import type { LoginFlowRow } from '../../db/repositories/login-flows.js';
-import type { LoginFlowKind } from '../../services/login-flows.js';
+import type { LoginFlowKind } from '../../services/accounts/login-flows.js';
 import type { Services } from '../../services/index.js';
 import { loginSessionUser, readCookie } from '../auth/login-session.js';
 import { escapeHtml, foreignOrigin, page, PAGE_HEADERS, sendPage } from '../pages/html.js';

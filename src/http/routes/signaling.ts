@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { INTERNAL_SIGNALING_DISABLED } from '../../services/internal-signaling.js';
+import { INTERNAL_SIGNALING_DISABLED } from '../../services/signaling/internal-signaling.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { Token } from './common-schemas.js';

@@ -13,9 +13,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
-import type { AvatarUpload } from '../../services/avatars.js';
+import type { AvatarUpload } from '../../services/conversations/avatars.js';
 import type { Services } from '../../services/index.js';
-import type { UserAvatarImage } from '../../services/user-avatars.js';
+import type { UserAvatarImage } from '../../services/accounts/user-avatars.js';
 import { UploadedFile } from '../multipart.js';
 import { buildContext } from '../ocs/route.js';
 

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { PRODUCT_NAME } from '../../domain/version.js';
 import type { Services } from '../../services/index.js';
-import { adminPageState } from '../../services/admin-settings.js';
+import { adminPageState } from '../../services/platform/admin-settings.js';
 import { clearedLoginCookie, loginCookie, LOGIN_COOKIE, readCookie } from '../auth/login-session.js';
 import { buildContext } from '../ocs/route.js';
 import { escapeHtml, foreignOrigin, page, scriptJson, sendPage as send } from '../pages/html.js';

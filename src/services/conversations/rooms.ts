@@ -1,0 +1,849 @@
+/**
+ * Conversations core (contract "Conversations"; talk-behaviour.md §3, §4, §6): the one lookup
+ * every conversation endpoint starts with (`getRoomForCaller`), creation, the user's list,
+ * listed rooms, rename, deletion, lastActivity bumps and direct attendee insertion.
+ *
+ * Other areas build on this service rather than repeating it: mutators live in their own
+ * service files and use `requireParticipant` / `requireModerator`, `transaction` (the
+ * repositories bundle bound to one transaction) and `touch` for lastActivity; they receive the
+ * repositories they read, and ConversationViewService for the record, from createServices.
+ */
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { ATTENDEE_DEFAULTS, type AttendeeRow, type NewAttendee } from '../../db/repositories/attendees.js';
+import { ROOM_DEFAULTS, type NewRoom, type RoomChatPreload, type RoomPatch, type RoomRow } from '../../db/repositories/rooms.js';
+import type { RoomAvatarRow } from '../../db/repositories/room-avatars.js';
+import type { Repositories } from '../../db/repositories/index.js';
+import { createOptionsPatch, isCreateOptionsProblem, type CreateOptions } from '../../domain/create-options.js';
+import { emojiAvatarRow } from '../../domain/avatar-svg.js';
+import { hashPassword } from '../../domain/passwords.js';
+import { passwordPolicyViolation } from '../../domain/password-policy.js';
+import type { TeamsService } from '../accounts/teams.js';
+import type { SessionRow } from '../../db/repositories/sessions.js';
+import { ActorType, BreakoutMode, BreakoutStatus, LobbyState, ParticipantType, RoomType } from '../../domain/constants.js';
+import { badRequest, forbidden, notFound } from '../../domain/errors.js';
+import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../../domain/permissions.js';
+import { isWellFormedToken, newToken } from '../../domain/tokens.js';
+import type { ConversationView } from '../../presenters/conversation.js';
+import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
+import type { BruteForceService } from '../accounts/brute-force.js';
+import type { EventBus } from '../../events/bus.js';
+import { sipConfigured } from '../../domain/sip.js';
+import type { DirectoryService } from '../accounts/directory.js';
+import { RenderedCache } from '../rendered-cache.js';
+import { TurnBatch } from '../platform/turn-batch.js';
+import { listableScopesFor, type RequestContext } from '../platform/request-context.js';
+import type { CallerSessions } from '../participants/caller-sessions.js';
+import { conversationVisibility, isListedFor } from '../../domain/visibility.js';
+import { nowSeconds } from '../../domain/time.js';
+import { forcedMessageExpiration, isGroupOrPublic } from '../../domain/room-settings.js';
+import { requireRoomName } from '../../domain/room-name.js';
+import type { RoomChange } from '../../events/event-map.js';
+import { chatActorOf, type ChatActor } from '../chat/chat.js';
+import { SYSTEM_ACTOR } from '../../domain/chat.js';
+import { NOTE_TO_SELF } from '../../domain/note-to-self.js';
+
+/** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
+export interface CallerRoom extends ConversationView {
+  room: RoomRow;
+  attendee?: AttendeeRow;
+  session?: SessionRow;
+}
+
+/** The repositories a conversation's rows live in, bound to a transaction or to the database. */
+export type RoomRepos = Pick<Repositories, 'rooms' | 'attendees' | 'sessions'>;
+
+export interface LookupOptions {
+  /** A validated SIP-bridge request sees every conversation (talk-behaviour.md §3). */
+  sipBridge?: boolean;
+  /** Read a logged-in caller's chat state with the room (the record of GET /room/{token}). */
+  withChat?: boolean;
+}
+
+export interface NewAttendeeSpec {
+  actorType: string;
+  actorId: string;
+  displayName?: string;
+  participantType: number;
+  permissions?: number;
+  readPrivacy?: number;
+  favorite?: boolean;
+  notificationLevel?: number;
+  /** Phone attendees (actor type `phones`): the number they are called on. */
+  phoneNumber?: string;
+}
+
+export interface CreateInput {
+  roomType: number;
+  invite: string;
+  source: string;
+  roomName: string;
+  objectType: string;
+  objectId: string;
+  /** Talk's create-time settings (password, readOnly, listable, ...); all optional. */
+  options?: CreateOptions;
+}
+
+/** Create-time options after validation: the room columns and an emoji avatar to store. */
+interface CheckedCreateOptions {
+  patch: RoomPatch;
+  avatar?: { column: string; row: Omit<RoomAvatarRow, 'room_id' | 'updated_at'> };
+}
+
+const GROUP_NAME_MAX = 64;
+
+/**
+ * One-to-one name: the two user ids, sorted, as PHP's json_encode writes them (Talk dedupes on
+ * this exact string): `/` escaped as `\/`, non-ASCII as \uXXXX.
+ */
+export function oneToOneName(a: string, b: string): string {
+  const ids = [a, b].sort();
+  const json = JSON.stringify(ids).replace(/\//g, '\\/');
+  return json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+/** The two user ids of a one-to-one's name (`oneToOneName`); none when it is not such a name. */
+export function oneToOnePair(name: string): string[] {
+  try {
+    const ids: unknown = JSON.parse(name);
+    return Array.isArray(ids) && ids.length === 2 && ids.every((x) => typeof x === 'string') ? (ids as string[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Group display name as a room name: leading space dropped, cut to 64, trailing space dropped. */
+function groupRoomName(displayName: string): string {
+  return [...displayName.trimStart()].slice(0, GROUP_NAME_MAX).join('').trimEnd();
+}
+
+/** The operator's stand-in attendee: an owner with no row (id 0) that matches no real actor. */
+function systemAttendee(room: RoomRow): AttendeeRow {
+  return { ...ATTENDEE_DEFAULTS, id: 0, room_id: room.id, actor_type: 'system', actor_id: 'system', participant_type: ParticipantType.OWNER } as AttendeeRow;
+}
+
+export class RoomsService {
+  /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
+  readonly rendered: RenderedCache;
+  /**
+   * The room-and-attendee lookups of logged-in callers, per token, one statement per batch
+   * (turn-batch.ts): thousands of long-polls opening at once on one conversation would each run
+   * it, and on PostgreSQL queue for a pool connection behind the others'. Gathered only where a
+   * statement is a round trip (a pool: PostgreSQL).
+   */
+  private readonly memberLookups: TurnBatch<string, { room: RoomRow; attendee: AttendeeRow | undefined }>;
+
+  constructor(
+    private readonly db: Db,
+    /** The repositories bundle of createServices; other services receive their own, never reach through this. */
+    private readonly repos: Repositories,
+    private readonly directory: DirectoryService,
+    private readonly bruteForce: BruteForceService,
+    private readonly events: EventBus,
+    private readonly teams: TeamsService,
+    /** Finds guests and the caller's own sessions by cookie session. */
+    private readonly callerSessions: CallerSessions,
+    /** VERIFY_KEPT_RECORDS: answers reused on the change feed's word are checked (RenderedCache). */
+    verifyRendered = false,
+  ) {
+    this.rendered = new RenderedCache(db, verifyRendered);
+    this.memberLookups = new TurnBatch(async (token, userIds) => {
+      if (userIds.length === 1) {
+        const found = await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userIds[0]);
+        return new Map(found ? [[userIds[0], found]] : []);
+      }
+      const found = await this.repos.rooms.findByTokenWithMembers(token, ActorType.USERS, userIds);
+      return new Map(found ? userIds.map((id) => [id, { room: found.room, attendee: found.attendees.get(id) }]) : []);
+    }, db.pool !== undefined);
+  }
+
+  /** Runs `fn` in one transaction with repositories bound to it. */
+  transaction<T>(fn: (repos: Repositories, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.kysely.transaction().execute((trx) => fn(this.repos.withTransaction(trx), trx));
+  }
+
+  /** Announces a new participant type inside its transaction (moderator promoted/demoted). */
+  announceTypeChange(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendee: AttendeeRow, to: number): Promise<void> {
+    return this.events.emit('attendee.type-changed', { trx, room, actor, attendee, from: attendee.participant_type, to });
+  }
+
+  /** Announces a change inside its transaction (the chat records it as a system message). */
+  announceChange(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, change: RoomChange): Promise<void> {
+    return this.events.emit('room.changed', { trx, room, actor, change });
+  }
+
+  /**
+   * Runs `fn` in one transaction holding the conversation's row lock, so decisions over several
+   * attendee rows ("a moderator stays") and the write they allow are one step across processes.
+   * A conversation deleted since the caller read it locks nothing: 404 `room`, and nothing is
+   * written (attendees, sessions or messages of a deleted conversation would be left behind).
+   */
+  lockedTransaction<T>(roomId: number, fn: (repos: Repositories, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.transaction(async (repos, trx) => {
+      if (!(await repos.rooms.lockRow(roomId))) throw notFound('room');
+      return fn(repos, trx);
+    });
+  }
+
+  /**
+   * As `lockedTransaction`, for work that walks many conversations (a group's, a user's): one
+   * deleted since it was listed is skipped (undefined) instead of failing the whole walk.
+   */
+  lockedIfExists<T>(roomId: number, fn: (repos: Repositories, trx: Kysely<Database>) => Promise<T>): Promise<T | undefined> {
+    return this.transaction(async (repos, trx) => ((await repos.rooms.lockRow(roomId)) ? fn(repos, trx) : undefined));
+  }
+
+  // ---- lookup (talk-behaviour.md §3) ----
+
+  /**
+   * The conversation `token` for the caller: returned when it is public, when the caller is an
+   * attendee, when it is listed for the logged-in caller, or for a SIP-bridge request. Anything
+   * else, including malformed tokens, is the same throttled 404 `{error: "room"}`.
+   */
+  async getRoomForCaller(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom> {
+    const found = await this.lookup(ctx, token, opts);
+    if (!found) {
+      // Only misses are throttled: a guess waits (or gets 429 past the cap) before its 404 and
+      // counts as a failure, so guessing stays slow while a successful lookup costs no query.
+      await this.throttleMiss(ctx);
+      throw notFound('room');
+    }
+    return found;
+  }
+
+  /** A token miss: waits (or 429 past the cap) and counts as a failure of the caller's address. */
+  async throttleMiss(ctx: RequestContext): Promise<void> {
+    // The operator has no address to throttle.
+    if (ctx.isSystem) return;
+    await this.bruteForce.failure(ctx.ip, 'talkRoomToken');
+  }
+
+  /** Same visibility rules without throttling; undefined when missing or not visible. */
+  async lookup(ctx: RequestContext, token: unknown, opts: LookupOptions = {}): Promise<CallerRoom | undefined> {
+    if (!isWellFormedToken(token)) return undefined;
+    // A logged-in caller's attendee row comes with the room (one statement).
+    const found = ctx.userId !== undefined ? await this.memberLookup(token, ctx.userId, opts.withChat === true) : undefined;
+    const room = ctx.userId !== undefined ? found?.room : await this.repos.rooms.findByToken(token);
+    if (!room) return undefined;
+    let attendee: AttendeeRow | undefined = found?.attendee;
+    let session: SessionRow | undefined;
+    if (!attendee) {
+      const guest = await this.callerSessions.findGuest(ctx, room);
+      attendee = guest?.attendee;
+      session = guest?.session;
+    }
+    const visibility = conversationVisibility({
+      isAttendee: attendee !== undefined,
+      isSystem: ctx.isSystem,
+      sipBridge: opts.sipBridge === true,
+      loggedIn: ctx.user !== undefined,
+      roomType: room.type,
+      listable: room.listable,
+    });
+    if (visibility === 'hidden') return undefined;
+    if (visibility === 'if-listed' && !isListedFor(room.listable, await listableScopesFor(ctx))) return undefined;
+    if (attendee && !session) session = (await this.callerSessions.findOwnSessions(ctx, [{ room, attendee }])).get(attendee.id);
+    return { room, attendee, session, ...(found?.chat ? { chatPreload: found.chat } : {}) };
+  }
+
+  /** A user's room and attendee row (with the record's chat state when `withChat`). */
+  private async memberLookup(
+    token: string,
+    userId: string,
+    withChat: boolean,
+  ): Promise<{ room: RoomRow; attendee: AttendeeRow | undefined; chat?: RoomChatPreload } | undefined> {
+    if (withChat) return this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userId, nowSeconds());
+    const found = await this.memberLookups.get(token, userId);
+    // Callers of one batch share its rows: each gets its own copies.
+    return found && { room: { ...found.room }, attendee: found.attendee && { ...found.attendee } };
+  }
+
+  /** The conversation when the caller is a participant (else 404 `room`, like a missing one). */
+  async requireParticipant(ctx: RequestContext, token: unknown): Promise<CallerRoom & { attendee: AttendeeRow }> {
+    const found = await this.getRoomForCaller(ctx, token);
+    // The operator is treated as an owner it does not have a row for (see SystemContext).
+    if (!found.attendee && ctx.isSystem) return { ...found, attendee: systemAttendee(found.room) };
+    if (!found.attendee) throw notFound('room');
+    return found as CallerRoom & { attendee: AttendeeRow };
+  }
+
+  /**
+   * The conversation when the caller is a moderator there: owner, moderator and (unless
+   * `loggedInOnly`) guest moderator. Non-moderator participants get 403 `{error: "moderator"}`.
+   */
+  async requireModerator(ctx: RequestContext, token: unknown, opts: { loggedInOnly?: boolean } = {}): Promise<CallerRoom & { attendee: AttendeeRow }> {
+    const found = await this.requireParticipant(ctx, token);
+    const type = found.attendee.participant_type;
+    const ok = opts.loggedInOnly ? isLoggedInModeratorType(type) : isModeratorType(type);
+    if (!ok) throw forbidden('moderator', 'Only moderators can do this');
+    return found;
+  }
+
+  // ---- lists ----
+
+  /** Listed conversations the caller is not in (GET /listed-room), name containing `term`. */
+  async listed(ctx: RequestContext, term: string): Promise<CallerRoom[]> {
+    if (ctx.userId === undefined) return [];
+    const scopes = await listableScopesFor(ctx);
+    const rooms = await this.repos.rooms.listed(ctx.userId, scopes, term);
+    return rooms.map((room) => ({ room }));
+  }
+
+  // ---- creation (talk-behaviour.md §4) ----
+
+  /**
+   * POST /room. Returns the caller's view and whether it was created (201) or existed (200).
+   * Group invites (`invite` with roomType 2) come from a team when `source=circles` and from a
+   * group for every other source (Talk's legacy form). `objectType=room` makes a breakout child
+   * of any group or public parent the caller moderates; its type is the parent's (contract state
+   * table). Talk's create-time options (domain/create-options.ts) apply to every kind but
+   * one-to-one and are written in the creating transaction.
+   */
+  async create(ctx: RequestContext, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user;
+    if (!user) throw notFound('invite');
+    const cfg = await ctx.config();
+    if (input.roomType === RoomType.ONE_TO_ONE) return this.createOneToOne(ctx, cfg, input.invite);
+    if (!isGroupOrPublic(input.roomType)) {
+      throw badRequest('type', 'roomType must be 1 (one-to-one), 2 (group) or 3 (public)');
+    }
+    if (!(await ctx.inGroupList(cfg.list('start_conversations')))) {
+      throw forbidden('permissions', 'You are not allowed to create conversations');
+    }
+    if (input.roomType === RoomType.GROUP && input.invite !== '') {
+      return input.source === 'circles' ? this.createTeamInvite(ctx, cfg, input) : this.createGroupInvite(ctx, cfg, input);
+    }
+
+    let type: number = input.roomType;
+    let parent: CallerRoom | undefined;
+    if (input.objectType !== '' && input.objectType !== 'room') throw badRequest('object', 'objectType must be empty or "room"');
+    if (input.objectType === '' && input.objectId !== '') throw badRequest('object', 'objectId needs objectType "room"');
+    if (input.objectType === 'room') {
+      parent = await this.breakoutParent(ctx, input.objectId);
+      type = parent.room.type;
+    }
+    const name = requireRoomName(input.roomName);
+    const options = await this.createOptions(ctx, cfg, type, input);
+
+    const now = nowSeconds();
+    const room = await this.insertRoom(
+      chatActorOf(ctx),
+      cfg,
+      { name, type },
+      options,
+      async (id, repos) => {
+        const members: NewAttendee[] = [this.ownerRow(id, now, user)];
+        if (parent) {
+          // Every other moderator of the parent joins the child with their parent participant type.
+          for (const m of await repos.attendees.moderatorsOf(parent.room.id)) {
+            if (m.actor_type === ActorType.USERS && m.actor_id === user.id) continue;
+            members.push(
+              this.attendeeRow(id, now, { actorType: m.actor_type, actorId: m.actor_id, displayName: m.display_name, participantType: m.participant_type }),
+            );
+          }
+        }
+        return members;
+      },
+      parent && {
+        object_type: 'room',
+        object_id: parent.room.token,
+        // Children of stopped breakout rooms start behind the lobby (contract state table).
+        ...(parent.room.breakout_room_status === BreakoutStatus.STOPPED ? { lobby_state: LobbyState.NON_MODERATORS } : {}),
+      },
+    );
+    return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  /**
+   * The parent of a breakout child being created. A missing parent and one the caller is not in
+   * answer the same throttled 400 `room`, so POST /room cannot tell existing tokens from missing
+   * ones (the same rule as every other token miss); only a participant learns `permissions`.
+   */
+  private async breakoutParent(ctx: RequestContext, token: string): Promise<CallerRoom> {
+    const parent = await this.lookup(ctx, token);
+    if (!parent?.attendee) {
+      await this.throttleMiss(ctx);
+      throw badRequest('room', 'The parent conversation does not exist');
+    }
+    if (!isModeratorType(parent.attendee.participant_type)) {
+      throw badRequest('permissions', 'Only moderators of the parent conversation can create breakout rooms');
+    }
+    if (parent.room.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) {
+      throw badRequest('mode', 'The parent conversation has no breakout rooms configured');
+    }
+    return parent;
+  }
+
+  /** Talk's create-time options for a conversation of `type`: validated, password hashed. */
+  private async createOptions(ctx: RequestContext, cfg: AppConfigSnapshot, type: number, input: CreateInput): Promise<CheckedCreateOptions> {
+    const rights = {
+      sipConfigured: sipConfigured(cfg),
+      // Only read when asked for, so a plain create costs no group lookup.
+      sipGroupMember: !input.options?.sipEnabled || (await ctx.inGroupList(cfg.list('sip_bridge_groups'))),
+      forcePasswords: cfg.bool('force_passwords'),
+      forcedMessageExpiration: forcedMessageExpiration(cfg),
+    };
+    const checked = createOptionsPatch(type, input.options ?? {}, rights);
+    if (isCreateOptionsProblem(checked)) throw (checked.status === 403 ? forbidden : badRequest)(checked.error, checked.message);
+    if (checked.password !== '') {
+      const violation = passwordPolicyViolation(checked.password, cfg.int('password_policy_min_length'));
+      if (violation) throw badRequest('password', violation);
+      checked.patch.password = await hashPassword(checked.password);
+    }
+    return { patch: checked.patch, avatar: checked.avatar && emojiAvatarRow(checked.avatar.emoji, checked.avatar.color) };
+  }
+
+  /**
+   * Inserts a conversation with its options, its attendees (built by `members` from the new id)
+   * and an emoji avatar, in one transaction with its `conversation_created` announcement.
+   */
+  private async insertRoom(
+    actor: ChatActor,
+    cfg: AppConfigSnapshot,
+    base: { name: string; type: number },
+    options: CheckedCreateOptions,
+    members: (id: number, repos: RoomRepos) => Promise<NewAttendee[]>,
+    extra: Partial<NewRoom> = {},
+    recordInvited = false,
+  ): Promise<RoomRow> {
+    const now = nowSeconds();
+    return this.transaction(async (repos, trx) => {
+      const row: NewRoom = { ...this.roomDefaults(cfg, now), ...options.patch, ...extra, token: await this.newToken(cfg, repos), ...base };
+      if (options.avatar) row.avatar = options.avatar.column;
+      const id = await repos.rooms.insert(row);
+      return this.completeNewRoom(repos, trx, id, now, { actor, members: await members(id, repos), avatar: options.avatar, recordInvited });
+    });
+  }
+
+  /**
+   * The rest of a new conversation, in the transaction that inserted its row `id`: its attendees,
+   * its avatar, and its announcement (announceCreated). Answers the row read again.
+   */
+  private async completeNewRoom(
+    repos: Repositories,
+    trx: Kysely<Database>,
+    id: number,
+    now: number,
+    what: { actor: ChatActor; members: NewAttendee[]; avatar?: CheckedCreateOptions['avatar']; recordInvited?: boolean },
+  ): Promise<RoomRow> {
+    await repos.attendees.insertIgnoringDuplicates(what.members);
+    if (what.avatar) await repos.roomAvatars.insert(id, { ...what.avatar.row, updated_at: now });
+    return this.announceCreated(repos, trx, id, what.actor, what.recordInvited);
+  }
+
+  /**
+   * Records a conversation just inserted in this transaction (`conversation_created`, then with
+   * `recordInvited` its invited group or team and members) and returns its row read again: the
+   * announcement's message is now its last message.
+   */
+  private async announceCreated(repos: RoomRepos, trx: Kysely<Database>, id: number, actor: ChatActor, recordInvited = false): Promise<RoomRow> {
+    const created = (await repos.rooms.findById(id))!;
+    await this.announceChange(trx, created, actor, { kind: 'created' });
+    if (recordInvited) await this.announceInvited(trx, created, actor, await repos.attendees.forRoom(id));
+    return (await repos.rooms.findById(id))!;
+  }
+
+  /**
+   * The invited group or team, then its members, recorded after `conversation_created` by the
+   * creator (Talk's createConversation then ParticipantService::addGroup / addCircle:
+   * group_added / circle_added, then user_added for each member; the owner is not recorded).
+   */
+  private async announceInvited(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
+    const sources = attendees.filter((a) => a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES);
+    const members = attendees.filter((a) => a.actor_type === ActorType.USERS && a.participant_type !== ParticipantType.OWNER);
+    await this.announceAttendeesAddedIn(trx, room, actor, [...sources, ...members]);
+  }
+
+  private ownerRow(roomId: number, now: number, user: { id: string; display_name: string }): NewAttendee {
+    return this.attendeeRow(roomId, now, {
+      actorType: ActorType.USERS,
+      actorId: user.id,
+      displayName: user.display_name,
+      participantType: ParticipantType.OWNER,
+    });
+  }
+
+  /** A name for an invite-created conversation: `roomName` when given, else the group's or team's. */
+  private inviteName(roomName: string, displayName: string, id: string): string {
+    if (roomName.trim() === '') return groupRoomName(displayName || id) || id;
+    return requireRoomName(roomName);
+  }
+
+  /** roomType 2 with a group `invite`: the group attendee and every member (talk-behaviour.md §4). */
+  private async createGroupInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const group = await this.directory.groups.find(input.invite);
+    if (!group) throw notFound('invite', 'The group to invite does not exist');
+    const name = this.inviteName(input.roomName, group.display_name, group.id);
+    const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
+    const memberIds = (await this.directory.groups.membersOf(group.id)).filter((id) => id !== user.id);
+    const members = await this.directory.users.existing(memberIds);
+    const actor = { actorType: ActorType.GROUPS, actorId: group.id, displayName: group.display_name };
+    return this.insertInvited(ctx, cfg, name, options, actor, members);
+  }
+
+  /**
+   * roomType 2 with `source=circles`: a team the caller belongs to (else 404 `invite`, as
+   * Talk's "circle not found or not a member"); the team attendee and its members join.
+   */
+  private async createTeamInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const team = await this.teams.find(input.invite);
+    const memberIds = team ? await this.teams.membersOf(team.id) : [];
+    if (!team || !memberIds.includes(user.id)) throw notFound('invite', 'The team to invite does not exist');
+    const name = this.inviteName(input.roomName, team.display_name, team.id);
+    const options = await this.createOptions(ctx, cfg, RoomType.GROUP, input);
+    const members = await this.directory.users.existing(memberIds.filter((id) => id !== user.id));
+    const actor = { actorType: ActorType.CIRCLES, actorId: team.id, displayName: team.display_name };
+    return this.insertInvited(ctx, cfg, name, options, actor, members);
+  }
+
+  /**
+   * Inserts an invite-created conversation (owner, group or team, members) with its messages,
+   * then invites the members in the creator's name.
+   */
+  private async insertInvited(
+    ctx: RequestContext,
+    cfg: AppConfigSnapshot,
+    name: string,
+    options: CheckedCreateOptions,
+    actor: { actorType: string; actorId: string; displayName: string },
+    members: Array<{ id: string; display_name: string }>,
+  ): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const rows = (id: number) => Promise.resolve(this.inviteRows(id, user, actor, members));
+    const room = await this.insertRoom(chatActorOf(ctx), cfg, { name, type: RoomType.GROUP }, options, rows, {}, true);
+    await this.announceAttendeesAdded(
+      room,
+      members.map((m) => m.id),
+      user.id,
+    );
+    return { caller: await this.callerView(ctx, room), created: true };
+  }
+
+  /** Owner, the group or team attendee (read privacy private, as Talk) and its members. */
+  private inviteRows(
+    id: number,
+    user: { id: string; display_name: string },
+    actor: { actorType: string; actorId: string; displayName: string },
+    members: Array<{ id: string; display_name: string }>,
+  ): NewAttendee[] {
+    const now = nowSeconds();
+    return [
+      this.ownerRow(id, now, user),
+      this.attendeeRow(id, now, { ...actor, participantType: ParticipantType.USER, readPrivacy: 1 }),
+      ...members.map((m) =>
+        this.attendeeRow(id, now, { actorType: ActorType.USERS, actorId: m.id, displayName: m.display_name, participantType: ParticipantType.USER }),
+      ),
+    ];
+  }
+
+  private async createOneToOne(ctx: RequestContext, cfg: AppConfigSnapshot, invite: string): Promise<{ caller: CallerRoom; created: boolean }> {
+    const user = ctx.user!;
+    const target = invite === '' ? undefined : await this.directory.users.find(invite);
+    if (!target) throw notFound('invite', 'The user to invite does not exist');
+    const name = oneToOneName(user.id, target.id);
+    const now = nowSeconds();
+    const existing = await this.repos.rooms.findOneToOne(name);
+    if (existing) return { caller: await this.rejoinOwnRoom(ctx, existing, now), created: false };
+    if (target.id === user.id) throw forbidden('invite', 'You cannot start a conversation with yourself');
+    const room = await this.transaction(async (repos, trx) => {
+      // Insert-or-get: the unique index on the pair name lets one simultaneous request win.
+      const id = await repos.rooms.insertOneToOne({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type: RoomType.ONE_TO_ONE });
+      if (id === undefined) return undefined;
+      // Both users are owners of a one-to-one conversation (T17 behaviour: it shows up for both).
+      return this.completeNewRoom(repos, trx, id, now, { actor: chatActorOf(ctx), members: [this.ownerRow(id, now, user), this.ownerRow(id, now, target)] });
+    });
+    if (room) return { caller: await this.callerView(ctx, room), created: true };
+    const winner = await this.repos.rooms.findOneToOne(name);
+    if (!winner) throw new Error('one-to-one insert conflicted but no conversation of the pair exists');
+    return { caller: await this.rejoinOwnRoom(ctx, winner, now), created: false };
+  }
+
+  /**
+   * GET /room/note-to-self (talk-behaviour.md "Note-to-self"): the caller's note-to-self
+   * conversation, created on first demand as Talk's NoteToSelfService creates it: type 6, named
+   * "Note to self", objectType `note_to_self` with the user's id, Talk's description, the 📝
+   * emoji avatar, the user its owner with it in their favorites, announced by the system
+   * (`conversation_created` by guests/system; no description or avatar message). One per user
+   * (unique index rooms_note_to_self): of two first requests at once, one inserts and the other
+   * answers the winner's.
+   */
+  async noteToSelf(ctx: RequestContext): Promise<CallerRoom> {
+    const user = ctx.user!;
+    const existing = await this.repos.rooms.findNoteToSelf(user.id);
+    if (existing) return this.rejoinOwnRoom(ctx, existing);
+    const cfg = await ctx.config();
+    const now = nowSeconds();
+    const avatar = emojiAvatarRow(NOTE_TO_SELF.emoji, '');
+    const room = await this.transaction(async (repos, trx) => {
+      const id = await repos.rooms.insertNoteToSelf({
+        ...this.roomDefaults(cfg, now),
+        token: await this.newToken(cfg, repos),
+        name: NOTE_TO_SELF.name,
+        description: NOTE_TO_SELF.description,
+        type: RoomType.NOTE_TO_SELF,
+        object_type: NOTE_TO_SELF.objectType,
+        object_id: user.id,
+        avatar: avatar.column,
+      });
+      if (id === undefined) return undefined;
+      return this.completeNewRoom(repos, trx, id, now, { actor: { ...SYSTEM_ACTOR }, members: [{ ...this.ownerRow(id, now, user), favorite: 1 }], avatar });
+    });
+    if (room) return this.callerView(ctx, room);
+    const winner = await this.repos.rooms.findNoteToSelf(user.id);
+    if (!winner) throw new Error('note-to-self insert conflicted but the user has none');
+    return this.rejoinOwnRoom(ctx, winner);
+  }
+
+  /**
+   * A room that is the caller's own (their one-to-one, their note-to-self): the caller may have
+   * left, so they are added back as owner (a no-op while they are there).
+   */
+  private async rejoinOwnRoom(ctx: RequestContext, room: RoomRow, now = nowSeconds()): Promise<CallerRoom> {
+    await this.repos.attendees.insertIgnoringDuplicates([this.ownerRow(room.id, now, ctx.user!)]);
+    return this.callerView(ctx, room);
+  }
+
+  /**
+   * Before a post into a one-to-one: a user of the pair who left is added back as owner, so the
+   * message reaches them (talk-chat-calls.md §1.5 "Side effects", Talk's
+   * ensureOneToOneRoomIsFilled). Users that no longer exist stay out. Costs one read of the
+   * room's (at most two) attendees per post into a one-to-one; nothing for other rooms.
+   */
+  async refillOneToOne(room: RoomRow): Promise<void> {
+    if (room.type !== RoomType.ONE_TO_ONE) return;
+    const pair = oneToOnePair(room.name);
+    const present = new Set((await this.repos.attendees.forRoom(room.id)).filter((a) => a.actor_type === ActorType.USERS).map((a) => a.actor_id));
+    const missing = pair.filter((id) => !present.has(id));
+    if (missing.length === 0) return;
+    const now = nowSeconds();
+    const rows: NewAttendee[] = [];
+    for (const id of missing) {
+      const user = await this.directory.users.find(id);
+      if (user) rows.push(this.ownerRow(room.id, now, user));
+    }
+    if (rows.length) await this.repos.attendees.insertIgnoringDuplicates(rows);
+  }
+
+  /**
+   * A group or public conversation without attendees, for the operator (`talk:room:create`, as
+   * Talk's RoomService::createConversation); participants are added through ParticipantsService.
+   */
+  async createWithoutOwner(ctx: RequestContext, type: number, rawName: string): Promise<RoomRow> {
+    if (!ctx.isSystem) throw forbidden('permissions', 'Only the operator can create conversations without an owner');
+    if (!isGroupOrPublic(type)) throw badRequest('type', 'Only group and public conversations can be created this way');
+    const name = requireRoomName(rawName);
+    const cfg = await ctx.config();
+    const now = nowSeconds();
+    return this.transaction(async (repos, trx) => {
+      const id = await repos.rooms.insert({ ...this.roomDefaults(cfg, now), token: await this.newToken(cfg, repos), name, type });
+      return this.announceCreated(repos, trx, id, chatActorOf(ctx));
+    });
+  }
+
+  /** Column values every new conversation starts with. */
+  roomDefaults(cfg: AppConfigSnapshot, now: number): Omit<NewRoom, 'token' | 'name' | 'type'> {
+    const sipDefault = cfg.int('sip_dialin_default');
+    return {
+      ...ROOM_DEFAULTS,
+      sip_enabled: sipDefault >= 0 && sipDefault <= 2 ? sipDefault : 0,
+      last_activity: now,
+      created_at: now,
+    };
+  }
+
+  /** A unique token (talk-behaviour.md §1): numeric when SIP is configured. */
+  newToken(cfg: AppConfigSnapshot, repos: RoomRepos = this.repos): Promise<string> {
+    return newToken(cfg.int('token_entropy'), sipConfigured(cfg), (t) => repos.rooms.tokenExists(t));
+  }
+
+  /** The caller's view of a room they are expected to be in (after create). */
+  private async callerView(ctx: RequestContext, room: RoomRow): Promise<CallerRoom> {
+    const attendee = ctx.userId !== undefined ? await this.repos.attendees.find(room.id, ActorType.USERS, ctx.userId) : undefined;
+    return { room, attendee };
+  }
+
+  // ---- attendees (direct insertion for services and tests) ----
+
+  attendeeRow(roomId: number, now: number, spec: NewAttendeeSpec): NewAttendee {
+    return {
+      ...ATTENDEE_DEFAULTS,
+      room_id: roomId,
+      actor_type: spec.actorType,
+      actor_id: spec.actorId,
+      display_name: spec.displayName ?? '',
+      participant_type: spec.participantType,
+      permissions: spec.permissions ?? 0,
+      phone_number: spec.phoneNumber ?? null,
+      read_privacy: spec.readPrivacy ?? 0,
+      favorite: spec.favorite ? 1 : 0,
+      notification_level: spec.notificationLevel ?? 0,
+      last_attendee_activity: now,
+      created_at: now,
+    };
+  }
+
+  /**
+   * Adds attendees to a conversation directly (no permission checks, no lastActivity bump):
+   * for services that already decided, and for tests until the participants endpoints exist.
+   * Existing (room, actor) rows are kept unchanged. Returns the rows as stored. `repos`: those
+   * of the caller's transaction.
+   */
+  async addAttendees(roomId: number, specs: NewAttendeeSpec[], repos: RoomRepos = this.repos): Promise<AttendeeRow[]> {
+    const now = nowSeconds();
+    await repos.attendees.insertIgnoringDuplicates(specs.map((s) => this.attendeeRow(roomId, now, s)));
+    // Read back with one query per actor type, in the order of `specs`.
+    const stored = new Map<string, AttendeeRow>();
+    for (const type of new Set(specs.map((s) => s.actorType))) {
+      const ids = specs.filter((s) => s.actorType === type).map((s) => s.actorId);
+      for (const row of await repos.attendees.actorsInRooms([roomId], type, ids)) stored.set(`${type}\0${row.actor_id}`, row);
+    }
+    return specs.flatMap((s) => stored.get(`${s.actorType}\0${s.actorId}`) ?? []);
+  }
+
+  /**
+   * Adds one attendee (see addAttendees) under the conversation's row lock: a conversation
+   * deleted since the caller read it is 404 `room` and gets no attendee (a self-join).
+   */
+  addAttendee(roomId: number, spec: NewAttendeeSpec): Promise<AttendeeRow> {
+    return this.lockedTransaction(roomId, async (repos) => (await this.addAttendees(roomId, [spec], repos))[0]);
+  }
+
+  // ---- mutations ----
+
+  /** Moves conversations up the list: lastActivity = now (talk-behaviour.md §11 list). */
+  async touch(roomIds: number[], now = nowSeconds()): Promise<void> {
+    await this.repos.rooms.touch(roomIds, now);
+  }
+
+  /**
+   * PUT /room/{token}: moderators (guest moderators too). 400 `event` for event rooms, `type`
+   * for one-to-one, `value` for an empty or too long name. An unchanged name is a no-op.
+   */
+  async rename(ctx: RequestContext, token: unknown, rawName: string): Promise<CallerRoom> {
+    const found = await this.requireModerator(ctx, token);
+    const room = found.room;
+    if (room.object_type === 'event') throw badRequest('event', 'Event conversations cannot be renamed');
+    if (isOneToOneKind(room.type)) {
+      throw badRequest('type', 'One-to-one conversations cannot be renamed');
+    }
+    if (rawName.trim() === room.name) return found;
+    const name = requireRoomName(rawName, 'value');
+    const now = nowSeconds();
+    // Renaming from an empty (generated) name is not "activity" in Talk (no system message).
+    const patch = room.name === '' ? { name } : { name, last_activity: Math.max(now, room.last_activity) };
+    const renamed = { ...room, ...patch };
+    await this.transaction(async (repos, trx) => {
+      await repos.rooms.update(room.id, patch);
+      if (room.name !== '') await this.announceChange(trx, renamed, chatActorOf(ctx, found.attendee), { kind: 'renamed', oldName: room.name, newName: name });
+    });
+    await this.announceUpdated(renamed);
+    return { ...found, room: renamed };
+  }
+
+  /**
+   * DELETE /room/{token}: moderators (guest moderators too); one-to-one only with
+   * `delete_one_to_one_conversations`. Breakout children, attendees and sessions go with it, in
+   * one transaction.
+   */
+  async deleteConversation(ctx: RequestContext, token: unknown): Promise<void> {
+    const found = await this.requireModerator(ctx, token);
+    const cfg = await ctx.config();
+    if (!conversationTypeAllowsDelete(found.room.type, cfg.bool('delete_one_to_one_conversations'))) {
+      throw badRequest('type', 'One-to-one conversations cannot be deleted; leave them instead');
+    }
+    await this.deleteRooms([found.room]);
+  }
+
+  /**
+   * Deletes conversations with their breakout children, attendees and sessions (one transaction).
+   * The rows are locked first, as `lockedTransaction` does, so a change that holds a
+   * conversation's lock and then writes its attendees cannot deadlock with this deletion on
+   * PostgreSQL; conversations another request deleted first are skipped.
+   */
+  async deleteRooms(rooms: RoomRow[]): Promise<void> {
+    await this.announceDeleted(await this.transaction((repos) => RoomsService.purgeLocked(repos, rooms)));
+  }
+
+  /**
+   * Inside the caller's transaction: locks `rooms`, then their breakout rooms (each set in id
+   * order, so two deletions of overlapping sets cannot deadlock), then removes those still there
+   * with their attendees and sessions (purgeRows). Returns the rows removed, for
+   * `announceDeleted` once the transaction has committed. A room the caller already locked is
+   * locked again at no cost.
+   */
+  static async purgeLocked(repos: RoomRepos, rooms: RoomRow[]): Promise<RoomRow[]> {
+    const locked = await repos.rooms.lockRows(rooms.map((r) => r.id));
+    const parents = rooms.filter((r) => locked.has(r.id));
+    const children = await repos.rooms.childrenOfAll(parents.map((r) => r.token));
+    const lockedChildren = await repos.rooms.lockRows(children.map((c) => c.id));
+    const all = new Map<number, RoomRow>();
+    for (const r of [...parents, ...children.filter((c) => lockedChildren.has(c.id))]) all.set(r.id, r);
+    const gone = [...all.values()];
+    await RoomsService.purgeRows(repos, gone);
+    return gone;
+  }
+
+  /**
+   * Removes room rows with their attendees and sessions inside a transaction the caller holds.
+   * Callers then pass the same rows to `announceDeleted` once the transaction has committed.
+   */
+  static async purgeRows(repos: RoomRepos, rooms: RoomRow[]): Promise<void> {
+    const ids = [...new Set(rooms.map((r) => r.id))];
+    if (ids.length === 0) return;
+    // Attendees before their sessions: see SessionsRepository.deleteForAttendees.
+    await repos.sessions.deleteForAttendees(await repos.attendees.deleteForRooms(ids));
+    await repos.rooms.deleteByIds(ids);
+  }
+
+  /** Tells the areas that follow a conversation (the signaling server) that its properties changed. */
+  async announceUpdated(room: RoomRow): Promise<void> {
+    await this.events.emit('room.updated', { room });
+  }
+
+  /**
+   * After commit: these attendees' type or permissions changed (`all`: the room's permissions);
+   * `reason`: a guest's name changed, or guests that were gone were cleaned up.
+   */
+  async announceParticipantsChanged(room: RoomRow, attendeeIds: number[] | 'all', reason?: 'guest-name' | 'guests-cleaned'): Promise<void> {
+    await this.events.emit('room.participants-changed', { room, attendeeIds, reason });
+  }
+
+  /** After commit: the breakout rooms of `parent` were started or stopped. */
+  async announceBreakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): Promise<void> {
+    await this.events.emit('breakout.switched', { parent, children, started });
+  }
+
+  /** After commit: an attendee opened a session in `room` (POST participants/active). */
+  async announceJoined(room: RoomRow, attendee: AttendeeRow): Promise<void> {
+    await this.events.emit('room.joined', { room, actorType: attendee.actor_type, actorId: attendee.actor_id });
+  }
+
+  /** After commit: users were added to `room` (`invitedBy`: by this user, who invited them). */
+  async announceAttendeesAdded(room: RoomRow, userIds: string[], invitedBy?: string): Promise<void> {
+    if (userIds.length) await this.events.emit('room.attendees-added', { room, userIds, invitedBy });
+  }
+
+  /** Inside the adding transaction: these attendees are now members (the chat records them). */
+  async announceAttendeesAddedIn(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
+    if (attendees.length) await this.events.emit('room.attendees-added.trx', { trx, room, actor, attendees });
+  }
+
+  /** Inside the removing transaction: these attendees are no longer members (the chat records them). */
+  async announceAttendeesRemovedIn(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[], userDeleted = false): Promise<void> {
+    if (attendees.length) await this.events.emit('room.attendees-removed.trx', { trx, room, actor, attendees, userDeleted });
+  }
+
+  /** After commit: attendees (these users, these Talk sessions) are no longer in `room`. */
+  async announceAttendeesRemoved(room: RoomRow, userIds: string[], sessionIds: string[]): Promise<void> {
+    if (userIds.length || sessionIds.length) await this.events.emit('room.attendees-removed', { room, userIds, sessionIds });
+  }
+
+  /** Tells the areas that keep per-room data (avatars, caches) that these rooms are gone. */
+  async announceDeleted(rooms: RoomRow[]): Promise<void> {
+    if (rooms.length === 0) return;
+    await this.events.emit('rooms.deleted', { rooms });
+  }
+}
