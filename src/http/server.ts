@@ -12,6 +12,7 @@ import { parsePhpQuery } from './ocs/php-form.js';
 import { sendOcsError, sendRouteNotFound, type OcsRouteDef } from './ocs/route.js';
 import { routeModules } from './routes/index.js';
 import { registerLoadShedding } from './load-shedding.js';
+import { registerWebInputRules } from './web-input-rules.js';
 
 export interface BuildOptions {
   /** Log requests through services.log (off in tests unless asked). */
@@ -127,6 +128,7 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     );
   });
 
+  registerWebInputRules(app);
   for (const register of routeModules) await register(app, services);
   return app;
 }
