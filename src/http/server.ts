@@ -13,6 +13,7 @@ import { sendOcsError, sendRouteNotFound, type OcsRouteDef } from './ocs/route.j
 import { routeModules } from './routes/index.js';
 import { registerLoadShedding } from './load-shedding.js';
 import { registerWebInputRules } from './web-input-rules.js';
+import { registerTrustedHosts } from './trusted-hosts.js';
 
 export interface BuildOptions {
   /** Log requests through services.log (off in tests unless asked). */
@@ -104,6 +105,9 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     const remove = services.metrics.addFamily(pressure);
     app.addHook('onClose', async () => remove());
   }
+
+  // A Host the server was not set up for is refused before any database work.
+  registerTrustedHosts(app, services.settings);
 
   // Each request's cached hot reads use a change stamp read after it arrived (db/direct-reads.ts),
   // so a request sees every commit made, by any process, before it started; requests arriving
