@@ -215,7 +215,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
-  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl });
+  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl, log });
+  metrics.addFamily(signalingNotifier.deliveries);
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
   subscribeAll(events, {
     auth,
