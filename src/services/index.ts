@@ -55,6 +55,7 @@ import { ChatSystemMessages } from './chat-system-messages.js';
 import { SignalingService } from './signaling.js';
 import { SignalingBackendService } from './signaling-backend.js';
 import { SignalingNotifier } from './signaling-notifier.js';
+import { SetupChecksService } from './setup-checks.js';
 import { SignalingChatRelay } from './signaling-chat-relay.js';
 import { InternalSignalingService } from './internal-signaling.js';
 import { LoginFlowService } from './login-flows.js';
@@ -135,6 +136,7 @@ export interface Services {
   signalingBackend: SignalingBackendService;
   /** Tells the external signaling server about room changes (after commit, in the background). */
   signalingNotifier: SignalingNotifier;
+  setupChecks: SetupChecksService;
   /** The internal signaling relay (GET/POST /signaling/{token}). */
   internalSignaling: InternalSignalingService;
 }
@@ -217,6 +219,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
   const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl, log });
   metrics.addFamily(signalingNotifier.deliveries);
+  const setupChecks = new SetupChecksService(settings, repos.health, appConfig, mail, signaling, signalingNotifier);
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
   subscribeAll(events, {
     auth,
@@ -243,6 +246,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     signaling,
     signalingBackend,
     signalingNotifier,
+    setupChecks,
     internalSignaling,
     events,
     calls,

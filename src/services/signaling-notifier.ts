@@ -48,7 +48,7 @@ export interface NotifierOptions {
 }
 
 /** How one delivery to one server ended: the last answer's status, or why none came. */
-type Outcome = { status: number } | { error: string };
+export type Outcome = { status: number } | { error: string };
 
 interface Pending {
   token: string;
@@ -305,15 +305,30 @@ export class SignalingNotifier {
   private async send(url: string, body: string, secret: string): Promise<Outcome> {
     let delay = this.opts.retryDelayMs ?? 200;
     for (let attempt = 1; ; attempt++) {
-      const outcome: Outcome = await this.post(url, body, secret).then(
-        (status) => ({ status }),
-        (e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }),
-      );
+      const outcome = await this.once(url, body, secret);
       if ('status' in outcome && outcome.status < 500) return outcome;
       if (attempt >= MAX_TRIES) return outcome;
       await new Promise((r) => setTimeout(r, delay));
       delay *= 2;
     }
+  }
+
+  /**
+   * The setup check's backend request (`parley doctor`): one signed notification, tried once, to
+   * `server` for a conversation that does not exist (nothing reaches any client). A signaling
+   * server that does not accept Parley's address or secret answers 403.
+   */
+  async probe(server: string, secret: string): Promise<Outcome> {
+    const body = JSON.stringify({ type: 'update', update: { userids: [], properties: {} } });
+    return this.once(`${signalingHttpBase(server)}/api/v1/room/parley-setup-check`, body, secret);
+  }
+
+  /** One try: the answer's status, or why none came. */
+  private once(url: string, body: string, secret: string): Promise<Outcome> {
+    return this.post(url, body, secret).then(
+      (status) => ({ status }),
+      (e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }),
+    );
   }
 
   /** One signed POST; its answer's status once the body has been read. */

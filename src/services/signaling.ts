@@ -80,6 +80,11 @@ export class SignalingService {
     };
   }
 
+  /** A guest's v1 ticket, for the setup check's hello through a signaling server (`parley doctor`). */
+  async guestTicket(): Promise<string> {
+    return this.ticketV1(await this.config(), '');
+  }
+
   private stunServers(cfg: AppConfigSnapshot): Array<{ urls: string[] }> {
     const list = cfg.list('stun_servers');
     return list.length ? [{ urls: list.map((s) => `stun:${s}`) }] : [];
