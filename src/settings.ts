@@ -25,9 +25,19 @@ export interface Settings {
   adminUser?: string;
   adminPassword?: string;
   logLevel: LogLevel;
+  /**
+   * The configured address: BASE_URL, or (unset) the address HOST and PORT name, `localhost` for a
+   * wildcard HOST. Every URL Parley hands out is built from it, never from a request's Host.
+   */
   baseUrl: string;
-  /** BASE_URL was set: links handed to clients use it instead of the request's Host. */
+  /** BASE_URL was set (baseUrl is not derived from HOST and PORT). */
   baseUrlGiven: boolean;
+  /**
+   * Host names besides the configured address's that requests may name (TRUSTED_DOMAINS;
+   * Nextcloud's `trusted_domains`, `*` wildcards, with or without a port). Loopback names are
+   * always served; any other Host is answered 400 (http/trusted-hosts.ts).
+   */
+  trustedDomains: string[];
   /** Lifetime of a Login Flow v2/v1 (Nextcloud: 1200 s; LOGIN_FLOW_LIFETIME_SECONDS). */
   loginFlowLifetimeSeconds: number;
   /** Base delay of the brute-force throttle; Nextcloud uses 100 ms, doubled per attempt. */
@@ -163,6 +173,39 @@ function cidrListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
   });
 }
 
+/**
+ * BASE_URL, checked and without its trailing slash: an http(s) origin with an optional path, no
+ * credentials, query or fragment (it is the start of every URL Parley hands out).
+ */
+function baseUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = urlSetting(env, 'BASE_URL', ['http:', 'https:'], 'an http:// or https:// URL', true);
+  if (raw === undefined) return undefined;
+  const u = new URL(raw);
+  if (u.username || u.password || u.search || u.hash || raw.includes('?') || raw.includes('#')) {
+    throw new SettingsError(`BASE_URL must be the address clients use, without credentials, query or fragment, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** The address HOST and PORT name, for a server without BASE_URL. */
+function derivedBaseUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : net.isIPv6(host) ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/** TRUSTED_DOMAINS: comma-separated host names (`*` wildcards), each optionally with `:port`. */
+function trustedDomainsSetting(env: NodeJS.ProcessEnv): string[] {
+  const raw = (env.TRUSTED_DOMAINS ?? '').trim();
+  if (raw === '') return [];
+  return raw.split(',').map((part) => {
+    const item = part.trim();
+    if (!/^([A-Za-z0-9*][A-Za-z0-9.*-]*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/.test(item)) {
+      throw new SettingsError(`TRUSTED_DOMAINS must be a comma-separated list of host names like chat.example.org or *.example.org, got "${item}"`);
+    }
+    return item;
+  });
+}
+
 /** Reads and validates the settings; throws SettingsError naming the bad variable. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = intSetting(env, 'PORT', 8080, 0, 65535);
@@ -190,8 +233,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
 
-  const givenBaseUrl = urlSetting(env, 'BASE_URL', ['http:', 'https:'], 'an http:// or https:// URL', true);
-  const baseUrl = givenBaseUrl ? givenBaseUrl.replace(/\/+$/, '') : `http://localhost:${port}`;
+  const givenBaseUrl = baseUrlSetting(env);
+  const baseUrl = givenBaseUrl ?? derivedBaseUrl(host, port);
 
   return {
     port,
@@ -205,6 +248,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel,
     baseUrl,
     baseUrlGiven: givenBaseUrl !== undefined && givenBaseUrl !== '',
+    trustedDomains: trustedDomainsSetting(env),
     loginFlowLifetimeSeconds: intSetting(env, 'LOGIN_FLOW_LIFETIME_SECONDS', 1200, 1, 86_400),
     bruteForceDelayMs: intSetting(env, 'BRUTE_FORCE_DELAY_MS', 100, 0, 10_000),
     bruteForceMaxAttempts: intSetting(env, 'BRUTE_FORCE_MAX_ATTEMPTS', 10, 1, 1000),

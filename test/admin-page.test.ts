@@ -222,5 +222,19 @@ for (const dialect of dialects()) {
         await new Promise((r) => welcome.close(r));
       }
     });
+
+    it('lists the setup checks, each finding with its fix (run by Parley, as parley doctor)', async () => {
+      // The signaling servers of the test above are gone by now: both are findings.
+      await page.reload();
+      await page.locator('ul.setup-checks[data-state="done"]').waitFor();
+      assert.equal(await page.locator('nav#sections a').first().textContent(), 'Setup checks');
+      assert.equal(await page.locator('ul.setup-checks li[data-check="database"]').getAttribute('data-status'), 'ok');
+      assert.equal(await page.locator('ul.setup-checks li[data-check="data-directory"]').getAttribute('data-status'), 'ok');
+      const down = page.locator('ul.setup-checks li[data-check="signaling:1"]');
+      assert.equal(await down.getAttribute('data-status'), 'error');
+      assert.match((await down.textContent())!, /does not answer/);
+      assert.match((await down.locator('.fix').textContent())!, /Start the signaling server/);
+      assert.match((await page.locator('ul.setup-checks li[data-check="base-url"] .fix').textContent())!, /Set BASE_URL/);
+    });
   });
 }

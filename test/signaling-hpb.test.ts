@@ -11,22 +11,15 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { admin, as, call, createUser, dialects, startParley, type Caller, type Parley } from './helpers/parley.js';
 import { cookieOf, createRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
-import { freePort } from './helpers/processes.js';
 import { RoomType } from './helpers/fixtures.js';
+import { missingHpb as missing, startHpb, type Hpb } from './helpers/hpb.js';
 
-const BINARY = '/usr/bin/nextcloud-spreed-signaling-server';
 const V3 = '/apps/spreed/api/v3';
 const SECRET = 'hpb-shared-secret-for-tests';
-const missing = fs.existsSync(BINARY)
-  ? false
-  : `${BINARY} is not installed (apt-get install --no-install-recommends nextcloud-spreed-signaling; .ci/run does it)`;
 if (missing) console.log(`# signaling-hpb skipped: ${missing}`);
 
 /** One WebSocket client of the signaling server, with a queue of what it received. */
@@ -89,66 +82,23 @@ class Client {
 for (const dialect of dialects()) {
   describe(`nextcloud-spreed-signaling with Parley as backend [${dialect}]`, { skip: missing }, () => {
     let p: Parley;
-    let hpb: ChildProcess | undefined;
-    let hpbLog = '';
-    let hpbUrl: string;
-    let dir: string;
+    let hpb: Hpb | undefined;
     const clients: Client[] = [];
 
     before(async () => {
-      const parleyPort = await freePort();
-      const hpbPort = await freePort();
-      const parleyUrl = `http://127.0.0.1:${parleyPort}`;
-      hpbUrl = `http://127.0.0.1:${hpbPort}`;
-      p = await startParley(dialect, { port: parleyPort, env: { ...NO_THROTTLE, BASE_URL: parleyUrl } });
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-hpb-'));
-      const conf = [
-        '[http]',
-        `listen = 127.0.0.1:${hpbPort}`,
-        '[sessions]',
-        'hashkey = 0123456789abcdef0123456789abcdef',
-        'blockkey = abcdef0123456789',
-        '[clients]',
-        'internalsecret = internal-secret-for-tests',
-        '[backend]',
-        'backends = parley',
-        'timeout = 10',
-        '[parley]',
-        `url = ${parleyUrl}/`,
-        `secret = ${SECRET}`,
-        '[nats]',
-        'url = :loopback:',
-        '[mcu]',
-        'type =',
-        '',
-      ].join('\n');
-      fs.writeFileSync(path.join(dir, 'server.conf'), conf);
-      hpb = spawn(BINARY, ['-config', path.join(dir, 'server.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
-      hpb.stdout!.on('data', (c) => (hpbLog += c));
-      hpb.stderr!.on('data', (c) => (hpbLog += c));
-      const until = Date.now() + 10_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${hpbUrl}/api/v1/welcome`)).ok) break;
-        } catch {
-          // not listening yet
-        }
-        if (hpb.exitCode !== null || Date.now() > until) throw new Error(`signaling server did not start: ${hpbLog}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      await p.services.serverLists.addServer('signaling_servers', hpbUrl, SECRET, true);
+      // As docs/signaling.md: HOST=127.0.0.1 and no BASE_URL; the signaling server's backend
+      // is the address HOST and PORT name, and Parley announces that one.
+      p = await startParley(dialect, { env: { ...NO_THROTTLE } });
+      hpb = await startHpb(p.url, SECRET);
+      await p.services.serverLists.addServer('signaling_servers', hpb.url.replace(/^http/, 'ws'), SECRET, true);
       for (const u of ['alice', 'bob']) await createUser(p, u, { displayName: u === 'alice' ? 'Alice' : 'Bob' });
     });
 
     after(async () => {
       clients.forEach((c) => c.close());
       await p?.services.signalingNotifier.idle();
-      if (hpb && hpb.exitCode === null) {
-        hpb.kill('SIGTERM');
-        await new Promise((r) => hpb!.once('exit', r));
-      }
+      await hpb?.stop();
       await p?.close();
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
     });
 
     /** A user's browser: Talk session, signaling settings, WebSocket hello v1 and room join. */
@@ -167,7 +117,7 @@ for (const dialect of dialects()) {
         hello: { version: '1.0', auth: { url: `${p.url}/ocs/v2.php/apps/spreed/api/v3/signaling/backend`, params: settings.data.helloAuthParams['1.0'] } },
       });
       const hello = await client.next((m) => m.id === 'hello');
-      assert.equal(hello.type, 'hello', `hello refused: ${JSON.stringify(hello)} ${hpbLog}`);
+      assert.equal(hello.type, 'hello', `hello refused: ${JSON.stringify(hello)} ${hpb!.log()}`);
       assert.equal(hello.hello.userid, user);
       client.send({ id: 'join', type: 'room', room: { roomid: token, sessionid: j.data.sessionId } });
       const joined = await client.next((m) => m.id === 'join');
@@ -330,6 +280,59 @@ for (const dialect of dialects()) {
       assert.equal((await call(p, 'PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'HPB chat renamed' } })).status, 200);
       const refresh = await bob.client.next(chatEvent((d) => d.chat && !('comment' in d.chat)));
       assert.deepEqual(refresh.event.message.data, { type: 'chat', chat: { refresh: true } });
+    });
+  });
+
+  describe(`a signaling server that does not know Parley's address [${dialect}]`, { skip: missing }, () => {
+    let p: Parley;
+    let hpb: Hpb | undefined;
+    let logged = '';
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        logged += String(chunk);
+        done();
+      },
+    });
+
+    before(async () => {
+      p = await startParley(dialect, { env: { ...NO_THROTTLE, LOG_LEVEL: 'warn' }, logStream: stream });
+      // The backend is configured under another name of the same server: it refuses Parley's
+      // notifications (403), which used to vanish without a trace.
+      hpb = await startHpb(p.url.replace('127.0.0.1', 'localhost'), SECRET);
+      await p.services.serverLists.addServer('signaling_servers', hpb.url.replace(/^http/, 'ws'), SECRET, true);
+      await createUser(p, 'alice');
+    });
+
+    after(async () => {
+      await p?.services.signalingNotifier.idle();
+      await hpb?.stop();
+      await p?.close();
+    });
+
+    it('each refused notification is logged at warn with its status and counted in /metrics', async () => {
+      const token = (await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Nobody hears' })).token;
+      assert.equal((await call(p, 'PUT', `${V4}/room/${token}`, { as: as('alice'), body: { roomName: 'Renamed' } })).status, 200);
+      await p.services.signalingNotifier.idle();
+      const lines = logged
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.msg?.startsWith('signaling server refused a notification'));
+      assert.ok(lines.length >= 1, logged);
+      assert.equal(lines[0].level, 40, 'warn');
+      assert.equal(lines[0].status, 403);
+      assert.equal(lines[0].backend, `${p.url}/`);
+      assert.equal(lines[0].token, token);
+      const metrics = await (await fetch(`${p.url}/metrics`)).text();
+      const m = /^parley_signaling_notifications_total\{result="failed",status="403"\} (\d+)$/m.exec(metrics);
+      assert.ok(
+        m,
+        metrics
+          .split('\n')
+          .filter((l) => l.includes('signaling'))
+          .join('\n'),
+      );
+      assert.equal(Number(m[1]), lines.length);
     });
   });
 }

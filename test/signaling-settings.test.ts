@@ -51,7 +51,7 @@ for (const dialect of dialects()) {
       assert.equal(r.data.data, SENSITIVE_MASK);
     });
 
-    it('internal mode: no tickets, STUN and TURN servers with HMAC-SHA1 credentials valid for 24 h', async () => {
+    it('internal mode: tickets as in external mode, STUN and TURN servers with HMAC-SHA1 credentials valid for 24 h', async () => {
       await p.services.appConfig.set('stun_servers', ['stun.example.org:443', 'stun2.example.org:3478']);
       await p.services.appConfig.set('turn_servers', [{ schemes: 'turn,turns', server: 'turn.example.org:3478', secret: 'turn-secret', protocols: 'udp,tcp' }]);
       const r = await call(p, 'GET', `${V3}/signaling/settings`, { as: as('alice'), query: { token } });
@@ -60,8 +60,12 @@ for (const dialect of dialects()) {
       assert.equal(r.data.userId, 'alice');
       assert.equal(r.data.server, '');
       assert.equal(r.data.hideWarning, false);
-      assert.equal(r.data.ticket, undefined);
-      assert.equal(r.data.helloAuthParams, undefined);
+      // Talk's getSettings hands out the ticket and hello parameters in both modes.
+      assert.deepEqual(Object.keys(r.data).slice(0, 7), ['signalingMode', 'userId', 'hideWarning', 'server', 'ticket', 'helloAuthParams', 'federation']);
+      assert.match(r.data.ticket, /^[^:]+:\d+:alice:[0-9a-f]{64}$/);
+      assert.deepEqual(r.data.helloAuthParams['1.0'], { userid: 'alice', ticket: r.data.ticket });
+      const sig = (await call(p, 'GET', '/cloud/capabilities', { as: as('alice') })).data.capabilities.spreed.config.signaling;
+      assert.equal(verifyJwt(r.data.helloAuthParams['2.0'].token, 'ES256', sig['hello-v2-token-key']).sub, 'alice');
       assert.deepEqual(r.data.stunservers, [{ urls: ['stun:stun.example.org:443', 'stun:stun2.example.org:3478'] }]);
       assert.equal(r.data.turnservers.length, 1);
       const turn = r.data.turnservers[0];
@@ -96,6 +100,19 @@ for (const dialect of dialects()) {
       const g = await call(p, 'GET', `${V3}/signaling/settings`, { as: caller, query: { token } });
       assert.equal(g.status, 200, g.text);
       assert.equal(g.data.userId, null);
+    });
+
+    it("signaling servers may be ws:// and wss:// URLs (as Talk's talk:signaling:add example); other schemes are refused", async () => {
+      const path = '/apps/provisioning_api/api/v1/config/apps/spreed/signaling_servers';
+      const list = (server: string) => JSON.stringify({ servers: [{ server, verify: true }], secret: 'x' });
+      for (const server of ['wss://signaling.example.org', 'ws://127.0.0.1:8081', 'https://signaling.example.org']) {
+        const r = await call(p, 'POST', path, { as: admin, body: { value: list(server) } });
+        assert.equal(r.status, 200, `${server}: ${r.text}`);
+      }
+      const bad = await call(p, 'POST', path, { as: admin, body: { value: list('ftp://signaling.example.org') } });
+      assert.equal(bad.status, 400);
+      assert.match(bad.data.message, /http\(s\) or ws\(s\)/);
+      assert.equal((await call(p, 'POST', path, { as: admin, body: { value: '[]' } })).status, 200);
     });
 
     it('external mode: server, v1 ticket and a hello v2 JWT signed with the key capabilities publish', async () => {

@@ -85,7 +85,10 @@ for (const dialect of dialects()) {
 
     it('talk:signaling:add --verify, list (secret hidden), delete', async () => {
       ok(await parley('talk:signaling:add', 'https://hpb.example.org', 'hpb-secret-1', '--verify'));
-      expectRefusal(await parley('talk:signaling:add', 'ftp://hpb.example.org', 'x'), /http\(s\) URL/);
+      expectRefusal(await parley('talk:signaling:add', 'ftp://hpb.example.org', 'x'), /http\(s\) or ws\(s\) URL/);
+      // Talk's own example is a wss:// URL.
+      ok(await parley('talk:signaling:add', 'wss://hpb2.example.org', 'hpb-secret-1'));
+      ok(await parley('talk:signaling:delete', 'wss://hpb2.example.org'));
       expectRefusal(await parley('talk:signaling:add', 'https://hpb.example.org', 'x'), /already configured/);
       const pretty = await parley('talk:signaling:list', '--output=json_pretty');
       ok(pretty);

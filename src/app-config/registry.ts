@@ -65,15 +65,20 @@ function k<const I extends KeyInput>(input: I): ConfigKey & I {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function validateServerList(v: unknown): string | null {
+/** A recording server list: http(s) URLs. */
+const validateServerList = (v: unknown) => validateServers(v, /^https?:\/\/\S+$/, 'http(s)');
+/** A signaling server list: http(s) or ws(s) URLs (Talk's own `talk:signaling:add` example is wss://). */
+const validateSignalingServers = (v: unknown) => validateServers(v, /^(https?|wss?):\/\/\S+$/i, 'http(s) or ws(s)');
+
+function validateServers(v: unknown, url: RegExp, schemes: string): string | null {
   // Nextcloud stores {"servers":[{"server":url,"verify":bool}],"secret":str}; an empty list is [] or {}.
   if (Array.isArray(v) && v.length === 0) return null;
   if (!isPlainObject(v)) return 'must be an object {"servers":[{"server":"https://…","verify":true}],"secret":"…"}';
   const servers = v.servers ?? [];
   if (!Array.isArray(servers)) return '"servers" must be a list';
   for (const s of servers) {
-    if (!isPlainObject(s) || typeof s.server !== 'string' || !/^https?:\/\/\S+$/.test(s.server)) {
-      return 'each server needs a "server" http(s) URL';
+    if (!isPlainObject(s) || typeof s.server !== 'string' || !url.test(s.server)) {
+      return `each server needs a "server" ${schemes} URL`;
     }
     if (s.verify !== undefined && typeof s.verify !== 'boolean') return '"verify" must be true or false';
   }
@@ -242,7 +247,7 @@ export const CONFIG_KEYS = [
     cli: true,
     secret: true,
     editor: 'server-list',
-    validateJson: validateServerList,
+    validateJson: validateSignalingServers,
     section: S.signaling,
     description: 'list of signaling servers and their shared secret',
   }),

@@ -17,6 +17,7 @@ import { talkServerCommands } from './talk-servers.js';
 import { talkRoomCommands } from './talk-rooms.js';
 import { talkCallCommands } from './talk-calls.js';
 import { appConfigCommands } from './app-config.js';
+import { doctorCommands } from './doctor.js';
 
 // The test helper (test/helpers/cli.ts) tells command failures apart by this class; the command
 // modules take it from helpers.ts.
@@ -35,6 +36,7 @@ const commandModules: CommandModule[] = [
   userCommands,
   groupCommands,
   appConfigCommands,
+  doctorCommands,
 ];
 
 export function buildProgram(): Command {

@@ -12,6 +12,8 @@ import { parsePhpQuery } from './ocs/php-form.js';
 import { sendOcsError, sendRouteNotFound, type OcsRouteDef } from './ocs/route.js';
 import { routeModules } from './routes/index.js';
 import { registerLoadShedding } from './load-shedding.js';
+import { registerWebInputRules } from './web-input-rules.js';
+import { registerTrustedHosts } from './trusted-hosts.js';
 
 export interface BuildOptions {
   /** Log requests through services.log (off in tests unless asked). */
@@ -104,6 +106,9 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     app.addHook('onClose', async () => remove());
   }
 
+  // A Host the server was not set up for is refused before any database work.
+  registerTrustedHosts(app, services.settings);
+
   // Each request's cached hot reads use a change stamp read after it arrived (db/direct-reads.ts),
   // so a request sees every commit made, by any process, before it started; requests arriving
   // together share one reading.
@@ -127,6 +132,7 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
     );
   });
 
+  registerWebInputRules(app);
   for (const register of routeModules) await register(app, services);
   return app;
 }

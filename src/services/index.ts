@@ -40,7 +40,6 @@ import { SipSettingsService } from './sip/sip-settings.js';
 import { SipBridgeService } from './sip/sip-bridge.js';
 import { SipService } from './sip/sip.js';
 import { ProvisioningService } from './accounts/provisioning.js';
-import { AutocompleteService } from './autocomplete.js';
 import { ChatService } from './chat/chat.js';
 import { ReceiveReadMarkers } from './chat/receive-read-markers.js';
 import { ChatApiService } from './chat/chat-api.js';
@@ -56,7 +55,9 @@ import { ChatSystemMessages } from './chat/chat-system-messages.js';
 import { SignalingService } from './signaling/signaling.js';
 import { SignalingBackendService } from './signaling/signaling-backend.js';
 import { SignalingNotifier } from './signaling/signaling-notifier.js';
+import { SetupChecksService } from './platform/setup-checks.js';
 import { SignalingChatRelay } from './signaling/signaling-chat-relay.js';
+import { AutocompleteService } from './accounts/autocomplete.js';
 import { InternalSignalingService } from './signaling/internal-signaling.js';
 import { LoginFlowService } from './accounts/login-flows.js';
 import { NotificationService } from './notifications/notifications.js';
@@ -138,6 +139,7 @@ export interface Services {
   signalingBackend: SignalingBackendService;
   /** Tells the external signaling server about room changes (after commit, in the background). */
   signalingNotifier: SignalingNotifier;
+  setupChecks: SetupChecksService;
   /** The internal signaling relay (GET/POST /signaling/{token}). */
   internalSignaling: InternalSignalingService;
 }
@@ -219,7 +221,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
-  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl });
+  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl, log });
+  metrics.addFamily(signalingNotifier.deliveries);
+  const setupChecks = new SetupChecksService(settings, repos.health, appConfig, mail, signaling, signalingNotifier);
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
   subscribeAll(events, {
     auth,
@@ -246,6 +250,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     signaling,
     signalingBackend,
     signalingNotifier,
+    setupChecks,
     internalSignaling,
     events,
     calls,

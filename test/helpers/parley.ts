@@ -4,6 +4,7 @@
  * on PostgreSQL, each in a schema of its own that is dropped afterwards.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -75,15 +76,28 @@ export function freshEnv(dialect: DialectName, extra: Record<string, string> = {
   return env;
 }
 
+/** A port nobody listens on right now (for servers that cannot report the port they picked). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startParley(dialect: DialectName = 'sqlite', opts: StartOptions = {}): Promise<Parley> {
   const env = opts.env?.DATA_DIR ? opts.env : freshEnv(dialect, opts.env);
-  const settings = loadSettings({ ...env, PORT: '0', HOST: '127.0.0.1' });
+  // The port is known before the settings are read: without BASE_URL the configured address
+  // (every URL handed out) is the one HOST and PORT name, as for `parley serve`.
+  const port = opts.port ?? (await freePort());
+  const settings = loadSettings({ ...env, PORT: String(port), HOST: '127.0.0.1' });
   const services = await openServices(settings, createLogger(settings, opts.logStream ?? process.stderr));
   await ensureAdminAccount(services, () => undefined);
   const app = await buildServer(services, { logger: opts.logStream ? true : (opts.logger ?? false) });
-  await app.listen({ port: opts.port ?? 0, host: '127.0.0.1' });
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  await app.listen({ port, host: '127.0.0.1' });
   const unregister = registerServer(env.DATABASE_SCHEMA, services.db);
   return {
     url: `http://127.0.0.1:${port}`,

@@ -6,24 +6,13 @@ import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { dropSchema } from '../../src/db/database.js';
-import { admin, basic, freshEnv, type DialectName } from './parley.js';
+import { admin, basic, freePort, freshEnv, type DialectName } from './parley.js';
+
+export { freePort };
 
 const MAIN = path.resolve('src/main.ts');
-
-/** A port nobody listens on right now (for servers that cannot report the port they picked). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Proc {
   url: string;

@@ -25,6 +25,7 @@ import { LoginFlowsRepository } from './login-flows.js';
 import { LoginSessionsRepository } from './login-sessions.js';
 import { MailOutboxRepository } from './mail-outbox.js';
 import { MetricsRepository } from './metrics.js';
+import { HealthRepository } from './health.js';
 import { NotificationsRepository } from './notifications.js';
 import { ParticipantsRepository } from './participants.js';
 import { PhoneNumbersRepository } from './phone-numbers.js';
@@ -61,6 +62,7 @@ export interface RepositorySet {
   loginSessions: LoginSessionsRepository;
   mailOutbox: MailOutboxRepository;
   metrics: MetricsRepository;
+  health: HealthRepository;
   notifications: NotificationsRepository;
   participants: ParticipantsRepository;
   phoneNumbers: PhoneNumbersRepository;
@@ -104,6 +106,7 @@ const MAKERS: Makers = {
   loginSessions: (kysely) => new LoginSessionsRepository(kysely),
   mailOutbox: (kysely) => new MailOutboxRepository(kysely),
   metrics: (kysely) => new MetricsRepository(kysely),
+  health: (kysely) => new HealthRepository(kysely),
   notifications: (kysely) => new NotificationsRepository(kysely),
   participants: (kysely, dialect) => new ParticipantsRepository(kysely, dialect),
   phoneNumbers: (kysely) => new PhoneNumbersRepository(kysely),

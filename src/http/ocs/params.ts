@@ -33,7 +33,8 @@ const MAX_SCAN_DEPTH = 32;
 /** Whether `value` holds a NUL byte in a string or key, or nests deeper than MAX_SCAN_DEPTH. */
 function hasNulOrTooDeep(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\0');
-  if (value === null || typeof value !== 'object') return false;
+  // Uploaded bytes (multipart file parts) are data, not text.
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return false;
   if (depth >= MAX_SCAN_DEPTH) return true;
   if (Array.isArray(value)) return value.some((v) => hasNulOrTooDeep(v, depth + 1));
   for (const [k, v] of Object.entries(value)) if (k.includes('\0') || hasNulOrTooDeep(v, depth + 1)) return true;

@@ -40,7 +40,7 @@ export async function conversationLinkPageRoutes(app: FastifyInstance, services:
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const token = (request.params as Record<string, string>).token ?? '';
     if (!TOKEN_PATTERN.test(token)) return sendPage(reply, 404, notALinkPage());
-    return sendPage(reply, 200, linkPage(serverUrl(services, request), token));
+    return sendPage(reply, 200, linkPage(serverUrl(services), token));
   };
   for (const url of ['/index.php/call/:token', '/call/:token']) app.get(url, handler);
 }

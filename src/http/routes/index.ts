@@ -34,6 +34,7 @@ import { chatReminderRoutes } from './chat-reminders.js';
 import { chatPinRoutes } from './chat-pins.js';
 import { chatScheduleRoutes } from './chat-schedule.js';
 import { pollRoutes } from './polls.js';
+import { setupCheckRoutes } from './setup-checks.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -69,4 +70,5 @@ export const routeModules: RouteModule[] = [
   chatScheduleRoutes,
   pollRoutes,
   signalingRoutes,
+  setupCheckRoutes,
 ];

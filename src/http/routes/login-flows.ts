@@ -30,8 +30,8 @@ const baseOf = (kind: LoginFlowKind) => (kind === 'v2' ? V2 : V1);
 /** The v1 grant ends in a redirect to the app's nc:// scheme, which the form-action must allow (§7.2). */
 const V1_CSP = { 'Content-Security-Policy': PAGE_HEADERS['Content-Security-Policy'].replace("form-action 'self'", "form-action 'self' nc:") };
 
-function flowCookie(services: Services, request: FastifyRequest, state: string): string {
-  const secure = serverUrl(services, request).startsWith('https:') ? '; Secure' : '';
+function flowCookie(services: Services, state: string): string {
+  const secure = serverUrl(services).startsWith('https:') ? '; Secure' : '';
   // Lax, not Strict: the first page is opened from an app (a cross-site top-level navigation).
   return `${FLOW_COOKIE}=${state}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${services.loginFlows.lifetimeSeconds}${secure}`;
 }
@@ -79,6 +79,22 @@ function problemPage(reply: FastifyReply, status: number, message: string): Fast
   return sendPage(reply, status, frame('Access forbidden', `<p class="error" role="alert">${escapeHtml(message)}</p>`));
 }
 
+/** PHP's urlencode (Nextcloud's): only letters, digits and `-_.` stay, a space becomes `+`. */
+function phpUrlencode(s: string): string {
+  return encodeURIComponent(s)
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
+/**
+ * The v1 grant's redirect, as Nextcloud's core/Controller/ClientFlowLoginController.php builds
+ * it: the server as configured (an `&` in its path escaped, so it cannot start another field),
+ * user and password urlencoded.
+ */
+export function ncLoginRedirect(server: string, loginName: string, appPassword: string): string {
+  return `nc://login/server:${server.replace(/&/g, '%26')}&user:${phpUrlencode(loginName)}&password:${phpUrlencode(appPassword)}`;
+}
+
 /** Registers `path` with and without the /index.php prefix. */
 function both(app: FastifyInstance, method: 'GET' | 'POST', path: string, handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) {
   app.route({ method, url: path, handler });
@@ -89,10 +105,10 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
   const flows = services.loginFlows;
 
   /** The flow's state goes into its cookie and the browser on to the flow's grant page. */
-  const toGrantPage = (request: FastifyRequest, reply: FastifyReply, state: string, kind: LoginFlowKind) =>
+  const toGrantPage = (reply: FastifyReply, state: string, kind: LoginFlowKind) =>
     reply
       .code(303)
-      .header('Set-Cookie', flowCookie(services, request, state))
+      .header('Set-Cookie', flowCookie(services, state))
       .header('Cache-Control', 'no-store')
       .header('Location', `${baseOf(kind)}/grant`)
       .send();
@@ -114,7 +130,7 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
   // ---- v2: init and poll (plain JSON, no CSRF: §7.1) ----
   both(app, 'POST', V2, async (request, reply) => {
     const { pollToken, loginToken } = await flows.initV2(request.headers['user-agent']);
-    const server = serverUrl(services, request);
+    const server = serverUrl(services);
     return reply
       .header('Cache-Control', 'no-store')
       .type('application/json; charset=utf-8')
@@ -140,14 +156,14 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
       throw err;
     }
     // The token leaves the address bar; the flow continues on the cookie.
-    return toGrantPage(request, reply, state, 'v2');
+    return toGrantPage(reply, state, 'v2');
   });
 
   both(app, 'GET', V1, async (request, reply) => {
     // Without the header this is not a client's webview (Nextcloud: "Access forbidden").
     const h = request.headers['ocs-apirequest'];
     if (typeof h !== 'string' || h.trim() === '') return problemPage(reply, 403, 'Access forbidden: invalid request. Open this page from a Talk app.');
-    return toGrantPage(request, reply, await flows.startV1(request.headers['user-agent']), 'v1');
+    return toGrantPage(reply, await flows.startV1(request.headers['user-agent']), 'v1');
   });
 
   for (const kind of ['v2', 'v1'] as const) {
@@ -188,7 +204,7 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
       if (!found) return expired(reply);
       let creds;
       try {
-        creds = await flows.grant(found.flow, serverUrl(services, request));
+        creds = await flows.grant(found.flow, serverUrl(services));
       } catch (err) {
         if (err instanceof ApiError) return expired(reply);
         throw err;
@@ -196,7 +212,7 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
       reply.header('Set-Cookie', clearedFlowCookie);
       if (!creds) return sendPage(reply, 200, donePage());
       // §7.2: the webview intercepts this redirect; the password is never shown on a page.
-      const target = `nc://login/server:${creds.server}&user:${encodeURIComponent(creds.loginName)}&password:${encodeURIComponent(creds.appPassword)}`;
+      const target = ncLoginRedirect(creds.server, creds.loginName, creds.appPassword);
       for (const [k, v] of Object.entries({ ...PAGE_HEADERS, ...csp })) reply.header(k, v);
       return reply.code(303).header('Location', target).send();
     });

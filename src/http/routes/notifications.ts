@@ -50,7 +50,7 @@ export async function notificationRoutes(app: FastifyInstance, services: Service
       response: Type.Array(Record),
       summary: `The caller's notifications, newest first (at most 25)${api === 'v2' ? ', with ETag' : ''}`,
       handler: async ({ ctx, request }) => {
-        const list = await notes.list(ctx, serverUrl(services, request), api);
+        const list = await notes.list(ctx, serverUrl(services), api);
         const headers: Record<string, string> = { 'X-Nextcloud-User-Status': await notes.userStatusOf(ctx.userId!) };
         if (api === 'v2') {
           headers.ETag = `"${list.etag}"`;
@@ -71,7 +71,7 @@ export async function notificationRoutes(app: FastifyInstance, services: Service
       params: Type.Object({ id: Id }),
       response: Record,
       summary: 'One notification of the caller (404 for 0, missing or not theirs)',
-      handler: ({ ctx, params, request }) => notes.get(ctx, params.id, serverUrl(services, request), api),
+      handler: ({ ctx, params }) => notes.get(ctx, params.id, serverUrl(services), api),
     });
 
     ocsRoute(app, services, {

@@ -53,6 +53,26 @@ export class MailService {
     return 'outbox';
   }
 
+  /**
+   * The setup check (`parley doctor`): connects to SMTP_URL, greets and logs in as a delivery
+   * would, within `timeoutMs`; throws what went wrong. Undefined when no SMTP_URL is set.
+   */
+  async verify(timeoutMs = 5000): Promise<true | undefined> {
+    if (!this.settings.smtpUrl) return undefined;
+    const probe = nodemailer.createTransport({
+      url: this.settings.smtpUrl,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    });
+    try {
+      await probe.verify();
+      return true;
+    } finally {
+      probe.close();
+    }
+  }
+
   close(): void {
     this.transporter?.close();
   }

@@ -30,16 +30,25 @@ import { isModeratorType, permissionsIn, serverDefaultPermissions } from '../../
 import { ActorType } from '../../domain/constants.js';
 import { roomProperties, signalingPermissions } from './signaling-backend.js';
 import type { SignalingChatRelay } from './signaling-chat-relay.js';
+import { Counter } from '../../domain/openmetrics.js';
 
 export interface NotifierOptions {
-  /** Base URL of Parley, sent as `Spreed-Signaling-Backend`. */
+  /**
+   * Parley's configured address (BASE_URL, or the one HOST and PORT name), sent as
+   * `Spreed-Signaling-Backend`: the signaling server accepts a notification only when it names
+   * one of its configured backends (docs/signaling.md).
+   */
   baseUrl: string;
   /** Milliseconds before the second try; doubled for each further try. */
   retryDelayMs?: number;
   /** Per-request timeout in milliseconds. */
   timeoutMs?: number;
-  log?: (message: string) => void;
+  /** Where failed deliveries and a full queue are reported (the server's log, at warn). */
+  log?: { warn(details: Record<string, unknown>, message: string): void };
 }
+
+/** How one delivery to one server ended: the last answer's status, or why none came. */
+export type Outcome = { status: number } | { error: string };
 
 interface Pending {
   token: string;
@@ -56,9 +65,14 @@ const MAX_QUEUE = 1000;
 export class SignalingNotifier {
   private readonly queue: Pending[] = [];
   private draining: Promise<void> | undefined;
-  /** Deliveries that failed for good (for tests and /metrics-style checks). */
+  /** Deliveries (one notification to one server) that failed for good; the same in /metrics. */
   failed = 0;
   delivered = 0;
+  /** `parley_signaling_notifications_total{result,status}` in /metrics (MetricsService family). */
+  readonly deliveries = new Counter(
+    'parley_signaling_notifications',
+    'Notifications to external signaling servers by result (delivered, failed) and the HTTP status of the last try ("error": no answer)',
+  );
 
   constructor(
     private readonly appConfig: AppConfigService,
@@ -225,7 +239,8 @@ export class SignalingNotifier {
   private enqueue(token: string, build: Pending['build']): void {
     if (this.queue.length >= MAX_QUEUE) {
       const dropped = this.queue.shift()!;
-      this.opts.log?.(`signaling notification queue full; dropped one for ${dropped.token}`);
+      this.deliveries.inc({ result: 'dropped', status: 'queue_full' });
+      this.opts.log?.warn({ token: dropped.token }, 'signaling notification queue full; dropped the oldest');
     }
     this.queue.push({ token, build });
     this.draining ??= this.drain().finally(() => {
@@ -248,8 +263,10 @@ export class SignalingNotifier {
       try {
         await this.deliver(next, cfg);
       } catch (e) {
+        // Building the body failed (a read): nothing was sent.
         this.failed++;
-        this.opts.log?.(`signaling notification for ${next.token} failed: ${(e as Error).message}`);
+        this.deliveries.inc({ result: 'failed', status: 'error' });
+        this.opts.log?.warn({ token: next.token, err: (e as Error).message }, 'signaling notification could not be built');
       }
     }
   }
@@ -262,9 +279,22 @@ export class SignalingNotifier {
     const body = JSON.stringify(built);
     for (const { server } of list.servers) {
       const url = `${signalingHttpBase(server)}/api/v1/room/${encodeURIComponent(p.token)}`;
-      await this.send(url, body, list.secret);
+      const outcome = await this.send(url, body, list.secret);
+      if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
+        this.delivered++;
+        this.deliveries.inc({ result: 'delivered', status: String(outcome.status) });
+        continue;
+      }
+      // Each server on its own: one refusing does not keep the others from hearing it.
+      this.failed++;
+      this.deliveries.inc({ result: 'failed', status: 'status' in outcome ? String(outcome.status) : 'error' });
+      this.opts.log?.warn(
+        { server, token: p.token, type: built.type, ...outcome, backend: `${this.opts.baseUrl}/` },
+        'status' in outcome && outcome.status === 403
+          ? "signaling server refused a notification (403): its backend url must be Parley's configured address (BASE_URL), and the shared secrets must match"
+          : 'signaling server did not accept a notification',
+      );
     }
-    this.delivered++;
   }
 
   /**
@@ -272,19 +302,33 @@ export class SignalingNotifier {
    * server will not accept it on a second try), a 5xx or a failure to connect or read the answer
    * is tried again, at most MAX_TRIES times.
    */
-  private async send(url: string, body: string, secret: string): Promise<void> {
+  private async send(url: string, body: string, secret: string): Promise<Outcome> {
     let delay = this.opts.retryDelayMs ?? 200;
     for (let attempt = 1; ; attempt++) {
-      const status = await this.post(url, body, secret).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-      if (typeof status === 'number' && status < 500) {
-        if (status < 200 || status >= 300) throw new Error(`${url} answered ${status}`);
-        return;
-      }
-      const problem = typeof status === 'number' ? `${url} answered ${status}` : `${url}: ${status.message}`;
-      if (attempt >= MAX_TRIES) throw new Error(`${problem} (gave up after ${MAX_TRIES} tries)`);
+      const outcome = await this.once(url, body, secret);
+      if ('status' in outcome && outcome.status < 500) return outcome;
+      if (attempt >= MAX_TRIES) return outcome;
       await new Promise((r) => setTimeout(r, delay));
       delay *= 2;
     }
+  }
+
+  /**
+   * The setup check's backend request (`parley doctor`): one signed notification, tried once, to
+   * `server` for a conversation that does not exist (nothing reaches any client). A signaling
+   * server that does not accept Parley's address or secret answers 403.
+   */
+  async probe(server: string, secret: string): Promise<Outcome> {
+    const body = JSON.stringify({ type: 'update', update: { userids: [], properties: {} } });
+    return this.once(`${signalingHttpBase(server)}/api/v1/room/parley-setup-check`, body, secret);
+  }
+
+  /** One try: the answer's status, or why none came. */
+  private once(url: string, body: string, secret: string): Promise<Outcome> {
+    return this.post(url, body, secret).then(
+      (status) => ({ status }),
+      (e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }),
+    );
   }
 
   /** One signed POST; its answer's status once the body has been read. */

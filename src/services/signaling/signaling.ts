@@ -30,8 +30,8 @@ export interface SignalingSettings {
   userId: string | null;
   hideWarning: boolean;
   server: string;
-  ticket?: string;
-  helloAuthParams?: { '1.0': { userid: string | null; ticket: string }; '2.0': { token: string } };
+  ticket: string;
+  helloAuthParams: { '1.0': { userid: string | null; ticket: string }; '2.0': { token: string } };
   federation: null;
   stunservers: Array<{ urls: string[] }>;
   turnservers: TurnSettings[];
@@ -63,22 +63,26 @@ export class SignalingService {
     const mode = signalingMode(cfg);
     const servers = signalingServers(cfg);
     const userId = ctx.user?.id ?? null;
-    const out: SignalingSettings = {
+    // In both modes, as Talk's lib/Controller/SignalingController.php getSettings: clients may
+    // read the ticket before they know which mode they are in.
+    const ticket = this.ticketV1(cfg, userId ?? '');
+    return {
       signalingMode: mode,
       userId,
       hideWarning: mode === 'external' || cfg.bool('hide_signaling_warning'),
       server: servers.servers[0]?.server ?? '',
+      ticket,
+      helloAuthParams: { '1.0': { userid: userId, ticket }, '2.0': { token: this.helloV2Token(cfg, ctx) } },
       federation: null,
       stunservers: this.stunServers(cfg),
       turnservers: turnSettings(cfg.json<TurnEntry[]>('turn_servers', []) ?? [], nowSeconds()),
       sipDialinInfo: cfg.get('sip_bridge_shared_secret') !== '' ? cfg.get('sip_bridge_dialin_info') : '',
     };
-    if (mode === 'external') {
-      const ticket = this.ticketV1(cfg, userId ?? '');
-      out.ticket = ticket;
-      out.helloAuthParams = { '1.0': { userid: userId, ticket }, '2.0': { token: this.helloV2Token(cfg, ctx) } };
-    }
-    return out;
+  }
+
+  /** A guest's v1 ticket, for the setup check's hello through a signaling server (`parley doctor`). */
+  async guestTicket(): Promise<string> {
+    return this.ticketV1(await this.config(), '');
   }
 
   private stunServers(cfg: AppConfigSnapshot): Array<{ urls: string[] }> {

@@ -92,7 +92,7 @@ async function saveSection(controls: Control[], status: HTMLElement): Promise<vo
 function signalingWarning(): HTMLElement | null {
   const servers = state.values.signaling_servers?.value ?? '';
   const hidden = ['yes', '1'].includes(state.values.hide_signaling_warning?.value ?? '');
-  if (hidden || /"server"\s*:\s*"http/.test(servers)) return null;
+  if (hidden || /"server"\s*:\s*"(https?|wss?):/i.test(servers)) return null;
   return h('p', {
     class: 'warning',
     role: 'note',
@@ -142,10 +142,45 @@ async function checkSignalingServer(index: number, server: string, item: HTMLEle
   item.textContent = `${server}: ${text}`;
 }
 
+/**
+ * The setup checks (docs/operators.md "parley doctor"), as Nextcloud's admin overview: Parley
+ * runs them server-side (GET /settings/ajax/checksetup) and the page lists each finding with
+ * its fix.
+ */
+function setupChecksSection(): HTMLElement {
+  const id = 'section-setup-checks';
+  const list = h('ul', { class: 'setup-checks', 'aria-label': 'Setup checks', 'data-state': 'checking' }, h('li', { text: 'Checking…' }));
+  void fillSetupChecks(list);
+  return h('section', { id, 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title`, text: 'Setup checks' }), list);
+}
+
+async function fillSetupChecks(list: HTMLElement): Promise<void> {
+  let checks: Array<{ id: string; title: string; status: string; message: string; fix?: string }>;
+  try {
+    const res = await fetch('/settings/ajax/checksetup', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    if (!res.ok) throw new Error(`answered ${res.status}`);
+    checks = ((await res.json()) as { checks: typeof checks }).checks;
+  } catch (e) {
+    list.replaceChildren(h('li', { 'data-status': 'error', text: `The checks could not be run: ${e instanceof Error ? e.message : String(e)}` }));
+    list.dataset.state = 'done';
+    return;
+  }
+  list.replaceChildren(
+    ...checks.map((c) => {
+      const item = h('li', { 'data-check': c.id, 'data-status': c.status }, h('strong', { text: `${c.title}: ` }), c.message);
+      if (c.fix && c.status !== 'ok') item.append(h('p', { class: 'fix', text: c.fix }));
+      return item;
+    }),
+  );
+  list.dataset.state = 'done';
+}
+
 function render(): void {
   const app = document.getElementById('app')!;
   const nav = document.getElementById('sections')!;
   app.textContent = '';
+  app.append(setupChecksSection());
+  nav.append(h('a', { href: '#section-setup-checks', text: 'Setup checks' }));
   for (const section of CONFIG_SECTIONS) {
     if (section === INTERNAL_SECTION) continue;
     const keys = CONFIG_KEYS.filter((d) => d.section === section && !d.prefix && state.values[d.key] !== undefined);

@@ -11,9 +11,9 @@
  * found, one for the exact id lookup, and for `itemType=call` at most one for the allowed groups
  * and two for the conversation and its matching attendees: never one per user.
  */
-import type { Repositories } from '../db/repositories/index.js';
-import type { UserRow } from '../db/repositories/users.js';
-import { ActorType, ParticipantType } from '../domain/constants.js';
+import type { Repositories } from '../../db/repositories/index.js';
+import type { UserRow } from '../../db/repositories/users.js';
+import { ActorType, ParticipantType } from '../../domain/constants.js';
 import {
   AUTOCOMPLETE_SOURCE,
   AutocompleteShareType,
@@ -22,11 +22,11 @@ import {
   mergeAutocomplete,
   type AutocompleteEntry,
   type AutocompleteSet,
-} from '../domain/autocomplete.js';
-import type { PublicStatus } from '../domain/user-status.js';
-import type { RequestContext } from './platform/request-context.js';
-import type { RoomsService } from './conversations/rooms.js';
-import type { UserStatusService } from './accounts/user-status.js';
+} from '../../domain/autocomplete.js';
+import type { PublicStatus } from '../../domain/user-status.js';
+import type { RequestContext } from '../platform/request-context.js';
+import type { RoomsService } from '../conversations/rooms.js';
+import type { UserStatusService } from './user-status.js';
 
 export interface AutocompleteQuery {
   search: string;
