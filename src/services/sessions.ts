@@ -116,7 +116,7 @@ export class SessionService {
     let shown = room;
     if (previous) {
       if (previous.session.in_call !== 0) {
-        await this.calls.leaveSession(room, previous.attendee, previous.session);
+        await this.calls.leaveSession(room, previous.attendee, previous.session, 'room');
         shown = (await this.repos.rooms.findById(room.id)) ?? room;
       }
       await this.repo.deleteSessions([previous.session.id]);
@@ -147,7 +147,7 @@ export class SessionService {
     await this.cookies.forget(ctx, found.room.token);
     if (!hit) return;
     // Leaving the conversation leaves its call first (talk-behaviour.md §7: "disconnect from the call").
-    if (hit.session.in_call !== 0) await this.calls.leaveSession(found.room, hit.attendee, hit.session);
+    if (hit.session.in_call !== 0) await this.calls.leaveSession(found.room, hit.attendee, hit.session, 'room');
     await this.endSessions({ sessionIds: [hit.session.id], attendeeIds: [hit.attendee.id], roomIds: [found.room.id] });
   }
 
