@@ -19,6 +19,7 @@ import { createRevTableUpdateFeed } from '../src/db/migrations/0712-change-feed.
 import { attendeeConversationMarks } from '../src/db/migrations/0717-attendee-conversation-marks.js';
 import { dropPinnedMessages, pinnedMessages } from '../src/db/migrations/0719-pinned-messages.js';
 import { addScheduledMessagesColumn, dropScheduledMessagesColumn } from '../src/db/migrations/0720-scheduled-messages.js';
+import { addDeletedByNameColumn, dropDeletedByNameColumn } from '../src/db/migrations/0750-chat-deleted-by-name.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { nowSeconds } from '../src/domain/time.js';
 
@@ -237,7 +238,8 @@ for (const dialect of dialects()) {
       // The SQLite change feed's update triggers read `rev` too (0712): off and back the same way.
       const revTables = ['rooms', 'attendees', 'chat_messages'] as const;
       // The pins (0719) came after all of these, on all three tables, and the scheduled messages'
-      // attendee column (0720) after them.
+      // attendee column (0720) and the deleter's name (0750) after them.
+      await dropDeletedByNameColumn(db);
       await dropScheduledMessagesColumn(db);
       await dropPinnedMessages(db);
       for (const table of revTables) {
@@ -257,6 +259,7 @@ for (const dialect of dialects()) {
       await attendeeConversationMarks.up({ db, dialect: sqlDialect });
       await pinnedMessages.up({ db, dialect: sqlDialect });
       await addScheduledMessagesColumn(db);
+      await addDeletedByNameColumn(db);
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
     });
 

@@ -147,7 +147,9 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     const byAuthor = row.deleted_by_type === row.actor_type && row.deleted_by_id === row.actor_id;
     const byViewer = env.viewer !== undefined && env.viewer.type === row.deleted_by_type && env.viewer.id === row.deleted_by_id;
     message = byViewer ? 'Message deleted by you' : byAuthor ? 'Message deleted by author' : 'Message deleted by {actor}';
-    parameters = { actor: actorObject(row.deleted_by_type, row.deleted_by_id, row.deleted_by_id === row.actor_id ? actorDisplayName : '') };
+    // The deleter as Talk's parseDeletedMessage names them: the author by their current name,
+    // anyone else (a moderator) by the name stored when they deleted it.
+    parameters = { actor: actorObject(row.deleted_by_type, row.deleted_by_id, byAuthor ? actorDisplayName : row.deleted_by_name) };
     reactions = {};
   }
 

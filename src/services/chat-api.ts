@@ -357,6 +357,7 @@ export class ChatApiService {
           message_parameters: '{}',
           deleted_by_type: acc.actor.type,
           deleted_by_id: acc.actor.id,
+          deleted_by_name: acc.actor.displayName,
           deleted_at: now,
           last_edit_actor_type: '',
           last_edit_actor_id: '',

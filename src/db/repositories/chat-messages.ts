@@ -161,6 +161,7 @@ const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
   pinned_by_name: true,
   pinned_at: true,
   pinned_until: true,
+  deleted_by_name: true,
 };
 const MESSAGE_COLUMNS = Object.keys(MESSAGE_COLUMN_SET) as Array<keyof ChatMessageRow>;
 
