@@ -699,10 +699,24 @@ export class RoomsService {
 
   /**
    * Adds one attendee (see addAttendees) under the conversation's row lock: a conversation
-   * deleted since the caller read it is 404 `room` and gets no attendee (a self-join).
+   * deleted since the caller read it is 404 `room` and gets no attendee (a self-join). With
+   * `recordAs`, the chat records it in that transaction (`user_added` by that actor).
    */
-  addAttendee(roomId: number, spec: NewAttendeeSpec): Promise<AttendeeRow> {
-    return this.lockedTransaction(roomId, async (repos) => (await this.addAttendees(roomId, [spec], repos))[0]);
+  addAttendee(roomId: number, spec: NewAttendeeSpec, recordAs?: ChatActor): Promise<AttendeeRow> {
+    return this.lockedTransaction(roomId, async (repos, trx) => {
+      const [row] = await this.addAttendees(roomId, [spec], repos);
+      if (recordAs) await this.announceAttendeesAddedIn(trx, (await repos.rooms.findById(roomId))!, recordAs, [row]);
+      return row;
+    });
+  }
+
+  /**
+   * `found` with its room read again after a change committed: a change that posted its system
+   * message answers the record whose lastMessage is that message, as Talk formats the room after
+   * the change (`fallback`: the row as the change left it, should the room be gone meanwhile).
+   */
+  async reread<T extends CallerRoom>(found: T, fallback: RoomRow): Promise<T> {
+    return { ...found, room: (await this.repos.rooms.findById(found.room.id)) ?? fallback };
   }
 
   // ---- mutations ----
@@ -734,7 +748,7 @@ export class RoomsService {
       if (room.name !== '') await this.announceChange(trx, renamed, chatActorOf(ctx, found.attendee), { kind: 'renamed', oldName: room.name, newName: name });
     });
     await this.announceUpdated(renamed);
-    return { ...found, room: renamed };
+    return this.reread(found, renamed);
   }
 
   /**

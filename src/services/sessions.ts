@@ -18,6 +18,7 @@ import type { BruteForceService } from './brute-force.js';
 import type { CallService } from './calls.js';
 import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from './request-context.js';
+import { chatActorOf } from './chat.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
 import { nowSeconds } from '../domain/time.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
@@ -68,15 +69,15 @@ export class SessionService {
         if (isGroupOrPublic(room.type) && listable) type = ParticipantType.USER;
         else if (room.type === RoomType.PUBLIC) type = ParticipantType.USER_SELF_JOINED;
         else throw notFound('room');
-        attendee = await this.rooms.addAttendee(room.id, {
-          actorType: ActorType.USERS,
-          actorId: ctx.user.id,
-          displayName: ctx.user.display_name,
-          participantType: type,
-        });
+        // A listed room joined as a permanent member is recorded as the user's own `user_added`
+        // ("{actor} joined the conversation", Talk's addSystemMessageUserAdded), which also
+        // moves lastActivity (talk-behaviour.md §11); a self-joined public room (type 5) is not.
+        attendee = await this.rooms.addAttendee(
+          room.id,
+          { actorType: ActorType.USERS, actorId: ctx.user.id, displayName: ctx.user.display_name, participantType: type },
+          type === ParticipantType.USER ? chatActorOf(ctx) : undefined,
+        );
         createdAttendee = true;
-        // A listed room joined as a permanent member counts as "user added" (talk-behaviour.md §11).
-        if (type === ParticipantType.USER) await this.rooms.touch([room.id], now);
       }
     } else {
       const reused = entry?.guestActorId ? await this.repos.attendees.find(room.id, ActorType.GUESTS, entry.guestActorId) : undefined;
