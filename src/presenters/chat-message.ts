@@ -71,9 +71,8 @@ const isRichObject = (v: unknown): v is Record<string, unknown> => typeof v === 
  * `cloudIds`, `guests` and `duration`). A missed call shows only `user`: the caller to the one
  * who missed it, the other party (stored as `other`) to the caller (parseMissedCall, without
  * `actor`); an ended call the users its text names (`user1`…, none in a one-to-one: parseCall).
- * `null`: the message has no `actor` either.
  */
-function systemObjects(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv, tried: boolean): Record<string, unknown> | null {
+function systemObjects(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv, tried: boolean): Record<string, unknown> {
   const objects: Record<string, unknown> = {};
   if (row.system_message === 'call_missed') {
     const who = tried ? p.other : p.user1;
@@ -88,8 +87,7 @@ function systemObjects(row: ChatMessageRead, p: Record<string, unknown>, env: Me
     if (call && user && Number(user[1]) > named) continue;
     objects[k] = v;
   }
-  // poll_voted is anonymous: no actor (talk-chat-calls.md §2).
-  return row.system_message === 'poll_voted' ? null : objects;
+  return objects;
 }
 
 /**
@@ -130,8 +128,9 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     if (tried) systemMessage = 'call_tried';
     // Rendered values that are not rich objects (names inlined in the text) are not parameters.
     const objects = systemObjects(row, parameters, env, tried);
-    const withActor = row.system_message !== 'call_missed' && objects !== null;
-    parameters = withActor ? { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName), ...objects } : (objects ?? {});
+    // poll_voted is anonymous (talk-chat-calls.md §2); a missed call names only `user`.
+    const withActor = row.system_message !== 'call_missed' && row.system_message !== 'poll_voted';
+    parameters = withActor ? { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName), ...objects } : objects;
   } else if (row.message_type === 'reaction' || row.message_type === 'reaction_deleted') {
     // Reaction rows are system messages whose text is the emoji (§1.4 "Stored verbs").
     systemMessage = row.message_type;
