@@ -13,6 +13,20 @@ import { RoomType } from './helpers/fixtures.js';
 
 const V1 = '/apps/spreed/api/v1';
 
+/**
+ * Talk's OpenAPI types messageParameters as a map of rich objects (TalkRichObjectParameter:
+ * `type`, `id` and `name` strings, every other value a string too): no arrays, no numbers.
+ */
+function assertRichObjectsOnly(m: any): void {
+  const params = m.messageParameters;
+  if (Array.isArray(params)) return assert.equal(params.length, 0, `${m.systemMessage}: a list instead of a map`);
+  for (const [key, value] of Object.entries(params as Record<string, any>)) {
+    assert.ok(value !== null && typeof value === 'object' && !Array.isArray(value), `${m.systemMessage}.${key} is not a rich object: ${JSON.stringify(value)}`);
+    for (const field of ['type', 'id', 'name']) assert.equal(typeof value[field], 'string', `${m.systemMessage}.${key}.${field}`);
+    for (const [k, v] of Object.entries(value)) assert.equal(typeof v, 'string', `${m.systemMessage}.${key}.${k}`);
+  }
+}
+
 for (const dialect of dialects()) {
   describe(`call system messages [${dialect}]`, () => {
     let p: Parley;
@@ -168,6 +182,96 @@ for (const dialect of dialects()) {
       assert.equal((await leave(alice, room.token)).status, 200);
       const silent = (await callMessages(room.token, 'bob')).filter((m) => m.systemMessage === 'call_started').at(-1);
       assert.equal(silent.message, 'Incoming silent call');
+    });
+
+    it("call messages carry rich objects only: actor and the users the text names, as Talk's parser", async () => {
+      const token = await groupRoom('Shapes');
+      const alice = await enter('alice', token);
+      const bob = await enter('bob', token);
+      assert.equal((await join(alice, token)).status, 200);
+      assert.equal((await join(bob, token)).status, 200);
+      assert.equal((await leave(bob, token)).status, 200);
+      assert.equal((await leave(alice, token)).status, 200);
+      assert.equal((await join(alice, token)).status, 200);
+      assert.equal((await join(bob, token)).status, 200);
+      assert.equal((await leave(alice, token, { all: 'true' })).status, 200);
+      const msgs = await callMessages(token);
+      for (const m of msgs) assertRichObjectsOnly(m);
+      const ended = msgs.find((m) => m.systemMessage === 'call_ended');
+      assert.deepEqual(Object.keys(ended.messageParameters).sort(), ['actor', 'user1', 'user2']);
+      const everyone = msgs.find((m) => m.systemMessage === 'call_ended_everyone');
+      assert.deepEqual(Object.keys(everyone.messageParameters).sort(), ['actor', 'user1']);
+
+      // One-to-one: the end names nobody but its actor; a missed call only `user` (no actor).
+      const one = await createRoom(p, 'carol', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
+      const carol = await enter('carol', one.token);
+      const bob1 = await enter('bob', one.token);
+      assert.equal((await join(carol, one.token)).status, 200);
+      assert.equal((await leave(carol, one.token)).status, 200);
+      assert.equal((await join(carol, one.token)).status, 200);
+      assert.equal((await join(bob1, one.token)).status, 200);
+      assert.equal((await leave(carol, one.token, { all: 'true' })).status, 200);
+      for (const viewer of ['carol', 'bob']) {
+        const calls = await callMessages(one.token, viewer);
+        for (const m of calls) assertRichObjectsOnly(m);
+        const missed = calls.find((m) => m.systemMessage === 'call_missed' || m.systemMessage === 'call_tried');
+        assert.deepEqual(Object.keys(missed.messageParameters), ['user']);
+        const end = calls.at(-1);
+        assert.equal(end.systemMessage, 'call_ended_everyone');
+        assert.deepEqual(Object.keys(end.messageParameters), ['actor']);
+        assert.match(end.message, /^Call ended \(Duration \d+:\d\d\)$/);
+      }
+    });
+
+    it('past five users the text names four and "N others", and only those four are parameters', async () => {
+      const token = await groupRoom('Crowd');
+      const people = ['dave', 'erin', 'frank'];
+      for (const u of people) {
+        await createUser(p, u);
+        await seedUser(p, token, u);
+      }
+      const callers: Caller[] = [];
+      for (const u of ['alice', 'bob', 'carol', ...people]) {
+        const c = await enter(u, token);
+        assert.equal((await join(c, token)).status, 200);
+        callers.push(c);
+      }
+      for (const c of callers) assert.equal((await leave(c, token)).status, 200);
+      const ended = (await callMessages(token)).at(-1);
+      assert.equal(ended.systemMessage, 'call_ended');
+      assert.match(ended.message, /^Call with \{user1\}, \{user2\}, \{user3\}, \{user4\} and 2 others ended/);
+      assertRichObjectsOnly(ended);
+      assert.deepEqual(Object.keys(ended.messageParameters).sort(), ['actor', 'user1', 'user2', 'user3', 'user4']);
+    });
+
+    it('the last one leaving the conversation while in the call ends it as the system; leaving the call ends it as the leaver', async () => {
+      const token = await groupRoom('Left the room');
+      const alice = await enter('alice', token);
+      const bob = await enter('bob', token);
+      assert.equal((await join(alice, token)).status, 200);
+      assert.equal((await join(bob, token)).status, 200);
+      assert.equal((await leave(bob, token)).status, 200);
+      // alice closes the conversation without leaving the call first.
+      assert.equal((await call(p, 'DELETE', `${V4}/room/${token}/participants/active`, { as: alice })).status, 200);
+      const msgs = await callMessages(token);
+      assert.deepEqual(
+        msgs.slice(-2).map((m) => [m.systemMessage, m.actorType, m.actorId]),
+        [
+          ['call_left', 'users', 'alice'],
+          ['call_ended', 'guests', 'system'],
+        ],
+      );
+      const ended = msgs.at(-1);
+      assert.deepEqual(ended.messageParameters.actor, { type: 'guest', id: 'guest/system', name: 'System', 'mention-id': 'guest/system' });
+      assert.match(ended.message, /^Call with \{user1\} and \{user2\} ended \(Duration \d+:\d\d\)$/);
+      assertRichObjectsOnly(ended);
+
+      // Leaving the call itself (Talk's CallController::leaveCall) ends it in the leaver's name.
+      const again = await enter('alice', token);
+      assert.equal((await join(again, token)).status, 200);
+      assert.equal((await leave(again, token)).status, 200);
+      const last = (await callMessages(token)).at(-1);
+      assert.deepEqual([last.systemMessage, last.actorType, last.actorId], ['call_ended', 'users', 'alice']);
     });
   });
 }

@@ -414,10 +414,18 @@ for (const dialect of dialects()) {
         assert.equal(r.data.parent.messageType, 'comment_deleted');
         assert.equal(r.data.parent.deleted, true);
         assert.equal(r.data.parent.message, 'Message deleted by you');
+        // The deleter is named in the answer's parent and when read, as Talk's parseDeletedMessage.
+        const deleter = { type: 'user', id: 'alice', name: 'Alice A', 'mention-id': 'alice' };
+        assert.deepEqual(r.data.messageParameters.actor, deleter);
+        assert.deepEqual(r.data.parent.messageParameters.actor, deleter);
         const seen = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 5 });
         const gone = seen.data.find((x: any) => x.id === m2.id);
         assert.equal(gone.message, 'Message deleted by {actor}');
-        assert.equal(gone.messageParameters.actor.id, 'alice');
+        assert.deepEqual(gone.messageParameters.actor, deleter);
+        // The author's own deletion names the author (read by someone else).
+        const own = (await get(room.token, 'alice', { lookIntoFuture: 0, limit: 5 })).data.find((x: any) => x.id === m.id);
+        assert.equal(own.message, 'Message deleted by author');
+        assert.deepEqual(own.messageParameters.actor, { type: 'user', id: 'bob', name: 'Bob B', 'mention-id': 'bob' });
         assert.equal(gone.isReplyable, false);
         assert.equal((await del(m2.id, 'alice')).status, 405, 'already deleted');
       });
@@ -495,7 +503,7 @@ for (const dialect of dialects()) {
           ['history_cleared'],
         );
         const bob = await p.services.repos.attendees.find((await roomRow(p, room.token))!.id, 'users', 'bob');
-        assert.equal(bob!.last_read_message, 0);
+        assert.equal(bob!.last_read_message, -2, "Talk's resetChatDetails: the first message is unread");
         assert.equal((await call(p, 'DELETE', `${V1}/chat/${room.token}`, { as: as('dave') })).status, 404);
         const one = await createRoom(p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
         assert.equal((await call(p, 'DELETE', `${V1}/chat/${one.token}`, { as: as('alice') })).status, 403);

@@ -86,6 +86,30 @@ for (const dialect of dialects()) {
       assert.equal(m.messageParameters.user.id, 'cat');
     });
 
+    it('joining an open (listable) conversation is user_added by the one who joined; joining a public one is not recorded', async () => {
+      const open = await t.newRoom('owner');
+      assert.equal((await t.call('PUT', `${V4}/room/${open.token}/listable`, { as: as('owner'), body: { scope: 1 } })).status, 200);
+      const before = await lastMessageId(open.token);
+      await enterRoom(t.p, 'ben', open.token);
+      const ben = (await attendeesOf(t.p, open.token)).find((a) => a.actor_id === 'ben')!;
+      assert.equal(ben.participant_type, ParticipantType.USER);
+      const [m] = await chat(open.token);
+      assert.ok(m.id > before);
+      assert.deepEqual([m.systemMessage, m.actorType, m.actorId], ['user_added', 'users', 'ben']);
+      assert.deepEqual(m.messageParameters.user, { type: 'user', id: 'ben', name: 'ben', 'mention-id': 'ben' });
+      assert.equal(m.message, '{actor} joined the conversation');
+      assert.equal((await chat(open.token, 'ben'))[0].message, 'You joined the conversation');
+      assert.equal(await lastMessageId(open.token), m.id);
+      // Joining again (already a member) records nothing more.
+      await enterRoom(t.p, 'ben', open.token);
+      assert.equal((await chat(open.token))[0].id, m.id);
+
+      const pub = await t.newRoom('owner', { type: RoomType.PUBLIC });
+      const last = await lastMessageId(pub.token);
+      await enterRoom(t.p, 'ben', pub.token);
+      assert.equal((await chat(pub.token))[0].id, last, 'a self-joined (type 5) user is not recorded');
+    });
+
     it('a group: group_added, then its members user_added; removing it records group_removed', async () => {
       await t.services.directory.createGroup('crew');
       await t.services.directory.addToGroup('crew', 'ann');

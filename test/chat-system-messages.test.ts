@@ -63,8 +63,23 @@ for (const dialect of dialects()) {
         assert.equal(m.actorId, 'alice');
         const rec = await t.call('GET', `${V4}/room/${room.token}`, { as: as('alice') });
         assert.equal(rec.data.lastMessage.id, m.id);
+        // The change's answer already shows its own system message, as Talk formats the room after it.
+        assert.deepEqual([r.data.lastMessage?.id, r.data.lastMessage?.systemMessage], [m.id, expected]);
       });
     }
+
+    it('setting and removing the avatar answer the record whose lastMessage is avatar_set / avatar_removed', async () => {
+      for (const [method, path, body, expected] of [
+        ['POST', '/avatar/emoji', { emoji: '🚀', color: 'ff8800' }, 'avatar_set'],
+        ['DELETE', '/avatar', undefined, 'avatar_removed'],
+      ] as const) {
+        const r = await t.call(method, `${V4}/room/${room.token}${path}`, { as: as('alice'), body });
+        assert.equal(r.status, 200, r.text);
+        const m = await latest('alice');
+        assert.equal(m.systemMessage, expected);
+        assert.deepEqual([r.data.lastMessage?.id, r.data.lastMessage?.systemMessage], [m.id, expected]);
+      }
+    });
 
     it('an unchanged value records nothing', async () => {
       const before = (await latest()).id;

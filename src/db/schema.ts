@@ -302,6 +302,8 @@ export interface ChatMessagesTable {
   pinned_at: Generated<number>;
   /** Unix seconds the pin ends, 0 = no end. */
   pinned_until: Generated<number>;
+  /** The deleter's display name when they deleted it (migration 0750-chat-deleted-by-name). */
+  deleted_by_name: Generated<string>;
 }
 
 /** Internal signaling messages waiting for their recipient session (0600). */

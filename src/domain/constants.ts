@@ -14,6 +14,9 @@ export const ActorType = {
   PHONES: 'phones',
 } as const;
 
+/** Attendees that stand for many users (a group, a team): never readers or callers themselves. */
+export const COLLECTIVE_ACTOR_TYPES: readonly string[] = [ActorType.GROUPS, ActorType.CIRCLES];
+
 export const InCallFlag = { DISCONNECTED: 0, IN_CALL: 1, WITH_AUDIO: 2, WITH_VIDEO: 4, WITH_PHONE: 8 } as const;
 
 export const Permission = {

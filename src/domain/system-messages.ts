@@ -34,21 +34,35 @@ function duration(p: Record<string, unknown>): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
 
+const callUserCount = (p: Record<string, unknown>): number =>
+  (Array.isArray(p.users) ? p.users.length : 0) + (Array.isArray(p.cloudIds) ? p.cloudIds.length : 0);
+const callGuestCount = (p: Record<string, unknown>): number => (typeof p.guests === 'number' && p.guests > 0 ? p.guests : 0);
+
+/**
+ * How many of a call's users its text names as `{user1}`…: all of them up to four, five when
+ * they are exactly five and no guest took part, else four and "N others" (Talk's parseCall).
+ */
+export function namedCallUsers(p: Record<string, unknown>): number {
+  const users = callUserCount(p);
+  if (users <= 4) return users;
+  return users === 5 && callGuestCount(p) === 0 ? 5 : 4;
+}
+
 /**
  * "{user1}, {user2} and 3 guests" as Talk's parseCall counts them: users (and federated users)
  * up to five; past five, or five with guests, four and "N others" (guests included).
  */
 function callPeople(p: Record<string, unknown>): string {
-  const users = (Array.isArray(p.users) ? p.users.length : 0) + (Array.isArray(p.cloudIds) ? p.cloudIds.length : 0);
-  const guests = typeof p.guests === 'number' && p.guests > 0 ? p.guests : 0;
+  const users = callUserCount(p);
+  const guests = callGuestCount(p);
+  const named = namedCallUsers(p);
   const parts: string[] = [];
-  if (users >= 5 && !(users === 5 && guests === 0)) {
-    for (let i = 1; i <= 4; i++) parts.push(`{user${i}}`);
-    const others = guests + users - 4;
+  for (let i = 1; i <= named; i++) parts.push(`{user${i}}`);
+  if (named < users) {
+    const others = guests + users - named;
     parts.push(others === 1 ? '1 other' : `${others} others`);
-  } else {
-    for (let i = 1; i <= users; i++) parts.push(`{user${i}}`);
-    if (guests > 0) parts.push(guests === 1 ? '1 guest' : `${guests} guests`);
+  } else if (guests > 0) {
+    parts.push(guests === 1 ? '1 guest' : `${guests} guests`);
   }
   if (parts.length <= 1) return parts[0] ?? '';
   return `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;

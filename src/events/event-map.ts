@@ -56,7 +56,7 @@ export type CallEndReason = 'last-left' | 'moderator' | 'max-duration' | 'stale'
 
 export interface CallEnded {
   room: RoomRow;
-  /** The moderator who ended it for everyone, or the last session that left; null for jobs. */
+  /** The moderator who ended it for everyone, or the last session that left the call; null for the system (jobs, a last session that left the conversation). */
   actor: CallActor | null;
   /** true: ended for everyone (`call_ended_everyone`); false: the last one left (`call_ended`). */
   everyone: boolean;

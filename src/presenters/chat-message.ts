@@ -7,7 +7,7 @@ import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { ActorType, RoomType } from '../domain/constants.js';
 import { CLI_ACTOR, isReplyable, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { actorObject } from '../domain/chat-rich-objects.js';
-import { systemMessageText, type Viewpoint } from '../domain/system-messages.js';
+import { namedCallUsers, systemMessageText, type Viewpoint } from '../domain/system-messages.js';
 
 export type ChatMessageRecord = Record<string, unknown>;
 
@@ -49,29 +49,45 @@ const isCaller = (p: Record<string, unknown>, env: MessageEnv): boolean =>
 const isOneToOne = (env: MessageEnv): boolean => env.roomType === RoomType.ONE_TO_ONE || env.roomType === RoomType.ONE_TO_ONE_FORMER;
 
 /**
- * Which text a call message takes (talk-chat-calls.md §2 call_*): the end by the
- * max_call_duration job, the caller's unanswered call, and one-to-one wording (an outgoing or
- * incoming call as the viewer started it or not; a plain "Call ended").
+ * Which text a call message takes (talk-chat-calls.md §2 call_*): one-to-one wording first (an
+ * outgoing or incoming call as the viewer started it or not; any end a plain "Call ended", as
+ * Talk's parseCall answers one-to-ones before anything else), then the end by the
+ * max_call_duration job and the caller's unanswered call.
  */
 function callTextId(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv, isViewer: boolean): string {
+  if (isOneToOne(env) && row.system_message === 'call_started') return isViewer ? 'call_started_outgoing' : 'call_started_incoming';
+  if (isOneToOne(env) && (row.system_message === 'call_ended' || row.system_message === 'call_ended_everyone')) return 'call_ended_one_to_one';
   if (row.system_message === 'call_ended_everyone' && row.actor_type === SYSTEM_ACTOR.type && row.actor_id === SYSTEM_ACTOR.id)
     return 'call_ended_max_duration';
   if (row.system_message === 'call_missed' && isCaller(p, env)) return 'call_tried';
-  if (isOneToOne(env) && row.system_message === 'call_started') return isViewer ? 'call_started_outgoing' : 'call_started_incoming';
-  if (isOneToOne(env) && row.system_message === 'call_ended') return 'call_ended_one_to_one';
   return row.system_message;
 }
 
+const isRichObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /**
- * The rich objects of a missed one-to-one call (§2 call_missed): `user` is the caller for the
- * one who missed it, and the other party (stored as `other`) for the caller's call_tried.
+ * The rich objects a system message shows besides its actor, as Talk's SystemMessage parser
+ * builds them: only objects, never what the text is computed from (a call stores `users`,
+ * `cloudIds`, `guests` and `duration`). A missed call shows only `user`: the caller to the one
+ * who missed it, the other party (stored as `other`) to the caller (parseMissedCall, without
+ * `actor`); an ended call the users its text names (`user1`…, none in a one-to-one: parseCall).
  */
-function missedCallObjects(p: Record<string, unknown>, tried: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(p)) if (v && typeof v === 'object' && !/^user\d$|^other$/.test(k)) out[k] = v;
-  const who = tried ? p.other : p.user1;
-  if (who && typeof who === 'object') out.user = who;
-  return out;
+function systemObjects(row: ChatMessageRead, p: Record<string, unknown>, env: MessageEnv, tried: boolean): Record<string, unknown> {
+  const objects: Record<string, unknown> = {};
+  if (row.system_message === 'call_missed') {
+    const who = tried ? p.other : p.user1;
+    if (isRichObject(who)) objects.user = who;
+    return objects;
+  }
+  const call = row.system_message === 'call_ended' || row.system_message === 'call_ended_everyone';
+  const named = call && !isOneToOne(env) ? namedCallUsers(p) : 0;
+  for (const [k, v] of Object.entries(p)) {
+    if (!isRichObject(v)) continue;
+    const user = /^user(\d)$/.exec(k);
+    if (call && user && Number(user[1]) > named) continue;
+    objects[k] = v;
+  }
+  return objects;
 }
 
 /**
@@ -111,11 +127,10 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     const tried = row.system_message === 'call_missed' && isCaller(parameters, env);
     if (tried) systemMessage = 'call_tried';
     // Rendered values that are not rich objects (names inlined in the text) are not parameters.
-    // poll_voted is anonymous: no actor (talk-chat-calls.md §2).
-    const objects: Record<string, unknown> = row.system_message === 'poll_voted' ? {} : { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
-    const rich = row.system_message === 'call_missed' ? missedCallObjects(parameters, tried) : parameters;
-    for (const [k, v] of Object.entries(rich)) if (v && typeof v === 'object') objects[k] = v;
-    parameters = objects;
+    const objects = systemObjects(row, parameters, env, tried);
+    // poll_voted is anonymous (talk-chat-calls.md §2); a missed call names only `user`.
+    const withActor = row.system_message !== 'call_missed' && row.system_message !== 'poll_voted';
+    parameters = withActor ? { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName), ...objects } : objects;
   } else if (row.message_type === 'reaction' || row.message_type === 'reaction_deleted') {
     // Reaction rows are system messages whose text is the emoji (§1.4 "Stored verbs").
     systemMessage = row.message_type;
@@ -131,7 +146,9 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     const byAuthor = row.deleted_by_type === row.actor_type && row.deleted_by_id === row.actor_id;
     const byViewer = env.viewer !== undefined && env.viewer.type === row.deleted_by_type && env.viewer.id === row.deleted_by_id;
     message = byViewer ? 'Message deleted by you' : byAuthor ? 'Message deleted by author' : 'Message deleted by {actor}';
-    parameters = { actor: actorObject(row.deleted_by_type, row.deleted_by_id, row.deleted_by_id === row.actor_id ? actorDisplayName : '') };
+    // The deleter as Talk's parseDeletedMessage names them: the author by their current name,
+    // anyone else (a moderator) by the name stored when they deleted it.
+    parameters = { actor: actorObject(row.deleted_by_type, row.deleted_by_id, byAuthor ? actorDisplayName : row.deleted_by_name) };
     reactions = {};
   }
 

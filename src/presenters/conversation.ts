@@ -27,6 +27,7 @@ import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
 import { actorGetsPin, roomUsesPins } from '../domain/sip.js';
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
+import { UNREAD_FIRST_MESSAGE } from '../domain/chat.js';
 import { formatChatMessage } from './chat-message.js';
 
 /** A conversation's chat as the caller sees it, batch-loaded by ConversationViewService. */
@@ -391,6 +392,11 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
       );
     }
   }
+
+  // Talk's formatRoom: a marker of 0 reads as -2 ("the first message is unread"), and a user
+  // whose marker is -2 has at least that first message unread.
+  if (r.lastReadMessage === 0) r.lastReadMessage = UNREAD_FIRST_MESSAGE;
+  if (isUser && r.lastReadMessage === UNREAD_FIRST_MESSAGE && r.unreadMessages === 0) r.unreadMessages = 1;
 
   if (env.includeStatus && room.type === RoomType.ONE_TO_ONE && other !== undefined) {
     const st = env.statuses.get(other);

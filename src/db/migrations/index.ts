@@ -39,6 +39,7 @@ import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js
 import { noteToSelf } from './0718-note-to-self.js';
 import { pinnedMessages } from './0719-pinned-messages.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
+import { chatDeletedByName } from './0750-chat-deleted-by-name.js';
 import { formerOneToOneReadOnly } from './0760-former-one-to-one-read-only.js';
 
 export const migrations: ParleyMigration[] = [
@@ -76,5 +77,6 @@ export const migrations: ParleyMigration[] = [
   noteToSelf,
   pinnedMessages,
   scheduledMessages,
+  chatDeletedByName,
   formerOneToOneReadOnly,
 ];

@@ -5,7 +5,7 @@
  *
  * Sections: lookups, inserts, updates, deletes. Keep new methods in the matching section.
  */
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, InsertObject, Kysely, Selectable, Updateable } from 'kysely';
 import { PostgresAdapter, sql } from 'kysely';
 import type { AttendeesTable, Database } from '../schema.js';
 import { chunks, IN_LIST_CHUNK, rowsPerInsert } from '../chunks.js';
@@ -14,6 +14,7 @@ import { compiledStatement } from '../compiled-statement.js';
 import { caseById } from '../id-lists.js';
 import { UNREAD_TYPES } from './chat-messages.js';
 import { mentionedIds } from '../../domain/chat.js';
+import { COLLECTIVE_ACTOR_TYPES } from '../../domain/constants.js';
 
 export type AttendeeRow = Selectable<AttendeesTable>;
 export type NewAttendee = Insertable<AttendeesTable>;
@@ -330,6 +331,11 @@ export class AttendeesRepository {
    * as it is (Talk ignores duplicate inserts). New `users` rows take the user's
    * `read_status_privacy` preference as read_privacy (talk-behaviour.md §12), whatever path adds
    * them (creation, invitations, groups, teams): one more query for any number of rows.
+   *
+   * Every new attendee but a group or team has read the conversation up to its last message
+   * (Talk's ParticipantService::addUsers and joinRoomAsNewGuest): its marker and the counter
+   * that goes with it (migration 0706) are read from the room by the insert itself, so the two
+   * agree with each other and with the room's chat_count whatever commits meanwhile.
    */
   async insertIgnoringDuplicates(rows: NewAttendee[]): Promise<void> {
     if (rows.length === 0) return;
@@ -348,8 +354,17 @@ export class AttendeesRepository {
       }
       rows = rows.map((r) => (r.actor_type === 'users' ? { ...r, read_privacy: privateReaders.has(r.actor_id) ? 1 : 0 } : r));
     }
+    const values: Array<InsertObject<Database, 'attendees'>> = rows.map((r) =>
+      COLLECTIVE_ACTOR_TYPES.includes(r.actor_type)
+        ? r
+        : {
+            ...r,
+            last_read_message: sql<number>`(select r.last_message from rooms r where r.id = ${r.room_id})`,
+            read_count: sql<number>`(select r.chat_count from rooms r where r.id = ${r.room_id})`,
+          },
+    );
     // One statement per slice: a large group or team would exceed SQLite's parameter cap.
-    for (const part of chunks(rows, rowsPerInsert(Object.keys(rows[0]).length))) {
+    for (const part of chunks(values, rowsPerInsert(Object.keys(rows[0]).length))) {
       await this.db
         .insertInto('attendees')
         .values(part)
@@ -466,11 +481,11 @@ export class AttendeesRepository {
     }
   }
 
-  /** History cleared: every attendee's chat fields start over. */
-  async resetChatState(roomId: number, now: number): Promise<void> {
+  /** History cleared: every attendee's chat fields start over, the read marker at `marker` (at most 0: nothing read). */
+  async resetChatState(roomId: number, marker: number, now: number): Promise<void> {
     await this.db
       .updateTable('attendees')
-      .set({ last_read_message: 0, last_mention_message: 0, last_mention_direct: 0, read_count: 0, hidden_pinned_id: 0, last_attendee_activity: now })
+      .set({ last_read_message: marker, last_mention_message: 0, last_mention_direct: 0, read_count: 0, hidden_pinned_id: 0, last_attendee_activity: now })
       .where('room_id', '=', roomId)
       .execute();
   }

@@ -161,6 +161,7 @@ const MESSAGE_COLUMN_SET: Record<keyof ChatMessageRow, true> = {
   pinned_by_name: true,
   pinned_at: true,
   pinned_until: true,
+  deleted_by_name: true,
 };
 const MESSAGE_COLUMNS = Object.keys(MESSAGE_COLUMN_SET) as Array<keyof ChatMessageRow>;
 
@@ -270,12 +271,16 @@ export class ChatMessagesRepository {
       .execute();
   }
 
-  /** The newest visible message id of a room of one of `types` below `beforeId` (0 when none). */
-  async previousId(roomId: number, beforeId: number, now: number, types?: string[]): Promise<number> {
-    let q = this.visible(now).clearSelect().select('m.id').where('m.room_id', '=', roomId).where('m.id', '<', beforeId);
+  /** The newest `limit` visible message ids of a room (of one of `types`) below `beforeId` (or up to it when `inclusive`), newest first. */
+  async previousIds(roomId: number, beforeId: number, inclusive: boolean, now: number, limit: number, types?: string[]): Promise<number[]> {
+    let q = this.visible(now)
+      .clearSelect()
+      .select('m.id')
+      .where('m.room_id', '=', roomId)
+      .where('m.id', inclusive ? '<=' : '<', beforeId);
     if (types) q = q.where('m.message_type', 'in', types);
-    const r = await q.orderBy('m.id', 'desc').limit(1).executeTakeFirst();
-    return r ? Number(r.id) : 0;
+    const rows = await q.orderBy('m.id', 'desc').limit(limit).execute();
+    return rows.map((r) => Number(r.id));
   }
 
   /**

@@ -10,9 +10,7 @@ import type { Database } from '../schema.js';
 import { CallsRepository } from './calls.js';
 import type { RoomPatch } from './rooms.js';
 import { MODERATOR_TYPES, PUBLIC_ONLY_TYPES } from '../../domain/permissions.js';
-
-/** Attendee rows that stand for many people keep their permissions (Talk excludes them). */
-const COLLECTIVE_ACTORS = ['groups', 'circles'];
+import { COLLECTIVE_ACTOR_TYPES } from '../../domain/constants.js';
 
 export type CallDisconnect = 'everyone' | 'non-moderators';
 
@@ -47,7 +45,7 @@ export class RoomSettingsRepository {
         .updateTable('attendees')
         .set({ permissions: 0 })
         .where('room_id', '=', roomId)
-        .where('actor_type', 'not in', COLLECTIVE_ACTORS)
+        .where('actor_type', 'not in', COLLECTIVE_ACTOR_TYPES)
         .where('permissions', '!=', 0)
         .execute();
       await trx.updateTable('attendees').set({ last_attendee_activity: now }).where('room_id', '=', roomId).where('last_attendee_activity', '<', now).execute();

@@ -227,17 +227,20 @@ export class CallService {
   async leave(ctx: RequestContext, token: unknown, all: boolean): Promise<void> {
     const found = await this.rooms.requireParticipant(ctx, token);
     const mine = this.requireSession(found);
-    await this.leaveSession(found.room, found.attendee, mine.session, all && isModeratorType(found.attendee.participant_type));
+    await this.leaveSession(found.room, found.attendee, mine.session, all && isModeratorType(found.attendee.participant_type) ? 'everyone' : 'call');
   }
 
   /**
-   * A session leaves the call (the call API, or its holder leaving the conversation or being
-   * replaced by a new join): `call.left`, then `call.ended` when nobody live is left.
-   * `everyone`: a moderator ends the call for all.
+   * A session leaves the call: `call.left`, then `call.ended` when nobody live is left. `how`:
+   * it left the call (the call API; a call it was the last one in ends in its name, as Talk's
+   * CallController::leaveCall ends it), a moderator ends the call for all (`everyone`), or its
+   * holder left the conversation or was replaced by a new join (`room`: a call that empties
+   * then ends as the system's, as Talk's ParticipantService::leaveRoomAsSession ends it).
    */
-  async leaveSession(room: RoomRow, attendee: AttendeeRow, session: SessionRow, everyone = false): Promise<void> {
+  async leaveSession(room: RoomRow, attendee: AttendeeRow, session: SessionRow, how: 'call' | 'everyone' | 'room'): Promise<void> {
     const now = nowSeconds();
     const actor = actorOf(attendee);
+    const everyone = how === 'everyone';
     const outcome = await this.db.kysely.transaction().execute(async (trx) => {
       const repo = this.repos.withTransaction(trx).calls;
       const locked = await repo.lockRoom(room.id);
@@ -254,7 +257,14 @@ export class CallService {
         ended = left && (await repo.endEmpty([room.id], now - SESSION_TIMEOUT)).length === 1;
       }
       const end: CallEnded | undefined = ended
-        ? { room, actor, everyone, reason: everyone ? 'moderator' : 'last-left', callStartTime, duration: callStartTime ? now - callStartTime : 0 }
+        ? {
+            room,
+            actor: how === 'room' ? null : actor,
+            everyone,
+            reason: everyone ? 'moderator' : 'last-left',
+            callStartTime,
+            duration: callStartTime ? now - callStartTime : 0,
+          }
         : undefined;
       if (left) await this.events.emit('call.left.trx', { room, actor, sessionId: session.session_id, flags: 0, callStartTime, trx });
       if (end) await this.events.emit('call.ended.trx', { ...end, trx });

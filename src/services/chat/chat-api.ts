@@ -357,6 +357,7 @@ export class ChatApiService {
           message_parameters: '{}',
           deleted_by_type: acc.actor.type,
           deleted_by_id: acc.actor.id,
+          deleted_by_name: acc.actor.displayName,
           deleted_at: now,
           last_edit_actor_type: '',
           last_edit_actor_id: '',
@@ -415,7 +416,8 @@ export class ChatApiService {
       await tx.chatMessages.deleteForRooms([acc.room.id]);
       // Polls are messages too (§1.6 Clear history).
       await tx.polls.deleteForRooms([acc.room.id]);
-      await tx.attendees.resetChatState(acc.room.id, now);
+      // Every marker at "the first message is unread", as Talk's resetChatDetails sets them.
+      await tx.attendees.resetChatState(acc.room.id, UNREAD_FIRST_MESSAGE, now);
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'history_cleared');
     });
     return this.systemAnswer(acc, id, now);
@@ -433,13 +435,22 @@ export class ChatApiService {
     return withReadMarker(acc, marker, counts);
   }
 
-  /** DELETE /chat/{token}/read (§1.6 Mark unread): the chat message before the last one, else any, else -2. */
+  /**
+   * DELETE /chat/{token}/read (§1.6 Mark unread), as Talk's ChatController::markUnread: the marker
+   * goes before the last chat message (a comment or shared object). When the newest message is
+   * not one, Talk takes the two chat messages before it and keeps the older, so the newest chat
+   * message is unread; with only one, that one. No chat message: the message before the last of
+   * any kind; none either: -2 (the first message is unread).
+   */
   async markUnread(ctx: RequestContext, token: unknown): Promise<CallerRoom> {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
     const now = nowSeconds();
     const last = acc.room.last_message;
-    let marker = last > 0 ? await this.messages.previousId(acc.room.id, last, now, UNREAD_TYPES) : 0;
-    if (marker === 0 && last > 0) marker = await this.messages.previousId(acc.room.id, last, now);
+    const chatIds = last > 0 ? await this.messages.previousIds(acc.room.id, last, true, now, 3, UNREAD_TYPES) : [];
+    // The last message itself is a chat message: the one before it; else the older of the two before.
+    const before = chatIds[0] === last ? chatIds.slice(1, 2) : chatIds.slice(0, 2);
+    let marker = before.length ? before[before.length - 1] : 0;
+    if (marker === 0 && last > 0) marker = (await this.messages.previousIds(acc.room.id, last, false, now, 1))[0] ?? 0;
     if (marker === 0) marker = UNREAD_FIRST_MESSAGE;
     const counts = await this.moveReadMarker(acc.attendee.id, marker, now);
     return withReadMarker(acc, marker, counts);

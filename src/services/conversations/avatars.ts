@@ -82,7 +82,7 @@ export class AvatarService {
     const now = Math.max(nowSeconds(), found.room.last_activity);
     const room = { ...found.room, avatar, last_activity: now };
     await this.repo.save(found.room.id, { version, content_type: info.contentType, data, updated_at: now }, avatar, this.announce(ctx, found, room, true));
-    return { ...found, room };
+    return this.rooms.reread(found, room);
   }
 
   /**
@@ -99,7 +99,7 @@ export class AvatarService {
     const now = Math.max(nowSeconds(), found.room.last_activity);
     const room = { ...found.room, avatar: column, last_activity: now };
     await this.repo.save(found.room.id, { ...row, updated_at: now }, column, this.announce(ctx, found, room, true));
-    return { ...found, room };
+    return this.rooms.reread(found, room);
   }
 
   /** DELETE avatar: moderators (guest moderators too); back to the generated image. */
@@ -109,7 +109,7 @@ export class AvatarService {
     const now = Math.max(nowSeconds(), found.room.last_activity);
     const room = { ...found.room, avatar: '', last_activity: now };
     await this.repo.remove(found.room.id, now, this.announce(ctx, found, room, false));
-    return { ...found, room };
+    return this.rooms.reread(found, room);
   }
 
   /** The change's announcement, run inside its transaction (avatar_set / avatar_removed, talk-chat-calls.md §2). */

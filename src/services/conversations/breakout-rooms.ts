@@ -112,13 +112,13 @@ export class BreakoutRoomsService {
           object_id: parent.token,
           lobby_state: LobbyState.NON_MODERATORS,
         });
-        // The moderators first, as Talk adds them.
-        const added = await this.rooms.addAttendees(id, [...moderators, ...groups[i]].map(copyOf), repos);
         // Talk creates each room with createConversation and fills it with addUsers: its chat
-        // starts with `conversation_created`, then `user_added` for everyone but the caller
-        // (talk-chat-calls.md §2).
+        // starts with `conversation_created`, which everyone added has read, then `user_added`
+        // for everyone but the caller (talk-chat-calls.md §2).
         const child = (await repos.rooms.findById(id))!;
         await this.rooms.announceChange(trx, child, actor, { kind: 'created' });
+        // The moderators first, as Talk adds them.
+        const added = await this.rooms.addAttendees(id, [...moderators, ...groups[i]].map(copyOf), repos);
         await this.rooms.announceAttendeesAddedIn(
           trx,
           child,

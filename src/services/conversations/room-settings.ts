@@ -84,7 +84,7 @@ export class RoomSettingsService {
       if (ctx && change) await this.rooms.announceChange(trx, room, chatActorOf(ctx, found.attendee), change);
     });
     await this.rooms.announceUpdated(room);
-    return { ...found, room };
+    return change ? this.rooms.reread(found, room) : { ...found, room };
   }
 
   /** The `within` hook that announces `change` inside a repository's transaction. */
@@ -181,7 +181,7 @@ export class RoomSettingsService {
     if (problem) refuse(problem, '');
     const patch: RoomPatch = { type: RoomType.GROUP, last_activity: Math.max(nowSeconds(), room.last_activity) };
     await this.repo.makeGroup(room.id, patch, this.announcing(ctx, found, patch, { kind: 'type', from: room.type, to: RoomType.GROUP }));
-    return { ...found, room: { ...room, ...patch } };
+    return this.rooms.reread(found, { ...room, ...patch });
   }
 
   /** PUT read-only (logged-in moderators): 0/1; read-only also ends everyone's call participation. */

@@ -21,7 +21,6 @@ import { hashPassword } from '../../domain/passwords.js';
 import { passwordPolicyViolation } from '../../domain/password-policy.js';
 import type { TeamsService } from '../accounts/teams.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
-import { ActorType, BreakoutMode, BreakoutStatus, LobbyState, ParticipantType, RoomType } from '../../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
 import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../../domain/permissions.js';
 import { isWellFormedToken, newToken } from '../../domain/tokens.js';
@@ -43,6 +42,7 @@ import type { RoomChange } from '../../events/event-map.js';
 import { chatActorOf, type ChatActor } from '../chat/chat.js';
 import { SYSTEM_ACTOR } from '../../domain/chat.js';
 import { NOTE_TO_SELF } from '../../domain/note-to-self.js';
+import { ActorType, BreakoutMode, BreakoutStatus, COLLECTIVE_ACTOR_TYPES, LobbyState, ParticipantType, RoomType } from '../../domain/constants.js';
 
 /** A conversation as the caller reaches it: the room, and their attendee/session when they have one. */
 export interface CallerRoom extends ConversationView {
@@ -417,8 +417,12 @@ export class RoomsService {
   }
 
   /**
-   * The rest of a new conversation, in the transaction that inserted its row `id`: its attendees,
-   * its avatar, and its announcement (announceCreated). Answers the row read again.
+   * The rest of a new conversation, in the transaction that inserted its row `id`: its avatar,
+   * its announcement and its attendees, in Talk's order (createConversation, then addUsers): the
+   * attendees come after `conversation_created`, so each has read up to it (a new attendee's
+   * marker is the last message, AttendeesRepository.insertIgnoringDuplicates); with
+   * `recordInvited`, an invited group or team is recorded next and its members come after that,
+   * as ParticipantService::addGroup adds them. Answers the row read again.
    */
   private async completeNewRoom(
     repos: Repositories,
@@ -427,32 +431,29 @@ export class RoomsService {
     now: number,
     what: { actor: ChatActor; members: NewAttendee[]; avatar?: CheckedCreateOptions['avatar']; recordInvited?: boolean },
   ): Promise<RoomRow> {
-    await repos.attendees.insertIgnoringDuplicates(what.members);
     if (what.avatar) await repos.roomAvatars.insert(id, { ...what.avatar.row, updated_at: now });
-    return this.announceCreated(repos, trx, id, what.actor, what.recordInvited);
-  }
-
-  /**
-   * Records a conversation just inserted in this transaction (`conversation_created`, then with
-   * `recordInvited` its invited group or team and members) and returns its row read again: the
-   * announcement's message is now its last message.
-   */
-  private async announceCreated(repos: RoomRepos, trx: Kysely<Database>, id: number, actor: ChatActor, recordInvited = false): Promise<RoomRow> {
-    const created = (await repos.rooms.findById(id))!;
-    await this.announceChange(trx, created, actor, { kind: 'created' });
-    if (recordInvited) await this.announceInvited(trx, created, actor, await repos.attendees.forRoom(id));
+    const invited = what.recordInvited ? what.members.filter((m) => m.actor_type === ActorType.USERS && m.participant_type !== ParticipantType.OWNER) : [];
+    const created = await this.announceCreated(repos, trx, id, what.actor);
+    await repos.attendees.insertIgnoringDuplicates(what.members.filter((m) => !invited.includes(m)));
+    if (what.recordInvited) {
+      // The invited group or team (group_added / circle_added), then its members (user_added).
+      const sources = (await repos.attendees.forRoom(id)).filter((a) => COLLECTIVE_ACTOR_TYPES.includes(a.actor_type));
+      await this.announceAttendeesAddedIn(trx, created, what.actor, sources);
+      await repos.attendees.insertIgnoringDuplicates(invited);
+      const members = (await repos.attendees.forRoom(id)).filter((a) => a.actor_type === ActorType.USERS && a.participant_type !== ParticipantType.OWNER);
+      await this.announceAttendeesAddedIn(trx, created, what.actor, members);
+    }
     return (await repos.rooms.findById(id))!;
   }
 
   /**
-   * The invited group or team, then its members, recorded after `conversation_created` by the
-   * creator (Talk's createConversation then ParticipantService::addGroup / addCircle:
-   * group_added / circle_added, then user_added for each member; the owner is not recorded).
+   * Records a conversation just inserted in this transaction (`conversation_created`) and returns
+   * its row read again: the announcement's message is now its last message.
    */
-  private async announceInvited(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, attendees: AttendeeRow[]): Promise<void> {
-    const sources = attendees.filter((a) => a.actor_type === ActorType.GROUPS || a.actor_type === ActorType.CIRCLES);
-    const members = attendees.filter((a) => a.actor_type === ActorType.USERS && a.participant_type !== ParticipantType.OWNER);
-    await this.announceAttendeesAddedIn(trx, room, actor, [...sources, ...members]);
+  private async announceCreated(repos: RoomRepos, trx: Kysely<Database>, id: number, actor: ChatActor): Promise<RoomRow> {
+    const created = (await repos.rooms.findById(id))!;
+    await this.announceChange(trx, created, actor, { kind: 'created' });
+    return (await repos.rooms.findById(id))!;
   }
 
   private ownerRow(roomId: number, now: number, user: { id: string; display_name: string }): NewAttendee {
@@ -705,10 +706,24 @@ export class RoomsService {
 
   /**
    * Adds one attendee (see addAttendees) under the conversation's row lock: a conversation
-   * deleted since the caller read it is 404 `room` and gets no attendee (a self-join).
+   * deleted since the caller read it is 404 `room` and gets no attendee (a self-join). With
+   * `recordAs`, the chat records it in that transaction (`user_added` by that actor).
    */
-  addAttendee(roomId: number, spec: NewAttendeeSpec): Promise<AttendeeRow> {
-    return this.lockedTransaction(roomId, async (repos) => (await this.addAttendees(roomId, [spec], repos))[0]);
+  addAttendee(roomId: number, spec: NewAttendeeSpec, recordAs?: ChatActor): Promise<AttendeeRow> {
+    return this.lockedTransaction(roomId, async (repos, trx) => {
+      const [row] = await this.addAttendees(roomId, [spec], repos);
+      if (recordAs) await this.announceAttendeesAddedIn(trx, (await repos.rooms.findById(roomId))!, recordAs, [row]);
+      return row;
+    });
+  }
+
+  /**
+   * `found` with its room read again after a change committed: a change that posted its system
+   * message answers the record whose lastMessage is that message, as Talk formats the room after
+   * the change (`fallback`: the row as the change left it, should the room be gone meanwhile).
+   */
+  async reread<T extends CallerRoom>(found: T, fallback: RoomRow): Promise<T> {
+    return { ...found, room: (await this.repos.rooms.findById(found.room.id)) ?? fallback };
   }
 
   // ---- mutations ----
@@ -740,7 +755,7 @@ export class RoomsService {
       if (room.name !== '') await this.announceChange(trx, renamed, chatActorOf(ctx, found.attendee), { kind: 'renamed', oldName: room.name, newName: name });
     });
     await this.announceUpdated(renamed);
-    return { ...found, room: renamed };
+    return this.reread(found, renamed);
   }
 
   /**

@@ -310,19 +310,19 @@ export class ParticipantsService {
       displayName: u.display_name,
       participantType: ParticipantType.USER,
     }));
-    const specs = [...extra, ...userSpecs];
-    const added = specs.length ? await this.rooms.addAttendees(room.id, specs, repos) : [];
+    const sources = extra.length ? await this.rooms.addAttendees(room.id, extra, repos) : [];
     await repos.participants.setParticipantType(
       selfJoined.map((a) => a.id),
       ParticipantType.USER,
       now,
     );
-    if (specs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
+    if (extra.length || userSpecs.length || selfJoined.length) await repos.rooms.touch([room.id], now);
     // As Talk's ParticipantService::addGroup / addCircle: self-joined members made permanent,
-    // then the group or team itself, then its new members.
-    const members = added.filter((a) => a.actor_type === ActorType.USERS);
-    const sources = added.filter((a) => a.actor_type !== ActorType.USERS);
-    await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...sources, ...members]);
+    // then the group or team itself, then its new members, added after its message so that
+    // they have read up to it (a new attendee's marker is the last message).
+    await this.rooms.announceAttendeesAddedIn(trx, room, actor, [...selfJoined, ...sources]);
+    const members = userSpecs.length ? await this.rooms.addAttendees(room.id, userSpecs, repos) : [];
+    await this.rooms.announceAttendeesAddedIn(trx, room, actor, members);
     return fresh.map((u) => u.id);
   }
 

@@ -22,6 +22,7 @@ import { type CallerRoom, type RoomsService } from '../conversations/rooms.js';
 import { nowSeconds } from '../../domain/time.js';
 import { isGroupOrPublic } from '../../domain/room-settings.js';
 import type { Repositories } from '../../db/repositories/index.js';
+import { chatActorOf } from '../chat/chat.js';
 
 export interface JoinInput {
   password: string;
@@ -68,15 +69,15 @@ export class SessionService {
         if (isGroupOrPublic(room.type) && listable) type = ParticipantType.USER;
         else if (room.type === RoomType.PUBLIC) type = ParticipantType.USER_SELF_JOINED;
         else throw notFound('room');
-        attendee = await this.rooms.addAttendee(room.id, {
-          actorType: ActorType.USERS,
-          actorId: ctx.user.id,
-          displayName: ctx.user.display_name,
-          participantType: type,
-        });
+        // A listed room joined as a permanent member is recorded as the user's own `user_added`
+        // ("{actor} joined the conversation", Talk's addSystemMessageUserAdded), which also
+        // moves lastActivity (talk-behaviour.md §11); a self-joined public room (type 5) is not.
+        attendee = await this.rooms.addAttendee(
+          room.id,
+          { actorType: ActorType.USERS, actorId: ctx.user.id, displayName: ctx.user.display_name, participantType: type },
+          type === ParticipantType.USER ? chatActorOf(ctx) : undefined,
+        );
         createdAttendee = true;
-        // A listed room joined as a permanent member counts as "user added" (talk-behaviour.md §11).
-        if (type === ParticipantType.USER) await this.rooms.touch([room.id], now);
       }
     } else {
       const reused = entry?.guestActorId ? await this.repos.attendees.find(room.id, ActorType.GUESTS, entry.guestActorId) : undefined;
@@ -116,7 +117,7 @@ export class SessionService {
     let shown = room;
     if (previous) {
       if (previous.session.in_call !== 0) {
-        await this.calls.leaveSession(room, previous.attendee, previous.session);
+        await this.calls.leaveSession(room, previous.attendee, previous.session, 'room');
         shown = (await this.repos.rooms.findById(room.id)) ?? room;
       }
       await this.repo.deleteSessions([previous.session.id]);
@@ -147,7 +148,7 @@ export class SessionService {
     await this.cookies.forget(ctx, found.room.token);
     if (!hit) return;
     // Leaving the conversation leaves its call first (talk-behaviour.md §7: "disconnect from the call").
-    if (hit.session.in_call !== 0) await this.calls.leaveSession(found.room, hit.attendee, hit.session);
+    if (hit.session.in_call !== 0) await this.calls.leaveSession(found.room, hit.attendee, hit.session, 'room');
     await this.endSessions({ sessionIds: [hit.session.id], attendeeIds: [hit.attendee.id], roomIds: [found.room.id] });
   }
 
