@@ -63,9 +63,11 @@ export class AuthService {
 
   /**
    * Verifies an Authorization header. Throws 401 for malformed or wrong credentials and
-   * disabled users, 429 when the client address is past the failed-login cap.
+   * disabled users, 429 when the client address is past the failed-login cap. `passwordOnly`:
+   * only the account's password counts (the login form, as Nextcloud's: an app password typed
+   * there is a wrong password, so one app password cannot mint another).
    */
-  async authenticate(header: string, ip: string): Promise<AuthenticatedUser> {
+  async authenticate(header: string, ip: string, opts: { passwordOnly?: boolean } = {}): Promise<AuthenticatedUser> {
     const creds = parseBasic(header);
     if (!creds) await this.fail(ip);
     const { login, password } = creds!;
@@ -84,7 +86,7 @@ export class AuthService {
 
     // App passwords are 72 random characters: a direct hash lookup (nothing to guess within
     // any number of attempts), so no delay on the happy path; a disabled one counts as a failure.
-    if (password.length === 72) {
+    if (password.length === 72 && !opts.passwordOnly) {
       const ap = await this.directory.appPasswords.findLogin(sha256Hex(password));
       const user = ap && ap.userId === login ? await this.directory.users.find(ap.userId) : undefined;
       if (ap && user) {
