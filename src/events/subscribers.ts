@@ -9,6 +9,7 @@ import type { CallActor } from './event-map.js';
 import type { AuthService } from '../services/auth.js';
 import type { AvatarService } from '../services/avatars.js';
 import type { LoginSessionService } from '../services/login-sessions.js';
+import type { SessionService } from '../services/sessions.js';
 import type { MembershipSync } from '../services/membership-sync.js';
 import type { NotificationActor, NotificationService } from '../services/notifications.js';
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
@@ -26,6 +27,7 @@ import type { ChatScheduleService } from '../services/chat-schedule.js';
 export interface Subscribers {
   auth: AuthService;
   loginSessions: LoginSessionService;
+  sessions: SessionService;
   userStatus: UserStatusService;
   teams: TeamsService;
   phoneNumbers: PhoneNumbersService;
@@ -70,6 +72,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // Credentials: cached verifications and login cookies stop working at once.
   bus.on('user.credentials-changed', ({ userId }) => s.auth.forget(userId));
   bus.on('user.credentials-changed', ({ userId }) => s.loginSessions.endAllFor(userId));
+  // After the login sessions: Talk sessions opened with a login that no longer holds end too.
+  bus.on('user.credentials-changed', ({ userId }) => s.sessions.endRevoked(userId));
+  bus.on('user.app-password-revoked', ({ userId }) => s.sessions.endRevoked(userId));
 
   // A deleted user: what belongs to them goes, then they leave their conversations
   // (one-to-ones become former one-to-ones; conversations left without users are deleted).

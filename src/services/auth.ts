@@ -13,6 +13,7 @@ import { notLoggedIn } from '../domain/errors.js';
 import { newAppPassword, sha256Hex, verifyPassword } from '../domain/passwords.js';
 import type { BruteForceService } from './brute-force.js';
 import type { DirectoryService } from './directory.js';
+import type { EventBus } from '../events/bus.js';
 import { nowSeconds } from '../domain/time.js';
 
 export interface AuthenticatedUser {
@@ -53,6 +54,7 @@ export class AuthService {
   constructor(
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
+    private readonly events: EventBus,
     private readonly cacheSeconds: number,
   ) {}
 
@@ -151,7 +153,9 @@ export class AuthService {
     return token;
   }
 
-  async revokeAppPassword(id: number): Promise<void> {
+  /** Revokes an app password of `userId`; the Talk sessions opened with it end (event). */
+  async revokeAppPassword(id: number, userId: string): Promise<void> {
     await this.directory.appPasswords.delete(id);
+    await this.events.emit('user.app-password-revoked', { userId, appPasswordId: id });
   }
 }

@@ -158,7 +158,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     // A pool's statements are round trips (PostgreSQL): arriving requests' cap checks are gathered.
     db.pool !== undefined,
   );
-  const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
+  const auth = new AuthService(directory, bruteForce, events, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(repos.preferences);
   const capabilities = new CapabilitiesService(preferences);
   const serviceHash = new ServiceHashService(preferences);
@@ -166,7 +166,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const clientSessions = new ClientSessionService(repos.clientSessions, settings.baseUrl.startsWith('https:'));
   // Conversations: the lookup recognises guests and the caller's sessions by cookie session, and
   // the records are loaded (with statuses) by the conversation view service.
-  const callerSessions = new CallerSessions(repos.participants, clientSessions);
+  const callerSessions = new CallerSessions(repos.participants, clientSessions, repos.groups);
   const lobbyTimers = new LobbyTimers(db, repos, events);
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const conversationList = new ConversationListService(repos, conversationView, userStatus, callerSessions, settings.verifyKeptRecords);
@@ -220,6 +220,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   subscribeAll(events, {
     auth,
     loginSessions,
+    sessions,
     userStatus,
     teams,
     phoneNumbers,

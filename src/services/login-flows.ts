@@ -178,7 +178,7 @@ export class LoginFlowService {
     const ok = await this.repo.grant(flow.login_token, user.id, server, seal(flow.public_key!, appPassword));
     if (!ok) {
       const created = await this.directory.appPasswords.findLogin(sha256Hex(appPassword));
-      if (created) await this.auth.revokeAppPassword(created.appPasswordId);
+      if (created) await this.auth.revokeAppPassword(created.appPasswordId, created.userId);
       throw forbidden('token', 'This login was already completed');
     }
     return undefined;

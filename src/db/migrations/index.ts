@@ -39,6 +39,7 @@ import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js
 import { noteToSelf } from './0718-note-to-self.js';
 import { pinnedMessages } from './0719-pinned-messages.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
+import { cookieSessionLogin } from './0721-cookie-session-login.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -75,4 +76,5 @@ export const migrations: ParleyMigration[] = [
   noteToSelf,
   pinnedMessages,
   scheduledMessages,
+  cookieSessionLogin,
 ];
