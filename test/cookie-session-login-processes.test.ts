@@ -53,7 +53,7 @@ async function refused(dialect: DialectName, p: Proc, token: string, cookie: str
 
 for (const dialect of dialects()) {
   describe(`Talk-session cookies bound to their login, across two processes [${dialect}]`, () => {
-    const procs = useTwoProcesses(dialect, ['alice', 'bob', 'carol', 'dave', 'erin']);
+    const procs = useTwoProcesses(dialect, ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']);
 
     /** A public conversation of alice's with `user` in it. */
     const roomWith = async (user: string): Promise<string> => {
@@ -130,6 +130,34 @@ for (const dialect of dialects()) {
       // Enabled again, the cookie does not come back by itself: it was ended.
       assert.equal((await ocs(procs.a(), 'PUT', '/cloud/users/dave/enable', ADMIN)).status, 200);
       assert.equal((await post(procs.b(), token, dave.cookie, 'back?')).status, 404);
+    });
+
+    it('a browser login session ended (logout) through A: the cookie opened through it is refused by B', async () => {
+      const token = await roomWith('frank');
+      const login = await fetch(`${procs.b().url}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { Origin: procs.b().url, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ user: 'frank', password: TWO_PROCESS_PASSWORD }).toString(),
+      });
+      assert.equal(login.status, 303);
+      const browser = /parley_login=[^;]+/.exec(login.headers.get('set-cookie') ?? '')?.[0];
+      assert.ok(browser);
+      const joined = await fetch(`${procs.a().url}/ocs/v2.php${V4}/room/${token}/participants/active?format=json`, {
+        method: 'POST',
+        headers: { 'OCS-APIRequest': 'true', Cookie: browser },
+      });
+      assert.equal(joined.status, 200);
+      const cookie = /parley_session=[^;]+/.exec(joined.headers.get('set-cookie') ?? '')?.[0]!;
+      assert.equal((await post(procs.b(), token, cookie, 'from the browser')).status, 201);
+      const out = await fetch(`${procs.a().url}/logout`, { method: 'POST', redirect: 'manual', headers: { Origin: procs.a().url, Cookie: browser } });
+      assert.equal(out.status, 303);
+      await refused(dialect, procs.b(), token, cookie, 'logged out');
+      assert.deepEqual(
+        (await sessionsOf(token, 'frank')).sessionIds.filter((s) => s !== '0'),
+        [],
+        'its session ended',
+      );
     });
 
     it('allowed_groups no longer admitting the user: the cookie is refused by B (Basic gets 403)', async () => {

@@ -189,6 +189,10 @@ for (const dialect of dialects()) {
       const v1 = await logIn(p, '/index.php/login/flow', start.cookie!, stateOf(form.text), 'mallory', appPassword, p.url);
       assert.equal(v1.status, 401);
       assert.equal(await count(), before, 'no new app password');
+      // Nor does the login form of Parley's own pages open a browser session with it.
+      const page = await req(p, 'POST', '/login', { headers: { Origin: p.url }, form: { user: 'mallory', password: appPassword } });
+      assert.equal(page.status, 401);
+      assert.equal(page.cookie, null);
       // The account's own password still logs in on the same flow.
       assert.equal((await logIn(p, '/index.php/login/v2', f.cookie, f.state, 'mallory', passwordOf('mallory'), p.url)).status, 303);
     });

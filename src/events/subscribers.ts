@@ -74,7 +74,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.credentials-changed', ({ userId }) => s.loginSessions.endAllFor(userId));
   // After the login sessions: Talk sessions opened with a login that no longer holds end too.
   bus.on('user.credentials-changed', ({ userId }) => s.sessions.endRevoked(userId));
-  bus.on('user.app-password-revoked', ({ userId }) => s.sessions.endRevoked(userId));
+  bus.on('user.credential-revoked', ({ userId }) => s.sessions.endRevoked(userId));
 
   // A deleted user: what belongs to them goes, then they leave their conversations
   // (one-to-ones become former one-to-ones; conversations left without users are deleted).

@@ -156,6 +156,6 @@ export class AuthService {
   /** Revokes an app password of `userId`; the Talk sessions opened with it end (event). */
   async revokeAppPassword(id: number, userId: string): Promise<void> {
     await this.directory.appPasswords.delete(id);
-    await this.events.emit('user.app-password-revoked', { userId, appPasswordId: id });
+    await this.events.emit('user.credential-revoked', { userId });
   }
 }

@@ -177,7 +177,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const provisioning = new ProvisioningService(directory, auth);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const mail = new MailService(settings, repos.mailOutbox, log);
-  const loginSessions = new LoginSessionService(repos.loginSessions, auth);
+  const loginSessions = new LoginSessionService(repos.loginSessions, auth, events);
   const loginFlows = new LoginFlowService(repos.loginFlows, auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
   const phoneNumbers = new PhoneNumbersService(repos.phoneNumbers, directory);
