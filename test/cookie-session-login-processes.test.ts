@@ -71,12 +71,17 @@ for (const dialect of dialects()) {
       const app = (await ocs(procs.a(), 'GET', '/core/getapppassword', basic('bob', TWO_PROCESS_PASSWORD))).data.apppassword as string;
       const viaApp = await join(procs.a(), token, basic('bob', app));
       const viaPassword = await join(procs.a(), token, basic('bob', TWO_PROCESS_PASSWORD));
-      for (const p of [procs.a(), procs.b()]) {
+      const actorOf = async (p: Proc) => (await withCookie(p, 'GET', `${V4}/room/${token}`, viaApp.cookie)).data?.actorId as string | undefined;
+      for (const p of [procs.a(), procs.b(), procs.a(), procs.b()]) {
         assert.equal((await post(p, token, viaApp.cookie, 'with the app password')).status, 201, 'the cookie acts for the user');
         assert.equal((await post(p, token, viaPassword.cookie, 'with the password')).status, 201);
+        // The conversation as the cookie sees it (kept by each process's rendered answers).
+        assert.equal(await actorOf(p), 'bob');
       }
       assert.equal((await ocs(procs.a(), 'DELETE', '/core/apppassword', basic('bob', app))).status, 200);
       await refused(dialect, procs.b(), token, viaApp.cookie, 'revoked app password');
+      // No kept answer shows the conversation as bob's any more.
+      assert.notEqual(await actorOf(procs.b()), 'bob');
       const bob = await sessionsOf(token, 'bob');
       assert.ok(!bob.sessionIds.includes(viaApp.sessionId), 'the session opened with it ended');
       assert.ok(bob.sessionIds.includes(viaPassword.sessionId), 'the other login keeps its session');
