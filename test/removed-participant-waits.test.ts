@@ -5,7 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, dialects } from './helpers/parley.js';
+import { as, basic, dialects } from './helpers/parley.js';
+import { ocs, TWO_PROCESS_PASSWORD, useTwoProcesses } from './helpers/processes.js';
 import { cookieOf } from './helpers/rooms.js';
 import { NO_THROTTLE, RoomType, useParley, V4 } from './helpers/fixtures.js';
 import { signalingChannel } from '../src/services/internal-signaling.js';
@@ -75,3 +76,30 @@ for (const dialect of dialects()) {
     });
   });
 }
+
+describe(
+  "a removed participant's pending wait across two processes [postgres]",
+  { skip: dialects().includes('postgres') ? false : 'PARLEY_TEST_PG is not set' },
+  () => {
+    // SQLite's wake-ups are in-process by design: a waiter on another process is not woken there.
+    const procs = useTwoProcesses('postgres', ['owner', 'bob']);
+    const OWNER = basic('owner', TWO_PROCESS_PASSWORD);
+    const BOB = basic('bob', TWO_PROCESS_PASSWORD);
+
+    it('removed through A while waiting on B: B answers 404, not the message posted after the removal', async () => {
+      const a = procs.a();
+      const b = procs.b();
+      const token = (await ocs(a, 'POST', `${V4}/room`, OWNER, { roomType: '2', roomName: 'Across' })).data.token as string;
+      assert.equal((await ocs(a, 'POST', `${V4}/room/${token}/participants`, OWNER, { newParticipant: 'bob', source: 'users' })).status, 200);
+      const first = (await ocs(a, 'POST', `${CHAT}/${token}`, OWNER, { message: 'before' })).data.id as number;
+      const bobId = ((await ocs(a, 'GET', `${V4}/room/${token}/participants`, OWNER)).data as any[]).find((x) => x.actorId === 'bob').attendeeId;
+      const waiting = ocs(b, 'GET', `${CHAT}/${token}?lookIntoFuture=1&timeout=10&lastKnownMessageId=${first}`, BOB);
+      await pause(300);
+      assert.equal((await ocs(a, 'DELETE', `${V4}/room/${token}/attendees?attendeeId=${bobId}`, OWNER)).status, 200);
+      assert.equal((await ocs(a, 'POST', `${CHAT}/${token}`, OWNER, { message: 'after the removal' })).status, 201);
+      const r = await waiting;
+      assert.equal(r.status, 404);
+      assert.doesNotMatch(JSON.stringify(r.data), /after the removal/);
+    });
+  },
+);
