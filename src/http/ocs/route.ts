@@ -131,7 +131,7 @@ export async function buildContext(services: Services, request: FastifyRequest):
   }
   const ctx = new RequestContext(services.directory, services.appConfig, user, request.ip, appPasswordId, request.headers);
   // A join binds the Talk-session cookie to this login (client-sessions.ts).
-  if (user && appPasswordId === undefined && (header === undefined || header === '')) ctx.loginSessionKey = readCookie(request, LOGIN_COOKIE);
+  if (user && (header === undefined || header === '')) ctx.loginSessionKey = readCookie(request, LOGIN_COOKIE);
   // A well-formed `parley_session` cookie goes on the context without a query: services look it
   // up only when they need it, so endpoints that do not care pay nothing.
   const guestKey = sessionKeyFromCookie(request.headers.cookie);
