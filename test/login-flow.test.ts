@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { basic, call, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
+import { as, basic, call, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
 import { NO_THROTTLE } from './helpers/rooms.js';
 
 const ANDROID_UA = 'Mozilla/5.0 (Android) Nextcloud-Talk v22.0.0';
@@ -166,6 +166,47 @@ for (const dialect of dialects()) {
       assert.equal(msg(wrong.text), msg(unknown.text));
       const grant = await req(p, 'POST', '/index.php/login/v2/grant', { headers: { Cookie: f.cookie }, form: { stateToken: f.state } });
       assert.equal(grant.status, 403);
+    });
+
+    it('the login form takes only the account password: an app password cannot mint a second one (v2 and v1)', async () => {
+      await createUser(p, 'mallory');
+      const first = await call(p, 'GET', '/core/getapppassword', { as: as('mallory') });
+      assert.equal(first.status, 200);
+      const appPassword = first.data.apppassword as string;
+      // Converting an app password answers 403, as Nextcloud's AppPasswordController does.
+      assert.equal((await call(p, 'GET', '/core/getapppassword', { as: { authorization: basic('mallory', appPassword) } })).status, 403);
+      const count = async () => (await p.services.db.kysely.selectFrom('app_passwords').select('id').where('user_id', '=', 'mallory').execute()).length;
+      const before = await count();
+
+      const f = await openV2(p);
+      const refused = await logIn(p, '/index.php/login/v2', f.cookie, f.state, 'mallory', appPassword, p.url);
+      assert.equal(refused.status, 401);
+      assert.match(refused.text, /Wrong login or password\./);
+      const grant = await req(p, 'POST', '/index.php/login/v2/grant', { headers: { Cookie: f.cookie, Origin: p.url }, form: { stateToken: f.state } });
+      assert.equal(grant.status, 403);
+      assert.equal((await poll(p, f.poll.endpoint, f.poll.token)).status, 404);
+
+      const start = await req(p, 'GET', '/index.php/login/flow', { headers: { 'OCS-APIRequest': 'true' } });
+      const form = await req(p, 'GET', '/index.php/login/flow/grant', { headers: { Cookie: start.cookie! } });
+      const v1 = await logIn(p, '/index.php/login/flow', start.cookie!, stateOf(form.text), 'mallory', appPassword, p.url);
+      assert.equal(v1.status, 401);
+      assert.equal(await count(), before, 'no new app password');
+      // Nor does the login form of Parley's own pages open a browser session with it.
+      const page = await req(p, 'POST', '/login', { headers: { Origin: p.url }, form: { user: 'mallory', password: appPassword } });
+      assert.equal(page.status, 401);
+      assert.equal(page.cookie, null);
+      // The account's own password still logs in on the same flow.
+      assert.equal((await logIn(p, '/index.php/login/v2', f.cookie, f.state, 'mallory', passwordOf('mallory'), p.url)).status, 303);
+    });
+
+    it('after a wrong password the login form keeps the account name (escaped)', async () => {
+      const f = await openV2(p);
+      const wrong = await logIn(p, '/index.php/login/v2', f.cookie, f.state, 'alice"<x>', 'nope', p.url);
+      assert.equal(wrong.status, 401);
+      assert.match(wrong.text, /<input id="user" name="user"[^>]* value="alice&quot;&lt;x&gt;"/);
+      assert.match(wrong.text, /name="stateToken" value="[A-Za-z0-9]{64}"/);
+      const fresh = await req(p, 'GET', '/index.php/login/v2/grant', { headers: { Cookie: f.cookie } });
+      assert.doesNotMatch(fresh.text, /name="user"[^>]* value=/, 'a fresh form is empty');
     });
 
     it("a browser logged in to Parley's pages skips the login step; a stale or disabled session does not", async () => {

@@ -244,6 +244,11 @@ export interface ClientSessionsTable {
   key_hash: string;
   created_at: number;
   last_seen: number;
+  /** The login a user's cookie session was opened with (migration 0721); null for guests. */
+  user_id: string | null;
+  app_password_id: number | null;
+  login_token_hash: string | null;
+  password_stamp: string | null;
 }
 
 /** Per cookie session and conversation token: the last Talk session id and the guest actor id. */

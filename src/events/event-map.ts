@@ -69,6 +69,8 @@ export interface CallEnded {
 export interface EventMap {
   /** A password changed, the user was disabled or deleted: cached credentials must go. */
   'user.credentials-changed': { userId: string };
+  /** One of a user's app passwords was revoked or a browser login session ended (after commit): what was opened with it ends. */
+  'user.credential-revoked': { userId: string };
   /** A user is about to be deleted: areas remove what belongs to them before the account row goes. */
   'user.deleting': { userId: string; by?: string };
   /**

@@ -22,10 +22,12 @@ import type { SignalingNotifier } from '../services/signaling/signaling-notifier
 import type { CallService } from '../services/calls/calls.js';
 import type { ChatRemindersService } from '../services/chat/chat-reminders.js';
 import type { ChatScheduleService } from '../services/chat/chat-schedule.js';
+import type { SessionService } from '../services/participants/sessions.js';
 
 export interface Subscribers {
   auth: AuthService;
   loginSessions: LoginSessionService;
+  sessions: SessionService;
   userStatus: UserStatusService;
   teams: TeamsService;
   phoneNumbers: PhoneNumbersService;
@@ -70,6 +72,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // Credentials: cached verifications and login cookies stop working at once.
   bus.on('user.credentials-changed', ({ userId }) => s.auth.forget(userId));
   bus.on('user.credentials-changed', ({ userId }) => s.loginSessions.endAllFor(userId));
+  // After the login sessions: Talk sessions opened with a login that no longer holds end too.
+  bus.on('user.credentials-changed', ({ userId }) => s.sessions.endRevoked(userId));
+  bus.on('user.credential-revoked', ({ userId }) => s.sessions.endRevoked(userId));
 
   // A deleted user: what belongs to them goes, then they leave their conversations
   // (one-to-ones become former one-to-ones; conversations left without users are deleted).

@@ -163,7 +163,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     // A pool's statements are round trips (PostgreSQL): arriving requests' cap checks are gathered.
     db.pool !== undefined,
   );
-  const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
+  const auth = new AuthService(directory, bruteForce, events, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(repos.preferences);
   const capabilities = new CapabilitiesService(preferences);
   const serviceHash = new ServiceHashService(preferences);
@@ -171,7 +171,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const clientSessions = new ClientSessionService(repos.clientSessions, settings.baseUrl.startsWith('https:'));
   // Conversations: the lookup recognises guests and the caller's sessions by cookie session, and
   // the records are loaded (with statuses) by the conversation view service.
-  const callerSessions = new CallerSessions(repos.participants, clientSessions);
+  const callerSessions = new CallerSessions(repos.participants, clientSessions, repos.groups);
   const lobbyTimers = new LobbyTimers(db, repos, events);
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const conversationList = new ConversationListService(repos, conversationView, userStatus, callerSessions, settings.verifyKeptRecords);
@@ -183,7 +183,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const autocomplete = new AutocompleteService(repos, userStatus, rooms);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
   const mail = new MailService(settings, repos.mailOutbox, log);
-  const loginSessions = new LoginSessionService(repos.loginSessions, auth);
+  const loginSessions = new LoginSessionService(repos.loginSessions, auth, events);
   const loginFlows = new LoginFlowService(repos.loginFlows, auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
   const phoneNumbers = new PhoneNumbersService(repos.phoneNumbers, directory);
@@ -228,6 +228,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   subscribeAll(events, {
     auth,
     loginSessions,
+    sessions,
     userStatus,
     teams,
     phoneNumbers,

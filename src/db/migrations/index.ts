@@ -39,6 +39,7 @@ import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js
 import { noteToSelf } from './0718-note-to-self.js';
 import { pinnedMessages } from './0719-pinned-messages.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
+import { cookieSessionLogin } from './0721-cookie-session-login.js';
 import { chatDeletedByName } from './0750-chat-deleted-by-name.js';
 import { formerOneToOneReadOnly } from './0760-former-one-to-one-read-only.js';
 
@@ -77,6 +78,7 @@ export const migrations: ParleyMigration[] = [
   noteToSelf,
   pinnedMessages,
   scheduledMessages,
+  cookieSessionLogin,
   chatDeletedByName,
   formerOneToOneReadOnly,
 ];

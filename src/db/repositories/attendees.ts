@@ -198,6 +198,13 @@ export class AttendeesRepository {
       .executeTakeFirst();
   }
 
+  /** Which of these attendee ids are still attendees of the room (one statement). */
+  async stillIn(roomId: number, ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom('attendees').select('id').where('room_id', '=', roomId).where('id', 'in', ids).execute();
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
   /** The attendee rows of these actors in one room (one statement; the actors a chat message names). */
   async actorsOf(roomId: number, actors: ReadonlyArray<{ type: string; id: string }>): Promise<AttendeeRow[]> {
     const byType = new Map<string, string[]>();

@@ -1,6 +1,7 @@
 /** SQL for cookie ("client") sessions and what they remember per conversation token. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import type { CookieLogin } from '../../domain/cookie-login.js';
 
 export interface ClientRoomEntry {
   clientSessionId: number;
@@ -11,12 +12,15 @@ export interface ClientRoomEntry {
 export class ClientSessionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The client session for a cookie hash, created when missing; returns its id. */
-  async ensure(keyHash: string, now: number): Promise<number> {
+  /**
+   * The client session for a cookie hash, created when missing; returns its id. `login`: a
+   * user's join binds the cookie session to the login it was made with (replacing an earlier one).
+   */
+  async ensure(keyHash: string, now: number, login?: CookieLogin): Promise<number> {
     const row = await this.db
       .insertInto('client_sessions')
-      .values({ key_hash: keyHash, created_at: now, last_seen: now })
-      .onConflict((oc) => oc.column('key_hash').doUpdateSet({ last_seen: now }))
+      .values({ key_hash: keyHash, created_at: now, last_seen: now, ...login })
+      .onConflict((oc) => oc.column('key_hash').doUpdateSet({ last_seen: now, ...login }))
       .returning('id')
       .executeTakeFirstOrThrow();
     return Number(row.id);

@@ -23,8 +23,10 @@ export class LoginSessionsRepository {
     return row as UserRow | undefined;
   }
 
-  async delete(tokenHash: string): Promise<void> {
-    await this.db.deleteFrom('login_sessions').where('token_hash', '=', tokenHash).execute();
+  /** Deletes a login session; returns its user (undefined when there was none). */
+  async delete(tokenHash: string): Promise<string | undefined> {
+    const row = await this.db.deleteFrom('login_sessions').where('token_hash', '=', tokenHash).returning('user_id').executeTakeFirst();
+    return row?.user_id;
   }
 
   async deleteForUser(userId: string): Promise<void> {

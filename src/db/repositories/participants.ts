@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../database.js';
 import type { Database } from '../schema.js';
+import type { CookieLoginState } from '../../domain/cookie-login.js';
 import type { AttendeeRow } from './attendees.js';
 import type { SessionRow } from './sessions.js';
 import { chunks } from '../chunks.js';
@@ -90,18 +91,42 @@ function splitSessionRow<R extends PrefixedSession>(r: R): { session: SessionRow
 
 /** The sessions a cookie session (`keyHash`, in tab `tabId`) remembers, with their attendees and tokens. */
 function cookieSessions(db: Kysely<Database>, keyHash: string, tabId: string) {
-  return db
-    .selectFrom('client_sessions as c')
-    .innerJoin('client_room_sessions as r', 'r.client_session_id', 'c.id')
-    .innerJoin('sessions as s', 's.session_id', 'r.session_id')
-    .innerJoin('attendees as a', 'a.id', 's.attendee_id')
-    .selectAll('a')
-    .select(['r.token as r_token', ...SESSION_COLS])
-    .where('c.key_hash', '=', keyHash)
-    .where('r.tab_id', '=', tabId);
+  return (
+    db
+      .selectFrom('client_sessions as c')
+      .innerJoin('client_room_sessions as r', 'r.client_session_id', 'c.id')
+      .innerJoin('sessions as s', 's.session_id', 'r.session_id')
+      .innerJoin('attendees as a', 'a.id', 's.attendee_id')
+      // The login the cookie session was opened with, and what is left of it (domain/cookie-login.ts):
+      // read in the same statement, so checking it on every request costs no query.
+      .leftJoin('users as u', 'u.id', 'c.user_id')
+      .leftJoin('app_passwords as ap', (j) => j.onRef('ap.id', '=', 'c.app_password_id').onRef('ap.user_id', '=', 'c.user_id'))
+      .leftJoin('login_sessions as ls', (j) => j.onRef('ls.token_hash', '=', 'c.login_token_hash').onRef('ls.user_id', '=', 'c.user_id'))
+      .selectAll('a')
+      .select(['r.token as r_token', ...SESSION_COLS, ...LOGIN_STATE_COLS])
+      .where('c.key_hash', '=', keyHash)
+      .where('r.tab_id', '=', tabId)
+  );
 }
 
-type SessionByCookieRow = AttendeeRow & PrefixedSession & { r_token: string };
+const LOGIN_STATE_COLS = [
+  'c.user_id as b_user_id',
+  'c.app_password_id as b_app_password_id',
+  'c.login_token_hash as b_login_token_hash',
+  'c.password_stamp as b_password_stamp',
+  'u.enabled as u_enabled',
+  'u.password_hash as u_password_hash',
+  'ap.id as ap_id',
+  'ls.expires_at as ls_expires_at',
+] as const;
+
+/** Splits LOGIN_STATE_COLS off a row. */
+function splitLogin<R extends CookieLoginState>(r: R): { login: CookieLoginState; rest: Omit<R, keyof CookieLoginState> } {
+  const { b_user_id, b_app_password_id, b_login_token_hash, b_password_stamp, u_enabled, u_password_hash, ap_id, ls_expires_at, ...rest } = r;
+  return { login: { b_user_id, b_app_password_id, b_login_token_hash, b_password_stamp, u_enabled, u_password_hash, ap_id, ls_expires_at }, rest };
+}
+
+type SessionByCookieRow = AttendeeRow & PrefixedSession & CookieLoginState & { r_token: string };
 /** The caller's session and attendee in one conversation through their cookie session (a conversation's lookup with a cookie), compiled once. */
 const SESSION_BY_COOKIE = compiledStatement<SessionByCookieRow, { keyHash: string; tabId: string; token: string }>((db, p) =>
   cookieSessions(db, p('keyHash'), p('tabId')).where('r.token', '=', p('token')),
@@ -215,7 +240,11 @@ export class ParticipantsRepository {
    * The caller's sessions through their cookie session: for each token, the session the cookie
    * remembers, with its attendee (one query for any number of conversations).
    */
-  async sessionsByCookie(keyHash: string, tabId: string, tokens: string[]): Promise<Array<{ token: string; session: SessionRow; attendee: AttendeeRow }>> {
+  async sessionsByCookie(
+    keyHash: string,
+    tabId: string,
+    tokens: string[],
+  ): Promise<Array<{ token: string; session: SessionRow; attendee: AttendeeRow; login: CookieLoginState }>> {
     if (tokens.length === 0) return [];
     // One conversation (the lookup of a conversation by a caller with a cookie): compiled once;
     // built per request it was about a twentieth of GET /room/{token}'s CPU on PostgreSQL.
@@ -227,8 +256,35 @@ export class ParticipantsRepository {
     }
     return rows.map((r) => {
       const { session, rest } = splitSessionRow(r);
-      const { r_token, ...attendee } = rest;
-      return { token: r_token, attendee: attendee as AttendeeRow, session };
+      const { login, rest: withToken } = splitLogin(rest);
+      const { r_token, ...attendee } = withToken;
+      return { token: r_token, attendee: attendee as AttendeeRow, session, login };
+    });
+  }
+
+  /**
+   * A user's sessions in every conversation, each with the login its cookie session was opened
+   * with and what is left of it (domain/cookie-login.ts; the account read by the attendee's
+   * user, so a session without a cookie binding still tells whether the account is enabled).
+   */
+  async sessionsOfUserWithLogin(userId: string): Promise<Array<{ session: SessionRow; attendee: AttendeeRow; login: CookieLoginState }>> {
+    const rows = await this.db
+      .selectFrom('attendees as a')
+      .innerJoin('sessions as s', 's.attendee_id', 'a.id')
+      .leftJoin('client_room_sessions as r', 'r.session_id', 's.session_id')
+      .leftJoin('client_sessions as c', 'c.id', 'r.client_session_id')
+      .leftJoin('users as u', 'u.id', 'a.actor_id')
+      .leftJoin('app_passwords as ap', (j) => j.onRef('ap.id', '=', 'c.app_password_id').onRef('ap.user_id', '=', 'c.user_id'))
+      .leftJoin('login_sessions as ls', (j) => j.onRef('ls.token_hash', '=', 'c.login_token_hash').onRef('ls.user_id', '=', 'c.user_id'))
+      .selectAll('a')
+      .select([...SESSION_COLS, ...LOGIN_STATE_COLS])
+      .where('a.actor_type', '=', 'users')
+      .where('a.actor_id', '=', userId)
+      .execute();
+    return rows.map((r) => {
+      const { session, rest } = splitSessionRow(r);
+      const { login, rest: attendee } = splitLogin(rest);
+      return { attendee: attendee as AttendeeRow, session, login };
     });
   }
 

@@ -47,6 +47,20 @@ export class UsersRepository {
     return Number(res.numUpdatedRows);
   }
 
+  /**
+   * Renames a user and, in the same transaction, the names Talk keeps of them (its
+   * ParticipantService and PollService updateDisplayNameForActor): their attendee rows, and the
+   * polls and votes they made. Messages and one-to-one names read the account's name as shown.
+   */
+  async rename(id: string, displayName: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ display_name: displayName }).where('id', '=', id).execute();
+      await trx.updateTable('attendees').set({ display_name: displayName }).where('actor_type', '=', 'users').where('actor_id', '=', id).execute();
+      await trx.updateTable('polls').set({ actor_display_name: displayName }).where('actor_type', '=', 'users').where('actor_id', '=', id).execute();
+      await trx.updateTable('poll_votes').set({ actor_display_name: displayName }).where('actor_type', '=', 'users').where('actor_id', '=', id).execute();
+    });
+  }
+
   /** Inserts a user and its group memberships in one transaction (all or nothing). */
   async insertWithGroups(row: UserRow, groupIds: string[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {

@@ -10,7 +10,7 @@ import { ApiError, adminRequired, badRequest, forbidden, notLoggedIn } from '../
 import type { Services } from '../../services/index.js';
 import { RequestContext } from '../../services/platform/request-context.js';
 import { sessionKeyFromCookie } from '../../services/participants/client-sessions.js';
-import { loginSessionUser } from '../auth/login-session.js';
+import { LOGIN_COOKIE, loginSessionUser, readCookie } from '../auth/login-session.js';
 import { negotiateFormat, renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
 import { compileParams, mergeParams } from './params.js';
 import { featureCondition } from '../../domain/features.js';
@@ -130,6 +130,8 @@ export async function buildContext(services: Services, request: FastifyRequest):
     user = await loginSessionUser(request, services);
   }
   const ctx = new RequestContext(services.directory, services.appConfig, user, request.ip, appPasswordId, request.headers);
+  // A join binds the Talk-session cookie to this login (client-sessions.ts).
+  if (user && (header === undefined || header === '')) ctx.loginSessionKey = readCookie(request, LOGIN_COOKIE);
   // A well-formed `parley_session` cookie goes on the context without a query: services look it
   // up only when they need it, so endpoints that do not care pay nothing.
   const guestKey = sessionKeyFromCookie(request.headers.cookie);

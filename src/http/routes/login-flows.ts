@@ -45,16 +45,17 @@ function stateField(state: string): string {
   return `<input type="hidden" name="stateToken" value="${escapeHtml(state)}">`;
 }
 
-function loginForm(kind: LoginFlowKind, state: string, client: string, error = ''): string {
+/** `user`: the account name typed before (a wrong password keeps it, as Nextcloud's form does). */
+function loginForm(kind: LoginFlowKind, state: string, client: string, error = '', user = ''): string {
   return frame(
     'Connect to your account',
     `<p>Log in to connect <strong>${escapeHtml(client)}</strong> to your account.</p>
 <form method="post" action="${baseOf(kind)}/login" class="login">
 ${stateField(state)}
 <label for="user">Account name</label>
-<input id="user" name="user" autocomplete="username" autocapitalize="none" required maxlength="255" autofocus>
+<input id="user" name="user" autocomplete="username" autocapitalize="none" required maxlength="255"${user ? ` value="${escapeHtml(user)}"` : ' autofocus'}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024"${user ? ' autofocus' : ''}>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <button type="submit">Log in</button>
 </form>`,
@@ -194,7 +195,7 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
         // One message for an unknown account and a wrong password.
         const tooMany = err.status === 429;
         const message = tooMany ? 'Too many failed attempts. Try again later.' : 'Wrong login or password.';
-        return sendPage(reply, tooMany ? 429 : 401, loginForm(kind, found.state, found.flow.client_name, message), csp);
+        return sendPage(reply, tooMany ? 429 : 401, loginForm(kind, found.state, found.flow.client_name, message, login), csp);
       }
       return reply.code(303).header('Cache-Control', 'no-store').header('Location', `${base}/grant`).send();
     });

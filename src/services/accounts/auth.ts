@@ -14,6 +14,7 @@ import { newAppPassword, sha256Hex, verifyPassword } from '../../domain/password
 import type { BruteForceService } from './brute-force.js';
 import type { DirectoryService } from './directory.js';
 import { nowSeconds } from '../../domain/time.js';
+import type { EventBus } from '../../events/bus.js';
 
 export interface AuthenticatedUser {
   user: UserRow;
@@ -53,6 +54,7 @@ export class AuthService {
   constructor(
     private readonly directory: DirectoryService,
     private readonly bruteForce: BruteForceService,
+    private readonly events: EventBus,
     private readonly cacheSeconds: number,
   ) {}
 
@@ -63,9 +65,11 @@ export class AuthService {
 
   /**
    * Verifies an Authorization header. Throws 401 for malformed or wrong credentials and
-   * disabled users, 429 when the client address is past the failed-login cap.
+   * disabled users, 429 when the client address is past the failed-login cap. `passwordOnly`:
+   * only the account's password counts (the login form, as Nextcloud's: an app password typed
+   * there is a wrong password, so one app password cannot mint another).
    */
-  async authenticate(header: string, ip: string): Promise<AuthenticatedUser> {
+  async authenticate(header: string, ip: string, opts: { passwordOnly?: boolean } = {}): Promise<AuthenticatedUser> {
     const creds = parseBasic(header);
     if (!creds) await this.fail(ip);
     const { login, password } = creds!;
@@ -84,7 +88,7 @@ export class AuthService {
 
     // App passwords are 72 random characters: a direct hash lookup (nothing to guess within
     // any number of attempts), so no delay on the happy path; a disabled one counts as a failure.
-    if (password.length === 72) {
+    if (password.length === 72 && !opts.passwordOnly) {
       const ap = await this.directory.appPasswords.findLogin(sha256Hex(password));
       const user = ap && ap.userId === login ? await this.directory.users.find(ap.userId) : undefined;
       if (ap && user) {
@@ -149,7 +153,9 @@ export class AuthService {
     return token;
   }
 
-  async revokeAppPassword(id: number): Promise<void> {
+  /** Revokes an app password of `userId`; the Talk sessions opened with it end (event). */
+  async revokeAppPassword(id: number, userId: string): Promise<void> {
     await this.directory.appPasswords.delete(id);
+    await this.events.emit('user.credential-revoked', { userId });
   }
 }

@@ -147,7 +147,9 @@ export class DirectoryService {
     const problem = displayNameProblem(name);
     if (problem) throw ocsFailure(101, 'displayname', problem);
     await this.requireUser(userId);
-    await this.users.update(userId, { display_name: name });
+    // The conversations show the new name at once, on every process (the attendee rows are
+    // renamed with the account; their change feed topics reach the rendered answers).
+    await this.users.rename(userId, name);
   }
 
   async setEmail(userId: string, email: string): Promise<void> {

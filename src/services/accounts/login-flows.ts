@@ -130,11 +130,13 @@ export class LoginFlowService {
 
   /**
    * The login step: the same check as the API's Basic auth (401 for an unknown account or a
-   * wrong password alike, 429 past the brute-force cap). Remembers the user on the flow.
+   * wrong password alike, 429 past the brute-force cap), but only the account's password: an
+   * app password is refused, so a grant never turns one app password into a second, independent
+   * one (Nextcloud's login form checks the account's password only). Remembers the user on the flow.
    */
   async logIn(flow: LoginFlowRow, login: string, password: string, ip: string): Promise<UserRow> {
     const header = 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
-    const { user } = await this.auth.authenticate(header, ip);
+    const { user } = await this.auth.authenticate(header, ip, { passwordOnly: true });
     await this.repo.setUser(flow.login_token, user.id);
     return user;
   }
@@ -176,7 +178,7 @@ export class LoginFlowService {
     const ok = await this.repo.grant(flow.login_token, user.id, server, seal(flow.public_key!, appPassword));
     if (!ok) {
       const created = await this.directory.appPasswords.findLogin(sha256Hex(appPassword));
-      if (created) await this.auth.revokeAppPassword(created.appPasswordId);
+      if (created) await this.auth.revokeAppPassword(created.appPasswordId, created.userId);
       throw forbidden('token', 'This login was already completed');
     }
     return undefined;

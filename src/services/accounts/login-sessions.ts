@@ -10,6 +10,7 @@ import type { UserRow } from '../../db/repositories/users.js';
 import { randomString, sha256Hex } from '../../domain/passwords.js';
 import type { AuthService } from './auth.js';
 import { nowSeconds } from '../../domain/time.js';
+import type { EventBus } from '../../events/bus.js';
 
 /** Absolute lifetime of a login session. */
 export const LOGIN_SESSION_SECONDS = 12 * 3600;
@@ -20,6 +21,7 @@ export class LoginSessionService {
   constructor(
     private readonly repo: LoginSessionsRepository,
     private readonly auth: AuthService,
+    private readonly events: EventBus,
   ) {}
 
   /** Ends every login session of a user (credentials changed, user deleted). */
@@ -33,7 +35,8 @@ export class LoginSessionService {
    */
   async login(login: string, password: string, ip: string): Promise<{ token: string; user: UserRow }> {
     const header = 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
-    const { user } = await this.auth.authenticate(header, ip);
+    // The account's password only, as on the login flows' form (an app password is refused).
+    const { user } = await this.auth.authenticate(header, ip, { passwordOnly: true });
     const token = randomString(64);
     const now = nowSeconds();
     await this.repo.insert(sha256Hex(token), user.id, now, now + LOGIN_SESSION_SECONDS);
@@ -50,7 +53,9 @@ export class LoginSessionService {
     return this.repo.findUser(sha256Hex(token), nowSeconds());
   }
 
+  /** Ends the session; the Talk sessions opened through it end too (`user.credential-revoked`). */
   async logout(token: string): Promise<void> {
-    await this.repo.delete(sha256Hex(token));
+    const userId = await this.repo.delete(sha256Hex(token));
+    if (userId !== undefined) await this.events.emit('user.credential-revoked', { userId });
   }
 }

@@ -174,7 +174,7 @@ export class ProvisioningService {
   /** `DELETE /core/apppassword`: revokes the app password of this request (403 without one). */
   async revokeAppPassword(ctx: RequestContext): Promise<void> {
     if (ctx.appPasswordId === undefined) throw forbidden('apppassword', 'No app password in use');
-    await this.auth.revokeAppPassword(ctx.appPasswordId);
+    await this.auth.revokeAppPassword(ctx.appPasswordId, this.caller(ctx));
   }
 
   /**

@@ -8,6 +8,7 @@
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
 import { SameTurnReads } from '../same-turn-reads.js';
+import { TurnBatch } from '../platform/turn-batch.js';
 import type { ReceiveReadMarkers } from './receive-read-markers.js';
 import { isCancelled, type WaitCancel } from '../../db/wake.js';
 import type { LobbyTimers } from '../conversations/lobby-timers.js';
@@ -60,14 +61,14 @@ export interface ChatAccess {
 /** What a page of messages is formatted for (ChatAccess, or the slim copy a long-poll keeps while it waits). */
 interface PageAccess {
   room: Pick<RoomRow, 'id' | 'token' | 'type'>;
-  attendee: Pick<AttendeeRow, 'read_privacy'>;
+  attendee: Pick<AttendeeRow, 'id' | 'read_privacy'>;
   actor: ChatActor;
 }
 
 function pageAccessOf(acc: ChatAccess): PageAccess {
   return {
     room: { id: acc.room.id, token: acc.room.token, type: acc.room.type },
-    attendee: { read_privacy: acc.attendee.read_privacy },
+    attendee: { id: acc.attendee.id, read_privacy: acc.attendee.read_privacy },
     actor: acc.actor,
   };
 }
@@ -122,6 +123,14 @@ export class ChatApiService {
   }
 
   private readonly sameTurn = new SameTurnReads();
+  /**
+   * Whether waiting attendees are still in their conversation, asked after their wait found
+   * messages: one statement per room for the waiters a wake-up releases together (turn-batch.ts).
+   */
+  private readonly stillMembers = new TurnBatch<number, boolean>(async (roomId, ids) => {
+    const present = await this.repos.attendees.stillIn(Number(roomId), ids);
+    return new Map(ids.map((id) => [id, present.has(id)]));
+  });
 
   // ---- access ----
 
@@ -269,7 +278,13 @@ export class ChatApiService {
         const fetched = await this.sameTurn.read(`future:${roomId}:${offset}:${inclusive}:${q.limit}`, () =>
           this.messages.future(roomId, offset, inclusive, q.limit),
         );
-        if (fetched.length > 0) return this.page(acc, fetched, q.lastCommonReadId, true);
+        if (fetched.length > 0) {
+          // A participant removed while it waited gets what a non-participant gets (404), not
+          // the messages posted after its removal: membership is read after the messages, so a
+          // removal committed before any of them is seen here.
+          if (!(await this.stillMembers.get(String(roomId), acc.attendee.id))) throw notFound('room');
+          return this.page(acc, fetched, q.lastCommonReadId, true);
+        }
         const left = deadline - Date.now();
         if (left <= 0 || !(await waiter.wait(left, cancel))) return this.page(acc, [], q.lastCommonReadId, true);
       }

@@ -9,9 +9,11 @@ import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { ParticipantsRepository } from '../../db/repositories/participants.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
-import { SESSION_TIMEOUT } from '../../domain/constants.js';
 import { isSessionAlive } from '../../domain/participants.js';
 import { nowSeconds } from '../../domain/time.js';
+import { ActorType, SESSION_TIMEOUT } from '../../domain/constants.js';
+import { cookieLoginHolds } from '../../domain/cookie-login.js';
+import type { GroupsRepository } from '../../db/repositories/groups.js';
 import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from '../platform/request-context.js';
 
@@ -19,9 +21,15 @@ export class CallerSessions {
   constructor(
     private readonly repo: ParticipantsRepository,
     private readonly cookies: ClientSessionService,
+    private readonly groups: Pick<GroupsRepository, 'groupsOf'>,
   ) {}
 
-  /** An anonymous caller is the guest whose live session its cookie remembers for this token. */
+  /**
+   * An anonymous caller is the guest whose live session its cookie remembers for this token, or
+   * the user whose session it is while the login the cookie session was opened with still holds
+   * (enabled account, credential not revoked, password unchanged: domain/cookie-login.ts) and
+   * `allowed_groups` still admits them; otherwise the cookie recognises nobody.
+   */
   async findGuest(ctx: RequestContext, room: RoomRow): Promise<{ attendee: AttendeeRow; session?: SessionRow } | undefined> {
     if (ctx.user) return undefined;
     const keyHash = this.cookies.keyHash(ctx);
@@ -30,6 +38,15 @@ export class CallerSessions {
     if (!hit || hit.attendee.room_id !== room.id) return undefined;
     const now = nowSeconds();
     if (!isSessionAlive(hit.session.last_ping, now)) return undefined;
+    if (hit.attendee.actor_type === ActorType.USERS) {
+      if (!cookieLoginHolds(hit.attendee.actor_id, hit.login, now)) return undefined;
+      // Read only where the configuration restricts Talk to some groups (not on the default path).
+      const allowed = (await ctx.config()).list('allowed_groups');
+      if (allowed.length > 0) {
+        const mine = await this.groups.groupsOf(hit.attendee.actor_id);
+        if (!allowed.some((g) => mine.includes(g))) return undefined;
+      }
+    }
     await this.keepAlive([hit.session], now);
     return { attendee: hit.attendee, session: hit.session };
   }

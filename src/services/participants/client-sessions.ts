@@ -11,6 +11,7 @@ import { sha256Hex } from '../../domain/passwords.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { nowSeconds } from '../../domain/time.js';
 import { cookieValue } from '../../domain/cookies.js';
+import { passwordStamp, type CookieLogin } from '../../domain/cookie-login.js';
 
 export const SESSION_COOKIE = 'parley_session';
 /** 32 random bytes, base64url. */
@@ -32,6 +33,19 @@ export function tabIdOf(ctx: RequestContext): string {
   return v && TAB_PATTERN.test(v) ? v : '';
 }
 
+/**
+ * The login a logged-in caller's join binds its cookie session to: the app password, else the
+ * browser login session, else the password hash the request was verified against. Guests: none.
+ */
+function loginOf(ctx: RequestContext): CookieLogin | undefined {
+  if (!ctx.user) return undefined;
+  const login: CookieLogin = { user_id: ctx.user.id, app_password_id: null, login_token_hash: null, password_stamp: null };
+  if (ctx.appPasswordId !== undefined) login.app_password_id = ctx.appPasswordId;
+  else if (ctx.loginSessionKey !== undefined) login.login_token_hash = sha256Hex(ctx.loginSessionKey);
+  else login.password_stamp = passwordStamp(ctx.user.password_hash);
+  return login;
+}
+
 export class ClientSessionService {
   constructor(
     private readonly repo: ClientSessionsRepository,
@@ -50,7 +64,7 @@ export class ClientSessionService {
    */
   async remember(ctx: RequestContext, token: string, sessionId: string | null, guestActorId: string | null): Promise<void> {
     ctx.guestSessionKey ??= randomBytes(32).toString('base64url');
-    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), nowSeconds());
+    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), nowSeconds(), loginOf(ctx));
     await this.repo.remember(id, token, tabIdOf(ctx), sessionId, guestActorId);
   }
 
@@ -60,7 +74,7 @@ export class ClientSessionService {
    */
   async claim(ctx: RequestContext, token: string, expected: string | null, next: string, guestActorId: string | null): Promise<boolean> {
     ctx.guestSessionKey ??= randomBytes(32).toString('base64url');
-    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), nowSeconds());
+    const id = await this.repo.ensure(sha256Hex(ctx.guestSessionKey), nowSeconds(), loginOf(ctx));
     return this.repo.claim(id, token, tabIdOf(ctx), expected, next, guestActorId);
   }
 

@@ -16,6 +16,7 @@ import { verifyPassword } from '../../domain/passwords.js';
 import { listableScopesFor } from '../platform/request-context.js';
 import type { BruteForceService } from '../accounts/brute-force.js';
 import type { CallService } from '../calls/calls.js';
+import { cookieLoginHolds } from '../../domain/cookie-login.js';
 import { tabIdOf, type ClientSessionService } from './client-sessions.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { type CallerRoom, type RoomsService } from '../conversations/rooms.js';
@@ -161,6 +162,32 @@ export class SessionService {
     await this.repo.deleteSessions(end.sessionIds, end.pingedBefore);
     await this.repo.deleteSessionlessTransients(end.attendeeIds);
     await this.calls.endEmptyCalls(end.roomIds, end.pingedBefore === undefined ? 'last-left' : 'stale');
+  }
+
+  /**
+   * A user's credentials changed (password, app password revoked, account disabled or deleted):
+   * the sessions opened with a login that no longer holds end, all of them when the account is
+   * disabled or gone, each as its holder's leave would end it (its call first, with the
+   * signaling server told, then the session). Sessions opened with another, still valid
+   * credential of the user stay.
+   */
+  async endRevoked(userId: string): Promise<void> {
+    const now = nowSeconds();
+    const rows = await this.repo.sessionsOfUserWithLogin(userId);
+    const ended = rows.filter(
+      (r) => Number(r.login.u_enabled) !== 1 || r.login.u_password_hash === null || (r.login.b_user_id === userId && !cookieLoginHolds(userId, r.login, now)),
+    );
+    if (ended.length === 0) return;
+    const rooms = new Map((await this.repos.rooms.findByIds([...new Set(ended.map((r) => r.attendee.room_id))])).map((room) => [room.id, room]));
+    for (const r of ended) {
+      const room = rooms.get(r.attendee.room_id);
+      if (room && r.session.in_call !== 0) await this.calls.leaveSession(room, r.attendee, r.session, 'room');
+    }
+    await this.endSessions({
+      sessionIds: ended.map((r) => r.session.id),
+      attendeeIds: ended.map((r) => r.attendee.id),
+      roomIds: [...rooms.keys()],
+    });
   }
 
   /** PUT participants/state: 404 without a session of the caller; 400 for a state other than 0/1. */

@@ -29,6 +29,9 @@ export class RequestContext {
   /** Guest cookie session id, set by the guest-session layer. */
   guestSessionKey?: string;
 
+  /** The browser login session cookie the user was recognised by (Parley's web pages), if any. */
+  loginSessionKey?: string;
+
   get isUser(): boolean {
     return this.user !== undefined;
   }

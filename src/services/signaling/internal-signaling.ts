@@ -6,7 +6,6 @@
  * polled in a loop: a waiting request costs one read before and one after the wake-up.
  */
 import type { Wake } from '../../db/wake.js';
-import type { SignalingRepository } from '../../db/repositories/signaling.js';
 import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
@@ -18,6 +17,7 @@ import { nowSeconds } from '../../domain/time.js';
 import type { AppConfigService } from '../platform/app-config.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { RoomsService } from '../conversations/rooms.js';
+import type { RoomSessionRow, SignalingRepository } from '../../db/repositories/signaling.js';
 
 /** Talk's answer when the mode is external: 400 with this string as data. */
 export const INTERNAL_SIGNALING_DISABLED = 'Internal signaling disabled.';
@@ -84,14 +84,19 @@ export class InternalSignalingService {
         listener.close();
       }
     }
-    const users = await this.usersInRoom(me.room);
+    // Read after the messages were taken: a session ended (its participant removed, its account
+    // locked out) before they were sent is no longer listed, and the poll answers as without a
+    // session instead of handing them out. The poll pinged it at its start, so a live session is
+    // always within the window.
+    const rows = await this.repo.roomSessions(me.room.id, nowSeconds() - USERS_IN_ROOM_WINDOW);
+    if (!rows.some((r) => r.session_id === sessionId)) return { kind: 'no-session', items: [{ type: 'usersInRoom', data: [] }] };
+    const users = await this.usersInRoom(me.room, rows);
     return { kind: 'ok', items: [...messages.map((data) => ({ type: 'message', data })), { type: 'usersInRoom', data: users }] };
   }
 
-  private async usersInRoom(room: RoomRow): Promise<unknown[]> {
+  private async usersInRoom(room: RoomRow, rows: RoomSessionRow[]): Promise<unknown[]> {
     const cfg = await this.appConfig.snapshot();
     const serverDefault = serverDefaultPermissions(cfg.get('default_permissions'));
-    const rows = await this.repo.roomSessions(room.id, nowSeconds() - USERS_IN_ROOM_WINDOW);
     return rows.map((r) => ({
       userId: r.actor_type === ActorType.USERS ? r.actor_id : '',
       roomId: room.id,
