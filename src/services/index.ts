@@ -62,6 +62,7 @@ import { NotificationService } from './notifications.js';
 import { UserAvatarService } from './user-avatars.js';
 import { CallerSessions } from './caller-sessions.js';
 import { ConversationViewService } from './conversation-view.js';
+import { createPush, type PushServices } from './push/index.js';
 
 export interface Services {
   db: Db;
@@ -98,8 +99,10 @@ export interface Services {
   loginSessions: LoginSessionService;
   /** Login Flow v2 / v1: how Talk apps obtain an app password. */
   loginFlows: LoginFlowService;
-  /** The notifications app: Talk's invitation, mention and call notifications (no push). */
+  /** The notifications app: Talk's invitation, mention and call notifications. */
   notifications: NotificationService;
+  /** Push notifications: device registration, delivery to the push proxy, Web Push. */
+  push: PushServices;
   serverLists: ServerListsService;
   metrics: MetricsService;
   userStatus: UserStatusService;
@@ -235,6 +238,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatReminders,
     chatSchedule,
   });
+  const push = createPush(repos, settings);
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
   return {
     repos,
@@ -273,6 +277,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     loginSessions,
     loginFlows,
     notifications,
+    push,
     directory,
     appConfig,
     bruteForce,

@@ -39,6 +39,8 @@ import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js
 import { noteToSelf } from './0718-note-to-self.js';
 import { pinnedMessages } from './0719-pinned-messages.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
+import { outbox } from './0820-outbox.js';
+import { push } from './0821-push.js';
 
 export const migrations: ParleyMigration[] = [
   foundation,
@@ -75,4 +77,6 @@ export const migrations: ParleyMigration[] = [
   noteToSelf,
   pinnedMessages,
   scheduledMessages,
+  outbox,
+  push,
 ];

@@ -26,6 +26,9 @@ import { LoginSessionsRepository } from './login-sessions.js';
 import { MailOutboxRepository } from './mail-outbox.js';
 import { MetricsRepository } from './metrics.js';
 import { NotificationsRepository } from './notifications.js';
+import { OutboxRepository } from './outbox.js';
+import { PushDevicesRepository } from './push-devices.js';
+import { WebpushSubscriptionsRepository } from './webpush-subscriptions.js';
 import { ParticipantsRepository } from './participants.js';
 import { PhoneNumbersRepository } from './phone-numbers.js';
 import { PollsRepository } from './polls.js';
@@ -62,6 +65,9 @@ export interface RepositorySet {
   mailOutbox: MailOutboxRepository;
   metrics: MetricsRepository;
   notifications: NotificationsRepository;
+  outbox: OutboxRepository;
+  pushDevices: PushDevicesRepository;
+  webpushSubscriptions: WebpushSubscriptionsRepository;
   participants: ParticipantsRepository;
   phoneNumbers: PhoneNumbersRepository;
   polls: PollsRepository;
@@ -105,6 +111,9 @@ const MAKERS: Makers = {
   mailOutbox: (kysely) => new MailOutboxRepository(kysely),
   metrics: (kysely) => new MetricsRepository(kysely),
   notifications: (kysely) => new NotificationsRepository(kysely),
+  outbox: (kysely, dialect) => new OutboxRepository(kysely, dialect),
+  pushDevices: (kysely) => new PushDevicesRepository(kysely),
+  webpushSubscriptions: (kysely) => new WebpushSubscriptionsRepository(kysely),
   participants: (kysely, dialect) => new ParticipantsRepository(kysely, dialect),
   phoneNumbers: (kysely) => new PhoneNumbersRepository(kysely),
   polls: (kysely) => new PollsRepository(kysely),

@@ -24,6 +24,7 @@ import { webPageRoutes } from './web-pages.js';
 import { loginFlowRoutes } from './login-flows.js';
 import { userAvatarRoutes } from './user-avatars.js';
 import { notificationRoutes } from './notifications.js';
+import { pushRoutes } from './push.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 import { chatRoutes } from './chat.js';
@@ -48,6 +49,7 @@ export const routeModules: RouteModule[] = [
   loginFlowRoutes,
   userAvatarRoutes,
   notificationRoutes,
+  pushRoutes,
   metricsRoutes,
   openApiRoutes,
   userStatusRoutes,
