@@ -79,12 +79,12 @@ for (const dialect of dialects()) {
       for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await call(p, 'DELETE', N, { as: as(u) });
     };
 
-    it('the capabilities carry the notifications entry the apps check, without push features', async () => {
+    it('the capabilities carry the notifications entry the apps check, with the push features', async () => {
       const r = await call(p, 'GET', '/cloud/capabilities', { as: as('bob') });
       const n = r.data.capabilities.notifications;
       for (const e of ['list', 'get', 'delete', 'delete-all', 'rich-strings', 'icons', 'action-web', 'user-status'])
         assert.ok(n['ocs-endpoints'].includes(e), e);
-      assert.deepEqual(n.push, []);
+      assert.deepEqual(n.push, ['devices', 'object-data', 'delete']);
     });
 
     it('adding a user to a group conversation invites them, as Talk words it', async () => {

@@ -63,6 +63,8 @@ import { UserAvatarService } from './user-avatars.js';
 import { CallerSessions } from './caller-sessions.js';
 import { ConversationViewService } from './conversation-view.js';
 import { createPush, type PushServices } from './push/index.js';
+import { OutboxSignal } from './outbox/signal.js';
+import { OutboxWorker } from './outbox/worker.js';
 
 export interface Services {
   db: Db;
@@ -103,6 +105,8 @@ export interface Services {
   notifications: NotificationService;
   /** Push notifications: device registration, delivery to the push proxy, Web Push. */
   push: PushServices;
+  /** Delivers what the outbox holds (pushes), in the background; stopped by closeServices. */
+  outbox: OutboxWorker;
   serverLists: ServerListsService;
   metrics: MetricsService;
   userStatus: UserStatusService;
@@ -187,7 +191,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const sip = new SipService(rooms, repos, conversationView, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
   const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
-  const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig);
+  const outboxSignal = new OutboxSignal();
+  const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig, () => outboxSignal.kick());
   const participants = new ParticipantsService(
     rooms,
     repos,
@@ -206,7 +211,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
-  const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
+  const push = createPush(repos, settings, notifications, userStatus, log);
+  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery], log, outboxSignal);
+  const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
@@ -238,7 +245,6 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatReminders,
     chatSchedule,
   });
-  const push = createPush(repos, settings);
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
   return {
     repos,
@@ -278,6 +284,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     loginFlows,
     notifications,
     push,
+    outbox,
     directory,
     appConfig,
     bruteForce,

@@ -78,6 +78,18 @@ export class PushDevicesRepository {
       .execute();
   }
 
+  /** Every device of these users whose app password exists. */
+  forUsers(userIds: string[]): Promise<PushDeviceRow[]> {
+    if (userIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('push_devices')
+      .innerJoin('app_passwords', 'app_passwords.id', 'push_devices.app_password_id')
+      .selectAll('push_devices')
+      .where('push_devices.user_id', 'in', userIds)
+      .orderBy('push_devices.id')
+      .execute();
+  }
+
   forUser(userId: string): Promise<PushDeviceRow[]> {
     return this.db.selectFrom('push_devices').selectAll().where('user_id', '=', userId).orderBy('id').execute();
   }
