@@ -79,7 +79,11 @@ export class CapabilitiesService {
    */
   private readonly cache = new BoundedMap<string, Record<string, unknown>>(500);
 
-  constructor(private readonly preferences: PreferencesService) {}
+  constructor(
+    private readonly preferences: PreferencesService,
+    /** WEB_PUSH: `webpush` joins the push features (subscriptions with an app password). */
+    private readonly webPush = false,
+  ) {}
 
   /** The caller's document with its cache key (talk-reference.md §2.1). */
   async view(ctx: RequestContext): Promise<CapabilitiesView> {
@@ -116,7 +120,11 @@ export class CapabilitiesService {
     // Nextcloud's user_status app (participants area): statuses are served by Parley itself.
     capabilities.user_status = { enabled: true, restore: false, supports_emoji: true, supports_busy: false };
     // The notifications app (routes/notifications.ts) and its push features (routes/push.ts).
-    capabilities.notifications = { 'ocs-endpoints': NOTIFICATION_ENDPOINTS, push: PUSH_FEATURES, 'admin-notifications': [] };
+    capabilities.notifications = {
+      'ocs-endpoints': NOTIFICATION_ENDPOINTS,
+      push: this.webPush ? [...PUSH_FEATURES, 'webpush'] : PUSH_FEATURES,
+      'admin-notifications': [],
+    };
     if (inputs) capabilities.spreed = this.spreed(cfg, inputs);
     return { version: SERVER_VERSION, capabilities };
   }

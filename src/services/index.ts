@@ -167,7 +167,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   );
   const auth = new AuthService(directory, bruteForce, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(repos.preferences);
-  const capabilities = new CapabilitiesService(preferences);
+  const capabilities = new CapabilitiesService(preferences, settings.webPush);
   const serviceHash = new ServiceHashService(preferences);
   const userStatus = new UserStatusService(repos.userStatus);
   const clientSessions = new ClientSessionService(repos.clientSessions, settings.baseUrl.startsWith('https:'));
@@ -211,8 +211,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
-  const push = createPush(repos, settings, notifications, userStatus, log);
-  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery], log, outboxSignal);
+  const push = createPush(repos, settings, notifications, userStatus, outboxSignal, log);
+  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush], log, outboxSignal);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));

@@ -91,27 +91,31 @@ export class NotificationsRepository {
 
   /**
    * Deletes all of the user's notifications and, in the same transaction, owes each of their
-   * push devices one `delete-all` (the per-row deletes the triggers write are merged into it).
+   * push devices and Web Push subscriptions one `delete-all` (the per-row deletes the triggers
+   * write are merged into it).
    */
   async deleteAllForUser(userId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('outbox')
-        .columns(['topic', 'destination', 'dedupe_key', 'payload', 'due_at', 'created_at'])
-        .expression(
-          trx
-            .selectFrom('push_devices')
-            .select((eb) => [
-              sql.lit('push').as('topic'),
-              'proxy_server as destination',
-              sql<null>`null`.as('dedupe_key'),
-              sql<string>`${'{"kind":"delete-all","device":'} || cast(${eb.ref('id')} as varchar(20)) || ${'}'}`.as('payload'),
-              sql.lit(0).as('due_at'),
-              sql<number>`${Math.floor(Date.now() / 1000)}`.as('created_at'),
-            ])
-            .where('user_id', '=', userId),
-        )
-        .execute();
+      const owe = (table: 'push_devices' | 'webpush_subscriptions', topic: string, destination: 'proxy_server' | 'endpoint') =>
+        trx
+          .insertInto('outbox')
+          .columns(['topic', 'destination', 'dedupe_key', 'payload', 'due_at', 'created_at'])
+          .expression(
+            trx
+              .selectFrom(table)
+              .select((eb) => [
+                sql.lit(topic).as('topic'),
+                eb.ref(destination).as('destination'),
+                sql<null>`null`.as('dedupe_key'),
+                sql<string>`${'{"kind":"delete-all","device":'} || cast(${eb.ref('id')} as varchar(20)) || ${'}'}`.as('payload'),
+                sql.lit(0).as('due_at'),
+                sql<number>`${Math.floor(Date.now() / 1000)}`.as('created_at'),
+              ])
+              .where('user_id', '=', userId),
+          )
+          .execute();
+      await owe('push_devices', 'push', 'proxy_server');
+      await owe('webpush_subscriptions', 'webpush', 'endpoint');
       await trx.deleteFrom('notifications').where('user_id', '=', userId).execute();
     });
   }

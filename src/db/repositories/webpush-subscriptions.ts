@@ -32,7 +32,12 @@ export class WebpushSubscriptionsRepository {
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) > 0) return 'updated';
       await trx.deleteFrom('webpush_subscriptions').where('user_id', '=', row.user_id).where('app_password_id', '=', row.app_password_id).execute();
-      await trx.insertInto('webpush_subscriptions').values(row).execute();
+      const { id } = await trx.insertInto('webpush_subscriptions').values(row).returning('id').executeTakeFirstOrThrow();
+      // The activation token goes out through the subscription itself (outbox, after commit).
+      await trx
+        .insertInto('outbox')
+        .values({ topic: 'webpush', destination: row.endpoint, payload: JSON.stringify({ kind: 'activate', device: Number(id) }), created_at: row.created_at })
+        .execute();
       return 'created';
     });
   }

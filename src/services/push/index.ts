@@ -10,12 +10,16 @@ import type { UserStatusService } from '../user-status.js';
 import { PushKeys } from './keys.js';
 import { ProxyDelivery, PushCounters } from './proxy-delivery.js';
 import { PushRegistrationService } from './registration.js';
+import { WebPushService } from './web-push.js';
+import type { OutboxSignal } from '../outbox/signal.js';
 
 export interface PushServices {
   keys: PushKeys;
   registration: PushRegistrationService;
   /** The outbox handler of topic `push`. */
   proxyDelivery: ProxyDelivery;
+  /** Web Push: VAPID key, subscriptions, and the outbox handler of topic `webpush`. */
+  webPush: WebPushService;
   /** Counters of /metrics: pushes sent, failed, dropped. */
   counters: PushCounters;
 }
@@ -25,6 +29,7 @@ export function createPush(
   settings: Settings,
   notifications: NotificationService,
   userStatus: UserStatusService,
+  signal: OutboxSignal,
   log: Logger,
 ): PushServices {
   const keys = new PushKeys(repos.pushDevices);
@@ -34,6 +39,15 @@ export function createPush(
     keys,
     counters,
     registration: new PushRegistrationService(repos.pushDevices, keys, rules, settings.baseUrl),
+    webPush: new WebPushService(
+      repos.webpushSubscriptions,
+      notifications,
+      userStatus,
+      counters,
+      signal,
+      { enabled: settings.webPush, allowInsecure: settings.pushAllowInsecure, contact: `mailto:${settings.mailFrom}`, baseUrl: settings.baseUrl },
+      log,
+    ),
     proxyDelivery: new ProxyDelivery(repos.pushDevices, keys, notifications, userStatus, repos.userRateLimits, counters, settings.baseUrl, log),
   };
 }

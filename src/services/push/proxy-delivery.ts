@@ -29,7 +29,8 @@ import type { PushKeys } from './keys.js';
 /** What one outbox row of the push topics says (written by the triggers of migration 0821). */
 export interface PushRow {
   row: OutboxRow;
-  kind: 'notify' | 'delete' | 'delete-all';
+  /** `activate`: a Web Push subscription's activation token. */
+  kind: 'notify' | 'delete' | 'delete-all' | 'activate';
   device: number;
   nid: number;
 }
@@ -38,8 +39,8 @@ export interface PushRow {
 export function parsePushRow(row: OutboxRow): PushRow | undefined {
   try {
     const p = JSON.parse(row.payload) as { kind?: unknown; device?: unknown; nid?: unknown };
-    if ((p.kind !== 'notify' && p.kind !== 'delete' && p.kind !== 'delete-all') || typeof p.device !== 'number') return undefined;
-    return { row, kind: p.kind, device: p.device, nid: typeof p.nid === 'number' ? p.nid : 0 };
+    if (!['notify', 'delete', 'delete-all', 'activate'].includes(p.kind as string) || typeof p.device !== 'number') return undefined;
+    return { row, kind: p.kind as PushRow['kind'], device: p.device, nid: typeof p.nid === 'number' ? p.nid : 0 };
   } catch {
     return undefined;
   }
@@ -142,7 +143,7 @@ export class ProxyDelivery implements OutboxHandler {
 
       // Deletes, merged per device: everything at once when a delete-all is among them.
       const deletes = new Map<number, PushRow[]>();
-      for (const p of mine) if (p.kind !== 'notify') deletes.set(p.device, [...(deletes.get(p.device) ?? []), p]);
+      for (const p of mine) if (p.kind === 'delete' || p.kind === 'delete-all') deletes.set(p.device, [...(deletes.get(p.device) ?? []), p]);
       for (const [deviceId, list] of deletes) {
         const device = devices.get(deviceId)!;
         const all = list.some((p) => p.kind === 'delete-all');
