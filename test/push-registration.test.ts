@@ -10,6 +10,8 @@ import { createHash, verify } from 'node:crypto';
 import { useParley } from './helpers/fixtures.js';
 import { dialects, passwordOf } from './helpers/parley.js';
 import { newDevice, startProxy } from './helpers/push-proxy.js';
+import { freePort } from './helpers/processes.js';
+import { checkPushProxies } from '../src/services/push/reachability.js';
 
 const PUSH = '/apps/notifications/api/v2/push';
 const TALK_UA = 'Mozilla/5.0 (Android) Nextcloud-Talk v20.0.0';
@@ -129,3 +131,15 @@ for (const dialect of dialects()) {
     });
   });
 }
+
+// The check an operator's health command calls (PushServices.checkProxies).
+describe('push proxy reachability', () => {
+  it('a listening proxy is reachable, a closed port is not', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const [up, down] = await checkPushProxies([proxy.url, closed], 2000);
+    assert.equal(up.reachable, true);
+    assert.equal(up.status, 404);
+    assert.equal(down.reachable, false);
+    assert.equal(down.error, 'ECONNREFUSED');
+  });
+});

@@ -11,6 +11,7 @@ import { PushKeys } from './keys.js';
 import { ProxyDelivery, PushCounters } from './proxy-delivery.js';
 import { PushRegistrationService } from './registration.js';
 import { WebPushService } from './web-push.js';
+import { checkPushProxies, type ProxyReachability } from './reachability.js';
 import type { OutboxSignal } from '../outbox/signal.js';
 
 export interface PushServices {
@@ -22,6 +23,8 @@ export interface PushServices {
   webPush: WebPushService;
   /** Counters of /metrics: pushes sent, failed, dropped. */
   counters: PushCounters;
+  /** Whether each allowed push proxy (PUSH_PROXIES) answers: for operators' health checks. */
+  checkProxies(timeoutMs?: number): Promise<ProxyReachability[]>;
 }
 
 export function createPush(
@@ -38,6 +41,7 @@ export function createPush(
   return {
     keys,
     counters,
+    checkProxies: (timeoutMs) => checkPushProxies(settings.pushProxies, timeoutMs),
     registration: new PushRegistrationService(repos.pushDevices, keys, rules, settings.baseUrl),
     webPush: new WebPushService(
       repos.webpushSubscriptions,
