@@ -171,6 +171,34 @@ for (const dialect of dialects()) {
       await eventually('the device is unregistered', async () => (await t.services.repos.pushDevices.forUser('bob')).length === 0);
     });
 
+    it('a row claimed by a process that died is delivered once its claim expires', async () => {
+      const carol = await phone('carol');
+      const room = await t.newRoom('bob', { name: 'Crash', members: ['carol'] });
+      const from = proxy.received.length;
+      await t.say(room, 'bob', '@carol first');
+      const first = await pushTo(carol.deviceIdentifier, from, (p) => p.subject?.type === 'chat');
+      const [device] = await t.services.repos.pushDevices.forUser('carol');
+      // What a process leaves behind when it dies between its claim and the delivery.
+      await t.services.db.kysely
+        .insertInto('outbox')
+        .values({
+          topic: 'push',
+          destination: device.proxy_server,
+          dedupe_key: 'crashed',
+          payload: JSON.stringify({ kind: 'notify', device: Number(device.id), nid: first.subject!.nid }),
+          attempts: 1,
+          claimed_by: 'a-dead-process',
+          claimed_until: Date.now() + 300,
+          created_at: Math.floor(Date.now() / 1000),
+        })
+        .execute();
+      const from2 = proxy.received.length;
+      t.services.outbox.kick();
+      const again = await pushTo(carol.deviceIdentifier, from2, (p) => p.subject?.nid === first.subject!.nid);
+      assert.equal(again.verified, true);
+      await eventually('the row is done', async () => (await t.services.repos.outbox.pending()).length === 0);
+    });
+
     it('capabilities advertise the push features', async () => {
       const caps = await t.call('GET', '/cloud/capabilities', { as: { user: 'alice', password: passwordOf('alice') } });
       assert.deepEqual(caps.data.capabilities.notifications.push, ['devices', 'object-data', 'delete']);

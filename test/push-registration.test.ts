@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, verify } from 'node:crypto';
 import { useParley } from './helpers/fixtures.js';
-import { dialects, passwordOf } from './helpers/parley.js';
+import { admin, dialects, passwordOf } from './helpers/parley.js';
 import { newDevice, startProxy } from './helpers/push-proxy.js';
 import { freePort } from './helpers/processes.js';
 import { checkPushProxies } from '../src/services/push/reachability.js';
@@ -128,6 +128,17 @@ for (const dialect of dialects()) {
       assert.equal((await t.services.repos.pushDevices.forUser('dave')).length, 1, 'the same push token under a new app password replaces the old row');
       assert.equal((await t.call('DELETE', '/core/apppassword', { as: second })).status, 200);
       assert.equal((await t.services.repos.pushDevices.forUser('dave')).length, 0);
+    });
+
+    it('a deleted account takes its registrations and key pair along', async () => {
+      await t.newUser('frank');
+      const frank = await appPassword('frank');
+      const device = newDevice();
+      const body = { pushTokenHash: device.pushTokenHash, devicePublicKey: device.publicKeyPem, proxyServer: proxy.url };
+      assert.equal((await t.call('POST', PUSH, { as: frank, body })).status, 201);
+      assert.equal((await t.call('DELETE', '/cloud/users/frank', { as: admin })).status, 200);
+      assert.equal((await t.services.repos.pushDevices.forUser('frank')).length, 0);
+      assert.equal((await t.services.repos.pushDevices.keys(['frank'])).length, 0);
     });
   });
 }

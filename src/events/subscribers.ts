@@ -22,6 +22,7 @@ import type { SignalingNotifier } from '../services/signaling-notifier.js';
 import type { CallService } from '../services/calls.js';
 import type { ChatRemindersService } from '../services/chat-reminders.js';
 import type { ChatScheduleService } from '../services/chat-schedule.js';
+import type { PushKeys } from '../services/push/keys.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -40,6 +41,7 @@ export interface Subscribers {
   calls: CallService;
   chatReminders: ChatRemindersService;
   chatSchedule: ChatScheduleService;
+  pushKeys: PushKeys;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -79,6 +81,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
+  bus.on('user.deleting', ({ userId }) => s.pushKeys.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatSchedule.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chat.authorDeleted(userId));

@@ -244,6 +244,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     calls,
     chatReminders,
     chatSchedule,
+    pushKeys: push.keys,
   });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
   return {

@@ -29,4 +29,9 @@ export class PushKeys {
   async ofUsers(userIds: string[]): Promise<Map<string, PushKeyRow>> {
     return new Map((await this.repo.keys([...new Set(userIds)])).map((k) => [k.user_id, k]));
   }
+
+  /** A deleted user's key pair goes with them (their devices went with their app passwords). */
+  async forget(userId: string): Promise<void> {
+    await this.repo.deleteKey(userId);
+  }
 }
