@@ -24,7 +24,7 @@ after(() => proxy.close());
 for (const dialect of dialects()) {
   describe(`push delivery [${dialect}]`, () => {
     const t = useParley(dialect, {
-      users: ['alice', 'bob', 'carol'],
+      users: ['alice', 'bob', 'carol', 'dora'],
       env: { PUSH_ALLOW_INSECURE: 'true', PUSH_PROXIES: proxy.url, BRUTE_FORCE_DELAY_MS: '0' },
     });
 
@@ -197,6 +197,22 @@ for (const dialect of dialects()) {
       const again = await pushTo(carol.deviceIdentifier, from2, (p) => p.subject?.nid === first.subject!.nid);
       assert.equal(again.verified, true);
       await eventually('the row is done', async () => (await t.services.repos.outbox.pending()).length === 0);
+    });
+
+    it('"do not disturb" holds pushes back, except from conversations marked important', async () => {
+      const dora = await phone('dora');
+      const quiet = await t.newRoom('bob', { name: 'Quiet hours', members: ['dora'] });
+      const vip = await t.newRoom('bob', { name: 'Family', members: ['dora'] });
+      assert.equal((await t.call('POST', `${V4}/room/${vip.token}/important`, { as: dora.caller })).status, 200);
+      const dnd = await t.call('PUT', '/apps/user_status/api/v1/user_status/status', { as: dora.caller, body: { statusType: 'dnd' } });
+      assert.equal(dnd.status, 200, dnd.text);
+      const from = proxy.received.length;
+      await t.say(quiet, 'bob', '@dora can wait');
+      await t.say(vip, 'bob', '@dora urgent');
+      await pushTo(dora.deviceIdentifier, from, (p) => p.subject?.subject === 'bob mentioned you in conversation Family');
+      await t.services.outbox.idle();
+      assert.equal(proxy.received.slice(from).filter((p) => p.subject?.subject === 'bob mentioned you in conversation Quiet hours').length, 0);
+      assert.match((await t.call('GET', '/metrics', { format: 'none' })).text, /parley_push_dropped_total\{channel="proxy",reason="dnd"\} [1-9]/);
     });
 
     it('capabilities advertise the push features', async () => {

@@ -306,10 +306,13 @@ export class NotificationService {
   /**
    * The notifications `ids` of `userId` as pushes show them (v2 records, the subject in plain
    * text), by id; read, removed or stale ones are missing (stale ones are deleted, as on a read).
+   * With `importantOnly` (the user is on "do not disturb"), only those of conversations the user
+   * marked important: Talk makes them priority notifications, which the notifications app
+   * pushes through "do not disturb".
    */
-  async recordsForPush(userId: string, ids: number[], base: string): Promise<Map<number, NotificationRecord>> {
+  async recordsForPush(userId: string, ids: number[], base: string, opts: { importantOnly?: boolean } = {}): Promise<Map<number, NotificationRecord>> {
     const rows = await this.repo.findIdsForUser(userId, ids);
-    const records = await this.present(userId, rows, base, 'v2');
+    const records = await this.present(userId, rows, base, 'v2', opts);
     return new Map(records.map((r) => [r.notification_id, r]));
   }
 
@@ -332,7 +335,13 @@ export class NotificationService {
    * Rows → records with a fixed number of queries (rooms, memberships, names). Rows whose
    * conversation is gone or whose user left it are deleted, as Talk's notifier does.
    */
-  private async present(userId: string, rows: NotificationRow[], base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationRecord[]> {
+  private async present(
+    userId: string,
+    rows: NotificationRow[],
+    base: string,
+    apiVersion: 'v1' | 'v2',
+    opts: { importantOnly?: boolean } = {},
+  ): Promise<NotificationRecord[]> {
     if (rows.length === 0) return [];
     const roomIds = [...new Set(rows.map((r) => Number(r.room_id)))];
     const rooms = new Map((await this.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
@@ -366,6 +375,7 @@ export class NotificationService {
       const sensitive = memberOf.get(Number(room.id))!.sensitive !== 0;
       const chatMessage = message && !sensitive ? asRichMessage(formatChatMessage(message, readerEnv(room, userId), false)) : undefined;
       const record = presentNotification(row, { base, apiVersion, room, roomName, names, chatMessage, sensitive });
+      if (record && opts.importantOnly && memberOf.get(Number(room.id))!.important === 0) continue;
       if (record) out.push(record);
       else stale.push(Number(row.id));
     }

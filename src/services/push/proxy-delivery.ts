@@ -8,7 +8,8 @@
  * one `POST {proxy}/notifications`.
  *
  * Rows are dropped (not sent) when their device or app password is gone, the notification was
- * read or removed meanwhile, the user is on "do not disturb", the notification is for another
+ * read or removed meanwhile, the user is on "do not disturb" (unless the conversation is one
+ * they marked important, as Talk's priority notifications), the notification is for another
  * kind of app (Talk's go to the Talk apps when the user has one), or the user's rate is used up.
  * A proxy that does not answer, answers 5xx or 429 gets the rows again later (the worker's
  * back-off); its `unknown` devices are unregistered.
@@ -121,12 +122,11 @@ export class ProxyDelivery implements OutboxHandler {
       const notify = mine.filter((p) => p.kind === 'notify');
       if (notify.length) {
         const dnd = statuses.get(userId)?.status === 'dnd';
-        const records = dnd ? new Map() : await this.notifications.recordsForPush(userId, [...new Set(notify.map((p) => p.nid))], this.baseUrl);
+        const records = await this.notifications.recordsForPush(userId, [...new Set(notify.map((p) => p.nid))], this.baseUrl, { importantOnly: dnd });
         const allowed = new Map<number, boolean>();
         for (const p of notify) {
           const record = records.get(p.nid);
-          if (dnd) drop(p, 'dnd');
-          else if (!record) drop(p, 'read');
+          if (!record) drop(p, dnd ? 'dnd' : 'read');
           else if (!devicesFor(userDevices.get(userId) ?? [], record.app).some((d) => Number(d.id) === p.device)) drop(p, 'filtered');
           else {
             if (!allowed.has(p.nid)) allowed.set(p.nid, await this.rateLimits.take(userId, PUSH_RATE, nowSeconds()));

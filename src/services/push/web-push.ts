@@ -144,12 +144,11 @@ export class WebPushService implements OutboxHandler {
       const notify = mine.filter((p) => p.kind === 'notify');
       if (notify.length) {
         const dnd = statuses.get(userId)?.status === 'dnd';
-        const records = dnd ? new Map() : await this.notifications.recordsForPush(userId, [...new Set(notify.map((p) => p.nid))], this.opts.baseUrl);
+        const records = await this.notifications.recordsForPush(userId, [...new Set(notify.map((p) => p.nid))], this.opts.baseUrl, { importantOnly: dnd });
         for (const p of notify) {
           const record = records.get(p.nid);
           const sub = subs.get(p.device)!;
-          if (dnd) drop(p.row, 'dnd');
-          else if (!record) drop(p.row, 'read');
+          if (!record) drop(p.row, dnd ? 'dnd' : 'read');
           else if (!webPushAllows(sub.app_types, record.app)) drop(p.row, 'filtered');
           else {
             const json = JSON.stringify({
