@@ -102,6 +102,18 @@ for (const dialect of dialects()) {
       });
     });
 
+    it('a deleted message takes its notification along: the silent delete follows at once', async () => {
+      const alice = await phone('alice');
+      const room = await t.newRoom('bob', { name: 'Oops', members: ['alice'] });
+      const from = proxy.received.length;
+      const id = await t.say(room, 'bob', '@alice wrong room');
+      const mention = await pushTo(alice.deviceIdentifier, from, (p) => p.subject?.id === `${room.token}/${id}`);
+      const from2 = proxy.received.length;
+      const del = await t.call('DELETE', `${CHAT}/${room.token}/${id}`, { as: { user: 'bob', password: passwordOf('bob') } });
+      assert.equal(del.status, 200, del.text);
+      await pushTo(alice.deviceIdentifier, from2, (p) => p.subject?.delete === true && p.subject?.nid === mention.subject!.nid);
+    });
+
     it('a call rings as a high-priority VoIP push; dismissing all sends delete-all', async () => {
       const alice = await phone('alice');
       const room = await t.newRoom('bob', { type: RoomType.GROUP, name: 'Ring', members: ['alice'] });

@@ -55,6 +55,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
     s.notifications.messageEdited(room, messageId, author, added, removedUserIds, silent),
   );
   bus.on('chat.read', ({ room, userIds, messageId }) => s.notifications.chatReadUpTo(room.id, userIds, messageId));
+  bus.on('chat.message-deleted', ({ room, messageId }) => s.notifications.messageDeleted(room.id, messageId));
   // People added by somebody are invited (Talk's notifier: group members too, at creation as later).
   bus.on('room.attendees-added', ({ room, userIds, invitedBy }) => s.notifications.invited(room, invitedBy, userIds));
   bus.on('room.joined', ({ room, actorType, actorId }) => (actorType === ActorType.USERS ? s.notifications.joinedRoom(room.id, actorId) : undefined));

@@ -249,6 +249,17 @@ export class NotificationService {
     if (owes) this.outboxWake();
   }
 
+  /**
+   * A message was deleted: every notification about it goes (Talk's
+   * removePendingNotificationsForMessage), so phones get their silent deletes now rather than
+   * when the notifications are next listed.
+   */
+  async messageDeleted(roomId: number, messageId: number): Promise<void> {
+    let owes = false;
+    for (const objectType of ['chat', 'reminder']) if (await this.repo.deleteInRooms([roomId], { objectType, messageId })) owes = true;
+    if (owes) this.outboxWake();
+  }
+
   /** The user left the conversation: all their notifications of it go. */
   async leftRoom(roomId: number, userId: string): Promise<void> {
     await this.removedFromRoom([roomId], [userId]);
