@@ -7,6 +7,8 @@
  * once it is back; a device the proxy calls unknown is unregistered.
  */
 import { after, beforeEach, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import assert from 'node:assert/strict';
 import { RoomType, useParley, V4 } from './helpers/fixtures.js';
 import { dialects, passwordOf, type Caller } from './helpers/parley.js';
@@ -111,6 +113,28 @@ for (const dialect of dialects()) {
       const from2 = proxy.received.length;
       const del = await t.call('DELETE', `${CHAT}/${room.token}/${id}`, { as: { user: 'bob', password: passwordOf('bob') } });
       assert.equal(del.status, 200, del.text);
+      await pushTo(alice.deviceIdentifier, from2, (p) => p.subject?.delete === true && p.subject?.nid === mention.subject!.nid);
+    });
+
+    it('an expired message takes its notification along when the expiration job deletes it', async () => {
+      const alice = await phone('alice');
+      const room = await t.newRoom('bob', { name: 'Fleeting', members: ['alice'] });
+      const set = await t.call('POST', `${V4}/room/${room.token}/message-expiration`, {
+        as: { user: 'bob', password: passwordOf('bob') },
+        body: { seconds: 1 },
+      });
+      assert.equal(set.status, 200, set.text);
+      const from = proxy.received.length;
+      const id = await t.say(room, 'bob', '@alice gone soon');
+      const mention = await pushTo(alice.deviceIdentifier, from, (p) => p.subject?.id === `${room.token}/${id}`);
+      await sleep(2100);
+      const from2 = proxy.received.length;
+      const out = await runJobIfDue(
+        t.services,
+        jobs.find((j) => j.name === 'message-expiration')!,
+        true,
+      );
+      assert.equal(out.status, 'ok', out.error);
       await pushTo(alice.deviceIdentifier, from2, (p) => p.subject?.delete === true && p.subject?.nid === mention.subject!.nid);
     });
 

@@ -260,6 +260,11 @@ export class NotificationService {
     if (owes) this.outboxWake();
   }
 
+  /** Expired messages were deleted: notifications about them go too (their silent deletes follow). */
+  async forgetGoneMessages(): Promise<void> {
+    if (await this.repo.deleteAboutGoneMessages()) this.outboxWake();
+  }
+
   /** The user left the conversation: all their notifications of it go. */
   async leftRoom(roomId: number, userId: string): Promise<void> {
     await this.removedFromRoom([roomId], [userId]);

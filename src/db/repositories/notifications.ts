@@ -163,6 +163,20 @@ export class NotificationsRepository {
     return owes;
   }
 
+  /** Deletes notifications about messages that no longer exist (expired); whether pushes are owed. */
+  async deleteAboutGoneMessages(): Promise<boolean> {
+    const rows = await this.db
+      .deleteFrom('notifications')
+      .where('object_type', 'in', ['chat', 'reminder'])
+      .where('message_id', '>', 0)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('chat_messages').select('chat_messages.id').whereRef('chat_messages.id', '=', 'notifications.message_id'))),
+      )
+      .returning(OWES_PUSH)
+      .execute();
+    return owed(rows);
+  }
+
   /** Turns the call notifications of a room into missed-call ones (for some users, or all); whether pushes are owed. */
   async markCallMissed(roomId: number, userIds?: string[]): Promise<boolean> {
     if (userIds && userIds.length === 0) return false;
