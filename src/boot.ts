@@ -39,6 +39,7 @@ export async function openServices(settings: Settings = loadSettings(), log: Log
  */
 export async function closeServices(services: Services): Promise<void> {
   await services.signalingNotifier.idle();
+  await services.outbox.stop();
   await services.db.close();
 }
 

@@ -4,6 +4,7 @@
  */
 import net from 'node:net';
 import path from 'node:path';
+import { NEXTCLOUD_PUSH_PROXY, normalizeProxy } from './domain/push.js';
 
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -69,6 +70,12 @@ export interface Settings {
   mailFrom: string;
   /** Longest wait of an internal signaling poll (SIGNALING_POLL_SECONDS; Talk: 30). */
   signalingPollSeconds: number;
+  /** Push proxies devices may register with (PUSH_PROXIES; normalised, without trailing slash). */
+  pushProxies: string[];
+  /** PUSH_ALLOW_INSECURE (tests): push proxies and Web Push endpoints over plain http on loopback are accepted. */
+  pushAllowInsecure: boolean;
+  /** WEB_PUSH (Nextcloud: opt-in): browsers and UnifiedPush distributors may subscribe. */
+  webPush: boolean;
   /** When requests are shed with 503 + Retry-After (http/load-shedding.ts; docs/operators.md). */
   overload: OverloadSettings;
 }
@@ -206,6 +213,24 @@ function trustedDomainsSetting(env: NodeJS.ProcessEnv): string[] {
   });
 }
 
+/** A comma-separated list of http(s) URLs, normalised without trailing slashes. */
+function urlListSetting(env: NodeJS.ProcessEnv, name: string, def: string[]): string[] {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return def;
+  return raw.split(',').map((part) => {
+    const item = part.trim();
+    let ok = false;
+    try {
+      const u = new URL(item);
+      ok = (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && !u.search && !u.hash;
+    } catch {
+      // refused below
+    }
+    if (!ok) throw new SettingsError(`${name} must be a comma-separated list of https:// URLs, got "${item}"`);
+    return normalizeProxy(new URL(item).href);
+  });
+}
+
 /** Reads and validates the settings; throws SettingsError naming the bad variable. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = intSetting(env, 'PORT', 8080, 0, 65535);
@@ -262,6 +287,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     smtpUrl: urlSetting(env, 'SMTP_URL', ['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', false),
     mailFrom: mailFromSetting(env, baseUrl),
     signalingPollSeconds: intSetting(env, 'SIGNALING_POLL_SECONDS', 30, 1, 30),
+    pushProxies: urlListSetting(env, 'PUSH_PROXIES', [NEXTCLOUD_PUSH_PROXY]),
+    pushAllowInsecure: boolSetting(env, 'PUSH_ALLOW_INSECURE', false),
+    webPush: boolSetting(env, 'WEB_PUSH', false),
     overload: {
       maxEventLoopDelayMs: intSetting(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
       maxHeapPercent: intSetting(env, 'OVERLOAD_MAX_HEAP_PERCENT', 90, 0, 100),

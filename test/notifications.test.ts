@@ -79,12 +79,12 @@ for (const dialect of dialects()) {
       for (const u of ['alice', 'bob', 'carol', 'dave', 'erin']) await call(p, 'DELETE', N, { as: as(u) });
     };
 
-    it('the capabilities carry the notifications entry the apps check, without push features', async () => {
+    it('the capabilities carry the notifications entry the apps check, with the push features', async () => {
       const r = await call(p, 'GET', '/cloud/capabilities', { as: as('bob') });
       const n = r.data.capabilities.notifications;
       for (const e of ['list', 'get', 'delete', 'delete-all', 'rich-strings', 'icons', 'action-web', 'user-status'])
         assert.ok(n['ocs-endpoints'].includes(e), e);
-      assert.deepEqual(n.push, []);
+      assert.deepEqual(n.push, ['devices', 'object-data', 'delete']);
     });
 
     it('adding a user to a group conversation invites them, as Talk words it', async () => {
@@ -349,14 +349,15 @@ for (const dialect of dialects()) {
       assert.equal((await list('bob')).data[0].subject, 'A group call has started in Standup', 'only the named users missed it');
     });
 
-    it('push registration is refused in JSON (404 push), never HTML or a 500', async () => {
+    it('push registration answers bad input in JSON with the notifications app messages, never HTML or a 500', async () => {
+      const expected: Record<string, string> = { POST: 'INVALID_DEVICE_KEY', DELETE: 'INVALID_SESSION_TOKEN' };
       for (const method of ['POST', 'DELETE']) {
         const r = await call(p, method, '/apps/notifications/api/v2/push', {
           as: as('bob'),
           form: { pushTokenHash: 'a'.repeat(128), devicePublicKey: 'x', proxyServer: 'https://push.example' },
         });
-        assert.equal(r.status, 404, method);
-        assert.equal(r.data.error, 'push');
+        assert.equal(r.status, 400, method);
+        assert.equal(r.data.message, expected[method]);
       }
     });
 

@@ -21,5 +21,12 @@ export const REMINDER_RATE: RateLimit = { action: 'chat-reminder', limit: 60, wi
  */
 export const GUEST_MENTIONS_RATE: RateLimit = { action: 'talk-mentions', limit: 50, windowSeconds: 24 * 60 * 60 };
 
+/**
+ * Pushes of notifications to one user's devices: 60 a minute. Nextcloud leaves the limit to the
+ * proxy (its 429, which Parley honours too); a limit of its own keeps one noisy conversation
+ * from getting this server throttled at the shared public proxy.
+ */
+export const PUSH_RATE: RateLimit = { action: 'push', limit: 60, windowSeconds: 60 };
+
 /** The longest window: rows older than this count for no limit. */
 export const LONGEST_RATE_WINDOW_SECONDS = Math.max(REMINDER_RATE.windowSeconds, GUEST_MENTIONS_RATE.windowSeconds);

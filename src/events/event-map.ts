@@ -132,6 +132,8 @@ export interface EventMap {
    * (`added`), and those it no longer mentions (`removedUserIds`); `author` is its author.
    */
   'chat.message-edited': { room: RoomRow; messageId: number; author: ChatActor; added: MentionNotice[]; removedUserIds: string[]; silent: boolean };
+  /** A message was deleted by a user (after commit): notifications about it go (Talk's removePendingNotificationsForMessage). */
+  'chat.message-deleted': { room: RoomRow; messageId: number };
   /** A reaction was added (after commit): its row id and the message it is on. */
   'chat.reaction-added': { room: RoomRow; reactionId: number; messageId: number };
 

@@ -23,7 +23,7 @@ import type { CallService } from '../services/calls/calls.js';
 import type { ChatRemindersService } from '../services/chat/chat-reminders.js';
 import type { ChatScheduleService } from '../services/chat/chat-schedule.js';
 import type { SessionService } from '../services/participants/sessions.js';
-
+import type { PushKeys } from '../services/push/keys.js';
 export interface Subscribers {
   auth: AuthService;
   loginSessions: LoginSessionService;
@@ -42,6 +42,7 @@ export interface Subscribers {
   calls: CallService;
   chatReminders: ChatRemindersService;
   chatSchedule: ChatScheduleService;
+  pushKeys: PushKeys;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -55,6 +56,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
     s.notifications.messageEdited(room, messageId, author, added, removedUserIds, silent),
   );
   bus.on('chat.read', ({ room, userIds, messageId }) => s.notifications.chatReadUpTo(room.id, userIds, messageId));
+  bus.on('chat.message-deleted', ({ room, messageId }) => s.notifications.messageDeleted(room.id, messageId));
   // People added by somebody are invited (Talk's notifier: group members too, at creation as later).
   bus.on('room.attendees-added', ({ room, userIds, invitedBy }) => s.notifications.invited(room, invitedBy, userIds));
   bus.on('room.joined', ({ room, actorType, actorId }) => (actorType === ActorType.USERS ? s.notifications.joinedRoom(room.id, actorId) : undefined));
@@ -84,6 +86,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
+  bus.on('user.deleting', ({ userId }) => s.pushKeys.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatSchedule.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chat.authorDeleted(userId));

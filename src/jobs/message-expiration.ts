@@ -1,6 +1,7 @@
 /**
  * Message expiration (talk-chat-calls.md §1.6, Talk's ExpireChatMessages): deletes messages
- * whose conversation's `messageExpiration` has run out. Reads hide them before this runs.
+ * whose conversation's `messageExpiration` has run out, and the notifications about them. Reads
+ * hide them before this runs.
  */
 import type { JobDef } from './runner.js';
 
@@ -9,6 +10,9 @@ export const messageExpirationJob: JobDef = {
   intervalSeconds: 300,
   description: 'delete chat messages past their expiration',
   async run(services, now) {
-    return `${await services.housekeeping.deleteExpiredMessages(now)} messages deleted`;
+    const deleted = await services.housekeeping.deleteExpiredMessages(now);
+    // Their notifications go too, so phones get the silent deletes (push).
+    if (deleted > 0) await services.notifications.forgetGoneMessages();
+    return `${deleted} messages deleted`;
   },
 };

@@ -64,7 +64,9 @@ import { NotificationService } from './notifications/notifications.js';
 import { UserAvatarService } from './accounts/user-avatars.js';
 import { CallerSessions } from './participants/caller-sessions.js';
 import { ConversationViewService } from './conversations/conversation-view.js';
-
+import { createPush, type PushServices } from './push/index.js';
+import { OutboxSignal } from './outbox/signal.js';
+import { OutboxWorker } from './outbox/worker.js';
 export interface Services {
   db: Db;
   /**
@@ -100,8 +102,12 @@ export interface Services {
   loginSessions: LoginSessionService;
   /** Login Flow v2 / v1: how Talk apps obtain an app password. */
   loginFlows: LoginFlowService;
-  /** The notifications app: Talk's invitation, mention and call notifications (no push). */
+  /** The notifications app: Talk's invitation, mention and call notifications. */
   notifications: NotificationService;
+  /** Push notifications: device registration, delivery to the push proxy, Web Push. */
+  push: PushServices;
+  /** Delivers what the outbox holds (pushes), in the background; stopped by closeServices. */
+  outbox: OutboxWorker;
   serverLists: ServerListsService;
   metrics: MetricsService;
   userStatus: UserStatusService;
@@ -165,7 +171,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   );
   const auth = new AuthService(directory, bruteForce, events, settings.credentialCacheSeconds);
   const preferences = new PreferencesService(repos.preferences);
-  const capabilities = new CapabilitiesService(preferences);
+  const capabilities = new CapabilitiesService(preferences, settings.webPush);
   const serviceHash = new ServiceHashService(preferences);
   const userStatus = new UserStatusService(repos.userStatus);
   const clientSessions = new ClientSessionService(repos.clientSessions, settings.baseUrl.startsWith('https:'));
@@ -190,7 +196,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const sip = new SipService(rooms, repos, conversationView, sipBridge, phoneNumbers);
   const serverLists = new ServerListsService(appConfig);
   const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
-  const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig);
+  const outboxSignal = new OutboxSignal();
+  const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig, () => outboxSignal.kick());
   const participants = new ParticipantsService(
     rooms,
     repos,
@@ -209,7 +216,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
-  const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
+  const push = createPush(repos, settings, notifications, userStatus, outboxSignal, log);
+  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush], log, outboxSignal);
+  const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
@@ -243,6 +252,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     calls,
     chatReminders,
     chatSchedule,
+    pushKeys: push.keys,
   });
   const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
   return {
@@ -283,6 +293,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     loginSessions,
     loginFlows,
     notifications,
+    push,
+    outbox,
     directory,
     appConfig,
     bruteForce,

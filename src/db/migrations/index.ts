@@ -42,7 +42,8 @@ import { scheduledMessages } from './0720-scheduled-messages.js';
 import { cookieSessionLogin } from './0721-cookie-session-login.js';
 import { chatDeletedByName } from './0750-chat-deleted-by-name.js';
 import { formerOneToOneReadOnly } from './0760-former-one-to-one-read-only.js';
-
+import { outbox } from './0820-outbox.js';
+import { push } from './0821-push.js';
 export const migrations: ParleyMigration[] = [
   foundation,
   userLastLogin,
@@ -81,4 +82,6 @@ export const migrations: ParleyMigration[] = [
   cookieSessionLogin,
   chatDeletedByName,
   formerOneToOneReadOnly,
+  outbox,
+  push,
 ];

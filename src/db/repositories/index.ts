@@ -27,6 +27,9 @@ import { MailOutboxRepository } from './mail-outbox.js';
 import { MetricsRepository } from './metrics.js';
 import { HealthRepository } from './health.js';
 import { NotificationsRepository } from './notifications.js';
+import { OutboxRepository } from './outbox.js';
+import { PushDevicesRepository } from './push-devices.js';
+import { WebpushSubscriptionsRepository } from './webpush-subscriptions.js';
 import { ParticipantsRepository } from './participants.js';
 import { PhoneNumbersRepository } from './phone-numbers.js';
 import { PollsRepository } from './polls.js';
@@ -64,6 +67,9 @@ export interface RepositorySet {
   metrics: MetricsRepository;
   health: HealthRepository;
   notifications: NotificationsRepository;
+  outbox: OutboxRepository;
+  pushDevices: PushDevicesRepository;
+  webpushSubscriptions: WebpushSubscriptionsRepository;
   participants: ParticipantsRepository;
   phoneNumbers: PhoneNumbersRepository;
   polls: PollsRepository;
@@ -108,6 +114,9 @@ const MAKERS: Makers = {
   metrics: (kysely) => new MetricsRepository(kysely),
   health: (kysely) => new HealthRepository(kysely),
   notifications: (kysely) => new NotificationsRepository(kysely),
+  outbox: (kysely, dialect) => new OutboxRepository(kysely, dialect),
+  pushDevices: (kysely) => new PushDevicesRepository(kysely),
+  webpushSubscriptions: (kysely) => new WebpushSubscriptionsRepository(kysely),
   participants: (kysely, dialect) => new ParticipantsRepository(kysely, dialect),
   phoneNumbers: (kysely) => new PhoneNumbersRepository(kysely),
   polls: (kysely) => new PollsRepository(kysely),

@@ -1,5 +1,5 @@
 /** SQL for notifications (table `notifications`). Writes are batched: one statement per event, whatever the number of users. */
-import type { Insertable, Kysely, OnConflictBuilder, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type OnConflictBuilder, type Selectable } from 'kysely';
 import type { Database, NotificationsTable } from '../schema.js';
 import { chunks } from '../chunks.js';
 import { compiledStatement } from '../compiled-statement.js';
@@ -36,12 +36,25 @@ function refreshExisting(oc: OnConflictBuilder<Database, 'notifications'>) {
   }));
 }
 
+/**
+ * Read back from every write: whether the row's user has a push device or an activated Web Push
+ * subscription, i.e. whether the write owed pushes (migration 0821's triggers wrote them to the
+ * outbox) and the outbox worker should be woken. In the write's own statement, so a user
+ * without devices costs no statement more.
+ */
+const OWES_PUSH = sql<number | boolean>`(exists (select 1 from push_devices d where d.user_id = notifications.user_id)
+  or exists (select 1 from webpush_subscriptions s where s.user_id = notifications.user_id and s.activated = 1))`.as('owes_push');
+
+/** Whether any of the written rows owed pushes. */
+const owed = (rows: Array<{ owes_push: number | boolean }>): boolean => rows.some((r) => Boolean(r.owes_push));
+
 /** upsert() of one row (compiled-statement.ts), the same statement as the builder's below. */
-const UPSERT_ONE = compiledStatement<unknown, NewNotification>((db, p) =>
+const UPSERT_ONE = compiledStatement<{ owes_push: number | boolean }, NewNotification>((db, p) =>
   db
     .insertInto('notifications')
     .values(Object.fromEntries(NOTIFICATION_COLUMNS.map((c) => [c, p(c)])) as NewNotification)
-    .onConflict(refreshExisting),
+    .onConflict(refreshExisting)
+    .returning(OWES_PUSH),
 );
 
 export class NotificationsRepository {
@@ -49,17 +62,16 @@ export class NotificationsRepository {
 
   /**
    * Inserts rows; a row for the same (user, subject, object, message) is refreshed instead (new
-   * time, parameters, `missed` back to 0), in the same statement.
+   * time, parameters, `missed` back to 0), in the same statement. Whether pushes are owed.
    */
-  async upsert(rows: NewNotification[]): Promise<void> {
+  async upsert(rows: NewNotification[]): Promise<boolean> {
     // One row is what a message in a small conversation writes: compiled once.
-    if (rows.length === 1) {
-      await UPSERT_ONE(this.db, rows[0]);
-      return;
-    }
+    if (rows.length === 1) return owed(await UPSERT_ONE(this.db, rows[0]));
+    let owes = false;
     for (const part of chunks(rows, 200)) {
-      await this.db.insertInto('notifications').values(part).onConflict(refreshExisting).execute();
+      if (owed(await this.db.insertInto('notifications').values(part).onConflict(refreshExisting).returning(OWES_PUSH).execute())) owes = true;
     }
+    return owes;
   }
 
   /** The newest notifications of a user (Nextcloud: newest first, at most 25). */
@@ -71,6 +83,43 @@ export class NotificationsRepository {
     return this.db.selectFrom('notifications').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
   }
 
+  /** These notifications of the user (those that exist). */
+  findIdsForUser(userId: string, ids: number[]): Promise<NotificationRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('notifications').selectAll().where('user_id', '=', userId).where('id', 'in', ids).orderBy('id').execute();
+  }
+
+  /**
+   * Deletes all of the user's notifications and, in the same transaction, owes each of their
+   * push devices and Web Push subscriptions one `delete-all` (the per-row deletes the triggers
+   * write are merged into it).
+   */
+  async deleteAllForUser(userId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const owe = (table: 'push_devices' | 'webpush_subscriptions', topic: string, destination: 'proxy_server' | 'endpoint') =>
+        trx
+          .insertInto('outbox')
+          .columns(['topic', 'destination', 'dedupe_key', 'payload', 'due_at', 'created_at'])
+          .expression(
+            trx
+              .selectFrom(table)
+              .select((eb) => [
+                sql.lit(topic).as('topic'),
+                eb.ref(destination).as('destination'),
+                sql<null>`null`.as('dedupe_key'),
+                sql<string>`${'{"kind":"delete-all","device":'} || cast(${eb.ref('id')} as varchar(20)) || ${'}'}`.as('payload'),
+                sql.lit(0).as('due_at'),
+                sql<number>`${Math.floor(Date.now() / 1000)}`.as('created_at'),
+              ])
+              .where('user_id', '=', userId),
+          )
+          .execute();
+      await owe('push_devices', 'push', 'proxy_server');
+      await owe('webpush_subscriptions', 'webpush', 'endpoint');
+      await trx.deleteFrom('notifications').where('user_id', '=', userId).execute();
+    });
+  }
+
   /** Which of `ids` exist for the user. */
   async existingIds(userId: string, ids: number[]): Promise<number[]> {
     if (ids.length === 0) return [];
@@ -78,26 +127,30 @@ export class NotificationsRepository {
     return rows.map((r) => Number(r.id));
   }
 
-  async deleteIds(userId: string, ids: number[]): Promise<number> {
-    let n = 0;
+  /** Deletes these notifications of the user; whether pushes (silent deletes) are owed. */
+  async deleteIds(userId: string, ids: number[]): Promise<boolean> {
+    let owes = false;
     for (const part of chunks(ids)) {
-      const r = await this.db.deleteFrom('notifications').where('user_id', '=', userId).where('id', 'in', part).executeTakeFirst();
-      n += Number(r.numDeletedRows);
+      if (owed(await this.db.deleteFrom('notifications').where('user_id', '=', userId).where('id', 'in', part).returning(OWES_PUSH).execute())) owes = true;
     }
-    return n;
+    return owes;
   }
 
-  async deleteForUser(userId: string): Promise<number> {
-    const r = await this.db.deleteFrom('notifications').where('user_id', '=', userId).executeTakeFirst();
-    return Number(r.numDeletedRows);
+  /** Deletes all of the user's notifications; whether pushes (silent deletes) are owed. */
+  async deleteForUser(userId: string): Promise<boolean> {
+    return owed(await this.db.deleteFrom('notifications').where('user_id', '=', userId).returning(OWES_PUSH).execute());
   }
 
-  /** Every notification of these rooms; with `userIds`, only theirs; with `subjects`/`objectType`/`messageId`, only those. */
+  /**
+   * Every notification of these rooms; with `userIds`, only theirs; with `subjects`/`objectType`/`messageId`,
+   * only those. Whether pushes (silent deletes) are owed.
+   */
   async deleteInRooms(
     roomIds: number[],
     filter: { userIds?: string[]; objectType?: string; subjects?: string[]; upToMessageId?: number; messageId?: number } = {},
-  ): Promise<void> {
-    if (roomIds.length === 0 || (filter.userIds && filter.userIds.length === 0)) return;
+  ): Promise<boolean> {
+    if (roomIds.length === 0 || (filter.userIds && filter.userIds.length === 0)) return false;
+    let owes = false;
     for (const part of chunks(roomIds)) {
       let q = this.db.deleteFrom('notifications').where('room_id', 'in', part);
       if (filter.userIds) q = q.where('user_id', 'in', filter.userIds);
@@ -105,15 +158,30 @@ export class NotificationsRepository {
       if (filter.subjects) q = q.where('subject', 'in', filter.subjects);
       if (filter.upToMessageId !== undefined) q = q.where('message_id', '<=', filter.upToMessageId);
       if (filter.messageId !== undefined) q = q.where('message_id', '=', filter.messageId);
-      await q.execute();
+      if (owed(await q.returning(OWES_PUSH).execute())) owes = true;
     }
+    return owes;
   }
 
-  /** Turns the call notifications of a room into missed-call ones (for some users, or all). */
-  async markCallMissed(roomId: number, userIds?: string[]): Promise<void> {
-    if (userIds && userIds.length === 0) return;
+  /** Deletes notifications about messages that no longer exist (expired); whether pushes are owed. */
+  async deleteAboutGoneMessages(): Promise<boolean> {
+    const rows = await this.db
+      .deleteFrom('notifications')
+      .where('object_type', 'in', ['chat', 'reminder'])
+      .where('message_id', '>', 0)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('chat_messages').select('chat_messages.id').whereRef('chat_messages.id', '=', 'notifications.message_id'))),
+      )
+      .returning(OWES_PUSH)
+      .execute();
+    return owed(rows);
+  }
+
+  /** Turns the call notifications of a room into missed-call ones (for some users, or all); whether pushes are owed. */
+  async markCallMissed(roomId: number, userIds?: string[]): Promise<boolean> {
+    if (userIds && userIds.length === 0) return false;
     let q = this.db.updateTable('notifications').set({ missed: 1 }).where('room_id', '=', roomId).where('object_type', '=', 'call');
     if (userIds) q = q.where('user_id', 'in', userIds);
-    await q.execute();
+    return owed(await q.returning(OWES_PUSH).execute());
   }
 }

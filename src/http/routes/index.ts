@@ -25,6 +25,7 @@ import { conversationLinkPageRoutes } from './conversation-link-page.js';
 import { loginFlowRoutes } from './login-flows.js';
 import { userAvatarRoutes } from './user-avatars.js';
 import { notificationRoutes } from './notifications.js';
+import { pushRoutes } from './push.js';
 import { metricsRoutes } from './metrics.js';
 import { openApiRoutes } from './openapi.js';
 import { chatRoutes } from './chat.js';
@@ -50,6 +51,7 @@ export const routeModules: RouteModule[] = [
   loginFlowRoutes,
   userAvatarRoutes,
   notificationRoutes,
+  pushRoutes,
   metricsRoutes,
   openApiRoutes,
   userStatusRoutes,

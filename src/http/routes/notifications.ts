@@ -4,14 +4,10 @@
  * list (newest 25, `ETag` = md5 of the ids on v2, 304 on `If-None-Match`, `X-Nextcloud-User-Status`),
  * get one (404 for 0, missing or someone else's), delete one (200 even when already gone, 404
  * for 0), delete all, and `POST …/exists` (which ids still exist, 400 past 200).
- *
- * Push registration (`POST`/`DELETE …/api/v2/push`) answers 404 `push`: Parley sends no push
- * notifications, and the `notifications` capability lists no push features, so apps fall back
- * to polling. Also serves the `icon` the records point at (`/apps/spreed/img/app-dark.svg`).
+ * Push registration is in push.ts. Also serves the `icon` the records point at (`/apps/spreed/img/app-dark.svg`).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { serverUrl } from '../server-url.js';
@@ -108,21 +104,6 @@ export async function notificationRoutes(app: FastifyInstance, services: Service
       response: Type.Array(Type.Integer()),
       summary: 'Which of the given notification ids still exist for the caller (at most 200)',
       handler: ({ ctx, params }) => notes.exists(ctx, params.ids),
-    });
-  }
-
-  for (const method of ['POST', 'DELETE'] as const) {
-    ocsRoute(app, services, {
-      method,
-      path: '/apps/notifications/api/v2/push',
-      auth: 'user',
-      params: Type.Object({}),
-      response: EmptyList,
-      statuses: { 404: 'push notifications are not offered (error push)' },
-      summary: method === 'POST' ? 'Push device registration: not offered (404 push)' : 'Push device removal: not offered (404 push)',
-      handler: async () => {
-        throw notFound('push', 'This server does not send push notifications; poll the notifications endpoint instead');
-      },
     });
   }
 }

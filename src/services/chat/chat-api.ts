@@ -409,6 +409,7 @@ export class ChatApiService {
       }
       return this.chat.postSystemMessage(trx, acc.room, acc.actor, 'message_deleted', { message: target.id }, { parentId: target.id, skipRoomUpdate: true });
     });
+    await this.chat.messageDeleted({ room: acc.room, messageId: target.id });
     return this.systemAnswer(acc, id, now);
   }
 

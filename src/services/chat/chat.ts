@@ -229,6 +229,11 @@ export class ChatService {
     await this.events.emit('chat.message-edited', event);
   }
 
+  /** Announces a user's deletion of a message once its transaction committed. */
+  async messageDeleted(event: EventMap['chat.message-deleted']): Promise<void> {
+    await this.events.emit('chat.message-deleted', event);
+  }
+
   /**
    * Posts a user's message (checks done by the caller) in its own short transaction, then
    * announces `chat.message-posted` once it is committed. Returns the stored row (the send

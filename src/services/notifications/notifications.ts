@@ -17,7 +17,9 @@
  * Reading also drops (and deletes) notifications whose conversation is gone or that the user
  * no longer belongs to (Talk: AlreadyProcessedException), so no removal path can leave one behind.
  *
- * Push delivery to phones is not done (out of scope): the capability lists no push features.
+ * Every write of a notification owes pushes to its user's devices: the database writes them to
+ * the outbox in the same statement (migration 0821's triggers), and `outboxWake` tells this
+ * process's outbox worker to deliver them (services/push).
  */
 import { createHash } from 'node:crypto';
 import { chunks } from '../../db/chunks.js';
@@ -63,16 +65,18 @@ export class NotificationService {
     private readonly directory: DirectoryService,
     private readonly userStatus: UserStatusService,
     private readonly appConfig: AppConfigService,
+    /** Wakes the outbox worker after a write (the pushes it owes are in the outbox by then). */
+    private readonly outboxWake: () => void = () => undefined,
   ) {}
 
   /** Deleted conversations take their notifications along (subscribed to `rooms.deleted`). */
   async forgetRooms(rooms: RoomRow[]): Promise<void> {
-    await this.repo.deleteInRooms(rooms.map((r) => r.id));
+    if (await this.repo.deleteInRooms(rooms.map((r) => r.id))) this.outboxWake();
   }
 
   /** A deleted user's notifications go with them (subscribed to `user.deleting`). */
   async forgetUser(userId: string): Promise<void> {
-    await this.repo.deleteForUser(userId);
+    if (await this.repo.deleteForUser(userId)) this.outboxWake();
   }
 
   // ---- events ----
@@ -149,7 +153,7 @@ export class NotificationService {
       }
     }
     if (rows.length === 0) return;
-    await this.repo.upsert(
+    const owes = await this.repo.upsert(
       rows.map((r) =>
         notificationRow(room, r.userId, {
           subject: r.subject,
@@ -160,6 +164,7 @@ export class NotificationService {
         }),
       ),
     );
+    if (owes) this.outboxWake();
   }
 
   /**
@@ -175,8 +180,10 @@ export class NotificationService {
     removedUserIds: string[],
     silent: boolean,
   ): Promise<void> {
+    let owes = false;
     for (const part of chunks(removedUserIds))
-      await this.repo.deleteInRooms([room.id], { userIds: part, objectType: 'chat', subjects: MENTION_SUBJECTS, messageId });
+      if (await this.repo.deleteInRooms([room.id], { userIds: part, objectType: 'chat', subjects: MENTION_SUBJECTS, messageId })) owes = true;
+    if (owes) this.outboxWake();
     if (!silent && added.length) await this.messagePosted(room, messageId, author, added, undefined, { mentionsOnly: true });
   }
 
@@ -221,22 +228,41 @@ export class NotificationService {
 
   /** The call ended without these users (all when omitted): their call notifications read "You missed …". */
   async missedCall(roomId: number, userIds?: string[]): Promise<void> {
-    await this.repo.markCallMissed(roomId, userIds);
+    if (await this.repo.markCallMissed(roomId, userIds)) this.outboxWake();
   }
 
   /** The user joined the call: their call notification goes (Talk: markCallNotificationsRead). */
   async joinedCall(roomId: number, userId: string): Promise<void> {
-    await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'call' });
+    if (await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'call' })) this.outboxWake();
   }
 
   /** The user opened the conversation: its invitation is processed (Talk: markInvitationRead on join). */
   async joinedRoom(roomId: number, userId: string): Promise<void> {
-    await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'room' });
+    if (await this.repo.deleteInRooms([roomId], { userIds: [userId], objectType: 'room' })) this.outboxWake();
   }
 
   /** The user read the chat up to `messageId`: their mention notifications up to it go. */
   async chatReadUpTo(roomId: number, userIds: string[], messageId: number): Promise<void> {
-    for (const part of chunks(userIds)) await this.repo.deleteInRooms([roomId], { userIds: part, objectType: 'chat', upToMessageId: messageId });
+    let owes = false;
+    for (const part of chunks(userIds))
+      if (await this.repo.deleteInRooms([roomId], { userIds: part, objectType: 'chat', upToMessageId: messageId })) owes = true;
+    if (owes) this.outboxWake();
+  }
+
+  /**
+   * A message was deleted: every notification about it goes (Talk's
+   * removePendingNotificationsForMessage), so phones get their silent deletes now rather than
+   * when the notifications are next listed.
+   */
+  async messageDeleted(roomId: number, messageId: number): Promise<void> {
+    let owes = false;
+    for (const objectType of ['chat', 'reminder']) if (await this.repo.deleteInRooms([roomId], { objectType, messageId })) owes = true;
+    if (owes) this.outboxWake();
+  }
+
+  /** Expired messages were deleted: notifications about them go too (their silent deletes follow). */
+  async forgetGoneMessages(): Promise<void> {
+    if (await this.repo.deleteAboutGoneMessages()) this.outboxWake();
   }
 
   /** The user left the conversation: all their notifications of it go. */
@@ -246,7 +272,7 @@ export class NotificationService {
 
   /** Users were removed from conversations (and their breakout rooms): their notifications there go. */
   async removedFromRoom(roomIds: number[], userIds: string[]): Promise<void> {
-    await this.repo.deleteInRooms(roomIds, { userIds });
+    if (await this.repo.deleteInRooms(roomIds, { userIds })) this.outboxWake();
   }
 
   private members(room: RoomRow, userIds: string[]) {
@@ -260,7 +286,7 @@ export class NotificationService {
   ): Promise<void> {
     if (userIds.length === 0) return;
     const now = nowSeconds();
-    await this.repo.upsert([...new Set(userIds)].map((userId) => notificationRow(room, userId, { created_at: now, ...fields })));
+    if (await this.repo.upsert([...new Set(userIds)].map((userId) => notificationRow(room, userId, { created_at: now, ...fields })))) this.outboxWake();
   }
 
   // ---- the notifications app API ----
@@ -284,12 +310,26 @@ export class NotificationService {
   /** `DELETE …/notifications/{id}`: 200 whether or not it existed (Nextcloud); 404 for id 0. */
   async deleteOne(ctx: RequestContext, id: number): Promise<void> {
     if (id <= 0) throw notFound('notification', 'Notification not found');
-    await this.repo.deleteIds(ctx.userId!, [id]);
+    if (await this.repo.deleteIds(ctx.userId!, [id])) this.outboxWake();
   }
 
-  /** `DELETE …/notifications`: all of the caller's. */
+  /** `DELETE …/notifications`: all of the caller's; their devices get one silent `delete-all`. */
   async deleteAll(ctx: RequestContext): Promise<void> {
-    await this.repo.deleteForUser(ctx.userId!);
+    await this.repo.deleteAllForUser(ctx.userId!);
+    this.outboxWake();
+  }
+
+  /**
+   * The notifications `ids` of `userId` as pushes show them (v2 records, the subject in plain
+   * text), by id; read, removed or stale ones are missing (stale ones are deleted, as on a read).
+   * With `importantOnly` (the user is on "do not disturb"), only those of conversations the user
+   * marked important: Talk makes them priority notifications, which the notifications app
+   * pushes through "do not disturb".
+   */
+  async recordsForPush(userId: string, ids: number[], base: string, opts: { importantOnly?: boolean } = {}): Promise<Map<number, NotificationRecord>> {
+    const rows = await this.repo.findIdsForUser(userId, ids);
+    const records = await this.present(userId, rows, base, 'v2', opts);
+    return new Map(records.map((r) => [r.notification_id, r]));
   }
 
   /** `POST …/notifications/exists`: which of the ids still exist for the caller (400 past 200 ids). */
@@ -311,7 +351,13 @@ export class NotificationService {
    * Rows → records with a fixed number of queries (rooms, memberships, names). Rows whose
    * conversation is gone or whose user left it are deleted, as Talk's notifier does.
    */
-  private async present(userId: string, rows: NotificationRow[], base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationRecord[]> {
+  private async present(
+    userId: string,
+    rows: NotificationRow[],
+    base: string,
+    apiVersion: 'v1' | 'v2',
+    opts: { importantOnly?: boolean } = {},
+  ): Promise<NotificationRecord[]> {
     if (rows.length === 0) return [];
     const roomIds = [...new Set(rows.map((r) => Number(r.room_id)))];
     const rooms = new Map((await this.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
@@ -345,10 +391,11 @@ export class NotificationService {
       const sensitive = memberOf.get(Number(room.id))!.sensitive !== 0;
       const chatMessage = message && !sensitive ? asRichMessage(formatChatMessage(message, readerEnv(room, userId), false)) : undefined;
       const record = presentNotification(row, { base, apiVersion, room, roomName, names, chatMessage, sensitive });
+      if (record && opts.importantOnly && memberOf.get(Number(room.id))!.important === 0) continue;
       if (record) out.push(record);
       else stale.push(Number(row.id));
     }
-    if (stale.length) await this.repo.deleteIds(userId, stale);
+    if (stale.length && (await this.repo.deleteIds(userId, stale))) this.outboxWake();
     return out;
   }
 }

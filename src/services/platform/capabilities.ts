@@ -67,6 +67,9 @@ export interface CapabilitiesView {
 /** What the notifications app offers (Nextcloud's list minus test-push): clients check these. */
 const NOTIFICATION_ENDPOINTS = ['list', 'get', 'delete', 'delete-all', 'icons', 'rich-strings', 'action-web', 'user-status', 'exists'];
 
+/** Push to the proxy (docs/talk-apps.md "Push notifications"): registration, the subject's object data, silent deletes. */
+const PUSH_FEATURES = ['devices', 'object-data', 'delete'];
+
 export class CapabilitiesService {
   /**
    * Documents by key. The key holds the config generation and the
@@ -76,7 +79,11 @@ export class CapabilitiesService {
    */
   private readonly cache = new BoundedMap<string, Record<string, unknown>>(500);
 
-  constructor(private readonly preferences: PreferencesService) {}
+  constructor(
+    private readonly preferences: PreferencesService,
+    /** WEB_PUSH: `webpush` joins the push features (subscriptions with an app password). */
+    private readonly webPush = false,
+  ) {}
 
   /** The caller's document with its cache key (talk-reference.md §2.1). */
   async view(ctx: RequestContext): Promise<CapabilitiesView> {
@@ -112,8 +119,12 @@ export class CapabilitiesService {
     };
     // Nextcloud's user_status app (participants area): statuses are served by Parley itself.
     capabilities.user_status = { enabled: true, restore: false, supports_emoji: true, supports_busy: false };
-    // The notifications app (routes/notifications.ts); no push features: Parley sends no push.
-    capabilities.notifications = { 'ocs-endpoints': NOTIFICATION_ENDPOINTS, push: [], 'admin-notifications': [] };
+    // The notifications app (routes/notifications.ts) and its push features (routes/push.ts).
+    capabilities.notifications = {
+      'ocs-endpoints': NOTIFICATION_ENDPOINTS,
+      push: this.webPush ? [...PUSH_FEATURES, 'webpush'] : PUSH_FEATURES,
+      'admin-notifications': [],
+    };
     if (inputs) capabilities.spreed = this.spreed(cfg, inputs);
     return { version: SERVER_VERSION, capabilities };
   }

@@ -19,7 +19,7 @@ import type { AppConfigService } from './app-config.js';
 import type { MailService } from '../notifications/mail.js';
 import type { SignalingNotifier } from '../signaling/signaling-notifier.js';
 import type { SignalingService } from '../signaling/signaling.js';
-import { signalingHello } from '../signaling-hello-check.js';
+import { signalingHello } from '../signaling/signaling-hello-check.js';
 
 export type CheckStatus = 'ok' | 'info' | 'warning' | 'error';
 

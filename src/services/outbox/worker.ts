@@ -1,0 +1,157 @@
+/**
+ * The outbox worker (docs/talk-apps.md "Push notifications"): delivers what Parley owes other
+ * servers, written to the `outbox` table in the transaction of the change that caused it.
+ *
+ * Every process runs one. A wake-up (`kick`, after a change that may have written rows), or the
+ * time of the next due row, starts a drain: claim due rows of each topic (one conditional UPDATE,
+ * so a row is handed to one process at a time), give them to the topic's handler, then delete
+ * the delivered and dropped rows and put the failed ones back with an exponential back-off
+ * (given up after MAX_ATTEMPTS). A claim lasts LEASE_MS: a process that dies mid-delivery leaves
+ * its rows to another process once it expired. Deliveries run off the request that caused them,
+ * so a slow or failing receiver never slows or fails that request.
+ */
+import { randomBytes } from 'node:crypto';
+import type { OutboxRepository, OutboxRow } from '../../db/repositories/outbox.js';
+import { Counter } from '../../domain/openmetrics.js';
+import type { OutboxSignal } from './signal.js';
+
+/** What became of one claimed row. */
+export type OutboxResult = 'sent' | 'retry' | 'drop';
+
+export interface OutboxHandler {
+  /** The rows' `topic`. */
+  readonly topic: string;
+  /** Delivers the rows (batched as the receiver allows); a result for each row id, missing = retry. */
+  deliver(rows: OutboxRow[]): Promise<Map<number, OutboxResult>>;
+}
+
+export interface OutboxLogger {
+  warn(obj: Record<string, unknown>, msg: string): void;
+}
+
+/** Rows claimed per topic and drain. */
+const BATCH = 200;
+/** How long a claim holds (ms): well above a delivery's timeouts. */
+export const LEASE_MS = 60_000;
+/** Attempts before a row is given up. */
+export const MAX_ATTEMPTS = 8;
+/** Longest wait between two looks at the table while rows are pending (ms). */
+const MAX_SLEEP_MS = 60_000;
+
+/** The delay before attempt `attempts + 1` (ms): 1 s, 2 s, 4 s, … at most an hour, with jitter. */
+export function backoffMs(attempts: number, baseMs: number): number {
+  const delay = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), 3_600_000);
+  return Math.round(delay * (0.8 + Math.random() * 0.4));
+}
+
+export class OutboxWorker {
+  /** Rows by topic and result, for /metrics. */
+  readonly rows = new Counter('parley_outbox_rows', 'Outbox rows handled by this process, by topic and result (sent, retry, dropped, given_up)');
+  private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly repo: OutboxRepository,
+    private readonly handlers: readonly OutboxHandler[],
+    private readonly log: OutboxLogger,
+    signal: OutboxSignal,
+    /** First retry delay (ms); doubled per attempt. */
+    private readonly backoffBaseMs = 1000,
+  ) {
+    signal.listen(() => this.kick());
+  }
+
+  /** Something may have been written: drain soon (never waits, never throws). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Resolves once the drain in progress (if any) has finished. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Stops scheduling; waits for the drain in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.idle();
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        let claimed = BATCH;
+        while (claimed >= BATCH && !this.stopped) claimed = await this.drainOnce();
+      } catch (err) {
+        this.log.warn({ error: (err as Error)?.message ?? String(err) }, 'outbox drain failed');
+      }
+    } while (this.again && !this.stopped);
+    await this.schedule();
+  }
+
+  /** Arms the timer for the next due row (or a claim that will expire). */
+  private async schedule(): Promise<void> {
+    if (this.stopped) return;
+    let at: number | undefined;
+    try {
+      at = await this.repo.nextDue(this.handlers.map((h) => h.topic));
+    } catch {
+      at = Date.now() + 1000;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (at === undefined) return;
+    this.timer = setTimeout(() => this.kick(), Math.min(Math.max(at - Date.now(), 0), MAX_SLEEP_MS));
+    this.timer.unref();
+  }
+
+  /** One claim and delivery per topic; how many rows were claimed. Also what the periodic job runs. */
+  async drainOnce(): Promise<number> {
+    let claimed = 0;
+    for (const handler of this.handlers) {
+      const now = Date.now();
+      const rows = await this.repo.claim([handler.topic], this.owner, now, now + LEASE_MS, BATCH);
+      if (rows.length === 0) continue;
+      claimed += rows.length;
+      let results: Map<number, OutboxResult>;
+      try {
+        results = await handler.deliver(rows);
+      } catch (err) {
+        this.log.warn({ topic: handler.topic, error: (err as Error)?.message ?? String(err) }, 'outbox delivery failed');
+        results = new Map();
+      }
+      const done: number[] = [];
+      const retry = new Map<number, number[]>();
+      for (const row of rows) {
+        const id = Number(row.id);
+        const result = results.get(id) ?? 'retry';
+        if (result !== 'retry') {
+          done.push(id);
+          this.rows.inc({ topic: handler.topic, result: result === 'sent' ? 'sent' : 'dropped' });
+        } else if (row.attempts >= MAX_ATTEMPTS) {
+          done.push(id);
+          this.rows.inc({ topic: handler.topic, result: 'given_up' });
+        } else {
+          this.rows.inc({ topic: handler.topic, result: 'retry' });
+          const due = Date.now() + backoffMs(row.attempts, this.backoffBaseMs);
+          retry.set(due, [...(retry.get(due) ?? []), id]);
+        }
+      }
+      await this.repo.finish(done, this.owner);
+      for (const [due, ids] of retry) await this.repo.retryAt(ids, this.owner, due);
+    }
+    return claimed;
+  }
+}
