@@ -231,8 +231,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
   const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl, log });
+  const setupChecks = new SetupChecksService(settings, repos.health, appConfig, mail, signaling, signalingNotifier, (ms) => push.checkProxies(ms));
   metrics.addFamily(signalingNotifier.deliveries);
-  const setupChecks = new SetupChecksService(settings, repos.health, appConfig, mail, signaling, signalingNotifier);
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);
   subscribeAll(events, {
     auth,

@@ -64,6 +64,10 @@ export function freshEnv(dialect: DialectName, extra: Record<string, string> = {
     // Every conversation record GET /room reuses is checked against a fresh rendering, so each
     // suite's writes also test that the record revisions catch them (conversation-list.ts).
     VERIFY_KEPT_RECORDS: 'true',
+    // The push proxy a server checks (parley doctor, the admin page's setup checks) is on loopback
+    // and answers nothing: tests never reach for Nextcloud's public proxy.
+    PUSH_PROXIES: 'http://127.0.0.1:9',
+    PUSH_ALLOW_INSECURE: 'true',
     ...extra,
   };
   if (dialect === 'postgres') {

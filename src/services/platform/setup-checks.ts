@@ -20,6 +20,7 @@ import type { MailService } from '../notifications/mail.js';
 import type { SignalingNotifier } from '../signaling/signaling-notifier.js';
 import type { SignalingService } from '../signaling/signaling.js';
 import { signalingHello } from '../signaling/signaling-hello-check.js';
+import type { ProxyReachability } from '../push/reachability.js';
 
 export type CheckStatus = 'ok' | 'info' | 'warning' | 'error';
 
@@ -45,6 +46,8 @@ export class SetupChecksService {
     private readonly mail: MailService,
     private readonly signaling: SignalingService,
     private readonly notifier: SignalingNotifier,
+    /** The push proxies' reachability (push/reachability.ts). */
+    private readonly pushProxies: (timeoutMs: number) => Promise<ProxyReachability[]>,
   ) {}
 
   /** Every check, at once; the list is in a fixed order. */
@@ -57,6 +60,7 @@ export class SetupChecksService {
       this.mailServer(),
       this.stunTurn(),
       this.signalingServers(),
+      this.pushProxyReachability(),
     ]);
     return parts.flat();
   }
@@ -215,6 +219,22 @@ export class SetupChecksService {
         },
       ];
     }
+  }
+
+  /** Each allowed push proxy answers (PUSH_PROXIES): phones get no push while it does not. */
+  private async pushProxyReachability(): Promise<SetupCheck[]> {
+    const results = await this.pushProxies(TIMEOUT_MS);
+    return results.map((r, index) =>
+      r.reachable
+        ? { id: `push:${index}`, title: 'Push proxy', status: 'ok', message: `${r.proxy} answers (HTTP ${r.status}, ${r.ms} ms)` }
+        : {
+            id: `push:${index}`,
+            title: 'Push proxy',
+            status: 'warning',
+            message: `${r.proxy} cannot be reached: ${r.error}`,
+            fix: 'Phones get no push notifications until it can: allow outgoing HTTPS from this host to it, or set PUSH_PROXIES to the proxy your apps use.',
+          },
+    );
   }
 
   /** STUN/TURN entries are complete and their host names resolve. */
