@@ -7,6 +7,7 @@
  * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
+import { may } from '../../domain/abilities.js';
 import { SameTurnReads } from '../same-turn-reads.js';
 import { TurnBatch } from '../platform/turn-batch.js';
 import type { ReceiveReadMarkers } from './receive-read-markers.js';
@@ -37,7 +38,6 @@ import {
   lobbyTimerReached,
   isLoggedInModeratorType,
   isGuestType,
-  isModeratorType,
   isOneToOneKind,
   permissionsIn,
   serverDefaultPermissions,
@@ -183,7 +183,7 @@ export class ChatApiService {
     await this.rooms.refillOneToOne(acc.room);
     await this.limitGuestMentions(ctx, acc.attendee, text, now);
     // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
-    const canMentionAll = acc.room.mention_permissions === 0 || isModeratorType(acc.attendee.participant_type);
+    const canMentionAll = may.mentionAll(acc.room, acc.attendee);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll, replyTo: parent });
     const posted = await this.chat.postUserMessage(acc.room, {
       actor,

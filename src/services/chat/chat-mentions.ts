@@ -6,13 +6,14 @@
  * stays plain text. Constant queries per message: one for the room's attendees, one for users,
  * one for groups, one per mentioned group for its members.
  */
+import { may } from '../../domain/abilities.js';
 import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { ChatMessageRead } from '../../db/repositories/chat-messages.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { findMentions, replaceMentions, type MentionRef } from '../../domain/chat-mentions.js';
 import { callObject, groupObject, guestObject, userObject, type RichObject } from '../../domain/chat-rich-objects.js';
 import { ActorType, RoomType } from '../../domain/constants.js';
-import { isModeratorType, isOneToOneKind } from '../../domain/permissions.js';
+import { isOneToOneKind } from '../../domain/permissions.js';
 import { roomAvatarUrl } from '../../presenters/conversation.js';
 import type { MentionNotice, MentionedAttendees } from './chat.js';
 import type { DirectoryService } from '../accounts/directory.js';
@@ -178,7 +179,7 @@ export class ChatMentions {
     }
     items.sort((x, y) => x.label.localeCompare(y.label));
     const list = items.slice(0, Math.max(0, limit));
-    const everyoneAllowed = !isOneToOneKind(room.type) && (room.mention_permissions === 0 || isModeratorType(caller.participant_type));
+    const everyoneAllowed = !isOneToOneKind(room.type) && may.mentionAll(room, caller);
     const matchesAll = term === '' || 'all'.startsWith(term) || 'here'.startsWith(term) || room.name.toLowerCase().includes(term);
     if (everyoneAllowed && matchesAll) {
       const users = attendees.filter((a) => a.actor_type === ActorType.USERS).length;

@@ -17,12 +17,12 @@
  * `message`, 400 `message` (not a text message or share), 400 `until` (a past end). Pinning
  * a pinned message and unpinning one that is not pinned answer 200 with `null`.
  */
+import { may } from '../../domain/abilities.js';
 import type { Db } from '../../db/database.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { MessageType, SYSTEM_ACTOR } from '../../domain/chat.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
-import { isModeratorType } from '../../domain/permissions.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { ChatAccess, ChatApiService, MessagePage } from './chat-api.js';
 import type { ChatActor, ChatService } from './chat.js';
@@ -137,7 +137,7 @@ export class ChatPinsService {
   /** A moderator's access (Talk's RequireModeratorParticipant: no read-only, lobby or chat permission check). */
   private async moderator(ctx: RequestContext, token: unknown): Promise<ChatAccess> {
     const acc = await this.chatApi.access(ctx, token, { lobby: false });
-    if (!isModeratorType(acc.attendee.participant_type)) throw forbidden('moderator', 'Only moderators can pin and unpin messages');
+    if (!may.pinMessages(acc.attendee)) throw forbidden('moderator', 'Only moderators can pin and unpin messages');
     return acc;
   }
 

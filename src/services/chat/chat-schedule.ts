@@ -16,6 +16,7 @@
  * lost chat permission or a reply whose message is gone fail it: it stays, with `sendAt` 0, and
  * the author's `hasScheduledMessages` says -1 until their next change.
  */
+import { may } from '../../domain/abilities.js';
 import type { Db } from '../../db/database.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import type { ChatMessageRead } from '../../db/repositories/chat-messages.js';
@@ -25,7 +26,7 @@ import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import { CHAT_MAX_LENGTH, isReplyable, messageLength, trimMessage } from '../../domain/chat.js';
 import { Permission, ParticipantType, ReadOnlyState, RoomType } from '../../domain/constants.js';
 import { badRequest, notFound, payloadTooLarge } from '../../domain/errors.js';
-import { hasPermission, heldInLobby, isModeratorType, lobbyStateAt, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { hasPermission, heldInLobby, lobbyStateAt, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
 import { nowSeconds } from '../../domain/time.js';
 import { formatChatMessage } from '../../presenters/chat-message.js';
 import type { AppConfigService } from '../platform/app-config.js';
@@ -181,7 +182,7 @@ export class ChatScheduleService {
     const user = await this.repos.users.find(row.actor_id);
     const actor = { type: row.actor_type, id: row.actor_id, displayName: user?.display_name ?? attendee.display_name };
     await this.rooms.refillOneToOne(room);
-    const canMentionAll = room.mention_permissions === 0 || isModeratorType(attendee.participant_type);
+    const canMentionAll = may.mentionAll(room, attendee);
     const parsed = await this.mentions.resolve(room, row.message, { author: attendee, canMentionAll, replyTo: parent });
     await this.chat.postUserMessage(room, {
       actor,

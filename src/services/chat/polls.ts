@@ -8,12 +8,13 @@
  * too) and delete them; for anyone else a draft does not exist (404 `poll`), and nobody votes on
  * one. Answers in Talk's draft shape (Poll::renderAsDraft).
  */
+import { may } from '../../domain/abilities.js';
 import type { Db } from '../../db/database.js';
 import type { PollsRepository, PollRow, PollVoteRow } from '../../db/repositories/polls.js';
 import { SYSTEM_ACTOR } from '../../domain/chat.js';
 import { ActorType, RoomType } from '../../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
-import { isLoggedInModeratorType, isModeratorType } from '../../domain/permissions.js';
+import { isLoggedInModeratorType } from '../../domain/permissions.js';
 import { PollMode, PollStatus } from '../../domain/polls.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
@@ -56,7 +57,7 @@ export class PollsService {
   /** POST /poll/{token}: 201 with the poll; a draft (moderators) 200 with the draft and no message. */
   async create(ctx: RequestContext, token: unknown, input: PollInput): Promise<PollRecord> {
     const acc = await this.pollRoom(ctx, token);
-    if (input.draft && !isModeratorType(acc.attendee.participant_type)) throw badRequest('draft', 'Only moderators can save poll drafts');
+    if (input.draft && !may.draftPolls(acc.attendee)) throw badRequest('draft', 'Only moderators can save poll drafts');
     const { question, options } = validated(input);
     const now = nowSeconds();
     const row = {
@@ -94,7 +95,7 @@ export class PollsService {
   /** GET /poll/{token}/drafts: the conversation's drafts, oldest first (moderators; 403 otherwise). */
   async drafts(ctx: RequestContext, token: unknown): Promise<PollRecord[]> {
     const acc = await this.chatApi.access(ctx, token, { lobby: false });
-    if (!isModeratorType(acc.attendee.participant_type)) throw forbidden('moderator', 'Only moderators can see poll drafts');
+    if (!may.draftPolls(acc.attendee)) throw forbidden('moderator', 'Only moderators can see poll drafts');
     return (await this.polls.draftsInRoom(acc.room.id)).map(asDraft);
   }
 
@@ -107,8 +108,7 @@ export class PollsService {
     const acc = await this.pollRoom(ctx, token);
     const poll = await this.require(acc, pollId);
     if (poll.status !== PollStatus.DRAFT) throw badRequest('poll', 'The poll is not a draft');
-    if (!isModeratorType(acc.attendee.participant_type) && !this.isAuthor(acc, poll))
-      throw badRequest('draft', 'Only moderators and its author can edit a draft');
+    if (!may.managePoll(acc.attendee, this.isAuthor(acc, poll))) throw badRequest('draft', 'Only moderators and its author can edit a draft');
     const { question, options } = validated(input);
     // Only while it is still a draft (one conditional statement).
     const edited = await this.polls.updateDraft(poll.id, {
@@ -126,7 +126,7 @@ export class PollsService {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
     const poll = await this.require(acc, pollId);
     // A draft exists for moderators only.
-    if (poll.status === PollStatus.DRAFT && !isModeratorType(acc.attendee.participant_type)) throw notFound('poll', 'The poll does not exist');
+    if (poll.status === PollStatus.DRAFT && !may.draftPolls(acc.attendee)) throw notFound('poll', 'The poll does not exist');
     return this.show(acc, poll);
   }
 
@@ -173,8 +173,7 @@ export class PollsService {
         throw notFound('poll', 'The poll does not exist');
       return null;
     }
-    if (!this.isAuthor(acc, poll) && !isModeratorType(acc.attendee.participant_type))
-      throw forbidden('poll', 'Only the author or a moderator can close the poll');
+    if (!may.managePoll(acc.attendee, this.isAuthor(acc, poll))) throw forbidden('poll', 'Only the author or a moderator can close the poll');
     const closed = await this.db.kysely.transaction().execute(async (trx) => {
       if (!(await this.repos.withTransaction(trx).polls.close(poll.id))) return false;
       await this.chat.postSystemMessage(trx, acc.room, acc.actor, 'poll_closed', { poll: pollObject(poll) });
@@ -223,7 +222,7 @@ export class PollsService {
     if (!canSeeSummary && poll.status === PollStatus.OPEN) {
       out.votes = [];
       // Moderators and the author see the number of voters, to know when to close.
-      if (!isModeratorType(acc.attendee.participant_type) && !this.isAuthor(acc, poll)) out.numVoters = 0;
+      if (!may.managePoll(acc.attendee, this.isAuthor(acc, poll))) out.numVoters = 0;
     } else if (poll.result_mode === PollMode.PUBLIC && poll.status === PollStatus.CLOSED) {
       out.details = (await this.polls.details(poll.id)).map(detail);
     }
