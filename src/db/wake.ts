@@ -18,12 +18,22 @@
  * with one the connection is opened at start and reopened after a loss (RECONNECT_MS) even
  * when nobody waits.
  *
+ * A connection that stops delivering without closing (a stalled network path) is noticed by
+ * its own deadline, not by TCP: `confirm` sends a marker notification through the LISTEN
+ * connection and waits for it to come back; PostgreSQL delivers notifications in commit order,
+ * so once it is back every notification committed before it was sent has been heard. Requests
+ * confirm before they reuse a cached answer (read-your-writes across processes), a heartbeat
+ * confirms while nobody does (HEARTBEAT_MS), and a marker not back within CONFIRM_DEADLINE_MS
+ * ends the connection as lost (`lost('stalled')`): caches stop and waiters re-read.
+ *
  * No polling. Waiters listen BEFORE they read the table (`listen`, read, `wait`), so a notify
  * between the read and the wait is not lost; a listener may wait again after being woken (each
  * wait consumes the wake-ups that arrived before it).
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
+import { Counter, counterValue, type MetricFamily } from '../domain/openmetrics.js';
 
 /**
  * What ends a wait early besides a wake-up and the timeout: an AbortSignal, or the client's
@@ -62,6 +72,42 @@ export interface Wake {
   close(): Promise<void>;
   /** Listeners currently registered in this process (metrics, benchmarks, tests). */
   readonly waiting: number;
+  /**
+   * PostgreSQL: resolves true once every notification committed (by any process) before the
+   * call has been heard on the LISTEN connection; false when it does not listen, or did not
+   * deliver within the deadline (it is then dropped as lost before this resolves). Calls made
+   * together share one marker. `counted`: the marker is counted as a statement (QueryStats);
+   * the heartbeat's are not. Undefined in-process.
+   */
+  confirm?(counted?: boolean): Promise<boolean>;
+  /** PostgreSQL: how the LISTEN connection has fared (GET /metrics). */
+  readonly health?: ListenHealth;
+}
+
+export type LossReason = 'closed' | 'stalled';
+
+/** How the LISTEN connection has fared since start, for GET /metrics. */
+export class ListenHealth implements MetricFamily {
+  /** Marker round trips that came back (requests', writers' and the heartbeat's). */
+  confirmed = 0;
+  /** Losses by reason: `closed` (error or end of the connection), `stalled` (a marker not back in time). */
+  readonly losses: Record<LossReason, number> = { closed: 0, stalled: 0 };
+
+  render(): string[] {
+    const losses = new Counter(
+      'parley_db_listen_losses',
+      'LISTEN connections lost, by reason: closed (error or end of the connection), stalled (a marker not back within the deadline)',
+    );
+    for (const [reason, n] of Object.entries(this.losses)) losses.inc({ reason }, n);
+    return [
+      ...counterValue(
+        'parley_db_listen_confirmed',
+        'Marker round trips through the LISTEN connection that came back in time (requests, writes, heartbeat)',
+        this.confirmed,
+      ),
+      ...losses.render(),
+    ];
+  }
 }
 
 /**
@@ -71,14 +117,28 @@ export interface Wake {
 export interface WakeObserver {
   /** The connection listens (first time or again): notifications from now on are heard. */
   listening(): void;
-  /** The connection is gone: notifications may be missed until `listening`. */
-  lost(): void;
+  /** The connection is gone or stopped delivering: notifications may be missed until `listening`. */
+  lost(reason: LossReason): void;
   /** A notification on this process's channel. */
   message(payload: string): void;
 }
 
 /** Delay before reopening a lost LISTEN connection that an observer needs. */
 const RECONNECT_MS = 1000;
+/** A LISTEN connection with no marker back for this long is sent one (the heartbeat). */
+const HEARTBEAT_MS = 1000;
+/** A marker not back within this is a connection that stopped delivering: it is dropped. */
+const CONFIRM_DEADLINE_MS = 2000;
+/** Opening the LISTEN connection (connect and LISTEN) may take this long before it is retried. */
+const CONNECT_DEADLINE_MS = 5000;
+/**
+ * TCP keep-alive of the LISTEN connection: probes start after this much silence (the OS default
+ * is two hours). The heartbeat is what bounds a stall; keep-alive also lets the server side free
+ * a dead peer's backend.
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
+/** Prefix of the markers (`wake-sync:<process token>:<n>`); wake channels never start with it. */
+const MARKER_PREFIX = 'wake-sync:';
 
 /** True when the wait's cancel has already fired (the signal aborted, the connection closed). */
 export const isCancelled = (c: WaitCancel | undefined): boolean => c !== undefined && ('aborted' in c ? c.aborted : c.destroyed);
@@ -248,11 +308,22 @@ export function wakeChannel(schema: string | undefined): string {
   return `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
 }
 
+/** What `postgresWake` reports besides notifications. */
+export interface PostgresWakeOptions {
+  /** Hears every notification and the connection's state; with one the connection is kept open. */
+  observer?: WakeObserver;
+  /** A counted marker round trip took `ms` (the database layer counts it as a statement). */
+  counted?: (ms: number) => void;
+  /** Told when the connection is lost, and why (the log). */
+  warn?: (message: string) => void;
+}
+
 /**
  * PostgreSQL: one LISTEN connection (opened on first use, reopened after it drops) per process;
  * `pg_notify` goes through the pool or the caller's transaction.
  */
-export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined, observer?: WakeObserver): Wake {
+export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined, options: PostgresWakeOptions = {}): Wake {
+  const { observer } = options;
   const local = new LocalWaiters();
   const dbChannel = wakeChannel(schema);
   let client: pg.Client | undefined;
@@ -260,6 +331,18 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
   /** Bumped whenever a new LISTEN connection is in place: listeners older than it re-read once. */
   let generation = 0;
   let reconnectTimer: NodeJS.Timeout | undefined;
+  const health = new ListenHealth();
+  /** This process's markers (random, so processes never take each other's). */
+  const token = randomBytes(6).toString('hex');
+  let markers = 0;
+  /** Markers sent and not yet heard back → their sender (false: the connection was lost). */
+  const awaited = new Map<string, (heard: boolean) => void>();
+  /** Callers of `confirm` waiting for the next marker (it is sent after all of them called). */
+  let batch: Array<{ resolve: (heard: boolean) => void; counted: boolean }> = [];
+  let sending = false;
+  let scheduled = false;
+  /** When a marker last came back (or the connection started listening). */
+  let lastDelivery = performance.now();
 
   /** With an observer, the connection is kept open: retry after a loss or a failed attempt. */
   const reconnectLater = () => {
@@ -271,33 +354,63 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     reconnectTimer.unref();
   };
 
+  /** Forgets connection `c` (the next listen or wait reconnects) and tells everybody. */
+  const drop = (c: pg.Client, reason: LossReason) => {
+    if (client !== c) return;
+    client = undefined;
+    health.losses[reason]++;
+    options.warn?.(
+      reason === 'stalled'
+        ? `LISTEN connection delivered nothing for ${CONFIRM_DEADLINE_MS} ms: dropped; caches off until it listens again`
+        : 'LISTEN connection lost; caches off until it listens again',
+    );
+    // Wake everybody to re-read: a notify sent while nobody listened is then not lost, only read late.
+    local.fireAll();
+    observer?.lost(reason);
+    for (const sender of awaited.values()) sender(false);
+    awaited.clear();
+    reconnectLater();
+  };
+
   const connect = (): Promise<void> => {
     if (client) return Promise.resolve();
     connecting ??= (async () => {
-      // keepAlive: a connection that died silently (no FIN) is noticed, and with it the loss.
-      const c = new pg.Client({ connectionString: databaseUrl, keepAlive: true });
+      const c = new pg.Client({
+        connectionString: databaseUrl,
+        // Named after its channel: an operator (or a test) can tell it apart in pg_stat_activity.
+        application_name: dbChannel,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+        connectionTimeoutMillis: CONNECT_DEADLINE_MS,
+      });
       c.on('notification', (msg) => {
         if (msg.channel !== dbChannel || !msg.payload) return;
+        if (msg.payload.startsWith(MARKER_PREFIX)) {
+          awaited.get(msg.payload)?.(true);
+          return;
+        }
         local.fire(msg.payload);
         observer?.message(msg.payload);
       });
-      const lost = () => {
-        if (client !== c) return;
-        // Forget it (the next listen or wait reconnects) and wake everybody to re-read: a
-        // notify sent while nobody listened is then not lost, only read late.
-        client = undefined;
-        local.fireAll();
-        observer?.lost();
-        reconnectLater();
-      };
+      const lost = () => drop(c, 'closed');
       c.on('error', lost);
       c.on('end', lost);
+      let deadline: NodeJS.Timeout | undefined;
       try {
-        await c.connect();
-        await c.query(`LISTEN "${dbChannel}"`);
+        await Promise.race([
+          (async () => {
+            await c.connect();
+            await c.query(`LISTEN "${dbChannel}"`);
+          })(),
+          new Promise((_, reject) => {
+            deadline = setTimeout(() => reject(new Error('LISTEN connection not ready in time')), CONNECT_DEADLINE_MS);
+          }),
+        ]);
       } catch (e) {
-        await c.end().catch(() => undefined);
+        destroy(c);
         throw e;
+      } finally {
+        clearTimeout(deadline);
       }
       if (local.closed) {
         await c.end().catch(() => undefined);
@@ -305,6 +418,7 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
       }
       client = c;
       generation++;
+      lastDelivery = performance.now();
       observer?.listening();
     })().finally(() => {
       connecting = undefined;
@@ -313,8 +427,77 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
   };
   if (observer) connect().catch(reconnectLater);
 
+  /**
+   * One marker through the LISTEN connection itself, back within the deadline or the connection
+   * is dropped as stalled. Sent on the connection that delivers: its own round trip is what is
+   * checked, and the marker is queued behind every notification committed before it.
+   */
+  const roundTrip = async (counted: boolean): Promise<boolean> => {
+    const c = client;
+    if (c === undefined) return false;
+    const marker = `${MARKER_PREFIX}${token}:${++markers}`;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<boolean>((resolve) => {
+      awaited.set(marker, resolve);
+      timer = setTimeout(() => resolve(false), CONFIRM_DEADLINE_MS);
+    });
+    // A failure shows as the connection's error (dropped as closed, the marker answered false).
+    c.query('select pg_notify($1, $2)', [dbChannel, marker]).catch(() => undefined);
+    const ok = await heard;
+    clearTimeout(timer);
+    awaited.delete(marker);
+    if (!ok) {
+      drop(c, 'stalled');
+      destroy(c);
+      return false;
+    }
+    lastDelivery = performance.now();
+    health.confirmed++;
+    if (counted) options.counted?.(lastDelivery - started);
+    return client === c;
+  };
+
+  const sendBatch = async (): Promise<void> => {
+    scheduled = false;
+    const waiting = batch;
+    batch = [];
+    if (waiting.length === 0) return;
+    sending = true;
+    let ok = false;
+    try {
+      ok = await roundTrip(waiting.some((w) => w.counted));
+    } finally {
+      sending = false;
+      for (const w of waiting) w.resolve(ok);
+      if (batch.length > 0) schedule();
+    }
+  };
+  // In the check phase: every caller whose request was read in this poll phase shares it.
+  const schedule = () => {
+    if (sending || scheduled) return;
+    scheduled = true;
+    setImmediate(() => void sendBatch());
+  };
+
+  const confirm = (counted = true): Promise<boolean> => {
+    if (client === undefined || local.closed) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      batch.push({ resolve, counted });
+      schedule();
+    });
+  };
+
+  // The heartbeat: a connection nobody confirmed through lately is confirmed now.
+  const heartbeat = setInterval(() => {
+    if (client !== undefined && !sending && !scheduled && performance.now() - lastDelivery >= HEARTBEAT_MS) void confirm(false);
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
   return {
     channel: dbChannel,
+    health,
+    confirm,
     async listen(channel) {
       await connect();
       let seen = generation;
@@ -337,7 +520,10 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     async close() {
       local.releaseAll();
       clearTimeout(reconnectTimer);
-      observer?.lost();
+      clearInterval(heartbeat);
+      observer?.lost('closed');
+      for (const sender of awaited.values()) sender(false);
+      awaited.clear();
       const c = client;
       client = undefined;
       if (c) await c.end().catch(() => undefined);
@@ -346,4 +532,13 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
       return local.size;
     },
   };
+}
+
+/**
+ * Ends a client whatever state its socket is in: `end()` waits for the server's goodbye, which
+ * a stalled path never delivers.
+ */
+function destroy(c: pg.Client): void {
+  (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  c.end().catch(() => undefined);
 }

@@ -97,6 +97,7 @@ export class MetricsService {
         ...gauge('parley_db_read_cache_active', 'PostgreSQL read cache in use (its LISTEN connection listens)', [{ value: readCache.active ? 1 : 0 }]),
       );
     }
+    if (this.db.wake.health) lines.push(...this.db.wake.health.render());
     lines.push(
       ...this.jobRuns.render(),
       ...this.jobTime.render(),
