@@ -72,6 +72,8 @@ export interface Wake {
   close(): Promise<void>;
   /** Listeners currently registered in this process (metrics, benchmarks, tests). */
   readonly waiting: number;
+  /** Time spent waiting by every wait that ended, in ms since start (load shedding: a wait is idle, not work). */
+  readonly waitedMs: number;
   /**
    * PostgreSQL: resolves true once every notification committed (by any process) before the
    * call has been heard on the LISTEN connection; false when it does not listen, or did not
@@ -199,15 +201,21 @@ class Entry {
   tick = 0;
   resolve: ((woken: boolean) => void) | undefined = undefined;
   cancel: WaitCancel | undefined = undefined;
+  /** When the current wait began. */
+  since = 0;
   readonly onCancel = (): void => this.settle(false);
 
-  constructor(private readonly deadlines: Deadlines) {}
+  constructor(
+    private readonly deadlines: Deadlines,
+    private readonly waited: { ms: number },
+  ) {}
 
   /** Ends the current wait (no-op when not waiting). */
   settle(woken: boolean): void {
     const resolve = this.resolve;
     if (!resolve) return;
     this.resolve = undefined;
+    this.waited.ms += performance.now() - this.since;
     this.deadlines.remove(this);
     const c = this.cancel;
     this.cancel = undefined;
@@ -224,6 +232,8 @@ class LocalWaiters {
   private readonly byChannel = new Map<string, Set<Entry>>();
   private readonly deadlines = new Deadlines();
   private count = 0;
+  /** Time spent in waits that ended (ms). */
+  readonly waited = { ms: 0 };
   closed = false;
 
   get size(): number {
@@ -231,7 +241,7 @@ class LocalWaiters {
   }
 
   add(channel: string, beforeWait: () => Promise<boolean> = async () => false): WakeListener {
-    const entry = new Entry(this.deadlines);
+    const entry = new Entry(this.deadlines, this.waited);
     const set = this.byChannel.get(channel) ?? new Set<Entry>();
     set.add(entry);
     this.byChannel.set(channel, set);
@@ -255,6 +265,7 @@ class LocalWaiters {
         if (!open || this.closed || isCancelled(cancel) || timeoutMs <= 0) return false;
         return new Promise<boolean>((resolve) => {
           entry.resolve = resolve;
+          entry.since = performance.now();
           this.deadlines.add(entry, timeoutMs);
           // A client that went away frees its waiter at once.
           if (cancel) {
@@ -299,6 +310,9 @@ export function inProcessWake(): Wake {
     close: async () => local.releaseAll(),
     get waiting() {
       return local.size;
+    },
+    get waitedMs() {
+      return local.waited.ms;
     },
   };
 }
@@ -530,6 +544,9 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     },
     get waiting() {
       return local.size;
+    },
+    get waitedMs() {
+      return local.waited.ms;
     },
   };
 }
