@@ -193,7 +193,7 @@ for (const dialect of dialects()) {
       // The brute-force cap is checked before a cached credential is honoured (docs/security.md),
       // kept on the change feed on both databases (PostgreSQL: migration 0713); the credential,
       // config generation and preferences come from the read cache. Nothing is read on
-      // PostgreSQL but the request's marker (every commit made before it arrived has been heard);
+      // PostgreSQL but the request's sync (every commit made before it arrived has been heard);
       // SQLite may read the feed once when the change stamp moved.
       if (dialect === 'postgres') assert.equal(warm, 1, `authenticated capabilities took ${warm} queries`);
       else assert.ok(warm <= 1, `authenticated capabilities took ${warm} queries`);

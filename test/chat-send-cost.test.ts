@@ -19,7 +19,7 @@ const MEMBERS = Array.from({ length: 48 }, (_, i) => `member${i}`);
  * The budget of a plain message. SQLite: the login's brute-force check, credentials and config
  * generation, the room with the caller's attendee row, begin, insert (RETURNING the answer),
  * the room's lastMessage/lastActivity, the author's read marker, commit, the common read
- * marker (X-Chat-Last-Common-Read). PostgreSQL: the request's marker (its process has heard
+ * marker (X-Chat-Last-Common-Read). PostgreSQL: the request's sync (its process has heard
  * every earlier commit), then the login's reads come from the read cache; the room with the caller's attendee row, the post as one statement (the room's row lock,
  * insert, room, read marker and wake-up: ChatMessagesRepository.postAlone), this process's
  * read-cache marker after that write, the common read marker; as a transaction the post was

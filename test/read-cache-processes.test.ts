@@ -27,7 +27,7 @@ import { stallableProxy, type StallableProxy } from './helpers/stallable-proxy.j
 
 const ADMIN = basic(admin.user!, admin.password!);
 const PASSWORD = TWO_PROCESS_PASSWORD;
-/** The statement every request costs on PostgreSQL: the marker confirming that this process heard every earlier commit. */
+/** The statement every request costs on PostgreSQL: the round trip confirming that this process heard every earlier commit. */
 const SYNC = 1;
 
 async function status(p: Proc, auth: string): Promise<number> {
@@ -137,7 +137,7 @@ if (dialects().includes('postgres')) {
       await createUser(p, 'bob');
       const capsOf = (user: string) => call(p, 'GET', '/cloud/capabilities', { as: as(user) });
       for (const user of ['alice', 'bob', 'alice', 'bob']) assert.equal((await capsOf(user)).status, 200);
-      // Nothing but the request's marker: the credential, preferences and configuration are
+      // Nothing but the request's sync: the credential, preferences and configuration are
       // cached, and so is the brute-force cap check (kept on the change feed, migration 0713).
       assert.equal(await countQueries(p, () => capsOf('alice')), SYNC);
       assert.equal(await countQueries(p, () => capsOf('bob')), SYNC);
@@ -218,7 +218,7 @@ if (dialects().includes('postgres')) {
       return Number(value);
     };
     const stalls = () => p.services.db.wake.health!.losses.stalled;
-    /** Warm and listening: the next request reads nothing but its marker. */
+    /** Warm and listening: the next request reads nothing but its sync. */
     const warm = async () => {
       await eventually('listening', async () => p.services.db.readCache!.active, 10_000);
       // The first login records lastLogin, a write to users: the row is read again once.

@@ -5,7 +5,7 @@
  * other process has served (and cached) the old answer first; then the write is answered 2xx
  * by A, and the very next request to B must show it: no retry, no window. On SQLite each request
  * reads the change stamp as it starts; on PostgreSQL each request first confirms that its
- * process has heard every commit made before it arrived (a marker through the LISTEN connection).
+ * process has heard every commit made before it arrived (a round trip on the LISTEN connection).
  * Each kind is written several times back and forth. On PostgreSQL, B reaches the database
  * through a proxy that delays its LISTEN connection by 150 ms (a slow path): a notification that
  * arrives late must make B's answer late, never stale.

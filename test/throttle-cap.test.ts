@@ -92,7 +92,7 @@ for (const dialect of dialects()) {
       for (let i = 0; i < 3; i++) assert.equal((await me()).status, 200);
       // Warm: the credential and the cap check are both kept (on PostgreSQL the cap check on the
       // change feed's word, migration 0713), so the request reads nothing (PostgreSQL: but its
-      // marker, which confirms that every earlier commit has been heard).
+      // sync, which confirms that every earlier commit has been heard).
       assert.equal(await countQueries(t.p, me), dialect === 'postgres' ? 1 : 0);
       const other = await startParley(dialect, { env: t.p.env });
       try {

@@ -90,7 +90,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
     attachReadCache(kysely, readCache);
     const wake = postgresWake(kysely, opts.databaseUrl, channelSchema, {
       observer: readCache.observer,
-      // A marker is a statement, counted as one (tests pin statements per request).
+      // A sync round trip is a statement, counted as one (tests pin statements per request).
       counted: (ms) => stats.record(ms, false),
       warn: opts.warn,
     });

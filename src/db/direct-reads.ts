@@ -23,7 +23,7 @@
  * of reads that name their `table` are cached per process, invalidated by LISTEN/NOTIFY
  * (pg-read-cache.ts); the other reads are ordinary Kysely queries. There `afterFreshReads`
  * holds each request until the process has heard every commit made before it arrived (one
- * marker through the LISTEN connection per batch of requests, pg-read-cache.ts `afterSync`).
+ * round trip on the LISTEN connection per batch of requests, pg-read-cache.ts `afterSync`).
  */
 import type SQLite from 'better-sqlite3';
 import type { Compilable, Kysely } from 'kysely';

@@ -12,14 +12,14 @@
  *   (`WakeObserver`) and the entries of that key are dropped, in every process.
  * - Read-your-writes across processes: before a request reuses anything cached, the process
  *   confirms that it has heard every commit made before the request arrived (`afterSync`: a
- *   marker notification through the LISTEN connection, shared by the requests that arrived
- *   together, wake.ts `confirm`). PostgreSQL delivers notifications in commit order, so once the
- *   marker is back the commits' own notifications have been applied: a client whose write
+ *   round trip on the LISTEN connection, shared by the requests that arrived together, wake.ts
+ *   `confirm`): a listening backend sends the notifications of every commit answered before the
+ *   round trip ahead of its answer, so by then the commits' own notifications have been applied: a client whose write
  *   another process answered a moment ago sees it here too, with no window.
  * - The writing process applies its own writes before going on: statements sent through its
  *   pool that write a cached table are spotted by their text (`trackWrites`), and when they
- *   have committed (after the statement, or at `commit`) a marker is confirmed the same way, so
- *   the rest of the request that wrote sees its write. Should the marker not come back in time
+ *   have committed (after the statement, or at `commit`) a round trip is confirmed the same way,
+ *   so the rest of the request that wrote sees its write. Should it not come back in time
  *   the LISTEN connection is dropped as stalled and everything cached with it.
  * - While the LISTEN connection is not listening (not yet connected, lost, stalled,
  *   reconnecting), every read goes to the database and nothing is stored: a notification
@@ -263,8 +263,8 @@ export class PgReadCache {
   /**
    * Holds a request until this process has heard every commit made, by any process, before it
    * arrived, so that nothing it reuses from a cache is older than a write answered before it was
-   * sent (read-your-writes across processes). Requests arriving together share one marker. Not
-   * listening: nothing is cached, so nothing to wait for; a marker that does not come back in
+   * sent (read-your-writes across processes). Requests arriving together share one round trip.
+   * Not listening: nothing is cached, so nothing to wait for; a round trip that does not come back in
    * time drops the connection (caches off) before the request goes on.
    */
   afterSync(proceed: () => void): void {
@@ -286,10 +286,10 @@ export class PgReadCache {
   }
 
   /**
-   * After this process committed writes to `tables`: confirms a marker sent after the commit.
-   * PostgreSQL delivers notifications in commit order, so by then the write's own notifications
-   * have been applied. Not confirmed: the connection was dropped (and the cache cleared) or
-   * stopped listening; the tables are dropped here too, in case it listens again meanwhile.
+   * After this process committed writes to `tables`: confirms a round trip sent after the
+   * commit; by then the write's own notifications have been applied. Not confirmed: the
+   * connection was dropped (and the cache cleared) or stopped listening; the tables are dropped
+   * here too, in case it listens again meanwhile.
    */
   private async applied(tables: string[]): Promise<void> {
     // Not listening: nothing is cached, and listening again clears everything.

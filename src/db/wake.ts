@@ -19,18 +19,18 @@
  * when nobody waits.
  *
  * A connection that stops delivering without closing (a stalled network path) is noticed by
- * its own deadline, not by TCP: `confirm` sends a marker notification through the LISTEN
- * connection and waits for it to come back; PostgreSQL delivers notifications in commit order,
- * so once it is back every notification committed before it was sent has been heard. Requests
+ * its own deadline, not by TCP: `confirm` makes a round trip (`select 1`) on the LISTEN
+ * connection itself; PostgreSQL sends a listening session every notification committed before
+ * a statement ahead of that statement's answer (`roundTrip`), so once it is back every
+ * notification committed before it was sent has been heard. Requests
  * confirm before they reuse a cached answer (read-your-writes across processes), a heartbeat
- * confirms while nobody does (HEARTBEAT_MS), and a marker not back within CONFIRM_DEADLINE_MS
+ * confirms while nobody does (HEARTBEAT_MS), and a round trip not back within CONFIRM_DEADLINE_MS
  * ends the connection as lost (`lost('stalled')`): caches stop and waiters re-read.
  *
  * No polling. Waiters listen BEFORE they read the table (`listen`, read, `wait`), so a notify
  * between the read and the wait is not lost; a listener may wait again after being woken (each
  * wait consumes the wake-ups that arrived before it).
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { Counter, counterValue, type MetricFamily } from '../domain/openmetrics.js';
@@ -78,7 +78,7 @@ export interface Wake {
    * PostgreSQL: resolves true once every notification committed (by any process) before the
    * call has been heard on the LISTEN connection; false when it does not listen, or did not
    * deliver within the deadline (it is then dropped as lost before this resolves). Calls made
-   * together share one marker. `counted`: the marker is counted as a statement (QueryStats);
+   * together share one round trip. `counted`: it is counted as a statement (QueryStats);
    * the heartbeat's are not. Undefined in-process.
    */
   confirm?(counted?: boolean): Promise<boolean>;
@@ -90,21 +90,21 @@ export type LossReason = 'closed' | 'stalled';
 
 /** How the LISTEN connection has fared since start, for GET /metrics. */
 export class ListenHealth implements MetricFamily {
-  /** Marker round trips that came back (requests', writers' and the heartbeat's). */
+  /** Round trips that came back (requests', writers' and the heartbeat's). */
   confirmed = 0;
-  /** Losses by reason: `closed` (error or end of the connection), `stalled` (a marker not back in time). */
+  /** Losses by reason: `closed` (error or end of the connection), `stalled` (a round trip not back in time). */
   readonly losses: Record<LossReason, number> = { closed: 0, stalled: 0 };
 
   render(): string[] {
     const losses = new Counter(
       'parley_db_listen_losses',
-      'LISTEN connections lost, by reason: closed (error or end of the connection), stalled (a marker not back within the deadline)',
+      'LISTEN connections lost, by reason: closed (error or end of the connection), stalled (a round trip not back within the deadline)',
     );
     for (const [reason, n] of Object.entries(this.losses)) losses.inc({ reason }, n);
     return [
       ...counterValue(
         'parley_db_listen_confirmed',
-        'Marker round trips through the LISTEN connection that came back in time (requests, writes, heartbeat)',
+        'Round trips on the LISTEN connection that came back in time (requests, writes, heartbeat)',
         this.confirmed,
       ),
       ...losses.render(),
@@ -127,9 +127,9 @@ export interface WakeObserver {
 
 /** Delay before reopening a lost LISTEN connection that an observer needs. */
 const RECONNECT_MS = 1000;
-/** A LISTEN connection with no marker back for this long is sent one (the heartbeat). */
+/** A LISTEN connection with no round trip back for this long is sent one (the heartbeat). */
 const HEARTBEAT_MS = 1000;
-/** A marker not back within this is a connection that stopped delivering: it is dropped. */
+/** A round trip not back within this is a connection that stopped delivering: it is dropped. */
 const CONFIRM_DEADLINE_MS = 2000;
 /** Opening the LISTEN connection (connect and LISTEN) may take this long before it is retried. */
 const CONNECT_DEADLINE_MS = 5000;
@@ -139,8 +139,6 @@ const CONNECT_DEADLINE_MS = 5000;
  * a dead peer's backend.
  */
 const KEEPALIVE_IDLE_MS = 10_000;
-/** Prefix of the markers (`wake-sync:<process token>:<n>`); wake channels never start with it. */
-const MARKER_PREFIX = 'wake-sync:';
 
 /** True when the wait's cancel has already fired (the signal aborted, the connection closed). */
 export const isCancelled = (c: WaitCancel | undefined): boolean => c !== undefined && ('aborted' in c ? c.aborted : c.destroyed);
@@ -326,7 +324,7 @@ export function wakeChannel(schema: string | undefined): string {
 export interface PostgresWakeOptions {
   /** Hears every notification and the connection's state; with one the connection is kept open. */
   observer?: WakeObserver;
-  /** A counted marker round trip took `ms` (the database layer counts it as a statement). */
+  /** A counted round trip took `ms` (the database layer counts it as a statement). */
   counted?: (ms: number) => void;
   /** Told when the connection is lost, and why (the log). */
   warn?: (message: string) => void;
@@ -346,16 +344,14 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
   let generation = 0;
   let reconnectTimer: NodeJS.Timeout | undefined;
   const health = new ListenHealth();
-  /** This process's markers (random, so processes never take each other's). */
-  const token = randomBytes(6).toString('hex');
-  let markers = 0;
-  /** Markers sent and not yet heard back → their sender (false: the connection was lost). */
-  const awaited = new Map<string, (heard: boolean) => void>();
-  /** Callers of `confirm` waiting for the next marker (it is sent after all of them called). */
+  /** Round trips under way → their settle (false: the connection was lost). */
+  const pending = new Set<(answered: boolean) => void>();
+  /** Callers of `confirm` waiting for the next round trip (it is sent after all of them called). */
   let batch: Array<{ resolve: (heard: boolean) => void; counted: boolean }> = [];
-  let sending = false;
+  /** Round trips sent and not back yet. */
+  let inFlight = 0;
   let scheduled = false;
-  /** When a marker last came back (or the connection started listening). */
+  /** When a round trip last came back (or the connection started listening). */
   let lastDelivery = performance.now();
 
   /** With an observer, the connection is kept open: retry after a loss or a failed attempt. */
@@ -381,8 +377,8 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     // Wake everybody to re-read: a notify sent while nobody listened is then not lost, only read late.
     local.fireAll();
     observer?.lost(reason);
-    for (const sender of awaited.values()) sender(false);
-    awaited.clear();
+    for (const settle of pending) settle(false);
+    pending.clear();
     reconnectLater();
   };
 
@@ -393,16 +389,14 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
         connectionString: databaseUrl,
         // Named after its channel: an operator (or a test) can tell it apart in pg_stat_activity.
         application_name: dbChannel,
+        // The round trips of successive batches go out without waiting for the earlier ones.
+        pipeline: true,
         keepAlive: true,
         keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
         connectionTimeoutMillis: CONNECT_DEADLINE_MS,
       });
       c.on('notification', (msg) => {
         if (msg.channel !== dbChannel || !msg.payload) return;
-        if (msg.payload.startsWith(MARKER_PREFIX)) {
-          awaited.get(msg.payload)?.(true);
-          return;
-        }
         local.fire(msg.payload);
         observer?.message(msg.payload);
       });
@@ -442,28 +436,38 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
   if (observer) connect().catch(reconnectLater);
 
   /**
-   * One marker through the LISTEN connection itself, back within the deadline or the connection
-   * is dropped as stalled. Sent on the connection that delivers: its own round trip is what is
-   * checked, and the marker is queued behind every notification committed before it.
+   * One round trip on the LISTEN connection itself, back within the deadline or the connection
+   * is dropped as stalled. A committing transaction signals every listening backend before its
+   * client gets the answer, and a backend sends the notifications it was signaled for before the
+   * ReadyForQuery of its next statement (PostgreSQL's postgres.c, "Process incoming notifies ...
+   * before ReadyForQuery"): so once `select 1` is answered here, every notification committed
+   * before it was sent has been handled (the pg client emits them in the order they arrive).
+   * No notify, no transaction id: it does not queue behind other commits.
    */
   const roundTrip = async (counted: boolean): Promise<boolean> => {
     const c = client;
     if (c === undefined) return false;
-    const marker = `${MARKER_PREFIX}${token}:${++markers}`;
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
-    const heard = new Promise<boolean>((resolve) => {
-      awaited.set(marker, resolve);
+    let settle: (answered: boolean) => void = () => undefined;
+    const answered = new Promise<boolean>((resolve) => {
+      settle = resolve;
+      pending.add(resolve);
       timer = setTimeout(() => resolve(false), CONFIRM_DEADLINE_MS);
+      // A failure also shows as the connection's error (dropped as closed).
+      c.query('select 1').then(
+        () => resolve(true),
+        () => resolve(false),
+      );
     });
-    // A failure shows as the connection's error (dropped as closed, the marker answered false).
-    c.query('select pg_notify($1, $2)', [dbChannel, marker]).catch(() => undefined);
-    const ok = await heard;
+    const ok = await answered;
     clearTimeout(timer);
-    awaited.delete(marker);
+    pending.delete(settle);
     if (!ok) {
-      drop(c, 'stalled');
-      destroy(c);
+      if (client === c) {
+        drop(c, 'stalled');
+        destroy(c);
+      }
       return false;
     }
     lastDelivery = performance.now();
@@ -477,19 +481,19 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     const waiting = batch;
     batch = [];
     if (waiting.length === 0) return;
-    sending = true;
+    inFlight++;
     let ok = false;
     try {
       ok = await roundTrip(waiting.some((w) => w.counted));
     } finally {
-      sending = false;
+      inFlight--;
       for (const w of waiting) w.resolve(ok);
-      if (batch.length > 0) schedule();
     }
   };
-  // In the check phase: every caller whose request was read in this poll phase shares it.
+  // In the check phase: every caller whose request was read in this poll phase shares it. The
+  // connection pipelines, so a batch does not wait for the round trips of earlier ones.
   const schedule = () => {
-    if (sending || scheduled) return;
+    if (scheduled) return;
     scheduled = true;
     setImmediate(() => void sendBatch());
   };
@@ -504,7 +508,7 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
 
   // The heartbeat: a connection nobody confirmed through lately is confirmed now.
   const heartbeat = setInterval(() => {
-    if (client !== undefined && !sending && !scheduled && performance.now() - lastDelivery >= HEARTBEAT_MS) void confirm(false);
+    if (client !== undefined && inFlight === 0 && !scheduled && performance.now() - lastDelivery >= HEARTBEAT_MS) void confirm(false);
   }, HEARTBEAT_MS);
   heartbeat.unref();
 
@@ -536,8 +540,8 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
       clearTimeout(reconnectTimer);
       clearInterval(heartbeat);
       observer?.lost('closed');
-      for (const sender of awaited.values()) sender(false);
-      awaited.clear();
+      for (const settle of pending) settle(false);
+      pending.clear();
       const c = client;
       client = undefined;
       if (c) await c.end().catch(() => undefined);
