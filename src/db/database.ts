@@ -10,12 +10,12 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
-import { attachDirectReads, detachDirectReads } from './direct-reads.js';
+import { attachDirectReads, detachDirectReads } from '../cache/direct-reads.js';
 import { preparedStatementPool } from './pg-prepared.js';
-import { attachReadCache, PgReadCache } from './pg-read-cache.js';
+import { attachReadCache, PgReadCache } from '../cache/pg-read-cache.js';
 import { QueryStats } from './query-stats.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
-import { inProcessWake, postgresWake, type Wake } from './wake.js';
+import { inProcessWake, postgresWake, type Wake } from '../cache/wake.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -221,4 +221,4 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
   }
 }
 
-export { afterFreshReads, changeFeedOf, changeStamp, compiledRead } from './direct-reads.js';
+export { afterFreshReads, changeFeedOf, changeStamp, compiledRead } from '../cache/direct-reads.js';

@@ -7,9 +7,9 @@
  * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
-import { SameTurnReads } from './same-turn-reads.js';
+import { SameTurnReads } from '../cache/same-turn-reads.js';
 import type { ReceiveReadMarkers } from './receive-read-markers.js';
-import { isCancelled, type WaitCancel } from '../db/wake.js';
+import { isCancelled, type WaitCancel } from '../cache/wake.js';
 import type { LobbyTimers } from './lobby-timers.js';
 import type { Db } from '../db/database.js';
 import type { AttendeeRow } from '../db/repositories/attendees.js';

@@ -31,7 +31,7 @@ import type { BruteForceService } from './brute-force.js';
 import type { EventBus } from '../events/bus.js';
 import { sipConfigured } from '../domain/sip.js';
 import type { DirectoryService } from './directory.js';
-import { RenderedCache } from './rendered-cache.js';
+import { RenderedCache } from '../cache/rendered-cache.js';
 import { TurnBatch } from './turn-batch.js';
 import { listableScopesFor, type RequestContext } from './request-context.js';
 import type { CallerSessions } from './caller-sessions.js';

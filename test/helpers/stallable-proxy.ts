@@ -3,7 +3,7 @@
  * server stops reaching the client while the connection stays open, as on a network path that
  * stopped delivering (no FIN, no RST), or reaches it late, as on a slow path. Used to show that a
  * LISTEN connection which stops delivering is noticed by Parley's own deadline rather than
- * trusted (db/wake.ts), and that a late notification never shows as a stale answer.
+ * trusted (cache/wake.ts), and that a late notification never shows as a stale answer.
  */
 import net from 'node:net';
 

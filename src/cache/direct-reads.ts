@@ -28,12 +28,13 @@
 import type SQLite from 'better-sqlite3';
 import type { Compilable, Kysely } from 'kysely';
 import { BoundedMap } from '../domain/bounded-map.js';
-import { readCacheOf, type CachedTable } from './pg-read-cache.js';
-import type { QueryStats } from './query-stats.js';
-import type { Database } from './schema.js';
+import { readCacheOf } from './pg-read-cache.js';
+import type { QueryStats } from '../db/query-stats.js';
+import type { Database } from '../db/schema.js';
 import { WalHeaderStamp } from './wal-stamp.js';
-import { cachedTableTopic, SqliteChangeFeed, type ChangeFeed } from './change-feed.js';
-import { withFastRows } from './sqlite-row-shapes.js';
+import { SqliteChangeFeed, type ChangeFeed } from './change-feed.js';
+import { cachedTableTopic, type CachedTable } from './topics.js';
+import { withFastRows } from '../db/sqlite-row-shapes.js';
 
 interface DirectReader {
   database: SQLite.Database;

@@ -38,13 +38,8 @@
 import type pg from 'pg';
 import { BoundedMap } from '../domain/bounded-map.js';
 import { PgChangeFeed } from './change-feed.js';
-import { FED_TABLES } from './migrations/0712-change-feed.js';
-import { BRUTE_FORCE_FED_TABLES } from './migrations/0713-brute-force-feed.js';
+import { BRUTE_FORCE_FED_TABLES, CACHED_TABLES, FED_TABLES, type CachedTable } from './topics.js';
 import type { WakeObserver } from './wake.js';
-
-/** Tables whose reads may be cached; each has the notify trigger of migration 0707. */
-const CACHED_TABLES = ['users', 'user_preferences', 'user_status', 'app_passwords', 'cache_state'] as const;
-export type CachedTable = (typeof CACHED_TABLES)[number];
 
 /** Prefix of the cache's payloads on the wake channel (wake channels never start with it). */
 const CACHE_PAYLOAD_PREFIX = 'cache:';
