@@ -149,7 +149,7 @@ function statementsCpu(file, recorded, group, reads) {
 }
 
 const { env, dataDir, drop } = await freshDatabase('sqlite');
-const { READ_FROM: readFrom } = await dist('db/change-feed.js');
+const { READ_FROM: readFrom } = await dist('cache/change-feed.js');
 try {
   const { hello, send, sendRequest } = await withChatSendServer(env, dataDir, async (s) => ({
     hello: await serverCpu(s.server, s.hello),

@@ -105,6 +105,18 @@ export interface OverloadSettings {
   maxEventLoopUtilization: number;
   /** How often the pressure is sampled (ms); a sample's verdict (or admission rate) holds until the next one. */
   sampleMs: number;
+  /**
+   * Nothing is shed for this long after start (ms): a fresh process compiles its code and fills
+   * its caches on its first requests, which keeps its event loop busy without any overload.
+   */
+  warmupMs: number;
+  /**
+   * The event-loop signals (delay, utilization) shed only while work is actually queued: at least
+   * two requests in progress on average over the sample (not counting long-polls waiting for a
+   * wake-up), which spend longer than this in the process on average (ms). A loop kept busy by
+   * requests that are answered fast is not overloaded.
+   */
+  minQueuedMs: number;
   /** The Retry-After of a shed request (seconds). */
   retryAfterSeconds: number;
 }
@@ -297,6 +309,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       maxDbWaitMs: intSetting(env, 'OVERLOAD_MAX_DB_WAIT_MS', 200, 0, 60_000),
       maxEventLoopUtilization: intSetting(env, 'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT', 98, 0, 100) / 100,
       sampleMs: intSetting(env, 'OVERLOAD_SAMPLE_MS', 250, 10, 60_000),
+      warmupMs: intSetting(env, 'OVERLOAD_WARMUP_SECONDS', 10, 0, 3600) * 1000,
+      minQueuedMs: intSetting(env, 'OVERLOAD_MIN_QUEUED_MS', 100, 0, 60_000),
       retryAfterSeconds: intSetting(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 2, 1, 3600),
     },
   };

@@ -1,5 +1,5 @@
 /**
- * The change feed (db/change-feed.ts, migration 0712-change-feed) on SQLite: a rendered answer
+ * The change feed (cache/change-feed.ts, migration 0712-change-feed) on SQLite: a rendered answer
  * names the topics it was computed from and is reused while none of them changed, so a write
  * into a conversation the caller is not in, by this or another process, no longer discards it,
  * with or without a cookie session; a write into one of its conversations still shows at once.

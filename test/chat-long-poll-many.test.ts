@@ -3,7 +3,7 @@
  * long-poll scale"): every waiting member's `setReadMarker` move is stored (the moves of one
  * turn are written together, services/chat/receive-read-markers.ts), and one post wakes every waiter
  * with statements that do not grow with the number of waiters (their reads are shared,
- * services/same-turn-reads.ts).
+ * cache/same-turn-reads.ts).
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

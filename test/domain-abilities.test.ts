@@ -8,8 +8,8 @@ import { may } from '../src/domain/abilities.js';
 import { ParticipantType } from '../src/domain/constants.js';
 
 const { OWNER, MODERATOR, USER, GUEST, USER_SELF_JOINED, GUEST_MODERATOR } = ParticipantType;
-const ALL = [OWNER, MODERATOR, USER, GUEST, USER_SELF_JOINED, GUEST_MODERATOR];
-const MODERATORS = [OWNER, MODERATOR, GUEST_MODERATOR];
+const ALL: number[] = [OWNER, MODERATOR, USER, GUEST, USER_SELF_JOINED, GUEST_MODERATOR];
+const MODERATORS: number[] = [OWNER, MODERATOR, GUEST_MODERATOR];
 const p = (participant_type: number) => ({ participant_type });
 
 describe('abilities', () => {

@@ -1,16 +1,24 @@
 /**
- * Graceful overload (http/load-shedding.ts): while the event loop is late past the threshold,
- * requests are answered 503 with Retry-After before any work (OCS routes in the OCS envelope),
- * except health and monitoring; once the pressure is gone, requests are served again; and normal
- * load under the default thresholds is never shed. The pressure here is real: the server runs in
- * this process, so busy-waiting blocks its event loop exactly as CPU-bound request work would.
+ * Graceful overload (http/load-shedding.ts): while the event loop is late past the threshold
+ * with work queued, requests are answered 503 with Retry-After before any work (OCS routes in
+ * the OCS envelope), except health and monitoring, and GET /metrics and the log say why; once
+ * the pressure is gone, requests are served again; and normal load under the default
+ * thresholds is never shed: not a fresh server's first client, not a thousand idle long-polls,
+ * not ten clients answered within milliseconds. The pressure here is real: the server runs in
+ * this process, so busy-waiting blocks its event loop exactly as CPU-bound request work would,
+ * and eighty clients in another process keep requests queued meanwhile.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { sql } from 'kysely';
+import { dropSchema } from '../src/db/database.js';
 import { loadSettings, SettingsError } from '../src/settings.js';
 import { useParley } from './helpers/fixtures.js';
-import { admin, dialects } from './helpers/parley.js';
+import { admin, as, basic, dialects, freshEnv } from './helpers/parley.js';
+import { serve, stop, type Proc } from './helpers/processes.js';
 import { AdmissionRate } from '../src/http/admission-rate.js';
 
 /** Keeps the event loop busy for `ms` (what an overloaded process does to its timers). */
@@ -24,31 +32,73 @@ function blockEventLoop(ms: number): void {
 const CAPABILITIES = '/cloud/capabilities';
 
 /**
- * Sends `requests` while the event loop is kept busy (45 ms of every 50: what a process with
- * more CPU-bound work than it can do looks like), until the server shed one; the load stops then.
+ * Eighty clients sending requests back to back to `url` (queued work) until stopped, from a
+ * process of their own: their requests keep arriving while this process's loop is busy, as a
+ * real client's would.
  */
-async function underPressure<T>(requests: () => Promise<T>, shed: (r: T) => boolean): Promise<T> {
+function queuedWork(url: string): () => Promise<void> {
+  const script = `
+    const url = process.argv[1];
+    for (let i = 0; i < 80; i++) (async () => {
+      for (;;) { try { await (await fetch(url + '/hello')).arrayBuffer(); } catch { await new Promise((r) => setTimeout(r, 10)); } }
+    })();`;
+  const child = spawn(process.execPath, ['-e', script, url], { stdio: 'ignore' });
+  return async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill();
+    await exited;
+  };
+}
+
+/** The default thresholds (the suites' environment turns shedding off, helpers/parley.ts). */
+const DEFAULTS = {
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '',
+  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '',
+  OVERLOAD_MAX_HEAP_PERCENT: '',
+  OVERLOAD_MAX_DB_WAITING: '',
+  OVERLOAD_MAX_DB_WAIT_MS: '',
+};
+
+/** Settings of the suites that overload the server on purpose: no warm-up, and a low bar for queued work (the requests here are small). */
+const OVERLOADED = { OVERLOAD_WARMUP_SECONDS: '0', OVERLOAD_MIN_QUEUED_MS: '20' };
+
+/**
+ * Sends `requests` while the event loop is kept busy (45 ms of every 50: what a process with
+ * more CPU-bound work than it can do looks like) and requests queue, until the server shed one;
+ * the load stops then.
+ */
+async function underPressure<T>(url: string, requests: () => Promise<T>, shed: (r: T) => boolean): Promise<T> {
   const load = setInterval(() => blockEventLoop(45), 50);
+  const stopWork = queuedWork(url);
   try {
-    for (let attempt = 0; attempt < 40; attempt++) {
+    for (let attempt = 0; attempt < 60; attempt++) {
       const r = await requests();
       if (shed(r)) return r;
       await new Promise((done) => setTimeout(done, 50));
     }
   } finally {
     clearInterval(load);
+    await stopWork();
   }
-  assert.fail('2 s of a busy event loop never made the server shed a request');
+  assert.fail('3 s of a busy event loop with queued work never made the server shed a request');
 }
 
 for (const dialect of dialects()) {
   describe(`load shedding past the event-loop delay threshold [${dialect}]`, () => {
     // A low threshold sampled every 50 ms: a loop kept busy is far past it, while the delays of a
     // busy shared test machine stay below it.
-    const t = useParley(dialect, { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '20', OVERLOAD_SAMPLE_MS: '50', OVERLOAD_RETRY_AFTER_SECONDS: '7' } });
+    let log = '';
+    const stream = new PassThrough();
+    stream.on('data', (c) => (log += c));
+    const t = useParley(dialect, {
+      env: { ...OVERLOADED, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '20', OVERLOAD_SAMPLE_MS: '50', OVERLOAD_RETRY_AFTER_SECONDS: '7', LOG_LEVEL: 'info' },
+      logStream: stream,
+    });
 
-    it('answers 503 with Retry-After in the OCS envelope while the event loop is late', async () => {
+    it('answers 503 with Retry-After in the OCS envelope while the event loop is late with work queued; /metrics and the log say why', async () => {
       const r = await underPressure(
+        t.p.url,
         () => t.call('GET', CAPABILITIES, { as: admin }),
         (res) => res.status !== 200,
       );
@@ -57,10 +107,22 @@ for (const dialect of dialects()) {
       assert.equal(r.meta.status, 'failure');
       assert.equal(r.meta.statuscode, 503);
       assert.equal(r.data.error, 'overloaded');
+      const metrics = await (await fetch(`${t.p.url}/metrics`)).text();
+      assert.match(metrics, /^parley_shed_requests_total\{reason="event_loop_delay"\} [1-9]\d*$/m);
+      const lines = log.split('\n').filter((l) => l.includes('overloaded: shedding requests'));
+      assert.ok(lines.length > 0, 'the log says shedding started');
+      const line = JSON.parse(lines[0]!);
+      assert.equal(line.level, 40);
+      assert.deepEqual(line.reasons, ['event_loop_delay']);
+      assert.ok(line.delayMs > 20 && line.concurrency >= 2, lines[0]);
+      // And when it stops.
+      for (let i = 0; i < 100 && !log.includes('no longer shedding requests'); i++) await new Promise((done) => setTimeout(done, 50));
+      assert.ok(log.includes('no longer shedding requests'), 'the log says shedding stopped');
     });
 
     it('sheds non-OCS routes with the same data, and never /status.php or /metrics', async () => {
       const [hello, status, metrics] = await underPressure(
+        t.p.url,
         () => Promise.all([fetch(`${t.p.url}/hello`), fetch(`${t.p.url}/status.php`), fetch(`${t.p.url}/metrics`)]),
         ([h]) => h.status !== 200,
       );
@@ -75,6 +137,7 @@ for (const dialect of dialects()) {
 
     it('GET /metrics says every request is shed while the loop is late, and no longer after', async () => {
       const shown = await underPressure(
+        t.p.url,
         async () => (await fetch(`${t.p.url}/metrics`)).text(),
         (text) => /^parley_shedding_all 1$/m.test(text),
       );
@@ -90,6 +153,7 @@ for (const dialect of dialects()) {
 
     it('serves again once the pressure is gone', async () => {
       await underPressure(
+        t.p.url,
         () => t.call('GET', CAPABILITIES, { as: admin }),
         (res) => res.status === 503,
       );
@@ -106,12 +170,13 @@ for (const dialect of dialects()) {
   describe(`load shedding past the event-loop utilization threshold [${dialect}]`, () => {
     // Only utilization (the suites start with every signal off), sampled every 50 ms: a loop
     // busy 45 ms of every 50 is at 90%.
-    const t = useParley(dialect, { env: { OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '80', OVERLOAD_SAMPLE_MS: '50' } });
+    const t = useParley(dialect, { env: { ...OVERLOADED, OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '80', OVERLOAD_SAMPLE_MS: '50' } });
 
     it('answers 503 while the event loop is busy past the threshold, and serves again after', async () => {
       // Five at a time: a saturated process still admits about one request per sample (its
       // admission rate's floor), so requests one at a time, 50 ms apart, may all pass.
       const batch = await underPressure(
+        t.p.url,
         () => Promise.all(Array.from({ length: 5 }, () => t.call('GET', CAPABILITIES, { as: admin }))),
         (rs) => rs.some((res) => res.status !== 200),
       );
@@ -123,16 +188,17 @@ for (const dialect of dialects()) {
     });
 
     it('keeps serving some requests while saturated, at a rate, instead of shedding them all', async () => {
-      // The loop stays busy 45 ms of every 50 for a second: every sample is past 80%. Requests
+      // The loop stays busy 45 ms of every 50 for three seconds: every sample is past 80%. Requests
       // go 5 at a time; after the first 503 the process still lets some in at its admission
       // rate (at least one per sample) and sheds the rest.
       // GET /metrics (never shed) is read alongside: it shows the rate while one is in force.
       const load = setInterval(() => blockEventLoop(45), 50);
+      const stopWork = queuedWork(t.p.url);
       const after: number[] = [];
       const rates: number[] = [];
       let shedding = false;
       try {
-        const until = performance.now() + 1500;
+        const until = performance.now() + 3000;
         while (performance.now() < until) {
           const [metrics, ...batch] = await Promise.all([fetch(`${t.p.url}/metrics`), ...Array.from({ length: 5 }, () => fetch(`${t.p.url}/hello`))]);
           const text = await metrics.text();
@@ -145,6 +211,7 @@ for (const dialect of dialects()) {
         }
       } finally {
         clearInterval(load);
+        await stopWork();
       }
       assert.ok(rates.length > 0, 'GET /metrics never showed an admission rate in force');
       assert.ok(
@@ -168,21 +235,12 @@ for (const dialect of dialects()) {
   });
 
   describe(`no shedding under normal load with the default thresholds [${dialect}]`, () => {
-    // The suites' environment turns shedding off (helpers/parley.ts): back to the defaults.
-    const t = useParley(dialect, {
-      env: {
-        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '',
-        OVERLOAD_MAX_HEAP_PERCENT: '',
-        OVERLOAD_MAX_DB_WAITING: '',
-        OVERLOAD_MAX_DB_WAIT_MS: '',
-        // Except utilization: these 300 requests go back to back from this very process, whose
-        // event loop (client and server) is then busy all the time, which is what saturation is
-        // and what the utilization signal rightly sheds (its own suite below).
-        OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT: '0',
-      },
-    });
+    // The suites' environment turns shedding off (helpers/parley.ts): back to the defaults, but
+    // no warm-up, so that what keeps these from being shed is the rule that a busy loop
+    // answering fast is not overloaded.
+    const t = useParley(dialect, { env: { ...DEFAULTS, OVERLOAD_WARMUP_SECONDS: '0' }, users: ['alice'] });
 
-    it('answers 300 requests, 10 at a time, without a 503', async () => {
+    it('answers 300 requests, 10 at a time, without a 503 (a loop kept busy by requests answered fast)', async () => {
       const room = await t.call('POST', '/apps/spreed/api/v4/room', { as: admin, body: { roomType: 2, roomName: 'Busy' } });
       assert.equal(room.status, 201);
       const paths = [CAPABILITIES, '/apps/spreed/api/v4/room', `/apps/spreed/api/v4/room/${room.data.token}/participants`];
@@ -196,13 +254,74 @@ for (const dialect of dialects()) {
         [],
       );
     });
+
+    it('never sheds 1,000 long-polls opened at once (idle waits are not queued work)', async () => {
+      const room = await t.call('POST', '/apps/spreed/api/v4/room', { as: as('alice'), body: { roomType: 2, roomName: 'Waiting' } });
+      assert.equal(room.status, 201, room.text);
+      const token = room.data.token as string;
+      const chat = `/apps/spreed/api/v1/chat/${token}`;
+      const first = await t.call('GET', chat, { as: as('alice'), query: { lookIntoFuture: 0, limit: 1 } });
+      const lastKnown = String(first.data[0].id);
+      const polls = Array.from({ length: 1000 }, () =>
+        t.call('GET', chat, { as: as('alice'), query: { lookIntoFuture: 1, lastKnownMessageId: lastKnown, timeout: 30, setReadMarker: 0 } }),
+      );
+      // Once they all wait (or some answered early), a message releases them.
+      const until = Date.now() + 30_000;
+      while (t.services.db.wake.waiting < 1000 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      const posted = await t.call('POST', chat, { as: as('alice'), body: { message: 'wake up' } });
+      assert.equal(posted.status, 201, posted.text);
+      const statuses = (await Promise.all(polls)).map((r) => r.status);
+      assert.deepEqual(
+        statuses.filter((s) => s !== 200),
+        [],
+      );
+      const metrics = await (await fetch(`${t.p.url}/metrics`)).text();
+      assert.doesNotMatch(metrics, /^parley_shed_requests_total\{[^}]*\} [1-9]/m);
+    });
+  });
+}
+
+for (const dialect of dialects()) {
+  describe(`a fresh server serves its first client [${dialect}]`, () => {
+    for (const [what, extra] of [
+      ['with the default warm-up', {}],
+      ['without a warm-up (a single client is never queued work)', { OVERLOAD_WARMUP_SECONDS: '0' }],
+    ] as const) {
+      it(`answers one client's first 40 sequential requests, right after /status.php says ready, without a 503 (${what})`, async () => {
+        const env = freshEnv(dialect, { ...DEFAULTS, ...extra });
+        let p: Proc | undefined;
+        try {
+          p = await serve(env);
+          const auth = basic(admin.user!, admin.password!);
+          const paths = ['/ocs/v2.php/cloud/capabilities', '/ocs/v2.php/apps/spreed/api/v4/room', '/ocs/v2.php/cloud/user', '/index.php/login/v2'];
+          const statuses: number[] = [];
+          for (let i = 0; i < 40; i++) {
+            const path = paths[i % paths.length]!;
+            const r = await fetch(`${p.url}${path}`, {
+              method: path.includes('login') ? 'POST' : 'GET',
+              headers: { 'OCS-APIRequest': 'true', Authorization: auth },
+            });
+            await r.arrayBuffer();
+            statuses.push(r.status);
+          }
+          assert.deepEqual(
+            statuses.filter((s) => s === 503),
+            [],
+          );
+        } finally {
+          await stop(p);
+          if (env.DATABASE_URL && env.DATABASE_SCHEMA) await dropSchema(env.DATABASE_URL, env.DATABASE_SCHEMA);
+          fs.rmSync(env.DATA_DIR, { recursive: true, force: true });
+        }
+      });
+    }
   });
 }
 
 if (dialects().includes('postgres')) {
   describe('load shedding past the PostgreSQL pool queue threshold [postgres]', () => {
     // The suites start with every signal off (helpers/parley.ts): only the pool queue counts.
-    const t = useParley('postgres', { env: { OVERLOAD_MAX_DB_WAITING: '2' } });
+    const t = useParley('postgres', { env: { OVERLOAD_WARMUP_SECONDS: '0', OVERLOAD_MAX_DB_WAITING: '2' } });
 
     it('answers 503 with Retry-After while requests queue for a connection, and serves one at a time', async () => {
       // Every connection of the server's pool is busy for a moment (a slow statement each, as a
@@ -216,6 +335,7 @@ if (dialects().includes('postgres')) {
       assert.ok(shed.length > 0, 'a burst past the pool queue threshold shed nothing');
       assert.equal(shed[0]!.headers.get('retry-after'), '2');
       assert.equal(shed[0]!.data.error, 'overloaded');
+      assert.match(await (await fetch(`${t.p.url}/metrics`)).text(), /^parley_shed_requests_total\{reason="db_queue"\} [1-9]/m);
       assert.deepEqual(
         burst.filter((r) => r.status !== 503 && r.status !== 200).map((r) => r.status),
         [],
@@ -229,7 +349,7 @@ if (dialects().includes('postgres')) {
 describe('load shedding past the SQLite connection wait threshold [sqlite]', () => {
   // The suites start with every signal off (helpers/parley.ts): only how long the first in line
   // waits for the connection counts.
-  const t = useParley('sqlite', { env: { OVERLOAD_MAX_DB_WAIT_MS: '100' } });
+  const t = useParley('sqlite', { env: { OVERLOAD_WARMUP_SECONDS: '0', OVERLOAD_MAX_DB_WAIT_MS: '100' } });
 
   it('answers 503 with Retry-After while a request has waited too long for the connection, and serves again after', async () => {
     const list = () => t.call('GET', '/apps/spreed/api/v4/room', { as: admin });
@@ -264,6 +384,8 @@ describe('overload settings', () => {
       maxDbWaitMs: 200,
       maxEventLoopUtilization: 0.98,
       sampleMs: 250,
+      warmupMs: 10_000,
+      minQueuedMs: 100,
       retryAfterSeconds: 2,
     });
     assert.equal(loadSettings({ OVERLOAD_MAX_DB_WAIT_MS: '0' }).overload.maxDbWaitMs, 0);

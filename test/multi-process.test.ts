@@ -2,9 +2,9 @@
  * Several Parley processes on one database (docs/operators.md "Several processes"): two real
  * `parley serve` processes (`node --import tsx src/main.ts serve`) share one PostgreSQL schema
  * (when PARLEY_TEST_PG is set), and again one SQLite file (one DATA_DIR). A change made through
- * one (an app config value, a new user) is seen by the other: on SQLite on its very next request
- * (the change stamp), on PostgreSQL as soon as the commit's NOTIFY has reached it (the read cache,
- * docs/architecture.md "Read cache"; retried within a bound), and never the old value after. A new
+ * one (an app config value, a new user) is seen by the other on its very next request, on both
+ * databases (SQLite: the change stamp; PostgreSQL: each request first hears every earlier commit,
+ * docs/architecture.md "Caches across processes"), and never the old value after. A new
  * user logs in through the other process at once on both (the password check reads the stored
  * row).
  */
@@ -59,7 +59,7 @@ for (const dialect of dialects()) {
       );
     });
 
-    it('each of 40 consecutive changes, alternating writer, is seen by the next requests to the other (PostgreSQL: once notified)', async () => {
+    it('each of 40 consecutive changes, alternating writer, is seen by the next requests to the other', async () => {
       // Both processes serve cached documents between the writes, so a change signal that
       // missed even one commit (or saw it late) would show an old value here.
       for (let i = 1; i <= 40; i++) {
@@ -98,7 +98,7 @@ for (const dialect of dialects()) {
       assert.equal(caps.data.capabilities.spreed.config.attachments.folder, '/Talk');
     });
 
-    it('allowed_groups set through one locks the user out of Talk on the other (PostgreSQL: once notified)', async () => {
+    it('allowed_groups set through one locks the user out of Talk on the other at once', async () => {
       const carol = basic('carol', 'carol-password-123');
       assert.ok('spreed' in (await ocs(b!, 'GET', '/cloud/capabilities', carol)).data.capabilities);
       assert.equal((await ocs(a!, 'POST', `${CONFIG}/allowed_groups`, ADMIN, { value: '["admin"]' })).status, 200);

@@ -3,35 +3,40 @@
  * docs/security.md): two real `parley serve` processes on one database (PostgreSQL when
  * PARLEY_TEST_PG is set, and one SQLite file). Each warms its caches with a credential; then
  * the credential is revoked through the first process (app password revoked, password changed,
- * account disabled, account deleted), and the second must refuse it: on SQLite at the next
- * request (change stamp), on PostgreSQL once the commit's NOTIFY has arrived (retried within a
- * bound), and never accept it again. The writing process refuses at once (it invalidates its
- * own cache synchronously). A new password works at once everywhere (the counted check reads
+ * account disabled, account deleted), and the second must refuse it at its very next request,
+ * on both databases (SQLite reads the change stamp as each request starts; PostgreSQL holds the
+ * request until its LISTEN connection has delivered every commit made before it arrived), and
+ * never accept it again. The writing process refuses at once (it invalidates its own cache
+ * before the write returns). A new password works at once everywhere (the counted check reads
  * the stored row, not a cached one).
  *
  * PostgreSQL only: a write drops only the key it wrote (in the writing process too, before the
  * write returns); when the LISTEN connection is lost the cache is cleared and bypassed until it
- * listens again, so a notification missed meanwhile leaves nothing stale.
+ * listens again, so a notification missed meanwhile leaves nothing stale; and a LISTEN
+ * connection that stops delivering without closing (stalled behind a proxy) is dropped within a
+ * few seconds, by the request that found it silent or by the heartbeat, never trusted.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { admin, as, basic, call, createUser, dialects, startParley, type DialectName, type Parley } from './helpers/parley.js';
+import { admin, as, basic, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { ocs, TWO_PROCESS_PASSWORD, useTwoProcesses, type Proc } from './helpers/processes.js';
 import { countQueries } from './helpers/rooms.js';
 import { eventually } from './helpers/eventually.js';
+import { stallableProxy, type StallableProxy } from './helpers/stallable-proxy.js';
 
 const ADMIN = basic(admin.user!, admin.password!);
 const PASSWORD = TWO_PROCESS_PASSWORD;
+/** The statement every request costs on PostgreSQL: the round trip confirming that this process heard every earlier commit. */
+const SYNC = 1;
 
 async function status(p: Proc, auth: string): Promise<number> {
   return (await ocs(p, 'GET', '/cloud/capabilities', auth)).status;
 }
 
-/** The credential is refused by `p` (next request on SQLite, once notified on PostgreSQL) and stays refused. */
-async function refused(dialect: DialectName, p: Proc, auth: string, what: string): Promise<void> {
-  const tries = await eventually(what, async () => (await status(p, auth)) === 401);
-  if (dialect === 'sqlite') assert.equal(tries, 1, `${what}: SQLite refuses at the next request`);
+/** The credential is refused by `p` at its very next request (no window on either database) and stays refused. */
+async function refused(p: Proc, auth: string, what: string): Promise<void> {
+  assert.equal(await status(p, auth), 401, `${what}: refused at the next request`);
   for (let i = 0; i < 10; i++) assert.equal(await status(p, auth), 401, `${what}: accepted again`);
 }
 
@@ -56,8 +61,8 @@ for (const dialect of dialects()) {
       await warmPassword(user);
       const token = await warmAppPassword(user);
       assert.equal((await change()).status, 200);
-      await refused(dialect, procs.b(), basic(user, PASSWORD), `${what}, password`);
-      await refused(dialect, procs.b(), basic(user, token), `${what}, app password`);
+      await refused(procs.b(), basic(user, PASSWORD), `${what}, password`);
+      await refused(procs.b(), basic(user, token), `${what}, app password`);
       return token;
     };
 
@@ -66,7 +71,7 @@ for (const dialect of dialects()) {
       const other = await warmAppPassword('alice');
       assert.equal((await ocs(procs.a(), 'DELETE', '/core/apppassword', basic('alice', token))).status, 200);
       assert.equal(await status(procs.a(), basic('alice', token)), 401, 'the revoking process refuses at once');
-      await refused(dialect, procs.b(), basic('alice', token), 'revoked app password on the other process');
+      await refused(procs.b(), basic('alice', token), 'revoked app password on the other process');
       // Only that app password: the user's other one and the password still work.
       assert.equal(await status(procs.b(), basic('alice', other)), 200);
     });
@@ -77,14 +82,14 @@ for (const dialect of dialects()) {
       assert.equal((await ocs(procs.a(), 'PUT', '/cloud/users/bob', ADMIN, { key: 'password', value: NEW })).status, 200);
       assert.equal(await status(procs.a(), basic('bob', PASSWORD)), 401, 'the writing process refuses at once');
       assert.equal(await status(procs.b(), basic('bob', NEW)), 200, 'the new password on the other process at once');
-      await refused(dialect, procs.b(), basic('bob', PASSWORD), 'old password on the other process');
+      await refused(procs.b(), basic('bob', PASSWORD), 'old password on the other process');
     });
 
     it('a disabled account is refused by the other process (password and app password); enabled again, accepted', async () => {
       const token = await bothRefusedAfter('carol', () => ocs(procs.a(), 'PUT', '/cloud/users/carol/disable', ADMIN), 'disabled account');
       assert.equal((await ocs(procs.a(), 'PUT', '/cloud/users/carol/enable', ADMIN)).status, 200);
-      await eventually('enabled again, app password', async () => (await status(procs.b(), basic('carol', token))) === 200);
-      await eventually('enabled again, password', async () => (await status(procs.b(), basic('carol', PASSWORD))) === 200);
+      assert.equal(await status(procs.b(), basic('carol', token)), 200, 'enabled again, app password, at the next request');
+      assert.equal(await status(procs.b(), basic('carol', PASSWORD)), 200, 'enabled again, password, at the next request');
     });
 
     it('a deleted account is refused by the other process (password and app password)', async () => {
@@ -121,10 +126,10 @@ if (dialects().includes('postgres')) {
       const r = await call(other, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('alice'), body: { key: 'typing_privacy', value } });
       assert.equal(r.status, 200, r.text);
     };
-    /** Ends the LISTEN connections of the schema's processes, as a network failure would. */
+    /** Ends the LISTEN connections of the schema's processes, as a network failure would (they are named after their channel). */
     const dropListen = async () => {
-      const channel = `LISTEN "parley_wake_${p.env.DATABASE_SCHEMA}"`;
-      const r = await killer.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = $1', [channel]);
+      const channel = `parley_wake_${p.env.DATABASE_SCHEMA}`;
+      const r = await killer.query('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1', [channel]);
       assert.ok(r.rows.length > 0, 'a LISTEN connection was found');
     };
 
@@ -132,19 +137,19 @@ if (dialects().includes('postgres')) {
       await createUser(p, 'bob');
       const capsOf = (user: string) => call(p, 'GET', '/cloud/capabilities', { as: as(user) });
       for (const user of ['alice', 'bob', 'alice', 'bob']) assert.equal((await capsOf(user)).status, 200);
-      // Nothing at all: the credential, preferences and configuration are cached, and so is the
-      // brute-force cap check (kept on the change feed, migration 0713).
-      assert.equal(await countQueries(p, () => capsOf('alice')), 0);
-      assert.equal(await countQueries(p, () => capsOf('bob')), 0);
+      // Nothing but the request's sync: the credential, preferences and configuration are
+      // cached, and so is the brute-force cap check (kept on the change feed, migration 0713).
+      assert.equal(await countQueries(p, () => capsOf('alice')), SYNC);
+      assert.equal(await countQueries(p, () => capsOf('bob')), SYNC);
       // Through this process: bob's preference row changes (the write returns once this
       // process has applied its notification).
       const r = await call(p, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('bob'), body: { key: 'typing_privacy', value: '1' } });
       assert.equal(r.status, 200, r.text);
-      assert.equal(await countQueries(p, () => capsOf('alice')), 0, "alice's entries are kept");
+      assert.equal(await countQueries(p, () => capsOf('alice')), SYNC, "alice's entries are kept");
       let seen: any;
-      assert.equal(await countQueries(p, async () => (seen = await capsOf('bob'))), 1, "bob's preferences are read again");
+      assert.equal(await countQueries(p, async () => (seen = await capsOf('bob'))), SYNC + 1, "bob's preferences are read again");
       assert.equal(seen.data.capabilities.spreed.config.chat['typing-privacy'], 1);
-      assert.equal(await countQueries(p, () => capsOf('bob')), 0);
+      assert.equal(await countQueries(p, () => capsOf('bob')), SYNC);
     });
 
     it('clears and bypasses the cache until it listens again; a notification missed meanwhile leaves nothing stale', async () => {
@@ -153,7 +158,7 @@ if (dialects().includes('postgres')) {
       // The first login records lastLogin, a write to users: the row is read again once.
       await typingPrivacy();
       await typingPrivacy();
-      assert.equal(await countQueries(p, typingPrivacy), 0, 'warm: nothing read');
+      assert.equal(await countQueries(p, typingPrivacy), SYNC, 'warm: nothing read');
       // The reconnection comes a second after the loss; on a busy machine an attempt may see it
       // before its checks are done, and is then repeated.
       let checked = false;
@@ -173,10 +178,83 @@ if (dialects().includes('postgres')) {
         await eventually('listening again', async () => cache.active);
         assert.equal(await typingPrivacy(), Number(next), 'after the reconnection: nothing stale');
         await typingPrivacy();
-        assert.equal(await countQueries(p, typingPrivacy), 0, 'cached again');
+        assert.equal(await countQueries(p, typingPrivacy), SYNC, 'cached again');
         checked = true;
       }
       assert.ok(checked, 'the LISTEN connection stayed down long enough to check once');
+    });
+  });
+}
+
+if (dialects().includes('postgres')) {
+  describe('read cache when the LISTEN connection stops delivering without closing [postgres]', () => {
+    let proxy: StallableProxy;
+    let p: Parley; // reaches PostgreSQL through the proxy
+    let other: Parley; // a second server on the same schema, directly
+    let listenStatement = '';
+    before(async () => {
+      proxy = await stallableProxy(process.env.PARLEY_TEST_PG!);
+      other = await startParley('postgres');
+      p = await startParley('postgres', { env: { ...other.env, DATABASE_URL: proxy.url } });
+      listenStatement = `LISTEN "parley_wake_${other.env.DATABASE_SCHEMA}"`;
+      await createUser(p, 'alice');
+    });
+    after(async () => {
+      await p.app.close();
+      await p.services.db.close();
+      await other.close();
+      await proxy.close();
+    });
+
+    const typingPrivacy = async () => {
+      const r = await call(p, 'GET', '/cloud/capabilities', { as: as('alice') });
+      assert.equal(r.status, 200, r.text);
+      return r.data.capabilities.spreed.config.chat['typing-privacy'] as number;
+    };
+    const flipTypingPrivacy = async (from: number) => {
+      const value = from === 1 ? '0' : '1';
+      const r = await call(other, 'POST', '/apps/spreed/api/v1/settings/user', { as: as('alice'), body: { key: 'typing_privacy', value } });
+      assert.equal(r.status, 200, r.text);
+      return Number(value);
+    };
+    const stalls = () => p.services.db.wake.health!.losses.stalled;
+    /** Warm and listening: the next request reads nothing but its sync. */
+    const warm = async () => {
+      await eventually('listening', async () => p.services.db.readCache!.active, 10_000);
+      // The first login records lastLogin, a write to users: the row is read again once.
+      await typingPrivacy();
+      await typingPrivacy();
+      assert.equal(await countQueries(p, typingPrivacy), SYNC, 'warm');
+    };
+
+    it('a request finds the connection silent: it answers from the database at once after the deadline, never the cached answer, and the cache is dropped', async () => {
+      await warm();
+      const before = await typingPrivacy();
+      const stalledBefore = stalls();
+      assert.equal(proxy.stall(listenStatement), 1, 'the LISTEN connection is stalled');
+      // Committed by the other process: its notification is held back in the stalled path.
+      const next = await flipTypingPrivacy(before);
+      const started = Date.now();
+      assert.equal(await typingPrivacy(), next, 'the change is seen, not the cached answer');
+      const took = Date.now() - started;
+      assert.ok(took < 5000, `answered within a few seconds (${took} ms)`);
+      assert.equal(stalls(), stalledBefore + 1, 'the silent connection was dropped as stalled');
+      // It listens again on a new connection (the proxy passes new connections) and caches again.
+      await warm();
+      assert.equal(await typingPrivacy(), next);
+      const metrics = await call(p, 'GET', '/metrics');
+      assert.match(metrics.text, /parley_db_listen_losses_total\{reason="stalled"\} [1-9]/);
+    });
+
+    it('with no request at all, the heartbeat notices a silent connection within a few seconds', async () => {
+      await warm();
+      const stalledBefore = stalls();
+      const started = Date.now();
+      assert.equal(proxy.stall(listenStatement), 1, 'the LISTEN connection is stalled');
+      await eventually('the stall is noticed', async () => stalls() > stalledBefore, 6000);
+      const took = Date.now() - started;
+      assert.ok(took < 6000, `noticed after ${took} ms`);
+      await warm();
     });
   });
 }

@@ -10,12 +10,12 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Driver, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
-import { attachDirectReads, detachDirectReads } from './direct-reads.js';
+import { attachDirectReads, detachDirectReads } from '../cache/direct-reads.js';
 import { preparedStatementPool } from './pg-prepared.js';
-import { attachReadCache, PgReadCache } from './pg-read-cache.js';
+import { attachReadCache, PgReadCache } from '../cache/pg-read-cache.js';
 import { QueryStats } from './query-stats.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
-import { inProcessWake, postgresWake, wakeChannel, type Wake } from './wake.js';
+import { inProcessWake, postgresWake, type Wake } from '../cache/wake.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -42,7 +42,7 @@ export interface DbOptions {
   dataDir: string;
   /** PostgreSQL schema to create and use (tests run one schema each). */
   schema?: string;
-  /** Told of trouble in the background that no request sees (SQLite's checkpoint worker). */
+  /** Told of trouble in the background that no request sees (SQLite's checkpoint worker, PostgreSQL's LISTEN connection). */
   warn?: (message: string) => void;
 }
 
@@ -67,6 +67,9 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: 10,
+      // A connection that died silently is noticed in seconds, not after the OS default of two hours.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
     // The wake channel is named after the schema the tables live in: the notify triggers of the
@@ -80,10 +83,18 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
           await pool.end();
           throw e;
         }));
-    const readCache = new PgReadCache(wakeChannel(channelSchema), stats, pool);
+    // The read cache confirms through the wake module's LISTEN connection, made just below.
+    let confirm: (counted?: boolean) => Promise<boolean> = async () => false;
+    const readCache = new PgReadCache(() => confirm());
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(readCache.trackWrites(pool)) }), log });
     attachReadCache(kysely, readCache);
-    const wake = postgresWake(kysely, opts.databaseUrl, channelSchema, readCache.observer);
+    const wake = postgresWake(kysely, opts.databaseUrl, channelSchema, {
+      observer: readCache.observer,
+      // A sync round trip is a statement, counted as one (tests pin statements per request).
+      counted: (ms) => stats.record(ms, false),
+      warn: opts.warn,
+    });
+    confirm = wake.confirm!;
     return {
       kysely,
       dialect: 'postgres',
@@ -210,4 +221,4 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
   }
 }
 
-export { afterFreshReads, changeFeedOf, changeStamp, compiledRead } from './direct-reads.js';
+export { afterFreshReads, changeFeedOf, changeStamp, compiledRead } from '../cache/direct-reads.js';

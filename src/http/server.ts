@@ -109,10 +109,13 @@ export async function buildServer(services: Services, opts: BuildOptions = {}): 
   // A Host the server was not set up for is refused before any database work.
   registerTrustedHosts(app, services.settings);
 
-  // Each request's cached hot reads use a change stamp read after it arrived (db/direct-reads.ts),
-  // so a request sees every commit made, by any process, before it started; requests arriving
-  // together share one reading.
-  app.addHook('onRequest', (_request, _reply, done) => {
+  // Each request's cached hot reads use a change stamp read after it arrived (SQLite), or wait
+  // until this process has heard every commit made before it arrived (PostgreSQL, one round trip
+  // through the LISTEN connection; cache/direct-reads.ts), so a request sees every commit made, by
+  // any process, before it started; requests arriving together share one reading or round trip.
+  // The health check reads nothing (load balancers call it often): it goes on at once.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.url === '/status.php') return done();
     afterFreshReads(services.db.kysely, done);
   });
 

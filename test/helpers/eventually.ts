@@ -1,8 +1,6 @@
 /**
- * Waiting for another process's change to arrive. On PostgreSQL a process's read cache hears a
- * commit made elsewhere when the NOTIFY reaches its LISTEN connection (docs/architecture.md
- * "Read cache"), a moment after the writer has answered; tests of that window retry a probe
- * within a bound instead of sleeping.
+ * Waiting for something to happen within a bound (a probe retried instead of a sleep), and
+ * checking that a change made through another process is seen at once.
  */
 
 /**
@@ -19,17 +17,13 @@ export async function eventually(what: string, probe: () => Promise<boolean>, ms
 }
 
 /**
- * Reads what a change made through another process should show: on SQLite the next read must
- * show it (the change stamp is read as each request starts); on PostgreSQL reads are retried
- * until it shows (the commit's NOTIFY has arrived), within `eventually`'s bound. Returns the read
- * that showed it; throws `what` otherwise.
+ * Reads what a change made through another process should show: the next read must show it, on
+ * both databases (SQLite reads the change stamp as each request starts; on PostgreSQL each request
+ * first hears every commit made before it arrived, docs/architecture.md "Caches across
+ * processes"). Returns that read; throws `what` otherwise.
  */
-export async function seenAcross<T>(dialect: 'sqlite' | 'postgres', what: string, read: () => Promise<T>, shows: (value: T) => boolean): Promise<T> {
-  let last = await read();
-  if (dialect === 'sqlite' || shows(last)) {
-    if (!shows(last)) throw new Error(`${what}: not shown by the next request (${JSON.stringify(last)})`);
-    return last;
-  }
-  await eventually(what, async () => shows((last = await read())));
-  return last;
+export async function seenAcross<T>(_dialect: 'sqlite' | 'postgres', what: string, read: () => Promise<T>, shows: (value: T) => boolean): Promise<T> {
+  const seen = await read();
+  if (!shows(seen)) throw new Error(`${what}: not shown by the next request (${JSON.stringify(seen)})`);
+  return seen;
 }

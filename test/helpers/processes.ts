@@ -75,14 +75,19 @@ export const TWO_PROCESS_PASSWORD = 'a long enough password for the tests';
  * its first test, stopped and the database dropped after its last), with `users` created
  * (password TWO_PROCESS_PASSWORD). The getters answer once the processes run.
  */
-export function useTwoProcesses(dialect: DialectName, users: string[]): { a: () => Proc; b: () => Proc } {
+export function useTwoProcesses(
+  dialect: DialectName,
+  users: string[],
+  /** Settings of the second process only (e.g. its own DATABASE_URL), given the suite's environment. */
+  envOfB: (env: Record<string, string>) => Record<string, string> = () => ({}),
+): { a: () => Proc; b: () => Proc } {
   let env: Record<string, string>;
   let a: Proc | undefined;
   let b: Proc | undefined;
   before(async () => {
     env = freshEnv(dialect, { BRUTE_FORCE_MAX_ATTEMPTS: '1000', BRUTE_FORCE_DELAY_MS: '0' });
     a = await serve(env);
-    b = await serve(env);
+    b = await serve({ ...env, ...envOfB(env) });
     const adminAuth = basic(admin.user!, admin.password!);
     for (const userid of users) assert.equal((await ocs(a, 'POST', '/cloud/users', adminAuth, { userid, password: TWO_PROCESS_PASSWORD })).status, 200);
   });

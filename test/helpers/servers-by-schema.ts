@@ -2,7 +2,7 @@
  * The test servers of this process by database schema, so that a CLI command run against one
  * (helpers/cli.ts) returns only once that server can see what the command wrote. On PostgreSQL a
  * server's read cache and change feed hear another process's commits by notification
- * (db/pg-read-cache.ts), a moment after the command has finished; a test that reads through the
+ * (cache/pg-read-cache.ts), a moment after the command has finished; a test that reads through the
  * API right after the command would otherwise race that moment. On SQLite the next request reads
  * the change stamp and needs nothing.
  */

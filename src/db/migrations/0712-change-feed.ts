@@ -1,5 +1,5 @@
 /**
- * The change feed on SQLite (db/change-feed.ts): every write to a table that rendered answers
+ * The change feed on SQLite (cache/change-feed.ts): every write to a table that rendered answers
  * read appends the *topic* it changes to `change_feed`, in the writing transaction, so a
  * process can tell which conversations changed since an answer was rendered instead of only
  * that something, somewhere, was written. Triggers, as for the revisions (0711), so that no
@@ -33,19 +33,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { ParleyMigration } from './helpers.js';
+import { FEED_BY_ROOM as BY_ROOM, FEED_BY_USER as BY_USER, FEED_GLOBAL as GLOBAL } from '../../cache/topics.js';
 
 /** The three tables whose updates bump `rev` by a second UPDATE on SQLite (0711): only the first one is fed. */
 const REV_TABLES = new Set(['rooms', 'attendees', 'chat_messages']);
-
-/** Tables whose rows carry their room's id, with the column holding it. */
-const BY_ROOM: Array<[table: string, column: string]> = [
-  ['rooms', 'id'],
-  ['attendees', 'room_id'],
-  ['chat_messages', 'room_id'],
-  ['polls', 'room_id'],
-  ['recording_consents', 'room_id'],
-  ['room_avatars', 'room_id'],
-];
 
 /** Tables whose rows name their room through another row: the SELECT yields the topic (none when that row is gone). */
 const THROUGH: Array<[table: string, select: (row: 'NEW' | 'OLD') => string]> = [
@@ -53,9 +44,6 @@ const THROUGH: Array<[table: string, select: (row: 'NEW' | 'OLD') => string]> = 
   ['poll_votes', (r) => `SELECT 'r:' || room_id FROM polls WHERE id = ${r}.poll_id`],
   ['client_room_sessions', (r) => `SELECT 'r:' || id FROM rooms WHERE token = ${r}.token`],
 ];
-
-const BY_USER = ['user_status', 'user_preferences'];
-const GLOBAL = ['groups', 'group_members', 'teams', 'team_members', 'app_config', 'cache_state', 'phone_numbers', 'user_avatars'];
 
 /**
  * The UPDATE feed of a table whose updates bump `rev` (its WHEN reads `rev`): a test that drops
@@ -75,9 +63,6 @@ const EVENTS = [
   ['UPDATE', 'NEW'],
   ['DELETE', 'OLD'],
 ] as const;
-
-/** Every table these triggers are on (the PostgreSQL read cache syncs this process's writes to them, pg-read-cache.ts). */
-export const FED_TABLES: readonly string[] = [...BY_ROOM.map(([t]) => t), ...THROUGH.map(([t]) => t), ...BY_USER, ...GLOBAL, 'users'];
 
 /** Accounts' columns that answers show (a change of another one, a login or a password, is not `g`). */
 const SHOWN_USER_COLUMNS = ['id', 'display_name', 'email', 'enabled', 'created_at'];

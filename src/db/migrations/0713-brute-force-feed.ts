@@ -1,6 +1,6 @@
 /**
  * PostgreSQL only: a write to `brute_force_attempts` notifies the change-feed topic
- * `k:brute_force_attempts` (db/change-feed.ts), as SQLite's feed row does since 0712. The cap
+ * `k:brute_force_attempts` (cache/change-feed.ts), as SQLite's feed row does since 0712. The cap
  * check every authenticated request makes (repositories/brute-force.ts `atCap`) is then kept
  * per process until an attempt is recorded or removed, instead of costing a round trip per
  * request: in the mixed-load bench it was about one statement in eight that PostgreSQL served.
@@ -10,11 +10,7 @@
  */
 import type { ParleyMigration } from './helpers.js';
 import { createPgFeedFunction, createPgFeedTriggers } from './0712-change-feed.js';
-
-const TOPIC = 'k:brute_force_attempts';
-
-/** The tables this migration feeds, besides 0712's (pg-read-cache.ts syncs a process's own writes to them). */
-export const BRUTE_FORCE_FED_TABLES: readonly string[] = ['brute_force_attempts'];
+import { BRUTE_FORCE_FED_TABLES, BRUTE_FORCE_TOPIC as TOPIC } from '../../cache/topics.js';
 
 export const bruteForceFeed: ParleyMigration = {
   name: '0713-brute-force-feed',

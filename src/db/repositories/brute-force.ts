@@ -3,7 +3,7 @@
  * may run and recording it is one locked step, so simultaneous requests from one address (in
  * any number of processes) can never start more attempts than the cap allows.
  */
-import { BRUTE_FORCE_TOPIC } from '../change-feed.js';
+import { BRUTE_FORCE_TOPIC } from '../../cache/topics.js';
 import { sql, type Kysely } from 'kysely';
 import { compiledRead, type Dialect } from '../database.js';
 import type { Database } from '../schema.js';

@@ -6,7 +6,7 @@
  * and tab when the request carries one (they pick the caller's own sessions, which records
  * show). A failure is never stored.
  */
-import type { RenderedAnswer, RenderedCache } from '../../services/rendered-cache.js';
+import type { RenderedAnswer, RenderedCache } from '../../cache/rendered-cache.js';
 import type { RequestContext } from '../../services/platform/request-context.js';
 import { tabIdOf } from '../../services/participants/client-sessions.js';
 import { renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
@@ -18,7 +18,7 @@ export interface FreshAnswer {
   /** Headers that belong to the answer (computed with it, cached with it). */
   headers?: Record<string, string>;
   /**
-   * The change-feed topics the answer was computed from besides `g` (db/change-feed.ts): with
+   * The change-feed topics the answer was computed from besides `g` (cache/change-feed.ts): with
    * them it is reused while none changed; without, only while nothing at all was written.
    */
   topics?: readonly string[];

@@ -12,7 +12,7 @@ import { JsonArrayOfParts } from '../ocs/json-bytes.js';
 import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 import { nowSeconds } from '../../domain/time.js';
-import { conversationTopics } from '../../services/answer-topics.js';
+import { conversationTopics } from '../../cache/answer-topics.js';
 
 export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const rooms = services.rooms;

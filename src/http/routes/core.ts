@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import type { Services } from '../../services/index.js';
 import { PRODUCT_NAME, SERVER_VERSION, SERVER_VERSION_FULL } from '../../domain/version.js';
 import { BoundedMap } from '../../domain/bounded-map.js';
-import { RenderedCache } from '../../services/rendered-cache.js';
-import { capabilitiesTopics } from '../../services/answer-topics.js';
+import { RenderedCache } from '../../cache/rendered-cache.js';
+import { capabilitiesTopics } from '../../cache/answer-topics.js';
 import { renderOcs } from '../ocs/envelope.js';
 import { RawReply, ocsRoute } from '../ocs/route.js';
 

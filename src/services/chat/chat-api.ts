@@ -8,10 +8,10 @@
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
 import { may } from '../../domain/abilities.js';
-import { SameTurnReads } from '../same-turn-reads.js';
+import { SameTurnReads } from '../../cache/same-turn-reads.js';
 import { TurnBatch } from '../platform/turn-batch.js';
 import type { ReceiveReadMarkers } from './receive-read-markers.js';
-import { isCancelled, type WaitCancel } from '../../db/wake.js';
+import { isCancelled, type WaitCancel } from '../../cache/wake.js';
 import type { LobbyTimers } from '../conversations/lobby-timers.js';
 import type { Db } from '../../db/database.js';
 import type { AttendeeRow } from '../../db/repositories/attendees.js';

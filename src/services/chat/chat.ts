@@ -48,7 +48,7 @@ export function chatActorOf(ctx: RequestContext, attendee?: AttendeeRow): ChatAc
   return { ...SYSTEM_ACTOR };
 }
 
-/** The wake-up channel (db/wake.ts) of a room's chat. */
+/** The wake-up channel (cache/wake.ts) of a room's chat. */
 export const chatChannel = (roomId: number): string => `chat:${roomId}`;
 
 /**

@@ -30,7 +30,7 @@ import { isGroupOrPublic } from '../../domain/room-settings.js';
 import { needsAttendeePin } from '../../domain/sip.js';
 import { nowSeconds } from '../../domain/time.js';
 import { otherUserId, stableUntil, type ConversationRecord, type ConversationView, type UserStatus } from '../../presenters/conversation.js';
-import { conversationListTopics } from '../answer-topics.js';
+import { conversationListTopics } from '../../cache/answer-topics.js';
 import type { CallerSessions } from '../participants/caller-sessions.js';
 import type { ConversationViewService, RequestEnv } from './conversation-view.js';
 import type { RequestContext } from '../platform/request-context.js';
@@ -44,7 +44,7 @@ export interface ConversationListOptions {
 
 /**
  * The records in order, each as its JSON bytes, the last second they all stay current without
- * a write, and the change-feed topics they were rendered from (db/change-feed.ts): the
+ * a write, and the change-feed topics they were rendered from (cache/change-feed.ts): the
  * caller's conversations (all of them, shown or not), the caller's set of conversations and
  * own rows, and the other users of its one-to-ones.
  */

@@ -24,7 +24,7 @@ import {
   promotion,
 } from '../../domain/participants.js';
 import { randomString, sha256Hex } from '../../domain/passwords.js';
-import { participantListTopics } from '../answer-topics.js';
+import { participantListTopics } from '../../cache/answer-topics.js';
 import {
   permissionsIn,
   heldInLobby,
@@ -65,7 +65,7 @@ export interface ListResult {
    */
   until: number;
   /**
-   * The change-feed topics the list was made from (db/change-feed.ts): the conversation and,
+   * The change-feed topics the list was made from (cache/change-feed.ts): the conversation and,
    * with statuses, each listed user's own rows. Undefined with breakout rooms (which children
    * there are is not a topic of the parent): kept only while nothing is written at all.
    */

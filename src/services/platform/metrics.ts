@@ -74,7 +74,7 @@ export class MetricsService {
       ...this.db.stats.errors.render(),
       ...this.families.flatMap((f) => f.render()),
     ];
-    // Chat and signaling long-polls waiting in this process (db/wake.ts).
+    // Chat and signaling long-polls waiting in this process (cache/wake.ts).
     lines.push(
       ...gauge('parley_waiting_long_polls', 'Long-polls (chat, signaling) waiting for a wake-up in this process', [
         { labels: {}, value: this.db.wake.waiting },
@@ -97,6 +97,7 @@ export class MetricsService {
         ...gauge('parley_db_read_cache_active', 'PostgreSQL read cache in use (its LISTEN connection listens)', [{ value: readCache.active ? 1 : 0 }]),
       );
     }
+    if (this.db.wake.health) lines.push(...this.db.wake.health.render());
     lines.push(
       ...this.jobRuns.render(),
       ...this.jobTime.render(),

@@ -1,11 +1,11 @@
 /**
  * Internal signaling (talk-chat-calls.md §5.5): the relay Talk clients use when no external
  * signaling server is configured. POST stores one row per recipient session and wakes that
- * session's channel (db/wake.ts: LISTEN/NOTIFY across processes on PostgreSQL, in-process on
+ * session's channel (cache/wake.ts: LISTEN/NOTIFY across processes on PostgreSQL, in-process on
  * SQLite); GET takes the caller's rows, or waits for its channel until the poll ends. Nothing is
  * polled in a loop: a waiting request costs one read before and one after the wake-up.
  */
-import type { Wake } from '../../db/wake.js';
+import type { Wake } from '../../cache/wake.js';
 import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';

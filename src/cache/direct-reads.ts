@@ -21,17 +21,20 @@
  *
  * On PostgreSQL the statements are named prepared statements (pg-prepared.ts) and the results
  * of reads that name their `table` are cached per process, invalidated by LISTEN/NOTIFY
- * (pg-read-cache.ts); the other reads are ordinary Kysely queries.
+ * (pg-read-cache.ts); the other reads are ordinary Kysely queries. There `afterFreshReads`
+ * holds each request until the process has heard every commit made before it arrived (one
+ * round trip on the LISTEN connection per batch of requests, pg-read-cache.ts `afterSync`).
  */
 import type SQLite from 'better-sqlite3';
 import type { Compilable, Kysely } from 'kysely';
 import { BoundedMap } from '../domain/bounded-map.js';
-import { readCacheOf, type CachedTable } from './pg-read-cache.js';
-import type { QueryStats } from './query-stats.js';
-import type { Database } from './schema.js';
+import { readCacheOf } from './pg-read-cache.js';
+import type { QueryStats } from '../db/query-stats.js';
+import type { Database } from '../db/schema.js';
 import { WalHeaderStamp } from './wal-stamp.js';
-import { cachedTableTopic, SqliteChangeFeed, type ChangeFeed } from './change-feed.js';
-import { withFastRows } from './sqlite-row-shapes.js';
+import { SqliteChangeFeed, type ChangeFeed } from './change-feed.js';
+import { cachedTableTopic, type CachedTable } from './topics.js';
+import { withFastRows } from '../db/sqlite-row-shapes.js';
 
 interface DirectReader {
   database: SQLite.Database;
@@ -98,7 +101,11 @@ export function attachDirectReads(kysely: Kysely<Database>, database: SQLite.Dat
  */
 export function afterFreshReads(kysely: Kysely<Database>, proceed: () => void): void {
   const reader = readers.get(kysely);
-  if (reader === undefined) return proceed();
+  // PostgreSQL: once this process has heard every commit made before the request arrived.
+  if (reader === undefined) {
+    const cache = readCacheOf(kysely);
+    return cache === undefined ? proceed() : cache.afterSync(proceed);
+  }
   reader.waiting.push(proceed);
   if (reader.waiting.length === 1) setImmediate(releaseWaiting, reader);
 }

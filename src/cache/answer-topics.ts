@@ -1,10 +1,10 @@
 /**
- * Which change-feed topics a rendered answer depends on (db/change-feed.ts; the topics are
- * described in migrations/0712-change-feed.ts). One place for these rules, so that what a
+ * Which change-feed topics a rendered answer depends on (change-feed.ts; the topics are
+ * defined in topics.ts). One place for these rules, so that what a
  * cached answer is reused across can be read and checked in one file: an answer names every
  * topic whose rows it shows, besides `g`, which every answer depends on.
  */
-import { memberTopic, roomTopic, userTopic } from '../db/change-feed.js';
+import { memberTopic, roomTopic, userTopic } from './topics.js';
 import type { RoomRow } from '../db/repositories/rooms.js';
 import { otherUserId } from '../presenters/conversation.js';
 

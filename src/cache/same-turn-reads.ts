@@ -1,6 +1,6 @@
 /**
  * Shares identical reads asked together. A chat wake-up releases every long-poll of a room in one
- * turn (db/wake.ts fires all of a channel's listeners at once), and each would run the same
+ * turn (cache/wake.ts fires all of a channel's listeners at once), and each would run the same
  * "messages after n" query and the same common-read aggregate; a room's members polling again
  * after it ask the same "does message n exist". With this they run once per batch instead of once
  * per waiter (docs/benchmarks.md, chat long-poll).
@@ -9,7 +9,7 @@
  * first asked in, or after the key's previous read finishes, and always after every caller
  * sharing it asked, so none gets an answer older than its own wake-up or arrival.
  */
-import { TurnBatch } from './platform/turn-batch.js';
+import { TurnBatch } from '../services/platform/turn-batch.js';
 
 export class SameTurnReads {
   /** The load of each key's batch not yet sent (identical loads: the first caller's is used). */

@@ -3,10 +3,10 @@
  * capabilities), kept per caller and reused only while nothing they were computed from can
  * have changed:
  *
- * - the database's change stamp (db/direct-reads.ts `changeStamp`: any commit by any process,
+ * - the database's change stamp (cache/direct-reads.ts `changeStamp`: any commit by any process,
  *   any write of this one) is the one read when the answer was computed, or
  * - the answer named the topics it was computed from (its conversations, its caller, ...) and
- *   the change feed (db/change-feed.ts) shows none of them, nor a global change, since the
+ *   the change feed (cache/change-feed.ts) shows none of them, nor a global change, since the
  *   feed position read when it was computed: a write into another conversation, by any
  *   process, leaves it in place;
  * - and the clock has not passed the answer's `until` (lobby timers, session keep-alive and
@@ -23,7 +23,7 @@
  * stamp (on the feed's word) is compared byte for byte with a fresh computation, and a
  * difference fails the request: every write of every suite checks that its topics are fed.
  */
-import type { ChangeFeed } from '../db/change-feed.js';
+import type { ChangeFeed } from './change-feed.js';
 import { changeFeedOf, changeStamp, type Db } from '../db/database.js';
 import { nowSeconds } from '../domain/time.js';
 

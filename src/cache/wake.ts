@@ -18,12 +18,22 @@
  * with one the connection is opened at start and reopened after a loss (RECONNECT_MS) even
  * when nobody waits.
  *
+ * A connection that stops delivering without closing (a stalled network path) is noticed by
+ * its own deadline, not by TCP: `confirm` makes a round trip (`select 1`) on the LISTEN
+ * connection itself; PostgreSQL sends a listening session every notification committed before
+ * a statement ahead of that statement's answer (`roundTrip`), so once it is back every
+ * notification committed before it was sent has been heard. Requests
+ * confirm before they reuse a cached answer (read-your-writes across processes), a heartbeat
+ * confirms while nobody does (HEARTBEAT_MS), and a round trip not back within CONFIRM_DEADLINE_MS
+ * ends the connection as lost (`lost('stalled')`): caches stop and waiters re-read.
+ *
  * No polling. Waiters listen BEFORE they read the table (`listen`, read, `wait`), so a notify
  * between the read and the wait is not lost; a listener may wait again after being woken (each
  * wait consumes the wake-ups that arrived before it).
  */
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
+import { Counter, counterValue, type MetricFamily } from '../domain/openmetrics.js';
 
 /**
  * What ends a wait early besides a wake-up and the timeout: an AbortSignal, or the client's
@@ -62,6 +72,44 @@ export interface Wake {
   close(): Promise<void>;
   /** Listeners currently registered in this process (metrics, benchmarks, tests). */
   readonly waiting: number;
+  /** Time spent waiting by every wait that ended, in ms since start (load shedding: a wait is idle, not work). */
+  readonly waitedMs: number;
+  /**
+   * PostgreSQL: resolves true once every notification committed (by any process) before the
+   * call has been heard on the LISTEN connection; false when it does not listen, or did not
+   * deliver within the deadline (it is then dropped as lost before this resolves). Calls made
+   * together share one round trip. `counted`: it is counted as a statement (QueryStats);
+   * the heartbeat's are not. Undefined in-process.
+   */
+  confirm?(counted?: boolean): Promise<boolean>;
+  /** PostgreSQL: how the LISTEN connection has fared (GET /metrics). */
+  readonly health?: ListenHealth;
+}
+
+export type LossReason = 'closed' | 'stalled';
+
+/** How the LISTEN connection has fared since start, for GET /metrics. */
+export class ListenHealth implements MetricFamily {
+  /** Round trips that came back (requests', writers' and the heartbeat's). */
+  confirmed = 0;
+  /** Losses by reason: `closed` (error or end of the connection), `stalled` (a round trip not back in time). */
+  readonly losses: Record<LossReason, number> = { closed: 0, stalled: 0 };
+
+  render(): string[] {
+    const losses = new Counter(
+      'parley_db_listen_losses',
+      'LISTEN connections lost, by reason: closed (error or end of the connection), stalled (a round trip not back within the deadline)',
+    );
+    for (const [reason, n] of Object.entries(this.losses)) losses.inc({ reason }, n);
+    return [
+      ...counterValue(
+        'parley_db_listen_confirmed',
+        'Round trips on the LISTEN connection that came back in time (requests, writes, heartbeat)',
+        this.confirmed,
+      ),
+      ...losses.render(),
+    ];
+  }
 }
 
 /**
@@ -71,14 +119,26 @@ export interface Wake {
 export interface WakeObserver {
   /** The connection listens (first time or again): notifications from now on are heard. */
   listening(): void;
-  /** The connection is gone: notifications may be missed until `listening`. */
-  lost(): void;
+  /** The connection is gone or stopped delivering: notifications may be missed until `listening`. */
+  lost(reason: LossReason): void;
   /** A notification on this process's channel. */
   message(payload: string): void;
 }
 
 /** Delay before reopening a lost LISTEN connection that an observer needs. */
 const RECONNECT_MS = 1000;
+/** A LISTEN connection with no round trip back for this long is sent one (the heartbeat). */
+const HEARTBEAT_MS = 1000;
+/** A round trip not back within this is a connection that stopped delivering: it is dropped. */
+const CONFIRM_DEADLINE_MS = 2000;
+/** Opening the LISTEN connection (connect and LISTEN) may take this long before it is retried. */
+const CONNECT_DEADLINE_MS = 5000;
+/**
+ * TCP keep-alive of the LISTEN connection: probes start after this much silence (the OS default
+ * is two hours). The heartbeat is what bounds a stall; keep-alive also lets the server side free
+ * a dead peer's backend.
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
 
 /** True when the wait's cancel has already fired (the signal aborted, the connection closed). */
 export const isCancelled = (c: WaitCancel | undefined): boolean => c !== undefined && ('aborted' in c ? c.aborted : c.destroyed);
@@ -139,15 +199,21 @@ class Entry {
   tick = 0;
   resolve: ((woken: boolean) => void) | undefined = undefined;
   cancel: WaitCancel | undefined = undefined;
+  /** When the current wait began. */
+  since = 0;
   readonly onCancel = (): void => this.settle(false);
 
-  constructor(private readonly deadlines: Deadlines) {}
+  constructor(
+    private readonly deadlines: Deadlines,
+    private readonly waited: { ms: number },
+  ) {}
 
   /** Ends the current wait (no-op when not waiting). */
   settle(woken: boolean): void {
     const resolve = this.resolve;
     if (!resolve) return;
     this.resolve = undefined;
+    this.waited.ms += performance.now() - this.since;
     this.deadlines.remove(this);
     const c = this.cancel;
     this.cancel = undefined;
@@ -164,6 +230,8 @@ class LocalWaiters {
   private readonly byChannel = new Map<string, Set<Entry>>();
   private readonly deadlines = new Deadlines();
   private count = 0;
+  /** Time spent in waits that ended (ms). */
+  readonly waited = { ms: 0 };
   closed = false;
 
   get size(): number {
@@ -171,7 +239,7 @@ class LocalWaiters {
   }
 
   add(channel: string, beforeWait: () => Promise<boolean> = async () => false): WakeListener {
-    const entry = new Entry(this.deadlines);
+    const entry = new Entry(this.deadlines, this.waited);
     const set = this.byChannel.get(channel) ?? new Set<Entry>();
     set.add(entry);
     this.byChannel.set(channel, set);
@@ -195,6 +263,7 @@ class LocalWaiters {
         if (!open || this.closed || isCancelled(cancel) || timeoutMs <= 0) return false;
         return new Promise<boolean>((resolve) => {
           entry.resolve = resolve;
+          entry.since = performance.now();
           this.deadlines.add(entry, timeoutMs);
           // A client that went away frees its waiter at once.
           if (cancel) {
@@ -240,6 +309,9 @@ export function inProcessWake(): Wake {
     get waiting() {
       return local.size;
     },
+    get waitedMs() {
+      return local.waited.ms;
+    },
   };
 }
 
@@ -248,11 +320,22 @@ export function wakeChannel(schema: string | undefined): string {
   return `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
 }
 
+/** What `postgresWake` reports besides notifications. */
+export interface PostgresWakeOptions {
+  /** Hears every notification and the connection's state; with one the connection is kept open. */
+  observer?: WakeObserver;
+  /** A counted round trip took `ms` (the database layer counts it as a statement). */
+  counted?: (ms: number) => void;
+  /** Told when the connection is lost, and why (the log). */
+  warn?: (message: string) => void;
+}
+
 /**
  * PostgreSQL: one LISTEN connection (opened on first use, reopened after it drops) per process;
  * `pg_notify` goes through the pool or the caller's transaction.
  */
-export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined, observer?: WakeObserver): Wake {
+export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined, options: PostgresWakeOptions = {}): Wake {
+  const { observer } = options;
   const local = new LocalWaiters();
   const dbChannel = wakeChannel(schema);
   let client: pg.Client | undefined;
@@ -260,6 +343,16 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
   /** Bumped whenever a new LISTEN connection is in place: listeners older than it re-read once. */
   let generation = 0;
   let reconnectTimer: NodeJS.Timeout | undefined;
+  const health = new ListenHealth();
+  /** Round trips under way → their settle (false: the connection was lost). */
+  const pending = new Set<(answered: boolean) => void>();
+  /** Callers of `confirm` waiting for the next round trip (it is sent after all of them called). */
+  let batch: Array<{ resolve: (heard: boolean) => void; counted: boolean }> = [];
+  /** Round trips sent and not back yet. */
+  let inFlight = 0;
+  let scheduled = false;
+  /** When a round trip last came back (or the connection started listening). */
+  let lastDelivery = performance.now();
 
   /** With an observer, the connection is kept open: retry after a loss or a failed attempt. */
   const reconnectLater = () => {
@@ -271,33 +364,61 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     reconnectTimer.unref();
   };
 
+  /** Forgets connection `c` (the next listen or wait reconnects) and tells everybody. */
+  const drop = (c: pg.Client, reason: LossReason) => {
+    if (client !== c) return;
+    client = undefined;
+    health.losses[reason]++;
+    options.warn?.(
+      reason === 'stalled'
+        ? `LISTEN connection delivered nothing for ${CONFIRM_DEADLINE_MS} ms: dropped; caches off until it listens again`
+        : 'LISTEN connection lost; caches off until it listens again',
+    );
+    // Wake everybody to re-read: a notify sent while nobody listened is then not lost, only read late.
+    local.fireAll();
+    observer?.lost(reason);
+    for (const settle of pending) settle(false);
+    pending.clear();
+    reconnectLater();
+  };
+
   const connect = (): Promise<void> => {
     if (client) return Promise.resolve();
     connecting ??= (async () => {
-      // keepAlive: a connection that died silently (no FIN) is noticed, and with it the loss.
-      const c = new pg.Client({ connectionString: databaseUrl, keepAlive: true });
+      const c = new pg.Client({
+        connectionString: databaseUrl,
+        // Named after its channel: an operator (or a test) can tell it apart in pg_stat_activity.
+        application_name: dbChannel,
+        // The round trips of successive batches go out without waiting for the earlier ones.
+        pipeline: true,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+        connectionTimeoutMillis: CONNECT_DEADLINE_MS,
+      });
       c.on('notification', (msg) => {
         if (msg.channel !== dbChannel || !msg.payload) return;
         local.fire(msg.payload);
         observer?.message(msg.payload);
       });
-      const lost = () => {
-        if (client !== c) return;
-        // Forget it (the next listen or wait reconnects) and wake everybody to re-read: a
-        // notify sent while nobody listened is then not lost, only read late.
-        client = undefined;
-        local.fireAll();
-        observer?.lost();
-        reconnectLater();
-      };
+      const lost = () => drop(c, 'closed');
       c.on('error', lost);
       c.on('end', lost);
+      let deadline: NodeJS.Timeout | undefined;
       try {
-        await c.connect();
-        await c.query(`LISTEN "${dbChannel}"`);
+        await Promise.race([
+          (async () => {
+            await c.connect();
+            await c.query(`LISTEN "${dbChannel}"`);
+          })(),
+          new Promise((_, reject) => {
+            deadline = setTimeout(() => reject(new Error('LISTEN connection not ready in time')), CONNECT_DEADLINE_MS);
+          }),
+        ]);
       } catch (e) {
-        await c.end().catch(() => undefined);
+        destroy(c);
         throw e;
+      } finally {
+        clearTimeout(deadline);
       }
       if (local.closed) {
         await c.end().catch(() => undefined);
@@ -305,6 +426,7 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
       }
       client = c;
       generation++;
+      lastDelivery = performance.now();
       observer?.listening();
     })().finally(() => {
       connecting = undefined;
@@ -313,8 +435,87 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
   };
   if (observer) connect().catch(reconnectLater);
 
+  /**
+   * One round trip on the LISTEN connection itself, back within the deadline or the connection
+   * is dropped as stalled. A committing transaction signals every listening backend before its
+   * client gets the answer, and a backend sends the notifications it was signaled for before the
+   * ReadyForQuery of its next statement (PostgreSQL's postgres.c, "Process incoming notifies ...
+   * before ReadyForQuery"): so once `select 1` is answered here, every notification committed
+   * before it was sent has been handled (the pg client emits them in the order they arrive).
+   * No notify, no transaction id: it does not queue behind other commits.
+   */
+  const roundTrip = async (counted: boolean): Promise<boolean> => {
+    const c = client;
+    if (c === undefined) return false;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    let settle: (answered: boolean) => void = () => undefined;
+    const answered = new Promise<boolean>((resolve) => {
+      settle = resolve;
+      pending.add(resolve);
+      timer = setTimeout(() => resolve(false), CONFIRM_DEADLINE_MS);
+      // A failure also shows as the connection's error (dropped as closed).
+      c.query('select 1').then(
+        () => resolve(true),
+        () => resolve(false),
+      );
+    });
+    const ok = await answered;
+    clearTimeout(timer);
+    pending.delete(settle);
+    if (!ok) {
+      if (client === c) {
+        drop(c, 'stalled');
+        destroy(c);
+      }
+      return false;
+    }
+    lastDelivery = performance.now();
+    health.confirmed++;
+    if (counted) options.counted?.(lastDelivery - started);
+    return client === c;
+  };
+
+  const sendBatch = async (): Promise<void> => {
+    scheduled = false;
+    const waiting = batch;
+    batch = [];
+    if (waiting.length === 0) return;
+    inFlight++;
+    let ok = false;
+    try {
+      ok = await roundTrip(waiting.some((w) => w.counted));
+    } finally {
+      inFlight--;
+      for (const w of waiting) w.resolve(ok);
+    }
+  };
+  // In the check phase: every caller whose request was read in this poll phase shares it. The
+  // connection pipelines, so a batch does not wait for the round trips of earlier ones.
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => void sendBatch());
+  };
+
+  const confirm = (counted = true): Promise<boolean> => {
+    if (client === undefined || local.closed) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      batch.push({ resolve, counted });
+      schedule();
+    });
+  };
+
+  // The heartbeat: a connection nobody confirmed through lately is confirmed now.
+  const heartbeat = setInterval(() => {
+    if (client !== undefined && inFlight === 0 && !scheduled && performance.now() - lastDelivery >= HEARTBEAT_MS) void confirm(false);
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
   return {
     channel: dbChannel,
+    health,
+    confirm,
     async listen(channel) {
       await connect();
       let seen = generation;
@@ -337,7 +538,10 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     async close() {
       local.releaseAll();
       clearTimeout(reconnectTimer);
-      observer?.lost();
+      clearInterval(heartbeat);
+      observer?.lost('closed');
+      for (const settle of pending) settle(false);
+      pending.clear();
       const c = client;
       client = undefined;
       if (c) await c.end().catch(() => undefined);
@@ -345,5 +549,17 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     get waiting() {
       return local.size;
     },
+    get waitedMs() {
+      return local.waited.ms;
+    },
   };
+}
+
+/**
+ * Ends a client whatever state its socket is in: `end()` waits for the server's goodbye, which
+ * a stalled path never delivers.
+ */
+function destroy(c: pg.Client): void {
+  (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  c.end().catch(() => undefined);
 }

@@ -10,16 +10,20 @@
  *   `cache:<table>:<key>`, in the writing transaction, so it is delivered at commit and never
  *   for a rollback. The wake module's one LISTEN connection per process hears it
  *   (`WakeObserver`) and the entries of that key are dropped, in every process.
+ * - Read-your-writes across processes: before a request reuses anything cached, the process
+ *   confirms that it has heard every commit made before the request arrived (`afterSync`: a
+ *   round trip on the LISTEN connection, shared by the requests that arrived together, wake.ts
+ *   `confirm`): a listening backend sends the notifications of every commit answered before the
+ *   round trip ahead of its answer, so by then the commits' own notifications have been applied: a client whose write
+ *   another process answered a moment ago sees it here too, with no window.
  * - The writing process applies its own writes before going on: statements sent through its
  *   pool that write a cached table are spotted by their text (`trackWrites`), and when they
- *   have committed (after the statement, or at `commit`) a marker notification is sent and
- *   awaited. PostgreSQL delivers notifications in commit order, so when the marker arrives the
- *   write's own notifications have been applied: the request that wrote sees its write, and
- *   statement counts stay deterministic. Should the marker not arrive within a second, the
- *   written tables are dropped outright.
- * - While the LISTEN connection is not listening (not yet connected, lost, reconnecting), every
- *   read goes to the database and nothing is stored: a notification missed then cannot leave a
- *   stale entry. Each (re)connection and each loss clears everything.
+ *   have committed (after the statement, or at `commit`) a round trip is confirmed the same way,
+ *   so the rest of the request that wrote sees its write. Should it not come back in time
+ *   the LISTEN connection is dropped as stalled and everything cached with it.
+ * - While the LISTEN connection is not listening (not yet connected, lost, stalled,
+ *   reconnecting), every read goes to the database and nothing is stored: a notification
+ *   missed then cannot leave a stale entry. Each (re)connection and each loss clears everything.
  * - A read stores its result only when no invalidation of its key or of its whole table (and no
  *   loss or reconnect) happened while it ran, so a result read just before a commit cannot
  *   outlive the commit's notification.
@@ -28,23 +32,14 @@
  * change-feed.ts `PgChangeFeed`): writes to the tables it covers are spotted and synced the
  * same way, and every loss or reconnection starts the feed over.
  *
- * The window: another process sees a commit when the notification reaches its LISTEN socket,
- * normally within a millisecond or two of the commit (docs/architecture.md "Read cache").
  * Cached reads take exactly one parameter, the key the trigger sends (users.id,
  * user_preferences.user_id, user_status.user_id, app_passwords.token_hash, cache_state.id).
  */
-import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { BoundedMap } from '../domain/bounded-map.js';
 import { PgChangeFeed } from './change-feed.js';
-import { FED_TABLES } from './migrations/0712-change-feed.js';
-import { BRUTE_FORCE_FED_TABLES } from './migrations/0713-brute-force-feed.js';
-import type { QueryStats } from './query-stats.js';
+import { BRUTE_FORCE_FED_TABLES, CACHED_TABLES, FED_TABLES, type CachedTable } from './topics.js';
 import type { WakeObserver } from './wake.js';
-
-/** Tables whose reads may be cached; each has the notify trigger of migration 0707. */
-const CACHED_TABLES = ['users', 'user_preferences', 'user_status', 'app_passwords', 'cache_state'] as const;
-export type CachedTable = (typeof CACHED_TABLES)[number];
 
 /** Prefix of the cache's payloads on the wake channel (wake channels never start with it). */
 const CACHE_PAYLOAD_PREFIX = 'cache:';
@@ -52,10 +47,6 @@ const CACHE_PAYLOAD_PREFIX = 'cache:';
 const FEED_PAYLOAD_PREFIX = 'feed:';
 /** Tables whose writes notify the change feed: a write to one is synced like a cached table's, so that this process's next read sees its topics changed. */
 const FED: ReadonlySet<string> = new Set([...FED_TABLES, ...BRUTE_FORCE_FED_TABLES]);
-/** Prefix of a writer's marker (`cache-sync:<process token>:<n>`), after its own notifications. */
-const SYNC_PREFIX = 'cache-sync:';
-/** How long a writer waits for its marker before dropping the written tables instead. */
-const SYNC_TIMEOUT_MS = 1000;
 
 /** Keys kept per table (oldest forgotten first). */
 const MAX_KEYS = 10_000;
@@ -105,24 +96,14 @@ export class PgReadCache {
   private readonly tables = new Map<string, TableCache>();
   private readonly tracked = new WeakSet<object>();
   private nextReadId = 0;
-  /** This process's markers (random, so processes never take each other's). */
-  private readonly token = randomBytes(6).toString('hex');
-  private markers = 0;
-  /** Markers sent and not yet heard back → what to do when they arrive. */
-  private readonly awaitedMarkers = new Map<string, () => void>();
   /** The change feed as this process hears it (rendered answers are kept on its word). */
   readonly feed = new PgChangeFeed(() => this.active);
 
   /**
-   * @param channel the wake channel the notify triggers send on (wake.ts `wakeChannel`)
-   * @param stats where the markers are counted as the statements they are
-   * @param pool the process's pool, unwrapped (`catchUp` sends its marker through it)
+   * @param confirm resolves true once every notification committed before the call has been
+   *   heard, false when the LISTEN connection does not listen or was dropped (wake.ts `confirm`)
    */
-  constructor(
-    private readonly channel: string,
-    private readonly stats: QueryStats,
-    private readonly pool: Pick<pg.Pool, 'connect'>,
-  ) {}
+  constructor(private readonly confirm: () => Promise<boolean>) {}
 
   /** True while cached reads may be used: enabled and the LISTEN connection listens. */
   get active(): boolean {
@@ -147,16 +128,8 @@ export class PgReadCache {
     lost: () => {
       this.connected = false;
       this.clear();
-      // Nothing is cached now: the writers waiting for their markers may go on.
-      for (const done of this.awaitedMarkers.values()) done();
-      this.awaitedMarkers.clear();
     },
     message: (payload) => {
-      if (payload.startsWith(SYNC_PREFIX)) {
-        this.awaitedMarkers.get(payload)?.();
-        this.awaitedMarkers.delete(payload);
-        return;
-      }
       if (payload.startsWith(FEED_PAYLOAD_PREFIX)) {
         this.feed.heard(payload.slice(FEED_PAYLOAD_PREFIX.length));
         return;
@@ -267,7 +240,7 @@ export class PgReadCache {
         state.inTransaction = false;
         state.written.clear();
         const result = await query(config, values);
-        if (written.length > 0 && /^\s*commit/i.test(text)) await this.applied(query, written);
+        if (written.length > 0 && /^\s*commit/i.test(text)) await this.applied(written);
         return result;
       }
       const tables = writtenTables(text);
@@ -277,59 +250,48 @@ export class PgReadCache {
         return query(config, values);
       }
       const result = await query(config, values);
-      await this.applied(query, tables);
+      await this.applied(tables);
       return result;
     }) as pg.PoolClient['query'];
   }
 
   /**
-   * Waits until this process has heard every notification of the commits made, by any process,
-   * before the call: its next read then shows them. The same marker as a writer's (delivered in
-   * commit order); should it not come back, everything cached is dropped instead. For whoever
-   * changed the database behind the process's back and must see the result at once (the CLI
-   * commands' tests).
+   * Holds a request until this process has heard every commit made, by any process, before it
+   * arrived, so that nothing it reuses from a cache is older than a write answered before it was
+   * sent (read-your-writes across processes). Requests arriving together share one round trip.
+   * Not listening: nothing is cached, so nothing to wait for; a round trip that does not come back in
+   * time drops the connection (caches off) before the request goes on.
    */
-  async catchUp(): Promise<void> {
-    // A client of its own, queried with promises: the pooled clients' query is wrapped (watch),
-    // and pg.Pool.query would call it with a callback the wrapper does not take.
-    const client = await this.pool.connect();
-    try {
-      await this.applied((text, values) => client.query(text as string, values as unknown[]), [...this.tables.keys(), ...FED]);
-    } finally {
-      client.release();
-    }
+  afterSync(proceed: () => void): void {
+    if (!this.active) return proceed();
+    // Never with the outcome: `proceed` is a hook's `done`, whose argument is an error.
+    this.confirm().then(
+      () => proceed(),
+      () => proceed(),
+    );
   }
 
   /**
-   * After this process committed writes to `tables`: sends a marker and waits until it comes
-   * back on the LISTEN connection. It was sent after the commit, and PostgreSQL delivers
-   * notifications in commit order, so by then the write's own notifications have been applied.
+   * Waits until this process has heard every notification of the commits made, by any process,
+   * before the call: its next read then shows them. For whoever changed the database behind the
+   * process's back and reads through its services rather than a request (the CLI commands' tests).
    */
-  private async applied(query: (config: unknown, values?: unknown) => Promise<unknown>, tables: string[]): Promise<void> {
+  async catchUp(): Promise<void> {
+    if (this.active) await this.confirm();
+  }
+
+  /**
+   * After this process committed writes to `tables`: confirms a round trip sent after the
+   * commit; by then the write's own notifications have been applied. Not confirmed: the
+   * connection was dropped (and the cache cleared) or stopped listening; the tables are dropped
+   * here too, in case it listens again meanwhile.
+   */
+  private async applied(tables: string[]): Promise<void> {
     // Not listening: nothing is cached, and listening again clears everything.
     if (!this.active) return;
-    const marker = `${SYNC_PREFIX}${this.token}:${++this.markers}`;
-    let timer: NodeJS.Timeout | undefined;
-    const arrived = new Promise<boolean>((resolve) => {
-      this.awaitedMarkers.set(marker, () => resolve(true));
-      timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
-    });
-    let confirmed = false;
-    try {
-      const started = performance.now();
-      await query('select pg_notify($1, $2)', [this.channel, marker]);
-      this.stats.record(performance.now() - started, false);
-      confirmed = await arrived;
-    } catch {
-      // The marker could not be sent: drop the tables below instead.
-    } finally {
-      clearTimeout(timer);
-      this.awaitedMarkers.delete(marker);
-    }
-    if (!confirmed) {
-      for (const t of tables) this.invalidate(t);
-      if (tables.some((t) => FED.has(t))) this.feed.startOver();
-    }
+    if (await this.confirm()) return;
+    for (const t of tables) this.invalidate(t);
+    if (tables.some((t) => FED.has(t))) this.feed.startOver();
   }
 }
 

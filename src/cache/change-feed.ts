@@ -1,6 +1,6 @@
 /**
- * Which topics changed, and when, as this process has seen them (the topics are described in
- * migrations/0712-change-feed.ts). A rendered answer is kept with the feed position read before
+ * Which topics changed, and when, as this process has seen them (the topics and the tables that
+ * feed them are in topics.ts; the triggers in migration 0712). A rendered answer is kept with the feed position read before
  * it was computed and the topics it was computed from (the caller's conversations, the caller,
  * the other user of a one-to-one, ...); it is still exact while none of those topics, nor `g`,
  * changed after that position. So a write into one conversation no longer discards the answers
@@ -20,8 +20,8 @@
  *   connection does not listen there is no position, and each (re)connection or loss starts over.
  */
 import type SQLite from 'better-sqlite3';
-import type { CachedTable } from './pg-read-cache.js';
-import type { QueryStats } from './query-stats.js';
+import type { QueryStats } from '../db/query-stats.js';
+import { GLOBAL_TOPIC } from './topics.js';
 
 /** The SQLite connection with its change stamp now; undefined on PostgreSQL and while a transaction is open. */
 export type StampedConnection = () => { database: SQLite.Database; stats: QueryStats; stamp: string } | undefined;
@@ -40,7 +40,7 @@ export interface ChangeFeed {
 const MAX_ROWS = 10_000;
 /** Topics remembered; past that the reader starts over (and forgets them). */
 const MAX_TOPICS = 200_000;
-const GLOBAL = 'g';
+const GLOBAL = GLOBAL_TOPIC;
 
 /**
  * Topic → the position of its last change, after `floor`; shared by both databases' feeds.
@@ -160,33 +160,5 @@ export class PgChangeFeed extends TopicLog implements ChangeFeed {
   /** A `feed:<topic>` notification, in the order PostgreSQL delivers them (commit order). */
   heard(topic: string): void {
     this.changed(topic);
-  }
-}
-
-/** Topic of every brute-force attempt (the kept cap check; on PostgreSQL notified since migration 0713). */
-export const BRUTE_FORCE_TOPIC = 'k:brute_force_attempts';
-
-/** Topic of a conversation (its room id). */
-export const roomTopic = (roomId: number): string => `r:${roomId}`;
-/** Topic of a user's own rows (status, preferences). */
-export const userTopic = (userId: string): string => `u:${userId}`;
-/** Topic of an actor's set of conversations. */
-export const memberTopic = (actorType: string, actorId: string): string => `m:${actorType}:${actorId}`;
-
-/**
- * The topic of a cached table read's key (direct-reads.ts `compiledRead`): the key column the
- * PostgreSQL read cache is notified with (migration 0707) names the same rows here (0712).
- */
-export function cachedTableTopic(table: CachedTable, key: unknown): string {
-  switch (table) {
-    case 'users':
-      return `k:users:${String(key)}`;
-    case 'app_passwords':
-      return `k:app_passwords:${String(key)}`;
-    case 'user_preferences':
-    case 'user_status':
-      return userTopic(String(key));
-    case 'cache_state':
-      return 'g';
   }
 }
