@@ -21,6 +21,44 @@ function importsOf(file: string): string[] {
   return out;
 }
 
+/** The strongly connected groups of more than one module (Tarjan), each sorted: the import loops. */
+function importCycles(): string[][] {
+  const edges = (file: string) =>
+    importsOf(file)
+      .map((t) => t.replace(/\.js$/, '.ts'))
+      .filter((t) => text.has(t));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges(v)) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        group.push(w);
+      } while (w !== v);
+      if (group.length > 1) loops.push(group.sort());
+    }
+  };
+  for (const file of text.keys()) if (!index.has(file)) visit(file);
+  return loops;
+}
+
 /** Layer → layers it must not import from. */
 const FORBIDDEN: Record<string, string[]> = {
   presenters: ['services', 'http', 'cli', 'jobs', 'events'],
@@ -66,6 +104,21 @@ describe('architecture', () => {
       assert.deepEqual(importsOf('presenters/__probe.ts'), ['services/request-context.js']);
     } finally {
       text.delete('presenters/__probe.ts');
+    }
+  });
+
+  it('no import loops: the module graph of src/ has no cycle (type-only imports count too)', () => {
+    assert.deepEqual(importCycles(), []);
+  });
+
+  it('the loop check sees a loop when there is one', () => {
+    text.set('domain/__a.ts', "import { b } from './__b.js';\n");
+    text.set('domain/__b.ts', "import type { a } from './__a.js';\n");
+    try {
+      assert.deepEqual(importCycles(), [['domain/__a.ts', 'domain/__b.ts']]);
+    } finally {
+      text.delete('domain/__a.ts');
+      text.delete('domain/__b.ts');
     }
   });
 
