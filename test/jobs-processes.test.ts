@@ -28,14 +28,15 @@ function serve(env: Record<string, string>): Promise<ChildProcess> {
     });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`parley did not start: ${out}`)), 30_000);
-    child.stdout!.on('data', (c) => {
+    // The listening line for a person is on stderr (stdout is the JSON log, silent here).
+    child.stdout!.on('data', (c) => (out += c));
+    child.stderr!.on('data', (c) => {
       out += c;
-      if (out.includes('listening')) {
+      if (out.includes('Parley listening')) {
         clearTimeout(timer);
         resolve(child);
       }
     });
-    child.stderr!.on('data', (c) => (out += c));
     child.on('exit', (code) => reject(new Error(`parley exited (${code}): ${out}`)));
   });
 }
