@@ -423,6 +423,23 @@ export interface RecordingConsentsTable {
   created_at: number;
 }
 
+/** A file or folder of a user's tree (migration 0800; docs/files.md). */
+export interface FilesTable {
+  id: Generated<number>;
+  owner: string;
+  path: string;
+  parent: string | null;
+  name: string;
+  is_dir: number;
+  size: number;
+  mimetype: string;
+  etag: string;
+  mtime: number;
+  width: number | null;
+  height: number | null;
+  blob: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -458,4 +475,5 @@ export interface Database {
   user_rate_limits: UserRateLimitsTable;
   poll_votes: PollVotesTable;
   recording_consents: RecordingConsentsTable;
+  files: FilesTable;
 }

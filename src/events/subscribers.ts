@@ -13,6 +13,7 @@ import type { MembershipSync } from '../services/membership-sync.js';
 import type { NotificationActor, NotificationService } from '../services/notifications.js';
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
+import type { FilesService } from '../services/files/files.js';
 import type { UserAvatarService } from '../services/user-avatars.js';
 import type { UserStatusService } from '../services/user-status.js';
 import type { ChatSystemMessages } from '../services/chat-system-messages.js';
@@ -35,6 +36,7 @@ export interface Subscribers {
   chat: ChatService;
   signalingNotifier: SignalingNotifier;
   userAvatars: UserAvatarService;
+  files: FilesService;
   notifications: NotificationService;
   polls: PollsService;
   calls: CallService;
@@ -78,6 +80,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.loginSessions.endAllFor(userId));
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.files.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatSchedule.forgetUser(userId));

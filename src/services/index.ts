@@ -60,6 +60,8 @@ import { InternalSignalingService } from './internal-signaling.js';
 import { LoginFlowService } from './login-flows.js';
 import { NotificationService } from './notifications.js';
 import { UserAvatarService } from './user-avatars.js';
+import { FilesService } from './files/files.js';
+import { LocalBlobStore } from './files/local-storage.js';
 import { CallerSessions } from './caller-sessions.js';
 import { ConversationViewService } from './conversation-view.js';
 
@@ -92,6 +94,7 @@ export interface Services {
   avatars: AvatarService;
   /** User and guest avatars at Nextcloud's /index.php/avatar paths. */
   userAvatars: UserAvatarService;
+  files: FilesService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
@@ -202,6 +205,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
+  const files = new FilesService(db, repos, new LocalBlobStore(settings.dataDir), appConfig);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
@@ -226,6 +230,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     membershipSync,
     avatars,
     userAvatars,
+    files,
     notifications,
     chatSystemMessages: new ChatSystemMessages(chat, repos),
     chat,
@@ -259,6 +264,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     breakoutRooms,
     avatars,
     userAvatars,
+    files,
     housekeeping,
     sessions,
     participants,

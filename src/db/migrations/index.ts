@@ -38,6 +38,7 @@ import { attendeeNotificationLevel } from './0716-attendee-notification-level.js
 import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js';
 import { noteToSelf } from './0718-note-to-self.js';
 import { pinnedMessages } from './0719-pinned-messages.js';
+import { files } from './0800-files.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
 
 export const migrations: ParleyMigration[] = [
@@ -75,4 +76,5 @@ export const migrations: ParleyMigration[] = [
   noteToSelf,
   pinnedMessages,
   scheduledMessages,
+  files,
 ];

@@ -37,6 +37,7 @@ import { SessionsRepository } from './sessions.js';
 import { SignalingRepository } from './signaling.js';
 import { TeamsRepository } from './teams.js';
 import { UserAvatarsRepository } from './user-avatars.js';
+import { FilesRepository } from './files.js';
 import { UserRateLimitsRepository } from './user-rate-limits.js';
 import { UserStatusRepository } from './user-status.js';
 import { UsersRepository } from './users.js';
@@ -73,6 +74,7 @@ export interface RepositorySet {
   signaling: SignalingRepository;
   teams: TeamsRepository;
   userAvatars: UserAvatarsRepository;
+  files: FilesRepository;
   userRateLimits: UserRateLimitsRepository;
   userStatus: UserStatusRepository;
   users: UsersRepository;
@@ -116,6 +118,7 @@ const MAKERS: Makers = {
   signaling: (kysely, dialect) => new SignalingRepository(kysely, dialect),
   teams: (kysely) => new TeamsRepository(kysely),
   userAvatars: (kysely) => new UserAvatarsRepository(kysely),
+  files: (kysely) => new FilesRepository(kysely),
   userRateLimits: (kysely, dialect) => new UserRateLimitsRepository(kysely, dialect),
   userStatus: (kysely) => new UserStatusRepository(kysely),
   users: (kysely) => new UsersRepository(kysely),
