@@ -4,26 +4,25 @@
  * moves and copies of subtrees, and cleanup with the user. Through the service over a real
  * database and disk; the WebDAV routes on top are tested in files-webdav.test.ts.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { dialects, type Parley } from './helpers/parley.js';
 import { NO_THROTTLE } from './helpers/rooms.js';
+import { useParley } from './helpers/fixtures.js';
 import { png } from './helpers/images.js';
 import { ApiError } from '../src/domain/errors.js';
 
 for (const dialect of dialects()) {
   describe(`file storage [${dialect}]`, () => {
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['alice', 'bob'] });
     let p: Parley;
-    before(async () => {
-      p = await startParley(dialect, { env: NO_THROTTLE });
-      await createUser(p, 'alice');
-      await createUser(p, 'bob');
+    before(() => {
+      p = t.p;
     });
-    after(async () => p?.close());
 
     const files = () => p.services.files;
     const blobFiles = () => {

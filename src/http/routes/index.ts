@@ -33,6 +33,7 @@ import { chatReminderRoutes } from './chat-reminders.js';
 import { chatPinRoutes } from './chat-pins.js';
 import { chatScheduleRoutes } from './chat-schedule.js';
 import { pollRoutes } from './polls.js';
+import { webdavRoutes } from './files/webdav.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -67,4 +68,5 @@ export const routeModules: RouteModule[] = [
   chatScheduleRoutes,
   pollRoutes,
   signalingRoutes,
+  webdavRoutes,
 ];
