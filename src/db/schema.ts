@@ -440,6 +440,23 @@ export interface FilesTable {
   blob: string | null;
 }
 
+/** An unfinished chunked upload (migration 0801). */
+export interface FileUploadsTable {
+  id: Generated<number>;
+  owner: string;
+  upload_id: string;
+  destination: string;
+  created_at: number;
+}
+
+/** One received chunk of an upload (migration 0801). */
+export interface FileUploadChunksTable {
+  upload: number;
+  number: number;
+  blob: string;
+  size: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -476,4 +493,6 @@ export interface Database {
   poll_votes: PollVotesTable;
   recording_consents: RecordingConsentsTable;
   files: FilesTable;
+  file_uploads: FileUploadsTable;
+  file_upload_chunks: FileUploadChunksTable;
 }

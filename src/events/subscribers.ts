@@ -14,6 +14,7 @@ import type { NotificationActor, NotificationService } from '../services/notific
 import type { PhoneNumbersService } from '../services/phone-numbers.js';
 import type { TeamsService } from '../services/teams.js';
 import type { FilesService } from '../services/files/files.js';
+import type { ChunkedUploadsService } from '../services/files/chunked-uploads.js';
 import type { UserAvatarService } from '../services/user-avatars.js';
 import type { UserStatusService } from '../services/user-status.js';
 import type { ChatSystemMessages } from '../services/chat-system-messages.js';
@@ -37,6 +38,7 @@ export interface Subscribers {
   signalingNotifier: SignalingNotifier;
   userAvatars: UserAvatarService;
   files: FilesService;
+  chunkedUploads: ChunkedUploadsService;
   notifications: NotificationService;
   polls: PollsService;
   calls: CallService;
@@ -81,6 +83,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.files.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.chunkedUploads.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatSchedule.forgetUser(userId));

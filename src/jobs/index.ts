@@ -14,6 +14,7 @@ import { chatRemindersJob } from './chat-reminders.js';
 import { pinnedMessagesJob } from './pinned-messages.js';
 import { scheduledMessagesJob } from './scheduled-messages.js';
 import { rateLimitsJob } from './rate-limits.js';
+import { fileUploadsJob } from './file-uploads.js';
 
 export const jobs: readonly JobDef[] = Object.freeze([
   staleSessionsJob,
@@ -27,6 +28,7 @@ export const jobs: readonly JobDef[] = Object.freeze([
   pinnedMessagesJob,
   scheduledMessagesJob,
   rateLimitsJob,
+  fileUploadsJob,
 ]);
 
 export { runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';

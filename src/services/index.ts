@@ -62,6 +62,7 @@ import { NotificationService } from './notifications.js';
 import { UserAvatarService } from './user-avatars.js';
 import { FilesService } from './files/files.js';
 import { LocalBlobStore } from './files/local-storage.js';
+import { ChunkedUploadsService } from './files/chunked-uploads.js';
 import { CallerSessions } from './caller-sessions.js';
 import { ConversationViewService } from './conversation-view.js';
 
@@ -95,6 +96,7 @@ export interface Services {
   /** User and guest avatars at Nextcloud's /index.php/avatar paths. */
   userAvatars: UserAvatarService;
   files: FilesService;
+  chunkedUploads: ChunkedUploadsService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
@@ -205,7 +207,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
-  const files = new FilesService(db, repos, new LocalBlobStore(settings.dataDir), appConfig);
+  const blobStore = new LocalBlobStore(settings.dataDir);
+  const files = new FilesService(db, repos, blobStore, appConfig);
+  const chunkedUploads = new ChunkedUploadsService(repos, blobStore, files);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
@@ -231,6 +235,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     avatars,
     userAvatars,
     files,
+    chunkedUploads,
     notifications,
     chatSystemMessages: new ChatSystemMessages(chat, repos),
     chat,
@@ -265,6 +270,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     avatars,
     userAvatars,
     files,
+    chunkedUploads,
     housekeeping,
     sessions,
     participants,

@@ -39,6 +39,7 @@ import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js
 import { noteToSelf } from './0718-note-to-self.js';
 import { pinnedMessages } from './0719-pinned-messages.js';
 import { files } from './0800-files.js';
+import { fileUploads } from './0801-file-uploads.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
 
 export const migrations: ParleyMigration[] = [
@@ -77,4 +78,5 @@ export const migrations: ParleyMigration[] = [
   pinnedMessages,
   scheduledMessages,
   files,
+  fileUploads,
 ];

@@ -38,6 +38,7 @@ import { SignalingRepository } from './signaling.js';
 import { TeamsRepository } from './teams.js';
 import { UserAvatarsRepository } from './user-avatars.js';
 import { FilesRepository } from './files.js';
+import { FileUploadsRepository } from './file-uploads.js';
 import { UserRateLimitsRepository } from './user-rate-limits.js';
 import { UserStatusRepository } from './user-status.js';
 import { UsersRepository } from './users.js';
@@ -75,6 +76,7 @@ export interface RepositorySet {
   teams: TeamsRepository;
   userAvatars: UserAvatarsRepository;
   files: FilesRepository;
+  fileUploads: FileUploadsRepository;
   userRateLimits: UserRateLimitsRepository;
   userStatus: UserStatusRepository;
   users: UsersRepository;
@@ -119,6 +121,7 @@ const MAKERS: Makers = {
   teams: (kysely) => new TeamsRepository(kysely),
   userAvatars: (kysely) => new UserAvatarsRepository(kysely),
   files: (kysely) => new FilesRepository(kysely),
+  fileUploads: (kysely) => new FileUploadsRepository(kysely),
   userRateLimits: (kysely, dialect) => new UserRateLimitsRepository(kysely, dialect),
   userStatus: (kysely) => new UserStatusRepository(kysely),
   users: (kysely) => new UsersRepository(kysely),

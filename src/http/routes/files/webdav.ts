@@ -1,7 +1,7 @@
 /**
  * WebDAV for a user's own files at Nextcloud's path, `/remote.php/dav/files/{user}/{path}`
  * (docs/files.md): PROPFIND (Depth 0 or 1), GET and HEAD (with Range), PUT, MKCOL, MOVE, COPY,
- * DELETE, OPTIONS. Logins as on every other route (Basic with the password or an app password,
+ * DELETE, OPTIONS; and chunked uploads (Nextcloud's chunking v2) under `/remote.php/dav/uploads/`. Logins as on every other route (Basic with the password or an app password,
  * or the browser session; the brute-force throttle counts failures). Answers are WebDAV's (XML
  * multistatus, Sabre's error body), never OCS. Request bodies are not parsed: a PUT streams
  * from the socket into the blob store.
@@ -17,6 +17,7 @@ import type { Services } from '../../../services/index.js';
 import { buildContext } from '../../ocs/route.js';
 
 const PREFIX = '/remote.php/dav/files/';
+const UPLOADS = '/remote.php/dav/uploads/';
 const METHODS = ['GET', 'HEAD', 'PUT', 'PROPFIND', 'MKCOL', 'MOVE', 'COPY', 'DELETE', 'OPTIONS'] as const;
 const XML = 'application/xml; charset=utf-8';
 
@@ -179,14 +180,47 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
     throw new DavError(405, 'Method not allowed');
   }
 
+  /** Chunking v2 under /remote.php/dav/uploads/{user}/{id}[/{chunk}|/.file]. */
+  async function handleUpload(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const { user, path } = davTarget(request.url, UPLOADS);
+    const me = await owner(request, user);
+    const [uploadId, chunk, ...more] = path === '' ? [] : path.split('/');
+    if (uploadId === undefined || more.length > 0) throw new DavError(404, 'No such upload resource');
+    const uploads = services.chunkedUploads;
+    switch (request.method) {
+      case 'MKCOL':
+        if (chunk !== undefined) throw new DavError(405, 'Chunks are files, not folders');
+        // The Destination names the final file (Nextcloud checks it again at the MOVE).
+        await uploads.open(me, uploadId, request.headers.destination ? destinationOf(request, me) : '');
+        return reply.code(201).send();
+      case 'PUT':
+        if (chunk === undefined) throw new DavError(405, 'PUT the chunks inside the upload folder');
+        await uploads.putChunk(me, uploadId, chunk, request.raw as Readable, contentLength(request));
+        return reply.code(201).send();
+      case 'MOVE': {
+        if (chunk !== '.file') throw new DavError(403, 'Only the assembled .file can be moved');
+        const total = request.headers['oc-total-length'];
+        if (total !== undefined && (typeof total !== 'string' || !/^\d{1,15}$/.test(total))) throw new DavError(400, 'Invalid OC-Total-Length');
+        const { row, created } = await uploads.assemble(me, uploadId, destinationOf(request, me), total === undefined ? undefined : Number(total));
+        for (const [k, v] of Object.entries(fileHeaders(row))) reply.header(k, v);
+        return reply.code(created ? 201 : 204).send();
+      }
+      case 'DELETE':
+        if (chunk !== undefined) throw new DavError(403, 'Chunks cannot be deleted one by one');
+        await uploads.cancel(me, uploadId);
+        return reply.code(204).send();
+    }
+    throw new DavError(405, 'Method not allowed');
+  }
+
   await app.register(async (dav) => {
     // Bodies stay unread until a handler streams them (PUT); PROPFIND bodies are not needed,
     // since every property Parley has is sent.
     dav.removeAllContentTypeParsers();
     dav.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const wrap = (inner: typeof handle) => async (request: FastifyRequest, reply: FastifyReply) => {
       try {
-        return await handle(request, reply);
+        return await inner(request, reply);
       } catch (err) {
         if (err instanceof DavError) return sendError(reply, err.status, err.message, err.headers);
         if (err instanceof ApiError && err.status !== 500) {
@@ -196,6 +230,7 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
         throw err;
       }
     };
-    for (const url of ['/remote.php/dav/files/:user', '/remote.php/dav/files/:user/*']) dav.route({ method: [...METHODS], url, handler });
+    for (const url of ['/remote.php/dav/files/:user', '/remote.php/dav/files/:user/*']) dav.route({ method: [...METHODS], url, handler: wrap(handle) });
+    dav.route({ method: ['PUT', 'MKCOL', 'MOVE', 'DELETE'], url: '/remote.php/dav/uploads/:user/*', handler: wrap(handleUpload) });
   });
 }
