@@ -186,3 +186,19 @@ for (const dialect of dialects()) {
     });
   });
 }
+
+for (const dialect of dialects()) {
+  describe(`files WebDAV brute-force throttle [${dialect}]`, () => {
+    const t = useParley(dialect, { env: { BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '3' }, users: ['carol'] });
+
+    it('failed WebDAV logins count: past the cap even the right password gets 429, with a WebDAV body', async () => {
+      const url = `${t.p.url}/remote.php/dav/files/carol/`;
+      const propfind = (password: string) => fetch(url, { method: 'PROPFIND', headers: { Depth: '0', Authorization: basic('carol', password) } });
+      assert.equal((await propfind(passwordOf('carol'))).status, 207);
+      for (let i = 0; i < 3; i++) assert.equal((await propfind('wrong password')).status, 401);
+      const capped = await propfind(passwordOf('carol'));
+      assert.equal(capped.status, 429);
+      assert.match(await capped.text(), /<s:exception>OCA\\DAV\\Connector\\Sabre\\Exception\\TooManyRequests<\/s:exception>/);
+    });
+  });
+}
