@@ -63,6 +63,7 @@ import { UserAvatarService } from './user-avatars.js';
 import { FilesService } from './files/files.js';
 import { LocalBlobStore } from './files/local-storage.js';
 import { ChunkedUploadsService } from './files/chunked-uploads.js';
+import { PreviewService } from './files/previews.js';
 import { CallerSessions } from './caller-sessions.js';
 import { ConversationViewService } from './conversation-view.js';
 
@@ -97,6 +98,7 @@ export interface Services {
   userAvatars: UserAvatarService;
   files: FilesService;
   chunkedUploads: ChunkedUploadsService;
+  previews: PreviewService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
@@ -210,6 +212,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const blobStore = new LocalBlobStore(settings.dataDir);
   const files = new FilesService(db, repos, blobStore, appConfig);
   const chunkedUploads = new ChunkedUploadsService(repos, blobStore, files);
+  const previews = new PreviewService(repos, blobStore);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
@@ -271,6 +274,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     userAvatars,
     files,
     chunkedUploads,
+    previews,
     housekeeping,
     sessions,
     participants,

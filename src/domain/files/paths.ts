@@ -5,6 +5,7 @@
  * a name (an encoded %2F is not a separator), at most 255 bytes, and the whole path at most
  * FILE_PATH_MAX characters. Pure.
  */
+import { IMAGE_MAX_PIXELS } from '../images.js';
 
 export const FILE_PATH_MAX = 4000;
 const NAME_MAX_BYTES = 255;
@@ -111,6 +112,17 @@ const MIME: Record<string, string> = {
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   odt: 'application/vnd.oasis.opendocument.text',
 };
+
+/** Image types Parley makes previews of (decoded by libvips). */
+const PREVIEW_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * Whether a file has a preview: an image type libvips decodes whose size, known from its header,
+ * is within the pixel limit (a decompression bomb has none).
+ */
+export function hasPreview(row: { is_dir: number; mimetype: string; width: number | null; height: number | null }): boolean {
+  return !row.is_dir && PREVIEW_TYPES.has(row.mimetype) && row.width !== null && row.height !== null && row.width * row.height <= IMAGE_MAX_PIXELS;
+}
 
 /** Folders' mimetype, as Nextcloud reports it. */
 export const FOLDER_MIMETYPE = 'httpd/unix-directory';

@@ -34,6 +34,7 @@ import { chatPinRoutes } from './chat-pins.js';
 import { chatScheduleRoutes } from './chat-schedule.js';
 import { pollRoutes } from './polls.js';
 import { webdavRoutes } from './files/webdav.js';
+import { previewRoutes } from './files/previews.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -69,4 +70,5 @@ export const routeModules: RouteModule[] = [
   pollRoutes,
   signalingRoutes,
   webdavRoutes,
+  previewRoutes,
 ];

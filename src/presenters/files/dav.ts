@@ -4,7 +4,7 @@
  * Namespaces as Nextcloud's: `d:` DAV, `oc:` owncloud, `nc:` nextcloud, `s:` sabredav. Pure.
  */
 import type { FileRow } from '../../db/repositories/files.js';
-import { encodePath } from '../../domain/files/paths.js';
+import { encodePath, hasPreview } from '../../domain/files/paths.js';
 
 /** Suffix of `oc:id` (Nextcloud appends its instance id to the zero-padded file id). */
 const INSTANCE_ID = 'ocparley';
@@ -42,7 +42,7 @@ function response(user: string, row: FileRow, quota: QuotaInfo | undefined): str
     `<oc:permissions>${davPermissions(row)}</oc:permissions>`,
     `<oc:size>${row.size}</oc:size>`,
     `<oc:owner-id>${escapeXml(row.owner)}</oc:owner-id>`,
-    `<nc:has-preview>false</nc:has-preview>`,
+    `<nc:has-preview>${hasPreview(row)}</nc:has-preview>`,
   ];
   if (!row.is_dir) {
     props.push(`<d:getcontentlength>${row.size}</d:getcontentlength>`, `<d:getcontenttype>${escapeXml(row.mimetype)}</d:getcontenttype>`);
