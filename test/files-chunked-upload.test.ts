@@ -6,6 +6,7 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { basic, dialects, passwordOf, type Parley } from './helpers/parley.js';
 import { NO_THROTTLE } from './helpers/rooms.js';
 import { useParley } from './helpers/fixtures.js';
@@ -75,6 +76,35 @@ for (const dialect of dialects()) {
       assert.equal(await chunkRows(), 1);
       assert.equal((await req('DELETE', 'uploads/alice/u2')).status, 204);
       assert.equal(await chunkRows(), 0);
+    });
+
+    it('a PUT or chunk whose body breaks off before its Content-Length keeps nothing and is no 500', async () => {
+      const truncated = (path: string) =>
+        new Promise<void>((resolve) => {
+          const url = new URL(p.url);
+          const r = http.request({
+            host: url.hostname,
+            port: url.port,
+            method: 'PUT',
+            path: `/remote.php/dav/${path}`,
+            headers: { Authorization: basic('alice', passwordOf('alice')), 'Content-Length': '100000' },
+          });
+          r.on('error', () => resolve());
+          r.write(Buffer.alloc(5000));
+          setTimeout(() => {
+            r.destroy();
+            setTimeout(resolve, 200);
+          }, 200);
+        });
+      assert.equal((await req('MKCOL', 'uploads/alice/cut', { headers: dest('cut.bin') })).status, 201);
+      await truncated('files/alice/cut.bin');
+      await truncated('uploads/alice/cut/1');
+      assert.equal((await req('GET', 'files/alice/cut.bin')).status, 404);
+      assert.equal(await chunkRows(), 0);
+      const metrics = await (await fetch(`${p.url}/metrics`)).text();
+      assert.doesNotMatch(metrics, /parley_http_requests_total\{[^}]*status="5\d\d"/);
+      assert.match(metrics, /parley_http_requests_total\{method="PUT"[^}]*status="400"/);
+      assert.equal((await req('DELETE', 'uploads/alice/cut')).status, 204);
     });
 
     it('the job removes uploads left unfinished for a day, with their chunks', async () => {

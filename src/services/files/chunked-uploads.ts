@@ -10,8 +10,8 @@ import { Readable } from 'node:stream';
 import type { Repositories } from '../../db/repositories/index.js';
 import { badRequest, methodNotAllowed, notFound, payloadTooLarge } from '../../domain/errors.js';
 import { nowSeconds } from '../../domain/time.js';
-import type { FilesService, WriteResult } from './files.js';
-import { BlobTooLarge, type BlobStore } from './storage.js';
+import { storeStream, type FilesService, type WriteResult } from './files.js';
+import type { BlobStore } from './storage.js';
 
 /** Nextcloud's lifetime of an unfinished upload (its upload cleanup job: 24 hours). */
 export const UPLOAD_LIFETIME_SECONDS = 24 * 3600;
@@ -61,13 +61,7 @@ export class ChunkedUploadsService {
     const others = (await this.repos.fileUploads.chunks(upload.id)).filter((c) => c.number !== number).reduce((sum, c) => sum + c.size, 0);
     const room = Math.max(0, maxFileSize - others);
     if (declared !== undefined && declared > room) throw tooLarge(maxFileSize);
-    let blob: { key: string; size: number };
-    try {
-      blob = await this.store.put(data, room);
-    } catch (err) {
-      if (err instanceof BlobTooLarge) throw tooLarge(maxFileSize);
-      throw err;
-    }
+    const blob = await storeStream(this.store, data, room, maxFileSize);
     let replaced: string | undefined;
     try {
       replaced = await this.repos.fileUploads.putChunk({ upload: upload.id, number, blob: blob.key, size: blob.size });

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import type { Db } from '../../db/database.js';
 import type { FileRow } from '../../db/repositories/files.js';
 import type { Repositories } from '../../db/repositories/index.js';
-import { conflict, forbidden, insufficientStorage, methodNotAllowed, notFound, payloadTooLarge, preconditionFailed } from '../../domain/errors.js';
+import { badRequest, conflict, forbidden, insufficientStorage, methodNotAllowed, notFound, payloadTooLarge, preconditionFailed } from '../../domain/errors.js';
 import { ancestorsOf, baseName, FOLDER_MIMETYPE, isWithin, mimetypeFor, parentOf } from '../../domain/files/paths.js';
 import { randomString } from '../../domain/passwords.js';
 import { nowSeconds } from '../../domain/time.js';
@@ -94,13 +94,7 @@ export class FilesService {
     if (declared !== undefined && declared > maxFileSize) throw tooLarge(maxFileSize);
     if (declared !== undefined && quota >= 0 && (await this.repos.files.usage(owner)) + declared > quota) throw overQuota();
     await this.precheckTarget(owner, path);
-    let blob: { key: string; size: number };
-    try {
-      blob = await this.store.put(data, maxFileSize);
-    } catch (err) {
-      if (err instanceof BlobTooLarge) throw tooLarge(maxFileSize);
-      throw err;
-    }
+    const blob = await storeStream(this.store, data, maxFileSize, maxFileSize);
     try {
       return await this.commitBlob(owner, path, blob, quota, mtime);
     } catch (err) {
@@ -258,6 +252,23 @@ export class FilesService {
       throw err;
     }
     return { rows: out, bytes };
+  }
+}
+
+/**
+ * A request body into the blob store, with the answers its failures get: 413 `size` past
+ * `limit` (reported as `maxFileSize`), 507 `quota` when the disk is full, 400 `body` when the
+ * client's stream broke off (a truncated or aborted upload); nothing is kept in each case.
+ */
+export async function storeStream(store: BlobStore, data: Readable, limit: number, maxFileSize: number): Promise<{ key: string; size: number }> {
+  try {
+    return await store.put(data, limit);
+  } catch (err) {
+    if (err instanceof BlobTooLarge) throw tooLarge(maxFileSize);
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw insufficientStorage('quota', 'Not enough storage on the server');
+    if (data.destroyed || data.readableAborted) throw badRequest('body', 'The upload ended before all its bytes arrived');
+    throw err;
   }
 }
 
