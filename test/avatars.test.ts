@@ -10,7 +10,7 @@ import { ListableScope } from '../src/domain/constants.js';
 import { NO_THROTTLE, ParticipantType, RoomType, useParley, type RoomFixture } from './helpers/fixtures.js';
 import { as, basic, dialects, passwordOf } from './helpers/parley.js';
 import { roomRow, setRoom } from './helpers/rooms.js';
-import { jpeg, png } from './helpers/images.js';
+import { bombPng, decoded, jpeg, lyingPng, png } from './helpers/images.js';
 
 for (const dialect of dialects()) {
   describe(`avatars [${dialect}]`, () => {
@@ -68,14 +68,17 @@ for (const dialect of dialects()) {
       assert.equal(g.status, 200);
       assert.equal(g.headers.get('content-type'), 'image/png');
       assert.equal(g.headers.get('cache-control'), 'private, max-age=86400, immutable');
-      assert.ok(g.body.equals(image));
+      // Decoded and re-encoded: the same picture, not the uploaded bytes.
+      const served = await decoded(g.body);
+      assert.deepEqual([served.width, served.height], [32, 32]);
+      assert.deepEqual(served.pixel(16, 16), [200, 40, 90]);
       const etag = g.headers.get('etag')!;
       assert.ok(etag);
       const again = await get(group.token, { headers: { 'If-None-Match': etag } });
       assert.equal(again.status, 304);
       assert.equal(again.body.length, 0);
       // The dark variant of a custom avatar is the same image; api/v1 serves it too.
-      assert.ok((await get(group.token, { dark: true, api: 'v1' })).body.equals(image));
+      assert.ok((await get(group.token, { dark: true, api: 'v1' })).body.equals(g.body));
       const record = await t.call('GET', `/apps/spreed/api/v4/room/${group.token}`, { as: as('carol') });
       assert.equal(record.data.avatarVersion, r.data.avatarVersion);
       assert.equal(record.data.isCustomAvatar, true);
@@ -105,6 +108,12 @@ for (const dialect of dialects()) {
         [jpeg(8, 8).subarray(0, 30), 'image'],
         [png(32, 16), 'square'],
         [jpeg(16, 24), 'square'],
+        // More pixels than Parley decodes: a decompression bomb and headers that lie.
+        [await bombPng(12000, 12000), 'image'],
+        [lyingPng(2147483647, 2147483647), 'image'],
+        [lyingPng(9000, 9000), 'image'],
+        // A header within the limit with no pixels behind it does not decode.
+        [lyingPng(64, 64), 'image'],
       ];
       for (const [file, error, opts] of cases) {
         const r = await upload(group.token, file, opts ?? {});
@@ -159,6 +168,17 @@ for (const dialect of dialects()) {
       assert.equal((await roomRow(t.p, pub.token))!.avatar, '');
     });
 
+    it('a large image is stored re-encoded at most 512 pixels a side', async () => {
+      const image = jpeg(2000, 2000);
+      const r = await upload(group.token, image);
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      const g = await get(group.token);
+      assert.equal(g.headers.get('content-type'), 'image/jpeg');
+      assert.ok(!g.body.equals(image));
+      const served = await decoded(g.body);
+      assert.deepEqual([served.width, served.height], [512, 512]);
+    });
+
     it('DELETE goes back to the generated image; listed rooms show it to any user', async () => {
       const r = await t.call('DELETE', `/apps/spreed/api/v1/room/${group.token}/avatar`, { as: as('bob') });
       assert.equal(r.status, 200, r.text);
@@ -176,11 +196,14 @@ for (const dialect of dialects()) {
       await setRoom(t.p, group.token, { listable: ListableScope.NONE });
     });
 
-    it('one-to-one conversations show the other user initials; public ones an icon', async () => {
-      const forAlice = (await get(one.token)).body.toString();
-      assert.match(forAlice, />BB</);
-      const forBob = (await get(one.token, { user: 'bob' })).body.toString();
-      assert.match(forBob, />AA</);
+    it('one-to-one conversations show the other user initials (PNG, drawn with the bundled font); public ones an icon', async () => {
+      const forAlice = await get(one.token);
+      assert.equal(forAlice.headers.get('content-type'), 'image/png');
+      const forBob = await get(one.token, { user: 'bob' });
+      assert.ok(!forAlice.body.equals(forBob.body));
+      const img = await decoded(forAlice.body);
+      assert.deepEqual([img.width, img.height], [512, 512]);
+      assert.ok(img.count([255, 255, 255]) > 1000, 'white initials drawn');
       const pub = await t.newRoom('alice', { type: RoomType.PUBLIC, name: 'Open' });
       const pubSvg = (await get(pub.token)).body.toString();
       assert.notEqual(pubSvg, (await get(group.token)).body.toString());

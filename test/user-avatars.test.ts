@@ -3,13 +3,17 @@
  * Avatar.php): generated defaults with Nextcloud's initials, palette colour and light/dark blend,
  * size rounding (≤64 → 64, else 512), caching headers (ETag + 304, 1 day / 30 days with ?v=,
  * 30 minutes for guests), 404 JSON for unknown users, uploads and removal by the user themself
- * (CSRF header, login, image checks) and cleanup when the user is deleted.
+ * (CSRF header, login, image checks: decoded, pixel limit, re-encoded) and cleanup when the user
+ * is deleted. Generated avatars are PNG rendered with the bundled font.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { basic, createUser, dialects, passwordOf, startParley, type Parley } from './helpers/parley.js';
 import { NO_THROTTLE } from './helpers/rooms.js';
-import { jpeg, png } from './helpers/images.js';
+import fs from 'node:fs';
+import { bombPng, decoded, jpeg, lyingPng, png } from './helpers/images.js';
+import { nextcloudColour } from '../src/domain/avatar-svg.js';
+import { fontconfigText } from '../src/services/images/rasterise.js';
 
 for (const dialect of dialects()) {
   describe(`user avatars [${dialect}]`, () => {
@@ -39,27 +43,35 @@ for (const dialect of dialects()) {
       return { status: res.status, body: await res.json() };
     }
 
-    it('a user without upload gets Nextcloud-style initials in the palette colour, light and dark', async () => {
+    it('a user without upload gets Nextcloud-style initials in the palette colour, light and dark, as a PNG', async () => {
       const light = await get('/index.php/avatar/alice/64');
       assert.equal(light.status, 200);
-      assert.equal(light.headers.get('content-type'), 'image/svg+xml');
+      assert.equal(light.headers.get('content-type'), 'image/png');
       assert.equal(light.headers.get('x-nc-iscustomavatar'), '0');
-      const svg = light.body.toString();
-      // explode(' ', name, 2): "Alice" and "Liddell Smith" → "AL".
-      assert.match(svg, />AL<\/text>/);
+      const img = await decoded(light.body);
+      assert.deepEqual([img.width, img.height], [64, 64]);
       // md5("alice liddell smith") picks one of 18 palette colours; the background is 10 % of it over white.
-      const fg = /fill:#([0-9a-f]{6})/.exec(svg)![1];
-      const bg = /<rect[^>]*fill="#([0-9a-f]{6})"/.exec(svg)![1];
-      const ch = (h: string, i: number) => parseInt(h.slice(i * 2, i * 2 + 2), 16);
-      for (let i = 0; i < 3; i++) assert.equal(ch(bg, i), Math.trunc(0.9 * 255 + 0.1 * ch(fg, i)));
-      const dark = (await get('/index.php/avatar/alice/64/dark')).body.toString();
-      const dbg = /<rect[^>]*fill="#([0-9a-f]{6})"/.exec(dark)![1];
-      for (let i = 0; i < 3; i++) assert.equal(ch(dbg, i), Math.trunc(0.1 * ch(fg, i)));
-      assert.equal(/fill:#([0-9a-f]{6})/.exec(dark)![1], fg, 'same text colour');
+      const fg = nextcloudColour('Alice Liddell Smith');
+      const bg = img.pixel(0, 0);
+      for (let i = 0; i < 3; i++) assert.equal(bg[i], Math.trunc(0.9 * 255 + 0.1 * fg[i]));
+      // The initials are drawn (with the bundled font, so even on a machine without fonts) in the colour itself.
+      assert.ok(img.count(fg) > 20, 'text pixels in the palette colour');
+      const dark = await decoded((await get('/index.php/avatar/alice/64/dark')).body);
+      const dbg = dark.pixel(0, 0);
+      for (let i = 0; i < 3; i++) assert.equal(dbg[i], Math.trunc(0.1 * fg[i]));
+      assert.ok(dark.count(fg) > 20, 'same text colour');
       // Known palette entries: "bob" → md5 digit sum % 18 = 8 → (147,178,123).
-      const bob = (await get('/avatar/bob/64')).body.toString();
-      assert.match(bob, /fill:#93b27b/);
-      assert.match(bob, />B<\/text>/);
+      const bob = await decoded((await get('/avatar/bob/64')).body);
+      assert.ok(bob.count([147, 178, 123]) > 20);
+    });
+
+    it('generated avatars render the bundled Noto Sans: the renderer is pointed at the font shipped in node_modules', async () => {
+      const conf = fontconfigText(undefined);
+      const dir = /<dir>([^<]+)<\/dir>/.exec(conf)![1];
+      assert.ok(fs.readdirSync(dir).includes('NotoSans_400Regular.ttf'), dir);
+      // The server process uses that configuration once it has rendered an avatar.
+      await get('/index.php/avatar/gone/512');
+      assert.match(fs.readFileSync(process.env.FONTCONFIG_FILE!, 'utf8'), new RegExp(`<dir>${dir}</dir>`));
     });
 
     it('sizes round like Nextcloud: up to 64 is 64, anything larger 512; a non-number is 400', async () => {
@@ -73,7 +85,8 @@ for (const dialect of dialects()) {
       ]) {
         const r = await get(`/index.php/avatar/alice/${asked}`);
         assert.equal(r.status, 200);
-        assert.match(r.body.toString(), new RegExp(`<svg width="${got}" height="${got}"`), String(asked));
+        const img = await decoded(r.body);
+        assert.deepEqual([img.width, img.height], [got, got], String(asked));
       }
       const bad = await get('/index.php/avatar/alice/big');
       assert.equal(bad.status, 400);
@@ -106,15 +119,18 @@ for (const dialect of dialects()) {
       const r = await get('/index.php/avatar/guest/Zo%C3%AB%20Guest/64');
       assert.equal(r.status, 201);
       assert.equal(r.headers.get('cache-control'), 'private, max-age=1800, immutable');
-      assert.match(r.body.toString(), />ZG<\/text>/);
+      assert.equal(r.headers.get('content-type'), 'image/png');
+      assert.ok((await decoded(r.body)).count(nextcloudColour('Zoë Guest')) > 20);
       const d = await get('/avatar/guest/Zo%C3%AB%20Guest/512/dark');
       assert.equal(d.status, 201);
-      assert.match(d.body.toString(), /<svg width="512"/);
+      assert.equal((await decoded(d.body)).width, 512);
+      // Markup in a name is text to draw, not SVG to parse.
       const x = await get('/index.php/avatar/guest/%3Cscript%3E/64');
-      assert.doesNotMatch(x.body.toString(), /<script>/, 'escaped');
+      assert.equal(x.status, 201);
+      assert.equal((await decoded(x.body)).width, 64);
     });
 
-    it('a user uploads their own avatar: served as uploaded, marked custom, new ETag; DELETE goes back', async () => {
+    it('a user uploads their own avatar: served re-encoded, marked custom, new ETag; DELETE goes back', async () => {
       const before = await get('/index.php/avatar/alice/64');
       const image = png(40, 40);
       const r = await upload(image);
@@ -125,9 +141,11 @@ for (const dialect of dialects()) {
       assert.equal(g.headers.get('content-type'), 'image/png');
       assert.equal(g.headers.get('x-nc-iscustomavatar'), '1');
       assert.ok(g.headers.get('last-modified'));
-      assert.ok(g.body.equals(image));
+      const served = await decoded(g.body);
+      assert.deepEqual([served.width, served.height], [40, 40]);
+      assert.deepEqual(served.pixel(20, 20), [200, 40, 90]);
       assert.notEqual(g.headers.get('etag'), before.headers.get('etag'));
-      assert.ok((await get('/index.php/avatar/alice/512/dark')).body.equals(image), 'the dark variant is the same image');
+      assert.ok((await get('/index.php/avatar/alice/512/dark')).body.equals(g.body), 'the dark variant is the same image');
       // JPEG through the "files" field name works too, and replaces it.
       const j = jpeg(16, 16);
       assert.equal((await upload(j, { field: 'files' })).status, 200);
@@ -155,6 +173,38 @@ for (const dialect of dialects()) {
         assert.equal(r.body.data.error, reason);
       }
       assert.equal((await get('/index.php/avatar/alice/64')).headers.get('x-nc-iscustomavatar'), '0', 'nothing stored');
+    });
+
+    it('an image is decoded and re-encoded: a large one is scaled to 512, its bytes are never served as uploaded', async () => {
+      // Extra data after IEND (where a polyglot would hide its payload) does not survive.
+      const image = Buffer.concat([png(1024, 1024, [10, 120, 200]), Buffer.from('<script>alert(1)</script>')]);
+      assert.equal((await upload(image, { user: 'bob' })).status, 200);
+      const g = await get('/index.php/avatar/bob/512');
+      assert.equal(g.headers.get('content-type'), 'image/png');
+      assert.ok(!g.body.equals(image));
+      assert.ok(!g.body.includes('<script>'));
+      const served = await decoded(g.body);
+      assert.deepEqual([served.width, served.height], [512, 512]);
+      assert.deepEqual(served.pixel(100, 100), [10, 120, 200]);
+      assert.equal((await fetch(`${p.url}/index.php/avatar`, { method: 'DELETE', headers: { 'OCS-APIRequest': 'true', ...auth('bob') } })).status, 200);
+    });
+
+    it('a decompression bomb and a header lying about its size are refused with 400 image, nothing stored', async () => {
+      const bomb = await bombPng(12000, 12000);
+      assert.ok(bomb.length < 1024 * 1024, 'small on the wire');
+      for (const file of [bomb, lyingPng(2147483647, 2147483647), lyingPng(9000, 9000)]) {
+        const r = await upload(file);
+        assert.equal(r.status, 400);
+        assert.equal(r.body.data.error, 'image');
+        assert.match(r.body.data.message, /too large/);
+      }
+      // Within the pixel limit but with no pixel data behind the header: it does not decode.
+      const broken = await upload(lyingPng(64, 64));
+      assert.equal(broken.status, 400);
+      assert.equal(broken.body.data.error, 'image');
+      assert.equal((await get('/index.php/avatar/alice/64')).headers.get('x-nc-iscustomavatar'), '0', 'nothing stored');
+      const rows = await p.services.db.kysely.selectFrom('user_avatars').select('user_id').where('user_id', '=', 'alice').execute();
+      assert.equal(rows.length, 0);
     });
 
     it('uploads need a login (401) and the CSRF header (412); a wrong password counts as failed login', async () => {

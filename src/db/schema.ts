@@ -489,6 +489,40 @@ export interface RecordingConsentsTable {
   created_at: number;
 }
 
+/** A file or folder of a user's tree (migration 0800; docs/files.md). */
+export interface FilesTable {
+  id: Generated<number>;
+  owner: string;
+  path: string;
+  parent: string | null;
+  name: string;
+  is_dir: number;
+  size: number;
+  mimetype: string;
+  etag: string;
+  mtime: number;
+  width: number | null;
+  height: number | null;
+  blob: string | null;
+}
+
+/** An unfinished chunked upload (migration 0801). */
+export interface FileUploadsTable {
+  id: Generated<number>;
+  owner: string;
+  upload_id: string;
+  destination: string;
+  created_at: number;
+}
+
+/** One received chunk of an upload (migration 0801). */
+export interface FileUploadChunksTable {
+  upload: number;
+  number: number;
+  blob: string;
+  size: number;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -529,4 +563,7 @@ export interface Database {
   user_rate_limits: UserRateLimitsTable;
   poll_votes: PollVotesTable;
   recording_consents: RecordingConsentsTable;
+  files: FilesTable;
+  file_uploads: FileUploadsTable;
+  file_upload_chunks: FileUploadChunksTable;
 }

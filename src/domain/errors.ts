@@ -72,6 +72,12 @@ export const tooManyRequests = () => new ApiError(429, reason('throttled', 'Too 
 /** 429 with a reason: a rate limit of an action (not the brute-force cap) was reached. */
 export const rateLimited = (error: string, message: string) => new ApiError(429, reason(error, message));
 
+/** 405 with a reason (a WebDAV method that does not apply to the resource, e.g. MKCOL on a file). */
+export const methodNotAllowed = (error: string, message?: string) => new ApiError(405, reason(error, message));
+
+/** 507 Insufficient Storage: a user's quota would be exceeded (as Nextcloud's WebDAV answers). */
+export const insufficientStorage = (error: string, message?: string) => new ApiError(507, reason(error, message));
+
 /** 501: SIP or dial-out not configured. */
 export const notImplemented = (error: string) => new ApiError(501, reason(error));
 

@@ -15,6 +15,12 @@ export interface ImageInfo {
   height: number;
 }
 
+/**
+ * The most pixels Parley decodes from an uploaded image: 8192 × 8192, which at four bytes a pixel
+ * is the 256 MB Nextcloud allows its preview generator by default (`preview_max_memory`).
+ */
+export const IMAGE_MAX_PIXELS = 8192 * 8192;
+
 /** Why bytes are not an acceptable image: not PNG/JPEG at all, or a broken one. */
 export type ImageProblem = 'mimetype' | 'image';
 

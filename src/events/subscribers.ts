@@ -24,6 +24,9 @@ import type { ChatRemindersService } from '../services/chat/chat-reminders.js';
 import type { ChatScheduleService } from '../services/chat/chat-schedule.js';
 import type { SessionService } from '../services/participants/sessions.js';
 import type { PushKeys } from '../services/push/keys.js';
+import type { FilesService } from '../services/files/files.js';
+import type { ChunkedUploadsService } from '../services/files/chunked-uploads.js';
+
 export interface Subscribers {
   auth: AuthService;
   loginSessions: LoginSessionService;
@@ -37,6 +40,8 @@ export interface Subscribers {
   chat: ChatService;
   signalingNotifier: SignalingNotifier;
   userAvatars: UserAvatarService;
+  files: FilesService;
+  chunkedUploads: ChunkedUploadsService;
   notifications: NotificationService;
   polls: PollsService;
   calls: CallService;
@@ -85,6 +90,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.loginSessions.endAllFor(userId));
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.files.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.chunkedUploads.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.pushKeys.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));

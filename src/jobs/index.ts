@@ -15,6 +15,7 @@ import { pinnedMessagesJob } from './pinned-messages.js';
 import { scheduledMessagesJob } from './scheduled-messages.js';
 import { rateLimitsJob } from './rate-limits.js';
 import { pushDeliveryJob } from './push-delivery.js';
+import { fileUploadsJob } from './file-uploads.js';
 
 export const jobs: readonly JobDef[] = Object.freeze([
   staleSessionsJob,
@@ -29,6 +30,7 @@ export const jobs: readonly JobDef[] = Object.freeze([
   scheduledMessagesJob,
   rateLimitsJob,
   pushDeliveryJob,
+  fileUploadsJob,
 ]);
 
 export { runJobIfDue, jobStates, startJobs, scaledInterval } from './runner.js';

@@ -67,6 +67,11 @@ import { ConversationViewService } from './conversations/conversation-view.js';
 import { createPush, type PushServices } from './push/index.js';
 import { OutboxSignal } from './outbox/signal.js';
 import { OutboxWorker } from './outbox/worker.js';
+import { FilesService } from './files/files.js';
+import { LocalBlobStore } from './files/local-storage.js';
+import { ChunkedUploadsService } from './files/chunked-uploads.js';
+import { PreviewService } from './files/previews.js';
+
 export interface Services {
   db: Db;
   /**
@@ -96,6 +101,9 @@ export interface Services {
   avatars: AvatarService;
   /** User and guest avatars at Nextcloud's /index.php/avatar paths. */
   userAvatars: UserAvatarService;
+  files: FilesService;
+  chunkedUploads: ChunkedUploadsService;
+  previews: PreviewService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
@@ -215,6 +223,10 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
+  const blobStore = new LocalBlobStore(settings.dataDir);
+  const files = new FilesService(db, repos, blobStore, appConfig);
+  const chunkedUploads = new ChunkedUploadsService(repos, blobStore, files);
+  const previews = new PreviewService(repos, blobStore);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
   const push = createPush(repos, settings, notifications, userStatus, outboxSignal, log);
   const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush], log, outboxSignal);
@@ -244,6 +256,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     membershipSync,
     avatars,
     userAvatars,
+    files,
+    chunkedUploads,
     notifications,
     chatSystemMessages: new ChatSystemMessages(chat, repos),
     chat,
@@ -279,6 +293,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     breakoutRooms,
     avatars,
     userAvatars,
+    files,
+    chunkedUploads,
+    previews,
     housekeeping,
     sessions,
     participants,

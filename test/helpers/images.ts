@@ -4,6 +4,7 @@
  * tables), in any width and height.
  */
 import zlib from 'node:zlib';
+import sharp from 'sharp';
 
 function chunk(type: string, data: Buffer): Buffer {
   const len = Buffer.alloc(4);
@@ -60,4 +61,62 @@ export function jpeg(width: number, height: number): Buffer {
     scan,
     Buffer.from([0xff, 0xd9]),
   ]);
+}
+
+/**
+ * A decompression bomb: a `width`×`height` RGBA PNG of zeros. Compressed row by row through a
+ * deflate stream, so the test never holds the inflated image (576 MB for 12000×12000).
+ */
+export async function bombPng(width: number, height: number): Promise<Buffer> {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6; // truecolour with alpha
+  const deflate = zlib.createDeflate({ level: 9 });
+  const parts: Buffer[] = [];
+  deflate.on('data', (b: Buffer) => parts.push(b));
+  const done = new Promise((resolve, reject) => deflate.on('end', resolve).on('error', reject));
+  const row = Buffer.alloc(1 + width * 4);
+  for (let y = 0; y < height; y++) if (!deflate.write(row)) await new Promise((r) => deflate.once('drain', r));
+  deflate.end();
+  await done;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', Buffer.concat(parts)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A well-formed PNG (CRCs right, IDAT present) whose header claims `width`×`height` pixels it does not have. */
+export function lyingPng(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(Buffer.alloc(4))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** Decoded pixels (RGB) of a PNG or JPEG, read with the same library the server uses. */
+export async function decoded(
+  data: Buffer,
+): Promise<{ width: number; height: number; pixel: (x: number, y: number) => [number, number, number]; count: (rgb: [number, number, number]) => number }> {
+  const { data: raw, info } = await sharp(data).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const pixel = (x: number, y: number): [number, number, number] => {
+    const at = (y * info.width + x) * info.channels;
+    return [raw[at], raw[at + 1], raw[at + 2]];
+  };
+  const count = (rgb: [number, number, number]) => {
+    let n = 0;
+    for (let at = 0; at < raw.length; at += info.channels) if (raw[at] === rgb[0] && raw[at + 1] === rgb[1] && raw[at + 2] === rgb[2]) n++;
+    return n;
+  };
+  return { width: info.width, height: info.height, pixel, count };
 }

@@ -38,6 +38,8 @@ import { attendeeNotificationLevel } from './0716-attendee-notification-level.js
 import { attendeeConversationMarks } from './0717-attendee-conversation-marks.js';
 import { noteToSelf } from './0718-note-to-self.js';
 import { pinnedMessages } from './0719-pinned-messages.js';
+import { files } from './0800-files.js';
+import { fileUploads } from './0801-file-uploads.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
 import { cookieSessionLogin } from './0721-cookie-session-login.js';
 import { chatDeletedByName } from './0750-chat-deleted-by-name.js';
@@ -84,4 +86,6 @@ export const migrations: ParleyMigration[] = [
   formerOneToOneReadOnly,
   outbox,
   push,
+  files,
+  fileUploads,
 ];

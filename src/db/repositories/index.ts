@@ -41,6 +41,8 @@ import { SessionsRepository } from './sessions.js';
 import { SignalingRepository } from './signaling.js';
 import { TeamsRepository } from './teams.js';
 import { UserAvatarsRepository } from './user-avatars.js';
+import { FilesRepository } from './files.js';
+import { FileUploadsRepository } from './file-uploads.js';
 import { UserRateLimitsRepository } from './user-rate-limits.js';
 import { UserStatusRepository } from './user-status.js';
 import { UsersRepository } from './users.js';
@@ -81,6 +83,8 @@ export interface RepositorySet {
   signaling: SignalingRepository;
   teams: TeamsRepository;
   userAvatars: UserAvatarsRepository;
+  files: FilesRepository;
+  fileUploads: FileUploadsRepository;
   userRateLimits: UserRateLimitsRepository;
   userStatus: UserStatusRepository;
   users: UsersRepository;
@@ -128,6 +132,8 @@ const MAKERS: Makers = {
   signaling: (kysely, dialect) => new SignalingRepository(kysely, dialect),
   teams: (kysely) => new TeamsRepository(kysely),
   userAvatars: (kysely) => new UserAvatarsRepository(kysely),
+  files: (kysely) => new FilesRepository(kysely),
+  fileUploads: (kysely) => new FileUploadsRepository(kysely),
   userRateLimits: (kysely, dialect) => new UserRateLimitsRepository(kysely, dialect),
   userStatus: (kysely) => new UserStatusRepository(kysely),
   users: (kysely) => new UsersRepository(kysely),

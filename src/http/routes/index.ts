@@ -36,6 +36,8 @@ import { chatPinRoutes } from './chat-pins.js';
 import { chatScheduleRoutes } from './chat-schedule.js';
 import { pollRoutes } from './polls.js';
 import { setupCheckRoutes } from './setup-checks.js';
+import { webdavRoutes } from './files/webdav.js';
+import { previewRoutes } from './files/previews.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -73,4 +75,6 @@ export const routeModules: RouteModule[] = [
   pollRoutes,
   signalingRoutes,
   setupCheckRoutes,
+  webdavRoutes,
+  previewRoutes,
 ];

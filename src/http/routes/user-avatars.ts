@@ -73,7 +73,7 @@ export async function userAvatarRoutes(app: FastifyInstance, services: Services)
       const { name, size } = request.params as { name: string; size: string };
       const n = sizeOf(size);
       if (n === undefined) return badSize(reply);
-      return sendImage(request, reply, avatars.guestImage(name, n, dark), 201, GUEST);
+      return sendImage(request, reply, await avatars.guestImage(name, n, dark), 201, GUEST);
     });
 
     both(app, 'GET', `/avatar/:userId/:size${suffix}`, async (request, reply) => {

@@ -5,8 +5,9 @@
  * Nextcloud's palette and blend, light or dark. Sizes are 64 (asked ≤ 64) or 512, as Nextcloud
  * rounds them. Unknown users: 404.
  *
- * Deviation: uploaded images are served as uploaded (Nextcloud scales them to the size asked);
- * generated ones are SVG (Nextcloud renders PNG when it has Imagick/GD).
+ * Uploaded images are decoded and re-encoded at most 512 pixels a side (Nextcloud scales them to
+ * the size asked; Parley serves the stored one for both sizes). Generated ones are PNG rendered
+ * with the bundled Noto Sans, as Nextcloud renders them.
  */
 import { createHash } from 'node:crypto';
 import type { UserAvatarsRepository } from '../../db/repositories/user-avatars.js';
@@ -15,6 +16,7 @@ import { notFound } from '../../domain/errors.js';
 import { randomString } from '../../domain/passwords.js';
 import { nowSeconds } from '../../domain/time.js';
 import { squareImage, type AvatarUpload } from '../conversations/avatars.js';
+import { svgToPng } from '../images/rasterise.js';
 import type { DirectoryService } from './directory.js';
 
 export interface UserAvatarImage {
@@ -34,9 +36,9 @@ export function avatarSize(requested: number): 64 | 512 {
   return requested <= 64 ? 64 : 512;
 }
 
-function generated(displayName: string, size: number, dark: boolean): UserAvatarImage {
+async function generated(displayName: string, size: number, dark: boolean): Promise<UserAvatarImage> {
   const svg = nameAvatar(displayName, size, dark).svg;
-  return { body: svg, contentType: 'image/svg+xml', etag: `"${createHash('sha1').update(svg).digest('hex').slice(0, 32)}"`, custom: false };
+  return { body: await svgToPng(svg), contentType: 'image/png', etag: `"${createHash('sha1').update(svg).digest('hex').slice(0, 32)}"`, custom: false };
 }
 
 export class UserAvatarService {
@@ -60,17 +62,17 @@ export class UserAvatarService {
   }
 
   /** `GET /avatar/guest/{name}/{size}[/dark]`: always the generated avatar of that name. */
-  guestImage(name: string, size: number, dark: boolean): UserAvatarImage {
+  guestImage(name: string, size: number, dark: boolean): Promise<UserAvatarImage> {
     return generated(name, avatarSize(size), dark);
   }
 
   /**
    * `POST /avatar` for the caller: 400 `file` (none or empty), `size` (over 20 MiB),
-   * `mimetype` (not PNG/JPEG), `image` (broken), `square` (not square).
+   * `mimetype` (not PNG/JPEG), `image` (broken or too many pixels), `square` (not square).
    */
   async upload(userId: string, file: AvatarUpload | undefined): Promise<void> {
-    const { data, info } = squareImage(file);
-    await this.repo.save({ user_id: userId, version: randomString(16, VERSION_ALPHABET), content_type: info.contentType, data, updated_at: nowSeconds() });
+    const { data, contentType } = await squareImage(file);
+    await this.repo.save({ user_id: userId, version: randomString(16, VERSION_ALPHABET), content_type: contentType, data, updated_at: nowSeconds() });
   }
 
   /** `DELETE /avatar`: back to the generated avatar (no-op without an upload). */

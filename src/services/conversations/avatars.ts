@@ -15,7 +15,7 @@ import { emojiAvatarRow, iconAvatar, initialsAvatar } from '../../domain/avatar-
 import { AVATAR_COLOR, isSingleEmoji } from '../../domain/create-options.js';
 import { RoomType } from '../../domain/constants.js';
 import { badRequest, notFound } from '../../domain/errors.js';
-import { inspectImage, type ImageInfo } from '../../domain/images.js';
+import { inspectImage } from '../../domain/images.js';
 import { isOneToOneKind } from '../../domain/permissions.js';
 import { randomString } from '../../domain/passwords.js';
 import { otherUserId } from '../../presenters/conversation.js';
@@ -25,9 +25,13 @@ import type { RequestContext } from '../platform/request-context.js';
 import { type CallerRoom, type RoomsService } from './rooms.js';
 import { chatActorOf } from '../chat/chat.js';
 import { nowSeconds } from '../../domain/time.js';
+import { reencodeImage, type EncodedImage } from '../images/reencode.js';
+import { svgToPng } from '../images/rasterise.js';
 
 /** Upload limit (Talk's). */
 export const AVATAR_MAX_BYTES = 20 * 1024 * 1024;
+/** Stored avatars are re-encoded to at most this many pixels a side (the largest size Nextcloud serves). */
+export const AVATAR_MAX_SIDE = 512;
 const VERSION_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 /** An uploaded file as the HTTP layer hands it over: the bytes, or `tooBig` without them. */
@@ -38,9 +42,11 @@ export interface AvatarUpload {
 
 /**
  * The checks every avatar upload gets (conversation and user avatars): 400 `file` (no file or
- * empty), `size` (over 20 MiB), `mimetype` (not PNG/JPEG), `image` (broken), `square`.
+ * empty), `size` (over 20 MiB), `mimetype` (not PNG/JPEG), `image` (broken, or more pixels than
+ * Parley decodes), `square`. What is stored is the decoded image re-encoded at most
+ * AVATAR_MAX_SIDE a side, never the uploaded bytes.
  */
-export function squareImage(file: AvatarUpload | undefined): { data: Buffer; info: ImageInfo } {
+export async function squareImage(file: AvatarUpload | undefined): Promise<EncodedImage> {
   if (!file) throw badRequest('file', 'No image file was uploaded (multipart field "file")');
   if (file.tooBig || !file.data) throw badRequest('size', 'The file is too big (at most 20 MiB)');
   if (file.data.length === 0) throw badRequest('file', 'The uploaded file is empty');
@@ -48,8 +54,10 @@ export function squareImage(file: AvatarUpload | undefined): { data: Buffer; inf
   if (info === 'mimetype') throw badRequest('mimetype', 'Only PNG and JPEG images are supported');
   if (info === 'image') throw badRequest('image', 'The file is not a valid image');
   if (info.width !== info.height) throw badRequest('square', 'The image is not square');
-  return { data: file.data, info };
+  return reencodeImage(file.data, info, AVATAR_MAX_SIDE);
 }
+
+const etagOf = (svg: string) => `"${createHash('sha1').update(svg).digest('hex').slice(0, 20)}"`;
 
 export interface AvatarImage {
   body: Buffer | string;
@@ -76,12 +84,12 @@ export class AvatarService {
   async upload(ctx: RequestContext, token: unknown, file: AvatarUpload | undefined): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token);
     if (isOneToOneKind(found.room.type)) throw badRequest('type', 'One-to-one conversations cannot have an avatar');
-    const { data, info } = squareImage(file);
+    const { data, contentType } = await squareImage(file);
     const version = randomString(16, VERSION_ALPHABET);
-    const avatar = `${version}.${info.kind === 'png' ? 'png' : 'jpg'}`;
+    const avatar = `${version}.${contentType === 'image/png' ? 'png' : 'jpg'}`;
     const now = Math.max(nowSeconds(), found.room.last_activity);
     const room = { ...found.room, avatar, last_activity: now };
-    await this.repo.save(found.room.id, { version, content_type: info.contentType, data, updated_at: now }, avatar, this.announce(ctx, found, room, true));
+    await this.repo.save(found.room.id, { version, content_type: contentType, data, updated_at: now }, avatar, this.announce(ctx, found, room, true));
     return this.rooms.reread(found, room);
   }
 
@@ -132,14 +140,15 @@ export class AvatarService {
       const stored = await this.repo.find(room.id);
       if (stored) return { body: stored.data, contentType: stored.content_type, etag: `"${stored.version}"` };
     }
-    let svg: string;
     const other = isOneToOneKind(room.type) ? otherUserId(room, ctx.userId) : undefined;
     if (other !== undefined) {
+      // Initials are rendered with the bundled font (as Nextcloud renders user avatars).
       const user = await this.directory.users.find(other);
-      svg = initialsAvatar(other, user?.display_name ?? other, dark).svg;
-    } else {
-      svg = iconAvatar(room.type === RoomType.PUBLIC ? 'public' : 'group', dark).svg;
+      const svg = initialsAvatar(other, user?.display_name ?? other, dark).svg;
+      return { body: await svgToPng(svg), contentType: 'image/png', etag: etagOf(svg) };
     }
-    return { body: svg, contentType: 'image/svg+xml', etag: `"${createHash('sha1').update(svg).digest('hex').slice(0, 20)}"` };
+    // Talk serves its conversation icons as SVG; they hold no text.
+    const svg = iconAvatar(room.type === RoomType.PUBLIC ? 'public' : 'group', dark).svg;
+    return { body: svg, contentType: 'image/svg+xml', etag: etagOf(svg) };
   }
 }

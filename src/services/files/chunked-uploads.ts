@@ -1,0 +1,126 @@
+/**
+ * Chunked uploads, Nextcloud's chunking v2 (docs/files.md), which the apps use for anything
+ * large: MKCOL `/uploads/{user}/{id}` (with the final Destination), PUT of numbered chunks in any
+ * order, then MOVE of `{id}/.file` to the destination, whose bytes are the chunks in number
+ * order; `OC-Total-Length` must match their sum. Each chunk is a blob; the upload and its chunks
+ * are rows, so the next request may reach any process. Unfinished uploads are removed by the
+ * file-uploads job after UPLOAD_LIFETIME_SECONDS.
+ */
+import { Readable } from 'node:stream';
+import type { Repositories } from '../../db/repositories/index.js';
+import { badRequest, methodNotAllowed, notFound, payloadTooLarge } from '../../domain/errors.js';
+import { nowSeconds } from '../../domain/time.js';
+import { storeStream, type FilesService, type WriteResult } from './files.js';
+import type { BlobStore } from './storage.js';
+
+/** Nextcloud's lifetime of an unfinished upload (its upload cleanup job: 24 hours). */
+export const UPLOAD_LIFETIME_SECONDS = 24 * 3600;
+/** Nextcloud's chunk numbers. */
+const CHUNK_MAX = 10_000;
+const UPLOAD_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export function uploadIdProblem(id: string): string | null {
+  return UPLOAD_ID.test(id) && id !== '.' && id !== '..' ? null : 'upload ids are 1 to 128 letters, digits, ".", "_" or "-"';
+}
+
+/** A chunk's number from its name (1 to 10000, leading zeros allowed), or undefined. */
+export function chunkNumber(name: string): number | undefined {
+  if (!/^\d{1,5}$/.test(name)) return undefined;
+  const n = Number(name);
+  return n >= 1 && n <= CHUNK_MAX ? n : undefined;
+}
+
+export class ChunkedUploadsService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly store: BlobStore,
+    private readonly files: FilesService,
+  ) {}
+
+  private async require(owner: string, uploadId: string) {
+    const upload = await this.repos.fileUploads.find(owner, uploadId);
+    if (!upload) throw notFound('upload', 'No such upload');
+    return upload;
+  }
+
+  /** MKCOL: 405 `exists` when the id is taken, 400 `upload` for a bad id. */
+  async open(owner: string, uploadId: string, destination: string): Promise<void> {
+    const problem = uploadIdProblem(uploadId);
+    if (problem) throw badRequest('upload', problem);
+    if ((await this.repos.fileUploads.open(owner, uploadId, destination, nowSeconds())) === undefined) {
+      throw methodNotAllowed('exists', 'An upload with this id exists');
+    }
+  }
+
+  /** PUT of one chunk: 404 `upload`, 400 `chunk` (not 1–10000), 413 `size` (the chunks together above the file limit). */
+  async putChunk(owner: string, uploadId: string, name: string, data: Readable, declared: number | undefined): Promise<void> {
+    const upload = await this.require(owner, uploadId);
+    const number = chunkNumber(name);
+    if (number === undefined) throw badRequest('chunk', `Chunks are numbered 1 to ${CHUNK_MAX}`);
+    const { maxFileSize } = await this.files.limits();
+    const others = (await this.repos.fileUploads.chunks(upload.id)).filter((c) => c.number !== number).reduce((sum, c) => sum + c.size, 0);
+    const room = Math.max(0, maxFileSize - others);
+    if (declared !== undefined && declared > room) throw tooLarge(maxFileSize);
+    const blob = await storeStream(this.store, data, room, maxFileSize);
+    let replaced: string | undefined;
+    try {
+      replaced = await this.repos.fileUploads.putChunk({ upload: upload.id, number, blob: blob.key, size: blob.size });
+    } catch (err) {
+      await this.store.delete(blob.key);
+      throw err;
+    }
+    if (replaced) await this.store.delete(replaced);
+  }
+
+  /**
+   * MOVE of `.file`: the chunks, in number order, become the file at `destination`. 404
+   * `upload`, 400 `chunks` (none sent), 400 `length` (OC-Total-Length differs from the chunks'
+   * sum); the file write's own refusals (409, 405, 413, 507). The upload is gone afterwards.
+   */
+  async assemble(owner: string, uploadId: string, destination: string, totalLength: number | undefined): Promise<WriteResult> {
+    const upload = await this.require(owner, uploadId);
+    const chunks = await this.repos.fileUploads.chunks(upload.id);
+    if (chunks.length === 0) throw badRequest('chunks', 'No chunk was uploaded');
+    const total = chunks.reduce((sum, c) => sum + c.size, 0);
+    if (totalLength !== undefined && totalLength !== total) {
+      throw badRequest('length', `The chunks add up to ${total} bytes, OC-Total-Length says ${totalLength}`);
+    }
+    const store = this.store;
+    const joined = Readable.from(
+      (async function* () {
+        for (const c of chunks) yield* store.get(c.blob);
+      })(),
+    );
+    const result = await this.files.write(owner, destination, joined, total);
+    await this.removeUploads([upload.id]);
+    return result;
+  }
+
+  /** DELETE of the upload folder: the chunks are dropped. */
+  async cancel(owner: string, uploadId: string): Promise<void> {
+    const upload = await this.require(owner, uploadId);
+    await this.removeUploads([upload.id]);
+  }
+
+  /** The job: uploads opened more than UPLOAD_LIFETIME_SECONDS ago go, with their chunks. */
+  async removeStale(now = nowSeconds()): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const ids = await this.repos.fileUploads.openedBefore(now - UPLOAD_LIFETIME_SECONDS, 100);
+      if (ids.length === 0) return removed;
+      await this.removeUploads(ids);
+      removed += ids.length;
+    }
+  }
+
+  /** A deleted user's uploads go with them. */
+  async forget(owner: string): Promise<void> {
+    await this.removeUploads(await this.repos.fileUploads.ofOwner(owner));
+  }
+
+  private async removeUploads(ids: number[]): Promise<void> {
+    for (const key of await this.repos.fileUploads.remove(ids)) await this.store.delete(key);
+  }
+}
+
+const tooLarge = (max: number) => payloadTooLarge('size', `The file is too large (at most ${max} bytes)`);

@@ -1,0 +1,127 @@
+/**
+ * Chunked uploads, Nextcloud's chunking v2 (docs/files.md), over HTTP: MKCOL of the upload
+ * with its Destination, numbered chunks in any order, MOVE of .file with OC-Total-Length; bad
+ * chunk names, a wrong total, a chunk past the size limit, a MOVE onto a folder, unknown and
+ * foreign uploads refused with 4xx and nothing written; the job removing unfinished uploads.
+ */
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { basic, dialects, passwordOf, type Parley } from './helpers/parley.js';
+import { NO_THROTTLE } from './helpers/rooms.js';
+import { useParley } from './helpers/fixtures.js';
+import { fileUploadsJob } from '../src/jobs/file-uploads.js';
+
+for (const dialect of dialects()) {
+  describe(`files chunked upload [${dialect}]`, () => {
+    const t = useParley(dialect, { env: NO_THROTTLE, users: ['alice', 'bob'] });
+    let p: Parley;
+    before(() => {
+      p = t.p;
+    });
+
+    async function req(method: string, path: string, opts: { body?: Buffer; headers?: Record<string, string>; user?: string } = {}) {
+      const user = opts.user ?? 'alice';
+      const res = await fetch(`${p.url}/remote.php/dav/${path}`, {
+        method,
+        body: opts.body ? new Uint8Array(opts.body) : undefined,
+        headers: { Authorization: basic(user, passwordOf(user)), ...(opts.headers ?? {}) },
+      });
+      return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+    }
+    const dest = (path: string) => ({ Destination: `${p.url}/remote.php/dav/files/alice/${path}` });
+    const chunkRows = async () => (await p.services.db.kysely.selectFrom('file_upload_chunks').select('blob').execute()).length;
+
+    it('MKCOL, chunks out of order, MOVE .file: the file is the chunks in number order', async () => {
+      const parts = [Buffer.alloc(3000, 1), Buffer.alloc(2000, 2), Buffer.alloc(10, 3)];
+      assert.equal((await req('MKCOL', 'uploads/alice/web-file-upload-1', { headers: dest('big.bin') })).status, 201);
+      assert.equal((await req('MKCOL', 'uploads/alice/web-file-upload-1', { headers: dest('big.bin') })).status, 405);
+      assert.equal((await req('PUT', 'uploads/alice/web-file-upload-1/00003', { body: parts[2] })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/web-file-upload-1/00001', { body: Buffer.from('replaced below') })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/web-file-upload-1/00001', { body: parts[0] })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/web-file-upload-1/00002', { body: parts[1] })).status, 201);
+      const total = String(parts.reduce((n, b) => n + b.length, 0));
+      const move = await req('MOVE', 'uploads/alice/web-file-upload-1/.file', { headers: { ...dest('big.bin'), 'OC-Total-Length': total } });
+      assert.equal(move.status, 201);
+      assert.match(move.headers.get('oc-fileid')!, /ocparley$/);
+      const got = await req('GET', 'files/alice/big.bin');
+      assert.ok(got.body.equals(Buffer.concat(parts)));
+      assert.equal(await chunkRows(), 0, 'chunks are gone');
+      assert.equal((await req('PUT', 'uploads/alice/web-file-upload-1/00004', { body: parts[2] })).status, 404, 'the upload is finished');
+    });
+
+    it('bad input: chunk names, wrong total, too large, MOVE onto a folder, unknown or foreign uploads; nothing written', async () => {
+      assert.equal((await req('MKCOL', 'uploads/alice/u2', { headers: dest('u2.bin') })).status, 201);
+      for (const name of ['abc', '0', '10001', '123456']) {
+        assert.equal((await req('PUT', `uploads/alice/u2/${name}`, { body: Buffer.from('x') })).status, 400, name);
+      }
+      assert.equal((await req('PUT', 'uploads/alice/u2/1', { body: Buffer.alloc(100) })).status, 201);
+      const wrong = await req('MOVE', 'uploads/alice/u2/.file', { headers: { ...dest('u2.bin'), 'OC-Total-Length': '99' } });
+      assert.equal(wrong.status, 400);
+      assert.match(wrong.body.toString(), /add up to 100 bytes/);
+      assert.equal((await req('GET', 'files/alice/u2.bin')).status, 404);
+      assert.equal((await req('MKCOL', 'files/alice/Folder')).status, 201);
+      assert.equal((await req('MOVE', 'uploads/alice/u2/.file', { headers: { ...dest('Folder'), 'OC-Total-Length': '100' } })).status, 405);
+      await p.services.appConfig.set('files_max_file_size', '150');
+      try {
+        assert.equal((await req('PUT', 'uploads/alice/u2/2', { body: Buffer.alloc(60) })).status, 413, 'the chunks together past the limit');
+      } finally {
+        await p.services.appConfig.set('files_max_file_size', '1073741824');
+      }
+      assert.equal((await req('PUT', 'uploads/alice/nope/1', { body: Buffer.from('x') })).status, 404);
+      assert.equal((await req('PUT', 'uploads/alice/u2/1', { body: Buffer.from('x'), user: 'bob' })).status, 404);
+      assert.equal((await req('PUT', 'uploads/bob/u2/1', { body: Buffer.from('x') })).status, 404);
+      assert.equal((await req('MKCOL', 'uploads/alice/a%20b')).status, 400);
+      assert.equal((await req('MKCOL', 'uploads/alice/a%00b')).status, 400);
+      assert.equal(await chunkRows(), 1);
+      assert.equal((await req('DELETE', 'uploads/alice/u2')).status, 204);
+      assert.equal(await chunkRows(), 0);
+    });
+
+    it('a PUT or chunk whose body breaks off before its Content-Length keeps nothing and is no 500', async () => {
+      const truncated = (path: string) =>
+        new Promise<void>((resolve) => {
+          const url = new URL(p.url);
+          const r = http.request({
+            host: url.hostname,
+            port: url.port,
+            method: 'PUT',
+            path: `/remote.php/dav/${path}`,
+            headers: { Authorization: basic('alice', passwordOf('alice')), 'Content-Length': '100000' },
+          });
+          r.on('error', () => resolve());
+          r.write(Buffer.alloc(5000));
+          setTimeout(() => {
+            r.destroy();
+            setTimeout(resolve, 200);
+          }, 200);
+        });
+      assert.equal((await req('MKCOL', 'uploads/alice/cut', { headers: dest('cut.bin') })).status, 201);
+      await truncated('files/alice/cut.bin');
+      await truncated('uploads/alice/cut/1');
+      assert.equal((await req('GET', 'files/alice/cut.bin')).status, 404);
+      assert.equal(await chunkRows(), 0);
+      const metrics = await (await fetch(`${p.url}/metrics`)).text();
+      assert.doesNotMatch(metrics, /parley_http_requests_total\{[^}]*status="5\d\d"/);
+      assert.match(metrics, /parley_http_requests_total\{method="PUT"[^}]*status="400"/);
+      assert.equal((await req('DELETE', 'uploads/alice/cut')).status, 204);
+    });
+
+    it('the job removes uploads left unfinished for a day, with their chunks', async () => {
+      assert.equal((await req('MKCOL', 'uploads/alice/old', { headers: dest('old.bin') })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/old/1', { body: Buffer.alloc(10) })).status, 201);
+      assert.equal((await req('MKCOL', 'uploads/alice/fresh', { headers: dest('fresh.bin') })).status, 201);
+      const now = Math.floor(Date.now() / 1000);
+      assert.equal(await fileUploadsJob.run(p.services, now + 3600), '0 removed', 'an hour is not a day');
+      await p.services.db.kysely
+        .updateTable('file_uploads')
+        .set({ created_at: now - 2 * 86400 })
+        .where('upload_id', '=', 'old')
+        .execute();
+      assert.equal(await fileUploadsJob.run(p.services, now), '1 removed');
+      assert.equal(await chunkRows(), 0);
+      assert.equal((await req('PUT', 'uploads/alice/old/2', { body: Buffer.alloc(1) })).status, 404);
+      assert.equal((await req('PUT', 'uploads/alice/fresh/1', { body: Buffer.alloc(1) })).status, 201);
+    });
+  });
+}
