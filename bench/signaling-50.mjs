@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * A call of 50 on internal signaling (talk-chat-calls.md §5.5): how long a message one
+ * A call of 50 on internal signaling (docs/reference/signaling.md#internal-signaling): how long a message one
  * participant sends to all the others takes to reach every one of them.
  *
  * Starts real `parley serve` processes from the sources (node --import tsx src/main.ts serve):

@@ -2,7 +2,7 @@
  * Logging in (docs/api.md "Accounts"): HTTP Basic with the login password or an app password, the
  * credential cache and its invalidation, app passwords as Nextcloud clients obtain them
  * (GET /core/getapppassword, DELETE /core/apppassword, POST /core/apppassword/rotate), and the
- * failed-login throttle (talk-behaviour.md §2: growing delay per client address, then 429).
+ * failed-login throttle (docs/reference/envelope-and-errors.md#brute-force-throttle: growing delay per client address, then 429).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

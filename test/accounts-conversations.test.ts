@@ -3,7 +3,7 @@
  * (`PUT /cloud/groups/{groupid}`, key=displayname) renames its attendees; deleting a user
  * through the API or the CLI deletes the conversations where they were the last user (as
  * `talk:user:remove` does) and the rows Nextcloud deletes with an account; the conversations
- * it leaves record `user_removed` naming a deleted user (talk-chat-calls.md §1.7, §2) by the
+ * it leaves record `user_removed` naming a deleted user (docs/reference/chat.md#rich-objects, docs/reference/chat.md#system-messages) by the
  * admin or the command line, one-to-ones become former ones without a message, and the deleted
  * user's messages are authored by `deleted_users`.
  */
@@ -92,7 +92,7 @@ for (const dialect of dialects()) {
       assert.deepEqual(created.messageParameters.actor, DELETED, 'a system message of theirs names a deleted user');
       assert.equal(created.message, '{actor} created the conversation');
 
-      // The former one-to-one records nothing (§2: no add/remove messages in one-to-ones).
+      // The former one-to-one records nothing (docs/reference/chat.md#system-messages: no add/remove messages in one-to-ones).
       const oneMessages = await t.history(one.token, 'bob');
       assert.deepEqual(
         oneMessages.map((m) => m.systemMessage).filter((m) => m === 'user_removed'),

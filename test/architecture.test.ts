@@ -1,5 +1,5 @@
 /**
- * The code's shape, checked (DESIGN.md; docs/architecture.md "Wiring"): imports go down the
+ * The code's shape, checked (docs/design.md; docs/architecture.md "Wiring"): imports go down the
  * layers (http → services → repositories/presenters/domain), nothing fills a module-level
  * registry as modules load, and createServices wires by constructor only. Reads src/ as text.
  */

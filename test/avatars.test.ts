@@ -1,5 +1,5 @@
 /**
- * Conversation avatars (contract "Avatar"; talk-reference.md §4.4): multipart
+ * Conversation avatars (contract "Avatar"; docs/reference/conversations.md#avatars): multipart
  * uploads checked from the bytes, storage in the database, generated fallbacks, caching headers,
  * and an oversized upload answered before its body has even finished arriving.
  */

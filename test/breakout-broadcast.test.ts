@@ -1,5 +1,5 @@
 /**
- * Breakout broadcast (talk-reference.md §4.5): a logged-in moderator of the parent posts one
+ * Breakout broadcast (docs/reference/conversations.md#breakout-rooms): a logged-in moderator of the parent posts one
  * message into every breakout room (201 with the breakout rooms); 400 mode / message,
  * 413 message, 403 for non-moderators, 404 for strangers.
  */

@@ -1,6 +1,5 @@
 /**
- * Breakout rooms (contract "Get breakout rooms" and state table; talk-reference.md
- * §4.5): the management API under api/v1, the list under api/v4, the mode/status values, and
+ * Breakout rooms (contract "Get breakout rooms" and state table; docs/reference/conversations.md#breakout-rooms): the management API under api/v1, the list under api/v4, the mode/status values, and
  * the membership rules shared with the participant endpoints.
  */
 import { before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Calls leave their trace in the chat (talk-chat-calls.md §2 call_*): call_started (silent when
+ * Calls leave their trace in the chat (docs/reference/chat.md#system-messages call_*): call_started (silent when
  * the join was), call_joined, call_left, call_ended with the users who took part and the
  * duration, call_ended_everyone by a moderator or the max_call_duration job, and call_missed in a
  * one-to-one that only the caller joined (the caller sees call_tried). Over HTTP.

@@ -1,5 +1,5 @@
 /**
- * Call API v4 (talk-chat-calls.md §4) against a real Parley: join, flags, leave, end for
+ * Call API v4 (docs/reference/calls.md#the-call-api) against a real Parley: join, flags, leave, end for
  * everyone, ring; every status; the conversation fields that follow a call (hasCall,
  * callStartTime, callFlag, participantFlags, inCall, canStartCall, callPermissions reset);
  * the in-call branch of the 409 join rule; the call events; the max_call_duration and

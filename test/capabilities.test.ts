@@ -1,5 +1,5 @@
 /**
- * GET /cloud/capabilities (talk-reference.md §2.1–§2.3): Nextcloud's shape,
+ * GET /cloud/capabilities (docs/reference/capabilities-and-config.md#the-capabilities-document): Nextcloud's shape,
  * features exactly as registered, the config tree fed from app config and the caller's
  * preferences, the guest view, allowed_groups (no spreed key, 403 on Talk routes), the ETag,
  * a constant query count, and a change made by another process seen on the next request.
@@ -13,7 +13,7 @@ import { admin, as, call, createUser, dialects, startParley, type Parley } from 
 import { seenAcross } from './helpers/eventually.js';
 
 const API = '/apps/provisioning_api/api/v1/config/apps/spreed';
-/** Names a v4 server must never advertise (talk-reference.md §2.2). */
+/** Names a v4 server must never advertise (docs/reference/capabilities-and-config.md#features). */
 const HISTORIC = ['chat', 'invite-by-mail', 'conversation-v2', 'conversation-v3', 'new-chat-flow'];
 
 for (const dialect of dialects()) {

@@ -1,5 +1,5 @@
 /**
- * Chat API v1 (talk-chat-calls.md §1): send, history, long-poll, context, edit, delete, clear
+ * Chat API v1 (docs/reference/chat.md): send, history, long-poll, context, edit, delete, clear
  * history, mention autocomplete; every refusal in Talk's order; JSON, XML and v1.php.
  */
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Message expiration (talk-chat-calls.md §1.6) on the real clock: the conversation's
+ * Message expiration (docs/reference/chat.md#expiration) on the real clock: the conversation's
  * messageExpiration stamps expirationTimestamp on new messages (and their reactions); expired
  * messages are hidden from history, context, lastMessage and unread counts before the job
  * runs; the message-expiration job deletes them.

@@ -1,5 +1,5 @@
 /**
- * Guests' messages that mention anybody (talk-chat-calls.md §1.1 "Guests", Talk's
+ * Guests' messages that mention anybody (docs/reference/chat.md#common-rules "Guests", Talk's
  * ChatManager::sendMessage): at most 50 a day from one address, then 429 `mentions` and nothing
  * stored; messages without a mention, users and the other endpoints are not limited. The
  * `rate-limits` job forgets records older than the longest window. The same on SQLite and

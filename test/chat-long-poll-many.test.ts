@@ -1,5 +1,5 @@
 /**
- * Many long-polls on one conversation (talk-chat-calls.md §1.3; docs/benchmarks.md "Chat
+ * Many long-polls on one conversation (docs/reference/chat.md#receiving; docs/benchmarks.md "Chat
  * long-poll scale"): every waiting member's `setReadMarker` move is stored (the moves of one
  * turn are written together, services/chat/receive-read-markers.ts), and one post wakes every waiter
  * with statements that do not grow with the number of waiters (their reads are shared,

@@ -1,5 +1,5 @@
 /**
- * Chat long-poll across processes (DESIGN.md §4, cache/wake.ts): a message sent through one
+ * Chat long-poll across processes (docs/design.md#storage, cache/wake.ts): a message sent through one
  * `parley serve` wakes a waiter on another at once (PostgreSQL LISTEN/NOTIFY, NOTIFY carries the
  * room id only), a poll following posts made at once through both misses none (a room's messages
  * commit in id order), and a stopping process releases its waiters (304) instead of hanging.

@@ -1,6 +1,6 @@
 /**
- * Pinned messages (talk-chat-calls.md §1.2 "pin", §1.4 `metaData`, §2 `message_pinned` /
- * `message_unpinned`; talk-reference.md §4.3 `lastPinnedId`, `hiddenPinnedId`; Talk's
+ * Pinned messages (docs/reference/chat.md#pinned-messages, docs/reference/chat.md#the-message-object `metaData`, docs/reference/chat.md#system-messages `message_pinned` /
+ * `message_unpinned`; docs/reference/conversations.md#the-conversation-record `lastPinnedId`, `hiddenPinnedId`; Talk's
  * chat-1/pinned-messages scenarios): pin, unpin and hide for oneself — every status, bad
  * input, XML — the record's fields, the `pinned` shared items, a pin's end (capped by the
  * message expiration, ended by the job), and what deleting, expiring and clearing do to pins.

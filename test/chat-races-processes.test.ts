@@ -1,6 +1,6 @@
 /**
  * Reaction and poll races across two `parley serve` processes on one PostgreSQL schema
- * (talk-chat-calls.md §3): the same reaction added at once through both processes is stored
+ * (docs/reference/chat.md#reactions-and-polls): the same reaction added at once through both processes is stored
  * once (partial unique index); concurrent votes of one person leave exactly one of their vote
  * sets (never a union beyond maxVotes); concurrent votes of many people are all counted; a
  * close racing votes counts exactly the votes that were accepted (the poll's row lock); one

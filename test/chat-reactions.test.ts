@@ -1,5 +1,5 @@
 /**
- * Reactions (talk-chat-calls.md §3.1): add (201/200), remove, list with filter, every refusal,
+ * Reactions (docs/reference/chat.md#reactions): add (201/200), remove, list with filter, every refusal,
  * the reaction rows and reaction_revoked in the chat, `reactions`/`reactionsSelf` on messages
  * and `reactions` on lastMessage, and two concurrent adds of one reaction storing one.
  */
@@ -101,7 +101,7 @@ for (const dialect of dialects()) {
       assert.equal(empty.status, 200);
       assert.deepEqual(empty.data, {});
       assert.match(empty.text, /"data":\{\}/);
-      // reaction_revoked does not move lastMessage (skip-update, §2).
+      // reaction_revoked does not move lastMessage (skip-update, docs/reference/chat.md#system-messages).
       const rec = await t.call('GET', `${V4}/room/${room.token}`, { as: as('alice') });
       assert.notEqual(rec.data.lastMessage.systemMessage, 'reaction_revoked');
     });

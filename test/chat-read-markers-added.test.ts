@@ -1,5 +1,5 @@
 /**
- * Read markers where Talk sets them without a read (talk-behaviour.md §4, §7; Talk's
+ * Read markers where Talk sets them without a read (docs/reference/conversations.md#creation, docs/reference/participants.md; Talk's
  * ParticipantService::addUsers, joinRoomAsNewGuest, resetChatDetails and
  * ChatController::markUnread), over HTTP:
  * - whoever is added, however, has read the conversation up to its last message (the creator

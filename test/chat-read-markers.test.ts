@@ -1,6 +1,5 @@
 /**
- * Mentions, read markers and the chat fields of the conversation record (talk-chat-calls.md
- * §1.4 mentions, §1.6 read marker / mark unread, §1.1 common read): unreadMessages,
+ * Mentions, read markers and the chat fields of the conversation record (docs/reference/chat.md#mentions, docs/reference/chat.md#read-markers read marker / mark unread, docs/reference/chat.md#common-rules common read): unreadMessages,
  * unreadMention(Direct), lastReadMessage, lastCommonReadMessage with read privacy, lastMessage,
  * and GET /room's constant query count with messages.
  */

@@ -1,5 +1,5 @@
 /**
- * Message reminders (talk-chat-calls.md §1.2 "reminder", Talk's chat-2/reminder scenarios):
+ * Message reminders (docs/reference/chat.md#reminders, Talk's chat-2/reminder scenarios):
  * POST/GET/DELETE /chat/{token}/{messageId}/reminder and GET /chat/upcoming-reminders — every
  * status, bad input, the per-user rate limit, XML — and the reminder job: due reminders become
  * `reminder` notifications with Talk's subjects (you, a user, a deleted user, named and anonymous

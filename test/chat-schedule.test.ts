@@ -1,5 +1,5 @@
 /**
- * Scheduled messages (talk-chat-calls.md §1.2 "schedule", Talk 23's scheduled-messages
+ * Scheduled messages (docs/reference/chat.md#scheduled-messages, Talk 23's scheduled-messages
  * scenarios): GET/POST /chat/{token}/schedule and POST/DELETE /chat/{token}/schedule/{id} —
  * every status, bad input, XML — the record's `hasScheduledMessages`, and the job
  * `scheduled-messages`: due messages posted as their authors (mentions, silent, replies), failed

@@ -1,5 +1,5 @@
 /**
- * What sending a chat message costs in SQL statements (DESIGN.md §5: a request costs a constant
+ * What sending a chat message costs in SQL statements (docs/design.md#performance: a request costs a constant
  * number of queries): the same in a conversation of 2 and of 50 members, with no earlier message
  * and with a thousand, for a plain message, a reply and mentions; and no more than the budget
  * below. Counted from the request's start until the background work it queued (the signaling
@@ -80,7 +80,7 @@ for (const dialect of dialects()) {
       assert.ok(smallEmpty <= BUDGET[dialect], `a message used ${smallEmpty} statements (budget ${BUDGET[dialect]})`);
     });
 
-    it('a message into a one-to-one costs one statement more: whether the other user is still there (§1.5 re-adding)', async () => {
+    it('a message into a one-to-one costs one statement more: whether the other user is still there (docs/reference/chat.md#sending: re-adding)', async () => {
       const one = await t.newRoom('alice', { type: RoomType.ONE_TO_ONE, invite: 'bob' });
       await cost(one, { message: 'warm-up' });
       const oneToOne = (await cost(one, { message: 'hello' })).n;

@@ -1,5 +1,5 @@
 /**
- * Shared objects (talk-chat-calls.md §1.2, §1.6): POST /chat/{token}/share (the object Talk
+ * Shared objects (docs/reference/chat.md#endpoints, docs/reference/chat.md#shared-objects): POST /chat/{token}/share (the object Talk
  * builds, its checks, guests, refusals), GET /chat/{token}/share (one kind, newest first, keyed by
  * id, paged by lastKnownMessageId), GET /chat/{token}/share/overview (every kind), and what takes
  * an item out of the lists: deleting its message (a poll goes with it), clearing the history,
@@ -225,7 +225,7 @@ for (const dialect of dialects()) {
       const polls = (await list('alice', { objectType: 'poll' }, r.token)).data;
       assert.equal(Object.values<any>(polls)[0].messageParameters.object.type, 'talk-poll');
       assert.deepEqual((await list('alice', { objectType: 'no-such-kind' }, r.token)).data, []);
-      // Talk clamps the limit instead of refusing it (§1.1).
+      // Talk clamps the limit instead of refusing it (docs/reference/chat.md#common-rules).
       assert.equal(Object.keys((await list('alice', { objectType: 'location', limit: 0 }, r.token)).data).length, 1);
       assert.equal(Object.keys((await list('alice', { objectType: 'location', limit: 10_000 }, r.token)).data).length, 5);
 
@@ -266,7 +266,7 @@ for (const dialect of dialects()) {
       assert.equal(del.data.parent.id, shared);
       assert.equal(del.data.parent.messageType, 'comment_deleted');
       assert.deepEqual((await list('alice', { objectType: 'location' }, r.token)).data, []);
-      // Shared objects other than files cannot be edited (§1.6 Edit): 405.
+      // Shared objects other than files cannot be edited (docs/reference/chat.md#deleting-and-editing Edit): 405.
       const again = (await geo('bob', {}, r.token)).data.id;
       const edit = await t.call('PUT', `${V1}/chat/${r.token}/${again}`, { as: as('bob'), body: { message: 'x' } });
       assert.equal(edit.status, 405);
@@ -287,7 +287,7 @@ for (const dialect of dialects()) {
       )![0];
       const lastMessage = async () => (await t.call('GET', `${V4}/room/${r.token}`, { as: as('alice') })).data.lastMessage;
       assert.equal((await lastMessage()).messageParameters.poll.name, 'Go?');
-      // A moderator may delete another's poll; its poll_closed message goes with it (§1.6 Delete).
+      // A moderator may delete another's poll; its poll_closed message goes with it (docs/reference/chat.md#deleting-and-editing Delete).
       assert.equal((await t.call('DELETE', `${V1}/chat/${r.token}/${pollMessage}`, { as: as('alice') })).status, 200);
       assert.equal((await t.call('GET', `${V1}/poll/${r.token}/${poll.id}`, { as: as('alice') })).status, 404);
       assert.deepEqual(

@@ -1,5 +1,5 @@
 /**
- * Chat storage and ChatService writes (talk-chat-calls.md §1.1, §1.5 side effects): global ids,
+ * Chat storage and ChatService writes (docs/reference/chat.md#common-rules, docs/reference/chat.md#sending side effects): global ids,
  * system messages atomic with the caller's transaction, lastMessage/lastActivity, the author's
  * read marker, mention markers, expiration from the room.
  */

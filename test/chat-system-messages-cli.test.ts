@@ -1,8 +1,8 @@
 /**
  * System messages whose actor is the command line (guests/cli) read as Talk's SystemMessage
- * parser words them (talk-chat-calls.md §2: "An administrator …" for `cli` where Talk has that
+ * parser words them (docs/reference/chat.md#system-messages: "An administrator …" for `cli` where Talk has that
  * wording, "{actor} …" where it has not; "You …" / "… you" for the viewer), and name the actor
- * as the rich object {type guest, id guest/cli, name Administration} (§1.7). Changes made with
+ * as the rich object {type guest, id guest/cli, name Administration} (docs/reference/chat.md#rich-objects). Changes made with
  * `parley talk:room:*`, read over HTTP by the users concerned.
  */
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * System messages for membership, avatars and lobby timers (talk-chat-calls.md §2 user_added,
+ * System messages for membership, avatars and lobby timers (docs/reference/chat.md#system-messages user_added,
  * user_removed, group_*, circle_*, avatar_*, lobby_timer_reached): written in the change's
  * transaction, with the acting participant as actor, and lastMessage follows.
  */

@@ -1,5 +1,5 @@
 /**
- * System messages for members who come and go without POST participants (talk-chat-calls.md §2
+ * System messages for members who come and go without POST participants (docs/reference/chat.md#system-messages
  * user_added, user_removed, group_*, circle_*, phone_*): invited at creation (`POST /room` with
  * `invite`), joining or leaving through group and team membership (actor: the logged-in user
  * who changed it, else guests/cli), leaving together with their group or team, and SIP phones.

@@ -1,5 +1,5 @@
 /**
- * System messages (talk-chat-calls.md §2): each change of a conversation is recorded in its
+ * System messages (docs/reference/chat.md#system-messages): each change of a conversation is recorded in its
  * chat by the service that makes it, in the same transaction, and moves lastMessage.
  */
 import { before, describe, it } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * unreadMessages kept as counters (migration 0706-chat-unread-counters): every event that moves
  * them, asserted through HTTP, and after each step checked against a recount of the messages
- * (the rule of talk-behaviour.md §5 `unreadMessages`: counted chat types after the read marker,
+ * (the rule of docs/reference/conversations.md#the-conversation-record `unreadMessages`: counted chat types after the read marker,
  * expired ones left out). Also the mention flags, the backfill of the migration, and GET /room's
  * statement count with 0 and with many unread messages.
  */

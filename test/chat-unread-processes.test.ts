@@ -3,7 +3,7 @@
  * `parley serve` processes on one PostgreSQL schema: posts through both processes at once must
  * each add one (no lost increment), while read markers move forwards and backwards and messages
  * are deleted through both. Afterwards every member's unreadMessages equals the count by the rule
- * (talk-behaviour.md §5), recomputed from the history and the member's marker, all through HTTP.
+ * (docs/reference/conversations.md#the-conversation-record), recomputed from the history and the member's marker, all through HTTP.
  * PostgreSQL only: SQLite serialises writers in one process by design.
  */
 import { after, before, describe, it } from 'node:test';

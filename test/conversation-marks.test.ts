@@ -1,5 +1,5 @@
 /**
- * The caller's own marks on a conversation (talk-reference.md §2.2 and §4.3): POST/DELETE
+ * The caller's own marks on a conversation (docs/reference/capabilities-and-config.md#features and docs/reference/conversations.md#the-conversation-record): POST/DELETE
  * /room/{token}/archive, /important and /sensitive set `isArchived`, `isImportant` and
  * `isSensitive` for the caller alone, move the caller's last_attendee_activity (so GET /room with
  * modifiedSince returns the conversation to the caller only), and answer the record in JSON and

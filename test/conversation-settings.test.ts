@@ -1,8 +1,8 @@
 /**
  * Conversation settings endpoints (contract "Conversations": description, public, read-only,
  * password, permissions/{mode}, favorite, notify, notify-calls, message-expiration, listable;
- * plus webinar/lobby): each status the contract lists, Talk's check order (talk-behaviour.md §6),
- * the updated record in the answer, lastActivity / last_attendee_activity (§11), the side
+ * plus webinar/lobby): each status the contract lists, Talk's check order (docs/reference/conversations.md#endpoint-rules),
+ * the updated record in the answer, lastActivity / last_attendee_activity (docs/reference/conversations.md#last-activity), the side
  * effects (guests removed, permissions reset, calls ended) and the capabilities they make true.
  * Who may call what is covered table-wise in conversations-who-may.test.ts, bad input in
  * conversations-bad-input.test.ts.

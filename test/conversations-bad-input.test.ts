@@ -1,5 +1,5 @@
 /**
- * Bad input on every conversation endpoint (contract "Errors"; talk-behaviour.md §6): for each
+ * Bad input on every conversation endpoint (contract "Errors"; docs/reference/conversations.md#endpoint-rules): for each
  * request field a wrong type, a missing value, an empty value, a value too long, an unknown enum
  * value, and a malformed token answer the contract's 4xx with a `data.error` naming the problem,
  * never a 500 — and the stored conversation (room row and every attendee row) is read back

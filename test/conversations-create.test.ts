@@ -1,4 +1,4 @@
-/** POST /room (contract "Create a conversation"; talk-behaviour.md §4). */
+/** POST /room (contract "Create a conversation"; docs/reference/conversations.md#creation). */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, createUser, dialects } from './helpers/parley.js';

@@ -1,5 +1,5 @@
 /**
- * GET /room, GET /room/{token}, GET /listed-room: visibility (talk-behaviour.md §3), headers,
+ * GET /room, GET /room/{token}, GET /listed-room: visibility (docs/reference/conversations.md#lookup-and-visibility), headers,
  * modifiedSince (LATEST rule, real clock), constant query counts, JSON and XML.
  */
 import { after, before, describe, it } from 'node:test';

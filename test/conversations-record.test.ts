@@ -1,6 +1,6 @@
 /**
- * The conversation record (contract "Conversation" table, talk-reference.md §4.3,
- * talk-behaviour.md §5): participant view, defaults, lobby effect and timer, permissions,
+ * The conversation record (contract "Conversation" table, docs/reference/conversations.md#the-conversation-record,
+ * docs/reference/conversations.md#the-conversation-record): participant view, defaults, lobby effect and timer, permissions,
  * canStartCall, notification defaults, SIP fields, avatarVersion, sessions and statuses.
  */
 import { before, describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import { as, createUser, dialects, type Caller } from './helpers/parley.js';
 import { cookieOf, countQueries, createRoom, joinGuest, NO_THROTTLE, roomRow, seedUser, setRoom, V4 } from './helpers/rooms.js';
 import { ParticipantType, RoomType, useParley } from './helpers/fixtures.js';
 
-/** Every field of the contract table not marked Removed, plus the §4.3 extras. */
+/** Every field of the contract table not marked Removed, plus the docs/reference/conversations.md#the-conversation-record extras. */
 const FIELDS = [
   'id',
   'token',
@@ -120,7 +120,7 @@ for (const dialect of dialects()) {
       assert.equal(typeof r.breakoutRoomMode, 'number');
       assert.equal(typeof r.breakoutRoomStatus, 'number');
       assert.equal(typeof r.sessionId, 'string');
-      // The chat starts with the creation's system message (talk-chat-calls.md §2).
+      // The chat starts with the creation's system message (docs/reference/chat.md#system-messages).
       assert.equal(r.lastMessage.systemMessage, 'conversation_created');
       assert.equal(r.lastMessage.token, room.token);
       assert.equal(r.isArchived, false);

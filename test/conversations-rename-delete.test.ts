@@ -1,4 +1,4 @@
-/** PUT /room/{token} (rename) and DELETE /room/{token} (contract; talk-behaviour.md §6). */
+/** PUT /room/{token} (rename) and DELETE /room/{token} (contract; docs/reference/conversations.md#endpoint-rules). */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, dialects, type Caller } from './helpers/parley.js';

@@ -1,5 +1,5 @@
 /**
- * Who may do what (contract "Authentication"; talk-behaviour.md §6): every conversation endpoint,
+ * Who may do what (contract "Authentication"; docs/reference/conversations.md#endpoint-rules): every conversation endpoint,
  * called by each kind of caller — owner, moderator, normal user, self-joined user, guest, guest
  * moderator, logged-in non-participant, anonymous — on each conversation type where that caller
  * can exist, answers the contract's status (and Parley's `data.error`). Users are seeded through

@@ -1,4 +1,4 @@
-/** Who may see a conversation (domain/visibility.ts; talk-behaviour.md §3): pure, no server. */
+/** Who may see a conversation (domain/visibility.ts; docs/reference/conversations.md#lookup-and-visibility): pure, no server. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { conversationVisibility, isListedFor, listableScopes, type VisibilityFacts } from '../src/domain/visibility.js';

@@ -1,5 +1,5 @@
 /**
- * Internal signaling (talk-chat-calls.md §5.5): GET long-poll and POST messages between the
+ * Internal signaling (docs/reference/signaling.md#internal-signaling): GET long-poll and POST messages between the
  * sessions of one conversation, the rules on who may send what, 400 in external mode, and —
  * on PostgreSQL — two "browsers" talking through two Parley processes (LISTEN/NOTIFY wake-ups).
  */

@@ -1,5 +1,5 @@
 /**
- * The jobs that keep conversations tidy (talk-behaviour.md §10, §11): each run
+ * The jobs that keep conversations tidy (docs/reference/participants.md#sessions-and-calls, docs/reference/conversations.md#timers-and-jobs): each run
  * against real rows; the time-dependent ones (classified retention in seconds, lobby timers,
  * max_call_duration) on the real clock with short windows. jobs:list and jobs:run too.
  */

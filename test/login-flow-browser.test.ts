@@ -1,5 +1,5 @@
 /**
- * Both login flows in a real headless Chromium (talk-chat-calls.md §7.1, §7.2), as the Talk apps
+ * Both login flows in a real headless Chromium (docs/reference/accounts-and-login.md#login-flow-v2, docs/reference/accounts-and-login.md#login-flow-v1), as the Talk apps
  * drive them: v2 — init over HTTP, the browser opens `login`, logs in, grants, the "app" polls
  * and uses the app password against an OCS endpoint; v1 — the webview opens /index.php/login/flow
  * with OCS-APIRequest, logs in, grants, and the `nc://login/...` redirect carries credentials that

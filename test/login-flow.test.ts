@@ -1,5 +1,5 @@
 /**
- * Login Flow v2 and v1 over plain HTTP (talk-chat-calls.md §7.1, §7.2): init and poll shapes,
+ * Login Flow v2 and v1 over plain HTTP (docs/reference/accounts-and-login.md#login-flow-v2, docs/reference/accounts-and-login.md#login-flow-v1): init and poll shapes,
  * 404 `[]` until granted and after the one successful poll, the CSRF rules of the forms (state
  * cookie + form field + Origin), one answer for wrong and unknown logins, the brute-force cap,
  * one-time link opening, lifetime, the v1 `nc://` redirect, one winner for concurrent polls and

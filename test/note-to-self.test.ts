@@ -1,5 +1,5 @@
 /**
- * The note-to-self conversation (talk-behaviour.md "Note-to-self", talk-reference.md §4.3):
+ * The note-to-self conversation (docs/reference/conversations.md#note-to-self, docs/reference/conversations.md#the-conversation-record):
  * `GET /room/note-to-self` creates it on first demand as Talk does (type 6, "Note to self",
  * objectType `note_to_self` with the user's id, Talk's description, the 📝 emoji avatar, a
  * favorite, `conversation_created` by the system) and answers the same one after; guests and

@@ -1,5 +1,5 @@
 /**
- * Call notifications fed by the call API through the event bus (talk-chat-calls.md §7,
+ * Call notifications fed by the call API through the event bus (docs/reference/accounts-and-login.md,
  * Talk's notifier): starting a call notifies the conversation's other users, joining removes
  * one's own, and the call ending turns the rest into missed calls; a silent call notifies nobody.
  */

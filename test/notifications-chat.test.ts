@@ -129,7 +129,7 @@ for (const dialect of dialects()) {
       assert.deepEqual(dave.subjectRichParameters.group, { type: 'user-group', id: 'crew', name: 'crew' });
     });
 
-    it('a shared location and a poll notify as messages do (§1.6), named by the object', async () => {
+    it('a shared location and a poll notify as messages do (docs/reference/chat.md#shared-objects), named by the object', async () => {
       const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Shares' });
       await seedUser(p, room.token, 'bob');
       const geo = { type: 'geo-location', id: 'geo:52.5,13.4', name: 'Berlin office', latitude: '52.5', longitude: '13.4' };

@@ -59,7 +59,7 @@ describe('effective permissions', () => {
   });
 });
 
-describe('canStartCall (talk-behaviour §9)', () => {
+describe('canStartCall (docs/reference/participants.md#effective-permissions-and-call-start)', () => {
   const ok: StartCallInput = {
     roomType: RoomType.GROUP,
     participantType: ParticipantType.USER,

@@ -1,5 +1,5 @@
 /**
- * Polls (talk-chat-calls.md §3.2): create (the object_shared chat message), show, vote
+ * Polls (docs/reference/chat.md#polls): create (the object_shared chat message), show, vote
  * (replace, withdraw, maxVotes), close; public and hidden results per viewer; poll_voted
  * (anonymous) and poll_closed; every refusal; drafts (save, list, read, edit, delete).
  */

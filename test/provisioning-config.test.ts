@@ -1,6 +1,6 @@
 /**
  * POST/DELETE /apps/provisioning_api/api/v1/config/users/spreed/{configKey} (contract "Set a
- * per-user setting through the server API"; talk-reference.md §4.1): the caller's own
+ * per-user setting through the server API"; docs/reference/capabilities-and-config.md#user-settings): the caller's own
  * preferences, validated, shown in capabilities with the app-config fallback.
  */
 import { describe, it } from 'node:test';

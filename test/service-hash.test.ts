@@ -1,5 +1,5 @@
 /**
- * X-Service-Hash / X-Nextcloud-Talk-Hash (talk-reference.md §2.4): changes, in
+ * X-Service-Hash / X-Nextcloud-Talk-Hash (docs/reference/capabilities-and-config.md#the-hash-header): changes, in
  * every process, on the next request after a key marked Hash = Yes changes (on PostgreSQL in
  * another process once the commit's NOTIFY has arrived: docs/architecture.md "Read cache"), and
  * never for a key

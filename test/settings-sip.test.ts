@@ -1,6 +1,5 @@
 /**
- * POST /apps/spreed/api/v1/settings/sip (contract "Settings", "Authentication" 4; talk-behaviour.md
- * §12): admin only, all three values in one request, unknown groups dropped, hash changed.
+ * POST /apps/spreed/api/v1/settings/sip (contract "Settings", "Authentication" 4; docs/reference/sip.md#sip-settings): admin only, all three values in one request, unknown groups dropped, hash changed.
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

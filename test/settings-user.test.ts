@@ -1,5 +1,5 @@
 /**
- * POST /apps/spreed/api/v1/settings/user (contract "Settings"; talk-behaviour.md §12): each key,
+ * POST /apps/spreed/api/v1/settings/user (contract "Settings"; docs/reference/capabilities-and-config.md#user-settings): each key,
  * every status, bad input stores nothing, effective values show in capabilities.
  */
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * The external signaling server's side of Parley (talk-chat-calls.md §5.6, §5.7):
+ * The external signaling server's side of Parley (docs/reference/signaling.md#backend-api, docs/reference/signaling.md#notifications-to-the-signaling-server):
  * POST /signaling/backend (`auth`, `room`, `ping`, checksums, throttling) called the way
  * nextcloud-spreed-signaling calls it, and the notifications Parley POSTs to the server when rooms
  * change — captured here by a small HTTP listener standing in for the server's

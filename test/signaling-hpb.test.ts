@@ -1,5 +1,5 @@
 /**
- * Real parts (hpb-signaling.md): Debian's nextcloud-spreed-signaling server on loopback (no NATS
+ * Real parts (docs/reference/signaling.md#the-debian-server-in-tests): Debian's nextcloud-spreed-signaling server on loopback (no NATS
  * server, no Janus) with Parley as its backend. WebSocket clients log in with the tickets
  * Parley's signaling settings hand out, join a conversation (the server asks Parley's backend
  * API), and receive what Parley notifies: a rename arrives as an update, a removed participant is

@@ -1,5 +1,5 @@
 /**
- * GET /signaling/settings (talk-chat-calls.md §5.1–§5.4): STUN/TURN servers with time-limited
+ * GET /signaling/settings (docs/reference/signaling.md#settings): STUN/TURN servers with time-limited
  * TURN credentials, mode and server, the v1 ticket and the hello v2 JWT (verified with the public
  * key the capabilities publish), the secrets generated at first start, and who may ask.
  */

@@ -1,5 +1,5 @@
 /**
- * The tests play the SIP bridge (contract "Authentication" 5; talk-behaviour.md §7):
+ * The tests play the SIP bridge (contract "Authentication" 5; docs/reference/sip.md#bridge-endpoints):
  * a correctly signed request passes; a signature over another token, with an old secret, a short
  * random or a tampered header is 401; repeated failures end in 429; nothing is readable without a
  * valid signature; 501 comes first when SIP (or dial-out) is not configured.

@@ -1,6 +1,5 @@
 /**
- * SIP in conversations (contract "Conversation" sipEnabled/canEnableSIP/attendeePin; talk-behaviour.md
- * §1 PIN, §5, §6 webinar/sip): features follow the configuration, numeric tokens, the canEnableSIP
+ * SIP in conversations (contract "Conversation" sipEnabled/canEnableSIP/attendeePin; docs/reference/constants.md#generated-identifiers PIN, docs/reference/conversations.md#the-conversation-record, docs/reference/conversations.md#endpoint-rules webinar/sip): features follow the configuration, numeric tokens, the canEnableSIP
  * rules, every status of PUT /room/{token}/webinar/sip in Talk's order, sip_dialin_default.
  */
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Starting a SIP dial-out (talk-chat-calls.md §4; docs/api.md "Settings and SIP"):
+ * Starting a SIP dial-out (docs/reference/calls.md#the-call-api; docs/api.md "Settings and SIP"):
  * `POST /call/{token}/dialout/{attendeeId}` records the dial-out (call id, number, caller number
  * from sip_bridge_dialout_anonymous / sip_bridge_dialout_number / sip_bridge_dialout_prefix + the
  * user's first phone number) where the bridge reads it, `GET /dialout/pending` (signed);

@@ -1,5 +1,5 @@
 /**
- * Phone participants for SIP dial-out (talk-reference.md §4.2 `phones`):
+ * Phone participants for SIP dial-out (docs/reference/participants.md#the-participant-record `phones`):
  * `source=phones` on POST /room/{token}/participants, E.164 validation, 501 while dial-out is off,
  * phoneNumber/callId only for moderators allowed to configure SIP, and the bridge finding the
  * phone attendee through verify-dialout.

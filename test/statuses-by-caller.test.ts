@@ -3,7 +3,7 @@
  * kind of caller on a public conversation (the only kind where all of them exist): anonymous,
  * guest, logged-in non-participant, participant, moderator, owner and guest moderator. Each
  * answer is the contract's status for that caller ("Conversations", "Participants",
- * "Authentication", talk-chat-calls.md §1.1): a
+ * "Authentication", docs/reference/chat.md#common-rules): a
  * caller the conversation is not found for gets 404, a participant without the role 403, and 401
  * only where the contract lists it (guests on favorites and notification levels, not logged in
  * on breakout rooms). Requests carry input that fails after the role checks where that keeps the
@@ -34,7 +34,7 @@ const loggedInModerators = (ok: Expect) => moderatorOnly(ok, MOD);
 function loggedInParticipants(ok: Expect): Table {
   return { anonymous: NF, stranger: NF, guest: [401, 'guest'], guestModerator: [401, 'guest'], participant: ok, moderator: ok, owner: ok };
 }
-/** Users (and authenticated guests), not plain cookie guests: those are not found (talk-chat-calls.md §1.1). */
+/** Users (and authenticated guests), not plain cookie guests: those are not found (docs/reference/chat.md#common-rules). */
 function authenticated(ok: Expect): Table {
   return { anonymous: NF, stranger: NF, guest: NF, guestModerator: NF, participant: ok, moderator: ok, owner: ok };
 }
@@ -115,7 +115,7 @@ const ENDPOINTS: Endpoint[] = [
     body: { displayName: 'N' },
     want: { ...participants([403, 'guest']), guest: [200], guestModerator: [200] },
   },
-  // Chat, reactions and polls (talk-chat-calls.md §1.2, §3): "participant" endpoints take guests,
+  // Chat, reactions and polls (docs/reference/chat.md#endpoints, docs/reference/chat.md#reactions-and-polls): "participant" endpoints take guests,
   // "authenticated" ones answer plain cookie guests 404, clearing the history is for logged-in
   // moderators. The message 999999 and poll 999999 do not exist; message 0 has no context (304).
   { method: 'GET', path: '!/apps/spreed/api/v1/chat/{token}?lookIntoFuture=0', want: participants([200]) },

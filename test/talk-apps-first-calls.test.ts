@@ -1,5 +1,5 @@
 /**
- * What Talk Android and Talk Desktop request right after logging in (talk-chat-calls.md §7.3),
+ * What Talk Android and Talk Desktop request right after logging in (docs/reference/accounts-and-login.md#what-the-apps-call-first),
  * in order, with an app password from Login Flow v2: each answers as Nextcloud does, or — where
  * Parley does not offer the feature (push registration; endpoints of areas not built here) —
  * as a Nextcloud without it: an OCS answer in the requested format, never a 500 or HTML.

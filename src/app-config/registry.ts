@@ -1,10 +1,10 @@
 /**
- * THE registry of app-config keys (spec "Server-wide app configuration", talk-reference.md §5).
+ * THE registry of app-config keys (spec "Server-wide app configuration", docs/reference/capabilities-and-config.md#app-config-keys).
  * Validation, storage form, the X-Service-Hash digest, capabilities, the admin page and the CLI
  * all read this table; no key is spelled anywhere else as a literal default.
  *
  * Storage rule (contract): every value is a string. Arrays/objects are JSON, ints are decimal
- * strings, booleans are `yes`/`no` or `1`/`0` depending on the key (reference §5).
+ * strings, booleans are `yes`/`no` or `1`/`0` depending on the key (docs/reference/capabilities-and-config.md#app-config-keys).
  *
  * The admin page (src/web/admin) imports this module in the browser to validate exactly as the
  * server does: keep it free of imports (no Node APIs).
@@ -33,7 +33,7 @@ export interface ConfigKey {
   maxLength?: number;
   /** For json keys: checks the decoded value, returns an error message or null. */
   validateJson?: (value: unknown) => string | null;
-  /** Other names that address the same key (Nextcloud's real key names, reference §5). */
+  /** Other names that address the same key (Nextcloud's real key names, docs/reference/capabilities-and-config.md#app-config-keys). */
   aliases?: readonly string[];
   /** A prefix key (`signaling_token_privkey_*`): any key starting with `key` matches. */
   prefix?: boolean;

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL side of the per-process read cache (DESIGN.md §4: in-memory caches are safe to
+ * The PostgreSQL side of the per-process read cache (docs/design.md#storage: in-memory caches are safe to
  * lose and invalidated across processes). SQLite caches the reads every request makes
  * (credential check, config generation, preferences) under its change stamp (direct-reads.ts);
  * here the same reads (`compiledRead` with a `table`) are cached per process and invalidated

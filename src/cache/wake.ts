@@ -1,5 +1,5 @@
 /**
- * Cross-process wake-ups (DESIGN.md §4 "Waking a waiter in another process"), one module for
+ * Cross-process wake-ups (docs/design.md#storage "Waking a waiter in another process"), one module for
  * every waiter: the chat long-poll (channel `chat:<room id>`) and internal signaling
  * (`signaling:<session id>`). A waiter names a channel and sleeps until somebody notifies it,
  * its timeout passes, its abort signal fires or the process shuts down; the data itself is

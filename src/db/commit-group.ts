@@ -4,7 +4,7 @@
  * SQLite transaction, one after the other, and are committed by one COMMIT.
  * A commit writes every page the transaction dirtied to the WAL; the sends of a burst dirty
  * the same pages (the room's row, the messages' last leaf and index pages), so one commit for
- * several sends writes those pages once instead of once per send (docs/benchmarks.md "Chat
+ * several sends writes those pages once instead of once per send (docs/history/benchmarks-2026-11.md "Chat
  * send: where the time goes").
  *
  * What each caller sees is what its own transaction would give it:

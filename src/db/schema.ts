@@ -169,7 +169,7 @@ export interface SessionsTable {
   state: number;
 }
 
-/** A conversation's custom avatar (talk-reference.md §4.4); rooms.avatar names its version. */
+/** A conversation's custom avatar (docs/reference/conversations.md#avatars); rooms.avatar names its version. */
 export interface RoomAvatarsTable {
   room_id: number;
   version: string;
@@ -328,7 +328,7 @@ export interface LoginSessionsTable {
   expires_at: number;
 }
 
-/** A chat message (talk-chat-calls.md §1.1, §1.4); see migration 0600-chat. */
+/** A chat message (docs/reference/chat.md#common-rules, docs/reference/chat.md#the-message-object); see migration 0600-chat. */
 export interface ChatMessagesTable {
   id: Generated<number>;
   room_id: number;

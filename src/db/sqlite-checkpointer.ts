@@ -5,7 +5,7 @@
  * into the database file and, with synchronous=NORMAL, is the one place SQLite calls fsync.
  * Left to SQLite, the connection that commits runs it itself (every 1,000 pages by default):
  * on the event loop's thread, in the middle of a request, copying a thousand pages and waiting
- * for the disk. On a chat send that was half of what a commit cost (docs/benchmarks.md "WAL
+ * for the disk. On a chat send that was half of what a commit cost (docs/history/benchmarks-2026-11.md "WAL
  * checkpoints off the event loop").
  *
  * Here a worker thread, with its own connection, runs a PASSIVE checkpoint every

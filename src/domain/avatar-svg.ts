@@ -1,5 +1,5 @@
 /**
- * Generated conversation avatars (talk-reference.md §4.4: served when there is no custom one):
+ * Generated conversation avatars (docs/reference/conversations.md#avatars: served when there is no custom one):
  * the other user's initials for one-to-one conversations, an icon for group and public ones,
  * each with a dark-theme variant. Pure; the output depends only on the inputs, so its hash is a
  * stable ETag.

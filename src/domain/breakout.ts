@@ -1,5 +1,5 @@
 /**
- * Breakout room rules (talk-reference.md §1.17, §1.18, §4.5; Talk's BreakoutRoomService), pure:
+ * Breakout room rules (docs/reference/constants.md#breakout-rooms, docs/reference/conversations.md#breakout-rooms; Talk's BreakoutRoomService), pure:
  * limits, the attendee map, the automatic distribution and which children a participant sees.
  */
 import { BreakoutMode, BreakoutStatus } from './constants.js';
@@ -73,7 +73,7 @@ export interface BreakoutListInput {
 }
 
 /**
- * GET breakout rooms (talk-behaviour.md §6): undefined when allowed, else the 400 reason —
+ * GET breakout rooms (docs/reference/conversations.md#endpoint-rules): undefined when allowed, else the 400 reason —
  * `mode` when nothing is configured, `status` for a non-moderator before the start.
  */
 export function breakoutListProblem(i: BreakoutListInput): 'mode' | 'status' | undefined {

@@ -1,5 +1,5 @@
 /**
- * Mentions in chat text (talk-chat-calls.md §1.4 "Mentions in text"): `@id` or `@"id"`, with
+ * Mentions in chat text (docs/reference/chat.md#mentions): `@id` or `@"id"`, with
  * the forms `@user`, `@"guest/<id>"`, `@"email/<id>"`, `@"group/<gid>"`, `@"team/<id>"`,
  * `@"federated_user/<user>@<server>"` and `@all`. Pure: finding and replacing; which of them
  * resolve (existing users, attendees, groups) is decided by the caller.

@@ -1,5 +1,5 @@
 /**
- * Rich objects of chat messageParameters (talk-chat-calls.md §1.7). Pure builders.
+ * Rich objects of chat messageParameters (docs/reference/chat.md#rich-objects). Pure builders.
  */
 import { ActorType } from './constants.js';
 import { DELETED_USERS } from './chat.js';
@@ -20,7 +20,7 @@ export function groupObject(id: string, name: string): RichObject {
   return { type: 'user-group', id, name, 'mention-id': `user-group/${id}` };
 }
 
-/** A user who no longer exists (talk-chat-calls.md §1.7 "unknown/deleted user"). */
+/** A user who no longer exists (docs/reference/chat.md#rich-objects "unknown/deleted user"). */
 export function deletedUserObject(): RichObject {
   return { type: 'highlight', id: DELETED_USERS, name: 'Deleted user' };
 }
@@ -42,7 +42,7 @@ export function actorObject(actorType: string, actorId: string, displayName: str
 
 /** The rich object of an attendee named in a system message (user added, moderator promoted, ...). */
 export function attendeeObject(actorType: string, actorId: string, displayName: string): RichObject {
-  // System messages name a group as type "group"; mentions use "user-group" (§1.7).
+  // System messages name a group as type "group"; mentions use "user-group" (docs/reference/chat.md#rich-objects).
   if (actorType === ActorType.GROUPS) return { type: 'group', id: actorId, name: displayName || actorId, 'mention-id': `user-group/${actorId}` };
   if (actorType === ActorType.CIRCLES) return { type: 'circle', id: actorId, name: displayName || actorId, 'mention-id': `team/${actorId}` };
   return actorObject(actorType, actorId, displayName);

@@ -1,10 +1,10 @@
 /**
- * Sharing a rich object into a chat (talk-chat-calls.md §1.6 "Share rich object", "Shared
+ * Sharing a rich object into a chat (docs/reference/chat.md#shared-objects, "Shared
  * items"): the object a share builds, the checks Nextcloud's rich-object validator makes, and the
  * kind of shared item it is listed as.
  */
 
-/** The kinds a share is stored as (table chat_shared_items), in Talk's order (§1.6 "Shared items"). */
+/** The kinds a share is stored as (table chat_shared_items), in Talk's order (docs/reference/chat.md#shared-items). */
 export const SHARED_ITEM_TYPES = ['audio', 'deckcard', 'file', 'location', 'media', 'other', 'poll', 'recording', 'voice'] as const;
 export type SharedItemType = (typeof SHARED_ITEM_TYPES)[number];
 
@@ -16,7 +16,7 @@ export const PINNED_ITEMS = 'pinned';
 /** Every kind the shared-items lists know, in Talk's order, which is alphabetical (the overview's keys). */
 export const LISTED_ITEM_TYPES: readonly string[] = [...SHARED_ITEM_TYPES, PINNED_ITEMS].sort();
 
-/** The kind a shared object is listed as (§1.6 "Shared items": classification on share). */
+/** The kind a shared object is listed as (docs/reference/chat.md#shared-items: classification on share). */
 export function sharedItemTypeOf(objectType: string): SharedItemType {
   if (objectType === 'geo-location') return 'location';
   if (objectType === 'deck-card') return 'deckcard';
@@ -54,10 +54,10 @@ const REQUIRED_KEYS: Readonly<Record<string, readonly string[]>> = {
   'user-group': [],
 };
 
-/** A geo URI as Talk accepts it for `geo-location` (§1.6: `geo:<lat>,<lon>[,<alt>][;crs=wgs84][;u=<unc>]`). */
+/** A geo URI as Talk accepts it for `geo-location` (docs/reference/chat.md#other-operations: `geo:<lat>,<lon>[,<alt>][;crs=wgs84][;u=<unc>]`). */
 const GEO_URI = /^geo:-?\d{1,2}(\.\d+)?,-?\d{1,3}(\.\d+)?(,-?\d+(\.\d+)?)?(;crs=wgs84)?(;u=\d+(\.\d+)?)?$/i;
 
-/** A shared object as a message carries it: string values only, `type` among them (§1.7 "object"). */
+/** A shared object as a message carries it: string values only, `type` among them (docs/reference/chat.md#rich-objects "object"). */
 export type SharedObject = { type: string } & Record<string, string>;
 
 /** Why a share is refused: `object` (the validator) or `link` (not on this server). */
@@ -109,7 +109,7 @@ export function sharedPollId(messageParameters: string): number | undefined {
   return talkPollId((JSON.parse(messageParameters) as { object?: unknown }).object);
 }
 
-/** The poll a `poll_closed` system message names (its `poll` parameter, §2), if any. */
+/** The poll a `poll_closed` system message names (its `poll` parameter, docs/reference/chat.md#system-messages), if any. */
 export function closedPollId(messageParameters: string): number | undefined {
   return talkPollId((JSON.parse(messageParameters) as { poll?: unknown }).poll);
 }

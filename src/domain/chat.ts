@@ -1,27 +1,27 @@
 /**
- * Chat constants and pure rules (talk-chat-calls.md §1). No I/O.
+ * Chat constants and pure rules (docs/reference/chat.md). No I/O.
  */
 import { ActorType } from './constants.js';
 
-/** config.chat.max-length: characters after trimming (talk-chat-calls.md §1.5, §6). */
+/** config.chat.max-length: characters after trimming (docs/reference/chat.md#sending, docs/reference/capabilities-and-config.md#features). */
 export const CHAT_MAX_LENGTH = 32000;
-/** History and long-poll page size: default and cap (§1.3). */
+/** History and long-poll page size: default and cap (docs/reference/chat.md#receiving). */
 export const CHAT_DEFAULT_LIMIT = 100;
 export const CHAT_MAX_LIMIT = 200;
-/** Long-poll wait: default and cap in seconds (the task asks for 60; Talk's code caps at 30, §8 #1). */
+/** Long-poll wait: default and cap in seconds (the task asks for 60; Talk's code caps at 30, docs/reference/chat.md#where-talks-docs-and-code-differ #1). */
 export const CHAT_DEFAULT_TIMEOUT = 30;
 export const CHAT_MAX_TIMEOUT = 60;
-/** Context endpoint: default and cap (§1.6). */
+/** Context endpoint: default and cap (docs/reference/chat.md#receiving). */
 export const CONTEXT_DEFAULT_LIMIT = 50;
 export const CONTEXT_MAX_LIMIT = 100;
-/** Edits are allowed for 24 hours, except in note-to-self (§1.6). */
+/** Edits are allowed for 24 hours, except in note-to-self (docs/reference/chat.md#other-operations). */
 export const EDIT_MAX_AGE = 24 * 3600;
-/** referenceId is trimmed and cut to 64 characters (§1.5). */
+/** referenceId is trimmed and cut to 64 characters (docs/reference/chat.md#sending). */
 export const REFERENCE_ID_MAX = 64;
-/** Read marker meaning "the first message is unread" (§1.6 read marker, 0 -> -2). */
+/** Read marker meaning "the first message is unread" (docs/reference/chat.md#read-markers read marker, 0 -> -2). */
 export const UNREAD_FIRST_MESSAGE = -2;
 
-/** The message types Parley stores (Talk's verbs, §1.4; `object_shared` is shown as a comment). */
+/** The message types Parley stores (Talk's verbs, docs/reference/chat.md#the-message-object; `object_shared` is shown as a comment). */
 export const MessageType = {
   COMMENT: 'comment',
   SYSTEM: 'system',
@@ -36,11 +36,11 @@ export const CLI_ACTOR = { type: ActorType.GUESTS, id: 'cli', displayName: '' } 
 /**
  * The author of a deleted user's messages: Nextcloud rewrites the comments of a deleted account
  * to actor `deleted_users`/`deleted_users` (CommentsManager::deleteReferencesOfActor), shown with
- * an empty display name (talk-reference.md actor types, talk-chat-calls.md §1.4 actorId).
+ * an empty display name (docs/reference/constants.md#actor-types, docs/reference/chat.md#the-message-object actorId).
  */
 export const DELETED_USERS = 'deleted_users';
 
-/** Actor types whose messages can be replied to (§1.4 isReplyable). */
+/** Actor types whose messages can be replied to (docs/reference/chat.md#the-message-object isReplyable). */
 const REPLYABLE_ACTORS = new Set<string>(['users', 'federated_users', 'guests', 'emails', 'bots']);
 
 export function isReplyable(messageType: string, actorType: string): boolean {

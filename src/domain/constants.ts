@@ -1,4 +1,4 @@
-/** Nextcloud Talk constants (talk-reference.md §1). Every area uses these names, never literals. */
+/** Nextcloud Talk constants (docs/reference/constants.md). Every area uses these names, never literals. */
 
 export const RoomType = { ONE_TO_ONE: 1, GROUP: 2, PUBLIC: 3, CHANGELOG: 4, ONE_TO_ONE_FORMER: 5, NOTE_TO_SELF: 6 } as const;
 
@@ -29,14 +29,14 @@ export const Permission = {
   PUBLISH_VIDEO: 32,
   PUBLISH_SCREEN: 64,
   CHAT: 128,
-  /** Add/remove reactions: Talk 24 (NC 34) splits it from CHAT (talk-reference.md §1.5). */
+  /** Add/remove reactions: Talk 24 (NC 34) splits it from CHAT (docs/reference/constants.md#permissions). */
   REACT: 256,
 } as const;
 
 /** All bits except CUSTOM. */
 export const PERMISSIONS_MAX_DEFAULT = 254;
 /**
- * All bits, including REACT: today's Talk clients send up to 511 (talk-reference.md §1.5), so
+ * All bits, including REACT: today's Talk clients send up to 511 (docs/reference/constants.md#permissions), so
  * values up to it are accepted and stored.
  */
 export const PERMISSIONS_MAX_CUSTOM = 511;
@@ -54,7 +54,7 @@ export const BreakoutMode = { NOT_CONFIGURED: 0, AUTOMATIC: 1, MANUAL: 2, FREE: 
 export const BreakoutStatus = { STOPPED: 0, STARTED: 1, ASSISTANCE_REQUESTED: 2 } as const;
 export const StartCalls = { EVERYONE: 0, USERS: 1, MODERATORS: 2, NOBODY: 3 } as const;
 
-/** Session liveness (talk-reference.md §1.13). */
+/** Session liveness (docs/reference/constants.md#sessions). */
 export const SESSION_TIMEOUT = 30;
 export const SESSION_TIMEOUT_KILL = 100;
 

@@ -1,6 +1,6 @@
 /**
- * The settings Talk's current `POST /room` accepts besides type and name (talk-reference.md §4.3
- * "conversation-creation-all"; talk-behaviour.md §4 LATEST): each is optional, each is checked as
+ * The settings Talk's current `POST /room` accepts besides type and name (docs/reference/conversations.md#creation
+ * "conversation-creation-all"; docs/reference/conversations.md#creation LATEST): each is optional, each is checked as
  * its own endpoint checks it (domain/room-settings.ts), and a refusal names Talk's create-time
  * reason (`read-only`, `listable`, `lobby`, ...). Pure: the caller hashes the password and
  * writes the patch in the creating transaction.
@@ -61,7 +61,7 @@ export function createOptionsPatch(
   // Talk's RoomController::createRoom empties the password of a conversation that is not public:
   // it is ignored, not refused.
   const password = type === RoomType.PUBLIC ? (o.password ?? '') : '';
-  // force_passwords: a public conversation is never created open (talk-reference.md §4.3).
+  // force_passwords: a public conversation is never created open (docs/reference/conversations.md#creation).
   if (type === RoomType.PUBLIC && password === '' && rights.forcePasswords) return { error: 'password', message: 'Password needs to be set' };
   if (o.readOnly !== undefined) {
     if (!oneOf(o.readOnly, ReadOnlyState)) return { error: 'read-only', message: 'readOnly must be 0 or 1' };

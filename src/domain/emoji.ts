@@ -1,5 +1,5 @@
 /**
- * Nextcloud's reaction rule (talk-chat-calls.md §3.1, server Comments\Manager::isValidEmoji):
+ * Nextcloud's reaction rule (docs/reference/chat.md#reactions, server Comments\Manager::isValidEmoji):
  * a reaction is exactly one emoji. Multi-code-point emoji (ZWJ sequences, flags, skin tones,
  * keycaps) count as one: one grapheme cluster made only of emoji code points and joiners.
  */

@@ -2,7 +2,7 @@
  * The one error catalog. Services throw these; the OCS layer turns them into the
  * envelope (status, meta.message, data). A 500 is always a bug, never an answer to input.
  *
- * Conventions (talk-reference.md §3.6, §6 item 15): Talk puts a machine reason in
+ * Conventions (docs/reference/envelope-and-errors.md#framework-errors, docs/reference/envelope-and-errors.md#error-bodies): Talk puts a machine reason in
  * `data.error`; Parley does so for every 4xx it produces so clients and people can tell
  * causes apart. 404s for conversations carry the same body whether the conversation does
  * not exist or the caller may not see it.

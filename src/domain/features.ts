@@ -11,7 +11,7 @@ import { signalingMode } from './signaling.js';
 
 export interface FeatureDef {
   name: string;
-  /** Also listed under `features-local` (reference §2.2). */
+  /** Also listed under `features-local` (docs/reference/capabilities-and-config.md#features). */
   local?: boolean;
   /** When present, the feature is advertised only if this returns true. */
   when?: (cfg: AppConfigSnapshot) => boolean;
@@ -56,7 +56,7 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'circles-support' },
   { name: 'publishing-permissions' },
   { name: 'session-state' },
-  // Calls (talk-reference.md §2.2); `recording-consent` gates the join's `recordingConsent`.
+  // Calls (docs/reference/capabilities-and-config.md#features); `recording-consent` gates the join's `recordingConsent`.
   { name: 'audio' },
   { name: 'video' },
   { name: 'in-call-flags' },
@@ -65,10 +65,10 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   // POST /call/{token}/ring/{attendeeId} notifies the rung user (notifications app).
   { name: 'send-call-notification' },
   { name: 'recording-consent' },
-  // Signaling: /api/v3/signaling exists, guests may use it (talk-chat-calls.md §6).
+  // Signaling: /api/v3/signaling exists, guests may use it (docs/reference/capabilities-and-config.md#features).
   { name: 'signaling-v3' },
   { name: 'guest-signaling' },
-  // Chat (talk-chat-calls.md §6), in Talk's order.
+  // Chat (docs/reference/capabilities-and-config.md#features), in Talk's order.
   { name: 'chat-v2' },
   { name: 'system-messages' },
   { name: 'mention-flag' },
@@ -84,7 +84,7 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'clear-history' },
   { name: 'chat-permission' },
   { name: 'chat-get-context' },
-  // GET /chat/{token}?markNotificationsAsRead=0 keeps the mention notifications (§1.3).
+  // GET /chat/{token}?markNotificationsAsRead=0 keeps the mention notifications (docs/reference/chat.md#receiving).
   { name: 'chat-keep-notifications' },
   { name: 'delete-messages-unlimited' },
   { name: 'edit-messages' },
@@ -93,28 +93,28 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'markdown-messages' },
   { name: 'mention-permissions' },
   { name: 'chat-read-status', local: true },
-  // Shared objects and the shared-items lists (§1.6). Files cannot be shared into Parley's
+  // Shared objects and the shared-items lists (docs/reference/chat.md#shared-objects). Files cannot be shared into Parley's
   // conversations (there is no Files app), so the lists' file kinds stay empty.
   { name: 'rich-object-sharing' },
   { name: 'geo-location-sharing' },
   { name: 'rich-object-list-media' },
-  // Message reminders (§1.2): set, read, delete, the upcoming list, and the job that notifies.
+  // Message reminders (docs/reference/chat.md#reminders): set, read, delete, the upcoming list, and the job that notifies.
   { name: 'remind-me-later', local: true },
   { name: 'upcoming-reminders', local: true },
-  // Scheduled messages (§1.2 "schedule"): list, schedule, edit, delete, and the job that posts them.
+  // Scheduled messages (docs/reference/chat.md#scheduled-messages): list, schedule, edit, delete, and the job that posts them.
   { name: 'scheduled-messages', local: true },
-  // Pinned messages (§1.2 "pin"): pin, unpin, hide for oneself, the `pinned` shared items, and
+  // Pinned messages (docs/reference/chat.md#pinned-messages): pin, unpin, hide for oneself, the `pinned` shared items, and
   // the job that ends pins.
   { name: 'pinned-messages' },
-  // Reactions (§3.1): permission bit 256 does not exist here, so no `react-permission`.
+  // Reactions (docs/reference/chat.md#reactions): permission bit 256 does not exist here, so no `react-permission`.
   { name: 'reactions' },
-  // Polls (§3.2), with drafts: moderators save, list, edit and delete them.
+  // Polls (docs/reference/chat.md#polls), with drafts: moderators save, list, edit and delete them.
   { name: 'talk-polls' },
   { name: 'talk-polls-drafts' },
   { name: 'edit-draft-poll' },
   // User settings.
   { name: 'typing-privacy' },
-  // sip-support is advertised always, as Talk does (talk-reference.md §2.2): its endpoints exist
+  // sip-support is advertised always, as Talk does (docs/reference/capabilities-and-config.md#features): its endpoints exist
   // and answer 412/501 until SIP is configured, and `config.call.sip-enabled` tells clients whether
   // it is. The PIN-less mode and dial-out are advertised only while they work.
   { name: 'sip-support' },

@@ -1,5 +1,5 @@
 /**
- * What a note-to-self conversation is made of (talk-behaviour.md "Note-to-self"; Talk's
+ * What a note-to-self conversation is made of (docs/reference/conversations.md#note-to-self; Talk's
  * NoteToSelfService): the conversation type is RoomType.NOTE_TO_SELF.
  */
 export const NOTE_TO_SELF = {

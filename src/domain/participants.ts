@@ -1,6 +1,6 @@
 /**
  * Pure participant rules (contract "Participants" and "States and transitions";
- * talk-behaviour.md §7, §10): role transitions, the permission methods, who may leave, which
+ * docs/reference/participants.md#leaving-a-conversation, docs/reference/participants.md#sessions-and-calls): role transitions, the permission methods, who may leave, which
  * sessions count as alive, and the shapes of generated identifiers. No I/O.
  */
 import { randomString } from './passwords.js';
@@ -20,7 +20,7 @@ export function newSessionId(tabId = ''): string {
   return randomString(SESSION_ID_LENGTH, SESSION_ALPHABET);
 }
 
-/** A session not pinged for 100 s is gone (talk-reference.md §1.13). */
+/** A session not pinged for 100 s is gone (docs/reference/constants.md#sessions). */
 export function isSessionAlive(lastPing: number, now: number): boolean {
   return lastPing > now - SESSION_TIMEOUT_KILL;
 }
@@ -139,7 +139,7 @@ export function lastModeratorWouldGo(attendees: MemberRow[], change: { removed?:
 export type LeaveOutcome = 'last-moderator' | 'delete-room' | 'remove';
 
 /**
- * DELETE participants/self (talk-behaviour.md §7): the only moderator may not leave while
+ * DELETE participants/self (docs/reference/participants.md#leaving-a-conversation): the only moderator may not leave while
  * others remain (400 `last-moderator`); the last user of a normal conversation deletes it; with
  * `delete_one_to_one_conversations` leaving a one-to-one deletes it; otherwise the caller goes.
  */

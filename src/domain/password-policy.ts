@@ -1,6 +1,6 @@
 /**
  * Parley's password policy for conversation passwords (contract "Set password": a violation is
- * 400 with a readable `data.message`; talk-behaviour.md §6 PUT password). Nextcloud delegates to
+ * 400 with a readable `data.message`; docs/reference/conversations.md#endpoint-rules PUT password). Nextcloud delegates to
  * its password_policy app, whose main rule is a minimum length; Parley keeps that rule, with the
  * minimum in app config `password_policy_min_length` (default 10).
  */

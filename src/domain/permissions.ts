@@ -1,6 +1,6 @@
 /**
  * Permission math and "who may" rules for conversations, as pure functions
- * (talk-behaviour.md §9, §5 participant view; talk-reference.md §1.5, §1.21).
+ * (docs/reference/participants.md#effective-permissions-and-call-start, docs/reference/conversations.md#the-conversation-record participant view; docs/reference/constants.md#permissions, docs/reference/constants.md#calls-and-recording).
  * No I/O: callers pass the room, the attendee and the app-config values they need.
  */
 import {
@@ -51,7 +51,7 @@ export function withCustomBit(permissions: number): number {
   return permissions === 0 ? 0 : permissions | Permission.CUSTOM;
 }
 
-/** True for a value a client may send as permissions (0..511, talk-reference.md §1.5). */
+/** True for a value a client may send as permissions (0..511, docs/reference/constants.md#permissions). */
 export function isValidPermissionValue(permissions: number): boolean {
   return Number.isInteger(permissions) && permissions >= 0 && permissions <= PERMISSIONS_MAX_CUSTOM;
 }
@@ -83,7 +83,7 @@ export interface PermissionChain {
 }
 
 /**
- * Effective permissions (contract Participant.permissions; talk-behaviour.md §9): the first
+ * Effective permissions (contract Participant.permissions; docs/reference/participants.md#effective-permissions-and-call-start): the first
  * non-zero of attendee, call, room default, server default; moderators (1, 2, 6) always get 254.
  */
 export function effectivePermissions(c: PermissionChain): number {
@@ -122,7 +122,7 @@ export interface StartCallInput {
   inStartCallsGroups: boolean;
 }
 
-/** canStartCall (talk-behaviour.md §9), checked in Talk's order. */
+/** canStartCall (docs/reference/participants.md#effective-permissions-and-call-start), checked in Talk's order. */
 export function canStartCall(i: StartCallInput): boolean {
   if (i.roomType === RoomType.NOTE_TO_SELF) return false;
   if (i.startCalls === StartCalls.NOBODY) return false;
@@ -183,7 +183,7 @@ export function conversationTypeAllowsDelete(roomType: number, deleteOneToOne: b
 }
 
 /**
- * Whether the room's lobby timer has passed (talk-behaviour.md §11): the lobby then counts as
+ * Whether the room's lobby timer has passed (docs/reference/conversations.md#timers-and-jobs): the lobby then counts as
  * off, and is lifted (saved, with its system message) lazily by the first reader.
  */
 export function lobbyTimerReached(room: { lobby_timer: number }, now: number): boolean {

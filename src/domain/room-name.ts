@@ -1,5 +1,5 @@
 /**
- * The conversation name rule (talk-behaviour.md §4): trimmed, 1 to ROOM_NAME_MAX characters
+ * The conversation name rule (docs/reference/conversations.md#creation): trimmed, 1 to ROOM_NAME_MAX characters
  * counted as code points (multibyte-aware), the same for create, rename and the operator's
  * commands, with one message.
  */

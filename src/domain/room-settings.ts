@@ -1,7 +1,7 @@
 /**
  * Pure rules of the conversation settings endpoints (contract "Conversations": description,
  * public, read-only, password, permissions, notifications, message expiration, listable, lobby;
- * talk-behaviour.md §6 gives the order of the checks). Each `...Problem` function returns the
+ * docs/reference/conversations.md#endpoint-rules gives the order of the checks). Each `...Problem` function returns the
  * `data.error` reason of the first rule the request breaks, in Talk's order, or null.
  */
 import {
@@ -30,7 +30,7 @@ export const MESSAGE_EXPIRATION_MAX = 2_147_483_647;
 /** Largest lobby timer accepted (unix seconds, 9999-12-31). */
 export const LOBBY_TIMER_MAX = 253_402_300_799;
 
-/** Object types whose conversations may have a lobby (talk-behaviour.md §6 webinar/lobby, LATEST). */
+/** Object types whose conversations may have a lobby (docs/reference/conversations.md#endpoint-rules webinar/lobby, LATEST). */
 export const LOBBY_OBJECT_TYPES: readonly string[] = ['', 'room', 'emails', 'event', 'extended_conversation', 'instant_meeting'];
 
 /** Modes of PUT /room/{token}/permissions/{mode} and the room column each writes. */
@@ -76,7 +76,7 @@ export function publicToggleProblem(room: RoomFacts): string | null {
  * PUT read-only: group and public conversations only (400 `type`), state 0 or 1. The contract's
  * 403 "or conversation not public" is not applied: its own 400 row says group conversations
  * support read-only, and Talk's code and scenarios set it on group conversations
- * (talk-behaviour.md §14; docs/compatibility.md).
+ * (docs/reference/conversations.md#where-the-contract-and-talk-differ; docs/compatibility.md).
  */
 export function readOnlyProblem(room: RoomFacts, state: number): string | null {
   if (!isGroupOrPublic(room.type)) return 'type';
@@ -87,7 +87,7 @@ export function readOnlyProblem(room: RoomFacts, state: number): string | null {
 /**
  * PUT listable: group and public only, not breakout rooms, scope 0, 1 or 2. Listing a group
  * conversation is what "open conversations" are, so the contract's 403 "or conversation not
- * public" is not applied (talk-behaviour.md §14; docs/compatibility.md).
+ * public" is not applied (docs/reference/conversations.md#where-the-contract-and-talk-differ; docs/compatibility.md).
  */
 export function listableProblem(room: RoomFacts, scope: number): string | null {
   if (!isGroupOrPublic(room.type)) return 'type';
@@ -168,7 +168,7 @@ const DEFAULT_NAME_KEEP = 60;
 
 /**
  * The name Talk computes and saves for a group or public conversation without one
- * (talk-behaviour.md §4 "Default names"): its users' display names joined with ", ", cut to 60
+ * (docs/reference/conversations.md#default-names): its users' display names joined with ", ", cut to 60
  * characters (code points) and "…" when longer than 64.
  */
 export function defaultRoomName(displayNames: string[]): string {

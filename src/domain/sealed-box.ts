@@ -1,6 +1,6 @@
 /**
  * Handing a secret from the browser half of Login Flow v2 to the polling client without ever
- * storing it readably (talk-chat-calls.md §7.1: Nextcloud keeps an RSA key pair whose private
+ * storing it readably (docs/reference/accounts-and-login.md#login-flow-v2: Nextcloud keeps an RSA key pair whose private
  * key is encrypted with the poll token). Here: an X25519 key pair per flow; the private key is
  * sealed with a key derived from the poll token, which is never stored (only its hash), so a
  * database dump cannot recover a granted app password. Pure; node:crypto only.

@@ -1,5 +1,5 @@
 /**
- * Pure signaling rules (talk-chat-calls.md §5): the signaling mode, TURN REST credentials, the
+ * Pure signaling rules (docs/reference/signaling.md): the signaling mode, TURN REST credentials, the
  * hello v1 ticket, the hello v2 JWT, and the HMAC checksum shared by the signaling server and
  * Parley in both directions.
  */
@@ -23,17 +23,17 @@ export function signalingServers(cfg: AppConfigSnapshot): SignalingServerList {
   return { servers, secret: typeof obj.secret === 'string' ? obj.secret : '' };
 }
 
-/** §5: external as soon as one signaling server is configured, else internal. */
+/** docs/reference/signaling.md: external as soon as one signaling server is configured, else internal. */
 export function signalingMode(cfg: AppConfigSnapshot): SignalingMode {
   return signalingServers(cfg).servers.length > 0 ? 'external' : 'internal';
 }
 
-/** The HTTP base of a signaling server URL (ws→http, wss→https, no trailing slash), §5.7. */
+/** The HTTP base of a signaling server URL (ws→http, wss→https, no trailing slash), docs/reference/signaling.md#notifications-to-the-signaling-server. */
 export function signalingHttpBase(server: string): string {
   return server.replace(/^ws(s?):\/\//i, 'http$1://').replace(/\/+$/, '');
 }
 
-// ---- TURN (§5.2) ----
+// ---- TURN (docs/reference/signaling.md#turn-credentials) ----
 
 export interface TurnEntry {
   schemes?: string;
@@ -70,7 +70,7 @@ export function turnSettings(servers: TurnEntry[], now: number, random = randomS
     });
 }
 
-// ---- hello v1 ticket (§5.3) ----
+// ---- hello v1 ticket (docs/reference/signaling.md#tickets) ----
 
 /** `<random16>:<unixtime>:<userId or ''>:<hex HMAC-SHA256(secret, everything before)>`. */
 export function signalingTicketV1(secret: string, userId: string, now: number): string {
@@ -89,12 +89,12 @@ export function validSignalingTicket(secret: string, userId: string, ticket: str
   return hexEqual(createHmac('sha256', secret).update(data).digest('hex'), ticket.slice(cut + 1));
 }
 
-// ---- checksums between Parley and the signaling server (§5.6, §5.7) ----
+// ---- checksums between Parley and the signaling server (docs/reference/signaling.md#backend-api, docs/reference/signaling.md#notifications-to-the-signaling-server) ----
 
 /** Shortest `Spreed-Signaling-Random` accepted (Talk: 32 characters). */
 export const SIGNALING_RANDOM_MIN = 32;
 
-/** The backend API's signature headers, both ways (talk-chat-calls.md §5.6, §5.7; lower case as Node reads them). */
+/** The backend API's signature headers, both ways (docs/reference/signaling.md#backend-api, docs/reference/signaling.md#notifications-to-the-signaling-server; lower case as Node reads them). */
 export const SIGNALING_RANDOM_HEADER = 'spreed-signaling-random';
 export const SIGNALING_CHECKSUM_HEADER = 'spreed-signaling-checksum';
 
@@ -126,7 +126,7 @@ function hexEqual(expected: string, given: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-// ---- hello v2 JWT (§5.4) ----
+// ---- hello v2 JWT (docs/reference/signaling.md#tickets) ----
 
 export const TOKEN_ALGS = ['ES256', 'ES384', 'RS256', 'RS384', 'RS512', 'EdDSA'] as const;
 export type TokenAlg = (typeof TOKEN_ALGS)[number];

@@ -1,6 +1,5 @@
 /**
- * Pure SIP rules (talk-behaviour.md §1 "Attendee PIN", §5 canEnableSIP, §12; talk-reference.md
- * §1.12). "SIP configured" means the bridge's shared secret and the dial-in info are both set;
+ * Pure SIP rules (docs/reference/sip.md#dial-in-pins, docs/reference/conversations.md#the-conversation-record canEnableSIP, docs/reference/sip.md#sip-settings; docs/reference/constants.md#conversation-states). "SIP configured" means the bridge's shared secret and the dial-in info are both set;
  * "dial-out enabled" additionally needs app config `sip_dialout` != `no`.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
@@ -19,7 +18,7 @@ export function roomUsesPins(sipIsConfigured: boolean, room: { sip_enabled: numb
   return sipIsConfigured && room.sip_enabled !== SipState.DISABLED;
 }
 
-/** Actors that get a dial-in PIN: users and e-mail guests (talk-behaviour.md §1 "Attendee PIN"). */
+/** Actors that get a dial-in PIN: users and e-mail guests (docs/reference/sip.md#dial-in-pins). */
 export function actorGetsPin(actorType: string): boolean {
   return actorType === ActorType.USERS || actorType === ActorType.EMAILS;
 }
@@ -34,10 +33,10 @@ export function dialOutEnabled(cfg: AppConfigSnapshot): boolean {
   return sipConfigured(cfg) && cfg.get('sip_dialout') !== 'no';
 }
 
-/** Shortest `Talk-SIPBridge-Random` accepted (talk-behaviour.md §7 "Validation"). */
+/** Shortest `Talk-SIPBridge-Random` accepted (docs/reference/sip.md#bridge-signature). */
 export const SIP_BRIDGE_RANDOM_MIN = 32;
 
-/** Lower-case hex HMAC-SHA256 over random + data with the shared secret (talk-reference.md §3.7). */
+/** Lower-case hex HMAC-SHA256 over random + data with the shared secret (docs/reference/sip.md#bridge-signature). */
 export function sipBridgeChecksum(secret: string, random: string, data: string): string {
   return createHmac('sha256', secret)
     .update(random + data)
@@ -75,12 +74,12 @@ export function normalizeUserPhoneNumber(raw: string): string | undefined {
   return /^\d{2,15}$/.test(compact) ? compact : undefined;
 }
 
-/** Display name of a phone attendee: the number without its last 4 digits, then "…" (talk-behaviour.md §1). */
+/** Display name of a phone attendee: the number without its last 4 digits, then "…" (docs/reference/constants.md#generated-identifiers). */
 export function phoneDisplayName(number: string): string {
   return number.slice(0, Math.max(0, number.length - 4)) + '…';
 }
 
-/** Actor id of a phone attendee: sha1(number + '#' + now) (talk-behaviour.md §1). */
+/** Actor id of a phone attendee: sha1(number + '#' + now) (docs/reference/constants.md#generated-identifiers). */
 export function phoneActorId(number: string, now: number): string {
   return createHash('sha1').update(`${number}#${now}`).digest('hex');
 }
@@ -159,7 +158,7 @@ export function phoneFieldsFor(
 }
 
 /**
- * Why `PUT /room/{token}/webinar/sip` cannot set `state` (talk-behaviour.md §6, in Talk's order),
+ * Why `PUT /room/{token}/webinar/sip` cannot set `state` (docs/reference/conversations.md#endpoint-rules, in Talk's order),
  * or null when it can. Called only when the state actually changes.
  */
 export function sipStateProblem(room: { type: number; object_type: string; token: string }, state: number): string | null {

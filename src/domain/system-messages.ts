@@ -1,6 +1,6 @@
 /**
  * English texts of system messages as Talk's SystemMessage parser words them
- * (talk-chat-calls.md §2, "Typical English rendering"), for the viewer: "You …" when the viewer
+ * (docs/reference/chat.md#system-messages, "Typical English rendering"), for the viewer: "You …" when the viewer
  * is the actor, "An administrator …" for the command line (`guests/cli`) where Talk has that
  * wording, "System …" for automatic actions (`guests/system`) where Talk has it. Placeholders are
  * rich-object keys of the message's parameters ({actor}, {user}, {group}). Unknown ids render as

@@ -1,5 +1,5 @@
 /**
- * Conversation tokens and attendee PINs (talk-behaviour.md §1, talk-reference.md §1.25).
+ * Conversation tokens and attendee PINs (docs/reference/constants.md#generated-identifiers, docs/reference/constants.md#tokens-and-limits).
  * Random draws come from node:crypto's randomInt (a secure source); uniqueness is checked by
  * the caller through `isTaken`.
  */

@@ -1,6 +1,6 @@
 /**
- * Validation of per-user settings (contract "User settings"; talk-behaviour.md §12,
- * talk-reference.md §4.1). Pure: each function returns the value to store or throws the
+ * Validation of per-user settings (contract "User settings"; docs/reference/capabilities-and-config.md#user-settings,
+ * docs/reference/capabilities-and-config.md#user-settings). Pure: each function returns the value to store or throws the
  * catalog's 400 with `data.error` = `key` (unknown or misrouted key) or `value` (bad value).
  *
  * Two doors lead to the same per-user store:

@@ -1,5 +1,5 @@
 /**
- * Who may see a conversation (talk-behaviour.md §3): the rule behind the lookup every
+ * Who may see a conversation (docs/reference/conversations.md#lookup-and-visibility): the rule behind the lookup every
  * conversation endpoint starts with. Anything not visible answers the same 404 as a missing
  * conversation, so a 404 never tells whether a token exists.
  */

@@ -1,5 +1,5 @@
 /**
- * One typed event bus for "this happened" (DESIGN.md §3): an area announces a change once, and
+ * One typed event bus for "this happened" (docs/design.md#shape-of-the-code): an area announces a change once, and
  * every area that follows it subscribes in `subscribers.ts`, the one file that lists who listens
  * to what. Emitters do not know their subscribers; subscribers do not reach into emitters.
  *

@@ -12,7 +12,7 @@ import type { AttendeeRow } from '../db/repositories/attendees.js';
 import type { ChatActor, MentionNotice } from '../domain/chat.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 
-/** What changed about a conversation (each becomes a system message in its chat, talk-chat-calls.md §2). */
+/** What changed about a conversation (each becomes a system message in its chat, docs/reference/chat.md#system-messages). */
 export type RoomChange =
   | { kind: 'created' }
   | { kind: 'renamed'; oldName: string; newName: string }
@@ -48,7 +48,7 @@ export interface CallSessionChange {
 }
 
 /**
- * Why a call ended (talk-chat-calls.md §2 call_ended / call_ended_everyone, §4): the last session
+ * Why a call ended (docs/reference/chat.md#system-messages call_ended / call_ended_everyone, docs/reference/calls.md#the-call-api): the last session
  * left, a moderator ended it for everyone, max_call_duration, stale sessions or the abandoned-call
  * job, or the lobby / read-only switch took everyone out (`disconnected`, no `.trx` variant).
  */
@@ -125,7 +125,7 @@ export interface EventMap {
    * (handlers may only queue work that waits for that transaction, see SignalingNotifier).
    */
   'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
-  /** A shared object (a location, a poll, ...) was posted (after commit): notified as a message (§1.6). */
+  /** A shared object (a location, a poll, ...) was posted (after commit): notified as a message (docs/reference/chat.md#shared-objects). */
   'chat.object-shared': { room: RoomRow; messageId: number; actor: ChatActor };
   /**
    * A message was edited (after commit): the users it now mentions directly and did not before
@@ -137,7 +137,7 @@ export interface EventMap {
   /** A reaction was added (after commit): its row id and the message it is on. */
   'chat.reaction-added': { room: RoomRow; reactionId: number; messageId: number };
 
-  // ---- calls (talk-chat-calls.md §4; emitted by CallService) ----
+  // ---- calls (docs/reference/calls.md#the-call-api; emitted by CallService) ----
   // The `.trx` variants are emitted inside the transaction that changes the call state, with
   // the same payload plus `trx` (write system messages through it); the plain ones after commit.
   // A join emits `call.started` first when it started the call, then always `call.joined`.

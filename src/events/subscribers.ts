@@ -121,13 +121,13 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.attendees-added.trx', (e) => s.chatSystemMessages.membershipChanged(e, true));
   bus.on('rooms.lobby-timer-reached.trx', (e) => s.chatSystemMessages.lobbyTimerReached(e));
   bus.on('room.attendees-removed.trx', (e) => s.chatSystemMessages.membershipChanged(e, false, e.userDeleted === true));
-  // Calls leave their trace in the chat, in the transaction that changed the call (§2 call_*).
+  // Calls leave their trace in the chat, in the transaction that changed the call (docs/reference/chat.md#system-messages call_*).
   bus.on('call.started.trx', (e) => s.chatSystemMessages.callStarted(e));
   bus.on('call.joined.trx', (e) => s.chatSystemMessages.callJoined(e));
   bus.on('call.left.trx', (e) => s.chatSystemMessages.callLeft(e));
   bus.on('call.ended.trx', (e) => s.chatSystemMessages.callEnded(e));
 
-  // The external signaling server (talk-chat-calls.md §5.7): queued, sent in the background.
+  // The external signaling server (docs/reference/signaling.md#notifications-to-the-signaling-server): queued, sent in the background.
   bus.on('rooms.deleted', ({ rooms }) => s.signalingNotifier.roomsDeleted(rooms));
   bus.on('room.updated', ({ room }) => s.signalingNotifier.roomUpdated(room));
   bus.on('room.attendees-added', ({ room, userIds }) => s.signalingNotifier.attendeesAdded(room, userIds));

@@ -6,7 +6,7 @@
  * leaves the process nearly idle for that sample (a 503 costs little), then lets the whole
  * offered load in again, which saturates the next sample. Offered twice its passing rate, a
  * process alternating like that served less than that rate in three runs of four, with the
- * queue rebuilt in its sockets at every switch (docs/benchmarks.md, "Shedding at a rate").
+ * queue rebuilt in its sockets at every switch (docs/history/benchmarks-2026-11.md, "Shedding at a rate").
  * Instead, a saturated sample sets the rate below the rate it actually admitted (what the
  * process could do, the cost of the shed requests included), a calm sample in which the rate
  * still had to refuse requests raises it (the load may have eased), and a calm sample in which

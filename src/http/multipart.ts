@@ -1,5 +1,5 @@
 /**
- * A streaming multipart/form-data body parser (avatar uploads, talk-reference.md §4.4). Parts are read
+ * A streaming multipart/form-data body parser (avatar uploads, docs/reference/conversations.md#avatars). Parts are read
  * as they arrive; a file part is kept only up to `maxFileBytes`: past that the part is marked
  * `tooBig`, the request is answered at once, and the rest of the body is read and dropped (never
  * kept) until `maxDiscardBytes`, after which the connection is closed. Text fields end up in the

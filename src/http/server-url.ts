@@ -4,7 +4,8 @@ import type { Services } from '../services/index.js';
 /**
  * The address clients store: the configured one (BASE_URL, or the address HOST and PORT name),
  * never the request's Host or X-Forwarded-Host. A Host is only ever checked (trusted-hosts.ts):
- * building URLs from it let anybody choose the address a login flow hands out (§7.2), and a
+ * building URLs from it let anybody choose the address a login flow hands out
+ * (docs/reference/accounts-and-login.md#login-flow-v1), and a
  * Host of `evil.example&user:admin` could inject fields into the v1 `nc://` redirect.
  */
 export function serverUrl(services: Services): string {

@@ -1,5 +1,5 @@
 /**
- * Calls (talk-behaviour.md §10, §11; Talk's MaximumCallDuration): with max_call_duration > 0,
+ * Calls (docs/reference/participants.md#sessions-and-calls, docs/reference/conversations.md#timers-and-jobs; Talk's MaximumCallDuration): with max_call_duration > 0,
  * calls running longer are ended for everyone; calls with nobody left in them end as well. An
  * ended call loses its call permissions (contract state table).
  */

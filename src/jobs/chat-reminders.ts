@@ -1,5 +1,5 @@
 /**
- * Message reminders (talk-chat-calls.md §1.2 "reminder", Talk's BackgroundJob\Reminder, every
+ * Message reminders (docs/reference/chat.md#reminders, Talk's BackgroundJob\Reminder, every
  * minute): reminders whose time has come become notifications of their users.
  */
 import type { JobDef } from './runner.js';

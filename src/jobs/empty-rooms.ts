@@ -1,5 +1,5 @@
 /**
- * Empty conversations (talk-behaviour.md §11, Talk's RemoveEmptyRooms, every 5 minutes): rooms
+ * Empty conversations (docs/reference/conversations.md#timers-and-jobs, Talk's RemoveEmptyRooms, every 5 minutes): rooms
  * with no attendee besides groups and teams are deleted (not the changelog, not file rooms).
  */
 import type { JobDef } from './runner.js';

@@ -1,5 +1,5 @@
 /**
- * Inactivity lock (talk-behaviour.md §11, Talk's LockInactiveRooms, daily): group and public
+ * Inactivity lock (docs/reference/conversations.md#timers-and-jobs, Talk's LockInactiveRooms, daily): group and public
  * conversations idle for inactivity_lock_after_days become read-only; with
  * inactivity_enable_lobby the lobby goes on too.
  */

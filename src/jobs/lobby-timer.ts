@@ -1,5 +1,5 @@
 /**
- * Lobby timers (talk-behaviour.md §11): reading a conversation lifts a passed timer lazily; this
+ * Lobby timers (docs/reference/conversations.md#timers-and-jobs): reading a conversation lifts a passed timer lazily; this
  * job lifts the ones nobody reads, so the state is right for every process and every client.
  */
 import type { JobDef } from './runner.js';

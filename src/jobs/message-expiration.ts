@@ -1,5 +1,5 @@
 /**
- * Message expiration (talk-chat-calls.md §1.6, Talk's ExpireChatMessages): deletes messages
+ * Message expiration (docs/reference/chat.md#expiration, Talk's ExpireChatMessages): deletes messages
  * whose conversation's `messageExpiration` has run out, and the notifications about them. Reads
  * hide them before this runs.
  */

@@ -1,5 +1,5 @@
 /**
- * Pins with an end (talk-chat-calls.md §2 `message_unpinned`: "automatic unpin at `pinUntil` by
+ * Pins with an end (docs/reference/chat.md#system-messages `message_unpinned`: "automatic unpin at `pinUntil` by
  * a job", Talk's UnpinMessage): every minute, the pins whose time ran out are unpinned by the
  * system.
  */

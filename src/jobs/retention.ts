@@ -1,5 +1,5 @@
 /**
- * Retention (talk-behaviour.md §11, Talk's ExpireObjectRooms, hourly): phone, event and
+ * Retention (docs/reference/conversations.md#timers-and-jobs, Talk's ExpireObjectRooms, hourly): phone, event and
  * instant-meeting conversations idle for retention_phone_rooms / retention_event_rooms /
  * retention_instant_meetings days, classified ones for retention_classified_rooms seconds.
  */

@@ -1,5 +1,5 @@
 /**
- * Scheduled messages (talk-chat-calls.md §1.2 "schedule", Talk's SendScheduledMessages, every
+ * Scheduled messages (docs/reference/chat.md#scheduled-messages, Talk's SendScheduledMessages, every
  * minute): messages whose time has come are posted as their authors.
  */
 import type { JobDef } from './runner.js';

@@ -1,5 +1,5 @@
 /**
- * Stale sessions (docs/operators.md "Background jobs"; talk-behaviour.md §10): sessions not pinged
+ * Stale sessions (docs/operators.md "Background jobs"; docs/reference/participants.md#sessions-and-calls): sessions not pinged
  * for 100 s are removed with the attendees that existed only for them (self-joined users, nameless
  * guests), calls nobody is in any more end, and cookie sessions unused for a week are forgotten.
  * Every step is idempotent, so a run that overlaps another process's is harmless.

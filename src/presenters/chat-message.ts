@@ -1,5 +1,5 @@
 /**
- * The chat message object exactly as Talk sends it (talk-chat-calls.md §1.4, Talk
+ * The chat message object exactly as Talk sends it (docs/reference/chat.md#the-message-object, Talk
  * `Message::toArray`), from loaded rows. Pure: the rows (with authors' current names) and the
  * parents are loaded by the chat service beforehand.
  */
@@ -13,13 +13,13 @@ export type ChatMessageRecord = Record<string, unknown>;
 
 export interface MessageEnv {
   token: string;
-  /** The conversation's type: one-to-one calls read "Incoming/Outgoing call" (talk-chat-calls.md §2 call_started). */
+  /** The conversation's type: one-to-one calls read "Incoming/Outgoing call" (docs/reference/chat.md#system-messages call_started). */
   roomType?: number;
   /** The viewer's actor (texts of system messages say "You" to their actor); absent for none. */
   viewer?: { type: string; id: string };
   /** Parents by id (replies, and the messages that message_deleted/edited are about). */
   parents?: ReadonlyMap<number, ChatMessageRead>;
-  /** The viewer's own reactions by message id (`reactionsSelf`, §1.4: only when they reacted). */
+  /** The viewer's own reactions by message id (`reactionsSelf`, docs/reference/chat.md#the-message-object: only when they reacted). */
   reactionsSelf?: ReadonlyMap<number, string[]>;
 }
 
@@ -32,7 +32,7 @@ function parseObject(json: string): Record<string, unknown> {
   }
 }
 
-/** PHP's empty array is JSON `[]`: messageParameters without entries (§1.4). */
+/** PHP's empty array is JSON `[]`: messageParameters without entries (docs/reference/chat.md#the-message-object). */
 function phpMap(obj: Record<string, unknown>): Record<string, unknown> | unknown[] {
   return Object.keys(obj).length === 0 ? [] : obj;
 }
@@ -49,7 +49,7 @@ const isCaller = (p: Record<string, unknown>, env: MessageEnv): boolean =>
 const isOneToOne = (env: MessageEnv): boolean => env.roomType === RoomType.ONE_TO_ONE || env.roomType === RoomType.ONE_TO_ONE_FORMER;
 
 /**
- * Which text a call message takes (talk-chat-calls.md §2 call_*): one-to-one wording first (an
+ * Which text a call message takes (docs/reference/chat.md#system-messages call_*): one-to-one wording first (an
  * outgoing or incoming call as the viewer started it or not; any end a plain "Call ended", as
  * Talk's parseCall answers one-to-ones before anything else), then the end by the
  * max_call_duration job and the caller's unanswered call.
@@ -91,7 +91,7 @@ function systemObjects(row: ChatMessageRead, p: Record<string, unknown>, env: Me
 }
 
 /**
- * How the viewer stands to a system message (talk-chat-calls.md §2 texts vary by viewer): the
+ * How the viewer stands to a system message (docs/reference/chat.md#system-messages texts vary by viewer): the
  * actor, the user it names (Talk's isCurrentParticipantChangedUser, users only), the command
  * line or the system as actor, and an actor naming themselves (joined / left).
  */
@@ -123,22 +123,22 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
       { ...parameters, silent: row.silent === 1 },
       viewpoint(row, parameters, env, isViewer),
     );
-    // The caller of a missed one-to-one call sees it as their unanswered call (§2 call_missed).
+    // The caller of a missed one-to-one call sees it as their unanswered call (docs/reference/chat.md#system-messages call_missed).
     const tried = row.system_message === 'call_missed' && isCaller(parameters, env);
     if (tried) systemMessage = 'call_tried';
     // Rendered values that are not rich objects (names inlined in the text) are not parameters.
     const objects = systemObjects(row, parameters, env, tried);
-    // poll_voted is anonymous (talk-chat-calls.md §2); a missed call names only `user`.
+    // poll_voted is anonymous (docs/reference/chat.md#system-messages); a missed call names only `user`.
     const withActor = row.system_message !== 'call_missed' && row.system_message !== 'poll_voted';
     parameters = withActor ? { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName), ...objects } : objects;
   } else if (row.message_type === 'reaction' || row.message_type === 'reaction_deleted') {
-    // Reaction rows are system messages whose text is the emoji (§1.4 "Stored verbs").
+    // Reaction rows are system messages whose text is the emoji (docs/reference/chat.md#the-message-object "Stored verbs").
     systemMessage = row.message_type;
     messageType = MessageType.SYSTEM;
     message = row.message_type === 'reaction' ? row.message : 'Reaction deleted by author';
     parameters = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
   } else if (row.message_type === MessageType.OBJECT_SHARED) {
-    // Shared objects (polls, locations, ...) are comments to clients (§1.4 "Stored verbs"); the
+    // Shared objects (polls, locations, ...) are comments to clients (docs/reference/chat.md#the-message-object "Stored verbs"); the
     // actor is rendered when read, as for system messages (a user's current name).
     messageType = MessageType.COMMENT;
     parameters = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName), object: parameters.object };
@@ -179,7 +179,7 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
   if (own && messageType !== MessageType.COMMENT_DELETED) out.reactionsSelf = own;
   if (messageType === MessageType.COMMENT_DELETED) out.deleted = true;
   if (row.silent) out.silent = true;
-  // A pinned message's metaData (§1.4, Talk's Message::EXPOSED_METADATA_KEYS); pinnedUntil only when the pin ends.
+  // A pinned message's metaData (docs/reference/chat.md#the-message-object, Talk's Message::EXPOSED_METADATA_KEYS); pinnedUntil only when the pin ends.
   if (row.pinned_id > 0) {
     const metaData: Record<string, unknown> = {
       pinnedActorType: row.pinned_by_type,

@@ -1,5 +1,5 @@
 /**
- * Reminders as Talk answers them (talk-chat-calls.md §1.2; Talk's Reminder::jsonSerialize and
+ * Reminders as Talk answers them (docs/reference/chat.md#reminders; Talk's Reminder::jsonSerialize and
  * ChatController::getUpcomingReminders). Pure.
  */
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';

@@ -1,6 +1,6 @@
 /**
  * The conversation record as a TypeBox schema (contract "Conversation" table plus the fields
- * talk-reference.md §4.3 lists): THE one description of the record. The presenter's
+ * docs/reference/conversations.md#the-conversation-record lists): THE one description of the record. The presenter's
  * `ConversationRecord` type is derived from it, and every route that answers with a record uses
  * it as its `response` schema (GET /openapi.json).
  *

@@ -1,6 +1,6 @@
 /**
- * The conversation record (contract "Conversation" table + talk-reference.md §4.3 extras),
- * computed as talk-behaviour.md §5 describes: the participant view, the two non-participant
+ * The conversation record (contract "Conversation" table + docs/reference/conversations.md#the-conversation-record extras),
+ * computed as docs/reference/conversations.md#the-conversation-record describes: the participant view, the two non-participant
  * views (listable / restricted) and the lobby effect.
  *
  * Pure: `formatConversation` maps loaded rows plus a FormatEnv to the record. Loading what a record
@@ -126,7 +126,7 @@ export function otherUserId(room: Pick<RoomRow, 'type' | 'name'>, userId: string
   return ids.find((id) => id !== userId) ?? userId;
 }
 
-/** Default avatar icon per conversation kind (talk-behaviour.md §5 avatarVersion). */
+/** Default avatar icon per conversation kind (docs/reference/conversations.md#the-conversation-record avatarVersion). */
 function defaultAvatarPath(room: RoomRow): string {
   let kind = 'group';
   if (room.type === RoomType.CHANGELOG) return 'img/changelog.svg';
@@ -152,7 +152,7 @@ export function avatarVersion(room: RoomRow): string {
   return version;
 }
 
-/** The URL of a conversation's avatar, versioned (the `icon-url` of its rich objects, talk-chat-calls.md §1.7). */
+/** The URL of a conversation's avatar, versioned (the `icon-url` of its rich objects, docs/reference/chat.md#rich-objects). */
 export function roomAvatarUrl(baseUrl: string, room: RoomRow): string {
   return `${baseUrl}/ocs/v2.php/apps/spreed/api/v1/room/${room.token}/avatar?v=${avatarVersion(room)}`;
 }
@@ -164,7 +164,7 @@ function recordingConsent(room: RoomRow, env: FormatEnv): number {
   return global === 2 ? room.recording_consent : global;
 }
 
-/** notificationLevel when the attendee kept the default (talk-reference.md §1.7). */
+/** notificationLevel when the attendee kept the default (docs/reference/constants.md#notification-levels). */
 function resolveNotificationLevel(stored: number, room: RoomRow, attendee: ConversationAttendeeRow, cfg: AppConfigSnapshot): number {
   if (stored !== NotificationLevel.DEFAULT) return stored;
   if (attendee.actor_type === ActorType.GUESTS || attendee.actor_type === ActorType.EMAILS) return NotificationLevel.NEVER;
@@ -176,7 +176,7 @@ function resolveNotificationLevel(stored: number, room: RoomRow, attendee: Conve
   return configured === 0 ? NotificationLevel.MENTION : configured;
 }
 
-/** displayName resolution (talk-behaviour.md §5, Manager::resolveRoomDisplayName). */
+/** displayName resolution (docs/reference/conversations.md#the-conversation-record, Manager::resolveRoomDisplayName). */
 function resolveDisplayName(view: ConversationView, env: FormatEnv, listableForCaller: boolean): string {
   const { room, attendee } = view;
   if (room.object_type === 'share:password') return `Password request: ${room.name}`;
@@ -373,12 +373,12 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
     startCallsGroups: env.startCallsGroups,
     inStartCallsGroups: env.inStartCallsGroups,
   });
-  // Pins are chat content: not shown to someone waiting in the lobby (talk-reference.md §4.3).
+  // Pins are chat content: not shown to someone waiting in the lobby (docs/reference/conversations.md#the-conversation-record).
   r.lastPinnedId = room.last_pinned_id;
   r.hiddenPinnedId = attendee.hidden_pinned_id;
-  // Read status follows the caller's read_status_privacy: private readers see 0 (talk-behaviour.md §5).
+  // Read status follows the caller's read_status_privacy: private readers see 0 (docs/reference/conversations.md#the-conversation-record).
   if (attendee.read_privacy === 0) r.lastCommonReadMessage = env.commonRead.get(room.id) ?? 0;
-  // Mention flags follow the attendee's markers (talk-chat-calls.md §1.5); direct ignores @all.
+  // Mention flags follow the attendee's markers (docs/reference/chat.md#sending); direct ignores @all.
   r.unreadMention = attendee.last_mention_message > 0 && attendee.last_mention_message > attendee.last_read_message;
   r.unreadMentionDirect = attendee.last_mention_direct > 0 && attendee.last_mention_direct > attendee.last_read_message;
   const chat = env.chat?.get(room.id);
@@ -416,7 +416,7 @@ export function stableUntil(views: ConversationView[], statuses: ReadonlyMap<str
   for (const v of views) {
     // A timer expires once `lobby_timer < now`; a session is pinged or dies after a timeout.
     if (v.room.lobby_timer > 0) until = Math.min(until, v.room.lobby_timer);
-    // Expiring messages leave lastMessage and the unread count without a write (talk-chat-calls.md §1.6).
+    // Expiring messages leave lastMessage and the unread count without a write (docs/reference/chat.md#expiration).
     if (v.room.message_expiration > 0) until = Math.min(until, now + 1);
     // Messages stamped before the expiration was turned off still expire (rooms.next_expiry).
     if (v.room.next_expiry > 0) until = Math.min(until, Math.max(v.room.next_expiry, now + 1));

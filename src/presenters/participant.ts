@@ -1,5 +1,5 @@
 /**
- * The participant record (contract "Participant" table; talk-reference.md §4.2): every field not
+ * The participant record (contract "Participant" table; docs/reference/participants.md#the-participant-record): every field not
  * marked Removed, in Talk's order. `mergeAttendees` folds an attendee's sessions into one entry
  * (inCall OR-ed, newest lastPing, all session ids) and decides which rows are gone (stale
  * sessions, stale guests, deleted users); `formatParticipant` is pure. The participants service
@@ -83,7 +83,7 @@ function isTransientGuest(a: ListedAttendee): boolean {
 
 /**
  * Groups rows by attendee (first-seen order), drops stale sessions, hides guests without a live
- * session (talk-behaviour.md §7) and `users` rows whose account is gone.
+ * session (docs/reference/participants.md#joining-and-leaving) and `users` rows whose account is gone.
  */
 export function mergeAttendees(rows: AttendeeSessionRow[], now: number, userExists: (id: string) => boolean): MergeResult {
   const byId = new Map<number, MergedAttendee>();

@@ -1,6 +1,6 @@
 /**
  * The participant entries of the `incall` and `participants` notifications Parley sends the
- * external signaling server (talk-chat-calls.md §5.7; hpb-signaling.md §4): one per Talk
+ * external signaling server (docs/reference/signaling.md#notifications-to-the-signaling-server; docs/reference/signaling.md#notifications-to-the-signaling-server): one per Talk
  * session, with the session's in-call flags and the attendee's type and effective permissions.
  * The server rewrites `sessionId` to its own session ids and drops sessions not connected to it.
  * Pure.

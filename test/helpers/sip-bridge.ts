@@ -1,5 +1,5 @@
 /**
- * A test SIP bridge: signs requests exactly as a real bridge does (talk-reference.md §3.7):
+ * A test SIP bridge: signs requests exactly as a real bridge does (docs/reference/sip.md#bridge-signature):
  * `Talk-SIPBridge-Random` (≥ 32 characters) and `Talk-SIPBridge-Checksum` = lower-case hex
  * HMAC-SHA256(shared secret, random + conversation token). Also sets SIP up as an admin would.
  */

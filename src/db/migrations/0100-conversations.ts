@@ -1,5 +1,5 @@
 /**
- * Conversations: rooms, attendees and sessions (talk-behaviour.md §13, with Parley's unix-second
+ * Conversations: rooms, attendees and sessions (docs/reference/conversations.md#talks-schema, with Parley's unix-second
  * times). No foreign keys: deletes cascade in the services, in one transaction, as Talk does.
  */
 import type { ParleyMigration } from './helpers.js';

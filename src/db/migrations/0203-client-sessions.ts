@@ -2,7 +2,7 @@
  * Cookie ("client") sessions: what a browser's HttpOnly cookie identifies. Per conversation
  * token (and optional tab id) it remembers the Talk session id of the last join and, for
  * guests, the guest actor id, so that later requests from any Parley process find the guest's
- * attendee (talk-behaviour.md §7 join steps 1, 4, 7, 8). The cookie value itself is never
+ * attendee (docs/reference/participants.md#joining-and-leaving join steps 1, 4, 7, 8). The cookie value itself is never
  * stored: only its sha256.
  */
 import type { ParleyMigration } from './helpers.js';

@@ -1,5 +1,5 @@
 /**
- * Chat messages (talk-chat-calls.md §1.1 "Message ids", "Storage"). One table for every room:
+ * Chat messages (docs/reference/chat.md#common-rules "Message ids", "Storage"). One table for every room:
  * ids are global and monotonic across rooms, as Talk's comments table. Text messages, system
  * messages and deleted messages share it (`message_type` plays the role of Talk's verb).
  *
@@ -24,7 +24,7 @@ export const chatMessages: ParleyMigration = {
       // comment | system | comment_deleted | command | voice-message | record-audio | record-video
       .addColumn('message_type', 'varchar(32)', (c) => c.notNull())
       .addColumn('system_message', 'varchar(64)', (c) => c.notNull().defaultTo(''))
-      // JSON object: placeholder -> rich object (talk-chat-calls.md §1.7).
+      // JSON object: placeholder -> rich object (docs/reference/chat.md#rich-objects).
       .addColumn('message_parameters', 'text', (c) => c.notNull().defaultTo('{}'))
       .addColumn('reference_id', 'varchar(64)', (c) => c.notNull().defaultTo(''))
       .addColumn('parent_id', 'bigint')

@@ -1,5 +1,5 @@
 /**
- * Internal signaling (talk-chat-calls.md §5.5): messages waiting for their recipient session.
+ * Internal signaling (docs/reference/signaling.md#internal-signaling): messages waiting for their recipient session.
  * A POST stores one row per recipient and notifies its channel; the recipient's long poll reads
  * and deletes its rows, in any Parley process.
  */

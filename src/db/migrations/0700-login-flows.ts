@@ -1,5 +1,5 @@
 /**
- * Login Flow v2 and v1 state (talk-chat-calls.md §7.1, §7.2). One row per started flow, keyed
+ * Login Flow v2 and v1 state (docs/reference/accounts-and-login.md#login-flow-v2, docs/reference/accounts-and-login.md#login-flow-v1). One row per started flow, keyed
  * by the login token. Only hashes of the poll and state tokens are stored; the granted app
  * password is kept sealed for the poll token (domain/sealed-box.ts) until the client polls it,
  * and the row is deleted by that poll.

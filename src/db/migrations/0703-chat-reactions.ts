@@ -1,5 +1,5 @@
 /**
- * Reactions (talk-chat-calls.md §3.1 "Storage"): as in Talk, a reaction is a chat message row
+ * Reactions (docs/reference/chat.md#reactions "Storage"): as in Talk, a reaction is a chat message row
  * of type `reaction` (message = the emoji, parent = the reacted message, expiry copied from
  * it). One actor reacts with one emoji once per message: held by this partial unique index,
  * so two concurrent adds of the same reaction insert one row (the other does nothing).

@@ -1,5 +1,5 @@
 /**
- * Polls (talk-chat-calls.md §3.2): a poll per row, votes one row per actor and option. The
+ * Polls (docs/reference/chat.md#polls): a poll per row, votes one row per actor and option. The
  * poll's `votes` (option-<i> → count) and `num_voters` are recomputed from the vote rows in
  * the voting transaction, which holds the poll's row lock (a conditional update on an open
  * poll), so concurrent votes and a concurrent close cannot interleave.

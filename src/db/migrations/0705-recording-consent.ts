@@ -1,5 +1,5 @@
 /**
- * Recording consent given when joining a call that requires it (talk-chat-calls.md §4 join
+ * Recording consent given when joining a call that requires it (docs/reference/calls.md#joining-a-call join
  * step 1: "Given consent is stored"; Talk's `talk_consent`): one row per join with consent,
  * naming the conversation, the actor and when.
  */

@@ -1,6 +1,6 @@
 /**
  * Unread chat counts kept as counters, so that a conversation record's `unreadMessages` costs
- * the same whatever the number of messages (talk-behaviour.md §5 `unreadMessages`; the rule is
+ * the same whatever the number of messages (docs/reference/conversations.md#the-conversation-record `unreadMessages`; the rule is
  * in repositories/chat-messages.ts `UNREAD_TYPES`):
  *
  * - `rooms.chat_count`: the room's messages of a counted type still in the table (expired ones

@@ -1,5 +1,5 @@
 /**
- * Shared items of a conversation (talk-chat-calls.md §1.6 "Shared items", Talk's attachments
+ * Shared items of a conversation (docs/reference/chat.md#shared-items, Talk's attachments
  * table): one row per message that shares an object, with the kind the clients' "shared items"
  * lists filter by (`location`, `deckcard`, `poll`, `other`, ...). A table of its own instead of a
  * column of `chat_messages`: a plain post writes nothing here, and the lists walk

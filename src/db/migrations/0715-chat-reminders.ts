@@ -1,5 +1,5 @@
 /**
- * Message reminders (talk-chat-calls.md §1.2 "reminder", Talk's `talk_reminders`): one row per
+ * Message reminders (docs/reference/chat.md#reminders, Talk's `talk_reminders`): one row per
  * user and message, set again by a second POST (the unique key makes that one statement). The
  * reminder job reads the due rows by `remind_at` and the upcoming list a user's by
  * (user_id, remind_at). Nothing kept by a process reads this table, so it feeds no change (0712).

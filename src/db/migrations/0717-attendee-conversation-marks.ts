@@ -1,5 +1,5 @@
 /**
- * A user's own marks on a conversation (talk-reference.md §2.2 and §4.3: `archived-conversations-v2`,
+ * A user's own marks on a conversation (docs/reference/capabilities-and-config.md#features and docs/reference/conversations.md#the-conversation-record: `archived-conversations-v2`,
  * `important-conversations`, `sensitive-conversations`): archived, important and sensitive, per
  * attendee as Talk keeps them (talk_attendees `archived`, `important`, `sensitive`). They are the
  * record's `isArchived`, `isImportant` and `isSensitive`; a sensitive conversation's notifications

@@ -1,5 +1,5 @@
 /**
- * A user's note-to-self conversation (talk-behaviour.md "Note-to-self", talk-reference.md §4.3
+ * A user's note-to-self conversation (docs/reference/conversations.md#note-to-self, docs/reference/conversations.md#the-conversation-record
  * `GET /room/note-to-self`): type 6, objectType `note_to_self`, objectId the user's id, created on
  * first demand. One per user is held by this index (as rooms_one_to_one_pair holds one
  * one-to-one per pair): two first requests at once insert one room, the second finds it.

@@ -1,5 +1,5 @@
 /**
- * Pinned messages (talk-chat-calls.md §1.2 "pin", §1.4 `metaData`, talk-reference.md §4.3
+ * Pinned messages (docs/reference/chat.md#pinned-messages, docs/reference/chat.md#the-message-object `metaData`, docs/reference/conversations.md#the-conversation-record
  * `lastPinnedId`/`hiddenPinnedId`; Talk's migration Version23000Date20251030090219 and the
  * `pinned_*` metadata of its comments):
  * - `chat_messages.pinned_id`: the `message_pinned` system message that pinned it (0: not

@@ -1,5 +1,5 @@
 /**
- * Scheduled messages (talk-chat-calls.md §1.2 "schedule", capability `scheduled-messages`, local;
+ * Scheduled messages (docs/reference/chat.md#scheduled-messages, capability `scheduled-messages`, local;
  * Talk's talk_scheduled_msg and talk_attendees.has_scheduled_messages): a user's message kept
  * for a time (`send_at`), then posted by the job as that user.
  * - `send_at` 0: sending failed (the conversation became read-only, the author lost the chat

@@ -311,7 +311,7 @@ export class AttendeesRepository {
 
   /**
    * lastCommonReadMessage per room: the lowest `last_read_message` of the `users` attendees whose
-   * read privacy is public (talk-behaviour.md §5), for several rooms in one query.
+   * read privacy is public (docs/reference/conversations.md#the-conversation-record), for several rooms in one query.
    */
   async commonReadMessages(roomIds: number[]): Promise<Map<number, number>> {
     if (roomIds.length === 0) return new Map();
@@ -336,7 +336,7 @@ export class AttendeesRepository {
   /**
    * Inserts attendees; a row that already exists for (room, actorType, actorId) is silently kept
    * as it is (Talk ignores duplicate inserts). New `users` rows take the user's
-   * `read_status_privacy` preference as read_privacy (talk-behaviour.md §12), whatever path adds
+   * `read_status_privacy` preference as read_privacy (docs/reference/capabilities-and-config.md#user-settings), whatever path adds
    * them (creation, invitations, groups, teams): one more query for any number of rows.
    *
    * Every new attendee but a group or team has read the conversation up to its last message
@@ -397,7 +397,7 @@ export class AttendeesRepository {
       .execute();
   }
 
-  // ---- chat read markers and mentions (talk-chat-calls.md §1.5, §1.6) ----
+  // ---- chat read markers and mentions (docs/reference/chat.md#sending, docs/reference/chat.md#other-operations) ----
 
   /**
    * Sets an attendee's read marker (any value >= -2) and its counter `read_count` (the counted
@@ -462,7 +462,7 @@ export class AttendeesRepository {
   /**
    * Marks attendees of a room as mentioned by message `messageId`, in one statement for both
    * kinds: `direct` (an @user mention or a reply) also sets the direct flag, `indirect` (@all,
-   * a group) only the mention (talk-chat-calls.md §1.4 unreadMention/unreadMentionDirect).
+   * a group) only the mention (docs/reference/chat.md#the-message-object unreadMention/unreadMentionDirect).
    */
   async markMentioned(roomId: number, mentioned: { direct: readonly number[]; indirect: readonly number[] }, messageId: number): Promise<void> {
     const { direct, all } = mentionedIds(mentioned);
@@ -497,7 +497,7 @@ export class AttendeesRepository {
       .execute();
   }
 
-  /** The attendee hides a pinned message for themselves (one at a time, talk-reference.md §4.3 `hiddenPinnedId`). */
+  /** The attendee hides a pinned message for themselves (one at a time, docs/reference/conversations.md#the-conversation-record `hiddenPinnedId`). */
   async hidePinned(id: number, messageId: number, now: number): Promise<void> {
     await this.db.updateTable('attendees').set({ hidden_pinned_id: messageId, last_attendee_activity: now }).where('id', '=', id).execute();
   }

@@ -1,5 +1,5 @@
 /**
- * SQL of calls (talk-chat-calls.md §4; talk-behaviour.md §10): the call state lives in
+ * SQL of calls (docs/reference/calls.md#the-call-api; docs/reference/participants.md#sessions-and-calls): the call state lives in
  * `rooms.active_since` / `call_flag` / `call_permissions` and `sessions.in_call`.
  *
  * Concurrency (RULES "Concurrency invariants"): the methods that change the call state run
@@ -93,7 +93,7 @@ export class CallsRepository {
 
   /**
    * A session joins the call with `flags`: the room's call_flag ORs them in (it never decreases
-   * while the call runs, talk-chat-calls.md §8 #12) and the call starts when none runs.
+   * while the call runs, docs/reference/calls.md#the-call-flag) and the call starts when none runs.
    * Returns whether this join started the call (one conditional statement, under lockRoom).
    */
   async startOrJoin(roomId: number, flags: number, now: number): Promise<boolean> {
@@ -122,7 +122,7 @@ export class CallsRepository {
   }
 
   /**
-   * Ends the calls of `roomIds` that no live in-call session is left in (talk-behaviour.md §10):
+   * Ends the calls of `roomIds` that no live in-call session is left in (docs/reference/participants.md#sessions-and-calls):
    * no start time, no flags, call permissions back to 0. One statement; returns the ended ids.
    */
   async endEmpty(roomIds: number[], aliveSince: number): Promise<number[]> {

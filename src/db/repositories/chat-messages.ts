@@ -2,7 +2,7 @@
  * SQL for chat messages (table `chat_messages`). Every read of a room's messages walks the
  * (room_id, id) index; lists of rooms (last messages, unread counts) are one statement each,
  * whatever the number of rooms. Expired rows (expires_at in the past) are invisible to every
- * read (talk-chat-calls.md §1.6 "Expiration"), before the job deletes them.
+ * read (docs/reference/chat.md#expiration), before the job deletes them.
  */
 import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { CompiledQuery, sql } from 'kysely';
@@ -78,7 +78,7 @@ type LonePostValue = (typeof LONE_POST_VALUES)[number];
  * and counters, the author's read marker with the mentioned attendees' markers (one UPDATE:
  * a row must not be updated twice in one statement) and the wake-up. As a transaction these
  * were seven round trips, the room's row lock held across five of them, which is what bounds
- * the posts per second into one busy room (docs/benchmarks.md "A post in one statement").
+ * the posts per second into one busy room (docs/history/benchmarks-2026-11.md "A post in one statement").
  *
  * The UPDATEs run whether or not the query reads them (data-modifying WITH); the notification,
  * a plain SELECT, runs because the query joins it.
@@ -316,7 +316,7 @@ export class ChatMessagesRepository {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  // ---- pins (migration 0719; talk-chat-calls.md §1.2 "pin") ----
+  // ---- pins (migration 0719; docs/reference/chat.md#pinned-messages) ----
 
   /**
    * Pins a message unless it is pinned (one statement: of two moderators pinning at once, one
@@ -362,7 +362,7 @@ export class ChatMessagesRepository {
   }
 
   /**
-   * The `poll_closed` message of a poll whose message was deleted (§1.6 Delete: the poll and its
+   * The `poll_closed` message of a poll whose message was deleted (docs/reference/chat.md#deleting-and-editing Delete: the poll and its
    * `poll_closed` messages are removed). Read by the room's index and the system-message kind,
    * then matched on the poll in their parameters: a room holds one such message per closed poll.
    */
@@ -485,7 +485,7 @@ export function messagesWithNames(db: Kysely<Database>) {
     .select('u.display_name as user_display_name');
 }
 
-/** `messagesWithNames` without the expired ones (§1.6 "Expiration": hidden from every read). */
+/** `messagesWithNames` without the expired ones (docs/reference/chat.md#expiration: hidden from every read). */
 export function visibleMessages(db: Kysely<Database>, now: number) {
   return messagesWithNames(db).where((eb) => eb.or([eb('m.expires_at', '=', 0), eb('m.expires_at', '>', now)]));
 }

@@ -1,5 +1,5 @@
 /**
- * SQL for reactions (talk-chat-calls.md §3.1): rows of `chat_messages` with type `reaction`
+ * SQL for reactions (docs/reference/chat.md#reactions): rows of `chat_messages` with type `reaction`
  * (`reaction_deleted` once removed), parent = the reacted message. The reacted message's
  * `reactions` column holds the emoji → count map, recomputed from these rows under the room's
  * row lock, so reads of messages need no join.

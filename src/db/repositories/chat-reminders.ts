@@ -1,5 +1,5 @@
 /**
- * SQL for message reminders (table `chat_reminders`, migration 0715; talk-chat-calls.md §1.2
+ * SQL for message reminders (table `chat_reminders`, migration 0715; docs/reference/chat.md#reminders
  * "reminder"): one per user and message. Setting one again moves its time in the same statement
  * (the unique key), and the reminder job takes the due ones by deleting them, so two processes
  * running the job at once never notify one reminder twice.

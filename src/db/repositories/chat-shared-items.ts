@@ -1,6 +1,6 @@
 /**
  * SQL for a conversation's shared items (table `chat_shared_items`, migration 0714;
- * talk-chat-calls.md §1.6 "Shared items"): the messages that share an object, by kind, newest
+ * docs/reference/chat.md#shared-items): the messages that share an object, by kind, newest
  * first. Every list walks (room_id, object_type, message_id) and joins the messages by key;
  * expired messages are left out as every read leaves them out.
  */

@@ -1,5 +1,5 @@
 /**
- * SQL of the background jobs that keep conversations tidy (talk-behaviour.md §10, §11):
+ * SQL of the background jobs that keep conversations tidy (docs/reference/participants.md#sessions-and-calls, docs/reference/conversations.md#timers-and-jobs):
  * retention, inactivity lock, lobby timers and empty conversations (calls: calls.ts). Each method is one
  * statement over an index-friendly condition; the jobs call them with the cut-offs they compute.
  */
@@ -33,7 +33,7 @@ export class HousekeepingRepository {
 
   /**
    * Rooms nobody is in: no attendee besides groups and teams (circles). The changelog (type 4)
-   * and file conversations are kept (talk-behaviour.md §11, RemoveEmptyRooms).
+   * and file conversations are kept (docs/reference/conversations.md#timers-and-jobs, RemoveEmptyRooms).
    */
   emptyRooms(limit: number): Promise<RoomRow[]> {
     return this.db

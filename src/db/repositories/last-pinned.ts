@@ -1,5 +1,5 @@
 /**
- * A conversation's `lastPinnedId` after a pin ended (talk-reference.md §4.3; migration 0719):
+ * A conversation's `lastPinnedId` after a pin ended (docs/reference/conversations.md#the-conversation-record; migration 0719):
  * the message pinned last among those still pinned, 0 when none. Shared by the room repository
  * (unpin, deletion) and the expiration job's transaction.
  */

@@ -372,7 +372,7 @@ export class ParticipantsRepository {
     await this.db.updateTable('attendees').set({ participant_type: type, last_attendee_activity: now }).where('id', 'in', ids).execute();
   }
 
-  /** Guest display name on every attendee row of that guest (talk-behaviour.md §7). */
+  /** Guest display name on every attendee row of that guest (docs/reference/participants.md). */
   async renameActor(actorType: string, actorId: string, displayName: string): Promise<void> {
     await this.db.updateTable('attendees').set({ display_name: displayName }).where('actor_type', '=', actorType).where('actor_id', '=', actorId).execute();
   }

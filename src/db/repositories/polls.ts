@@ -1,5 +1,5 @@
 /**
- * SQL for polls and their votes (talk-chat-calls.md §3.2). Counts live on the poll row,
+ * SQL for polls and their votes (docs/reference/chat.md#polls). Counts live on the poll row,
  * recomputed from the vote rows while the voting transaction holds the poll's row lock.
  */
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';

@@ -32,7 +32,7 @@ export class PreferencesRepository {
 
   /**
    * Stores `read_status_privacy` and copies it onto every attendee row of the user in one
-   * transaction, so `lastCommonReadMessage` follows the new setting (talk-behaviour.md §12).
+   * transaction, so `lastCommonReadMessage` follows the new setting (docs/reference/capabilities-and-config.md#user-settings).
    */
   async setReadPrivacy(userId: string, value: '0' | '1'): Promise<void> {
     await this.db.transaction().execute(async (trx) => {

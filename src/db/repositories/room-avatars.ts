@@ -13,7 +13,7 @@ export class RoomAvatarsRepository {
 
   /**
    * Stores the image and points the conversation at its version, in one transaction; the new
-   * version moves lastActivity too (an avatar change is activity, talk-behaviour.md §11).
+   * version moves lastActivity too (an avatar change is activity, docs/reference/conversations.md#last-activity).
    * `within` runs in the same transaction (the chat's system message).
    */
   async save(roomId: number, row: Omit<RoomAvatarRow, 'room_id'>, avatarColumn: string, within?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {

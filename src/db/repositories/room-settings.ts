@@ -1,6 +1,5 @@
 /**
- * SQL of the conversation settings endpoints that touch more than the room row (talk-behaviour.md
- * §6): leaving public removes guests and self-joined users, new conversation permissions reset
+ * SQL of the conversation settings endpoints that touch more than the room row (docs/reference/conversations.md#endpoint-rules): leaving public removes guests and self-joined users, new conversation permissions reset
  * the attendees' own ones, read-only and the lobby push people out of the call. Each method is one
  * transaction, so a reader never sees half of a change. Single-row updates use RoomsRepository /
  * AttendeesRepository.
@@ -56,7 +55,7 @@ export class RoomSettingsRepository {
    * Applies `patch` and takes sessions out of the call (in_call = 0): everyone's (read-only) or
    * only non-moderators' (lobby). When no live session (last ping at or after `aliveSince`)
    * is left in the call, the call ends as everywhere else (CallsRepository.endEmpty:
-   * no start time, no call flag, call permissions back to 0; talk-behaviour.md §10). Returns
+   * no start time, no call flag, call permissions back to 0; docs/reference/participants.md#sessions-and-calls). Returns
    * whether the call ended.
    */
   async updateAndDisconnect(

@@ -416,7 +416,7 @@ export class RoomsRepository {
   }
 
   /**
-   * Lifts the lobby of rooms whose timer has passed (talk-behaviour.md §11), in one statement.
+   * Lifts the lobby of rooms whose timer has passed (docs/reference/conversations.md#timers-and-jobs), in one statement.
    * Only rows still carrying an expired timer are touched, so concurrent readers agree.
    * Returns the rooms lifted by this statement, as they are now.
    */
@@ -497,7 +497,7 @@ export class RoomsRepository {
     await this.db.deleteFrom('rooms').where('id', 'in', ids).execute();
   }
 
-  // ---- chat (talk-chat-calls.md §1.5 side effects) ----
+  // ---- chat (docs/reference/chat.md#sending side effects) ----
 
   /**
    * The first statement of a message post on PostgreSQL: takes the room's row lock and moves
@@ -561,7 +561,7 @@ export class RoomsRepository {
     await this.db.updateTable('rooms').set({ last_message: 0, chat_count: 0, next_expiry: 0, last_pinned_id: 0 }).where('id', '=', id).execute();
   }
 
-  /** A message was pinned: it is the room's last pin (talk-reference.md §4.3 `lastPinnedId`). */
+  /** A message was pinned: it is the room's last pin (docs/reference/conversations.md#the-conversation-record `lastPinnedId`). */
   async setLastPinned(id: number, messageId: number): Promise<void> {
     await this.db.updateTable('rooms').set({ last_pinned_id: messageId }).where('id', '=', id).execute();
   }

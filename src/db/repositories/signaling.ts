@@ -78,7 +78,7 @@ export class SignalingRepository {
   /**
    * The users and guests of a room without any session, as session-like rows with session id
    * `"0"`, not in the call and never pinged (the `sessionId: "0"` entries of Talk's
-   * `participants` notification, talk-chat-calls.md §5.7).
+   * `participants` notification, docs/reference/signaling.md#notifications-to-the-signaling-server).
    */
   async attendeesWithoutSession(roomId: number): Promise<RoomSessionRow[]> {
     const rows = await this.db
@@ -93,7 +93,7 @@ export class SignalingRepository {
     return rows.map((r) => ({ ...r, attendee_id: Number(r.attendee_id), session_id: '0', in_call: 0, last_ping: 0 }));
   }
 
-  /** The backend ping (§5.6): every listed session of the room is alive now, in one statement. */
+  /** The backend ping (docs/reference/signaling.md#backend-api): every listed session of the room is alive now, in one statement. */
   async pingSessions(roomId: number, sessionIds: string[], now: number): Promise<void> {
     for (const part of chunks(sessionIds)) {
       await this.db

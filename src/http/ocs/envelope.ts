@@ -1,5 +1,5 @@
 /**
- * The OCS envelope (talk-reference.md §3.2): v1 and v2 meta rules, JSON and XML bodies.
+ * The OCS envelope (docs/reference/envelope-and-errors.md#the-envelope): v1 and v2 meta rules, JSON and XML bodies.
  * Every API answer goes through `renderOcs`.
  */
 import { IdKeyedObject, JsonArrayOfParts, JsonBytes, WrittenList } from './json-bytes.js';
@@ -90,7 +90,7 @@ function jsonEnvelope(meta: OcsMeta, data: unknown): string | Buffer {
 }
 
 /**
- * Format selection (§3.4): `format` parameter first, then the Accept header (first part that is
+ * Format selection (docs/reference/envelope-and-errors.md#format-selection): `format` parameter first, then the Accept header (first part that is
  * exactly json or xml after dropping `application/` and media-type parameters), else XML.
  */
 export function negotiateFormat(formatParam: unknown, accept: string | undefined, useAccept = true): OcsFormat {

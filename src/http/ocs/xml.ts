@@ -1,6 +1,6 @@
 /**
  * XML output exactly as Nextcloud's OCS responder writes it with XMLWriter
- * (talk-reference.md §3.3): one-space indentation, numeric keys become <element>,
+ * (docs/reference/envelope-and-errors.md#the-envelope): one-space indentation, numeric keys become <element>,
  * null is self-closed, false is an empty element, true is 1, empty arrays self-close,
  * keys starting with @ become attributes.
  */

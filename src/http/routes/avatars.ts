@@ -1,7 +1,7 @@
 /**
  * Conversation avatars (feature `avatar`; contract "Avatar"): POST/DELETE/GET
  * `room/{token}/avatar` and GET `.../avatar/dark`, under api/v4 (contract) and api/v1 (where
- * real clients call them, talk-reference.md §4.4). Uploads arrive through the streaming
+ * real clients call them, docs/reference/conversations.md#avatars). Uploads arrive through the streaming
  * multipart parser registered here; the GETs answer the raw image (no OCS envelope, no CSRF).
  */
 import type { FastifyInstance } from 'fastify';

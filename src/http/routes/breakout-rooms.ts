@@ -1,6 +1,6 @@
 /**
  * Breakout rooms (feature `breakout-rooms-v1`): the management API real clients use under
- * api/v1 (talk-reference.md §4.5) and the contract's `GET api/v4/room/{token}/breakout-rooms`.
+ * api/v1 (docs/reference/conversations.md#breakout-rooms) and the contract's `GET api/v4/room/{token}/breakout-rooms`.
  * Thin: coerce, call BreakoutRoomsService, present. (`GET .../breakout-rooms/participants`
  * lives with the participant routes.)
  */

@@ -1,5 +1,5 @@
 /**
- * Call endpoints (talk-chat-calls.md §4, base api/v4, under /ocs/v2.php and /ocs/v1.php): list
+ * Call endpoints (docs/reference/calls.md#the-call-api, base api/v4, under /ocs/v2.php and /ocs/v1.php): list
  * the peers, join, update flags, leave or end for everyone, ring an attendee. Thin: coerce,
  * call CallService. They act on the caller's room session (join the conversation first).
  */

@@ -1,5 +1,5 @@
 /**
- * Pinned messages (talk-chat-calls.md §1.2 "pin", base api/v1, capability `pinned-messages`):
+ * Pinned messages (docs/reference/chat.md#pinned-messages, base api/v1, capability `pinned-messages`):
  * pin and unpin (moderators), and hide a pin for oneself (participants). Pin and unpin answer
  * the system message they posted, or `null` when there was nothing to do. Thin: coerce, call
  * ChatPinsService, format with chat-replies.ts.

@@ -1,5 +1,5 @@
 /**
- * Reactions (talk-chat-calls.md §3.1, base api/v1): add (201 new, 200 already there), remove,
+ * Reactions (docs/reference/chat.md#reactions, base api/v1): add (201 new, 200 already there), remove,
  * list (optional `reaction` filter). Thin: coerce, call ChatReactionsService.
  */
 import type { FastifyInstance } from 'fastify';
@@ -13,7 +13,7 @@ const MessageId = Type.Integer({ minimum: 0, 'x-error': 'message' });
 const Reaction = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\x00]*$', 'x-error': 'reaction' });
 const ReactionsMap = Type.Record(Type.String(), Type.Array(Type.Record(Type.String(), Type.Unknown())));
 
-/** `{}` when empty (§3.1): an object, never PHP's `[]`. */
+/** `{}` when empty (docs/reference/chat.md#reactions): an object, never PHP's `[]`. */
 const mapReply = (map: Record<string, unknown>, status = 200) => new OcsReply(map, status);
 
 export async function chatReactionRoutes(app: FastifyInstance, services: Services): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Message reminders (talk-chat-calls.md §1.2, base api/v1): set, read and delete the caller's
+ * Message reminders (docs/reference/chat.md#reminders, base api/v1): set, read and delete the caller's
  * reminder of a message, and list their upcoming reminders. Users only: the routes are not
  * public (401 to guests and anonymous callers), as Talk's are not. Thin: coerce, call
  * ChatRemindersService, format with presenters/chat-reminder.ts.

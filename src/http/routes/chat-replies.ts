@@ -1,5 +1,5 @@
 /**
- * How the chat endpoints answer with messages (talk-chat-calls.md §1.3, §1.5): a page of them
+ * How the chat endpoints answer with messages (docs/reference/chat.md#receiving, docs/reference/chat.md#sending): a page of them
  * (304 when nothing came) or one message, with the chat headers. Shared by the chat and the
  * shared-objects routes.
  */
@@ -15,7 +15,7 @@ function headersOf(page: MessagePage): Record<string, string> {
   return h;
 }
 
-/** A list answer: 304 without a body when nothing was fetched (§1.3), else 200 with the headers. */
+/** A list answer: 304 without a body when nothing was fetched (docs/reference/chat.md#receiving), else 200 with the headers. */
 export function listReply(page: MessagePage): OcsReply | RawReply {
   if (page.notModified) return new RawReply('', 'text/plain', 304);
   return new OcsReply(formatChatMessages(page.rows, page.env), 200, headersOf(page));

@@ -1,5 +1,5 @@
 /**
- * Scheduled messages (talk-chat-calls.md §1.2 "schedule", base api/v1, capability
+ * Scheduled messages (docs/reference/chat.md#scheduled-messages, base api/v1, capability
  * `scheduled-messages`, local): the caller's list, schedule (201), edit (202) and delete (200
  * `[]`). Users only: the routes are not public (401 to guests), as Talk's are not. Thin: coerce,
  * call ChatScheduleService.

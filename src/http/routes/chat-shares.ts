@@ -1,5 +1,5 @@
 /**
- * Shared objects in a chat (talk-chat-calls.md §1.2, §1.6, base api/v1): share a rich object,
+ * Shared objects in a chat (docs/reference/chat.md#endpoints, docs/reference/chat.md#shared-objects, base api/v1): share a rich object,
  * list the shared items of one kind, and the overview of every kind. Thin: coerce, call
  * ChatSharesService, format with presenters/chat-message.ts.
  */
@@ -16,7 +16,7 @@ const BASE = '/apps/spreed/api/v1/chat/:token/share';
 const NO_NUL = '^[^\\x00]*$';
 const Message = Type.Record(Type.String(), Type.Unknown());
 
-/** Limits as Talk clamps them (§1.2): a list 1..200 (default 100), the overview 1..20 (default 7). */
+/** Limits as Talk clamps them (docs/reference/chat.md#endpoints): a list 1..200 (default 100), the overview 1..20 (default 7). */
 const LIST_MAX = 200;
 const LIST_DEFAULT = 100;
 const OVERVIEW_MAX = 20;

@@ -1,5 +1,5 @@
 /**
- * Chat endpoints (talk-chat-calls.md §1.2, base api/v1): send, receive (history and
+ * Chat endpoints (docs/reference/chat.md#endpoints, base api/v1): send, receive (history and
  * long-poll), context, edit, delete, clear history, read markers and mention autocomplete.
  * Thin: coerce, call ChatApiService, format with presenters/chat-message.ts.
  */
@@ -27,7 +27,7 @@ const MentionSuggestion = Type.Object({
   details: Type.Optional(Type.String()),
 });
 
-/** A clamped integer parameter (Talk clamps limit/timeout instead of refusing them, §1.1). */
+/** A clamped integer parameter (Talk clamps limit/timeout instead of refusing them, docs/reference/chat.md#common-rules). */
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 export async function chatRoutes(app: FastifyInstance, services: Services): Promise<void> {

@@ -84,7 +84,7 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     { mode: Type.String({ maxLength: 32, 'x-error': 'mode' }), permissions: Int('value') },
     (ctx, p) => roomSettings.setPermissions(ctx, p.token, p.mode, p.permissions),
   );
-  // The caller's own marks (talk-reference.md §4.3), each a POST to set and a DELETE to clear.
+  // The caller's own marks (docs/reference/conversations.md#the-conversation-record), each a POST to set and a DELETE to clear.
   for (const [path, mark, feature, set, unset] of [
     ['/favorite', 'favorite', 'favorites', 'Add to favorites', 'Remove from favorites'],
     ['/archive', 'archived', 'archived-conversations-v2', 'Archive', 'Unarchive'],

@@ -68,7 +68,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       roomName: Type.String({ default: '', 'x-error': 'name' }),
       objectType: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
       objectId: Type.String({ default: '', maxLength: 64, 'x-error': 'object' }),
-      // Talk's current create-time settings (talk-reference.md §4.3), each optional.
+      // Talk's current create-time settings (docs/reference/conversations.md#creation), each optional.
       password: Type.Optional(Type.String({ maxLength: 1024, 'x-error': 'password' })),
       readOnly: Type.Optional(Type.Integer({ 'x-error': 'read-only' })),
       listable: Type.Optional(Type.Integer({ 'x-error': 'listable' })),
@@ -118,7 +118,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     response: ConversationSchema,
     handler: async (call) => {
       const { params, ctx } = call;
-      // A signed SIP-bridge request sees any conversation in the limited view (talk-behaviour.md §7).
+      // A signed SIP-bridge request sees any conversation in the limited view (docs/reference/sip.md#bridge-endpoints).
       const bridgeRecord = await services.sip.bridgeRecord(ctx, params.token);
       if (bridgeRecord) return new OcsReply(bridgeRecord, 200, await services.serviceHash.headers(ctx));
       // The record depends only on the user, the database and the clock. Only found

@@ -53,7 +53,8 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
         extendedSupport: Type.Boolean(),
       }),
       capabilities: Type.Record(Type.String(), Type.Unknown(), {
-        description: 'core, user_status, and spreed (talk-reference.md §2) unless allowed_groups excludes the caller',
+        description:
+          'core, user_status, and spreed (docs/reference/capabilities-and-config.md#the-capabilities-document) unless allowed_groups excludes the caller',
       }),
     }),
     summary: 'Server capabilities (Nextcloud shape, spreed for Talk)',
@@ -63,7 +64,7 @@ export async function coreRoutes(app: FastifyInstance, services: Services): Prom
         const cacheKey = `${version}${format}${view.key}`;
         let hit = rendered.get(cacheKey);
         if (hit === undefined) {
-          // Nextcloud's ETag: md5 of the JSON of the data (talk-reference.md §2.1).
+          // Nextcloud's ETag: md5 of the JSON of the data (docs/reference/capabilities-and-config.md#the-capabilities-document).
           const etag = `"${createHash('md5').update(JSON.stringify(view.document)).digest('hex')}"`;
           const r = renderOcs(version, format, 200, view.document);
           hit = { body: Buffer.from(r.body), contentType: r.contentType, etag };

@@ -1,5 +1,5 @@
 /**
- * Login Flow v2 and v1 (talk-chat-calls.md §7.1, §7.2), the way Talk apps get an app password:
+ * Login Flow v2 and v1 (docs/reference/accounts-and-login.md#login-flow-v2, docs/reference/accounts-and-login.md#login-flow-v1), the way Talk apps get an app password:
  *
  * v2 (Talk Android): `POST /index.php/login/v2` → `{poll: {token, endpoint}, login}`; the
  * browser opens `login` (`GET /index.php/login/v2/flow/{loginToken}`), logs in, grants; the app
@@ -27,7 +27,7 @@ export const FLOW_COOKIE = 'parley_flow';
 const V2 = '/index.php/login/v2';
 const V1 = '/index.php/login/flow';
 const baseOf = (kind: LoginFlowKind) => (kind === 'v2' ? V2 : V1);
-/** The v1 grant ends in a redirect to the app's nc:// scheme, which the form-action must allow (§7.2). */
+/** The v1 grant ends in a redirect to the app's nc:// scheme, which the form-action must allow (docs/reference/accounts-and-login.md#login-flow-v1). */
 const V1_CSP = { 'Content-Security-Policy': PAGE_HEADERS['Content-Security-Policy'].replace("form-action 'self'", "form-action 'self' nc:") };
 
 function flowCookie(services: Services, state: string): string {
@@ -128,7 +128,7 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
 
   const expired = (reply: FastifyReply) => problemPage(reply, 403, 'This login request is invalid or has expired. Start again from the app.');
 
-  // ---- v2: init and poll (plain JSON, no CSRF: §7.1) ----
+  // ---- v2: init and poll (plain JSON, no CSRF: docs/reference/accounts-and-login.md#login-flow-v2) ----
   both(app, 'POST', V2, async (request, reply) => {
     const { pollToken, loginToken } = await flows.initV2(request.headers['user-agent']);
     const server = serverUrl(services);
@@ -212,7 +212,7 @@ export async function loginFlowRoutes(app: FastifyInstance, services: Services):
       }
       reply.header('Set-Cookie', clearedFlowCookie);
       if (!creds) return sendPage(reply, 200, donePage());
-      // §7.2: the webview intercepts this redirect; the password is never shown on a page.
+      // docs/reference/accounts-and-login.md#login-flow-v1: the webview intercepts this redirect; the password is never shown on a page.
       const target = ncLoginRedirect(creds.server, creds.loginName, creds.appPassword);
       for (const [k, v] of Object.entries({ ...PAGE_HEADERS, ...csp })) reply.header(k, v);
       return reply.code(303).header('Location', target).send();

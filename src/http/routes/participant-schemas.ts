@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
-/** Contract "Participant" record (talk-reference.md §4.2). */
+/** Contract "Participant" record (docs/reference/participants.md#the-participant-record). */
 const ParticipantSchema = Type.Object({
   roomToken: Type.String(),
   inCall: Type.Integer(),

@@ -1,5 +1,5 @@
 /**
- * Polls (talk-chat-calls.md §3.2, base api/v1): create (201; a draft 200), show, vote, close
+ * Polls (docs/reference/chat.md#polls, base api/v1): create (201; a draft 200), show, vote, close
  * (200; a deleted draft 202), and the drafts: list and edit. Thin: coerce, call PollsService.
  */
 import type { FastifyInstance } from 'fastify';

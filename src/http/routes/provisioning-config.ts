@@ -1,6 +1,6 @@
 /**
  * Per-user configuration through Nextcloud's provisioning API (contract "Set a per-user setting
- * through the server API"; talk-reference.md §4.1): the caller's own `spreed` preferences
+ * through the server API"; docs/reference/capabilities-and-config.md#user-settings): the caller's own `spreed` preferences
  * calls_start_without_media, blur_virtual_background, conversations_list_style and chat_style.
  */
 import type { FastifyInstance } from 'fastify';

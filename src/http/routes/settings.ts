@@ -1,6 +1,6 @@
 /**
  * Settings (contract "Settings", base api/v1): the caller's user settings and the admin's SIP
- * bridge settings. talk-reference.md §4.1, talk-behaviour.md §12.
+ * bridge settings. docs/reference/capabilities-and-config.md#user-settings.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';

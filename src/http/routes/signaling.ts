@@ -1,5 +1,5 @@
 /**
- * Signaling endpoints (talk-chat-calls.md §5): settings for clients, the internal signaling
+ * Signaling endpoints (docs/reference/signaling.md): settings for clients, the internal signaling
  * relay, the backend API of an external signaling server, and the admin's check that a configured
  * signaling server answers.
  */

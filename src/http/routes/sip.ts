@@ -1,6 +1,6 @@
 /**
- * SIP endpoints (contract "Participants" SIP parts and "Conversations"; talk-behaviour.md §6
- * "webinar/sip", §7 "SIP bridge endpoints"): per-conversation dial-in and the four endpoints
+ * SIP endpoints (contract "Participants" SIP parts and "Conversations"; docs/reference/conversations.md#endpoint-rules
+ * "webinar/sip", docs/reference/sip.md#bridge-endpoints "SIP bridge endpoints"): per-conversation dial-in and the four endpoints
  * the SIP bridge calls, which accept only requests signed with `sip_bridge_shared_secret`.
  */
 import type { FastifyInstance } from 'fastify';

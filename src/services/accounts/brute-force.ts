@@ -1,5 +1,5 @@
 /**
- * Brute-force throttling as Nextcloud does it (talk-behaviour.md §2), made a hard cap: attempts
+ * Brute-force throttling as Nextcloud does it (docs/reference/envelope-and-errors.md#brute-force-throttle), made a hard cap: attempts
  * are counted per (client subnet, action) within 12 hours. Every attempt that checks a secret
  * is first recorded, in one locked step with the count that decides whether it may run at all
  * (BruteForceRepository.reserve), so simultaneous attempts from one address — in any number of

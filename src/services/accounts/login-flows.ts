@@ -1,5 +1,5 @@
 /**
- * Login Flow v2 and v1 (talk-chat-calls.md §7.1, §7.2): how Talk Android (v2) and Talk iOS /
+ * Login Flow v2 and v1 (docs/reference/accounts-and-login.md#login-flow-v2, docs/reference/accounts-and-login.md#login-flow-v1): how Talk Android (v2) and Talk iOS /
  * Talk Desktop (v1) obtain an app password. The person logs in through AuthService (same
  * accounts, same argon2 check, same brute-force throttle and 429 as the API), then grants access
  * to the named client; the grant creates an ordinary app password (revocable with

@@ -1,5 +1,5 @@
 /**
- * Calls (talk-chat-calls.md §4; contract fields hasCall, callFlag, callStartTime,
+ * Calls (docs/reference/calls.md#the-call-api; contract fields hasCall, callFlag, callStartTime,
  * participantFlags, inCall, canStartCall, callPermissions): join, update, leave and end a call
  * on the caller's room session, ring an attendee, and end calls for the jobs and the session
  * cleanup. Every change of the call state runs in one transaction that starts by locking the
@@ -34,7 +34,7 @@ export interface JoinCallInput {
   silentFor: string[];
 }
 
-/** GET /call/{token} entry (talk-chat-calls.md §4). */
+/** GET /call/{token} entry (docs/reference/calls.md#the-call-api). */
 export interface CallPeer {
   actorType: string;
   actorId: string;
@@ -48,7 +48,7 @@ export const DEFAULT_JOIN_FLAGS = InCallFlag.IN_CALL | InCallFlag.WITH_AUDIO | I
 const MAX_FLAGS = 15;
 
 /**
- * Room types without calls: join answers 400 `type` (talk-chat-calls.md §4). A former one-to-one
+ * Room types without calls: join answers 400 `type` (docs/reference/calls.md#the-call-api). A former one-to-one
  * is not among them: Talk makes it read-only when it turns former, so its join answers 403
  * `readOnly` (requireNoLobbyReadWrite).
  */
@@ -102,7 +102,7 @@ export class CallService {
     if ((flags & InCallFlag.IN_CALL) === 0) throw badRequest('flags', 'flags must include 1 (in call)');
   }
 
-  /** Audio and video bits are dropped without the publishing permissions (talk-behaviour.md §9). */
+  /** Audio and video bits are dropped without the publishing permissions (docs/reference/participants.md#effective-permissions-and-call-start). */
   private static maskFlags(flags: number, effective: number): number {
     let out = flags;
     if (!hasPermission(effective, Permission.PUBLISH_AUDIO)) out &= ~InCallFlag.WITH_AUDIO;
@@ -148,7 +148,7 @@ export class CallService {
     CallService.checkFlags(input.flags);
     const effective = this.effective(cfg, room, attendee);
     const flags = CallService.maskFlags(input.flags, effective);
-    // Start permission counts only when nobody else is in the call (talk-chat-calls.md §4 step 3);
+    // Start permission counts only when nobody else is in the call (docs/reference/calls.md#joining-a-call step 3);
     // the group list is read before the transaction so it holds no lock while waiting.
     const mayStart =
       room.object_type === 'share:password' ||
@@ -182,7 +182,7 @@ export class CallService {
       const entered = await repo.setInCall(mine.session.id, flags, 'out');
       if (!entered && !(await repo.setInCall(mine.session.id, flags, 'any'))) throw notFound('session', 'Your session ended');
       await repo.touchLastJoinedCall(attendee.id, now);
-      // Given consent is stored when the call asked for it (talk-chat-calls.md §4 step 1).
+      // Given consent is stored when the call asked for it (docs/reference/calls.md#joining-a-call step 1).
       if (consentRequired) await repo.storeConsent(room.id, attendee.actor_type, attendee.actor_id, now);
       const callStartTime = started ? now : (locked.active_since ?? now);
       const change = { ...base, callStartTime };
@@ -196,7 +196,7 @@ export class CallService {
     else await this.events.emit('call.flags-updated', change);
   }
 
-  /** Effective recording consent (talk-chat-calls.md §4 step 1): 0 when recording is unusable. */
+  /** Effective recording consent (docs/reference/calls.md#joining-a-call step 1): 0 when recording is unusable. */
   private consentRequired(cfg: AppConfigSnapshot, room: RoomRow): boolean {
     const mode = recordingAvailable(cfg) ? cfg.int('recording_consent') : 0;
     return mode === 1 || (mode === 2 && room.recording_consent === 1);
@@ -211,7 +211,7 @@ export class CallService {
     CallService.checkFlags(flags);
     const masked = CallService.maskFlags(flags, this.effective(cfg, found.room, found.attendee));
     // Only a session in the call can change its flags; the room's call_flag is left as it is
-    // (Talk's known behaviour, talk-chat-calls.md §8 #12).
+    // (Talk's known behaviour, docs/reference/calls.md#the-call-flag).
     if (!(await this.repo.setInCall(mine.session.id, masked, 'in'))) throw badRequest('in-call', 'You are not in the call');
     await this.events.emit('call.flags-updated', {
       room: found.room,

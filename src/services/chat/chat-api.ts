@@ -1,10 +1,10 @@
 /**
- * The chat endpoints' rules (talk-chat-calls.md §1): who may read and write, parameters,
+ * The chat endpoints' rules (docs/reference/chat.md): who may read and write, parameters,
  * history, long-polling, context, edit, delete, clear history, read markers and mention
  * autocomplete. Writes go through ChatService; reads through the chat repository; the routes
  * format rows with presenters/chat-message.ts.
  *
- * Refusals in Talk's order (§1.1 "Check order"): 404 not a participant → 403 read-only →
+ * Refusals in Talk's order (docs/reference/chat.md#common-rules "Check order"): 404 not a participant → 403 read-only →
  * 412 lobby → 403 permission → parameter errors (400/413).
  */
 import { may } from '../../domain/abilities.js';
@@ -148,7 +148,7 @@ export class ChatApiService {
       throw forbidden('readOnly', 'The conversation is read-only');
     if (need.lobby !== false) {
       const now = nowSeconds();
-      // The lobby timer is applied lazily (talk-behaviour.md §11).
+      // The lobby timer is applied lazily (docs/reference/conversations.md#timers-and-jobs).
       if (lobbyTimerReached(room, now)) {
         const [lifted] = await this.lobbyTimers.lift([room.id], now);
         room = lifted ?? { ...room, lobby_state: 0, lobby_timer: 0 };
@@ -164,7 +164,7 @@ export class ChatApiService {
 
   // ---- send ----
 
-  /** POST /chat/{token} (§1.5). Returns the new message as a page of one (with its parent). */
+  /** POST /chat/{token} (docs/reference/chat.md#sending). Returns the new message as a page of one (with its parent). */
   async send(ctx: RequestContext, token: unknown, input: SendInput): Promise<MessagePage> {
     const acc = await this.access(ctx, token, { write: true, chat: true });
     const text = trimMessage(input.message);
@@ -182,7 +182,7 @@ export class ChatApiService {
     const actor = await this.guestName(acc, input.actorDisplayName);
     await this.rooms.refillOneToOne(acc.room);
     await this.limitGuestMentions(ctx, acc.attendee, text, now);
-    // @all reaches everyone when mention permissions allow it or the author moderates (§1.4 can_mention_all).
+    // @all reaches everyone when mention permissions allow it or the author moderates (docs/reference/chat.md#the-message-object can_mention_all).
     const canMentionAll = may.mentionAll(acc.room, acc.attendee);
     const parsed = await this.mentions.resolve(acc.room, text, { author: acc.attendee, canMentionAll, replyTo: parent });
     const posted = await this.chat.postUserMessage(acc.room, {
@@ -206,7 +206,7 @@ export class ChatApiService {
   /**
    * Guests (and guest moderators: e-mail guests too) who mention anybody may send at most 50
    * such messages a day from one address (GUEST_MENTIONS_RATE), as
-   * Talk's ChatManager::sendMessage limits them (§1.1 "Guests"); past it 429 `mentions` and
+   * Talk's ChatManager::sendMessage limits them (docs/reference/chat.md#common-rules "Guests"); past it 429 `mentions` and
    * nothing is stored. Any mention as written counts, resolved or not (Nextcloud's
    * Comment::getMentions). Counted and recorded in one locked step, in any number of processes
    * (UserRateLimitsRepository.take).
@@ -219,7 +219,7 @@ export class ChatApiService {
 
   /**
    * The author of a post: a guest's `actorDisplayName` (when not blank) updates their stored
-   * name first (§1.1 "Guests"); anyone else's is ignored.
+   * name first (docs/reference/chat.md#common-rules "Guests"); anyone else's is ignored.
    */
   async guestName(acc: ChatAccess, actorDisplayName: string): Promise<ChatActor> {
     const actor = { ...acc.actor };
@@ -236,7 +236,7 @@ export class ChatApiService {
   // ---- receive ----
 
   /**
-   * GET /chat/{token} (§1.3): history (newest first) or, with lookIntoFuture, the messages after
+   * GET /chat/{token} (docs/reference/chat.md#receiving): history (newest first) or, with lookIntoFuture, the messages after
    * the offset (oldest first), waiting up to `timeout` for the first one. The wait sleeps on
    * the room's wake-up channel (no polling); `cancel` (the client's connection) ends it when the
    * client goes away.
@@ -248,7 +248,7 @@ export class ChatApiService {
     // stops here instead of queueing more statements; nobody reads its answer.
     if (q.lookIntoFuture && isCancelled(cancel)) return this.page(pageAccessOf(acc), [], undefined, true);
     let offset = q.lastKnownMessageId;
-    // An offset that is not a message of this room is ignored (§1.3 "Behaviour"). The room's
+    // An offset that is not a message of this room is ignored (docs/reference/chat.md#receiving "Behaviour"). The room's
     // polls arriving together ask the same (same-turn-reads.ts).
     if (offset > 0 && !(await this.sameTurn.read(`exists:${roomId}:${offset}`, () => this.messages.existsInRoom(roomId, offset)))) offset = 0;
     if (!q.lookIntoFuture) {
@@ -263,7 +263,7 @@ export class ChatApiService {
   }
 
   /**
-   * The long-poll's wait (§1.3 lookIntoFuture=1). It keeps only what the answer needs
+   * The long-poll's wait (docs/reference/chat.md#receiving lookIntoFuture=1). It keeps only what the answer needs
    * (PageAccess), not the request's room and attendee rows: thousands of polls wait at once.
    */
   private async waitForFuture(acc: PageAccess, offset: number, q: ReceiveInput, cancel: WaitCancel | undefined): Promise<MessagePage> {
@@ -293,11 +293,11 @@ export class ChatApiService {
     }
   }
 
-  /** GET /chat/{token}/{messageId}/context (§1.6): up to `limit` older (with the message) and newer, ascending. */
+  /** GET /chat/{token}/{messageId}/context (docs/reference/chat.md#receiving): up to `limit` older (with the message) and newer, ascending. */
   async context(ctx: RequestContext, token: unknown, messageId: number, limit: number): Promise<MessagePage> {
     const acc = await this.access(ctx, token, { lobby: true });
     if (messageId <= 0 || !(await this.messages.existsInRoom(acc.room.id, messageId))) return this.page(acc, [], undefined, true);
-    // Up to `limit` older, the message itself, up to `limit` newer (2·limit+1, §1.6).
+    // Up to `limit` older, the message itself, up to `limit` newer (2·limit+1, docs/reference/chat.md#other-operations).
     const older = await this.messages.history(acc.room.id, messageId, true, limit + 1);
     const newer = limit > 0 ? await this.messages.future(acc.room.id, messageId, false, limit) : [];
     const rows = [...older.reverse(), ...newer];
@@ -307,7 +307,7 @@ export class ChatApiService {
 
   // ---- edit, delete, clear ----
 
-  /** PUT /chat/{token}/{messageId} (§1.6 Edit): answers the message_edited system message. */
+  /** PUT /chat/{token}/{messageId} (docs/reference/chat.md#deleting-and-editing Edit): answers the message_edited system message. */
   async edit(ctx: RequestContext, token: unknown, messageId: number, raw: string): Promise<MessagePage> {
     const acc = await this.access(ctx, token, { write: true, chat: true, authenticated: true });
     const target = await this.ownOrModerated(acc, messageId);
@@ -353,10 +353,10 @@ export class ChatApiService {
     return this.systemAnswer(acc, id, now);
   }
 
-  /** DELETE /chat/{token}/{messageId} (§1.6 Delete): no age limit; answers message_deleted. */
+  /** DELETE /chat/{token}/{messageId} (docs/reference/chat.md#deleting-and-editing Delete): no age limit; answers message_deleted. */
   async delete(ctx: RequestContext, token: unknown, messageId: number): Promise<MessagePage> {
     const acc = await this.access(ctx, token, { write: true, chat: true, authenticated: true });
-    // Text messages and shared objects can be deleted (§1.6 Delete, capability rich-object-delete).
+    // Text messages and shared objects can be deleted (docs/reference/chat.md#deleting-and-editing Delete, capability rich-object-delete).
     const target = await this.ownOrModerated(acc, messageId, [MessageType.COMMENT, MessageType.OBJECT_SHARED]);
     const now = nowSeconds();
     const id = await this.db.kysely.transaction().execute(async (trx) => {
@@ -395,7 +395,7 @@ export class ChatApiService {
         await tx.attendees.uncountReadMessage(acc.room.id, target.id);
       }
       // A deleted share leaves the shared items; a deleted poll goes with its votes and its
-      // `poll_closed` message (§1.6 Delete), but only when its author or a moderator deletes it
+      // `poll_closed` message (docs/reference/chat.md#deleting-and-editing Delete), but only when its author or a moderator deletes it
       // (Talk's removePollOnMessageDelete): anybody can share an object naming any poll id.
       if (target.message_type === MessageType.OBJECT_SHARED) {
         await tx.chatSharedItems.remove(target.id);
@@ -414,7 +414,7 @@ export class ChatApiService {
   }
 
   /**
-   * DELETE /chat/{token} (§1.6 Clear history): logged-in moderators; not in one-to-one rooms
+   * DELETE /chat/{token} (docs/reference/chat.md#clearing-history Clear history): logged-in moderators; not in one-to-one rooms
    * unless `delete_one_to_one_conversations`. Every message goes, every attendee's chat state
    * starts over, and `history_cleared` is the room's only message.
    */
@@ -430,7 +430,7 @@ export class ChatApiService {
       // The room's row lock first (as a post takes it), then messages and counters go.
       await tx.rooms.clearChat(acc.room.id);
       await tx.chatMessages.deleteForRooms([acc.room.id]);
-      // Polls are messages too (§1.6 Clear history).
+      // Polls are messages too (docs/reference/chat.md#clearing-history Clear history).
       await tx.polls.deleteForRooms([acc.room.id]);
       // Every marker at "the first message is unread", as Talk's resetChatDetails sets them.
       await tx.attendees.resetChatState(acc.room.id, UNREAD_FIRST_MESSAGE, now);
@@ -441,7 +441,7 @@ export class ChatApiService {
 
   // ---- read markers ----
 
-  /** POST /chat/{token}/read (§1.6): null = the last message, 0 = -2 (first message unread). */
+  /** POST /chat/{token}/read (docs/reference/chat.md#read-markers): null = the last message, 0 = -2 (first message unread). */
   async setReadMarker(ctx: RequestContext, token: unknown, lastRead: number | null): Promise<CallerRoom> {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
     const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
@@ -452,7 +452,7 @@ export class ChatApiService {
   }
 
   /**
-   * DELETE /chat/{token}/read (§1.6 Mark unread), as Talk's ChatController::markUnread: the marker
+   * DELETE /chat/{token}/read (docs/reference/chat.md#read-markers Mark unread), as Talk's ChatController::markUnread: the marker
    * goes before the last chat message (a comment or shared object). When the newest message is
    * not one, Talk takes the two chat messages before it and keeps the older, so the newest chat
    * message is unread; with only one, that one. No chat message: the message before the last of
@@ -527,11 +527,11 @@ export class ChatApiService {
     const parentIds = rows.flatMap((r) => (r.parent_id !== null && !parents.has(r.parent_id) ? [r.parent_id] : []));
     if (parentIds.length) for (const p of await this.messages.findByIds(parentIds, now)) if (p.room_id === acc.room.id) parents.set(p.id, p);
     const commonRead = await this.commonReadFor({ room: acc.room, attendee: acc.attendee });
-    // reactionsSelf for the whole page in one statement (§1.4).
+    // reactionsSelf for the whole page in one statement (docs/reference/chat.md#the-message-object).
     const reactedIds = rows.flatMap((r) => (r.reactions !== '{}' ? [r.id] : []));
     const reactionsSelf = reactedIds.length ? await this.repos.chatReactions.ownOn(reactedIds, acc.actor.type, acc.actor.id) : undefined;
     let notModified = emptyIs304 && fetched.length === 0;
-    // 200 [] instead of 304 when only the common read moved (§1.3 lastCommonReadId).
+    // 200 [] instead of 304 when only the common read moved (docs/reference/chat.md#receiving lastCommonReadId).
     if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId)
       notModified = false;
     return {
@@ -552,7 +552,7 @@ function withReadMarker(acc: ChatAccess, marker: number, counts: { readCount: nu
   };
 }
 
-/** 405 `message` (§1.2): the message is not of a kind that can be edited or deleted (any more). */
+/** 405 `message` (docs/reference/chat.md#endpoints): the message is not of a kind that can be edited or deleted (any more). */
 function notChangeable(): ApiError {
   return new ApiError(405, { error: 'message', message: 'This kind of message cannot be changed' });
 }

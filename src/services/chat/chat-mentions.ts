@@ -1,5 +1,5 @@
 /**
- * Mentions (talk-chat-calls.md §1.4 "Mentions in text", §1.6 "Mentions"): resolving the
+ * Mentions (docs/reference/chat.md#mentions, docs/reference/chat.md#other-operations "Mentions"): resolving the
  * mentions of a message into messageParameters and the attendees to mark, and the mention
  * autocomplete. A mention resolves when it names an existing user, a guest/email attendee of
  * the room, an existing group, or is @all where the author may mention everyone; anything else
@@ -146,7 +146,7 @@ export class ChatMentions {
   }
 
   /**
-   * GET /chat/{token}/mentions (§1.6 Mentions): attendees matching `search` (id or name), the
+   * GET /chat/{token}/mentions (docs/reference/chat.md#mention-autocomplete Mentions): attendees matching `search` (id or name), the
    * caller excluded, then the "everyone" entry where it applies.
    */
   async autocomplete(room: RoomRow, caller: AttendeeRow, search: string, limit: number): Promise<AutocompleteItem[]> {

@@ -1,6 +1,6 @@
 /**
- * Pinned messages (talk-chat-calls.md §1.2 "pin", §1.4 `metaData`, §2 `message_pinned` /
- * `message_unpinned`; talk-reference.md §4.3 `lastPinnedId`, `hiddenPinnedId`; capability
+ * Pinned messages (docs/reference/chat.md#pinned-messages, docs/reference/chat.md#the-message-object `metaData`, docs/reference/chat.md#system-messages `message_pinned` /
+ * `message_unpinned`; docs/reference/conversations.md#the-conversation-record `lastPinnedId`, `hiddenPinnedId`; capability
  * `pinned-messages`), as Talk's ChatController and ChatManager pin them:
  * - moderators (guest moderators too) pin a text message or a shared object, until a time or
  *   for good; the pin posts `message_pinned` (which moves lastMessage) with the message as
@@ -114,7 +114,7 @@ export class ChatPinsService {
 
   /**
    * Unpins message `messageId` (pinned by `pinnedId`; 0: whatever pinned it) and posts
-   * `message_unpinned`, silently and without moving lastMessage (§2); the room's last pin falls
+   * `message_unpinned`, silently and without moving lastMessage (docs/reference/capabilities-and-config.md#the-capabilities-document); the room's last pin falls
    * back when it was this one. Answers the system message's id, 0 when nothing was pinned.
    */
   private async unpinOne(room: RoomRow, messageId: number, pinnedId: number, actor: ChatActor, now: number): Promise<number> {

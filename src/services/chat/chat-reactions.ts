@@ -1,5 +1,5 @@
 /**
- * Reactions (talk-chat-calls.md §3.1): add, remove and list the reactions of a message.
+ * Reactions (docs/reference/chat.md#reactions): add, remove and list the reactions of a message.
  * Storage as Talk: a `reaction` chat row per actor and emoji (unique index, migration 0703),
  * turned into `reaction_deleted` on removal, which posts `reaction_revoked`; the reacted
  * message's emoji → count map is recomputed in the same transaction under the room's row lock.
@@ -20,12 +20,12 @@ import type { RequestContext } from '../platform/request-context.js';
 import type { Repositories } from '../../db/repositories/index.js';
 
 /**
- * Messages that take reactions: text, shared objects (polls) and voice/recordings (§3.1
+ * Messages that take reactions: text, shared objects (polls) and voice/recordings (docs/reference/chat.md#reactions
  * "Reactable"), the same verbs Talk counts as unread chat, so the one list serves both.
  */
 const REACTABLE_TYPES = new Set(UNREAD_TYPES);
 
-/** `{emoji: [{actorType, actorId, actorDisplayName, timestamp}]}` (§3.1 "Map format"). */
+/** `{emoji: [{actorType, actorId, actorDisplayName, timestamp}]}` (docs/reference/chat.md#reactions "Map format"). */
 export type ReactionsMap = Record<string, { actorType: string; actorId: string; actorDisplayName: string; timestamp: number }[]>;
 
 export class ChatReactionsService {
@@ -66,7 +66,7 @@ export class ChatReactionsService {
         message_type: REACTION,
         parent_id: target.id,
         created_at: now,
-        // A reaction expires with its message (§3.1 "Storage").
+        // A reaction expires with its message (docs/reference/chat.md#reactions "Storage").
         expires_at: target.expires_at,
       });
       if (id === 0) return 0;
@@ -78,7 +78,7 @@ export class ChatReactionsService {
     return { created: reactionId > 0, reactions: await this.map(target.id) };
   }
 
-  /** DELETE: 404 when the actor has no such reaction; posts `reaction_revoked` (skip-update, §2). */
+  /** DELETE: 404 when the actor has no such reaction; posts `reaction_revoked` (skip-update, docs/reference/chat.md#system-messages). */
   async remove(ctx: RequestContext, token: unknown, messageId: number, emoji: string): Promise<ReactionsMap> {
     const acc = await this.chatApi.access(ctx, token, { write: true, chat: true });
     const target = await this.reactable(acc, messageId, 404);

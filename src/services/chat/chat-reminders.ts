@@ -1,5 +1,5 @@
 /**
- * Message reminders (talk-chat-calls.md §1.2 "reminder", capabilities `remind-me-later` and
+ * Message reminders (docs/reference/chat.md#reminders, capabilities `remind-me-later` and
  * `upcoming-reminders`; Talk's ReminderService): a logged-in participant asks to be reminded of
  * a message at a time; when it is due the reminder job turns it into a notification (subject
  * `reminder`, object `reminder`/token) and the reminder is gone. Only users have reminders

@@ -1,5 +1,5 @@
 /**
- * Scheduled messages (talk-chat-calls.md §1.2 "schedule", capability `scheduled-messages`,
+ * Scheduled messages (docs/reference/chat.md#scheduled-messages, capability `scheduled-messages`,
  * local; Talk 23's ChatController, ScheduledMessageService and SendScheduledMessages): a user
  * writes a message now and it is posted at `sendAt`, as them, by the job `scheduled-messages`.
  *

@@ -1,5 +1,5 @@
 /**
- * Shared objects in a chat (talk-chat-calls.md §1.2, §1.6): share a rich object (a location, a
+ * Shared objects in a chat (docs/reference/chat.md#endpoints, docs/reference/chat.md#shared-objects): share a rich object (a location, a
  * deck card, ...) as a message, and list a conversation's shared items by kind. Who may do what
  * is the chat's (ChatApiService.access): sharing is a post (participant, lobby, chat permission,
  * not read-only), listing is a read (participant, lobby).

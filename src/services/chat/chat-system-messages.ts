@@ -1,5 +1,5 @@
 /**
- * Which changes become which system messages (talk-chat-calls.md §2): subscribed to the
+ * Which changes become which system messages (docs/reference/chat.md#system-messages): subscribed to the
  * `trx`-carrying events of the owning services (events/subscribers.ts), so each message is
  * written in the same transaction as its change.
  */
@@ -32,7 +32,7 @@ function roomChangeMessage(room: RoomRow, change: RoomChange): { id: string; par
     case 'listable':
       return { id: change.scope === ListableScope.NONE ? 'listable_none' : change.scope === ListableScope.USERS ? 'listable_users' : 'listable_all' };
     case 'lobby':
-      // Inside a breakout room the lobby is how rooms start and stop (§2 breakout_rooms_*).
+      // Inside a breakout room the lobby is how rooms start and stop (docs/reference/chat.md#system-messages breakout_rooms_*).
       if (room.object_type === 'room') return { id: change.state === 0 ? 'breakout_rooms_started' : 'breakout_rooms_stopped' };
       return { id: change.state === 0 ? 'lobby_none' : 'lobby_non_moderators' };
     case 'password':
@@ -49,7 +49,7 @@ function roomChangeMessage(room: RoomRow, change: RoomChange): { id: string; par
 }
 
 /**
- * The system message of an attendee added or removed (§2 user_*, group_*, circle_*, phone_*),
+ * The system message of an attendee added or removed (docs/reference/chat.md#system-messages user_*, group_*, circle_*, phone_*),
  * keyed by the rich object's parameter name; e-mail guests and guests are not recorded, as in Talk.
  */
 function membershipMessage(attendee: AttendeeRow, added: boolean): { id: string; key: string } | undefined {
@@ -61,7 +61,7 @@ function membershipMessage(attendee: AttendeeRow, added: boolean): { id: string;
   return undefined;
 }
 
-/** The system message of a participant type change (§2 moderator_*, guest_moderator_*). */
+/** The system message of a participant type change (docs/reference/chat.md#system-messages moderator_*, guest_moderator_*). */
 function typeChangeMessage(attendee: AttendeeRow, from: number, to: number): string | undefined {
   const guest = attendee.actor_type === ActorType.GUESTS || attendee.actor_type === ActorType.EMAILS;
   if (to === ParticipantType.MODERATOR && from !== ParticipantType.MODERATOR) return 'moderator_promoted';
@@ -74,7 +74,7 @@ function typeChangeMessage(attendee: AttendeeRow, from: number, to: number): str
 const chatActorOfCall = (a: CallActor | null): ChatActor => (a ? { type: a.actorType, id: a.actorId, displayName: a.displayName } : { ...SYSTEM_ACTOR });
 
 /**
- * The one-to-one partner of `caller`, whom the caller's `call_tried` names (§2 call_missed,
+ * The one-to-one partner of `caller`, whom the caller's `call_tried` names (docs/reference/chat.md#system-messages call_missed,
  * Talk reads the pair from the room name): the other user attendee, or for a former
  * one-to-one whose partner is gone, the other id of the stored pair name.
  */
@@ -106,9 +106,9 @@ export class ChatSystemMessages {
   }
 
   /**
-   * Added/removed attendees; none in one-to-ones, nothing added to the changelog (§2 user_added).
+   * Added/removed attendees; none in one-to-ones, nothing added to the changelog (docs/reference/chat.md#system-messages user_added).
    * `userDeleted`: users removed with their account are named as Talk renders a user who no
-   * longer exists (§1.7), since Talk removes them after the account is gone.
+   * longer exists (docs/reference/chat.md#rich-objects), since Talk removes them after the account is gone.
    */
   async membershipChanged(
     e: { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendees: AttendeeRow[] },
@@ -129,7 +129,7 @@ export class ChatSystemMessages {
     await this.chat.postSystemMessages(e.trx, e.room, e.actor, messages);
   }
 
-  /** Lobbies lifted by their timer (§2 lobby_timer_reached, by guests/system). */
+  /** Lobbies lifted by their timer (docs/reference/chat.md#system-messages lobby_timer_reached, by guests/system). */
   async lobbyTimerReached(e: { trx: Kysely<Database>; rooms: RoomRow[]; now: number }): Promise<void> {
     await this.chat.postSystemMessagesToLocked(e.trx, e.rooms, { ...SYSTEM_ACTOR }, 'lobby_timer_reached', e.now);
   }
@@ -143,7 +143,7 @@ export class ChatSystemMessages {
     await this.chat.postSystemMessage(e.trx, e.room, e.actor, id, params);
   }
 
-  // ---- calls (talk-chat-calls.md §2 call_*; §4 "Leaving / ending") ----
+  // ---- calls (docs/reference/chat.md#system-messages call_*; docs/reference/calls.md#leaving-and-ending) ----
 
   /** `call_started` by the session that started the call (stored silent for a silent call). */
   async callStarted(e: CallSessionChange & { silent: boolean; trx: Kysely<Database> }): Promise<void> {
@@ -174,7 +174,7 @@ export class ChatSystemMessages {
     const actor = chatActorOfCall(e.actor);
     // Named in id order, as Talk's parseCall sorts the user ids before naming them.
     let users = joined.filter((a) => a.actor_type === ActorType.USERS).sort((a, b) => (a.actor_id < b.actor_id ? -1 : a.actor_id > b.actor_id ? 1 : 0));
-    // Ended for everyone: the moderator is the sentence's subject, not one of the others (§2);
+    // Ended for everyone: the moderator is the sentence's subject, not one of the others (docs/reference/chat.md#system-messages);
     // a guest moderator is not counted among the guests either.
     if (e.everyone && e.actor) users = users.filter((a) => !(a.actor_type === e.actor!.actorType && a.actor_id === e.actor!.actorId));
     const guestActor = e.everyone && e.actor && (e.actor.actorType === ActorType.GUESTS || e.actor.actorType === ActorType.EMAILS) ? 1 : 0;
@@ -183,7 +183,7 @@ export class ChatSystemMessages {
     const params: Record<string, unknown> = { users: users.map((a) => a.actor_id), cloudIds, guests, duration: e.duration };
     users.slice(0, 5).forEach((a, i) => (params[`user${i + 1}`] = attendeeObject(a.actor_type, a.actor_id, a.display_name)));
     let id = e.everyone ? 'call_ended_everyone' : 'call_ended';
-    // A one-to-one call only one user joined is "missed" (§2 call_missed).
+    // A one-to-one call only one user joined is "missed" (docs/reference/chat.md#system-messages call_missed).
     if (!e.everyone && isOneToOneKind(e.room.type) && users.length === 1 && guests === 0) {
       id = 'call_missed';
       const other = otherParty(e.room, attendees, users[0]!.actor_id);

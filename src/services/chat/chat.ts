@@ -1,5 +1,5 @@
 /**
- * Writing chat messages (talk-chat-calls.md §1.5, §2): user messages and system messages, each
+ * Writing chat messages (docs/reference/chat.md#sending, docs/reference/chat.md#system-messages): user messages and system messages, each
  * in one transaction with the room's lastMessage/lastActivity, the author's read marker and
  * the mention markers of the attendees it mentions. The reads (history, long-poll) and the
  * HTTP rules (who may post, limits) live in chat-api.ts, a room's chat state in
@@ -35,7 +35,7 @@ import type { Repositories } from '../../db/repositories/index.js';
 export type { ChatActor, MentionNotice } from '../../domain/chat.js';
 
 /**
- * The actor a change is recorded under (talk-chat-calls.md §2 "General"): the acting
+ * The actor a change is recorded under (docs/reference/chat.md#system-messages "General"): the acting
  * participant, else the logged-in user, else guests/cli for the operator, else guests/system.
  */
 export function chatActorOf(ctx: RequestContext, attendee?: AttendeeRow): ChatActor {
@@ -86,12 +86,12 @@ export interface SystemMessageOptions {
   parentId?: number;
   /**
    * Bookkeeping messages (message_deleted, message_edited, ...) do not move the room's
-   * lastMessage/lastActivity (talk-chat-calls.md §2 "skip-update").
+   * lastMessage/lastActivity (docs/reference/chat.md#system-messages "skip-update").
    */
   skipRoomUpdate?: boolean;
   /** The change's own time (unix seconds), so the message and lastActivity agree with it. */
   at?: number;
-  /** Stored with the silent flag (a silent call's `call_started`, talk-chat-calls.md §2). */
+  /** Stored with the silent flag (a silent call's `call_started`, docs/reference/chat.md#system-messages). */
   silent?: boolean;
 }
 
@@ -131,7 +131,7 @@ export class ChatService {
 
   /**
    * Posts several system messages into one room, in this order, inside the caller's transaction
-   * (an added group and its members, talk-chat-calls.md §2): one multi-row insert (per chunk)
+   * (an added group and its members, docs/reference/chat.md#system-messages): one multi-row insert (per chunk)
    * instead of a post per message; the room is locked, pointed at the last one and woken once,
    * and each is announced as `postSystemMessage` announces it.
    */
@@ -189,9 +189,8 @@ export class ChatService {
 
   /**
    * Posts a shared object (a poll, a location, ...) as the actor's chat message inside the
-   * caller's transaction: stored `object_shared`, shown as a comment `{object}` (talk-chat-calls.md
-   * §1.4, §1.6, §3.2; the `actor` parameter is rendered when read), and listed among the room's
-   * shared items by the kind its type makes it (§1.6 "Shared items"). With `authorAttendeeId` the
+   * caller's transaction: stored `object_shared`, shown as a comment `{object}` (docs/reference/chat.md#the-message-object, docs/reference/chat.md#shared-objects, docs/reference/chat.md#polls; the `actor` parameter is rendered when read), and listed among the room's
+   * shared items by the kind its type makes it (docs/reference/chat.md#shared-items). With `authorAttendeeId` the
    * author's read marker moves to it, as after a post. Returns its id.
    */
   async postSharedObject(
@@ -217,7 +216,7 @@ export class ChatService {
 
   /**
    * Announces a shared object posted by `postSharedObject` once its transaction committed
-   * (`chat.object-shared`): Talk notifies shares as messages (talk-chat-calls.md §1.6). Not
+   * (`chat.object-shared`): Talk notifies shares as messages (docs/reference/chat.md#shared-objects). Not
    * `chat.message-posted`: the signaling server already had it from the transaction.
    */
   async objectShared(room: RoomRow, messageId: number, actor: ChatActor): Promise<void> {
@@ -237,7 +236,7 @@ export class ChatService {
   /**
    * Posts a user's message (checks done by the caller) in its own short transaction, then
    * announces `chat.message-posted` once it is committed. Returns the stored row (the send
-   * answers with it, §1.5). On SQLite the transaction may be committed together with concurrent
+   * answers with it, docs/reference/chat.md#sending). On SQLite the transaction may be committed together with concurrent
    * posts (db/commit-group.ts): insert, room, the author's read marker, and one for the
    * mentioned attendees when there are any. On PostgreSQL it is one statement (the room's row
    * lock first, ChatMessagesRepository.postAlone).
@@ -284,7 +283,7 @@ export class ChatService {
     return posted;
   }
 
-  /** A reaction was added (after commit): the signaling server relays it (talk-chat-calls.md §5.7). */
+  /** A reaction was added (after commit): the signaling server relays it (docs/reference/signaling.md#notifications-to-the-signaling-server). */
   async announceReaction(room: RoomRow, reactionId: number, messageId: number): Promise<void> {
     await this.events.emit('chat.reaction-added', { room, reactionId, messageId });
   }
@@ -319,7 +318,7 @@ export class ChatService {
       message: '',
       message_type: MessageType.COMMENT,
       created_at: now,
-      // The room's message expiration applies to every new message (talk-chat-calls.md §1.6).
+      // The room's message expiration applies to every new message (docs/reference/chat.md#expiration).
       expires_at: room.message_expiration > 0 ? now + room.message_expiration : 0,
     };
   }

@@ -1,5 +1,5 @@
 /**
- * Polls (talk-chat-calls.md §3.2): create (posts the poll as an `object_shared` chat message),
+ * Polls (docs/reference/chat.md#polls): create (posts the poll as an `object_shared` chat message),
  * show, vote (replaces the voter's votes; empty withdraws; `poll_voted` for public polls) and
  * close (`poll_closed`). Rendering per viewer follows Talk's PollController::renderPoll.
  *
@@ -38,7 +38,7 @@ export interface PollInput {
 export type PollRecord = Record<string, unknown>;
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
-/** The rich object of a poll in chat messages (§2 poll_voted / poll_closed, §3.2 object_shared). */
+/** The rich object of a poll in chat messages (docs/reference/chat.md#system-messages poll_voted / poll_closed, docs/reference/chat.md#polls object_shared). */
 const pollObject = (p: { id: number; question: string }) => ({ type: 'talk-poll', id: String(p.id), name: p.question });
 
 export class PollsService {
@@ -83,7 +83,7 @@ export class PollsService {
     }
     const posted = await this.db.kysely.transaction().execute(async (trx) => {
       const pollId = await this.repos.withTransaction(trx).polls.insert(row);
-      // Like any shared object, it moves the author's read marker (talk-chat-calls.md §1.6).
+      // Like any shared object, it moves the author's read marker (docs/reference/chat.md#shared-objects).
       const messageId = await this.chat.postSharedObject(trx, acc.room, acc.actor, pollObject({ id: pollId, question }), { authorAttendeeId: acc.attendee.id });
       return { pollId, messageId };
     });
@@ -151,7 +151,7 @@ export class PollsService {
       // The poll's row lock: votes and a concurrent close serialise here.
       if (!(await repo.lockOpen(poll.id))) return false;
       await repo.replaceVotes(poll.id, acc.actor, ids);
-      // Public polls announce a vote anonymously (§2 poll_voted: actor guests/system).
+      // Public polls announce a vote anonymously (docs/reference/chat.md#system-messages poll_voted: actor guests/system).
       if (poll.result_mode === PollMode.PUBLIC && ids.length > 0) {
         await this.chat.postSystemMessage(trx, acc.room, { ...SYSTEM_ACTOR }, 'poll_voted', { poll: pollObject(poll) });
       }
@@ -206,7 +206,7 @@ export class PollsService {
     return poll.actor_type === acc.actor.type && poll.actor_id === acc.actor.id;
   }
 
-  /** Talk's renderPoll (§3.2 "Poll object"). */
+  /** Talk's renderPoll (docs/reference/chat.md#polls "Poll object"). */
   private async show(acc: ChatAccess, poll: PollRow): Promise<PollRecord> {
     const votedSelf = await this.polls.votedBy(poll.id, acc.actor.type, acc.actor.id);
     const counts = JSON.parse(poll.votes) as Record<string, number>;
@@ -230,7 +230,7 @@ export class PollsService {
   }
 }
 
-/** A poll's question and options as Talk's Poll setters check them (§3.2 "Validation"). */
+/** A poll's question and options as Talk's Poll setters check them (docs/reference/chat.md#polls "Validation"). */
 function validated(input: { question: string; options: unknown[] }): { question: string; options: string[] } {
   const question = input.question.trim();
   if (question === '' || bytes(question) > QUESTION_MAX_BYTES) throw badRequest('question', 'The question is empty or too long');

@@ -1,5 +1,5 @@
 /**
- * The read markers a long-poll moves before it waits (`setReadMarker=1`, talk-chat-calls.md §1.3:
+ * The read markers a long-poll moves before it waits (`setReadMarker=1`, docs/reference/chat.md#receiving:
  * when `lastKnownMessageId` is past the attendee's `last_read_message`, the marker moves to it).
  * A room's members poll again together after each wake-up, so hundreds of these arrive in one
  * turn of the event loop, all moving to the same message: they are gathered per turn and written

@@ -1,6 +1,6 @@
 /**
- * Conversation avatars (feature `avatar`; contract "Avatar", talk-reference.md §4.4,
- * talk-behaviour.md §6): upload (PNG or JPEG, square, at most 20 MiB, not one-to-one), removal,
+ * Conversation avatars (feature `avatar`; contract "Avatar", docs/reference/conversations.md#avatars,
+ * docs/reference/conversations.md#endpoint-rules): upload (PNG or JPEG, square, at most 20 MiB, not one-to-one), removal,
  * and the image itself — the custom one from the database, else a generated SVG.
  *
  * `rooms.avatar` holds `<version>.<ext>`; a fresh random version per upload makes the record's
@@ -120,7 +120,7 @@ export class AvatarService {
     return this.rooms.reread(found, room);
   }
 
-  /** The change's announcement, run inside its transaction (avatar_set / avatar_removed, talk-chat-calls.md §2). */
+  /** The change's announcement, run inside its transaction (avatar_set / avatar_removed, docs/reference/chat.md#system-messages). */
   private announce(ctx: RequestContext, found: CallerRoom, room: RoomRow, set: boolean): (trx: Kysely<Database>) => Promise<void> {
     return (trx) => this.rooms.announceChange(trx, room, chatActorOf(ctx, found.attendee), { kind: 'avatar', set });
   }

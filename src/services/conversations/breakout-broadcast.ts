@@ -1,5 +1,5 @@
 /**
- * Breakout broadcast (talk-reference.md §4.5, Talk's BreakoutRoomService::broadcastChatMessage):
+ * Breakout broadcast (docs/reference/conversations.md#breakout-rooms, Talk's BreakoutRoomService::broadcastChatMessage):
  * a logged-in moderator of the parent posts one message into every breakout room, as
  * themselves (each post is the chat's ordinary post: mentions, read marker, wake-ups).
  * 400 `mode` without breakout rooms, 400 `message` empty, 413 `message` too long.

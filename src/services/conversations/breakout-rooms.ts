@@ -1,5 +1,5 @@
 /**
- * Breakout rooms (feature `breakout-rooms-v1`; talk-reference.md §4.5, talk-behaviour.md §6; the
+ * Breakout rooms (feature `breakout-rooms-v1`; docs/reference/conversations.md#breakout-rooms, docs/reference/conversations.md#endpoint-rules; the
  * contract's "Get breakout rooms" and its state table): configure, remove, start, stop, apply an
  * attendee map, request and withdraw assistance, switch rooms in free mode, and the list.
  *
@@ -114,7 +114,7 @@ export class BreakoutRoomsService {
         });
         // Talk creates each room with createConversation and fills it with addUsers: its chat
         // starts with `conversation_created`, which everyone added has read, then `user_added`
-        // for everyone but the caller (talk-chat-calls.md §2).
+        // for everyone but the caller (docs/reference/chat.md#system-messages).
         const child = (await repos.rooms.findById(id))!;
         await this.rooms.announceChange(trx, child, actor, { kind: 'created' });
         // The moderators first, as Talk adds them.
@@ -175,7 +175,7 @@ export class BreakoutRoomsService {
             };
         await repos.rooms.update(c.id, patch);
         // Talk starts and stops the rooms through their lobbies: each records the change as
-        // `breakout_rooms_started` / `_stopped` (talk-chat-calls.md §2), when its lobby moved.
+        // `breakout_rooms_started` / `_stopped` (docs/reference/chat.md#system-messages), when its lobby moved.
         if (c.lobby_state !== patch.lobby_state) {
           await this.rooms.announceChange(trx, { ...c, ...patch, last_activity: Math.max(now, c.last_activity) }, chatActorOf(ctx, caller), {
             kind: 'lobby',
@@ -185,7 +185,7 @@ export class BreakoutRoomsService {
       }
       const status = { breakout_room_status: started ? BreakoutStatus.STARTED : BreakoutStatus.STOPPED };
       await repos.rooms.update(parent.id, status);
-      // A lobby change is activity (talk-behaviour.md §11).
+      // A lobby change is activity (docs/reference/conversations.md#timers-and-jobs).
       await repos.rooms.touch(
         children.map((c) => c.id),
         now,
@@ -224,7 +224,7 @@ export class BreakoutRoomsService {
       );
       if (inChildren.some((a) => isModeratorType(a.participant_type))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
       // As Talk's applyAttendeeMap: out of the other rooms (user_removed there), into the mapped
-      // one unless already in it (user_added there), in each room's chat (talk-chat-calls.md §2).
+      // one unless already in it (user_added there), in each room's chat (docs/reference/chat.md#system-messages).
       const targetOf = new Map(moving.map((a) => [a.actor_id, children[map.get(a.id)!].id]));
       const leaving = inChildren.filter((a) => a.room_id !== targetOf.get(a.actor_id));
       const staying = new Set(inChildren.filter((a) => a.room_id === targetOf.get(a.actor_id)).map((a) => a.actor_id));
@@ -332,7 +332,7 @@ function copyOf(a: AttendeeRow) {
   return { actorType: a.actor_type, actorId: a.actor_id, displayName: a.display_name, participantType: a.participant_type, readPrivacy: a.read_privacy };
 }
 
-/** 400 `room` unless `parent` can be given breakout rooms now (talk-reference.md §4.5). */
+/** 400 `room` unless `parent` can be given breakout rooms now (docs/reference/conversations.md#breakout-rooms). */
 function requireConfigurable(parent: RoomRow): void {
   if (parent.breakout_room_mode !== BreakoutMode.NOT_CONFIGURED) throw badRequest('room', 'Breakout rooms are already configured');
   if (parent.type !== RoomType.GROUP) throw badRequest('room', 'Only group conversations can have breakout rooms');

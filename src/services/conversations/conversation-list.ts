@@ -240,7 +240,7 @@ function expiryOf(r: ConversationRevision, now: number): number {
 }
 
 /**
- * GET /room modifiedSince (talk-behaviour.md §6 LATEST): activity since then, an active call,
+ * GET /room modifiedSince (docs/reference/conversations.md#endpoint-rules LATEST): activity since then, an active call,
  * the caller's attendee row changed since then, and with includeStatus every one-to-one.
  */
 function modifiedSince(r: ConversationRevision, opts: ConversationListOptions): boolean {

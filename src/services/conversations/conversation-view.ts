@@ -1,5 +1,5 @@
 /**
- * The conversation records of a request (contract "Conversation"; talk-behaviour.md §5): loads
+ * The conversation records of a request (contract "Conversation"; docs/reference/conversations.md#the-conversation-record): loads
  * what the records need beyond their room/attendee/session rows (other users' display names,
  * group membership, common read markers, user statuses) and makes the lazy repairs reading them
  * implies (expired lobby timers lifted, default names saved, missing PINs generated), each once
@@ -74,7 +74,7 @@ export class ConversationViewService {
     const now = nowSeconds();
     const userId = ctx.userId;
 
-    // Lobby timers are applied lazily on read (talk-behaviour.md §11): lift and save expired ones.
+    // Lobby timers are applied lazily on read (docs/reference/conversations.md#timers-and-jobs): lift and save expired ones.
     const expired = views.filter((v) => lobbyTimerReached(v.room, now));
     if (expired.length) {
       const lifted = new Map((await this.lobbyTimers.lift([...new Set(expired.map((v) => v.room.id))], now)).map((r) => [r.id, r]));
@@ -82,8 +82,7 @@ export class ConversationViewService {
       for (const v of expired) v.room = lifted.get(v.room.id) ?? { ...v.room, lobby_state: 0, lobby_timer: 0, last_activity: now };
     }
 
-    // A group or public conversation without a name gets one from its users, saved (talk-behaviour.md
-    // §4 "Default names"). Parley's own paths never leave a name empty; imported rows may.
+    // A group or public conversation without a name gets one from its users, saved (docs/reference/conversations.md#default-names). Parley's own paths never leave a name empty; imported rows may.
     const nameless = views.filter((v) => v.room.name === '' && isGroupOrPublic(v.room.type));
     if (nameless.length) {
       const users = await this.repos.attendees.userDisplayNames([...new Set(nameless.map((v) => v.room.id))]);

@@ -1,6 +1,6 @@
 /**
  * The work behind the background jobs that keep conversations tidy
- * (talk-behaviour.md §10, §11). Each method is one idempotent step that reads the app config
+ * (docs/reference/participants.md#sessions-and-calls, docs/reference/conversations.md#timers-and-jobs). Each method is one idempotent step that reads the app config
  * afresh, so a second process running the same step right after changes nothing more.
  */
 import type { LobbyTimers } from './lobby-timers.js';
@@ -50,7 +50,7 @@ export class HousekeepingService {
   }
 
   /**
-   * Message expiration (Talk's ExpireChatMessages, talk-chat-calls.md §1.6): deletes messages
+   * Message expiration (Talk's ExpireChatMessages, docs/reference/chat.md#expiration): deletes messages
    * (and reactions, which carry their message's expiry) past `expires_at`. One statement, so
    * two processes running it at once delete each row once; reads already hide them.
    */

@@ -1,7 +1,7 @@
 /**
- * Lifting lobbies whose timer has passed (talk-behaviour.md §11): lazily by whoever reads the
+ * Lifting lobbies whose timer has passed (docs/reference/conversations.md#timers-and-jobs): lazily by whoever reads the
  * conversation first, and by the lobby-timer job for the ones nobody reads. The lift and its
- * `lobby_timer_reached` system message (talk-chat-calls.md §2, actor guests/system) are one
+ * `lobby_timer_reached` system message (docs/reference/chat.md#system-messages, actor guests/system) are one
  * transaction; the UPDATE only takes rows still carrying an expired timer, so concurrent readers
  * in any process lift (and record) each lobby once.
  */

@@ -362,7 +362,7 @@ export class RoomOperatorService {
           continue;
         }
         // Removed under the room lock with `user_removed` by the command line in the same
-        // transaction (talk-chat-calls.md §2; none in one-to-ones, which become former ones).
+        // transaction (docs/reference/chat.md#system-messages; none in one-to-ones, which become former ones).
         await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
           await repos.attendees.deleteByIds([mine.id]);
           if (isOneToOneKind(room.type)) await repos.rooms.markFormerOneToOne([room.id]);

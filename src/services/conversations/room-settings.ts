@@ -3,10 +3,10 @@
  * permissions, favorites, notification levels, message expiration, listable; plus the lobby,
  * whose state is a record field). Every mutator starts with the core's lookup
  * (`RoomsService.requireModerator` / `requireParticipant`: 404, then 403), then applies the
- * rules of domain/room-settings.ts in talk-behaviour.md §6 order, writes, and returns the
+ * rules of domain/room-settings.ts in docs/reference/conversations.md#endpoint-rules order, writes, and returns the
  * caller's view for the presenter (LATEST Talk answers the updated record).
  *
- * lastActivity moves for the changes talk-behaviour.md §11 lists (Talk posts a system message
+ * lastActivity moves for the changes docs/reference/conversations.md#last-activity lists (Talk posts a system message
  * for them); favorites and notification levels move the caller's `last_attendee_activity`, so
  * `GET /room?modifiedSince` returns the conversation to them. An unchanged value is a no-op.
  */
@@ -281,7 +281,7 @@ export class RoomSettingsService {
     const lobbyTimer = timer !== null && timer > 0 ? timer : 0;
     if (state === found.room.lobby_state && lobbyTimer === found.room.lobby_timer) return found;
     const patch: RoomPatch = { lobby_state: state, lobby_timer: lobbyTimer };
-    // Only a change of state is recorded (a new timer alone is not, talk-chat-calls.md §2).
+    // Only a change of state is recorded (a new timer alone is not, docs/reference/chat.md#system-messages).
     const change: RoomChange | undefined = state !== found.room.lobby_state ? { kind: 'lobby', state } : undefined;
     if (state === LobbyState.NON_MODERATORS) return this.saveDisconnecting(found, patch, 'non-moderators', ctx, change);
     return this.save(found, patch, true, ctx, change);

@@ -1,5 +1,5 @@
 /**
- * Conversations core (contract "Conversations"; talk-behaviour.md §3, §4, §6): the one lookup
+ * Conversations core (contract "Conversations"; docs/reference/conversations.md#lookup-and-visibility, docs/reference/conversations.md#creation, docs/reference/conversations.md#endpoint-rules): the one lookup
  * every conversation endpoint starts with (`getRoomForCaller`), creation, the user's list,
  * listed rooms, rename, deletion, lastActivity bumps and direct attendee insertion.
  *
@@ -55,7 +55,7 @@ export interface CallerRoom extends ConversationView {
 export type RoomRepos = Pick<Repositories, 'rooms' | 'attendees' | 'sessions'>;
 
 export interface LookupOptions {
-  /** A validated SIP-bridge request sees every conversation (talk-behaviour.md §3). */
+  /** A validated SIP-bridge request sees every conversation (docs/reference/conversations.md#lookup-and-visibility). */
   sipBridge?: boolean;
   /** Read a logged-in caller's chat state with the room (the record of GET /room/{token}). */
   withChat?: boolean;
@@ -194,7 +194,7 @@ export class RoomsService {
     return this.transaction(async (repos, trx) => ((await repos.rooms.lockRow(roomId)) ? fn(repos, trx) : undefined));
   }
 
-  // ---- lookup (talk-behaviour.md §3) ----
+  // ---- lookup (docs/reference/conversations.md#lookup-and-visibility) ----
 
   /**
    * The conversation `token` for the caller: returned when it is public, when the caller is an
@@ -290,7 +290,7 @@ export class RoomsService {
     return rooms.map((room) => ({ room }));
   }
 
-  // ---- creation (talk-behaviour.md §4) ----
+  // ---- creation (docs/reference/conversations.md#creation) ----
 
   /**
    * POST /room. Returns the caller's view and whether it was created (201) or existed (200).
@@ -471,7 +471,7 @@ export class RoomsService {
     return requireRoomName(roomName);
   }
 
-  /** roomType 2 with a group `invite`: the group attendee and every member (talk-behaviour.md §4). */
+  /** roomType 2 with a group `invite`: the group attendee and every member (docs/reference/conversations.md#creation). */
   private async createGroupInvite(ctx: RequestContext, cfg: AppConfigSnapshot, input: CreateInput): Promise<{ caller: CallerRoom; created: boolean }> {
     const user = ctx.user!;
     const group = await this.directory.groups.find(input.invite);
@@ -563,7 +563,7 @@ export class RoomsService {
   }
 
   /**
-   * GET /room/note-to-self (talk-behaviour.md "Note-to-self"): the caller's note-to-self
+   * GET /room/note-to-self (docs/reference/conversations.md#note-to-self): the caller's note-to-self
    * conversation, created on first demand as Talk's NoteToSelfService creates it: type 6, named
    * "Note to self", objectType `note_to_self` with the user's id, Talk's description, the 📝
    * emoji avatar, the user its owner with it in their favorites, announced by the system
@@ -609,7 +609,7 @@ export class RoomsService {
 
   /**
    * Before a post into a one-to-one: a user of the pair who left is added back as owner, so the
-   * message reaches them (talk-chat-calls.md §1.5 "Side effects", Talk's
+   * message reaches them (docs/reference/chat.md#sending "Side effects", Talk's
    * ensureOneToOneRoomIsFilled). Users that no longer exist stay out. Costs one read of the
    * room's (at most two) attendees per post into a one-to-one; nothing for other rooms.
    */
@@ -655,7 +655,7 @@ export class RoomsService {
     };
   }
 
-  /** A unique token (talk-behaviour.md §1): numeric when SIP is configured. */
+  /** A unique token (docs/reference/constants.md#generated-identifiers): numeric when SIP is configured. */
   newToken(cfg: AppConfigSnapshot, repos: RoomRepos = this.repos): Promise<string> {
     return newToken(cfg.int('token_entropy'), sipConfigured(cfg), (t) => repos.rooms.tokenExists(t));
   }
@@ -728,7 +728,7 @@ export class RoomsService {
 
   // ---- mutations ----
 
-  /** Moves conversations up the list: lastActivity = now (talk-behaviour.md §11 list). */
+  /** Moves conversations up the list: lastActivity = now (docs/reference/conversations.md#last-activity list). */
   async touch(roomIds: number[], now = nowSeconds()): Promise<void> {
     await this.repos.rooms.touch(roomIds, now);
   }

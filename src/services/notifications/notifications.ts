@@ -118,7 +118,7 @@ export class NotificationService {
     // A user held in the lobby is not told of mentions (Talk's shouldMentionedUserBeNotified).
     const inLobby = (a: AttendeeRow) =>
       heldInLobby(room.lobby_state, a.participant_type, permissionsIn(room, a, serverDefaultPermissions(config.raw('default_permissions'))));
-    // Level 0 is the conversation's default (talk-reference.md §1.7).
+    // Level 0 is the conversation's default (docs/reference/constants.md#notification-levels).
     const levelOf = (a: AttendeeRow) =>
       a.notification_level !== NotificationLevel.DEFAULT ? a.notification_level : room.type === RoomType.ONE_TO_ONE ? NotificationLevel.ALWAYS : defaultGroup;
     const params = authorParams(actor);

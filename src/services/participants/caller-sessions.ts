@@ -1,6 +1,5 @@
 /**
- * Recognising the caller in a conversation by the cookie session it carries (talk-behaviour.md
- * §7): an anonymous caller is the guest whose live session its cookie remembers, and a caller's
+ * Recognising the caller in a conversation by the cookie session it carries (docs/reference/participants.md#joining-and-leaving): an anonymous caller is the guest whose live session its cookie remembers, and a caller's
  * own sessions are shown in its conversation records. Used by the conversation lookup
  * (RoomsService) and written to by joins (SessionService); it depends on neither, so the two
  * need no callbacks into each other.

@@ -1,6 +1,6 @@
 /**
  * Cookie ("client") sessions: Parley's stand-in for the PHP session Talk keeps per browser
- * (talk-behaviour.md §7 join steps 1, 4, 7, 8). A browser's HttpOnly cookie identifies a row in
+ * (docs/reference/participants.md#joining-and-leaving join steps 1, 4, 7, 8). A browser's HttpOnly cookie identifies a row in
  * the database (so every Parley process sees it) that remembers, per conversation token and tab,
  * the Talk session id of the last join and the guest actor id. Plain API clients that send no
  * cookie simply get a new session on every join. The cookie value is stored only as sha256.
@@ -16,7 +16,7 @@ import { passwordStamp, type CookieLogin } from '../../domain/cookie-login.js';
 export const SESSION_COOKIE = 'parley_session';
 /** 32 random bytes, base64url. */
 const KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-/** Talk's tab id header: 64 alphanumerics (talk-behaviour.md §1 Session id). */
+/** Talk's tab id header: 64 alphanumerics (docs/reference/constants.md#generated-identifiers Session id). */
 export const TAB_HEADER = 'x-nextcloud-talk-session-tab-id';
 const TAB_PATTERN = /^[a-zA-Z0-9]{64}$/;
 

@@ -27,7 +27,7 @@ export class MembershipSync {
   ) {}
 
   /**
-   * Who the chat names for a membership change (talk-chat-calls.md §2 actor rule; Talk's
+   * Who the chat names for a membership change (docs/reference/chat.md#system-messages actor rule; Talk's
    * Group/CircleMembershipListener): the logged-in user who made it, else the command line.
    */
   private async actorOf(by: string | undefined): Promise<ChatActor> {
@@ -113,7 +113,7 @@ export class MembershipSync {
    * A deleted user leaves every conversation as Talk's Manager::removeUserFromAllRooms does (and
    * `talk:user:remove`): a group or public conversation where they were the last user is
    * deleted (with its breakout rooms); a one-to-one becomes a former one (type 5, no message:
-   * §2 skips one-to-ones); elsewhere `user_removed` naming the deleted user is written in the
+   * docs/reference/chat.md#system-messages skips one-to-ones); elsewhere `user_removed` naming the deleted user is written in the
    * transaction that removes them, by `by` (the admin deleting the account) or the command line.
    */
   async userDeleted(userId: string, by?: string): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Participants (contract "Participants"; talk-behaviour.md §7): the participant list, adding
+ * Participants (contract "Participants"; docs/reference/participants.md#listing-participants): the participant list, adding
  * users, groups, teams and e-mail guests, removing attendees and oneself, promotion and
  * demotion, attendee permissions, invitation mails and guest names. Sessions (join, leave,
  * state) live in sessions.ts; the pure rules in domain/participants.ts.
@@ -122,7 +122,7 @@ export class ParticipantsService {
     const users = new Map((await this.directory.users.existing(userIds)).map((u) => [u.id, u.display_name]));
     const merged = mergeAttendees(rows, now, (id) => users.has(id));
 
-    // Stale sessions and guests that are gone are cleaned up on the way (talk-behaviour.md §7).
+    // Stale sessions and guests that are gone are cleaned up on the way (docs/reference/participants.md#joining-and-leaving).
     if (merged.staleSessionIds.length) {
       const stale = new Set(merged.staleSessionIds);
       const staleAttendees = rows.filter((r) => r.session && stale.has(r.session.id)).map((r) => r.attendee.id);
@@ -268,7 +268,7 @@ export class ParticipantsService {
    * Adds users as normal participants (type 3); self-joined members (5) become permanent (3);
    * existing members keep their role. Bumps lastActivity when anybody was added or changed.
    * Decided and written under the room lock, with the chat's user_added / group_added /
-   * circle_added messages in the same transaction (talk-chat-calls.md §2). Returns the ids of
+   * circle_added messages in the same transaction (docs/reference/chat.md#system-messages). Returns the ids of
    * the users who were not members before. `invitedBy`: the user who added them (their
    * invitation notifications name them; none without).
    */
@@ -500,7 +500,7 @@ export class ParticipantsService {
       });
       if (decided === 'remove') {
         await repos.attendees.deleteByIds([mine.id]);
-        // A self-joined user leaving is not recorded (talk-chat-calls.md §2 user_removed).
+        // A self-joined user leaving is not recorded (docs/reference/chat.md#system-messages user_removed).
         if (mine.participant_type !== ParticipantType.USER_SELF_JOINED) await this.rooms.announceAttendeesRemovedIn(trx, room, chatActorOf(ctx, mine), [mine]);
       }
       return decided;
@@ -514,7 +514,7 @@ export class ParticipantsService {
   /**
    * Finishes removing attendees: their rows and sessions go; on a breakout parent the same actors
    * leave every child. lastActivity moves unless it is a one-to-one or a self-joined user leaving
-   * (talk-behaviour.md §11). A removed group or team must arrive with the members it takes along
+   * (docs/reference/conversations.md#timers-and-jobs). A removed group or team must arrive with the members it takes along
    * (`membersOnlyThrough`), as `remove` and `removeAsOperator` decide them under the room lock.
    */
   async removeAttendees(room: RoomRow, targets: AttendeeRow[], opts: { selfJoinedLeaving?: boolean } = {}): Promise<void> {
@@ -585,7 +585,7 @@ export class ParticipantsService {
       const patch = decided.type === ParticipantType.MODERATOR ? { participant_type: decided.type, permissions: 0 } : { participant_type: decided.type };
       await repos.attendees.update(current.id, { ...patch, last_attendee_activity: now });
       await this.rooms.announceTypeChange(trx, room, chatActorOf(ctx, caller), current, decided.type);
-      // On a breakout parent, moderators are moderators of every child (talk-behaviour.md §7):
+      // On a breakout parent, moderators are moderators of every child (docs/reference/participants.md#moderators):
       // in the same transaction, under the parent's lock that breakout changes take too.
       const children = await repos.rooms.childrenOf(room.token);
       if (children.length) {
@@ -610,7 +610,7 @@ export class ParticipantsService {
       return decided;
     });
     await this.rooms.touch([room.id], now);
-    // The signaling server hears of a type change as an update and a participants change (§5.7).
+    // The signaling server hears of a type change as an update and a participants change (docs/reference/signaling.md#notifications-to-the-signaling-server).
     await this.rooms.announceUpdated(room);
     await this.rooms.announceParticipantsChanged(room, [target.id]);
   }
@@ -618,7 +618,7 @@ export class ParticipantsService {
   /** `target` when its permissions may be set: 400 `room-type` / `type`, 403 `moderator`. */
   private permissionsTarget(room: RoomRow, target: AttendeeRow): AttendeeRow {
     if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
-    // Moderators, owners and guest moderators always have every permission (talk-behaviour.md §7).
+    // Moderators, owners and guest moderators always have every permission (docs/reference/participants.md#attendee-permissions).
     if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
     if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
       throw badRequest('type', 'Permissions of groups and teams cannot be set');

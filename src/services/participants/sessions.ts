@@ -1,5 +1,5 @@
 /**
- * Sessions (contract "Participants": join, leave, session state; talk-behaviour.md §7, §10):
+ * Sessions (contract "Participants": join, leave, session state; docs/reference/participants.md#leaving-a-conversation, docs/reference/participants.md#sessions-and-calls):
  * a participant's presence in a conversation, one row per join. Sessions live in the database
  * and are found through the caller's cookie session, so any Parley process serves any request.
  * How a caller is recognised by its cookie session lives in caller-sessions.ts.
@@ -42,7 +42,7 @@ export class SessionService {
     private readonly calls: CallService,
   ) {}
 
-  // ---- join (talk-behaviour.md §7, POST participants/active) ----
+  // ---- join (docs/reference/participants.md#joining-and-leaving, POST participants/active) ----
 
   async join(ctx: RequestContext, token: unknown, input: JoinInput): Promise<CallerRoom & { attendee: AttendeeRow; session: SessionRow }> {
     // The previous session is read before the lookup, which counts requests of the holder as pings.
@@ -72,7 +72,7 @@ export class SessionService {
         else throw notFound('room');
         // A listed room joined as a permanent member is recorded as the user's own `user_added`
         // ("{actor} joined the conversation", Talk's addSystemMessageUserAdded), which also
-        // moves lastActivity (talk-behaviour.md §11); a self-joined public room (type 5) is not.
+        // moves lastActivity (docs/reference/conversations.md#last-activity); a self-joined public room (type 5) is not.
         attendee = await this.rooms.addAttendee(
           room.id,
           { actorType: ActorType.USERS, actorId: ctx.user.id, displayName: ctx.user.display_name, participantType: type },
@@ -148,7 +148,7 @@ export class SessionService {
     const hit = await this.repo.sessionInRoom(found.room.id, entry.sessionId);
     await this.cookies.forget(ctx, found.room.token);
     if (!hit) return;
-    // Leaving the conversation leaves its call first (talk-behaviour.md §7: "disconnect from the call").
+    // Leaving the conversation leaves its call first (docs/reference/participants.md#leaving-a-conversation: "disconnect from the call").
     if (hit.session.in_call !== 0) await this.calls.leaveSession(found.room, hit.attendee, hit.session, 'room');
     await this.endSessions({ sessionIds: [hit.session.id], attendeeIds: [hit.attendee.id], roomIds: [found.room.id] });
   }

@@ -1,5 +1,5 @@
 /**
- * The capabilities document (talk-reference.md §2): Nextcloud's shape, with `spreed` fed from
+ * The capabilities document (docs/reference/capabilities-and-config.md#the-capabilities-document): Nextcloud's shape, with `spreed` fed from
  * app config and the caller's preferences. Anonymous callers get the guest view; a user outside
  * `allowed_groups` gets no `spreed` key.
  *
@@ -85,7 +85,7 @@ export class CapabilitiesService {
     private readonly webPush = false,
   ) {}
 
-  /** The caller's document with its cache key (talk-reference.md §2.1). */
+  /** The caller's document with its cache key (docs/reference/capabilities-and-config.md#the-capabilities-document). */
   async view(ctx: RequestContext): Promise<CapabilitiesView> {
     const cfg = await ctx.config();
     // A user outside `allowed_groups` gets no spreed key at all (null inputs).

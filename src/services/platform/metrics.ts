@@ -12,7 +12,7 @@ import { Counter, counterValue, exposition, gauge, Histogram, type MetricFamily 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60];
 
-/** Talk conversation types (talk-reference.md §1.1) as metric labels. */
+/** Talk conversation types (docs/reference/constants.md#conversation-types) as metric labels. */
 const ROOM_TYPES: Record<number, string> = { 1: 'one_to_one', 2: 'group', 3: 'public', 4: 'changelog', 5: 'former_one_to_one', 6: 'note_to_self' };
 
 export class MetricsService {

@@ -1,5 +1,5 @@
 /**
- * X-Service-Hash (sent as X-Nextcloud-Talk-Hash too; talk-reference.md §2.4, talk-behaviour.md §8):
+ * X-Service-Hash (sent as X-Nextcloud-Talk-Hash too; docs/reference/capabilities-and-config.md#the-hash-header):
  * a sha1 that changes whenever a setting that shapes capabilities changes, so clients know to
  * fetch capabilities again. Clients only compare it, so the digest is driven by the registry:
  * every key marked Hash = Yes (contract table), the signing key pair of the current algorithm,
@@ -37,7 +37,7 @@ export function serviceHash(cfg: AppConfigSnapshot, subject: HashSubject): strin
   return createHash('sha1').update(parts.join('#')).digest('hex');
 }
 
-/** Header names carrying the hash: the contract's and Nextcloud Talk's (DESIGN.md §1). */
+/** Header names carrying the hash: the contract's and Nextcloud Talk's (docs/design.md#which-behaviour-wins). */
 export const HASH_HEADERS = ['X-Service-Hash', 'X-Nextcloud-Talk-Hash'] as const;
 
 export class ServiceHashService {

@@ -1,7 +1,7 @@
 /**
  * Web Push (RFC 8030, message encryption RFC 8291 `aes128gcm`, VAPID RFC 8292) for browsers and
  * UnifiedPush distributors, in the notifications app's shapes (its WebPushController and
- * docs/webpush-v2.md; here docs/talk-apps.md "Push notifications"): the server's VAPID key, a
+ * its Web Push protocol document; here docs/talk-apps.md "Push notifications"): the server's VAPID key, a
  * subscription per app password that must be activated with the token pushed through it, and
  * delivery of the same notifications and silent deletes as the proxy's, as clear JSON inside
  * the encrypted message. Requests are encrypted and signed by the `web-push` package and sent

@@ -1,5 +1,5 @@
 /**
- * Internal signaling (talk-chat-calls.md §5.5): the relay Talk clients use when no external
+ * Internal signaling (docs/reference/signaling.md#internal-signaling): the relay Talk clients use when no external
  * signaling server is configured. POST stores one row per recipient session and wakes that
  * session's channel (cache/wake.ts: LISTEN/NOTIFY across processes on PostgreSQL, in-process on
  * SQLite); GET takes the caller's rows, or waits for its channel until the poll ends. Nothing is

@@ -1,6 +1,6 @@
 /**
- * The backend API an external signaling server ("HPB") calls (talk-chat-calls.md §5.6;
- * hpb-signaling.md §3): `POST /signaling/backend` with `auth`, `room` (join/leave) and `ping`.
+ * The backend API an external signaling server ("HPB") calls (docs/reference/signaling.md#backend-api;
+ * docs/reference/signaling.md#backend-api): `POST /signaling/backend` with `auth`, `room` (join/leave) and `ping`.
  * Every request is signed: `Spreed-Signaling-Checksum` = hex HMAC-SHA256(shared secret of
  * `signaling_servers`, `Spreed-Signaling-Random` + raw body). Answers are always OCS 200 with
  * `{type:"error", error:{code, message}}` for refusals; a wrong checksum also counts as a
@@ -35,7 +35,7 @@ function phpDateTime(seconds: number | null): Reply | null {
   return { date: `${iso.slice(0, 10)} ${iso.slice(11, 19)}.000000`, timezone_type: 3, timezone: 'UTC' };
 }
 
-/** RoomPropertiesHelper (§5.6): what the signaling server hands its clients about a room. */
+/** RoomPropertiesHelper (docs/reference/signaling.md#backend-api): what the signaling server hands its clients about a room. */
 export function roomProperties(room: RoomRow, extra: Reply = { description: room.description }): Reply {
   return {
     name: room.name,
@@ -50,7 +50,7 @@ export function roomProperties(room: RoomRow, extra: Reply = { description: room
   };
 }
 
-/** Media permissions of a session as the signaling server names them (§5.6). */
+/** Media permissions of a session as the signaling server names them (docs/reference/signaling.md#backend-api). */
 export function signalingPermissions(effective: number, attendee: Pick<AttendeeRow, 'participant_type'>): string[] {
   const out: string[] = [];
   if (hasPermission(effective, Permission.PUBLISH_AUDIO)) out.push('publish-audio');
@@ -103,7 +103,7 @@ export class SignalingBackendService {
     }
   }
 
-  /** Hello v1 (§5.6 `auth`): the ticket from the signaling settings, for that user or a guest. */
+  /** Hello v1 (docs/reference/signaling.md#backend-api `auth`): the ticket from the signaling settings, for that user or a guest. */
   private async auth(auth: Record<string, unknown>): Promise<Reply> {
     const params = obj(auth.params);
     const userId = str(params.userid);

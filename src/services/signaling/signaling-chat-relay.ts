@@ -1,7 +1,7 @@
 /**
- * The chat relay of the signaling server's `message` notification (talk-chat-calls.md §5.7,
+ * The chat relay of the signaling server's `message` notification (docs/reference/signaling.md#notifications-to-the-signaling-server,
  * Talk 22+): `{type:"chat", chat:{refresh:true, comment}}` where `comment` is the message as
- * the chat API shows it (§1.4, with `parent`) plus `lastCommonRead`. Sent for users' messages,
+ * the chat API shows it (docs/reference/chat.md#the-message-object, with `parent`) plus `lastCommonRead`. Sent for users' messages,
  * shared objects, reactions and the system messages Talk relays; other system messages carry
  * only `refresh:true`, so clients fetch the chat themselves.
  */
@@ -12,7 +12,7 @@ import { formatChatMessage, type ChatMessageRecord } from '../../presenters/chat
 import { MessageType } from '../../domain/chat.js';
 import { nowSeconds } from '../../domain/time.js';
 
-/** System messages whose full comment Talk relays (§5.7); prefixes end with `_`. */
+/** System messages whose full comment Talk relays (docs/reference/signaling.md#notifications-to-the-signaling-server); prefixes end with `_`. */
 const RELAYED_SYSTEM_MESSAGES = [
   'call_started',
   'call_joined',
@@ -64,7 +64,7 @@ export class SignalingChatRelay {
     const parents = new Map(parent ? [[parent.id, parent]] : []);
     const comment = formatChatMessage(row, { token: room.token, roomType: room.type, parents });
     comment.lastCommonRead = (await this.repos.attendees.commonReadMessages([room.id])).get(room.id) ?? 0;
-    // Call messages say whether the call was silent (§5.7 `comment.call.silent`).
+    // Call messages say whether the call was silent (docs/reference/signaling.md#notifications-to-the-signaling-server `comment.call.silent`).
     if (row.message_type === MessageType.SYSTEM && row.system_message.startsWith('call_')) comment.call = { silent: row.silent === 1 };
     return comment;
   }

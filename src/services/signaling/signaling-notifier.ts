@@ -1,6 +1,5 @@
 /**
- * What Parley tells the external signaling server when conversations change (talk-chat-calls.md
- * §5.7; hpb-signaling.md §4): `POST <server>/api/v1/room/<token>` with `invite`, `disinvite`,
+ * What Parley tells the external signaling server when conversations change (docs/reference/signaling.md#notifications-to-the-signaling-server; docs/reference/signaling.md#notifications-to-the-signaling-server): `POST <server>/api/v1/room/<token>` with `invite`, `disinvite`,
  * `update`, `delete`, `participants`, `incall` and `message`, signed like
  * the backend API (`Spreed-Signaling-Random`/`-Checksum`, plus `Spreed-Signaling-Backend` naming
  * Parley), to every configured server.
@@ -83,7 +82,7 @@ export class SignalingNotifier {
 
   // ---- what happened (subscribed in events/subscribers.ts; each returns at once) ----
 
-  /** Users added: `invite` to them; the other users get a room-list update (§5.7). */
+  /** Users added: `invite` to them; the other users get a room-list update (docs/reference/signaling.md#notifications-to-the-signaling-server). */
   attendeesAdded(room: RoomRow, userIds: string[]): void {
     this.enqueue(room.token, async () => ({
       type: 'invite',
@@ -116,7 +115,7 @@ export class SignalingNotifier {
 
   /**
    * A chat message, shared object, reaction or system message was committed: every session in
-   * the room gets `message` with `{type:"chat", chat:{refresh:true, comment?}}` (§5.7, see
+   * the room gets `message` with `{type:"chat", chat:{refresh:true, comment?}}` (docs/reference/signaling.md#notifications-to-the-signaling-server, see
    * signaling-chat-relay.ts for which carry the comment).
    */
   chatMessage(room: RoomRow, messageId: number, config?: AppConfigSnapshot): void {
@@ -147,7 +146,7 @@ export class SignalingNotifier {
 
   /**
    * A session joined, left or changed its flags in the call: `incall` with its entry in
-   * `changed` and every in-call session in `users` (read when sent, §5.7).
+   * `changed` and every in-call session in `users` (read when sent, docs/reference/signaling.md#notifications-to-the-signaling-server).
    */
   inCallChanged(room: RoomRow, sessionId: string, flags: number): void {
     this.enqueue(room.token, async () => {
@@ -202,7 +201,7 @@ export class SignalingNotifier {
   /**
    * Breakout rooms started: the sessions of each non-moderator user in the parent are told to
    * switch to the breakout room they are assigned to; stopped: the sessions in each breakout
-   * room are told to switch back to the parent (`switchto {roomid, sessions}`, §5.7).
+   * room are told to switch back to the parent (`switchto {roomid, sessions}`, docs/reference/signaling.md#notifications-to-the-signaling-server).
    */
   breakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): void {
     if (started) {

@@ -1,6 +1,6 @@
 /**
  * Generated signaling secrets (contract "Server-wide app configuration": `signaling_ticket_secret`
- * is a 255-character random string; talk-chat-calls.md §5.3, §5.4): the ticket secret and the
+ * is a 255-character random string; docs/reference/signaling.md#tickets): the ticket secret and the
  * hello v2 key pair of the configured `signaling_token_alg`, created when empty. Called at start
  * (boot.ts) and again when the algorithm changes. Several processes starting together store one
  * value: the insert keeps whatever was stored first.

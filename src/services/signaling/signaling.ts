@@ -1,5 +1,5 @@
 /**
- * Signaling settings (talk-chat-calls.md §5.1–§5.4): what a client needs to connect to a call —
+ * Signaling settings (docs/reference/signaling.md#settings): what a client needs to connect to a call —
  * STUN and TURN servers (TURN with time-limited credentials), the signaling mode and server, the
  * hello v1 ticket and the hello v2 JWT. Tickets are also validated here for the backend API.
  */
@@ -38,7 +38,7 @@ export interface SignalingSettings {
   sipDialinInfo: string;
 }
 
-/** Hello v2 tokens are short-lived (§5.4: exp = iat + 60 s). */
+/** Hello v2 tokens are short-lived (docs/reference/signaling.md#tickets: exp = iat + 60 s). */
 const JWT_LIFETIME = 60;
 
 export class SignalingService {
@@ -101,14 +101,14 @@ export class SignalingService {
   }
 
   /**
-   * §5.3 ticket. Deviation: Talk keeps a per-user secret in the user's preferences; Parley signs
+   * docs/reference/signaling.md#tickets ticket. Deviation: Talk keeps a per-user secret in the user's preferences; Parley signs
    * users' and guests' tickets with the one `signaling_ticket_secret` (the ticket names the user).
    */
   private ticketV1(cfg: AppConfigSnapshot, userId: string): string {
     return signalingTicketV1(cfg.get('signaling_ticket_secret'), userId, nowSeconds());
   }
 
-  /** §5.4 hello v2 token: iss = base URL with `/`, 60 s lifetime, `sub` only for users. */
+  /** docs/reference/signaling.md#tickets hello v2 token: iss = base URL with `/`, 60 s lifetime, `sub` only for users. */
   private helloV2Token(cfg: AppConfigSnapshot, ctx: RequestContext): string {
     const alg = tokenAlgOf(cfg);
     const key = tokenPrivateKey(alg, cfg.raw(tokenKeyNames(alg).priv) ?? '');

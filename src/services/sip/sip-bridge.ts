@@ -1,6 +1,6 @@
 /**
- * Authenticating the SIP bridge (contract "Authentication" 5; talk-reference.md §3.7,
- * talk-behaviour.md §7 "Validation"). The bridge signs each request with headers
+ * Authenticating the SIP bridge (contract "Authentication" 5; docs/reference/sip.md#bridge-signature,
+ * docs/reference/sip.md#bridge-signature). The bridge signs each request with headers
  * `Talk-SIPBridge-Random` and `Talk-SIPBridge-Checksum` = hex HMAC-SHA256(shared secret,
  * random + conversation token). A wrong or missing signature is 401 and counts as a
  * `talkSipBridgeSecret` brute-force failure (429 once the cap is reached).

@@ -1,5 +1,5 @@
 /**
- * `POST /settings/sip` (contract "Settings", talk-behaviour.md §12): the three SIP bridge
+ * `POST /settings/sip` (contract "Settings", docs/reference/sip.md#sip-settings): the three SIP bridge
  * settings are written together through the app-config registry, in one transaction and one
  * cache-generation bump, so every process (and the X-Service-Hash) sees them at once.
  */

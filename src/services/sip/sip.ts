@@ -1,6 +1,6 @@
 /**
- * SIP in conversations (contract "Settings"/"Participants" SIP parts; talk-behaviour.md §6
- * "webinar/sip", §7 "SIP bridge endpoints"): enabling dial-in per conversation, the four
+ * SIP in conversations (contract "Settings"/"Participants" SIP parts; docs/reference/conversations.md#endpoint-rules
+ * "webinar/sip", docs/reference/sip.md#bridge-endpoints "SIP bridge endpoints"): enabling dial-in per conversation, the four
  * endpoints the SIP bridge calls, and phone attendees for dial-out.
  *
  * Conversation lookup comes from RoomsService, the record and PIN generation from ConversationViewService;
@@ -61,7 +61,7 @@ export class SipService {
   // ---- PUT /room/{token}/webinar/sip ----
 
   /**
-   * Sets `sipEnabled` (0 off, 1 with PIN, 2 without PIN). Order as talk-behaviour.md §6:
+   * Sets `sipEnabled` (0 off, 1 with PIN, 2 without PIN). Order as docs/reference/conversations.md#endpoint-rules:
    * 404 room, 403 moderator, 403 `sip_bridge_groups`, 412 SIP not configured, unchanged → no-op,
    * then 400 breakout-room / type / value / token.
    */
@@ -92,7 +92,7 @@ export class SipService {
   /**
    * GET /room/{token} as the SIP bridge asks it: undefined when the request carries no bridge
    * signature; 401 when it is wrong; else the conversation (any type) in the limited view with
-   * the name forced and no last message (talk-behaviour.md §7).
+   * the name forced and no last message (docs/reference/participants.md).
    */
   async bridgeRecord(ctx: RequestContext, token: string): Promise<ConversationRecord | undefined> {
     if (!(await this.bridge.detect(ctx, token))) return undefined;
@@ -184,7 +184,7 @@ export class SipService {
     if (cfg.int('start_calls') === StartCalls.NOBODY || !hasPermission(effective, Permission.START_CALL)) {
       throw forbidden('permissions', 'You are not allowed to start calls in this conversation');
     }
-    // A dial-out joins a running call the caller is in (talk-chat-calls.md §4; a caller without
+    // A dial-out joins a running call the caller is in (docs/reference/calls.md#the-call-api; a caller without
     // a session here is not checked, as in Talk).
     if (room.call_flag === 0 || (session !== undefined && session.in_call === 0)) throw badRequest('in-call', 'Dial-out needs a running call you are in');
     if (!dialOutEnabled(cfg)) throw notImplemented('dialout');
@@ -221,7 +221,7 @@ export class SipService {
   // ---- phone participants (source=phones on add participant) ----
 
   /**
-   * Adds a phone attendee for dial-out (talk-reference.md §4.2 `phones`): 501 `sip` unless SIP
+   * Adds a phone attendee for dial-out (docs/reference/participants.md#the-participant-record `phones`): 501 `sip` unless SIP
    * and dial-out are on and the caller is in `sip_bridge_groups`; 400 `phone` unless the number
    * is E.164. The caller must already be known as a moderator of `room`.
    */
@@ -238,7 +238,7 @@ export class SipService {
       participantType: ParticipantType.USER,
       phoneNumber: normalized,
     };
-    // Recorded as `phone_added` in the adding transaction (talk-chat-calls.md §2).
+    // Recorded as `phone_added` in the adding transaction (docs/reference/chat.md#system-messages).
     return this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const [row] = await this.rooms.addAttendees(room.id, [spec], repos);
       await this.rooms.announceAttendeesAddedIn(trx, room, chatActorOf(ctx), [row]);
