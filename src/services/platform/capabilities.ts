@@ -155,7 +155,9 @@ export class CapabilitiesService {
       'grid-limit': cfg.int('grid_videos_limit'),
       'grid-limit-enforced': cfg.bool('grid_videos_limit_enforced'),
     };
-    const attachments: Record<string, unknown> = { allowed: user };
+    // `allowed` tells an app it may share files into conversations: not before that works
+    // (files are stored and served, but the files_sharing share API is not built; docs/files.md).
+    const attachments: Record<string, unknown> = { allowed: false };
     if (prefs) attachments.folder = prefs.attachmentFolder;
 
     return {
