@@ -20,7 +20,7 @@ for (const dialect of dialects()) {
     stream.on('data', (c) => (log += c));
     const t = useParley(dialect, { env: { LOG_LEVEL: 'info' }, logStream: stream, users: ['alice', 'bob'] });
 
-    it('is refused (400 connection, logged), never an unhandled error, and removes nobody', async () => {
+    it('is refused (400 connection, logged) or dropped, never an unhandled error, and removes nobody', async () => {
       const room = await t.newRoom('alice', { type: RoomType.GROUP, members: ['bob'] });
       const people = (await t.call('GET', `${V4}/room/${room.token}/participants`, { as: as('alice') })).data as Array<{ actorId: string; attendeeId: number }>;
       const bob = people.find((p) => p.actorId === 'bob')!.attendeeId;
@@ -49,7 +49,11 @@ for (const dialect of dialects()) {
       const handled = () => log.slice(seen).includes('connection closed before the request was handled') || log.slice(seen).includes('unhandled error');
       for (let i = 0; i < 100 && !handled(); i++) await new Promise((r) => setTimeout(r, 50));
       assert.ok(!log.slice(seen).includes('unhandled error'), log.slice(seen));
-      assert.ok(log.slice(seen).includes('connection closed before the request was handled'), `refused: ${log.slice(seen)}`);
+      // On SQLite the handler runs at once and refuses it (logged). On PostgreSQL the request
+      // first waits for its read-your-writes sync (cache/direct-reads.ts); by then its connection
+      // is gone and its handler never runs (nothing is logged). Either way nothing ran for it,
+      // which the check of bob below holds after the wait above.
+      if (dialect === 'sqlite') assert.ok(log.slice(seen).includes('connection closed before the request was handled'), `refused: ${log.slice(seen)}`);
       const still = (await t.call('GET', `${V4}/room/${room.token}/participants`, { as: as('alice') })).data as Array<{ actorId: string }>;
       assert.ok(
         still.some((p) => p.actorId === 'bob'),
