@@ -5,6 +5,10 @@
  * aes128gcm message (decrypted here per RFC 8291) signed with VAPID; an expired subscription is
  * removed; with Web Push off the registration answers 403 and the capability is absent.
  */
+import os from 'node:os';
+import { lookup } from 'node:dns/promises';
+import { isWebPushEndpoint } from '../src/domain/web-push.js';
+import { resolvesInternally } from '../src/services/push/web-push.js';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useParley } from './helpers/fixtures.js';
@@ -154,3 +158,18 @@ for (const dialect of dialects()) {
     });
   });
 }
+
+describe('web push: an endpoint whose name resolves into the own network is not posted to', () => {
+  it('a name that resolves to loopback counts as internal; a public address literal does not', async (t) => {
+    const name = os.hostname();
+    const resolved = await lookup(name, { all: true }).catch(() => []);
+    if (!resolved.some((a) => a.address.startsWith('127.') || a.address === '::1')) {
+      t.skip(`this machine's name (${name}) does not resolve to loopback here`);
+      return;
+    }
+    assert.equal(isWebPushEndpoint(`https://${name}/push/1`, false), true, 'the name passes the check as written');
+    assert.equal(await resolvesInternally(name), true, 'but what it resolves to is internal');
+    assert.equal(await resolvesInternally('192.0.2.10'), false);
+    assert.equal(await resolvesInternally('10.1.2.3'), true);
+  });
+});

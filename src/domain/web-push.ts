@@ -24,7 +24,7 @@ export function isAuthSecret(value: string): boolean {
 }
 
 /** Private, loopback and link-local address literals: never an endpoint (another server's push service is public). */
-function isInternalAddress(host: string): boolean {
+export function isInternalAddress(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
   if (net.isIPv4(h)) {
     const [a, b] = h.split('.').map(Number);
