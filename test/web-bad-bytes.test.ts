@@ -41,7 +41,8 @@ for (const dialect of dialects()) {
         const path = fill(r.url, 'x');
         const q = await fetch(`${t.p.url}${path}?name=${NUL}`, { method: r.method });
         assert.equal(q.status, 400, `${r.method} ${r.url} (query): ${q.status} ${await q.text()}`);
-        if (r.method === 'GET') continue;
+        // WebDAV bodies are file contents, never parsed as forms: any byte is data there.
+        if (r.method === 'GET' || r.url.startsWith('/remote.php/dav/')) continue;
         const f = await fetch(t.p.url + path, {
           method: r.method,
           headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
