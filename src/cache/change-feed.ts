@@ -115,7 +115,7 @@ export class SqliteChangeFeed extends TopicLog implements ChangeFeed {
   private read(database: SQLite.Database, stats: QueryStats): void {
     const from = this.row;
     if (from !== undefined) {
-      const rows = timed(stats, () => database.prepare(READ_FROM).all(from, MAX_ROWS + 2) as Array<{ seq: number; topic: string }>);
+      const rows = timed(stats, READ_FROM, () => database.prepare(READ_FROM).all(from, MAX_ROWS + 2) as Array<{ seq: number; topic: string }>);
       // Row 0 is never written (numbering starts at 1): after an empty feed every row is new;
       // otherwise the first row is the one read last.
       const first = from === 0 ? 0 : 1;
@@ -126,17 +126,17 @@ export class SqliteChangeFeed extends TopicLog implements ChangeFeed {
       }
     }
     this.startOver();
-    this.row = timed(stats, () => database.prepare(NEWEST).pluck().get() as number | null) ?? 0;
+    this.row = timed(stats, NEWEST, () => database.prepare(NEWEST).pluck().get() as number | null) ?? 0;
   }
 }
 
 /** Runs one statement, counted and timed as every statement is (query-stats.ts). */
-function timed<T>(stats: QueryStats, statement: () => T): T {
+function timed<T>(stats: QueryStats, sql: string, statement: () => T): T {
   const begun = performance.now();
   try {
     return statement();
   } finally {
-    stats.record(performance.now() - begun, false);
+    stats.record(performance.now() - begun, false, sql);
   }
 }
 

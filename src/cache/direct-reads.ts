@@ -138,8 +138,9 @@ function currentStamp(reader: DirectReader): string {
     version = reader.wal?.read();
     if (version === undefined) {
       // Header unreadable or being written: ask SQLite (a query, so it is counted as one).
+      const started = performance.now();
       version = `v${reader.stampStatement.get() as number}`;
-      reader.stats.queries++;
+      reader.stats.record(performance.now() - started, false, reader.stampStatement.source);
     }
     if (reader.scoped) reader.dataVersion = version;
   }
@@ -198,7 +199,7 @@ function keptOnFeed<R extends object>(
 function run<R>(reader: DirectReader, sql: string, parameters: readonly unknown[]): R[] {
   const started = performance.now();
   const rows = reader.database.prepare(sql).all(parameters as unknown[]) as R[];
-  reader.stats.record(performance.now() - started, false);
+  reader.stats.record(performance.now() - started, false, sql);
   return rows;
 }
 

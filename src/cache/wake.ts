@@ -320,12 +320,15 @@ export function wakeChannel(schema: string | undefined): string {
   return `parley_wake_${(schema ?? 'public').replace(/[^a-zA-Z0-9_]/g, '_')}`.slice(0, 63);
 }
 
+/** The sync round trip on the LISTEN connection (`confirm`): no notify, no transaction id. */
+const ROUND_TRIP = 'select 1';
+
 /** What `postgresWake` reports besides notifications. */
 export interface PostgresWakeOptions {
   /** Hears every notification and the connection's state; with one the connection is kept open. */
   observer?: WakeObserver;
-  /** A counted round trip took `ms` (the database layer counts it as a statement). */
-  counted?: (ms: number) => void;
+  /** A counted round trip (statement `sql`) took `ms` (the database layer counts it as a statement). */
+  counted?: (ms: number, sql: string) => void;
   /** Told when the connection is lost, and why (the log). */
   warn?: (message: string) => void;
 }
@@ -455,7 +458,7 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
       pending.add(resolve);
       timer = setTimeout(() => resolve(false), CONFIRM_DEADLINE_MS);
       // A failure also shows as the connection's error (dropped as closed).
-      c.query('select 1').then(
+      c.query(ROUND_TRIP).then(
         () => resolve(true),
         () => resolve(false),
       );
@@ -472,7 +475,7 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     }
     lastDelivery = performance.now();
     health.confirmed++;
-    if (counted) options.counted?.(lastDelivery - started);
+    if (counted) options.counted?.(lastDelivery - started, ROUND_TRIP);
     return client === c;
   };
 

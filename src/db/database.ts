@@ -51,7 +51,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export async function openDatabase(opts: DbOptions): Promise<Db> {
   const stats = new QueryStats();
-  const log = (event: LogEvent) => stats.record(event.queryDurationMillis, event.level === 'error');
+  const log = (event: LogEvent) => stats.record(event.queryDurationMillis, event.level === 'error', event.query.sql);
   if (opts.databaseUrl) {
     const schema = opts.schema;
     if (schema) {
@@ -91,7 +91,7 @@ export async function openDatabase(opts: DbOptions): Promise<Db> {
     const wake = postgresWake(kysely, opts.databaseUrl, channelSchema, {
       observer: readCache.observer,
       // A sync round trip is a statement, counted as one (tests pin statements per request).
-      counted: (ms) => stats.record(ms, false),
+      counted: (ms, sql) => stats.record(ms, false, sql),
       warn: opts.warn,
     });
     confirm = wake.confirm!;

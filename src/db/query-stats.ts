@@ -13,9 +13,17 @@ export class QueryStats {
   readonly time = new Histogram('parley_db_query_duration_seconds', 'Time of SQL statements sent through Kysely', QUERY_BUCKETS);
   readonly errors = new Counter('parley_db_query_errors', 'SQL statements that failed');
 
-  /** One timed statement (Kysely's log event, or a direct read measured around the call). */
-  record(ms: number, failed: boolean): void {
+  /**
+   * The SQL text of every statement recorded while set (tests switch it on around a request:
+   * the reviewed query snapshots, test/query-snapshots.test.ts). Undefined, the default: nothing
+   * is kept, and every caller passes a string it already holds, so the hot path does no string work.
+   */
+  statements: string[] | undefined;
+
+  /** One timed statement (Kysely's log event, or a direct read measured around the call) and its SQL text. */
+  record(ms: number, failed: boolean, sql: string): void {
     this.queries++;
+    if (this.statements !== undefined) this.statements.push(sql);
     this.time.observe(ms / 1000);
     if (failed) this.errors.inc();
   }

@@ -1,0 +1,7 @@
+-- capabilities [postgres]
+
+-- warm
+select 1;
+
+-- after a write
+select 1;

@@ -1,0 +1,10 @@
+-- participants [postgres]
+
+-- warm
+select 1;
+
+-- after a write
+select 1;
+select "r".*, "a"."id" as "a_id", "a"."room_id" as "a_room_id", "a"."actor_type" as "a_actor_type", "a"."actor_id" as "a_actor_id", "a"."display_name" as "a_display_name", "a"."pin" as "a_pin", "a"."participant_type" as "a_participant_type", "a"."favorite" as "a_favorite", "a"."notification_level" as "a_notification_level", "a"."notification_calls" as "a_notification_calls", "a"."last_joined_call" as "a_last_joined_call", "a"."last_read_message" as "a_last_read_message", "a"."last_mention_message" as "a_last_mention_message", "a"."last_mention_direct" as "a_last_mention_direct", "a"."read_privacy" as "a_read_privacy", "a"."permissions" as "a_permissions", "a"."access_token" as "a_access_token", "a"."invited_cloud_id" as "a_invited_cloud_id", "a"."phone_number" as "a_phone_number", "a"."call_id" as "a_call_id", "a"."dialout_request" as "a_dialout_request", "a"."dialout_requested_at" as "a_dialout_requested_at", "a"."last_attendee_activity" as "a_last_attendee_activity", "a"."created_at" as "a_created_at", "a"."read_count" as "a_read_count", "a"."archived" as "a_archived", "a"."important" as "a_important", "a"."sensitive" as "a_sensitive", "a"."rev" as "a_rev", "a"."hidden_pinned_id" as "a_hidden_pinned_id", "a"."has_scheduled_messages" as "a_has_scheduled_messages" from "rooms" as "r" left join "attendees" as "a" on "a"."room_id" = "r"."id" and "a"."actor_type" = $1 and "a"."actor_id" = $2 where "r"."token" = $3;
+select (select json_agg(json_build_array("id", "room_id", "actor_type", "actor_id", "display_name", "pin", "participant_type", "permissions", "invited_cloud_id", "phone_number", "call_id") order by id) from attendees where "room_id" = any($1)) as a, (select json_agg(json_build_array("s"."id", "s"."attendee_id", "s"."session_id", "s"."in_call", "s"."last_ping", "s"."state") order by s.id) from attendees a inner join sessions s on s.attendee_id = a.id where "a"."room_id" = any($2)) as s;
+select * from "users" where "id" in ($1, $2);

@@ -1,0 +1,15 @@
+-- room-get-session [postgres]
+
+-- warm
+select 1;
+select * from "rooms" where "token" = $1;
+select "a".*, "r"."token" as "r_token", "s"."id" as "s_id", "s"."session_id" as "s_session_id", "s"."in_call" as "s_in_call", "s"."last_ping" as "s_last_ping", "s"."state" as "s_state", "c"."user_id" as "b_user_id", "c"."app_password_id" as "b_app_password_id", "c"."login_token_hash" as "b_login_token_hash", "c"."password_stamp" as "b_password_stamp", "u"."enabled" as "u_enabled", "u"."password_hash" as "u_password_hash", "ap"."id" as "ap_id", "ls"."expires_at" as "ls_expires_at" from "client_sessions" as "c" inner join "client_room_sessions" as "r" on "r"."client_session_id" = "c"."id" inner join "sessions" as "s" on "s"."session_id" = "r"."session_id" inner join "attendees" as "a" on "a"."id" = "s"."attendee_id" left join "users" as "u" on "u"."id" = "c"."user_id" left join "app_passwords" as "ap" on "ap"."id" = "c"."app_password_id" and "ap"."user_id" = "c"."user_id" left join "login_sessions" as "ls" on "ls"."token_hash" = "c"."login_token_hash" and "ls"."user_id" = "c"."user_id" where "c"."key_hash" = $1 and "r"."tab_id" = $2 and "r"."token" = $3;
+select min("last_read_message") as "common" from "attendees" where "room_id" = $1 and "actor_type" = $2 and "read_privacy" = $3;
+select "m".*, "u"."display_name" as "user_display_name" from "chat_messages" as "m" left join "users" as "u" on "u"."id" = "m"."actor_id" and "m"."actor_type" = $1 where ("m"."expires_at" = $2 or "m"."expires_at" > $3) and "m"."id" in ($4);
+
+-- after a write
+select 1;
+select * from "rooms" where "token" = $1;
+select "a".*, "r"."token" as "r_token", "s"."id" as "s_id", "s"."session_id" as "s_session_id", "s"."in_call" as "s_in_call", "s"."last_ping" as "s_last_ping", "s"."state" as "s_state", "c"."user_id" as "b_user_id", "c"."app_password_id" as "b_app_password_id", "c"."login_token_hash" as "b_login_token_hash", "c"."password_stamp" as "b_password_stamp", "u"."enabled" as "u_enabled", "u"."password_hash" as "u_password_hash", "ap"."id" as "ap_id", "ls"."expires_at" as "ls_expires_at" from "client_sessions" as "c" inner join "client_room_sessions" as "r" on "r"."client_session_id" = "c"."id" inner join "sessions" as "s" on "s"."session_id" = "r"."session_id" inner join "attendees" as "a" on "a"."id" = "s"."attendee_id" left join "users" as "u" on "u"."id" = "c"."user_id" left join "app_passwords" as "ap" on "ap"."id" = "c"."app_password_id" and "ap"."user_id" = "c"."user_id" left join "login_sessions" as "ls" on "ls"."token_hash" = "c"."login_token_hash" and "ls"."user_id" = "c"."user_id" where "c"."key_hash" = $1 and "r"."tab_id" = $2 and "r"."token" = $3;
+select min("last_read_message") as "common" from "attendees" where "room_id" = $1 and "actor_type" = $2 and "read_privacy" = $3;
+select "m".*, "u"."display_name" as "user_display_name" from "chat_messages" as "m" left join "users" as "u" on "u"."id" = "m"."actor_id" and "m"."actor_type" = $1 where ("m"."expires_at" = $2 or "m"."expires_at" > $3) and "m"."id" in ($4);
