@@ -30,6 +30,7 @@ import { RoomOperatorService } from './conversations/room-operator.js';
 import { MembershipSync } from './participants/membership-sync.js';
 import { PreferencesService } from './accounts/preferences.js';
 import { RoomsService } from './conversations/rooms.js';
+import { RoomCreation } from './conversations/room-creation.js';
 import { BreakoutRoomsService } from './conversations/breakout-rooms.js';
 import { AvatarService } from './conversations/avatars.js';
 import { HousekeepingService } from './conversations/housekeeping.js';
@@ -93,6 +94,8 @@ export interface Services {
   /** X-Service-Hash / X-Nextcloud-Talk-Hash for GET /room and GET /room/{token}. */
   serviceHash: ServiceHashService;
   rooms: RoomsService;
+  /** POST /room, note-to-self and the operator's conversations without an owner. */
+  roomCreation: RoomCreation;
   /** The conversation records: batch loads, lazy repairs, then the pure presenter. */
   conversationView: ConversationViewService;
   /** GET /room in JSON with each record reused while the database says it is current. */
@@ -190,7 +193,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const conversationList = new ConversationListService(repos, conversationView, userStatus, callerSessions, settings.verifyKeptRecords);
   const teams = new TeamsService(repos.teams, directory, events);
-  const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions, settings.verifyKeptRecords);
+  const rooms = new RoomsService(db, repos, directory, bruteForce, events, callerSessions, settings.verifyKeptRecords);
+  const roomCreation = new RoomCreation(rooms, repos, directory, teams);
   const calls = new CallService(db, rooms, repos, userStatus, events);
   const roomSettings = new RoomSettingsService(rooms, repos, repos.roomSettings, calls);
   const provisioning = new ProvisioningService(directory, auth);
@@ -268,7 +272,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatSchedule,
     pushKeys: push.keys,
   });
-  const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
+  const roomOperator = new RoomOperatorService(rooms, roomCreation, repos, roomSettings, participants, directory, appConfig);
   return {
     repos,
     log,
@@ -323,6 +327,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     autocomplete,
     sipSettings,
     rooms,
+    roomCreation,
     conversationView,
     conversationList,
     roomSettings,

@@ -37,6 +37,7 @@ import type { ParticipantsService } from '../participants/participants.js';
 import { RequestContext, SystemContext, listableScopesFor } from '../platform/request-context.js';
 import type { RoomSettingsService } from './room-settings.js';
 import type { RoomsService } from './rooms.js';
+import type { RoomCreation } from './room-creation.js';
 import { requireRoomName } from '../../domain/room-name.js';
 import { nowSeconds } from '../../domain/time.js';
 import { CLI_ACTOR } from '../../domain/chat.js';
@@ -99,6 +100,7 @@ const unique = (ids: string[]) => [...new Set(ids)];
 export class RoomOperatorService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly creation: RoomCreation,
     private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly settings: RoomSettingsService,
     private readonly participants: ParticipantsService,
@@ -209,7 +211,7 @@ export class RoomOperatorService {
       if (!members.has(id)) throw badRequest('participant', `User '${id}' is no participant.`);
     }
 
-    const room = await this.rooms.createWithoutOwner(ctx, type, input.name);
+    const room = await this.creation.createWithoutOwner(ctx, type, input.name);
     try {
       const token = room.token;
       if (input.description !== undefined) await this.settings.setDescription(ctx, token, input.description);
