@@ -26,6 +26,7 @@ import { PhoneNumbersService } from './sip/phone-numbers.js';
 import { ClientSessionService } from './participants/client-sessions.js';
 import { SessionService } from './participants/sessions.js';
 import { ParticipantsService } from './participants/participants.js';
+import { ParticipantRolesService } from './participants/participant-roles.js';
 import { RoomOperatorService } from './conversations/room-operator.js';
 import { MembershipSync } from './participants/membership-sync.js';
 import { PreferencesService } from './accounts/preferences.js';
@@ -129,6 +130,8 @@ export interface Services {
   /** Calls: join, flags, leave, end (api/v4/call), and the call-ending of jobs and session cleanup. */
   calls: CallService;
   participants: ParticipantsService;
+  /** Moderators and attendee permissions. */
+  participantRoles: ParticipantRolesService;
   /** The operator's talk:room:* and talk:user:remove commands, over the services above. */
   roomOperator: RoomOperatorService;
   sipSettings: SipSettingsService;
@@ -223,6 +226,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     notifications,
     sip,
   );
+  const participantRoles = new ParticipantRolesService(rooms, repos, repos.participants);
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
@@ -272,7 +276,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatSchedule,
     pushKeys: push.keys,
   });
-  const roomOperator = new RoomOperatorService(rooms, roomCreation, repos, roomSettings, participants, directory, appConfig);
+  const roomOperator = new RoomOperatorService(rooms, roomCreation, repos, roomSettings, participants, participantRoles, directory, appConfig);
   return {
     repos,
     log,
@@ -303,6 +307,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     housekeeping,
     sessions,
     participants,
+    participantRoles,
     serverLists,
     metrics,
     db,

@@ -38,6 +38,7 @@ import { RequestContext, SystemContext, listableScopesFor } from '../platform/re
 import type { RoomSettingsService } from './room-settings.js';
 import type { RoomsService } from './rooms.js';
 import type { RoomCreation } from './room-creation.js';
+import type { ParticipantRolesService } from '../participants/participant-roles.js';
 import { requireRoomName } from '../../domain/room-name.js';
 import { nowSeconds } from '../../domain/time.js';
 import { CLI_ACTOR } from '../../domain/chat.js';
@@ -104,6 +105,7 @@ export class RoomOperatorService {
     private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly settings: RoomSettingsService,
     private readonly participants: ParticipantsService,
+    private readonly roles: ParticipantRolesService,
     private readonly directory: DirectoryService,
     private readonly appConfig: AppConfigService,
   ) {}
@@ -221,7 +223,7 @@ export class RoomOperatorService {
       for (const u of users) await this.participants.add(ctx, token, u.id, 'users');
       for (const g of groups) await this.participants.add(ctx, token, g.id, 'groups');
       for (const a of await this.requireParticipants(room, input.moderators)) {
-        if (a.participant_type !== ParticipantType.MODERATOR) await this.participants.setModerator(ctx, token, a.id, true);
+        if (a.participant_type !== ParticipantType.MODERATOR) await this.roles.setModerator(ctx, token, a.id, true);
       }
       if (input.owner !== undefined) await this.setOwner(room, (await this.requireParticipants(room, [input.owner]))[0]);
       if (input.messageExpiration !== undefined) await this.settings.setMessageExpiration(ctx, token, input.messageExpiration);
@@ -336,7 +338,7 @@ export class RoomOperatorService {
       const change = promote ? promotion(t.participant_type) : demotion(t.participant_type);
       if (!change.ok) throw badRequest(change.error, `${t.actor_id}: ${change.message}`);
     }
-    for (const t of targets) await this.participants.setModerator(ctx, token, t.id, promote);
+    for (const t of targets) await this.roles.setModerator(ctx, token, t.id, promote);
   }
 
   // ---- talk:user:remove ----
