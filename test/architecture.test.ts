@@ -59,6 +59,15 @@ function importCycles(): string[][] {
   return loops;
 }
 
+/** Longest a source file may be (docs/architecture.md): past it, a file holds more than one concept. */
+const MAX_LINES = 600;
+
+/** The files of src/ longer than MAX_LINES, with their line counts (as `wc -l` counts them). */
+function filesOverMaxLines(): string[] {
+  const lines = (src: string) => src.split('\n').length - (src.endsWith('\n') ? 1 : 0);
+  return [...text].filter(([, src]) => lines(src) > MAX_LINES).map(([f, src]) => `${f}: ${lines(src)} lines`);
+}
+
 /** Layer → layers it must not import from. */
 const FORBIDDEN: Record<string, string[]> = {
   presenters: ['services', 'http', 'cli', 'jobs', 'events'],
@@ -119,6 +128,21 @@ describe('architecture', () => {
     } finally {
       text.delete('domain/__a.ts');
       text.delete('domain/__b.ts');
+    }
+  });
+
+  it('no file in src/ over 600 lines', () => {
+    assert.deepEqual(filesOverMaxLines(), []);
+  });
+
+  it('the length check sees a file over 600 lines when there is one', () => {
+    text.set('domain/__long.ts', 'export const x = 1;\n'.repeat(MAX_LINES + 1));
+    text.set('domain/__just-fits.ts', 'export const x = 1;\n'.repeat(MAX_LINES));
+    try {
+      assert.deepEqual(filesOverMaxLines(), [`domain/__long.ts: ${MAX_LINES + 1} lines`]);
+    } finally {
+      text.delete('domain/__long.ts');
+      text.delete('domain/__just-fits.ts');
     }
   });
 

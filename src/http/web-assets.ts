@@ -2,8 +2,8 @@
  * Serves the admin page's browser modules and stylesheet. A build (`npm run build`) has compiled
  * them into dist/ next to this file; when Parley runs from the TypeScript sources (tsx, tests)
  * the module is transpiled from src/ on first request with the TypeScript compiler, so both ways
- * serve the same code. Only files under web/ and the app-config registry (which the page
- * imports so that it validates exactly as the server does) are served.
+ * serve the same code. Only files under web/ and the app-config registry with its section
+ * files (which the page imports so that it validates exactly as the server does) are served.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -15,7 +15,7 @@ const root = path.dirname(here);
 const fromSources = import.meta.url.endsWith('.ts');
 
 /** Served module paths (relative to root, without extension). */
-const SERVED = /^(web\/[a-z0-9-]+(\/[a-z0-9-]+)*|app-config\/registry)\.(js|css)$/;
+const SERVED = /^(web\/[a-z0-9-]+(\/[a-z0-9-]+)*|app-config\/registry(\/[a-z0-9-]+)?)\.(js|css)$/;
 
 const cache = new Map<string, { body: string; type: string }>();
 

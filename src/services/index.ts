@@ -26,10 +26,12 @@ import { PhoneNumbersService } from './sip/phone-numbers.js';
 import { ClientSessionService } from './participants/client-sessions.js';
 import { SessionService } from './participants/sessions.js';
 import { ParticipantsService } from './participants/participants.js';
+import { ParticipantRolesService } from './participants/participant-roles.js';
 import { RoomOperatorService } from './conversations/room-operator.js';
 import { MembershipSync } from './participants/membership-sync.js';
 import { PreferencesService } from './accounts/preferences.js';
 import { RoomsService } from './conversations/rooms.js';
+import { RoomCreation } from './conversations/room-creation.js';
 import { BreakoutRoomsService } from './conversations/breakout-rooms.js';
 import { AvatarService } from './conversations/avatars.js';
 import { HousekeepingService } from './conversations/housekeeping.js';
@@ -93,6 +95,8 @@ export interface Services {
   /** X-Service-Hash / X-Nextcloud-Talk-Hash for GET /room and GET /room/{token}. */
   serviceHash: ServiceHashService;
   rooms: RoomsService;
+  /** POST /room, note-to-self and the operator's conversations without an owner. */
+  roomCreation: RoomCreation;
   /** The conversation records: batch loads, lazy repairs, then the pure presenter. */
   conversationView: ConversationViewService;
   /** GET /room in JSON with each record reused while the database says it is current. */
@@ -126,6 +130,8 @@ export interface Services {
   /** Calls: join, flags, leave, end (api/v4/call), and the call-ending of jobs and session cleanup. */
   calls: CallService;
   participants: ParticipantsService;
+  /** Moderators and attendee permissions. */
+  participantRoles: ParticipantRolesService;
   /** The operator's talk:room:* and talk:user:remove commands, over the services above. */
   roomOperator: RoomOperatorService;
   sipSettings: SipSettingsService;
@@ -190,7 +196,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const conversationList = new ConversationListService(repos, conversationView, userStatus, callerSessions, settings.verifyKeptRecords);
   const teams = new TeamsService(repos.teams, directory, events);
-  const rooms = new RoomsService(db, repos, directory, bruteForce, events, teams, callerSessions, settings.verifyKeptRecords);
+  const rooms = new RoomsService(db, repos, directory, bruteForce, events, callerSessions, settings.verifyKeptRecords);
+  const roomCreation = new RoomCreation(rooms, repos, directory, teams);
   const calls = new CallService(db, rooms, repos, userStatus, events);
   const roomSettings = new RoomSettingsService(rooms, repos, repos.roomSettings, calls);
   const provisioning = new ProvisioningService(directory, auth);
@@ -219,6 +226,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     notifications,
     sip,
   );
+  const participantRoles = new ParticipantRolesService(rooms, repos, repos.participants);
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
@@ -268,7 +276,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatSchedule,
     pushKeys: push.keys,
   });
-  const roomOperator = new RoomOperatorService(rooms, repos, roomSettings, participants, directory, appConfig);
+  const roomOperator = new RoomOperatorService(rooms, roomCreation, repos, roomSettings, participants, participantRoles, directory, appConfig);
   return {
     repos,
     log,
@@ -299,6 +307,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     housekeeping,
     sessions,
     participants,
+    participantRoles,
     serverLists,
     metrics,
     db,
@@ -323,6 +332,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     autocomplete,
     sipSettings,
     rooms,
+    roomCreation,
     conversationView,
     conversationList,
     roomSettings,

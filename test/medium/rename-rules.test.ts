@@ -19,13 +19,13 @@ for (const dialect of dialects()) {
     before(async () => {
       const s = f.s();
       const base = { invite: '', source: '', objectType: '', objectId: '' };
-      const group = await s.rooms.create(await f.ctx('alice'), { ...base, roomType: RoomType.GROUP, roomName: 'Team' });
+      const group = await s.roomCreation.create(await f.ctx('alice'), { ...base, roomType: RoomType.GROUP, roomName: 'Team' });
       tokens.group = group.caller.room.token;
       await s.rooms.addAttendees(group.caller.room.id, [
         { actorType: ActorType.USERS, actorId: 'bob', participantType: ParticipantType.USER },
         { actorType: ActorType.USERS, actorId: 'carol', participantType: ParticipantType.MODERATOR },
       ]);
-      const one = await s.rooms.create(await f.ctx('alice'), { ...base, roomType: RoomType.ONE_TO_ONE, invite: 'bob', roomName: '' });
+      const one = await s.roomCreation.create(await f.ctx('alice'), { ...base, roomType: RoomType.ONE_TO_ONE, invite: 'bob', roomName: '' });
       tokens.oneToOne = one.caller.room.token;
     });
 

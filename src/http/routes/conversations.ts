@@ -86,7 +86,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     response: ConversationSchema,
     handler: async ({ params, ctx }) => {
       const { roomType, invite, source, roomName, objectType, objectId, ...options } = params;
-      const { caller, created } = await rooms.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
+      const { caller, created } = await services.roomCreation.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
       // The new conversation's lastMessage is its conversation_created message, as in Talk.
       const record = await services.conversationView.presentOne(ctx, caller);
       return new OcsReply(record, created ? 201 : 200);
@@ -103,7 +103,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     params: Type.Object({}),
     response: ConversationSchema,
     handler: async ({ ctx }) => {
-      const caller = await rooms.noteToSelf(ctx);
+      const caller = await services.roomCreation.noteToSelf(ctx);
       return new OcsReply(await services.conversationView.presentOne(ctx, caller), 200, await services.serviceHash.headers(ctx));
     },
   });

@@ -23,7 +23,7 @@ const Permissions = Type.Integer({ 'x-error': 'permissions' });
 const writeParticipant = compileRecordWriter<ParticipantRecord, typeof PARTICIPANT_KEYS>(PARTICIPANT_KEYS);
 
 export async function participantRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const { participants, sessions, conversationView } = services;
+  const { participants, participantRoles, sessions, conversationView } = services;
 
   for (const [path, breakout] of [
     [`${V4}/room/:token/participants`, false],
@@ -167,7 +167,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       response: NullData,
       params: Type.Object({ token: Type.String(), attendeeId: AttendeeId }, { required: ['token', 'attendeeId'] }),
       handler: async ({ ctx, params }) => {
-        await participants.setModerator(ctx, params.token, params.attendeeId, promote);
+        await participantRoles.setModerator(ctx, params.token, params.attendeeId, promote);
         return null;
       },
     });
@@ -184,7 +184,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       { token: Type.String(), attendeeId: AttendeeId, method: Method, permissions: Permissions },
       { required: ['token', 'attendeeId', 'method', 'permissions'] },
     ),
-    handler: async ({ ctx, params }) => participants.setPermissions(ctx, params.token, params.attendeeId, params.method, params.permissions),
+    handler: async ({ ctx, params }) => participantRoles.setPermissions(ctx, params.token, params.attendeeId, params.method, params.permissions),
   });
 
   ocsRoute(app, services, {
@@ -196,7 +196,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     response: NullData,
     params: Type.Object({ token: Type.String(), method: Method, permissions: Permissions }, { required: ['token', 'method', 'permissions'] }),
     handler: async ({ ctx, params }) => {
-      await participants.setAllPermissions(ctx, params.token, params.method, params.permissions);
+      await participantRoles.setAllPermissions(ctx, params.token, params.method, params.permissions);
       return null;
     },
   });

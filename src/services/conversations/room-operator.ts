@@ -37,6 +37,8 @@ import type { ParticipantsService } from '../participants/participants.js';
 import { RequestContext, SystemContext, listableScopesFor } from '../platform/request-context.js';
 import type { RoomSettingsService } from './room-settings.js';
 import type { RoomsService } from './rooms.js';
+import type { RoomCreation } from './room-creation.js';
+import type { ParticipantRolesService } from '../participants/participant-roles.js';
 import { requireRoomName } from '../../domain/room-name.js';
 import { nowSeconds } from '../../domain/time.js';
 import { CLI_ACTOR } from '../../domain/chat.js';
@@ -99,9 +101,11 @@ const unique = (ids: string[]) => [...new Set(ids)];
 export class RoomOperatorService {
   constructor(
     private readonly rooms: RoomsService,
+    private readonly creation: RoomCreation,
     private readonly repos: Pick<Repositories, 'attendees' | 'rooms'>,
     private readonly settings: RoomSettingsService,
     private readonly participants: ParticipantsService,
+    private readonly roles: ParticipantRolesService,
     private readonly directory: DirectoryService,
     private readonly appConfig: AppConfigService,
   ) {}
@@ -209,7 +213,7 @@ export class RoomOperatorService {
       if (!members.has(id)) throw badRequest('participant', `User '${id}' is no participant.`);
     }
 
-    const room = await this.rooms.createWithoutOwner(ctx, type, input.name);
+    const room = await this.creation.createWithoutOwner(ctx, type, input.name);
     try {
       const token = room.token;
       if (input.description !== undefined) await this.settings.setDescription(ctx, token, input.description);
@@ -219,7 +223,7 @@ export class RoomOperatorService {
       for (const u of users) await this.participants.add(ctx, token, u.id, 'users');
       for (const g of groups) await this.participants.add(ctx, token, g.id, 'groups');
       for (const a of await this.requireParticipants(room, input.moderators)) {
-        if (a.participant_type !== ParticipantType.MODERATOR) await this.participants.setModerator(ctx, token, a.id, true);
+        if (a.participant_type !== ParticipantType.MODERATOR) await this.roles.setModerator(ctx, token, a.id, true);
       }
       if (input.owner !== undefined) await this.setOwner(room, (await this.requireParticipants(room, [input.owner]))[0]);
       if (input.messageExpiration !== undefined) await this.settings.setMessageExpiration(ctx, token, input.messageExpiration);
@@ -334,7 +338,7 @@ export class RoomOperatorService {
       const change = promote ? promotion(t.participant_type) : demotion(t.participant_type);
       if (!change.ok) throw badRequest(change.error, `${t.actor_id}: ${change.message}`);
     }
-    for (const t of targets) await this.participants.setModerator(ctx, token, t.id, promote);
+    for (const t of targets) await this.roles.setModerator(ctx, token, t.id, promote);
   }
 
   // ---- talk:user:remove ----

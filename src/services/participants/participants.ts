@@ -1,8 +1,8 @@
 /**
  * Participants (contract "Participants"; docs/reference/participants.md#listing-participants): the participant list, adding
- * users, groups, teams and e-mail guests, removing attendees and oneself, promotion and
- * demotion, attendee permissions, invitation mails and guest names. Sessions (join, leave,
- * state) live in sessions.ts; the pure rules in domain/participants.ts.
+ * users, groups, teams and e-mail guests, removing attendees and oneself, invitation mails and
+ * guest names. Promotion, demotion and attendee permissions live in participant-roles.ts;
+ * sessions (join, leave, state) in sessions.ts; the pure rules in domain/participants.ts.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -11,30 +11,12 @@ import type { ListedAttendee, ParticipantsRepository } from '../../db/repositori
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { displayNameProblem, emailProblem } from '../../domain/accounts.js';
 import { ActorType, ParticipantType, RoomType, SESSION_TIMEOUT_KILL } from '../../domain/constants.js';
-import { ApiError, badRequest, forbidden, lobbyActive, notFound } from '../../domain/errors.js';
+import { badRequest, forbidden, lobbyActive, notFound } from '../../domain/errors.js';
 import { invitationMail } from '../../domain/invitation-mail.js';
-import {
-  applyPermissionMethod,
-  demotion,
-  isFixedMembershipRoom,
-  isPermissionMethod,
-  lastModeratorWouldGo,
-  leaveOutcome,
-  memberCount,
-  promotion,
-} from '../../domain/participants.js';
+import { isFixedMembershipRoom, lastModeratorWouldGo, leaveOutcome, memberCount } from '../../domain/participants.js';
 import { randomString, sha256Hex } from '../../domain/passwords.js';
 import { participantListTopics } from '../../cache/answer-topics.js';
-import {
-  permissionsIn,
-  heldInLobby,
-  lobbyStateAt,
-  isGuestType,
-  isModeratorType,
-  isValidPermissionValue,
-  isOneToOneKind,
-  serverDefaultPermissions,
-} from '../../domain/permissions.js';
+import { permissionsIn, heldInLobby, lobbyStateAt, isGuestType, isModeratorType, isOneToOneKind, serverDefaultPermissions } from '../../domain/permissions.js';
 import { dialOutEnabled, roomUsesPins, sipConfigured } from '../../domain/sip.js';
 import { newAttendeePin } from '../../domain/tokens.js';
 import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../../presenters/participant.js';
@@ -51,6 +33,7 @@ import type { NotificationService } from '../notifications/notifications.js';
 import { nowSeconds } from '../../domain/time.js';
 import { requireBreakoutListable, seesAllBreakoutRooms } from '../../domain/breakout.js';
 import type { Repositories } from '../../db/repositories/index.js';
+import { assertStillModerator, attendeeIn } from './attendee-checks.js';
 
 /** Contract Limits: statuses only below this many participant rows. */
 export const STATUS_ROW_LIMIT = 100;
@@ -394,7 +377,7 @@ export class ParticipantsService {
     const { room, attendee: caller } = await this.rooms.requireModerator(ctx, token, { loggedInOnly: true });
     let targets: AttendeeRow[];
     if (attendeeId !== null) {
-      const target = await this.attendeeIn(room, attendeeId);
+      const target = await attendeeIn(this.repos, room, attendeeId);
       targets = [target];
     } else {
       targets = await this.repos.attendees.forRoom(room.id);
@@ -414,12 +397,6 @@ export class ParticipantsService {
 
   // ---- removal ----
 
-  private async attendeeIn(room: RoomRow, attendeeId: number): Promise<AttendeeRow> {
-    const target = await this.repos.attendees.findById(attendeeId);
-    if (!target || target.room_id !== room.id) throw notFound('participant', 'The participant does not exist in this conversation');
-    return target;
-  }
-
   /**
    * DELETE attendees: moderators (guest moderators too). The contract protects moderators (400)
    * and owners (403); removing oneself follows the leave rules.
@@ -427,7 +404,7 @@ export class ParticipantsService {
   async removeAttendee(ctx: RequestContext, token: unknown, attendeeId: number): Promise<void> {
     const found = await this.rooms.requireModerator(ctx, token);
     const { room, attendee: caller } = found;
-    const target = await this.attendeeIn(room, attendeeId);
+    const target = await attendeeIn(this.repos, room, attendeeId);
     if (isFixedMembershipRoom(room.type)) {
       throw badRequest('room-type', 'Participants cannot be removed from this kind of conversation');
     }
@@ -436,7 +413,7 @@ export class ParticipantsService {
     // Checked again under the room lock: roles may have changed since they were read.
     const removed = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const all = await repos.attendees.forRoom(room.id);
-      this.assertStillModerator(ctx, all, caller);
+      assertStillModerator(ctx, all, caller);
       const current = all.find((a) => a.id === target.id);
       if (!current) return [];
       if (current.participant_type === ParticipantType.OWNER) throw forbidden('owner', 'The owner cannot be removed');
@@ -468,13 +445,6 @@ export class ParticipantsService {
       return rows;
     });
     await this.removeAttendees(room, removed);
-  }
-
-  /** 403 `moderator` when the caller (read under the lock) is no longer a moderator; the operator always is. */
-  private assertStillModerator(ctx: RequestContext, all: AttendeeRow[], caller: AttendeeRow): void {
-    if (ctx.isSystem) return;
-    const me = all.find((a) => a.id === caller.id);
-    if (!me || !isModeratorType(me.participant_type)) throw forbidden('moderator', 'Only moderators can do this');
   }
 
   /** DELETE participants/self. */
@@ -555,130 +525,6 @@ export class ParticipantsService {
       ids.forEach((id) => covered.add(id));
     }
     return rows.filter((a) => !covered.has(a.actor_id));
-  }
-
-  // ---- roles and permissions ----
-
-  /** POST / DELETE moderators (contract state table). */
-  async setModerator(ctx: RequestContext, token: unknown, attendeeId: number, promote: boolean): Promise<void> {
-    const { room, attendee: caller } = await this.rooms.requireModerator(ctx, token);
-    const target = await this.attendeeIn(room, attendeeId);
-    if (target.actor_type === caller.actor_type && target.actor_id === caller.actor_id) {
-      throw forbidden('self', promote ? 'You cannot promote yourself' : 'You cannot demote yourself');
-    }
-    if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
-      throw badRequest('type', 'Groups and teams cannot be moderators');
-    }
-    const now = nowSeconds();
-    // Decided under the room lock on the roles as they are then: two moderators demoting each
-    // other at once cannot both succeed, and the last logged-in moderator or owner stays.
-    await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
-      const all = await repos.attendees.forRoom(room.id);
-      this.assertStillModerator(ctx, all, caller);
-      const current = all.find((a) => a.id === target.id);
-      if (!current) throw notFound('participant', 'The participant does not exist in this conversation');
-      const decided = promote ? promotion(current.participant_type) : demotion(current.participant_type);
-      if (!decided.ok) throw new ApiError(decided.status, { error: decided.error, message: decided.message });
-      if (!promote && lastModeratorWouldGo(all, { demoted: [current.id] })) {
-        throw badRequest('last-moderator', 'No other moderators or owners would be left');
-      }
-      const patch = decided.type === ParticipantType.MODERATOR ? { participant_type: decided.type, permissions: 0 } : { participant_type: decided.type };
-      await repos.attendees.update(current.id, { ...patch, last_attendee_activity: now });
-      await this.rooms.announceTypeChange(trx, room, chatActorOf(ctx, caller), current, decided.type);
-      // On a breakout parent, moderators are moderators of every child (docs/reference/participants.md#moderators):
-      // in the same transaction, under the parent's lock that breakout changes take too.
-      const children = await repos.rooms.childrenOf(room.token);
-      if (children.length) {
-        const inChildren = await repos.attendees.actorsInRooms(
-          children.map((c) => c.id),
-          target.actor_type,
-          [target.actor_id],
-        );
-        if (promote) {
-          await repos.participants.setParticipantType(
-            inChildren.map((a) => a.id),
-            decided.type,
-            now,
-          );
-          const have = new Set(inChildren.map((a) => a.room_id));
-          const spec = { actorType: target.actor_type, actorId: target.actor_id, displayName: target.display_name, participantType: decided.type };
-          await repos.attendees.insertIgnoringDuplicates(children.filter((ch) => !have.has(ch.id)).map((ch) => this.rooms.attendeeRow(ch.id, now, spec)));
-        } else {
-          await repos.participants.deleteAttendeesInTransaction(inChildren.map((a) => a.id));
-        }
-      }
-      return decided;
-    });
-    await this.rooms.touch([room.id], now);
-    // The signaling server hears of a type change as an update and a participants change (docs/reference/signaling.md#notifications-to-the-signaling-server).
-    await this.rooms.announceUpdated(room);
-    await this.rooms.announceParticipantsChanged(room, [target.id]);
-  }
-
-  /** `target` when its permissions may be set: 400 `room-type` / `type`, 403 `moderator`. */
-  private permissionsTarget(room: RoomRow, target: AttendeeRow): AttendeeRow {
-    if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
-    // Moderators, owners and guest moderators always have every permission (docs/reference/participants.md#attendee-permissions).
-    if (isModeratorType(target.participant_type)) throw forbidden('moderator', 'Permissions of moderators cannot be changed');
-    if (target.actor_type === ActorType.GROUPS || target.actor_type === ActorType.CIRCLES) {
-      throw badRequest('type', 'Permissions of groups and teams cannot be set');
-    }
-    return target;
-  }
-
-  /** PUT attendees/permissions; returns the target's record. */
-  async setPermissions(ctx: RequestContext, token: unknown, attendeeId: number, method: string, permissions: number): Promise<ParticipantRecord[]> {
-    const { room } = await this.rooms.requireModerator(ctx, token);
-    const checked = this.permissionsTarget(room, await this.attendeeIn(room, attendeeId));
-    if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
-    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
-    const now = nowSeconds();
-    // Decided and written under the conversation's lock on the attendee as it is then: a
-    // promotion at the same moment comes before (403 `moderator`) or after, never lost to a
-    // write of the type read before it.
-    const { target, value, type } = await this.rooms.lockedTransaction(room.id, async (repos) => {
-      const fresh = await repos.attendees.findById(checked.id);
-      if (!fresh) throw notFound('participant', 'The participant does not exist in this conversation');
-      const target = this.permissionsTarget(room, fresh);
-      const value = applyPermissionMethod(method, permissions, {
-        attendee: target.permissions,
-        call: room.call_permissions,
-        conversationDefault: room.default_permissions,
-        moderator: isModeratorType(target.participant_type),
-      });
-      // Custom permissions make a self-joined user a permanent member (contract state table).
-      const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
-      await repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
-      await repos.rooms.touch([room.id], now);
-      return { target, value, type };
-    });
-    await this.rooms.announceParticipantsChanged(room, [target.id]);
-    const cfg = await ctx.config();
-    const updated = { ...target, permissions: value, participant_type: type };
-    const sessions = (await this.repo.withSessions([room.id])).filter((r) => r.attendee.id === target.id && r.session).map((r) => r.session!);
-    return [
-      formatParticipant(
-        { attendee: updated, sessions },
-        {
-          rooms: new Map([[room.id, room]]),
-          viewers: new Map(),
-          serverDefault: serverDefaultPermissions(cfg.get('default_permissions')),
-          sipConfigured: false,
-          dialOutEnabled: false,
-          inSipBridgeGroups: false,
-          userNames: new Map(),
-          newPins: new Map(),
-        },
-      ),
-    ];
-  }
-
-  /** PUT attendees/permissions/all: deprecated, validates and does nothing (contract). */
-  async setAllPermissions(ctx: RequestContext, token: unknown, method: string, permissions: number): Promise<void> {
-    const { room } = await this.rooms.requireModerator(ctx, token);
-    if (isFixedMembershipRoom(room.type)) throw badRequest('room-type', 'This kind of conversation has no publishing permissions');
-    if (!isPermissionMethod(method)) throw badRequest('method', 'method must be set, add or remove');
-    if (!isValidPermissionValue(permissions)) throw badRequest('permissions', 'permissions must be between 0 and 511');
   }
 
   // ---- guests ----
