@@ -197,6 +197,11 @@ for (const dialect of dialects()) {
       const after: number[] = [];
       const rates: number[] = [];
       let shedding = false;
+      // /hello answered 200 so far, by the server's own count: the 80 queued clients compete
+      // for the same admissions as this loop's requests, so the rate is seen in the server's count.
+      const served = (text: string) => Number(/^parley_http_requests_total\{method="GET",route="\/hello",status="200"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+      let servedAtFirstShed = 0;
+      let servedAtEnd = 0;
       try {
         const until = performance.now() + 3000;
         while (performance.now() < until) {
@@ -206,8 +211,12 @@ for (const dialect of dialects()) {
           for (const res of batch) {
             await res.arrayBuffer();
             if (shedding) after.push(res.status);
-            if (res.status === 503) shedding = true;
+            if (res.status === 503 && !shedding) {
+              shedding = true;
+              servedAtFirstShed = served(text);
+            }
           }
+          servedAtEnd = served(text);
         }
       } finally {
         clearInterval(load);
@@ -226,7 +235,7 @@ for (const dialect of dialects()) {
       assert.match(calm, /^parley_shedding_all 0$/m);
       assert.ok(shedding, 'a saturated loop never shed');
       assert.ok(after.includes(503), 'the load was not shed once saturated');
-      assert.ok(after.includes(200), `every request after the first 503 was shed (${after.length})`);
+      assert.ok(servedAtEnd > servedAtFirstShed, `every request after the first 503 was shed (${after.length} of this loop's; ${servedAtEnd} served in all)`);
       assert.deepEqual(
         after.filter((st) => st !== 200 && st !== 503),
         [],
