@@ -1,8 +1,12 @@
-/** Mail (docs/api.md "Participants and sessions"): SMTP when SMTP_URL is set, otherwise the outbox table. */
+/**
+ * Mail (docs/api.md "Participants and sessions"): queued in the one outbox, then SMTP when
+ * SMTP_URL is set (tried again while it fails), otherwise kept in the mail_outbox table.
+ */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects, startParley, type Parley } from './helpers/parley.js';
 import { startSmtp, type SmtpSink } from './helpers/smtp.js';
+import { eventually } from './helpers/eventually.js';
 import { MailOutboxRepository } from '../src/db/repositories/mail-outbox.js';
 import { loadSettings, SettingsError } from '../src/settings.js';
 
@@ -21,14 +25,37 @@ for (const dialect of dialects()) {
     });
 
     it('delivers to the SMTP server with sender, recipient, subject and body', async () => {
-      const how = await p.services.mail.send({ to: 'guest@example.com', subject: 'Hello there', text: 'Join at https://example.com/call/abc ünïcode' });
-      assert.equal(how, 'smtp');
+      await p.services.mail.send({ to: 'guest@example.com', subject: 'Hello there', text: 'Join at https://example.com/call/abc ünïcode' });
       const [m] = await smtp.waitFor(1);
       assert.equal(m.from, 'talk@parley.test');
       assert.deepEqual(m.to, ['guest@example.com']);
       assert.match(m.text, /Subject: Hello there/);
       assert.match(m.text, /https:\/\/example\.com\/call\/abc ünïcode/);
       assert.equal((await new MailOutboxRepository(p.services.db.kysely).list()).length, 0);
+      await eventually('the outbox row is gone once sent', async () => (await p.services.repos.outbox.pending()).length === 0);
+    });
+  });
+
+  describe(`mail while the SMTP server is down [${dialect}]`, () => {
+    let p: Parley;
+    before(async () => {
+      // Nothing listens on port 9 (discard): every try fails to connect.
+      p = await startParley(dialect, { env: { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'talk@parley.test' } });
+    });
+    after(async () => {
+      p.services.mail.close();
+      await p.close();
+    });
+
+    it('sending does not wait for SMTP; the message stays in the outbox to be tried again', async () => {
+      const started = Date.now();
+      await p.services.mail.send({ to: 'later@example.com', subject: 'S', text: 'body' });
+      assert.ok(Date.now() - started < 1000, 'queued, not sent, by the caller');
+      await eventually('the first try failed and another is planned', async () => {
+        const [row] = await p.services.db.kysely.selectFrom('outbox').selectAll().where('topic', '=', 'mail').execute();
+        return row !== undefined && row.attempts >= 1 && row.claimed_by === null;
+      });
+      assert.equal((await new MailOutboxRepository(p.services.db.kysely).list()).length, 0, 'not given up yet');
     });
   });
 
@@ -39,8 +66,9 @@ for (const dialect of dialects()) {
     });
     after(async () => p.close());
 
-    it('keeps the message in the outbox', async () => {
-      assert.equal(await p.services.mail.send({ to: 'x@example.com', subject: 'S', text: 'body' }), 'outbox');
+    it('keeps the message in the mail_outbox table', async () => {
+      await p.services.mail.send({ to: 'x@example.com', subject: 'S', text: 'body' });
+      await eventually('kept', async () => (await new MailOutboxRepository(p.services.db.kysely).list()).length > 0);
       const rows = await new MailOutboxRepository(p.services.db.kysely).list();
       assert.equal(rows.length, 1);
       assert.equal(rows[0].recipient, 'x@example.com');

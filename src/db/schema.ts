@@ -236,6 +236,15 @@ export interface OutboxTable {
   created_at: number;
 }
 
+/** A destination of an ordered outbox topic being delivered by one process (migration 0880). */
+export interface OutboxLeasesTable {
+  topic: string;
+  destination: string;
+  claimed_by: string;
+  /** Milliseconds. */
+  claimed_until: number;
+}
+
 /** A user's push key pair (migration 0821; Nextcloud's identity proof key). */
 export interface PushKeysTable {
   user_id: string;
@@ -538,6 +547,7 @@ export interface Database {
   user_status: UserStatusTable;
   mail_outbox: MailOutboxTable;
   outbox: OutboxTable;
+  outbox_leases: OutboxLeasesTable;
   push_keys: PushKeysTable;
   push_devices: PushDevicesTable;
   webpush_subscriptions: WebpushSubscriptionsTable;

@@ -136,7 +136,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('breakout.switched', ({ parent, children, started }) => s.signalingNotifier.breakoutSwitched(parent, children, started));
   bus.on('chat.message-posted', ({ room, messageId, config }) => s.signalingNotifier.chatMessage(room, messageId, config));
   bus.on('chat.reaction-added', ({ room, reactionId }) => s.signalingNotifier.chatMessage(room, reactionId));
-  bus.on('chat.posted-in-transaction', ({ room, messageId }) => s.signalingNotifier.chatMessageInTransaction(room, messageId));
+  bus.on('chat.posted-in-transaction', ({ trx, room, messageId }) => s.signalingNotifier.chatMessageInTransaction(trx, room, messageId));
   bus.on('call.joined', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
   bus.on('call.flags-updated', ({ room, sessionId, flags }) => s.signalingNotifier.inCallChanged(room, sessionId, flags));
   bus.on('call.left', ({ room, sessionId }) => s.signalingNotifier.inCallChanged(room, sessionId, 0));

@@ -203,7 +203,6 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const provisioning = new ProvisioningService(directory, auth);
   const autocomplete = new AutocompleteService(repos, userStatus, rooms);
   const sipSettings = new SipSettingsService(appConfig, directory.groups);
-  const mail = new MailService(settings, repos.mailOutbox, log);
   const loginSessions = new LoginSessionService(repos.loginSessions, auth, events);
   const loginFlows = new LoginFlowService(repos.loginFlows, auth, directory, settings.loginFlowLifetimeSeconds);
   const sipBridge = new SipBridgeService(bruteForce);
@@ -212,6 +211,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const serverLists = new ServerListsService(appConfig);
   const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
   const outboxSignal = new OutboxSignal();
+  const mail = new MailService(settings, repos.mailOutbox, repos.outbox, outboxSignal, log);
   const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig, () => outboxSignal.kick());
   const participants = new ParticipantsService(
     rooms,
@@ -237,7 +237,11 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const previews = new PreviewService(repos, blobStore);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
   const push = createPush(repos, settings, notifications, userStatus, outboxSignal, log);
-  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush], log, outboxSignal);
+  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), repos.outbox, outboxSignal, {
+    baseUrl: settings.baseUrl,
+    log,
+  });
+  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush, signalingNotifier, mail], log, outboxSignal);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
@@ -250,7 +254,6 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutBroadcast = new BreakoutBroadcastService(rooms, repos, breakoutRooms, chat, chatMentions);
   const signaling = new SignalingService(appConfig, rooms, settings.baseUrl);
   const signalingBackend = new SignalingBackendService(signaling, repos, repos.participants, sessions, repos.signaling, directory, bruteForce);
-  const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), { baseUrl: settings.baseUrl, log });
   const setupChecks = new SetupChecksService(settings, repos.health, appConfig, mail, signaling, signalingNotifier, (ms) => push.checkProxies(ms));
   metrics.addFamily(signalingNotifier.deliveries);
   const internalSignaling = new InternalSignalingService(rooms, repos.signaling, appConfig, db.wake, settings.signalingPollSeconds);

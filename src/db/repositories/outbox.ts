@@ -10,15 +10,23 @@ import type { Database, OutboxTable } from '../schema.js';
 export type OutboxRow = Selectable<OutboxTable>;
 export type NewOutboxRow = Omit<Insertable<OutboxTable>, 'id'>;
 
+/**
+ * No earlier row of the same topic and destination (of `outbox as o`) waits for a retry or is
+ * still claimed: `o` is at the head of its destination's queue.
+ */
+const unblocked = (now: number) =>
+  sql<boolean>`not exists (select 1 from outbox e where e.topic = o.topic and e.destination = o.destination and e.id < o.id and (e.due_at > ${now} or e.claimed_until >= ${now}))`;
+
 export class OutboxRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
   ) {}
 
-  async insert(rows: NewOutboxRow[]): Promise<void> {
+  /** Writes rows; with `via` (the change's open transaction) they exist only if it commits. */
+  async insert(rows: NewOutboxRow[], via?: Kysely<Database>): Promise<void> {
     if (rows.length === 0) return;
-    await this.db
+    await (via ?? this.db)
       .insertInto('outbox')
       .values(rows)
       .onConflict((oc) => oc.column('dedupe_key').doNothing())
@@ -52,6 +60,86 @@ export class OutboxRepository {
     return rows.sort((a, b) => Number(a.id) - Number(b.id));
   }
 
+  /**
+   * Ordered topics: up to `limit` destinations of `topic` whose first row is due and unclaimed
+   * (a destination whose head waits for a retry is not offered).
+   */
+  async dueDestinations(topic: string, now: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('outbox as o')
+      .select('o.destination')
+      .distinct()
+      .where('o.topic', '=', topic)
+      .where('o.due_at', '<=', now)
+      .where('o.claimed_until', '<', now)
+      .where(unblocked(now))
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.destination);
+  }
+
+  /**
+   * Takes the lease of each destination that nobody holds (or whose holder's lease expired), in
+   * one statement: the destinations now held by `owner`.
+   */
+  async lease(topic: string, destinations: string[], owner: string, now: number, until: number): Promise<string[]> {
+    if (destinations.length === 0) return [];
+    const rows = await this.db
+      .insertInto('outbox_leases')
+      .values(destinations.map((destination) => ({ topic, destination, claimed_by: owner, claimed_until: until })))
+      .onConflict((oc) =>
+        oc
+          .columns(['topic', 'destination'])
+          .doUpdateSet((eb) => ({ claimed_by: eb.ref('excluded.claimed_by'), claimed_until: eb.ref('excluded.claimed_until') }))
+          .where('outbox_leases.claimed_until', '<', now),
+      )
+      .returning('destination')
+      .execute();
+    return rows.map((r) => r.destination);
+  }
+
+  /**
+   * Ordered topics: claims the due rows at the head of one leased destination, in id order, up
+   * to the first row that waits for a retry or is still claimed by an earlier holder.
+   */
+  async claimHead(topic: string, destination: string, owner: string, now: number, until: number, limit: number): Promise<OutboxRow[]> {
+    const head = this.db
+      .selectFrom('outbox as o')
+      .select('o.id')
+      .where('o.topic', '=', topic)
+      .where('o.destination', '=', destination)
+      .where('o.due_at', '<=', now)
+      .where('o.claimed_until', '<', now)
+      .where(unblocked(now))
+      .orderBy('o.id')
+      .limit(limit);
+    const rows = await this.db
+      .updateTable('outbox')
+      .set((eb) => ({ claimed_by: owner, claimed_until: until, attempts: eb('attempts', '+', 1) }))
+      .where('id', 'in', head)
+      .where('claimed_until', '<', now)
+      .returningAll()
+      .execute();
+    return rows.sort((a, b) => Number(a.id) - Number(b.id));
+  }
+
+  /** The leases `owner` holds on these destinations end (their rows are finished or put back). */
+  async releaseLeases(topic: string, destinations: string[], owner: string): Promise<void> {
+    if (destinations.length === 0) return;
+    await this.db.deleteFrom('outbox_leases').where('topic', '=', topic).where('destination', 'in', destinations).where('claimed_by', '=', owner).execute();
+  }
+
+  /** Claimed but not tried (an earlier row of their destination failed): back as they were. */
+  async release(ids: number[], owner: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('outbox')
+      .set((eb) => ({ claimed_by: null, claimed_until: 0, attempts: eb('attempts', '-', 1) }))
+      .where('id', 'in', ids)
+      .where('claimed_by', '=', owner)
+      .execute();
+  }
+
   /** Delivered (or given up): the rows go. */
   async finish(ids: number[], owner: string): Promise<void> {
     if (ids.length === 0) return;
@@ -73,11 +161,29 @@ export class OutboxRepository {
    * The earliest time (ms) a row of `topics` becomes claimable (due, and any claim on it
    * expired), or undefined when none is left.
    */
-  async nextDue(topics: string[]): Promise<number | undefined> {
+  async nextDue(topics: string[], ordered: string[] = []): Promise<number | undefined> {
     const row = await this.db
-      .selectFrom('outbox')
-      .select(sql<number | null>`min(case when claimed_until >= due_at then claimed_until + 1 else due_at end)`.as('at'))
-      .where('topic', 'in', topics)
+      .selectFrom('outbox as o')
+      .select(sql<number | null>`min(case when o.claimed_until >= o.due_at then o.claimed_until + 1 else o.due_at end)`.as('at'))
+      .where('o.topic', 'in', topics)
+      // An ordered destination's later rows wait for its head: only heads count.
+      .where((eb) =>
+        ordered.length === 0
+          ? eb.val(true)
+          : eb.or([
+              eb('o.topic', 'not in', ordered),
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('outbox as e')
+                    .select('e.id')
+                    .whereRef('e.topic', '=', 'o.topic')
+                    .whereRef('e.destination', '=', 'o.destination')
+                    .whereRef('e.id', '<', 'o.id'),
+                ),
+              ),
+            ]),
+      )
       .executeTakeFirst();
     return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
   }

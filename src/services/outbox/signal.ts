@@ -5,13 +5,20 @@
  */
 export class OutboxSignal {
   private readonly listeners: Array<() => void> = [];
+  private readonly idlers: Array<() => Promise<void>> = [];
 
-  /** Called by the worker when it is built. */
-  listen(fn: () => void): void {
-    this.listeners.push(fn);
+  /** Called by the worker when it is built: `kick` starts a drain, `idle` waits for the one in progress. */
+  listen(kick: () => void, idle?: () => Promise<void>): void {
+    this.listeners.push(kick);
+    if (idle) this.idlers.push(idle);
   }
 
   kick(): void {
     for (const fn of this.listeners) fn();
+  }
+
+  /** Resolves once the worker's drain in progress (if any) has ended (tests, shutdown). */
+  async idle(): Promise<void> {
+    for (const fn of this.idlers) await fn();
   }
 }

@@ -21,6 +21,12 @@ export type OutboxResult = 'sent' | 'retry' | 'drop';
 export interface OutboxHandler {
   /** The rows' `topic`. */
   readonly topic: string;
+  /**
+   * The rows of one destination are delivered one at a time, in the order they were written,
+   * by one process at a time (it holds the destination's lease, migration 0880); a row that
+   * fails holds back the later rows of its destination until it is sent or given up.
+   */
+  readonly ordered?: boolean;
   /** Delivers the rows (batched as the receiver allows); a result for each row id, missing = retry. */
   deliver(rows: OutboxRow[]): Promise<Map<number, OutboxResult>>;
 }
@@ -31,6 +37,9 @@ export interface OutboxLogger {
 
 /** Rows claimed per topic and drain. */
 const BATCH = 200;
+/** Ordered topics: destinations leased per drain, and rows claimed per destination (one at a time, each within its timeout, well inside LEASE_MS). */
+const ORDERED_DESTINATIONS = 50;
+const ORDERED_BATCH = 10;
 /** How long a claim holds (ms): well above a delivery's timeouts. */
 export const LEASE_MS = 60_000;
 /** Attempts before a row is given up. */
@@ -61,7 +70,10 @@ export class OutboxWorker {
     /** First retry delay (ms); doubled per attempt. */
     private readonly backoffBaseMs = 1000,
   ) {
-    signal.listen(() => this.kick());
+    signal.listen(
+      () => this.kick(),
+      () => this.idle(),
+    );
   }
 
   /** Something may have been written: drain soon (never waits, never throws). */
@@ -92,8 +104,8 @@ export class OutboxWorker {
     do {
       this.again = false;
       try {
-        let claimed = BATCH;
-        while (claimed >= BATCH && !this.stopped) claimed = await this.drainOnce();
+        let more = true;
+        while (more && !this.stopped) more = (await this.drain()).more;
       } catch (err) {
         this.log.warn({ error: (err as Error)?.message ?? String(err) }, 'outbox drain failed');
       }
@@ -106,7 +118,10 @@ export class OutboxWorker {
     if (this.stopped) return;
     let at: number | undefined;
     try {
-      at = await this.repo.nextDue(this.handlers.map((h) => h.topic));
+      at = await this.repo.nextDue(
+        this.handlers.map((h) => h.topic),
+        this.handlers.filter((h) => h.ordered).map((h) => h.topic),
+      );
     } catch {
       at = Date.now() + 1000;
     }
@@ -119,39 +134,96 @@ export class OutboxWorker {
 
   /** One claim and delivery per topic; how many rows were claimed. Also what the periodic job runs. */
   async drainOnce(): Promise<number> {
+    return (await this.drain()).claimed;
+  }
+
+  /**
+   * Every topic at once, so that a slow receiver of one (a signaling server timing out) does not
+   * hold back another's deliveries; `more`: a topic claimed a full batch and may have more.
+   */
+  private async drain(): Promise<{ claimed: number; more: boolean }> {
+    const each = await Promise.all(this.handlers.map((h) => (h.ordered ? this.drainOrdered(h) : this.drainTopic(h))));
+    return { claimed: each.reduce((n, e) => n + e.claimed, 0), more: each.some((e) => e.more) };
+  }
+
+  private async drainTopic(handler: OutboxHandler): Promise<{ claimed: number; more: boolean }> {
+    const now = Date.now();
+    const rows = await this.repo.claim([handler.topic], this.owner, now, now + LEASE_MS, BATCH);
+    if (rows.length === 0) return { claimed: 0, more: false };
+    await this.settle(handler, rows, await this.deliver(handler, rows));
+    return { claimed: rows.length, more: rows.length >= BATCH };
+  }
+
+  /**
+   * An ordered topic: lease the destinations whose head is due, then deliver each one's rows in
+   * order (destinations side by side), stopping a destination at its first row to retry; the
+   * rows behind it go back untried. The leases end when their rows are settled.
+   */
+  private async drainOrdered(handler: OutboxHandler): Promise<{ claimed: number; more: boolean }> {
+    const now = Date.now();
+    const due = await this.repo.dueDestinations(handler.topic, now, ORDERED_DESTINATIONS);
+    if (due.length === 0) return { claimed: 0, more: false };
+    const held = await this.repo.lease(handler.topic, due, this.owner, now, now + LEASE_MS);
     let claimed = 0;
-    for (const handler of this.handlers) {
-      const now = Date.now();
-      const rows = await this.repo.claim([handler.topic], this.owner, now, now + LEASE_MS, BATCH);
-      if (rows.length === 0) continue;
-      claimed += rows.length;
-      let results: Map<number, OutboxResult>;
-      try {
-        results = await handler.deliver(rows);
-      } catch (err) {
-        this.log.warn({ topic: handler.topic, error: (err as Error)?.message ?? String(err) }, 'outbox delivery failed');
-        results = new Map();
-      }
-      const done: number[] = [];
-      const retry = new Map<number, number[]>();
-      for (const row of rows) {
-        const id = Number(row.id);
-        const result = results.get(id) ?? 'retry';
-        if (result !== 'retry') {
-          done.push(id);
-          this.rows.inc({ topic: handler.topic, result: result === 'sent' ? 'sent' : 'dropped' });
-        } else if (row.attempts >= MAX_ATTEMPTS) {
-          done.push(id);
-          this.rows.inc({ topic: handler.topic, result: 'given_up' });
-        } else {
-          this.rows.inc({ topic: handler.topic, result: 'retry' });
-          const due = Date.now() + backoffMs(row.attempts, this.backoffBaseMs);
-          retry.set(due, [...(retry.get(due) ?? []), id]);
-        }
-      }
-      await this.repo.finish(done, this.owner);
-      for (const [due, ids] of retry) await this.repo.retryAt(ids, this.owner, due);
+    let more = due.length >= ORDERED_DESTINATIONS;
+    try {
+      await Promise.all(
+        held.map(async (destination) => {
+          const rows = await this.repo.claimHead(handler.topic, destination, this.owner, now, now + LEASE_MS, ORDERED_BATCH);
+          claimed += rows.length;
+          if (rows.length >= ORDERED_BATCH) more = true;
+          for (let i = 0; i < rows.length; i++) {
+            const results = await this.deliver(handler, [rows[i]]);
+            const kept = await this.settle(handler, [rows[i]], results);
+            if (kept) {
+              await this.repo.release(
+                rows.slice(i + 1).map((r) => Number(r.id)),
+                this.owner,
+              );
+              break;
+            }
+          }
+        }),
+      );
+    } finally {
+      await this.repo.releaseLeases(handler.topic, held, this.owner);
     }
-    return claimed;
+    return { claimed, more };
+  }
+
+  private async deliver(handler: OutboxHandler, rows: OutboxRow[]): Promise<Map<number, OutboxResult>> {
+    try {
+      return await handler.deliver(rows);
+    } catch (err) {
+      this.log.warn({ topic: handler.topic, error: (err as Error)?.message ?? String(err) }, 'outbox delivery failed');
+      return new Map();
+    }
+  }
+
+  /**
+   * Deletes the rows delivered, dropped or given up, and puts back those to retry with a
+   * back-off; true when some row was put back.
+   */
+  private async settle(handler: OutboxHandler, rows: OutboxRow[], results: Map<number, OutboxResult>): Promise<boolean> {
+    const done: number[] = [];
+    const retry = new Map<number, number[]>();
+    for (const row of rows) {
+      const id = Number(row.id);
+      const result = results.get(id) ?? 'retry';
+      if (result !== 'retry') {
+        done.push(id);
+        this.rows.inc({ topic: handler.topic, result: result === 'sent' ? 'sent' : 'dropped' });
+      } else if (row.attempts >= MAX_ATTEMPTS) {
+        done.push(id);
+        this.rows.inc({ topic: handler.topic, result: 'given_up' });
+      } else {
+        this.rows.inc({ topic: handler.topic, result: 'retry' });
+        const due = Date.now() + backoffMs(row.attempts, this.backoffBaseMs);
+        retry.set(due, [...(retry.get(due) ?? []), id]);
+      }
+    }
+    await this.repo.finish(done, this.owner);
+    for (const [due, ids] of retry) await this.repo.retryAt(ids, this.owner, due);
+    return retry.size > 0;
   }
 }

@@ -40,6 +40,15 @@ export class AppConfigService {
   ) {}
 
   /**
+   * The snapshot this process read last, without asking whether it is still current: for work
+   * inside a transaction that must not wait for another connection (SQLite has one). The
+   * request doing that work read the config when it began, so this is the config as of its start.
+   */
+  lastSnapshot(): AppConfigSnapshot | undefined {
+    return this.cached;
+  }
+
+  /**
    * The current snapshot. Costs one small query (the generation) when a snapshot is cached,
    * so a change made by any process is seen by the next request everywhere.
    */

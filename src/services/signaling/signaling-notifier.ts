@@ -1,15 +1,19 @@
 /**
- * What Parley tells the external signaling server when conversations change (docs/reference/signaling.md#notifications-to-the-signaling-server; docs/reference/signaling.md#notifications-to-the-signaling-server): `POST <server>/api/v1/room/<token>` with `invite`, `disinvite`,
- * `update`, `delete`, `participants`, `incall` and `message`, signed like
- * the backend API (`Spreed-Signaling-Random`/`-Checksum`, plus `Spreed-Signaling-Backend` naming
+ * What Parley tells the external signaling server when conversations change (docs/reference/signaling.md#notifications-to-the-signaling-server): `POST <server>/api/v1/room/<token>` with `invite`, `disinvite`,
+ * `update`, `delete`, `participants`, `incall`, `message` and `switchto`, signed like the
+ * backend API (`Spreed-Signaling-Random`/`-Checksum`, plus `Spreed-Signaling-Backend` naming
  * Parley), to every configured server.
  *
- * Called from event subscribers after commit. Sending never blocks the API request: a
- * notification goes into an in-memory queue drained by one background loop, each delivery tried
- * at most MAX_TRIES times on connection errors and 5xx (Talk: 3 tries). The queue is in memory
- * rather than an outbox table because the signaling server only cares about live sessions: a
- * notification delivered after a restart (minutes later) would describe a state that has moved
- * on, and every room change would cost an extra write. A full queue drops the oldest entry (logged).
+ * Through the one outbox (docs/design.md#files-push-and-federation): each change writes a row per
+ * configured server (in external mode only; nothing is written in internal mode), after its
+ * commit from the event subscribers, or inside the change's own transaction for the system
+ * messages written with it. Topic `signaling` is ordered, destination "server token": one
+ * conversation's notifications reach a server in the order they happened, whichever process
+ * delivers them, and never hold back another conversation's. The body is built when it is sent
+ * (reads such as the room's users happen off the request, and see the state of that moment).
+ * A 5xx or no answer is tried again, at most MAX_TRIES times (Talk: 3); another refusal is final.
+ * A notification older than STALE_SECONDS (a restart, a long outage) is dropped unsent: it would
+ * describe a state that has moved on.
  */
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { SignalingRepository } from '../../db/repositories/signaling.js';
@@ -30,6 +34,12 @@ import { ActorType } from '../../domain/constants.js';
 import { roomProperties, signalingPermissions } from './signaling-backend.js';
 import type { SignalingChatRelay } from './signaling-chat-relay.js';
 import { Counter } from '../../domain/openmetrics.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { OutboxRepository, OutboxRow } from '../../db/repositories/outbox.js';
+import { nowSeconds } from '../../domain/time.js';
+import type { OutboxHandler, OutboxResult } from '../outbox/worker.js';
+import type { OutboxSignal } from '../outbox/signal.js';
 
 export interface NotifierOptions {
   /**
@@ -38,136 +48,123 @@ export interface NotifierOptions {
    * one of its configured backends (docs/signaling.md).
    */
   baseUrl: string;
-  /** Milliseconds before the second try; doubled for each further try. */
-  retryDelayMs?: number;
   /** Per-request timeout in milliseconds. */
   timeoutMs?: number;
-  /** Where failed deliveries and a full queue are reported (the server's log, at warn). */
+  /** Where failed deliveries are reported (the server's log, at warn). */
   log?: { warn(details: Record<string, unknown>, message: string): void };
 }
 
 /** How one delivery to one server ended: the last answer's status, or why none came. */
 export type Outcome = { status: number } | { error: string };
 
-interface Pending {
-  token: string;
-  /**
-   * Builds the body when it is sent (reads such as the room's users happen off the request);
-   * undefined: nothing to send after all.
-   */
-  build: () => Promise<Record<string, unknown> | undefined>;
+/** What happened, as stored in an outbox row; the body is built from it when it is sent. */
+type Notice =
+  | { kind: 'invite'; userIds: string[] }
+  | { kind: 'disinvite'; userIds: string[]; sessionIds: string[] }
+  | { kind: 'update' }
+  | { kind: 'delete' }
+  | { kind: 'message'; messageId: number }
+  | { kind: 'incall'; sessionId: string; flags: number }
+  | { kind: 'incall-all' }
+  | { kind: 'participants'; attendeeIds: number[] | 'all'; onlyWithSessions: boolean }
+  /** Breakout rooms started: the parent's sessions assigned to `child` switch to it. */
+  | { kind: 'switch-to-child'; child: RoomRow }
+  /** Breakout rooms stopped: the room's sessions switch back to `parent`. */
+  | { kind: 'switch-to-parent'; parent: RoomRow };
+
+/** An outbox row's payload: the server it is for, the conversation (as it was), what happened. */
+interface Payload {
+  server: string;
+  room: RoomRow;
+  notice: Notice;
 }
 
+export const SIGNALING_TOPIC = 'signaling';
 const MAX_TRIES = 3;
-const MAX_QUEUE = 1000;
+const STALE_SECONDS = 60;
 
-export class SignalingNotifier {
-  private readonly queue: Pending[] = [];
-  private draining: Promise<void> | undefined;
+export class SignalingNotifier implements OutboxHandler {
+  readonly topic = SIGNALING_TOPIC;
+  readonly ordered = true;
   /** Deliveries (one notification to one server) that failed for good; the same in /metrics. */
   failed = 0;
   delivered = 0;
   /** `parley_signaling_notifications_total{result,status}` in /metrics (MetricsService family). */
   readonly deliveries = new Counter(
     'parley_signaling_notifications',
-    'Notifications to external signaling servers by result (delivered, failed) and the HTTP status of the last try ("error": no answer)',
+    'Notifications to external signaling servers by result (delivered, failed, dropped) and the HTTP status of the last try ("error": no answer, "stale": too old to send)',
   );
 
   constructor(
     private readonly appConfig: AppConfigService,
     private readonly repo: SignalingRepository,
     private readonly chatRelay: SignalingChatRelay,
+    private readonly outbox: OutboxRepository,
+    private readonly signal: OutboxSignal,
     private readonly opts: NotifierOptions,
   ) {}
 
-  // ---- what happened (subscribed in events/subscribers.ts; each returns at once) ----
+  // ---- what happened (subscribed in events/subscribers.ts) ----
 
   /** Users added: `invite` to them; the other users get a room-list update (docs/reference/signaling.md#notifications-to-the-signaling-server). */
-  attendeesAdded(room: RoomRow, userIds: string[]): void {
-    this.enqueue(room.token, async () => ({
-      type: 'invite',
-      invite: { userids: userIds, alluserids: await this.repo.userIdsOf(room.id), properties: roomProperties(room, { 'participant-list': 'refresh' }) },
-    }));
+  async attendeesAdded(room: RoomRow, userIds: string[]): Promise<void> {
+    await this.enqueue(room, { kind: 'invite', userIds });
   }
 
   /** Attendees removed: `disinvite` their users and sessions; the server closes their connections. */
-  attendeesRemoved(room: RoomRow, userIds: string[], sessionIds: string[]): void {
-    this.enqueue(room.token, async () => ({
-      type: 'disinvite',
-      disinvite: {
-        userids: userIds,
-        sessionids: sessionIds,
-        alluserids: await this.repo.userIdsOf(room.id),
-        properties: roomProperties(room, { 'participant-list': 'refresh' }),
-      },
-    }));
+  async attendeesRemoved(room: RoomRow, userIds: string[], sessionIds: string[]): Promise<void> {
+    await this.enqueue(room, { kind: 'disinvite', userIds, sessionIds });
   }
 
   /** Properties changed: `update` to every user of the room and every session in it. */
-  roomUpdated(room: RoomRow): void {
-    this.enqueue(room.token, async () => ({ type: 'update', update: { userids: await this.repo.userIdsOf(room.id), properties: roomProperties(room) } }));
+  async roomUpdated(room: RoomRow): Promise<void> {
+    await this.enqueue(room, { kind: 'update' });
   }
 
   /** Deleted: `delete` (the attendees are gone already; the server drops the room's sessions). */
-  roomsDeleted(rooms: RoomRow[]): void {
-    for (const room of rooms) this.enqueue(room.token, async () => ({ type: 'delete', delete: { userids: [] } }));
+  async roomsDeleted(rooms: RoomRow[]): Promise<void> {
+    for (const room of rooms) await this.enqueue(room, { kind: 'delete' });
   }
 
   /**
    * A chat message, shared object, reaction or system message was committed: every session in
    * the room gets `message` with `{type:"chat", chat:{refresh:true, comment?}}` (docs/reference/signaling.md#notifications-to-the-signaling-server, see
-   * signaling-chat-relay.ts for which carry the comment).
+   * signaling-chat-relay.ts for which carry the comment). `config`: the posting request's, so
+   * that internal signaling (the usual case) costs no read per message.
    */
-  chatMessage(room: RoomRow, messageId: number, config?: AppConfigSnapshot): void {
-    // Internal signaling (the usual case) as of the posting request's start: nobody to tell, and
-    // nothing to queue or read for every message. A switch to an external server made while this
-    // request ran is seen from the next request on.
-    if (config !== undefined && signalingMode(config) !== 'external') return;
-    this.enqueue(room.token, () => this.chatNotification(room, messageId));
+  async chatMessage(room: RoomRow, messageId: number, config?: AppConfigSnapshot): Promise<void> {
+    await this.enqueue(room, { kind: 'message', messageId }, { config });
   }
 
   /**
    * The same for a message posted inside a transaction that is still open (system messages are
-   * written atomically with their change): queued at once, built once that transaction has
-   * ended (the room row lock every chat post takes), and dropped when it rolled back.
+   * written atomically with their change): the row is written in that transaction, so it exists
+   * only if the change commits, and the worker is woken once the transaction has ended (the room
+   * row lock every chat post takes).
    */
-  chatMessageInTransaction(room: RoomRow, messageId: number): void {
-    this.enqueue(room.token, async () => {
-      await this.repo.roomWritersSettled(room.id);
-      return this.chatNotification(room, messageId);
-    });
-  }
-
-  /** The `message` notification of a committed chat row; none when the row is not there. */
-  private async chatNotification(room: RoomRow, messageId: number): Promise<Record<string, unknown> | undefined> {
-    const data = await this.chatRelay.data(room, messageId);
-    return data && { type: 'message', message: { data } };
+  async chatMessageInTransaction(trx: Kysely<Database>, room: RoomRow, messageId: number): Promise<void> {
+    // The config as of the request's start: reading it now could wait for this very
+    // transaction (SQLite's one connection).
+    const config = this.appConfig.lastSnapshot();
+    if (config && (await this.enqueue(room, { kind: 'message', messageId }, { via: trx, config }))) {
+      void this.repo.roomWritersSettled(room.id).then(
+        () => this.signal.kick(),
+        () => this.signal.kick(),
+      );
+    }
   }
 
   /**
    * A session joined, left or changed its flags in the call: `incall` with its entry in
    * `changed` and every in-call session in `users` (read when sent, docs/reference/signaling.md#notifications-to-the-signaling-server).
    */
-  inCallChanged(room: RoomRow, sessionId: string, flags: number): void {
-    this.enqueue(room.token, async () => {
-      const serverDefault = await this.serverDefault();
-      const sessions = await this.repo.roomSessions(room.id, 0);
-      const entry = (s: (typeof sessions)[number]) => signalingParticipant(room, s, serverDefault, { incall: true });
-      const mine = sessions.find((s) => s.session_id === sessionId);
-      return {
-        type: 'incall',
-        incall: {
-          incall: flags,
-          changed: mine ? [{ ...entry(mine), inCall: flags }] : [],
-          users: sessions.filter((s) => s.in_call !== 0).map(entry),
-        },
-      };
-    });
+  async inCallChanged(room: RoomRow, sessionId: string, flags: number): Promise<void> {
+    await this.enqueue(room, { kind: 'incall', sessionId, flags });
   }
 
   /** The call was ended for everyone (a moderator, max_call_duration): `incall` with `all:true`. */
-  callEndedForEveryone(room: RoomRow): void {
-    this.enqueue(room.token, async () => ({ type: 'incall', incall: { incall: 0, all: true } }));
+  async callEndedForEveryone(room: RoomRow): Promise<void> {
+    await this.enqueue(room, { kind: 'incall-all' });
   }
 
   /**
@@ -178,24 +175,8 @@ export class SignalingNotifier {
    * participantsModified). `onlyWithSessions`: nothing is sent when they have no session (a
    * guest's rename, as Talk).
    */
-  participantsChanged(room: RoomRow, attendeeIds: number[] | 'all', onlyWithSessions = false): void {
-    this.enqueue(room.token, async () => {
-      const serverDefault = await this.serverDefault();
-      const sessions = await this.repo.roomSessions(room.id, 0);
-      const fresh = (await this.repo.room(room.id)) ?? room;
-      const changed = sessions
-        .filter((s) => attendeeIds === 'all' || attendeeIds.includes(s.attendee_id))
-        .map((s) => ({
-          ...signalingParticipant(fresh, s, serverDefault),
-          permissions: signalingPermissions(permissionsIn(fresh, s, serverDefault), { participant_type: s.participant_type }),
-        }));
-      if (onlyWithSessions && changed.length === 0) return undefined;
-      const sessionless = (await this.repo.attendeesWithoutSession(room.id)).map((a) => signalingParticipant(fresh, a, serverDefault));
-      return {
-        type: 'participants',
-        participants: { changed, users: [...sessions.map((s) => signalingParticipant(fresh, s, serverDefault)), ...sessionless] },
-      };
-    });
+  async participantsChanged(room: RoomRow, attendeeIds: number[] | 'all', onlyWithSessions = false): Promise<void> {
+    await this.enqueue(room, { kind: 'participants', attendeeIds, onlyWithSessions });
   }
 
   /**
@@ -203,113 +184,185 @@ export class SignalingNotifier {
    * switch to the breakout room they are assigned to; stopped: the sessions in each breakout
    * room are told to switch back to the parent (`switchto {roomid, sessions}`, docs/reference/signaling.md#notifications-to-the-signaling-server).
    */
-  breakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): void {
-    if (started) {
-      for (const child of children) {
-        this.enqueue(parent.token, async () => {
-          const members = new Set(await this.repo.userIdsOf(child.id));
-          const sessions = (await this.repo.roomSessions(parent.id, 0)).filter(
-            (s) => s.actor_type === ActorType.USERS && !isModeratorType(s.participant_type) && members.has(s.actor_id),
-          );
-          return sessions.length ? { type: 'switchto', switchto: { roomid: child.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
-        });
-      }
-      return;
-    }
+  async breakoutSwitched(parent: RoomRow, children: RoomRow[], started: boolean): Promise<void> {
     for (const child of children) {
-      this.enqueue(child.token, async () => {
-        const sessions = await this.repo.roomSessions(child.id, 0);
-        return sessions.length ? { type: 'switchto', switchto: { roomid: parent.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
-      });
+      if (started) await this.enqueue(parent, { kind: 'switch-to-child', child });
+      else await this.enqueue(child, { kind: 'switch-to-parent', parent });
     }
+  }
+
+  /** Resolves once this process's outbox worker has nothing in hand (tests, shutdown); retries due later are not waited for. */
+  idle(): Promise<void> {
+    return this.signal.idle();
+  }
+
+  // ---- into the outbox ----
+
+  /**
+   * One outbox row per configured server, in external mode only; true when rows were written.
+   * After commit a failure to write is logged, never the request's failure (the change is done).
+   */
+  private async enqueue(room: RoomRow, notice: Notice, opts: { config?: AppConfigSnapshot; via?: Kysely<Database> } = {}): Promise<boolean> {
+    try {
+      const cfg = opts.config ?? (await this.appConfig.snapshot());
+      if (signalingMode(cfg) !== 'external') return false;
+      const servers = signalingServers(cfg).servers;
+      if (servers.length === 0) return false;
+      const createdAt = nowSeconds();
+      await this.outbox.insert(
+        servers.map(({ server }) => ({
+          topic: SIGNALING_TOPIC,
+          destination: `${server} ${room.token}`,
+          dedupe_key: null,
+          payload: JSON.stringify({ server, room, notice } satisfies Payload),
+          created_at: createdAt,
+        })),
+        opts.via,
+      );
+      if (!opts.via) this.signal.kick();
+      return true;
+    } catch (e) {
+      if (opts.via) throw e;
+      this.opts.log?.warn({ token: room.token, kind: notice.kind, err: (e as Error).message }, 'signaling notification could not be queued');
+      return false;
+    }
+  }
+
+  // ---- delivery (the outbox handler of topic `signaling`) ----
+
+  /** One row at a time (an ordered topic): built, signed and sent to its server. */
+  async deliver(rows: OutboxRow[]): Promise<Map<number, OutboxResult>> {
+    const results = new Map<number, OutboxResult>();
+    const cfg = await this.appConfig.snapshot();
+    for (const row of rows) results.set(Number(row.id), await this.deliverRow(row, cfg));
+    return results;
+  }
+
+  private async deliverRow(row: OutboxRow, cfg: AppConfigSnapshot): Promise<OutboxResult> {
+    const { server, room, notice } = JSON.parse(row.payload) as Payload;
+    const list = signalingServers(cfg);
+    // Switched to internal signaling, or this server removed, since: nobody to tell.
+    if (signalingMode(cfg) !== 'external' || !list.servers.some((s) => s.server === server)) return 'drop';
+    if (nowSeconds() - Number(row.created_at) > STALE_SECONDS) {
+      this.deliveries.inc({ result: 'dropped', status: 'stale' });
+      return 'drop';
+    }
+    let built: Record<string, unknown> | undefined;
+    try {
+      built = await this.build(room, notice);
+    } catch (e) {
+      // Building the body failed (a read): nothing was sent.
+      this.failed++;
+      this.deliveries.inc({ result: 'failed', status: 'error' });
+      this.opts.log?.warn({ token: room.token, err: (e as Error).message }, 'signaling notification could not be built');
+      return 'drop';
+    }
+    if (!built) return 'sent';
+    const url = `${signalingHttpBase(server)}/api/v1/room/${encodeURIComponent(room.token)}`;
+    const outcome = await this.once(url, JSON.stringify(built), list.secret);
+    if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
+      this.delivered++;
+      this.deliveries.inc({ result: 'delivered', status: String(outcome.status) });
+      return 'sent';
+    }
+    // A refusal below 500 is final (the server will not accept it on a second try); a 5xx or no
+    // answer is tried again, MAX_TRIES in all. Each server on its own: one refusing does not
+    // keep the others from hearing it.
+    const final = ('status' in outcome && outcome.status < 500) || row.attempts >= MAX_TRIES;
+    if (!final) return 'retry';
+    this.failed++;
+    this.deliveries.inc({ result: 'failed', status: 'status' in outcome ? String(outcome.status) : 'error' });
+    this.opts.log?.warn(
+      { server, token: room.token, type: built.type, ...outcome, backend: `${this.opts.baseUrl}/` },
+      'status' in outcome && outcome.status === 403
+        ? "signaling server refused a notification (403): its backend url must be Parley's configured address (BASE_URL), and the shared secrets must match"
+        : 'signaling server did not accept a notification',
+    );
+    return 'drop';
+  }
+
+  /** The body of a notice, read now; undefined: nothing to send after all. */
+  private async build(room: RoomRow, notice: Notice): Promise<Record<string, unknown> | undefined> {
+    switch (notice.kind) {
+      case 'invite':
+        return {
+          type: 'invite',
+          invite: {
+            userids: notice.userIds,
+            alluserids: await this.repo.userIdsOf(room.id),
+            properties: roomProperties(room, { 'participant-list': 'refresh' }),
+          },
+        };
+      case 'disinvite':
+        return {
+          type: 'disinvite',
+          disinvite: {
+            userids: notice.userIds,
+            sessionids: notice.sessionIds,
+            alluserids: await this.repo.userIdsOf(room.id),
+            properties: roomProperties(room, { 'participant-list': 'refresh' }),
+          },
+        };
+      case 'update':
+        return { type: 'update', update: { userids: await this.repo.userIdsOf(room.id), properties: roomProperties(room) } };
+      case 'delete':
+        return { type: 'delete', delete: { userids: [] } };
+      case 'message': {
+        const data = await this.chatRelay.data(room, notice.messageId);
+        return data && { type: 'message', message: { data } };
+      }
+      case 'incall': {
+        const serverDefault = await this.serverDefault();
+        const sessions = await this.repo.roomSessions(room.id, 0);
+        const entry = (s: (typeof sessions)[number]) => signalingParticipant(room, s, serverDefault, { incall: true });
+        const mine = sessions.find((s) => s.session_id === notice.sessionId);
+        return {
+          type: 'incall',
+          incall: {
+            incall: notice.flags,
+            changed: mine ? [{ ...entry(mine), inCall: notice.flags }] : [],
+            users: sessions.filter((s) => s.in_call !== 0).map(entry),
+          },
+        };
+      }
+      case 'incall-all':
+        return { type: 'incall', incall: { incall: 0, all: true } };
+      case 'participants':
+        return this.participants(room, notice.attendeeIds, notice.onlyWithSessions);
+      case 'switch-to-child': {
+        const members = new Set(await this.repo.userIdsOf(notice.child.id));
+        const sessions = (await this.repo.roomSessions(room.id, 0)).filter(
+          (s) => s.actor_type === ActorType.USERS && !isModeratorType(s.participant_type) && members.has(s.actor_id),
+        );
+        return sessions.length ? { type: 'switchto', switchto: { roomid: notice.child.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
+      }
+      case 'switch-to-parent': {
+        const sessions = await this.repo.roomSessions(room.id, 0);
+        return sessions.length ? { type: 'switchto', switchto: { roomid: notice.parent.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
+      }
+    }
+  }
+
+  private async participants(room: RoomRow, attendeeIds: number[] | 'all', onlyWithSessions: boolean): Promise<Record<string, unknown> | undefined> {
+    const serverDefault = await this.serverDefault();
+    const sessions = await this.repo.roomSessions(room.id, 0);
+    const fresh = (await this.repo.room(room.id)) ?? room;
+    const changed = sessions
+      .filter((s) => attendeeIds === 'all' || attendeeIds.includes(s.attendee_id))
+      .map((s) => ({
+        ...signalingParticipant(fresh, s, serverDefault),
+        permissions: signalingPermissions(permissionsIn(fresh, s, serverDefault), { participant_type: s.participant_type }),
+      }));
+    if (onlyWithSessions && changed.length === 0) return undefined;
+    const sessionless = (await this.repo.attendeesWithoutSession(room.id)).map((a) => signalingParticipant(fresh, a, serverDefault));
+    return {
+      type: 'participants',
+      participants: { changed, users: [...sessions.map((s) => signalingParticipant(fresh, s, serverDefault)), ...sessionless] },
+    };
   }
 
   private async serverDefault(): Promise<number> {
     return serverDefaultPermissions((await this.appConfig.snapshot()).get('default_permissions'));
-  }
-
-  /** Resolves once everything queued so far was delivered or given up (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.draining) await this.draining;
-  }
-
-  // ---- delivery ----
-
-  private enqueue(token: string, build: Pending['build']): void {
-    if (this.queue.length >= MAX_QUEUE) {
-      const dropped = this.queue.shift()!;
-      this.deliveries.inc({ result: 'dropped', status: 'queue_full' });
-      this.opts.log?.warn({ token: dropped.token }, 'signaling notification queue full; dropped the oldest');
-    }
-    this.queue.push({ token, build });
-    this.draining ??= this.drain().finally(() => {
-      this.draining = undefined;
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const waiting = this.queue.length;
-      // The config as it is at sending time: one read for each notification sent, and one for
-      // everything that was waiting when nobody is to be told (internal mode, the usual case;
-      // every chat message is queued here, so this is one read per batch, not per message).
-      const cfg = await this.appConfig.snapshot();
-      if (signalingMode(cfg) !== 'external') {
-        this.queue.splice(0, waiting);
-        continue;
-      }
-      const next = this.queue.shift()!;
-      try {
-        await this.deliver(next, cfg);
-      } catch (e) {
-        // Building the body failed (a read): nothing was sent.
-        this.failed++;
-        this.deliveries.inc({ result: 'failed', status: 'error' });
-        this.opts.log?.warn({ token: next.token, err: (e as Error).message }, 'signaling notification could not be built');
-      }
-    }
-  }
-
-  /** Sends one notification to every configured server of `cfg` (external mode). */
-  private async deliver(p: Pending, cfg: AppConfigSnapshot): Promise<void> {
-    const list = signalingServers(cfg);
-    const built = await p.build();
-    if (!built) return;
-    const body = JSON.stringify(built);
-    for (const { server } of list.servers) {
-      const url = `${signalingHttpBase(server)}/api/v1/room/${encodeURIComponent(p.token)}`;
-      const outcome = await this.send(url, body, list.secret);
-      if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
-        this.delivered++;
-        this.deliveries.inc({ result: 'delivered', status: String(outcome.status) });
-        continue;
-      }
-      // Each server on its own: one refusing does not keep the others from hearing it.
-      this.failed++;
-      this.deliveries.inc({ result: 'failed', status: 'status' in outcome ? String(outcome.status) : 'error' });
-      this.opts.log?.warn(
-        { server, token: p.token, type: built.type, ...outcome, backend: `${this.opts.baseUrl}/` },
-        'status' in outcome && outcome.status === 403
-          ? "signaling server refused a notification (403): its backend url must be Parley's configured address (BASE_URL), and the shared secrets must match"
-          : 'signaling server did not accept a notification',
-      );
-    }
-  }
-
-  /**
-   * POSTs one notification: a 2xx is done, another status below 500 is refused for good (the
-   * server will not accept it on a second try), a 5xx or a failure to connect or read the answer
-   * is tried again, at most MAX_TRIES times.
-   */
-  private async send(url: string, body: string, secret: string): Promise<Outcome> {
-    let delay = this.opts.retryDelayMs ?? 200;
-    for (let attempt = 1; ; attempt++) {
-      const outcome = await this.once(url, body, secret);
-      if ('status' in outcome && outcome.status < 500) return outcome;
-      if (attempt >= MAX_TRIES) return outcome;
-      await new Promise((r) => setTimeout(r, delay));
-      delay *= 2;
-    }
   }
 
   /**
