@@ -14,7 +14,9 @@
  * A proxy that does not answer, answers 5xx or 429 gets the rows again later (the worker's
  * back-off); its `unknown` devices are unregistered.
  */
-import { constants, publicEncrypt, sign } from 'node:crypto';
+import { constants, createPrivateKey, createPublicKey, publicEncrypt, sign, type KeyObject } from 'node:crypto';
+import { BoundedMap } from '../../domain/bounded-map.js';
+import { promisify } from 'node:util';
 import type { OutboxRow } from '../../db/repositories/outbox.js';
 import type { PushDeviceRow, PushDevicesRepository } from '../../db/repositories/push-devices.js';
 import type { UserRateLimitsRepository } from '../../db/repositories/user-rate-limits.js';
@@ -48,6 +50,9 @@ export function parsePushRow(row: OutboxRow): PushRow | undefined {
 }
 
 /** Counters of /metrics shared by both push channels. */
+/** crypto.sign with a callback: the signature is computed on the thread pool. */
+const signOffLoop = promisify(sign) as (algorithm: string, data: Buffer, key: KeyObject) => Promise<Buffer>;
+
 export class PushCounters {
   readonly sent = new Counter('parley_push_sent', 'Pushes handed to a push proxy or Web Push endpoint, by channel and kind (notify, delete)');
   readonly failed = new Counter('parley_push_failed', 'Pushes a push proxy or endpoint refused or that could not be sent for good, by channel and reason');
@@ -77,6 +82,19 @@ export class ProxyDelivery implements OutboxHandler {
     private readonly opts: ProxyDeliveryOptions = {},
   ) {}
 
+  /**
+   * Parsed keys, so that a push costs no PEM parsing (about a millisecond for an RSA private
+   * key): users' private keys by user and creation time, devices' public keys by device and key
+   * hash. The keys name every input, so an entry is never stale, only possibly forgotten.
+   */
+  private readonly parsed = new BoundedMap<string, KeyObject>(20_000);
+
+  private parsedKey(cacheKey: string, pem: string, kind: 'private' | 'public'): KeyObject {
+    let key = this.parsed.get(cacheKey);
+    if (!key) this.parsed.set(cacheKey, (key = kind === 'private' ? createPrivateKey(pem) : createPublicKey(pem)));
+    return key;
+  }
+
   async deliver(rows: OutboxRow[]): Promise<Map<number, OutboxResult>> {
     const results = new Map<number, OutboxResult>();
     const drop = (r: PushRow | OutboxRow, reason: string) => {
@@ -97,11 +115,10 @@ export class ProxyDelivery implements OutboxHandler {
 
     // Per proxy: the payloads, and the rows whose fate is that proxy's answer.
     const batches = new Map<string, { payloads: string[]; rows: PushRow[] }>();
-    const add = (device: PushDeviceRow, payload: string, rowsOf: PushRow[]) => {
-      const batch = batches.get(device.proxy_server) ?? { payloads: [], rows: [] };
-      batch.payloads.push(payload);
-      batch.rows.push(...rowsOf);
-      batches.set(device.proxy_server, batch);
+    // Sealed payloads in the order they were made; signed off the event loop (below).
+    const sealed: Array<Promise<{ device: PushDeviceRow; payload: string; rowsOf: PushRow[] }>> = [];
+    const add = (device: PushDeviceRow, payload: Promise<string>, rowsOf: PushRow[]) => {
+      sealed.push(payload.then((p) => ({ device, payload: p, rowsOf })));
     };
 
     for (const userId of users) {
@@ -111,12 +128,17 @@ export class ProxyDelivery implements OutboxHandler {
         for (const p of mine) drop(p, 'gone');
         continue;
       }
-      const seal = (device: PushDeviceRow, json: string) => {
-        const subject = publicEncrypt({ key: device.device_public_key, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(json));
-        return { subject: subject.toString('base64'), signature: sign('sha512', subject, key.private_key).toString('base64') };
+      // The user's key parsed once (and kept); each RSA signature is made on libuv's thread pool, so a
+      // fan-out to a large conversation does not stall every other request of this process
+      // (docs/benchmarks.md "Push to a large conversation").
+      const privateKey = this.parsedKey(`u:${userId}:${key.created_at}`, key.private_key, 'private');
+      const seal = async (device: PushDeviceRow, json: string) => {
+        const publicKey = this.parsedKey(`d:${device.id}:${device.device_public_key_hash}`, device.device_public_key, 'public');
+        const subject = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(json));
+        return { subject: subject.toString('base64'), signature: (await signOffLoop('sha512', subject, privateKey)).toString('base64') };
       };
-      const envelope = (device: PushDeviceRow, json: string, priority: string, type: string) =>
-        JSON.stringify({ deviceIdentifier: device.device_identifier, pushTokenHash: device.push_token_hash, ...seal(device, json), priority, type });
+      const envelope = async (device: PushDeviceRow, json: string, priority: string, type: string) =>
+        JSON.stringify({ deviceIdentifier: device.device_identifier, pushTokenHash: device.push_token_hash, ...(await seal(device, json)), priority, type });
 
       // Notifications: rendered as their user reads them now (gone or read: dropped).
       const notify = mine.filter((p) => p.kind === 'notify');
@@ -152,6 +174,12 @@ export class ProxyDelivery implements OutboxHandler {
       }
     }
 
+    for (const { device, payload, rowsOf } of await Promise.all(sealed)) {
+      const batch = batches.get(device.proxy_server) ?? { payloads: [], rows: [] };
+      batch.payloads.push(payload);
+      batch.rows.push(...rowsOf);
+      batches.set(device.proxy_server, batch);
+    }
     for (const [proxy, batch] of batches) {
       const outcome = await this.post(proxy, batch.payloads);
       for (const p of batch.rows) results.set(Number(p.row.id), outcome.result);
