@@ -25,7 +25,6 @@ import type { BruteForceService } from '../accounts/brute-force.js';
 import type { EventBus } from '../../events/bus.js';
 import { sipConfigured } from '../../domain/sip.js';
 import type { DirectoryService } from '../accounts/directory.js';
-import { RenderedCache } from '../../cache/rendered-cache.js';
 import { TurnBatch } from '../platform/turn-batch.js';
 import { listableScopesFor, type RequestContext } from '../platform/request-context.js';
 import type { CallerSessions } from '../participants/caller-sessions.js';
@@ -92,8 +91,6 @@ function systemAttendee(room: RoomRow): AttendeeRow {
 }
 
 export class RoomsService {
-  /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
-  readonly rendered: RenderedCache;
   /**
    * The room-and-attendee lookups of logged-in callers, per token, one statement per batch
    * (turn-batch.ts): thousands of long-polls opening at once on one conversation would each run
@@ -111,10 +108,7 @@ export class RoomsService {
     private readonly events: EventBus,
     /** Finds guests and the caller's own sessions by cookie session. */
     private readonly callerSessions: CallerSessions,
-    /** VERIFY_KEPT_RECORDS: answers reused on the change feed's word are checked (RenderedCache). */
-    verifyRendered = false,
   ) {
-    this.rendered = new RenderedCache(db, verifyRendered);
     this.memberLookups = new TurnBatch(async (token, userIds) => {
       if (userIds.length === 1) {
         const found = await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userIds[0]);

@@ -89,6 +89,11 @@ export class SipService {
     return room;
   }
 
+  /** Whether the request carries the bridge's signature headers: its GET /room/{token} answer is the bridge's view (bridgeRecord). */
+  isBridgeRequest(ctx: RequestContext): boolean {
+    return this.bridge.carriesSignature(ctx);
+  }
+
   /**
    * GET /room/{token} as the SIP bridge asks it: undefined when the request carries no bridge
    * signature; 401 when it is wrong; else the conversation (any type) in the limited view with
