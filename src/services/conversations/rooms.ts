@@ -17,7 +17,8 @@ import { ROOM_DEFAULTS, type NewRoom, type RoomChatPreload, type RoomRow } from 
 import type { Repositories } from '../../db/repositories/index.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
-import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../../domain/permissions.js';
+import { conversationTypeAllowsDelete, isOneToOneKind } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import { isWellFormedToken, newToken } from '../../domain/tokens.js';
 import type { ConversationView } from '../../presenters/conversation.js';
 import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
@@ -235,8 +236,7 @@ export class RoomsService {
    */
   async requireModerator(ctx: RequestContext, token: unknown, opts: { loggedInOnly?: boolean } = {}): Promise<CallerRoom & { attendee: AttendeeRow }> {
     const found = await this.requireParticipant(ctx, token);
-    const type = found.attendee.participant_type;
-    const ok = opts.loggedInOnly ? isLoggedInModeratorType(type) : isModeratorType(type);
+    const ok = opts.loggedInOnly ? may.moderateAsUser(found.attendee) : may.moderate(found.attendee);
     if (!ok) throw forbidden('moderator', 'Only moderators can do this');
     return found;
   }
