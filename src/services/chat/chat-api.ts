@@ -9,7 +9,7 @@
  */
 import { may } from '../../domain/abilities.js';
 import { SameTurnReads } from '../../cache/same-turn-reads.js';
-import { TurnBatch } from '../platform/turn-batch.js';
+import { TurnBatch } from '../../cache/turn-batch.js';
 import type { ReceiveReadMarkers } from './receive-read-markers.js';
 import { isCancelled, type WaitCancel } from '../../cache/wake.js';
 import type { LobbyTimers } from '../conversations/lobby-timers.js';

@@ -161,12 +161,13 @@ export class RoomCreation {
     };
     const checked = createOptionsPatch(type, input.options ?? {}, rights);
     if (isCreateOptionsProblem(checked)) throw (checked.status === 403 ? forbidden : badRequest)(checked.error, checked.message);
+    let patch: RoomPatch = checked.patch;
     if (checked.password !== '') {
       const violation = passwordPolicyViolation(checked.password, cfg.int('password_policy_min_length'));
       if (violation) throw badRequest('password', violation);
-      checked.patch.password = await hashPassword(checked.password);
+      patch = { ...patch, password: await hashPassword(checked.password) };
     }
-    return { patch: checked.patch, avatar: checked.avatar && emojiAvatarRow(checked.avatar.emoji, checked.avatar.color) };
+    return { patch, avatar: checked.avatar && emojiAvatarRow(checked.avatar.emoji, checked.avatar.color) };
   }
 
   /**

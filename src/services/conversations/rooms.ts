@@ -26,7 +26,7 @@ import type { BruteForceService } from '../accounts/brute-force.js';
 import type { EventBus } from '../../events/bus.js';
 import { sipConfigured } from '../../domain/sip.js';
 import type { DirectoryService } from '../accounts/directory.js';
-import { TurnBatch } from '../platform/turn-batch.js';
+import { TurnBatch } from '../../cache/turn-batch.js';
 import { listableScopesFor, type RequestContext } from '../platform/request-context.js';
 import type { CallerSessions } from '../participants/caller-sessions.js';
 import { conversationVisibility, isListedFor } from '../../domain/visibility.js';

@@ -33,7 +33,7 @@ import { badRequest, notFound } from '../../domain/errors.js';
 import { isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
 import { may } from '../../domain/abilities.js';
 import { nowSeconds } from '../../domain/time.js';
-import { otherUserId } from '../../presenters/conversation.js';
+import { otherUserId } from '../../domain/one-to-one.js';
 import { parseJson, presentNotification, type NotificationRecord, type RichParameters } from '../../presenters/notification.js';
 import { formatChatMessage } from '../../presenters/chat-message.js';
 import { readerEnv } from '../../presenters/chat-reminder.js';
