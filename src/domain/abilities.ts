@@ -89,8 +89,9 @@ export const may = {
   },
 
   /**
-   * Be assigned to one breakout room (the attendee map, a move, a switch): anybody but
-   * moderators, who are in every breakout room (docs/reference/conversations.md#breakout-rooms).
+   * Be assigned to one breakout room (the attendee map, a move, a switch, the signaling
+   * server's switch when they start): anybody but moderators, who are in every breakout room
+   * (docs/reference/conversations.md#breakout-rooms).
    */
   joinOneBreakoutRoom(participant: Participant): boolean {
     return !isModeratorType(participant.participant_type);
