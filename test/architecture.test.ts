@@ -71,7 +71,8 @@ function filesOverMaxLines(): string[] {
 /** Layer → layers it must not import from. */
 const FORBIDDEN: Record<string, string[]> = {
   presenters: ['services', 'http', 'cli', 'jobs', 'events'],
-  domain: ['services', 'http', 'cli', 'jobs', 'events', 'presenters'],
+  domain: ['services', 'http', 'cli', 'jobs', 'events', 'presenters', 'cache', 'db'],
+  cache: ['services', 'http', 'cli', 'jobs', 'events', 'presenters'],
   db: ['services', 'http', 'cli', 'jobs', 'events', 'presenters'],
   'app-config': ['services', 'http', 'cli', 'jobs', 'events', 'db', 'presenters'],
   services: ['http', 'cli', 'jobs'],
@@ -93,7 +94,7 @@ describe('architecture', () => {
     assert.ok(text.has('services/index.ts'));
   });
 
-  it('no upward import: presenters, domain, db and app-config import nothing from services or http', () => {
+  it('no upward import: presenters, domain, cache, db and app-config import nothing from services or http', () => {
     const bad: string[] = [];
     for (const file of text.keys()) {
       const layer = file.split('/')[0];

@@ -24,10 +24,10 @@ for (const dialect of dialects()) {
 
     /** The statements `fn` sends, including the background work it queued (the signaling notifier). */
     const statements = async (fn: () => Promise<void>): Promise<string[]> => {
-      const { db, conversationList, rooms, signalingNotifier } = t.services;
+      const { db, conversationList, renderedAnswers, signalingNotifier } = t.services;
       // The checks of reused records and answers (VERIFY_KEPT_RECORDS) read them again: not the request's own.
-      const verify = [conversationList.verify, rooms.rendered.verify];
-      conversationList.verify = rooms.rendered.verify = false;
+      const verify = [conversationList.verify, renderedAnswers.verify];
+      conversationList.verify = renderedAnswers.verify = false;
       await signalingNotifier.idle();
       const seen: string[] = [];
       db.stats.statements = seen;
@@ -36,7 +36,7 @@ for (const dialect of dialects()) {
         await signalingNotifier.idle();
       } finally {
         db.stats.statements = undefined;
-        [conversationList.verify, rooms.rendered.verify] = verify;
+        [conversationList.verify, renderedAnswers.verify] = verify;
       }
       return seen.map((sql) => normalise(sql, { '<schema>': db.schema, '<token>': room?.token }));
     };

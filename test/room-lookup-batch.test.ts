@@ -1,6 +1,6 @@
 /**
  * Requests arriving together on one conversation share its room-and-attendee lookup on
- * PostgreSQL (services/platform/turn-batch.ts, RoomsRepository.findByTokenWithMembers; on SQLite each runs
+ * PostgreSQL (cache/turn-batch.ts, RoomsRepository.findByTokenWithMembers; on SQLite each runs
  * its own): each caller still gets its own attendee row, and a caller who is not a participant
  * still gets 404 (docs/reference/conversations.md#lookup-and-visibility).
  */

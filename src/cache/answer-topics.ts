@@ -5,24 +5,26 @@
  * topic whose rows it shows, besides `g`, which every answer depends on.
  */
 import { memberTopic, roomTopic, userTopic } from './topics.js';
-import type { RoomRow } from '../db/repositories/rooms.js';
-import { otherUserId } from '../presenters/conversation.js';
+import { otherUserId, type OneToOneRoom } from '../domain/one-to-one.js';
+
+/** What the topics of a conversation's record read of it. */
+type Room = OneToOneRoom & { id: number };
 
 /** A conversation's record for `userId`: its rows, and the other user of a one-to-one (their name and status). */
-export function recordTopics(room: Pick<RoomRow, 'id' | 'type' | 'name'>, userId: string): string[] {
+export function recordTopics(room: Room, userId: string): string[] {
   const other = otherUserId(room, userId);
   return other === undefined ? [roomTopic(room.id)] : [roomTopic(room.id), userTopic(other)];
 }
 
 /** GET /room of `userId`: its set of conversations, its own rows, and each conversation's record. */
-export function conversationListTopics(userId: string, rooms: Iterable<Pick<RoomRow, 'id' | 'type' | 'name'>>): string[] {
+export function conversationListTopics(userId: string, rooms: Iterable<Room>): string[] {
   const topics = [memberTopic('users', userId), userTopic(userId)];
   for (const room of rooms) topics.push(...recordTopics(room, userId));
   return topics;
 }
 
 /** GET /room/{token} for `userId`: the record and the caller's own rows. */
-export function conversationTopics(room: Pick<RoomRow, 'id' | 'type' | 'name'>, userId: string): string[] {
+export function conversationTopics(room: Room, userId: string): string[] {
   return [...recordTopics(room, userId), userTopic(userId)];
 }
 

@@ -24,7 +24,9 @@
  * difference fails the request: every write of every suite checks that its topics are fed.
  */
 import type { ChangeFeed } from './change-feed.js';
-import { changeFeedOf, changeStamp, type Db } from '../db/database.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { changeFeedOf, changeStamp } from './direct-reads.js';
 import { nowSeconds } from '../domain/time.js';
 
 export interface RenderedAnswer {
@@ -67,11 +69,11 @@ export class RenderedCache {
   private bytes = 0;
   private readonly feed: ChangeFeed;
   constructor(
-    private readonly db: Db,
+    private readonly kysely: Kysely<Database>,
     /** Reuse on the feed's word is compared with a fresh computation (VERIFY_KEPT_RECORDS; tests counting statements turn it off while they count). */
     public verify = false,
   ) {
-    this.feed = changeFeedOf(db.kysely);
+    this.feed = changeFeedOf(kysely);
   }
 
   /**
@@ -93,7 +95,7 @@ export class RenderedCache {
   /** The current change stamp (SQLite) and feed position, or undefined when answers cannot be kept now. */
   private read(): Reading | undefined {
     const position = this.feed.position();
-    const stamp = changeStamp(this.db.kysely);
+    const stamp = changeStamp(this.kysely);
     return stamp === undefined && position === undefined ? undefined : { stamp, position };
   }
 
@@ -141,5 +143,30 @@ export class RenderedCache {
         `rendered answer reused on the change feed is stale (${key.split('\0')[0]}):\n reused ${reused.body.toString()}\n fresh  ${body.toString()}`,
       );
     }
+  }
+}
+
+/**
+ * The process's rendered answers, one store per family of routes (each with its own bounds, so
+ * that polls of one family do not push the other's answers out). Built once in createServices;
+ * a route picks its store with `ocsRoute`'s `cache` option (src/http/ocs/cached-answer.ts).
+ */
+export class RenderedAnswers {
+  readonly stores: {
+    /** GET /room, GET /room/{token} and the participant lists. */
+    readonly conversations: RenderedCache;
+    /** GET /cloud/capabilities. */
+    readonly capabilities: RenderedCache;
+  };
+  constructor(kysely: Kysely<Database>, verify = false) {
+    this.stores = { conversations: new RenderedCache(kysely, verify), capabilities: new RenderedCache(kysely, verify) };
+  }
+
+  /** VERIFY_KEPT_RECORDS for every store (tests counting statements turn it off while they count). */
+  get verify(): boolean {
+    return this.stores.conversations.verify;
+  }
+  set verify(on: boolean) {
+    for (const store of Object.values(this.stores)) store.verify = on;
   }
 }

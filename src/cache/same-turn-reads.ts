@@ -9,7 +9,7 @@
  * first asked in, or after the key's previous read finishes, and always after every caller
  * sharing it asked, so none gets an answer older than its own wake-up or arrival.
  */
-import { TurnBatch } from '../services/platform/turn-batch.js';
+import { TurnBatch } from './turn-batch.js';
 
 export class SameTurnReads {
   /** The load of each key's batch not yet sent (identical loads: the first caller's is used). */

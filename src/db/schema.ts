@@ -4,6 +4,7 @@
  * Each capability area adds its tables here alongside its migration.
  */
 import type { Generated } from 'kysely';
+import type { StoredStatus } from '../domain/user-status.js';
 
 export interface UsersTable {
   id: string;
@@ -201,15 +202,9 @@ export interface JobRunsTable {
 }
 
 /** Nextcloud user status (participants area). */
-export interface UserStatusTable {
+/** A user's status: the columns the status rules read (domain/user-status.ts), by user. */
+export interface UserStatusTable extends StoredStatus {
   user_id: string;
-  /** online, away, dnd, invisible, offline */
-  status: string;
-  status_timestamp: number;
-  is_user_defined: number;
-  custom_icon: string | null;
-  custom_message: string | null;
-  clear_at: number | null;
 }
 
 export interface MailOutboxTable {

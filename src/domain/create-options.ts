@@ -5,10 +5,23 @@
  * reason (`read-only`, `listable`, `lobby`, ...). Pure: the caller hashes the password and
  * writes the patch in the creating transaction.
  */
-import type { RoomPatch } from '../db/repositories/rooms.js';
 import { DESCRIPTION_MAX, LobbyState, ListableScope, ReadOnlyState, RoomType, SipState } from './constants.js';
 import { withCustomBit } from './permissions.js';
 import { LOBBY_TIMER_MAX, MESSAGE_EXPIRATION_MAX, isGroupOrPublic, permissionsProblem } from './room-settings.js';
+
+/** The conversation's columns these options set (written with the new row). */
+export interface CreatePatch {
+  read_only?: number;
+  listable?: number;
+  message_expiration?: number;
+  lobby_state?: number;
+  lobby_timer?: number;
+  sip_enabled?: number;
+  default_permissions?: number;
+  recording_consent?: number;
+  mention_permissions?: number;
+  description?: string;
+}
 
 export interface CreateOptions {
   password?: string;
@@ -56,8 +69,8 @@ export function createOptionsPatch(
   type: number,
   o: CreateOptions,
   rights: CreateOptionRights,
-): { patch: RoomPatch; password: string; avatar?: { emoji: string; color: string } } | CreateOptionsProblem {
-  const patch: RoomPatch = {};
+): { patch: CreatePatch; password: string; avatar?: { emoji: string; color: string } } | CreateOptionsProblem {
+  const patch: CreatePatch = {};
   // Talk's RoomController::createRoom empties the password of a conversation that is not public:
   // it is ignored, not refused.
   const password = type === RoomType.PUBLIC ? (o.password ?? '') : '';

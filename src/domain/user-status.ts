@@ -3,7 +3,17 @@
  * validation of what a user may set, and how a stored row reads at a given moment (automatic
  * statuses expire, messages clear themselves, invisible users look offline to others).
  */
-import type { UserStatusRow } from '../db/repositories/user-status.js';
+
+/** What these rules read of a stored status (a `user_status` row). */
+export interface StoredStatus {
+  /** online, away, dnd, invisible, offline */
+  status: string;
+  status_timestamp: number;
+  is_user_defined: number;
+  custom_icon: string | null;
+  custom_message: string | null;
+  clear_at: number | null;
+}
 
 export const STATUS_TYPES = ['online', 'away', 'dnd', 'invisible', 'offline'] as const;
 export type StatusType = (typeof STATUS_TYPES)[number];
@@ -25,7 +35,7 @@ export const MESSAGE_MAX_LENGTH = 80;
 export const ONLINE_REFRESH_SECONDS = 60;
 
 /** Whether the automatic "online" would change this row at `now` (see ONLINE_REFRESH_SECONDS). */
-export function needsOnlineRefresh(row: UserStatusRow, now: number): boolean {
+export function needsOnlineRefresh(row: StoredStatus, now: number): boolean {
   // A chosen away/dnd/invisible is never overwritten.
   if (row.is_user_defined && (PERSISTENT_STATUSES as string[]).includes(row.status)) return false;
   return !(row.status === 'online' && !row.is_user_defined && row.status_timestamp >= now - ONLINE_REFRESH_SECONDS);
@@ -54,13 +64,13 @@ export function customMessageProblem(icon: string | null, message: string, clear
 }
 
 /** The row as it reads at `now`: expired automatic statuses are offline, expired messages gone. */
-export function effectiveStatus(row: UserStatusRow, now: number): UserStatusRow {
-  let out = row;
+export function effectiveStatus<T extends StoredStatus>(row: T, now: number): T {
+  let out: T = row;
   if (row.status_timestamp < now - STATUS_EXPIRY_SECONDS && (!row.is_user_defined || row.status === 'online')) {
-    out = { ...out, status: 'offline', is_user_defined: 0 };
+    out = { ...out, status: 'offline', is_user_defined: 0 } as T;
   }
   if (row.clear_at !== null && row.clear_at < now) {
-    out = { ...out, custom_icon: null, custom_message: null, clear_at: null };
+    out = { ...out, custom_icon: null, custom_message: null, clear_at: null } as T;
   }
   return out;
 }
@@ -80,7 +90,7 @@ export interface PublicStatus {
  * status expires after STATUS_EXPIRY_SECONDS, a message at clearAt (Infinity: never by itself).
  * Caches of rendered records that show a status expire then.
  */
-export function statusStableUntil(row: UserStatusRow, now: number): number {
+export function statusStableUntil(row: StoredStatus, now: number): number {
   let until = Infinity;
   const expiresAfter = row.status_timestamp + STATUS_EXPIRY_SECONDS;
   if (now <= expiresAfter && (!row.is_user_defined || row.status === 'online')) until = expiresAfter;
@@ -88,7 +98,7 @@ export function statusStableUntil(row: UserStatusRow, now: number): number {
   return until;
 }
 
-export function publicStatus(row: UserStatusRow, now: number): PublicStatus {
+export function publicStatus(row: StoredStatus, now: number): PublicStatus {
   const e = effectiveStatus(row, now);
   return {
     status: e.status === 'invisible' ? 'offline' : e.status,

@@ -22,6 +22,7 @@ import {
   permissionsIn,
 } from '../domain/permissions.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
+import { oneToOneUserIds, otherUserId } from '../domain/one-to-one.js';
 import { isSipCompatibleToken } from '../domain/tokens.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
@@ -105,26 +106,6 @@ export interface FormatEnv {
 }
 
 const PRIVATE_CONVERSATION = 'Private conversation';
-
-/** The two user ids of a one-to-one conversation (its name is their JSON list), or undefined. */
-function oneToOneUserIds(room: Pick<RoomRow, 'type' | 'name'>): string[] | undefined {
-  if (!isOneToOneKind(room.type)) return undefined;
-  try {
-    const parsed = JSON.parse(room.name);
-    if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return parsed as string[];
-  } catch {
-    // Legacy names held a single user id.
-  }
-  return undefined;
-}
-
-/** The other user of a one-to-one conversation for `userId` (legacy names: the stored id). */
-export function otherUserId(room: Pick<RoomRow, 'type' | 'name'>, userId: string | undefined): string | undefined {
-  const ids = oneToOneUserIds(room);
-  if (!ids) return isOneToOneKind(room.type) && room.name !== '' ? room.name : undefined;
-  if (userId === undefined || !ids.includes(userId)) return undefined;
-  return ids.find((id) => id !== userId) ?? userId;
-}
 
 /** Default avatar icon per conversation kind (docs/reference/conversations.md#the-conversation-record avatarVersion). */
 function defaultAvatarPath(room: RoomRow): string {

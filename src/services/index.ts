@@ -70,6 +70,7 @@ import { createPush, type PushServices } from './push/index.js';
 import { OutboxSignal } from './outbox/signal.js';
 import { OutboxWorker } from './outbox/worker.js';
 import { FilesService } from './files/files.js';
+import { RenderedAnswers } from '../cache/rendered-cache.js';
 import { LocalBlobStore } from './files/local-storage.js';
 import { ChunkedUploadsService } from './files/chunked-uploads.js';
 import { PreviewService } from './files/previews.js';
@@ -83,6 +84,8 @@ export interface Services {
   repos: Repositories;
   /** "This happened": emitted by the owning service, subscribed in events/subscribers.ts. */
   events: EventBus;
+  /** Rendered answers of the routes that declare `cache` (src/http/ocs/cached-answer.ts), one store per route family. */
+  renderedAnswers: RenderedAnswers;
   settings: Settings;
   /** The process logger (src/log.ts), shared with the HTTP server. */
   log: Logger;
@@ -173,6 +176,7 @@ export interface Services {
 export function createServices(db: Db, settings: Settings, log: Logger): Services {
   const repos = createRepositories(db.kysely, db.dialect);
   const events = new EventBus();
+  const renderedAnswers = new RenderedAnswers(db.kysely, settings.verifyKeptRecords);
   const chat = new ChatService(db, repos, events);
   const directory = new DirectoryService(repos, events);
   const appConfig = new AppConfigService(repos.appConfig, directory.groups);
@@ -196,7 +200,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const conversationView = new ConversationViewService(repos, userStatus, lobbyTimers);
   const conversationList = new ConversationListService(repos, conversationView, userStatus, callerSessions, settings.verifyKeptRecords);
   const teams = new TeamsService(repos.teams, directory, events);
-  const rooms = new RoomsService(db, repos, directory, bruteForce, events, callerSessions, settings.verifyKeptRecords);
+  const rooms = new RoomsService(db, repos, directory, bruteForce, events, callerSessions);
   const roomCreation = new RoomCreation(rooms, repos, directory, teams);
   const calls = new CallService(db, rooms, repos, userStatus, events);
   const roomSettings = new RoomSettingsService(rooms, repos, repos.roomSettings, calls);
@@ -282,6 +286,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const roomOperator = new RoomOperatorService(rooms, roomCreation, repos, roomSettings, participants, participantRoles, directory, appConfig);
   return {
     repos,
+    renderedAnswers,
     log,
     signaling,
     signalingBackend,

@@ -79,15 +79,15 @@ export async function joinGuest(p: Parley, token: string, participantType: numbe
 /** Counts SQL statements run by `fn` (hot-endpoint query budgets). */
 export async function countQueries(p: Parley, fn: () => Promise<unknown>): Promise<number> {
   // The checks of reused conversation records and answers (VERIFY_KEPT_RECORDS) read them again: not counted.
-  const { conversationList, rooms } = p.services;
-  const verify = [conversationList.verify, rooms.rendered.verify];
-  conversationList.verify = rooms.rendered.verify = false;
+  const { conversationList, renderedAnswers } = p.services;
+  const verify = [conversationList.verify, renderedAnswers.verify];
+  conversationList.verify = renderedAnswers.verify = false;
   try {
     const before = p.services.db.stats.queries;
     await fn();
     return p.services.db.stats.queries - before;
   } finally {
-    [conversationList.verify, rooms.rendered.verify] = verify;
+    [conversationList.verify, renderedAnswers.verify] = verify;
   }
 }
 

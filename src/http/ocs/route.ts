@@ -2,7 +2,9 @@
  * The one way to declare an API route. `ocsRoute` registers the path under /ocs/v2.php and
  * /ocs/v1.php, applies the CSRF rule, authentication, the allowed-groups rule and parameter
  * coercion, calls the handler, and renders its result (or error) in the OCS envelope.
- * Handlers receive typed params and a RequestContext; they never touch SQL.
+ * Handlers receive typed params and a RequestContext; they never touch SQL. A hot read route
+ * declares `cache` and its whole answer is kept (cached-answer.ts) instead of being computed
+ * again while nothing it was computed from changed.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
@@ -12,38 +14,14 @@ import { RequestContext } from '../../services/platform/request-context.js';
 import { sessionKeyFromCookie } from '../../services/participants/client-sessions.js';
 import { LOGIN_COOKIE, loginSessionUser, readCookie } from '../auth/login-session.js';
 import { negotiateFormat, renderOcs, type OcsFormat, type OcsVersion } from './envelope.js';
+import { keptAnswers, type RouteCache } from './cached-answer.js';
+import { OcsReply, RawReply, type OcsCall } from './replies.js';
 import { compileParams, mergeParams } from './params.js';
 import { featureCondition } from '../../domain/features.js';
 
 export type RouteAuth = 'public' | 'user' | 'admin';
 
-/** A successful OCS answer with a status other than 200 and/or extra headers. */
-export class OcsReply {
-  constructor(
-    readonly data: unknown,
-    readonly status = 200,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-
-/** A non-OCS answer (images, plain bodies) from an OCS route. */
-export class RawReply {
-  constructor(
-    readonly body: Buffer | string,
-    readonly contentType: string,
-    readonly status = 200,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-
-export interface OcsCall<P> {
-  params: P;
-  ctx: RequestContext;
-  version: OcsVersion;
-  format: OcsFormat;
-  request: FastifyRequest;
-  reply: FastifyReply;
-}
+export { KeptReply, OcsReply, RawReply, type OcsCall } from './replies.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -84,6 +62,13 @@ export interface OcsRouteDef<S extends TObject | undefined> {
   rawContent?: string[];
   /** Schema of the OCS `data` payload on success, for the API document (GET /openapi.json). */
   response?: TSchema;
+  /**
+   * Keep the rendered answer and send it again while nothing it was computed from changed
+   * (cached-answer.ts; the store, key and what the handler names are in docs/architecture.md
+   * "Caches across processes"). The handler is written as for any route and may return a
+   * `KeptReply` naming the answer's topics and expiry.
+   */
+  cache?: RouteCache<S extends TObject ? Static<S> : Record<string, unknown>>;
   handler: (call: OcsCall<S extends TObject ? Static<S> : Record<string, unknown>>) => Promise<unknown>;
 }
 
@@ -150,6 +135,7 @@ export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, se
   const coerce = compileParams<any>(def.params);
   // The route exists only while its capability is advertised (undefined: always).
   const gate = def.capability ? featureCondition(def.capability) : undefined;
+  const handler = def.cache ? keptAnswers(services.renderedAnswers, def.cache, def.handler) : def.handler;
   // One handler per prefix, so the envelope version is known without reading the URL.
   const handlerFor = (version: OcsVersion) => async (request: FastifyRequest, reply: FastifyReply) => {
     const bag = mergeParams(request.query, request.body, request.params);
@@ -167,7 +153,7 @@ export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, se
       if (def.auth === 'admin' && !(await ctx.isAdmin())) throw adminRequired();
       if (def.talk && !(await ctx.canUseTalk())) throw forbidden('allowed_groups', 'You are not allowed to use Talk');
       const params = coerce(bag);
-      const result = await def.handler({ params, ctx, version, format, request, reply });
+      const result = await handler({ params, ctx, version, format, request, reply });
       if (reply.sent) return reply;
       if (result instanceof RawReply) {
         for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);

@@ -7,9 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ConversationListSchema, ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
-import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { JsonArrayOfParts } from '../ocs/json-bytes.js';
-import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
+import { KeptReply, OcsReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 import { nowSeconds } from '../../domain/time.js';
 import { conversationTopics } from '../../cache/answer-topics.js';
@@ -30,23 +29,24 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       includeLastMessage: Type.Boolean({ default: true }),
     }),
     response: ConversationListSchema,
-    handler: async (call) => {
-      const { params, ctx } = call;
-      // Contract: without noStatusUpdate=1 the caller counts as online (participants area, user status).
-      if (params.noStatusUpdate === 0) await services.userStatus.markOnline(ctx.userId!);
-      // Taken before the query, so a change made while it runs is returned again next time.
-      const modifiedBefore = String(nowSeconds());
+    cache: {
+      store: 'conversations',
       // A poll with modifiedSince names the previous poll's time: its answer is asked once, so it
       // is not kept (it would only push the lists that are asked again out of the cache).
-      const keyParts = params.modifiedSince > 0 ? undefined : ['list', params.includeStatus, params.includeLastMessage];
-      const answer = await cachedOcsAnswer(rooms.rendered, call, keyParts, async () => {
-        // Records kept while the database says they are current (services/conversations/conversation-list.ts);
-        // XML (rare for this list) is written from the same records.
-        const { parts, until, topics } = await services.conversationList.renderJson(ctx, params);
-        return { data: new JsonArrayOfParts(parts), until, topics, headers: await services.serviceHash.headers(ctx) };
-      });
-      const headers = { ...answer.headers, 'X-Service-Modified-Before': modifiedBefore, 'X-Nextcloud-Talk-Modified-Before': modifiedBefore };
-      return new RawReply(answer.body, answer.contentType, answer.httpStatus, headers);
+      key: ({ params }) => (params.modifiedSince > 0 ? undefined : ['list', params.includeStatus, params.includeLastMessage]),
+      perRequest: async ({ params, ctx }) => {
+        // Contract: without noStatusUpdate=1 the caller counts as online (participants area, user status).
+        if (params.noStatusUpdate === 0) await services.userStatus.markOnline(ctx.userId!);
+        // Taken before the query, so a change made while it runs is returned again next time.
+        const modifiedBefore = String(nowSeconds());
+        return { 'X-Service-Modified-Before': modifiedBefore, 'X-Nextcloud-Talk-Modified-Before': modifiedBefore };
+      },
+    },
+    handler: async ({ params, ctx }) => {
+      // Records kept while the database says they are current (services/conversations/conversation-list.ts);
+      // XML (rare for this list) is written from the same records.
+      const { parts, until, topics } = await services.conversationList.renderJson(ctx, params);
+      return new KeptReply(new JsonArrayOfParts(parts), { until, topics }, await services.serviceHash.headers(ctx));
     },
   });
 
@@ -116,24 +116,23 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     summary: 'One conversation (participants, guests, and non-participants where it is listed or public)',
     params: Type.Object({ token: Token }),
     response: ConversationSchema,
-    handler: async (call) => {
-      const { params, ctx } = call;
+    cache: {
+      store: 'conversations',
+      // The record depends only on the user, the database and the clock. A request signed by the
+      // SIP bridge is answered its own view, never kept.
+      key: ({ params, ctx }) => (services.sip.isBridgeRequest(ctx) ? undefined : ['room', params.token]),
+    },
+    handler: async ({ params, ctx }) => {
       // A signed SIP-bridge request sees any conversation in the limited view (docs/reference/sip.md#bridge-endpoints).
       const bridgeRecord = await services.sip.bridgeRecord(ctx, params.token);
       if (bridgeRecord) return new OcsReply(bridgeRecord, 200, await services.serviceHash.headers(ctx));
-      // The record depends only on the user, the database and the clock. Only found
-      // conversations are cached, so a miss is always looked up (and throttled) again.
-      const answer = await cachedOcsAnswer(rooms.rendered, call, ['room', params.token], async () => {
-        const caller = await rooms.getRoomForCaller(ctx, params.token, { withChat: true });
-        const validity = { until: Infinity };
-        const record = await services.conversationView.presentOne(ctx, caller, {
-          includeStatus: true,
-          validity,
-        });
-        const topics = conversationTopics(caller.room, ctx.userId!);
-        return { data: record, until: validity.until, topics, headers: await services.serviceHash.headers(ctx) };
-      });
-      return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
+      // Only found conversations are kept (an error is never stored), so a miss is always looked
+      // up (and throttled) again.
+      const caller = await rooms.getRoomForCaller(ctx, params.token, { withChat: true });
+      const validity = { until: Infinity };
+      const record = await services.conversationView.presentOne(ctx, caller, { includeStatus: true, validity });
+      const topics = conversationTopics(caller.room, ctx.userId!);
+      return new KeptReply(record, { until: validity.until, topics }, await services.serviceHash.headers(ctx));
     },
   });
 

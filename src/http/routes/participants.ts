@@ -10,9 +10,8 @@ import { ConversationSchema } from '../../presenters/conversation-schema.js';
 import type { Services } from '../../services/index.js';
 import { newCookieHeaders } from '../auth/cookie-session.js';
 import { PARTICIPANT_KEYS, type ParticipantRecord } from '../../presenters/participant.js';
-import { cachedOcsAnswer } from '../ocs/cached-answer.js';
 import { compileRecordWriter, WrittenList } from '../ocs/json-bytes.js';
-import { OcsReply, RawReply, ocsRoute } from '../ocs/route.js';
+import { KeptReply, OcsReply, ocsRoute } from '../ocs/route.js';
 import { AddResult, EmptyList, NullData, ParticipantListSchema } from './participant-schemas.js';
 import { Token, V4 } from './common-schemas.js';
 
@@ -38,14 +37,11 @@ export async function participantRoutes(app: FastifyInstance, services: Services
       summary: breakout ? 'Participants of a conversation and its breakout rooms' : 'Participants of a conversation',
       response: ParticipantListSchema,
       params: Type.Object({ token: Token, includeStatus: Type.Boolean({ default: false }) }, { required: ['token'] }),
-      handler: async (call) => {
-        const { ctx, params } = call;
-        const answer = await cachedOcsAnswer(services.rooms.rendered, call, ['participants', breakout, params.token, params.includeStatus], async () => {
-          const out = await participants.list(ctx, params.token, { includeStatus: params.includeStatus, breakout });
-          const headers: Record<string, string> = out.withStatuses ? { 'X-Nextcloud-Has-User-Statuses': 'true' } : {};
-          return { data: new WrittenList(out.records, writeParticipant), until: out.until, topics: out.topics, headers };
-        });
-        return new RawReply(answer.body, answer.contentType, answer.httpStatus, answer.headers);
+      cache: { store: 'conversations', key: ({ params }) => ['participants', breakout, params.token, params.includeStatus] },
+      handler: async ({ ctx, params }) => {
+        const out = await participants.list(ctx, params.token, { includeStatus: params.includeStatus, breakout });
+        const headers: Record<string, string> = out.withStatuses ? { 'X-Nextcloud-Has-User-Statuses': 'true' } : {};
+        return new KeptReply(new WrittenList(out.records, writeParticipant), { until: out.until, topics: out.topics }, headers);
       },
     });
   }

@@ -13,7 +13,7 @@ import type { BruteForceRepository } from '../../db/repositories/brute-force.js'
 import { tooManyRequests } from '../../domain/errors.js';
 import { Counter } from '../../domain/openmetrics.js';
 import { nowSeconds } from '../../domain/time.js';
-import { TurnBatch } from '../platform/turn-batch.js';
+import { TurnBatch } from '../../cache/turn-batch.js';
 
 export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret' | 'talkSignalingSecret';
 

@@ -13,10 +13,11 @@ import type { CallsRepository, CallPeerRow } from '../../db/repositories/calls.j
 import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
-import { ActorType, InCallFlag, Permission, RoomType, SESSION_TIMEOUT, StartCalls } from '../../domain/constants.js';
+import { ActorType, InCallFlag, RoomType, SESSION_TIMEOUT, StartCalls } from '../../domain/constants.js';
 import { badRequest, forbidden, lobbyActive, notFound } from '../../domain/errors.js';
 import { recordingAvailable } from '../../domain/features.js';
-import { canStartCall, hasPermission, heldInLobby, isModeratorType, lobbyStateAt, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { canStartCall, lobbyStateAt, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { EventBus } from '../../events/bus.js';
 import type { CallActor, CallEndReason, CallEnded } from '../../events/event-map.js';
@@ -87,7 +88,7 @@ export class CallService {
    * one-to-one counts as read-only: Talk's Manager sets it read-only when the other user goes.
    */
   private requireNoLobbyReadWrite(cfg: AppConfigSnapshot, room: RoomRow, attendee: AttendeeRow, now: number): void {
-    if (heldInLobby(lobbyStateAt(room, now), attendee.participant_type, this.effective(cfg, room, attendee))) throw lobbyActive();
+    if (!may.passLobby(lobbyStateAt(room, now), attendee, this.effective(cfg, room, attendee))) throw lobbyActive();
     if (room.read_only !== 0 || room.type === RoomType.ONE_TO_ONE_FORMER) throw forbidden('readOnly', 'The conversation is read-only');
   }
 
@@ -105,8 +106,8 @@ export class CallService {
   /** Audio and video bits are dropped without the publishing permissions (docs/reference/participants.md#effective-permissions-and-call-start). */
   private static maskFlags(flags: number, effective: number): number {
     let out = flags;
-    if (!hasPermission(effective, Permission.PUBLISH_AUDIO)) out &= ~InCallFlag.WITH_AUDIO;
-    if (!hasPermission(effective, Permission.PUBLISH_VIDEO)) out &= ~InCallFlag.WITH_VIDEO;
+    if (!may.publish(effective, 'audio')) out &= ~InCallFlag.WITH_AUDIO;
+    if (!may.publish(effective, 'video')) out &= ~InCallFlag.WITH_VIDEO;
     return out;
   }
 
@@ -227,7 +228,7 @@ export class CallService {
   async leave(ctx: RequestContext, token: unknown, all: boolean): Promise<void> {
     const found = await this.rooms.requireParticipant(ctx, token);
     const mine = this.requireSession(found);
-    await this.leaveSession(found.room, found.attendee, mine.session, all && isModeratorType(found.attendee.participant_type) ? 'everyone' : 'call');
+    await this.leaveSession(found.room, found.attendee, mine.session, all && may.endCallForEveryone(found.attendee) ? 'everyone' : 'call');
   }
 
   /**
@@ -281,7 +282,7 @@ export class CallService {
     this.requireCallsEnabled(cfg);
     const found = await this.rooms.requireParticipant(ctx, token);
     const { room, attendee } = found;
-    if (!hasPermission(this.effective(cfg, room, attendee), Permission.START_CALL)) throw forbidden('permissions', 'You are not allowed to start a call');
+    if (!may.callOthers(this.effective(cfg, room, attendee))) throw forbidden('permissions', 'You are not allowed to start a call');
     if (room.call_flag === 0 || (found.session && found.session.in_call === 0)) throw badRequest('in-call', 'Ringing needs an active call you are in');
     const target = await this.repos.attendees.findById(attendeeId);
     if (!target || target.room_id !== room.id) throw notFound('attendee', 'The attendee is not in this conversation');

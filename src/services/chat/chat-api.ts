@@ -9,7 +9,7 @@
  */
 import { may } from '../../domain/abilities.js';
 import { SameTurnReads } from '../../cache/same-turn-reads.js';
-import { TurnBatch } from '../platform/turn-batch.js';
+import { TurnBatch } from '../../cache/turn-batch.js';
 import type { ReceiveReadMarkers } from './receive-read-markers.js';
 import { isCancelled, type WaitCancel } from '../../cache/wake.js';
 import type { LobbyTimers } from '../conversations/lobby-timers.js';
@@ -30,18 +30,9 @@ import {
 import { sharedPollId } from '../../domain/chat-shares.js';
 import { findMentions, mentionedUserIdsOf } from '../../domain/chat-mentions.js';
 import { GUEST_MENTIONS_RATE } from '../../domain/rate-limits.js';
-import { ActorType, Permission, ReadOnlyState, RoomType } from '../../domain/constants.js';
+import { ActorType, RoomType } from '../../domain/constants.js';
 import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge, rateLimited } from '../../domain/errors.js';
-import {
-  hasPermission,
-  heldInLobby,
-  lobbyTimerReached,
-  isLoggedInModeratorType,
-  isGuestType,
-  isOneToOneKind,
-  permissionsIn,
-  serverDefaultPermissions,
-} from '../../domain/permissions.js';
+import { lobbyTimerReached, isGuestType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { MessageEnv } from '../../presenters/chat-message.js';
 import { chatChannel, type ChatActor, type ChatService } from './chat.js';
@@ -144,8 +135,7 @@ export class ChatApiService {
     const { attendee } = found;
     let room = found.room;
     if (need.authenticated && attendee.actor_type !== ActorType.USERS) throw notFound('room');
-    if (need.write && (room.read_only === ReadOnlyState.READ_ONLY || room.type === RoomType.CHANGELOG))
-      throw forbidden('readOnly', 'The conversation is read-only');
+    if (need.write && !may.postIn(room)) throw forbidden('readOnly', 'The conversation is read-only');
     if (need.lobby !== false) {
       const now = nowSeconds();
       // The lobby timer is applied lazily (docs/reference/conversations.md#timers-and-jobs).
@@ -156,8 +146,8 @@ export class ChatApiService {
     }
     const cfg = await ctx.config();
     const effective = permissionsIn(room, attendee, serverDefaultPermissions(cfg.raw('default_permissions')));
-    if (need.lobby !== false && heldInLobby(room.lobby_state, attendee.participant_type, effective)) throw lobbyActive();
-    if (need.chat && !hasPermission(effective, Permission.CHAT)) throw forbidden('permission', 'You are not allowed to chat in this conversation');
+    if (need.lobby !== false && !may.passLobby(room.lobby_state, attendee, effective)) throw lobbyActive();
+    if (need.chat && !may.chat(effective)) throw forbidden('permission', 'You are not allowed to chat in this conversation');
     const displayName = attendee.actor_type === ActorType.USERS ? (ctx.user?.display_name ?? attendee.display_name) : attendee.display_name;
     return { room, attendee, actor: { type: attendee.actor_type, id: attendee.actor_id, displayName } };
   }
@@ -402,7 +392,7 @@ export class ChatApiService {
         const pollId = sharedPollId(target.message_parameters);
         const poll = pollId !== undefined ? await tx.polls.findInRoom(acc.room.id, pollId) : undefined;
         const pollAuthor = poll !== undefined && poll.actor_type === acc.actor.type && poll.actor_id === acc.actor.id;
-        if (poll && (pollAuthor || isLoggedInModeratorType(acc.attendee.participant_type))) {
+        if (poll && may.deletePoll(acc.attendee, pollAuthor)) {
           await tx.polls.deleteInRoom(acc.room.id, poll.id);
           await tx.chatMessages.deletePollClosed(acc.room.id, poll.id);
         }
@@ -420,7 +410,7 @@ export class ChatApiService {
    */
   async clearHistory(ctx: RequestContext, token: unknown): Promise<MessagePage> {
     const acc = await this.access(ctx, token, { write: true, lobby: false });
-    if (!isLoggedInModeratorType(acc.attendee.participant_type)) throw forbidden('moderator', 'Only moderators can clear the history');
+    if (!may.clearHistory(acc.attendee)) throw forbidden('moderator', 'Only moderators can clear the history');
     const cfg = await ctx.config();
     if (isOneToOneKind(acc.room.type) && !cfg.bool('delete_one_to_one_conversations'))
       throw forbidden('type', 'The history of one-to-one conversations cannot be cleared');
@@ -495,7 +485,7 @@ export class ChatApiService {
     const target = messageId > 0 ? await this.messages.findInRoom(acc.room.id, messageId, nowSeconds()) : undefined;
     if (!target) throw notFound('message', 'The message does not exist');
     const own = target.actor_type === acc.actor.type && target.actor_id === acc.actor.id;
-    const moderator = isLoggedInModeratorType(acc.attendee.participant_type) && !isOneToOneKind(acc.room.type);
+    const moderator = may.changeOthersMessages(acc.room, acc.attendee);
     if (!own && !moderator) throw forbidden('permission', 'You may only change your own messages');
     if (!types.includes(target.message_type)) throw notChangeable();
     return target;

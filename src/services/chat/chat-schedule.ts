@@ -24,9 +24,9 @@ import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { ScheduledMessageRow, ScheduleOwner } from '../../db/repositories/scheduled-messages.js';
 import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import { CHAT_MAX_LENGTH, isReplyable, messageLength, trimMessage } from '../../domain/chat.js';
-import { Permission, ParticipantType, ReadOnlyState, RoomType } from '../../domain/constants.js';
+import { ParticipantType, RoomType } from '../../domain/constants.js';
 import { badRequest, notFound, payloadTooLarge } from '../../domain/errors.js';
-import { hasPermission, heldInLobby, lobbyStateAt, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { lobbyStateAt, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
 import { nowSeconds } from '../../domain/time.js';
 import { formatChatMessage } from '../../presenters/chat-message.js';
 import type { AppConfigService } from '../platform/app-config.js';
@@ -262,10 +262,10 @@ function maySend(
   now: number,
   defaultPermissions: string | undefined,
 ): boolean {
-  if (room.read_only === ReadOnlyState.READ_ONLY || room.type === RoomType.CHANGELOG || room.type === RoomType.ONE_TO_ONE_FORMER) return false;
+  if (!may.postIn(room) || room.type === RoomType.ONE_TO_ONE_FORMER) return false;
   const effective = permissionsIn(room, attendee, serverDefaultPermissions(defaultPermissions));
-  if (heldInLobby(lobbyStateAt(room, now), attendee.participant_type, effective)) return false;
-  if (!hasPermission(effective, Permission.CHAT)) return false;
+  if (!may.passLobby(lobbyStateAt(room, now), attendee, effective)) return false;
+  if (!may.chat(effective)) return false;
   if (row.parent_id !== null && (!parent || !isReplyable(parent.message_type, parent.actor_type))) return false;
   return true;
 }

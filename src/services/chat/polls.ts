@@ -14,7 +14,6 @@ import type { PollsRepository, PollRow, PollVoteRow } from '../../db/repositorie
 import { SYSTEM_ACTOR } from '../../domain/chat.js';
 import { ActorType, RoomType } from '../../domain/constants.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
-import { isLoggedInModeratorType } from '../../domain/permissions.js';
 import { PollMode, PollStatus } from '../../domain/polls.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
@@ -169,8 +168,7 @@ export class PollsService {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
     const poll = await this.require(acc, pollId);
     if (poll.status === PollStatus.DRAFT) {
-      if (!isLoggedInModeratorType(acc.attendee.participant_type) || !(await this.polls.deleteDraft(acc.room.id, poll.id)))
-        throw notFound('poll', 'The poll does not exist');
+      if (!may.deletePoll(acc.attendee, false) || !(await this.polls.deleteDraft(acc.room.id, poll.id))) throw notFound('poll', 'The poll does not exist');
       return null;
     }
     if (!may.managePoll(acc.attendee, this.isAuthor(acc, poll))) throw forbidden('poll', 'Only the author or a moderator can close the poll');

@@ -18,7 +18,7 @@ import { badRequest, notFound } from '../../domain/errors.js';
 import { inspectImage } from '../../domain/images.js';
 import { isOneToOneKind } from '../../domain/permissions.js';
 import { randomString } from '../../domain/passwords.js';
-import { otherUserId } from '../../presenters/conversation.js';
+import { otherUserId } from '../../domain/one-to-one.js';
 import { listableScopesFor } from '../platform/request-context.js';
 import type { DirectoryService } from '../accounts/directory.js';
 import type { RequestContext } from '../platform/request-context.js';

@@ -21,7 +21,7 @@ import {
 } from '../../domain/breakout.js';
 import { ActorType, BreakoutMode, BreakoutStatus, LobbyState, RoomType } from '../../domain/constants.js';
 import { badRequest } from '../../domain/errors.js';
-import { isModeratorType } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import type { ConversationView } from '../../presenters/conversation.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { RoomsService, type CallerRoom } from './rooms.js';
@@ -92,8 +92,8 @@ export class BreakoutRoomsService {
       const parent = (await repos.rooms.findById(found.id))!;
       requireConfigurable(parent);
       const people = (await repos.attendees.forRoom(parent.id)).filter((a) => a.actor_type === ActorType.USERS);
-      const moderators = people.filter((a) => isModeratorType(a.participant_type));
-      const others = people.filter((a) => !isModeratorType(a.participant_type));
+      const moderators = people.filter((a) => !may.joinOneBreakoutRoom(a));
+      const others = people.filter((a) => may.joinOneBreakoutRoom(a));
       let groups: AttendeeRow[][] = Array.from({ length: input.amount }, () => []);
       if (input.mode === BreakoutMode.AUTOMATIC) groups = distributeAutomatically(others, input.amount);
       else if (input.mode === BreakoutMode.MANUAL) for (const a of others) if (map.has(a.id)) groups[map.get(a.id)!].push(a);
@@ -222,7 +222,7 @@ export class BreakoutRoomsService {
         ActorType.USERS,
         moving.map((a) => a.actor_id),
       );
-      if (inChildren.some((a) => isModeratorType(a.participant_type))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
+      if (inChildren.some((a) => !may.joinOneBreakoutRoom(a))) throw badRequest('moderator', 'Moderators cannot be moved between breakout rooms');
       // As Talk's applyAttendeeMap: out of the other rooms (user_removed there), into the mapped
       // one unless already in it (user_added there), in each room's chat (docs/reference/chat.md#system-messages).
       const targetOf = new Map(moving.map((a) => [a.actor_id, children[map.get(a.id)!].id]));
@@ -284,7 +284,7 @@ export class BreakoutRoomsService {
   async switchRoom(ctx: RequestContext, token: unknown, target: string): Promise<CallerRoom> {
     const { room: found, attendee } = await this.rooms.requireParticipant(ctx, token);
     requireSwitchable(found);
-    if (isModeratorType(attendee.participant_type)) throw badRequest('moderator', 'Moderators are in every breakout room already');
+    if (!may.joinOneBreakoutRoom(attendee)) throw badRequest('moderator', 'Moderators are in every breakout room already');
     // Under the parent's row lock, re-read: of two switches at once (two devices, a double
     // click) the second sees the first's move, so the caller ends in one room; a removal of the
     // breakout rooms at the same moment comes before (400 `mode`) or after (nothing left behind).

@@ -18,9 +18,9 @@ import { needsAttendeePin, sipConfigured } from '../../domain/sip.js';
 import { recordingAvailable } from '../../domain/features.js';
 import { newAttendeePin } from '../../domain/tokens.js';
 import { nowSeconds } from '../../domain/time.js';
+import { otherUserId } from '../../domain/one-to-one.js';
 import {
   formatConversation,
-  otherUserId,
   stableUntil,
   type ConversationRecord,
   type ConversationView,

@@ -16,7 +16,7 @@ import { hashPassword } from '../../domain/passwords.js';
 import { passwordPolicyViolation } from '../../domain/password-policy.js';
 import type { TeamsService } from '../accounts/teams.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
-import { isModeratorType } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
 import { sipConfigured } from '../../domain/sip.js';
 import type { DirectoryService } from '../accounts/directory.js';
@@ -141,7 +141,7 @@ export class RoomCreation {
       await this.rooms.throttleMiss(ctx);
       throw badRequest('room', 'The parent conversation does not exist');
     }
-    if (!isModeratorType(parent.attendee.participant_type)) {
+    if (!may.moderate(parent.attendee)) {
       throw badRequest('permissions', 'Only moderators of the parent conversation can create breakout rooms');
     }
     if (parent.room.breakout_room_mode === BreakoutMode.NOT_CONFIGURED) {
@@ -161,12 +161,13 @@ export class RoomCreation {
     };
     const checked = createOptionsPatch(type, input.options ?? {}, rights);
     if (isCreateOptionsProblem(checked)) throw (checked.status === 403 ? forbidden : badRequest)(checked.error, checked.message);
+    let patch: RoomPatch = checked.patch;
     if (checked.password !== '') {
       const violation = passwordPolicyViolation(checked.password, cfg.int('password_policy_min_length'));
       if (violation) throw badRequest('password', violation);
-      checked.patch.password = await hashPassword(checked.password);
+      patch = { ...patch, password: await hashPassword(checked.password) };
     }
-    return { patch: checked.patch, avatar: checked.avatar && emojiAvatarRow(checked.avatar.emoji, checked.avatar.color) };
+    return { patch, avatar: checked.avatar && emojiAvatarRow(checked.avatar.emoji, checked.avatar.color) };
   }
 
   /**

@@ -17,7 +17,8 @@ import { ROOM_DEFAULTS, type NewRoom, type RoomChatPreload, type RoomRow } from 
 import type { Repositories } from '../../db/repositories/index.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
-import { conversationTypeAllowsDelete, isModeratorType, isLoggedInModeratorType, isOneToOneKind } from '../../domain/permissions.js';
+import { conversationTypeAllowsDelete, isOneToOneKind } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import { isWellFormedToken, newToken } from '../../domain/tokens.js';
 import type { ConversationView } from '../../presenters/conversation.js';
 import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
@@ -25,8 +26,7 @@ import type { BruteForceService } from '../accounts/brute-force.js';
 import type { EventBus } from '../../events/bus.js';
 import { sipConfigured } from '../../domain/sip.js';
 import type { DirectoryService } from '../accounts/directory.js';
-import { RenderedCache } from '../../cache/rendered-cache.js';
-import { TurnBatch } from '../platform/turn-batch.js';
+import { TurnBatch } from '../../cache/turn-batch.js';
 import { listableScopesFor, type RequestContext } from '../platform/request-context.js';
 import type { CallerSessions } from '../participants/caller-sessions.js';
 import { conversationVisibility, isListedFor } from '../../domain/visibility.js';
@@ -92,8 +92,6 @@ function systemAttendee(room: RoomRow): AttendeeRow {
 }
 
 export class RoomsService {
-  /** Rendered GET /room and GET /room/{token} answers, reused while provably unchanged. */
-  readonly rendered: RenderedCache;
   /**
    * The room-and-attendee lookups of logged-in callers, per token, one statement per batch
    * (turn-batch.ts): thousands of long-polls opening at once on one conversation would each run
@@ -111,10 +109,7 @@ export class RoomsService {
     private readonly events: EventBus,
     /** Finds guests and the caller's own sessions by cookie session. */
     private readonly callerSessions: CallerSessions,
-    /** VERIFY_KEPT_RECORDS: answers reused on the change feed's word are checked (RenderedCache). */
-    verifyRendered = false,
   ) {
-    this.rendered = new RenderedCache(db, verifyRendered);
     this.memberLookups = new TurnBatch(async (token, userIds) => {
       if (userIds.length === 1) {
         const found = await this.repos.rooms.findByTokenWithMember(token, ActorType.USERS, userIds[0]);
@@ -241,8 +236,7 @@ export class RoomsService {
    */
   async requireModerator(ctx: RequestContext, token: unknown, opts: { loggedInOnly?: boolean } = {}): Promise<CallerRoom & { attendee: AttendeeRow }> {
     const found = await this.requireParticipant(ctx, token);
-    const type = found.attendee.participant_type;
-    const ok = opts.loggedInOnly ? isLoggedInModeratorType(type) : isModeratorType(type);
+    const ok = opts.loggedInOnly ? may.moderateAsUser(found.attendee) : may.moderate(found.attendee);
     if (!ok) throw forbidden('moderator', 'Only moderators can do this');
     return found;
   }

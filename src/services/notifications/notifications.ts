@@ -30,9 +30,10 @@ import { ActorType, NotificationLevel, RoomType, SESSION_TIMEOUT } from '../../d
 import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
 import type { MentionNotice } from '../chat/chat.js';
 import { badRequest, notFound } from '../../domain/errors.js';
-import { heldInLobby, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import { nowSeconds } from '../../domain/time.js';
-import { otherUserId } from '../../presenters/conversation.js';
+import { otherUserId } from '../../domain/one-to-one.js';
 import { parseJson, presentNotification, type NotificationRecord, type RichParameters } from '../../presenters/notification.js';
 import { formatChatMessage } from '../../presenters/chat-message.js';
 import { readerEnv } from '../../presenters/chat-reminder.js';
@@ -117,7 +118,7 @@ export class NotificationService {
     const defaultGroup = config.int('default_group_notification') || NotificationLevel.MENTION;
     // A user held in the lobby is not told of mentions (Talk's shouldMentionedUserBeNotified).
     const inLobby = (a: AttendeeRow) =>
-      heldInLobby(room.lobby_state, a.participant_type, permissionsIn(room, a, serverDefaultPermissions(config.raw('default_permissions'))));
+      !may.passLobby(room.lobby_state, a, permissionsIn(room, a, serverDefaultPermissions(config.raw('default_permissions'))));
     // Level 0 is the conversation's default (docs/reference/constants.md#notification-levels).
     const levelOf = (a: AttendeeRow) =>
       a.notification_level !== NotificationLevel.DEFAULT ? a.notification_level : room.type === RoomType.ONE_TO_ONE ? NotificationLevel.ALWAYS : defaultGroup;

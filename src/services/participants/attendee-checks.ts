@@ -7,7 +7,7 @@ import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { forbidden, notFound } from '../../domain/errors.js';
-import { isModeratorType } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import type { RequestContext } from '../platform/request-context.js';
 
 /** The attendee `attendeeId` of `room`: 404 `participant` when it is not there. */
@@ -21,5 +21,5 @@ export async function attendeeIn(repos: Pick<Repositories, 'attendees'>, room: R
 export function assertStillModerator(ctx: RequestContext, all: AttendeeRow[], caller: AttendeeRow): void {
   if (ctx.isSystem) return;
   const me = all.find((a) => a.id === caller.id);
-  if (!me || !isModeratorType(me.participant_type)) throw forbidden('moderator', 'Only moderators can do this');
+  if (!me || !may.moderate(me)) throw forbidden('moderator', 'Only moderators can do this');
 }

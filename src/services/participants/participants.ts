@@ -16,7 +16,8 @@ import { invitationMail } from '../../domain/invitation-mail.js';
 import { isFixedMembershipRoom, lastModeratorWouldGo, leaveOutcome, memberCount } from '../../domain/participants.js';
 import { randomString, sha256Hex } from '../../domain/passwords.js';
 import { participantListTopics } from '../../cache/answer-topics.js';
-import { permissionsIn, heldInLobby, lobbyStateAt, isGuestType, isModeratorType, isOneToOneKind, serverDefaultPermissions } from '../../domain/permissions.js';
+import { permissionsIn, lobbyStateAt, isGuestType, isModeratorType, isOneToOneKind, serverDefaultPermissions } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import { dialOutEnabled, roomUsesPins, sipConfigured } from '../../domain/sip.js';
 import { newAttendeePin } from '../../domain/tokens.js';
 import { formatParticipant, mergeAttendees, pinsNeeded, type ParticipantRecord } from '../../presenters/participant.js';
@@ -94,7 +95,7 @@ export class ParticipantsService {
       if (viewer.participant_type === ParticipantType.GUEST) throw forbidden('participant', 'Guests cannot list the participants');
     };
     if (opts.breakout) guestCheck();
-    if (heldInLobby(lobbyStateAt(room, now), viewer.participant_type, permissionsIn(room, viewer, serverDefault))) throw lobbyActive();
+    if (!may.passLobby(lobbyStateAt(room, now), viewer, permissionsIn(room, viewer, serverDefault))) throw lobbyActive();
     guestCheck();
 
     const roomList: RoomRow[] = [room];
@@ -231,7 +232,7 @@ export class ParticipantsService {
             ActorType.USERS,
             [user.id],
           );
-          if (inSiblings.some((a) => isModeratorType(a.participant_type))) {
+          if (inSiblings.some((a) => !may.joinOneBreakoutRoom(a))) {
             throw badRequest('moderator', 'A moderator cannot be moved between breakout rooms');
           }
           if (!(await repos.rooms.lockRow(room.id))) throw notFound('room');

@@ -8,6 +8,7 @@
  * Anything added to the document must come from `cfg` or from the inputs.
  */
 import { CHAT_MAX_LENGTH } from '../../domain/chat.js';
+import { createHash } from 'node:crypto';
 import { BoundedMap } from '../../domain/bounded-map.js';
 import { activeFeatures, recordingAvailable } from '../../domain/features.js';
 import { sipConfigured } from '../../domain/sip.js';
@@ -62,6 +63,8 @@ interface SpreedInputs {
 export interface CapabilitiesView {
   key: string;
   document: Record<string, unknown>;
+  /** Nextcloud's ETag: md5 of the JSON of the document (docs/reference/capabilities-and-config.md#the-capabilities-document). */
+  etag: string;
 }
 
 /** What the notifications app offers (Nextcloud's list minus test-push): clients check these. */
@@ -74,10 +77,10 @@ export class CapabilitiesService {
   /**
    * Documents by key. The key holds the config generation and the
    * caller's inputs (preferences, group rules), all re-read on every request, so a cached
-   * document is never stale, in any process; it only saves rebuilding (and, in routes/core.ts,
-   * re-rendering) the same document.
+   * document is never stale, in any process; it only saves rebuilding (and re-hashing) the same
+   * document.
    */
-  private readonly cache = new BoundedMap<string, Record<string, unknown>>(500);
+  private readonly cache = new BoundedMap<string, { document: Record<string, unknown>; etag: string }>(500);
 
   constructor(
     private readonly preferences: PreferencesService,
@@ -91,13 +94,14 @@ export class CapabilitiesService {
     // A user outside `allowed_groups` gets no spreed key at all (null inputs).
     const inputs = (await ctx.canUseTalk()) ? await this.inputs(ctx, cfg) : null;
     const key = `${cfg.generation}#${JSON.stringify(inputs)}`;
-    let document = this.cache.get(key);
-    if (document === undefined) {
+    let built = this.cache.get(key);
+    if (built === undefined) {
       // Shared by every caller with the same key: frozen, so a change to it fails loudly.
-      document = deepFreeze(this.build(cfg, inputs));
-      this.cache.set(key, document);
+      const document = deepFreeze(this.build(cfg, inputs));
+      built = { document, etag: `"${createHash('md5').update(JSON.stringify(document)).digest('hex')}"` };
+      this.cache.set(key, built);
     }
-    return { key, document };
+    return { key, ...built };
   }
 
   private async inputs(ctx: RequestContext, cfg: AppConfigSnapshot): Promise<SpreedInputs> {

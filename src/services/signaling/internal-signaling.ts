@@ -11,7 +11,8 @@ import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
 import { ActorType } from '../../domain/constants.js';
 import { badRequest, notFound } from '../../domain/errors.js';
-import { isLoggedInModeratorType, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import { signalingMode } from '../../domain/signaling.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { AppConfigService } from '../platform/app-config.js';
@@ -143,7 +144,7 @@ export class InternalSignalingService {
       if (!decoded || typeof decoded !== 'object' || Array.isArray(decoded)) continue;
       const msg = decoded as Record<string, unknown>;
       if (typeof msg.to !== 'string' || !inRoom.has(msg.to)) continue;
-      if (msg.type === 'control' && !isLoggedInModeratorType(me.attendee.participant_type)) continue;
+      if (msg.type === 'control' && !may.controlOthersInCall(me.attendee)) continue;
       rows.push({ room_id: me.room.id, recipient: msg.to, data: JSON.stringify({ ...msg, from: me.session.session_id }), created_at: now });
     }
     if (rows.length === 0) return;

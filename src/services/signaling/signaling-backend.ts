@@ -10,8 +10,9 @@ import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { ParticipantsRepository } from '../../db/repositories/participants.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { SignalingRepository } from '../../db/repositories/signaling.js';
-import { ActorType, Permission } from '../../domain/constants.js';
-import { hasPermission, isLoggedInModeratorType, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { ActorType } from '../../domain/constants.js';
+import { permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import { SIGNALING_CHECKSUM_HEADER, SIGNALING_RANDOM_HEADER, signalingServers, validSignalingChecksum } from '../../domain/signaling.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
@@ -53,10 +54,10 @@ export function roomProperties(room: RoomRow, extra: Reply = { description: room
 /** Media permissions of a session as the signaling server names them (docs/reference/signaling.md#backend-api). */
 export function signalingPermissions(effective: number, attendee: Pick<AttendeeRow, 'participant_type'>): string[] {
   const out: string[] = [];
-  if (hasPermission(effective, Permission.PUBLISH_AUDIO)) out.push('publish-audio');
-  if (hasPermission(effective, Permission.PUBLISH_VIDEO)) out.push('publish-video');
-  if (hasPermission(effective, Permission.PUBLISH_SCREEN)) out.push('publish-screen');
-  if (isLoggedInModeratorType(attendee.participant_type)) out.push('control');
+  if (may.publish(effective, 'audio')) out.push('publish-audio');
+  if (may.publish(effective, 'video')) out.push('publish-video');
+  if (may.publish(effective, 'screen')) out.push('publish-screen');
+  if (may.controlOthersInCall(attendee)) out.push('control');
   return out;
 }
 

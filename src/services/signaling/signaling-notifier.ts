@@ -29,7 +29,8 @@ import {
 import type { AppConfigService } from '../platform/app-config.js';
 import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
 import { signalingParticipant } from '../../presenters/signaling-participant.js';
-import { isModeratorType, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import { ActorType } from '../../domain/constants.js';
 import { roomProperties, signalingPermissions } from './signaling-backend.js';
 import type { SignalingChatRelay } from './signaling-chat-relay.js';
@@ -332,7 +333,7 @@ export class SignalingNotifier implements OutboxHandler {
       case 'switch-to-child': {
         const members = new Set(await this.repo.userIdsOf(notice.child.id));
         const sessions = (await this.repo.roomSessions(room.id, 0)).filter(
-          (s) => s.actor_type === ActorType.USERS && !isModeratorType(s.participant_type) && members.has(s.actor_id),
+          (s) => s.actor_type === ActorType.USERS && may.joinOneBreakoutRoom(s) && members.has(s.actor_id),
         );
         return sessions.length ? { type: 'switchto', switchto: { roomid: notice.child.token, sessions: sessions.map((s) => s.session_id) } } : undefined;
       }

@@ -29,9 +29,14 @@ export class SipBridgeService {
    * present but wrong.
    */
   async detect(ctx: RequestContext, token: string): Promise<boolean> {
-    if (header(ctx, SIP_BRIDGE_RANDOM_HEADER) === '' && header(ctx, SIP_BRIDGE_CHECKSUM_HEADER) === '') return false;
+    if (!this.carriesSignature(ctx)) return false;
     await this.require(ctx, token);
     return true;
+  }
+
+  /** Whether the request carries the bridge's headers (checked or not): a bridge request, or a bad one. */
+  carriesSignature(ctx: RequestContext): boolean {
+    return header(ctx, SIP_BRIDGE_RANDOM_HEADER) !== '' || header(ctx, SIP_BRIDGE_CHECKSUM_HEADER) !== '';
   }
 
   /** For bridge-only endpoints: anything but a valid signature for `token` is 401. */

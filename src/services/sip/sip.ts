@@ -8,10 +8,11 @@
  */
 import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
-import { ActorType, ParticipantType, Permission, StartCalls } from '../../domain/constants.js';
+import { ActorType, ParticipantType, StartCalls } from '../../domain/constants.js';
 import { badRequest, forbidden, notFound, notImplemented, preconditionFailed } from '../../domain/errors.js';
 import { randomHex } from '../../domain/passwords.js';
-import { hasPermission, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
+import { may } from '../../domain/abilities.js';
 import {
   DIALOUT_REQUEST_TTL,
   dialOutCallerNumber,
@@ -87,6 +88,11 @@ export class SipService {
     const room = isWellFormedToken(token) ? await this.repos.rooms.findByToken(token) : undefined;
     if (!room) throw notFound('room');
     return room;
+  }
+
+  /** Whether the request carries the bridge's signature headers: its GET /room/{token} answer is the bridge's view (bridgeRecord). */
+  isBridgeRequest(ctx: RequestContext): boolean {
+    return this.bridge.carriesSignature(ctx);
   }
 
   /**
@@ -181,7 +187,7 @@ export class SipService {
     const { room, attendee, session } = await this.rooms.requireParticipant(ctx, token);
     const cfg = await ctx.config();
     const effective = permissionsIn(room, attendee, serverDefaultPermissions(cfg.get('default_permissions')));
-    if (cfg.int('start_calls') === StartCalls.NOBODY || !hasPermission(effective, Permission.START_CALL)) {
+    if (cfg.int('start_calls') === StartCalls.NOBODY || !may.callOthers(effective)) {
       throw forbidden('permissions', 'You are not allowed to start calls in this conversation');
     }
     // A dial-out joins a running call the caller is in (docs/reference/calls.md#the-call-api; a caller without
