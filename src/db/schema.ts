@@ -523,6 +523,26 @@ export interface FileUploadChunksTable {
   size: number;
 }
 
+/** A file shared into a conversation (migration 0830). */
+export interface FileSharesTable {
+  id: Generated<number>;
+  file_id: number;
+  owner: string;
+  room_id: number;
+  message_id: number;
+  token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Where a received share appears in a user's tree (migration 0830). */
+export interface FileShareTargetsTable {
+  share_id: number;
+  user_id: string;
+  path: string;
+  parent: string;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -566,4 +586,6 @@ export interface Database {
   files: FilesTable;
   file_uploads: FileUploadsTable;
   file_upload_chunks: FileUploadChunksTable;
+  file_shares: FileSharesTable;
+  file_share_targets: FileShareTargetsTable;
 }

@@ -73,6 +73,8 @@ import { FilesService } from './files/files.js';
 import { LocalBlobStore } from './files/local-storage.js';
 import { ChunkedUploadsService } from './files/chunked-uploads.js';
 import { PreviewService } from './files/previews.js';
+import { FileShareTargets } from './files/share-targets.js';
+import { FileSharesService } from './files/file-shares.js';
 
 export interface Services {
   db: Db;
@@ -108,6 +110,8 @@ export interface Services {
   files: FilesService;
   chunkedUploads: ChunkedUploadsService;
   previews: PreviewService;
+  shareTargets: FileShareTargets;
+  fileShares: FileSharesService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
@@ -184,7 +188,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     db.pool !== undefined,
   );
   const auth = new AuthService(directory, bruteForce, events, settings.credentialCacheSeconds);
-  const preferences = new PreferencesService(repos.preferences);
+  const blobStore = new LocalBlobStore(settings.dataDir);
+  const files = new FilesService(db, repos, blobStore, appConfig);
+  const preferences = new PreferencesService(repos.preferences, files);
   const capabilities = new CapabilitiesService(preferences, settings.webPush);
   const serviceHash = new ServiceHashService(preferences);
   const userStatus = new UserStatusService(repos.userStatus);
@@ -231,8 +237,6 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
-  const blobStore = new LocalBlobStore(settings.dataDir);
-  const files = new FilesService(db, repos, blobStore, appConfig);
   const chunkedUploads = new ChunkedUploadsService(repos, blobStore, files);
   const previews = new PreviewService(repos, blobStore);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
@@ -240,7 +244,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush], log, outboxSignal);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
-  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
+  const shareTargets = new FileShareTargets(repos, files, appConfig);
+  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat), shareTargets);
+  const fileShares = new FileSharesService(db, repos, chatApi, chat, rooms, previews, shareTargets, settings.baseUrl);
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
   const chatReminders = new ChatRemindersService(db, repos, chatApi, rooms);
@@ -265,6 +271,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     avatars,
     userAvatars,
     files,
+    fileShares,
     chunkedUploads,
     notifications,
     chatSystemMessages: new ChatSystemMessages(chat, repos),
@@ -304,6 +311,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     files,
     chunkedUploads,
     previews,
+    shareTargets,
+    fileShares,
     housekeeping,
     sessions,
     participants,

@@ -46,6 +46,7 @@ import { chatDeletedByName } from './0750-chat-deleted-by-name.js';
 import { formerOneToOneReadOnly } from './0760-former-one-to-one-read-only.js';
 import { outbox } from './0820-outbox.js';
 import { push } from './0821-push.js';
+import { fileShares } from './0830-file-shares.js';
 export const migrations: ParleyMigration[] = [
   foundation,
   userLastLogin,
@@ -88,4 +89,5 @@ export const migrations: ParleyMigration[] = [
   push,
   files,
   fileUploads,
+  fileShares,
 ];

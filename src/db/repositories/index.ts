@@ -43,6 +43,7 @@ import { TeamsRepository } from './teams.js';
 import { UserAvatarsRepository } from './user-avatars.js';
 import { FilesRepository } from './files.js';
 import { FileUploadsRepository } from './file-uploads.js';
+import { FileSharesRepository } from './file-shares.js';
 import { UserRateLimitsRepository } from './user-rate-limits.js';
 import { UserStatusRepository } from './user-status.js';
 import { UsersRepository } from './users.js';
@@ -85,6 +86,7 @@ export interface RepositorySet {
   userAvatars: UserAvatarsRepository;
   files: FilesRepository;
   fileUploads: FileUploadsRepository;
+  fileShares: FileSharesRepository;
   userRateLimits: UserRateLimitsRepository;
   userStatus: UserStatusRepository;
   users: UsersRepository;
@@ -134,6 +136,7 @@ const MAKERS: Makers = {
   userAvatars: (kysely) => new UserAvatarsRepository(kysely),
   files: (kysely) => new FilesRepository(kysely),
   fileUploads: (kysely) => new FileUploadsRepository(kysely),
+  fileShares: (kysely) => new FileSharesRepository(kysely),
   userRateLimits: (kysely, dialect) => new UserRateLimitsRepository(kysely, dialect),
   userStatus: (kysely) => new UserStatusRepository(kysely),
   users: (kysely) => new UsersRepository(kysely),

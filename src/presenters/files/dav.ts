@@ -22,8 +22,12 @@ export function davHref(user: string, row: Pick<FileRow, 'path' | 'is_dir'>): st
   return row.is_dir && row.path !== '' ? `${base}/` : base;
 }
 
-/** Own files: read, share, delete, rename, move (Nextcloud's letters); files can be written, folders get children. */
-export function davPermissions(row: Pick<FileRow, 'is_dir'>): string {
+/**
+ * Own files: read, share, delete, rename, move (Nextcloud's letters); files can be written,
+ * folders get children. A file shared with the user (`received`) is shared (S) and readable (G) only.
+ */
+export function davPermissions(row: Pick<FileRow, 'is_dir'> & { received?: boolean }): string {
+  if (row.received) return 'SG';
   return row.is_dir ? 'RGDNVCK' : 'RGDNVW';
 }
 

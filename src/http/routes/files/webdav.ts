@@ -10,9 +10,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../../../domain/errors.js';
 import { pathFromUrlSegments } from '../../../domain/files/paths.js';
-import { parseRange } from '../../../domain/files/range.js';
 import type { FileRow } from '../../../db/repositories/files.js';
 import { davErrorXml, multistatus, ocFileId } from '../../../presenters/files/dav.js';
+import { fileHeaders, sendFile } from './send-file.js';
 import type { Services } from '../../../services/index.js';
 import { buildContext } from '../../ocs/route.js';
 
@@ -80,17 +80,9 @@ function contentLength(request: FastifyRequest): number | undefined {
   return Number(raw);
 }
 
-function fileHeaders(row: FileRow): Record<string, string> {
-  return {
-    ETag: `"${row.etag}"`,
-    'OC-ETag': `"${row.etag}"`,
-    'OC-FileId': ocFileId(row.id),
-    'Last-Modified': new Date(row.mtime * 1000).toUTCString(),
-  };
-}
-
 export async function webdavRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const files = services.files;
+  const received = services.shareTargets;
   // Fastify knows only the common methods; WebDAV's are added (each may carry a body).
   for (const method of ['PROPFIND', 'MKCOL', 'MOVE', 'COPY']) app.addHttpMethod(method, { hasBody: true });
 
@@ -111,6 +103,11 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
     return userId;
   }
 
+  /** The caller's own file or folder at `path`, else a file shared with them there (read-only), else 404. */
+  async function readable(me: string, path: string): Promise<FileRow> {
+    return (await files.stat(me, path)) ?? (await received.at(me, path)) ?? files.require(me, path);
+  }
+
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { user, path } = davTarget(request.url, PREFIX);
     if (request.method === 'OPTIONS') {
@@ -119,11 +116,11 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
     const me = await owner(request, user);
     switch (request.method) {
       case 'PROPFIND': {
-        const row = await files.require(me, path);
+        const row = await readable(me, path);
         const depth = String(request.headers.depth ?? 'infinity').trim();
         if (depth !== '0' && depth !== '1' && depth.toLowerCase() !== 'infinity') throw new DavError(400, 'Depth must be 0, 1 or infinity');
         // Depth infinity is answered as 1, as Nextcloud (which disables infinite listings) does.
-        const rows = depth === '0' ? [row] : [row, ...(await files.children(me, row))];
+        const rows = depth === '0' ? [row] : [row, ...(await files.children(me, row)), ...(await received.listIn(me, row))];
         const quota = row.is_dir ? await files.quota(me) : undefined;
         return reply
           .code(207)
@@ -132,25 +129,9 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
       }
       case 'GET':
       case 'HEAD': {
-        const row = await files.require(me, path);
+        const row = await readable(me, path);
         if (row.is_dir) throw new DavError(405, 'A folder cannot be downloaded');
-        const range = parseRange(typeof request.headers.range === 'string' ? request.headers.range : undefined, row.size);
-        for (const [k, v] of Object.entries(fileHeaders(row))) reply.header(k, v);
-        reply
-          .header('Accept-Ranges', 'bytes')
-          .header('X-Content-Type-Options', 'nosniff')
-          .header('Content-Security-Policy', "default-src 'none'")
-          .header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(row.name)}`);
-        if (range.kind === 'unsatisfiable') throw new DavError(416, 'Requested range not satisfiable', { 'Content-Range': `bytes */${row.size}` });
-        const part = range.kind === 'part' ? range : undefined;
-        const length = part ? part.end - part.start + 1 : row.size;
-        reply
-          .code(part ? 206 : 200)
-          .type(row.mimetype)
-          .header('Content-Length', String(length));
-        if (part) reply.header('Content-Range', `bytes ${part.start}-${part.end}/${row.size}`);
-        if (request.method === 'HEAD' || length === 0) return reply.send();
-        return reply.send(files.read(row, part));
+        return sendFile(request, reply, row, files, (range) => new DavError(416, 'Requested range not satisfiable', { 'Content-Range': range }));
       }
       case 'PUT': {
         const declared = contentLength(request);
