@@ -88,6 +88,11 @@ for (const dialect of dialects()) {
       const xml = await list.text();
       assert.match(xml, /<d:href>\/remote\.php\/dav\/files\/bob\/Talk\/photo\.png<\/d:href>/);
       assert.match(xml, /<oc:permissions>SG<\/oc:permissions>/);
+      // Read-only where it appears: nothing written, the owner's file unchanged.
+      assert.equal((await dav('bob', file.path, { method: 'PUT', body: 'overwritten' })).status, 403);
+      assert.equal((await dav('bob', file.path, { method: 'DELETE' })).status, 403);
+      assert.equal((await dav('bob', file.path, { method: 'MOVE', headers: { Destination: `${t.p.url}/remote.php/dav/files/bob/mine.png` } })).status, 403);
+      assert.equal(await t.services.files.stat('bob', file.path), undefined);
 
       const prev = await fetch(`${t.p.url}/index.php/core/preview?fileId=${file.id}&x=60&y=60&a=1`, { headers: auth('bob') });
       assert.equal(prev.status, 200);
@@ -230,7 +235,18 @@ for (const dialect of dialects()) {
       assert.equal(await (await dav('bob', second)).text(), 'again');
     });
 
-    it('bad input: unknown share types, paths with .. or NUL, folders, missing paths are 4xx and post nothing', async () => {
+    it('a folder can be shared: its {file} object is a directory (as nc_py_api reads it), PROPFIND shows it to the participant', async () => {
+      await dav('alice', 'Album', { method: 'MKCOL' });
+      const r = await share('alice', { shareWith: room.token, path: '/Album/' });
+      assert.equal(r.status, 200, r.text);
+      const file = (await t.history(room.token, 'bob', 1))[0].messageParameters.file;
+      assert.equal(file.mimetype, 'httpd/unix-directory');
+      assert.equal(file.path, 'Chat/Received/Album');
+      assert.equal((await dav('bob', file.path, { method: 'PROPFIND', headers: { Depth: '0' } })).status, 207);
+      assert.equal((await dav('bob', file.path)).status, 405, 'a folder has no bytes');
+    });
+
+    it('bad input: unknown share types, paths with .. or NUL, missing paths are 4xx and post nothing', async () => {
       const before = (await t.history(room.token, 'alice', 1))[0].id;
       const cases: Array<[Record<string, unknown>, number]> = [
         [{ shareType: 0, shareWith: 'bob', path: 'doc.txt' }, 400],
@@ -243,7 +259,6 @@ for (const dialect of dialects()) {
         [{ shareWith: room.token, path: 'doc.txt\u0000' }, 400],
         [{ shareWith: room.token, path: '' }, 404],
         [{ shareWith: room.token, path: '/' }, 404],
-        [{ shareWith: room.token, path: 'Talk' }, 400],
         [{ shareWith: 'nosuchroom', path: 'doc.txt' }, 404],
         [{ shareWith: room.token, path: 'doc.txt', talkMetaData: '\u0000' }, 400],
       ];

@@ -148,6 +148,12 @@ export class FileSharesRepository {
     return this.db.selectFrom('file_share_targets').selectAll().where('user_id', '=', userId).where('share_id', 'in', shareIds).execute();
   }
 
+  /** The paths of received shares in the folder `parent` of `userId`'s tree (visible or not: a name stays taken). */
+  async targetPathsIn(userId: string, parent: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('file_share_targets').select('path').where('user_id', '=', userId).where('parent', '=', parent).execute();
+    return rows.map((r) => r.path);
+  }
+
   /** Claims `path` for the share in the user's tree: false when the path (or a target of this share) is taken. */
   async claimTarget(row: FileShareTargetRow): Promise<boolean> {
     const r = await this.db

@@ -58,8 +58,8 @@ export class FileSharesService {
 
   /**
    * POST /apps/files_sharing/api/v1/shares with shareType 10: shares the caller's file at
-   * `path` into the conversation `shareWith` and posts it. 400 `shareType` for any other type,
-   * 404 `path` when missing or not the caller's file, 400 `path` for a folder; the
+   * `path` (a file or a folder) into the conversation `shareWith` and posts it. 400
+   * `shareType` for any other type, 404 `path` when missing or not the caller's; the
    * conversation's refusals are the chat's (404 not a participant, 403 read-only or no chat
    * permission, 412 lobby).
    */
@@ -71,7 +71,6 @@ export class FileSharesService {
     if ('problem' in parsed) throw shareFailure(404, 'path', 'Wrong path, file/folder does not exist');
     const file = parsed.path === '' ? undefined : await this.repos.files.find(userId, parsed.path);
     if (!file) throw shareFailure(404, 'path', 'Wrong path, file/folder does not exist');
-    if (file.is_dir || !file.blob) throw shareFailure(400, 'path', 'Only files can be shared into conversations');
     const acc = await this.chatApi.access(ctx, input.shareWith, { write: true, chat: true });
     const meta = parseTalkMetaData(input.talkMetaData, file.mimetype);
     const now = nowSeconds();

@@ -18,8 +18,8 @@ import { effectivePreferences } from '../accounts/preferences.js';
 import type { AppConfigService } from '../platform/app-config.js';
 import type { FilesService } from './files.js';
 
-/** How many names a share tries before giving up on a reader (then it shows under its name only). */
-const MAX_CANDIDATES = 100;
+/** How often a share tries to claim a name that concurrent shares keep taking (then it shows under its name only). */
+const CLAIM_ATTEMPTS = 5;
 
 export class FileShareTargets {
   constructor(
@@ -49,12 +49,24 @@ export class FileShareTargets {
     return this.claim(share.id, name, userId, folder);
   }
 
+  /**
+   * Claims the first free name in `folder`: the names taken there (own files and received
+   * shares) are read in two statements, the free one claimed; a concurrent claim of the same
+   * name makes it read again (a few times at most).
+   */
   private async claim(shareId: number, name: string, userId: string, folder: string): Promise<string | undefined> {
-    for (let n = 1; n <= MAX_CANDIDATES; n++) {
-      const path = folder === '' ? candidateName(name, n) : `${folder}/${candidateName(name, n)}`;
-      if (await this.repos.files.find(userId, path)) continue;
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      const taken = new Set([
+        ...(await this.repos.files.children(userId, folder)).map((r) => r.path),
+        ...(await this.repos.fileShares.targetPathsIn(userId, folder)),
+      ]);
+      let path: string | undefined;
+      for (let n = 1; path === undefined; n++) {
+        const candidate = folder === '' ? candidateName(name, n) : `${folder}/${candidateName(name, n)}`;
+        if (!taken.has(candidate)) path = candidate;
+      }
       if (await this.repos.fileShares.claimTarget({ share_id: shareId, user_id: userId, path, parent: folder })) return path;
-      // Taken by another share, or this share was placed meanwhile by a concurrent reader.
+      // Taken meanwhile by another share, or this share was placed meanwhile by a concurrent reader.
       const [mine] = await this.repos.fileShares.targetsOf(userId, [shareId]);
       if (mine) return mine.path;
     }

@@ -54,7 +54,8 @@ export async function publicShareRoutes(app: FastifyInstance, services: Services
 
   const download = async (request: FastifyRequest, reply: FastifyReply) => {
     const found = await lookup(request);
-    if (!found) return notFound(reply);
+    // A shared folder has no bytes to download here.
+    if (!found || found.file.is_dir) return notFound(reply);
     try {
       return sendFile(request, reply, found.file, services.files, (range) => new RangeRefused(range));
     } catch (err) {

@@ -31,7 +31,7 @@ export async function fileShareRoutes(app: FastifyInstance, services: Services):
     auth: 'user',
     summary: 'Share a file into a conversation (shareType 10, shareWith the token): posts it in the chat',
     statuses: {
-      400: 'an unknown share type (`shareType`) or a folder (`path`)',
+      400: 'an unknown share type (`shareType`)',
       403: 'the conversation is read-only or the caller may not chat',
       404: 'no such file of the caller (`path`), or not a participant of the conversation (`room`)',
       412: 'held in the lobby',

@@ -20,6 +20,8 @@ const PREFIX = '/remote.php/dav/files/';
 const UPLOADS = '/remote.php/dav/uploads/';
 const METHODS = ['GET', 'HEAD', 'PUT', 'PROPFIND', 'MKCOL', 'MOVE', 'COPY', 'DELETE', 'OPTIONS'] as const;
 const XML = 'application/xml; charset=utf-8';
+/** Methods that change the resource at the request's path. */
+const WRITES = new Set(['PUT', 'MKCOL', 'DELETE', 'MOVE', 'COPY']);
 
 /** A failure answered as WebDAV: status and Sabre's error body. */
 class DavError extends Error {
@@ -114,6 +116,9 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
       return reply.code(200).header('DAV', '1, 3').header('Allow', METHODS.join(', ')).header('MS-Author-Via', 'DAV').send();
     }
     const me = await owner(request, user);
+    // A file shared with the caller is read-only where it appears (docs/reference/files.md#where-received-files-appear).
+    if (WRITES.has(request.method) && !(await files.stat(me, path)) && (await received.at(me, path)))
+      throw new DavError(403, 'A file shared with you is read-only');
     switch (request.method) {
       case 'PROPFIND': {
         const row = await readable(me, path);
