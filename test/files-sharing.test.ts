@@ -8,8 +8,9 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, basic, dialects, passwordOf } from './helpers/parley.js';
-import { joinGuest, seedUser } from './helpers/rooms.js';
+import { admin, as, basic, dialects, passwordOf } from './helpers/parley.js';
+import { jobs, runJobIfDue } from '../src/jobs/index.js';
+import { joinGuest, seedUser, setRoom } from './helpers/rooms.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
 import { decoded, png } from './helpers/images.js';
 
@@ -244,6 +245,38 @@ for (const dialect of dialects()) {
       assert.equal(file.path, 'Chat/Received/Album');
       assert.equal((await dav('bob', file.path, { method: 'PROPFIND', headers: { Depth: '0' } })).status, 207);
       assert.equal((await dav('bob', file.path)).status, 405, 'a folder has no bytes');
+    });
+
+    it('expiry, a deleted conversation and a deleted owner take shares away', async () => {
+      const short = (await t.newRoom('alice', { type: RoomType.GROUP, name: 'Short', members: ['bob'] })).record;
+      await setRoom(t.p, short.token, { message_expiration: 3 });
+      await upload('alice', 'brief.txt', Buffer.from('brief'));
+      const r = await share('alice', { shareWith: short.token, path: 'brief.txt' });
+      assert.equal(r.status, 200, r.text);
+      assert.match(r.data.expiration, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      const target = (await t.services.repos.fileShares.targetsOf('bob', [Number(r.data.id)]))[0].path;
+      assert.equal((await dav('bob', target)).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 4100));
+      assert.equal((await dav('bob', target)).status, 404, 'expired with its message');
+      const job = jobs.find((j) => j.name === 'message-expiration')!;
+      assert.match((await runJobIfDue(t.services, job, true)).summary ?? '', /1 file shares removed/);
+      assert.equal(await t.services.repos.fileShares.findById(Number(r.data.id)), undefined);
+
+      const gone = (await t.newRoom('alice', { type: RoomType.GROUP, name: 'Gone', members: ['bob'] })).record;
+      const s2 = await share('alice', { shareWith: gone.token, path: 'brief.txt' });
+      assert.equal((await t.call('DELETE', `/apps/spreed/api/v4/room/${gone.token}`, { as: as('alice') })).status, 200);
+      assert.equal(await t.services.repos.fileShares.findById(Number(s2.data.id)), undefined, 'gone with the conversation');
+      assert.equal((await dav('alice', 'brief.txt')).status, 200, 'the owner keeps the file');
+
+      await t.newUser('dora');
+      const dorasRoom = (await t.newRoom('dora', { type: RoomType.GROUP, name: 'Dora', members: ['bob'] })).record;
+      await upload('dora', 'd.txt', Buffer.from('d'));
+      const s3 = await share('dora', { shareWith: dorasRoom.token, path: 'd.txt' });
+      const path3 = (await t.history(dorasRoom.token, 'bob', 1))[0].messageParameters.file.path;
+      assert.equal((await dav('bob', path3)).status, 200);
+      assert.equal((await t.call('DELETE', '/cloud/users/dora', { as: admin })).status, 200);
+      assert.equal(await t.services.repos.fileShares.findById(Number(s3.data.id)), undefined, 'gone with its owner');
+      assert.equal((await dav('bob', path3)).status, 404);
     });
 
     it('bad input: unknown share types, paths with .. or NUL, missing paths are 4xx and post nothing', async () => {
