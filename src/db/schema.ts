@@ -524,6 +524,12 @@ export interface FileUploadChunksTable {
 }
 
 /** A file shared into a conversation (migration 0830). */
+/** A file a user marked as favourite (migration 0881). */
+export interface FileFavoritesTable {
+  user_id: string;
+  file_id: number;
+}
+
 export interface FileSharesTable {
   id: Generated<number>;
   file_id: number;
@@ -587,5 +593,6 @@ export interface Database {
   file_uploads: FileUploadsTable;
   file_upload_chunks: FileUploadChunksTable;
   file_shares: FileSharesTable;
+  file_favorites: FileFavoritesTable;
   file_share_targets: FileShareTargetsTable;
 }

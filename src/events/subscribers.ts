@@ -24,6 +24,7 @@ import type { ChatRemindersService } from '../services/chat/chat-reminders.js';
 import type { ChatScheduleService } from '../services/chat/chat-schedule.js';
 import type { SessionService } from '../services/participants/sessions.js';
 import type { PushKeys } from '../services/push/keys.js';
+import type { FileFavoritesService } from '../services/files/favorites.js';
 import type { FilesService } from '../services/files/files.js';
 import type { FileSharesService } from '../services/files/file-shares.js';
 import type { ChunkedUploadsService } from '../services/files/chunked-uploads.js';
@@ -42,6 +43,7 @@ export interface Subscribers {
   signalingNotifier: SignalingNotifier;
   userAvatars: UserAvatarService;
   files: FilesService;
+  fileFavorites: FileFavoritesService;
   fileShares: FileSharesService;
   chunkedUploads: ChunkedUploadsService;
   notifications: NotificationService;
@@ -95,6 +97,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // Their shares go first (the files they point at go next); what they received leaves their tree.
   bus.on('user.deleting', ({ userId }) => s.fileShares.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.files.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.fileFavorites.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.chunkedUploads.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.pushKeys.forget(userId));

@@ -69,6 +69,7 @@ import { ConversationViewService } from './conversations/conversation-view.js';
 import { createPush, type PushServices } from './push/index.js';
 import { OutboxSignal } from './outbox/signal.js';
 import { OutboxWorker } from './outbox/worker.js';
+import { FileFavoritesService } from './files/favorites.js';
 import { FilesService } from './files/files.js';
 import { LocalBlobStore } from './files/local-storage.js';
 import { ChunkedUploadsService } from './files/chunked-uploads.js';
@@ -111,6 +112,7 @@ export interface Services {
   chunkedUploads: ChunkedUploadsService;
   previews: PreviewService;
   shareTargets: FileShareTargets;
+  fileFavorites: FileFavoritesService;
   fileShares: FileSharesService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
@@ -190,6 +192,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const auth = new AuthService(directory, bruteForce, events, settings.credentialCacheSeconds);
   const blobStore = new LocalBlobStore(settings.dataDir);
   const files = new FilesService(db, repos, blobStore, appConfig);
+  const fileFavorites = new FileFavoritesService(repos.fileFavorites);
   const preferences = new PreferencesService(repos.preferences, files);
   const capabilities = new CapabilitiesService(preferences, settings.webPush);
   const serviceHash = new ServiceHashService(preferences);
@@ -271,6 +274,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     avatars,
     userAvatars,
     files,
+    fileFavorites,
     fileShares,
     chunkedUploads,
     notifications,
@@ -312,6 +316,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chunkedUploads,
     previews,
     shareTargets,
+    fileFavorites,
     fileShares,
     housekeeping,
     sessions,

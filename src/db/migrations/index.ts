@@ -47,6 +47,7 @@ import { formerOneToOneReadOnly } from './0760-former-one-to-one-read-only.js';
 import { outbox } from './0820-outbox.js';
 import { push } from './0821-push.js';
 import { fileShares } from './0830-file-shares.js';
+import { fileFavorites } from './0881-file-favorites.js';
 export const migrations: ParleyMigration[] = [
   foundation,
   userLastLogin,
@@ -90,4 +91,5 @@ export const migrations: ParleyMigration[] = [
   files,
   fileUploads,
   fileShares,
+  fileFavorites,
 ];

@@ -44,6 +44,7 @@ import { UserAvatarsRepository } from './user-avatars.js';
 import { FilesRepository } from './files.js';
 import { FileUploadsRepository } from './file-uploads.js';
 import { FileSharesRepository } from './file-shares.js';
+import { FileFavoritesRepository } from './file-favorites.js';
 import { UserRateLimitsRepository } from './user-rate-limits.js';
 import { UserStatusRepository } from './user-status.js';
 import { UsersRepository } from './users.js';
@@ -87,6 +88,7 @@ export interface RepositorySet {
   files: FilesRepository;
   fileUploads: FileUploadsRepository;
   fileShares: FileSharesRepository;
+  fileFavorites: FileFavoritesRepository;
   userRateLimits: UserRateLimitsRepository;
   userStatus: UserStatusRepository;
   users: UsersRepository;
@@ -137,6 +139,7 @@ const MAKERS: Makers = {
   files: (kysely) => new FilesRepository(kysely),
   fileUploads: (kysely) => new FileUploadsRepository(kysely),
   fileShares: (kysely) => new FileSharesRepository(kysely),
+  fileFavorites: (kysely) => new FileFavoritesRepository(kysely),
   userRateLimits: (kysely, dialect) => new UserRateLimitsRepository(kysely, dialect),
   userStatus: (kysely) => new UserStatusRepository(kysely),
   users: (kysely) => new UsersRepository(kysely),

@@ -11,14 +11,22 @@ import type { Readable } from 'node:stream';
 import { ApiError } from '../../../domain/errors.js';
 import { pathFromUrlSegments } from '../../../domain/files/paths.js';
 import type { FileRow } from '../../../db/repositories/files.js';
-import { davErrorXml, multistatus, ocFileId } from '../../../presenters/files/dav.js';
+import { davErrorXml, multistatus, ocFileId, propPatchStatus } from '../../../presenters/files/dav.js';
+import { OC_NS, parsePropPatch } from '../../../domain/files/proppatch.js';
 import { fileHeaders, sendFile } from './send-file.js';
 import type { Services } from '../../../services/index.js';
 import { buildContext } from '../../ocs/route.js';
 
 const PREFIX = '/remote.php/dav/files/';
 const UPLOADS = '/remote.php/dav/uploads/';
-const METHODS = ['GET', 'HEAD', 'PUT', 'PROPFIND', 'MKCOL', 'MOVE', 'COPY', 'DELETE', 'OPTIONS'] as const;
+const METHODS = ['GET', 'HEAD', 'PUT', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'MOVE', 'COPY', 'DELETE', 'OPTIONS'] as const;
+/**
+ * WebDAV methods Nextcloud knows and Parley does not implement (locks, searches, reports, ...):
+ * routed so that they answer 405 with the methods that work, in Sabre's body, not a 404.
+ */
+const UNSUPPORTED = ['LOCK', 'UNLOCK', 'REPORT', 'SEARCH', 'POST', 'PATCH', 'ACL', 'MKCALENDAR'] as const;
+/** A PROPPATCH body larger than this is refused (properties are short). */
+const PROPPATCH_MAX_BYTES = 64 * 1024;
 const XML = 'application/xml; charset=utf-8';
 /** Methods that change the resource at the request's path. */
 const WRITES = new Set(['PUT', 'MKCOL', 'DELETE', 'MOVE', 'COPY']);
@@ -75,6 +83,20 @@ function sendError(reply: FastifyReply, status: number, message: string, headers
   return reply.code(status).type(XML).send(davErrorXml(status, message));
 }
 
+/** A small request body as text, or a 413 past `max` bytes. */
+async function readBody(request: FastifyRequest, max: number): Promise<string> {
+  const declared = contentLength(request);
+  if (declared !== undefined && declared > max) throw new DavError(413, 'The request body is too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request.raw as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new DavError(413, 'The request body is too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function contentLength(request: FastifyRequest): number | undefined {
   const raw = request.headers['content-length'];
   if (raw === undefined) return undefined;
@@ -86,7 +108,8 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
   const files = services.files;
   const received = services.shareTargets;
   // Fastify knows only the common methods; WebDAV's are added (each may carry a body).
-  for (const method of ['PROPFIND', 'MKCOL', 'MOVE', 'COPY']) app.addHttpMethod(method, { hasBody: true });
+  for (const method of ['PROPFIND', 'PROPPATCH', 'MKCOL', 'MOVE', 'COPY', 'LOCK', 'UNLOCK', 'REPORT', 'SEARCH', 'ACL', 'MKCALENDAR'])
+    app.addHttpMethod(method, { hasBody: true });
 
   /** The logged-in user of a request, who must be the user in the path. */
   async function owner(request: FastifyRequest, user: string): Promise<string> {
@@ -127,10 +150,28 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
         // Depth infinity is answered as 1, as Nextcloud (which disables infinite listings) does.
         const rows = depth === '0' ? [row] : [row, ...(await files.children(me, row)), ...(await received.listIn(me, row))];
         const quota = row.is_dir ? await files.quota(me) : undefined;
+        const favorites = await services.fileFavorites.among(me, rows);
         return reply
           .code(207)
           .type(XML)
-          .send(multistatus(me, rows, quota));
+          .send(multistatus(me, rows, quota, favorites));
+      }
+      case 'PROPPATCH': {
+        const row = await readable(me, path);
+        const patch = parsePropPatch(await readBody(request, PROPPATCH_MAX_BYTES));
+        if ('problem' in patch) throw new DavError(400, patch.problem);
+        // Only oc:favorite can be changed; any other property is refused (403) and, as Sabre
+        // does when one property fails, the others are then not applied (424).
+        const isFavorite = (p: { ns: string; name: string }) => p.ns === OC_NS && p.name === 'favorite';
+        const refused = [...patch.set, ...patch.remove].filter((p) => !isFavorite(p));
+        if (refused.length === 0) {
+          for (const p of patch.set) await services.fileFavorites.set(me, row, p.value);
+          for (const _ of patch.remove) await services.fileFavorites.unset(me, row);
+        }
+        return reply
+          .code(207)
+          .type(XML)
+          .send(propPatchStatus(me, row, [...patch.set, ...patch.remove], refused));
       }
       case 'GET':
       case 'HEAD': {
@@ -163,7 +204,7 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
         return reply.code(replaced ? 204 : 201).send();
       }
     }
-    throw new DavError(405, 'Method not allowed');
+    throw new DavError(405, 'Method not allowed', { Allow: METHODS.join(', ') });
   }
 
   /** Chunking v2 under /remote.php/dav/uploads/{user}/{id}[/{chunk}|/.file]. */
@@ -216,7 +257,16 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
         throw err;
       }
     };
-    for (const url of ['/remote.php/dav/files/:user', '/remote.php/dav/files/:user/*']) dav.route({ method: [...METHODS], url, handler: wrap(handle) });
+    for (const url of ['/remote.php/dav/files/:user', '/remote.php/dav/files/:user/*']) {
+      dav.route({ method: [...METHODS], url, handler: wrap(handle) });
+      dav.route({
+        method: [...UNSUPPORTED],
+        url,
+        handler: wrap(async () => {
+          throw new DavError(405, 'This method is not supported by this server', { Allow: METHODS.join(', ') });
+        }),
+      });
+    }
     dav.route({ method: ['PUT', 'MKCOL', 'MOVE', 'DELETE'], url: '/remote.php/dav/uploads/:user/*', handler: wrap(handleUpload) });
   });
 }
