@@ -71,6 +71,8 @@ const IMPLEMENTED = [
   'rich-object-sharing',
   'geo-location-sharing',
   'rich-object-list-media',
+  'voice-message-sharing',
+  'media-caption',
   'remind-me-later',
   'upcoming-reminders',
   'pinned-messages',

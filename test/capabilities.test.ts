@@ -111,8 +111,8 @@ for (const dialect of dialects()) {
       assert.equal((await set('read_status_privacy', '1')).status, 200);
       const s = await spreed('alice');
       assert.equal(s.config.attachments.folder, '/Alice Files');
-      // Not advertised until a file can be shared into a conversation (docs/files.md).
-      assert.equal(s.config.attachments.allowed, false);
+      // Users may share files into conversations (docs/reference/files.md#capabilities).
+      assert.equal(s.config.attachments.allowed, true);
       assert.equal(s.config.chat['read-privacy'], 1);
       const sam = await spreed('sam');
       assert.equal(sam.config.attachments.folder, '/Talk', 'another user keeps the default');

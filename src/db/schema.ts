@@ -527,6 +527,32 @@ export interface FileUploadChunksTable {
   size: number;
 }
 
+/** A file shared into a conversation (migration 0830). */
+/** A file a user marked as favourite (migration 0881). */
+export interface FileFavoritesTable {
+  user_id: string;
+  file_id: number;
+}
+
+export interface FileSharesTable {
+  id: Generated<number>;
+  file_id: number;
+  owner: string;
+  room_id: number;
+  message_id: number;
+  token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Where a received share appears in a user's tree (migration 0830). */
+export interface FileShareTargetsTable {
+  share_id: number;
+  user_id: string;
+  path: string;
+  parent: string;
+}
+
 export interface Database {
   users: UsersTable;
   groups: GroupsTable;
@@ -571,4 +597,7 @@ export interface Database {
   files: FilesTable;
   file_uploads: FileUploadsTable;
   file_upload_chunks: FileUploadChunksTable;
+  file_shares: FileSharesTable;
+  file_favorites: FileFavoritesTable;
+  file_share_targets: FileShareTargetsTable;
 }

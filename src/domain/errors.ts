@@ -101,3 +101,6 @@ export const ocsFailure = (code: number, error: string, message: string) => new 
 
 /** Nextcloud's `RESPOND_NOT_FOUND` (998): HTTP 404 on v2, statuscode 998 with HTTP 200 on v1. */
 export const ocsNotFound = (error: string, message = '') => new ApiError(404, reason(error, message || undefined), message, 998);
+
+/** A files_sharing API refusal as Nextcloud's OCS exceptions give it: the message in `meta.message` too. */
+export const shareFailure = (status: 400 | 403 | 404, error: string, message: string) => new ApiError(status, reason(error, message), message);

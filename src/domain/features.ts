@@ -93,11 +93,13 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'markdown-messages' },
   { name: 'mention-permissions' },
   { name: 'chat-read-status', local: true },
-  // Shared objects and the shared-items lists (docs/reference/chat.md#shared-objects). Files cannot be shared into Parley's
-  // conversations (there is no Files app), so the lists' file kinds stay empty.
+  // Shared objects and the shared-items lists (docs/reference/chat.md#shared-objects), files among them.
   { name: 'rich-object-sharing' },
   { name: 'geo-location-sharing' },
   { name: 'rich-object-list-media' },
+  // Files shared into conversations (docs/reference/files.md): voice messages, and a caption as the message (editable).
+  { name: 'voice-message-sharing' },
+  { name: 'media-caption' },
   // Message reminders (docs/reference/chat.md#reminders): set, read, delete, the upcoming list, and the job that notifies.
   { name: 'remind-me-later', local: true },
   { name: 'upcoming-reminders', local: true },

@@ -55,7 +55,8 @@ export function isProvisioningKey(key: string): key is ProvisioningKey {
 }
 
 /**
- * Parley has no file store, so an attachment folder is only a path the clients use: it must be
+ * An attachment folder is a path in the user's own tree (the service then makes sure it is a
+ * folder there, creating it when missing: services/accounts/preferences.ts): it must be
  * absolute and already normalised (no `.`/`..` segments, no empty segments such as `//` or a
  * trailing `/`, no control characters or backslashes). `/` alone (the user's root) is allowed.
  */

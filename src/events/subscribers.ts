@@ -24,7 +24,9 @@ import type { ChatRemindersService } from '../services/chat/chat-reminders.js';
 import type { ChatScheduleService } from '../services/chat/chat-schedule.js';
 import type { SessionService } from '../services/participants/sessions.js';
 import type { PushKeys } from '../services/push/keys.js';
+import type { FileFavoritesService } from '../services/files/favorites.js';
 import type { FilesService } from '../services/files/files.js';
+import type { FileSharesService } from '../services/files/file-shares.js';
 import type { ChunkedUploadsService } from '../services/files/chunked-uploads.js';
 
 export interface Subscribers {
@@ -41,6 +43,8 @@ export interface Subscribers {
   signalingNotifier: SignalingNotifier;
   userAvatars: UserAvatarService;
   files: FilesService;
+  fileFavorites: FileFavoritesService;
+  fileShares: FileSharesService;
   chunkedUploads: ChunkedUploadsService;
   notifications: NotificationService;
   polls: PollsService;
@@ -90,7 +94,10 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.loginSessions.endAllFor(userId));
   bus.on('user.deleting', ({ userId }) => s.phoneNumbers.removeAllOf(userId));
   bus.on('user.deleting', ({ userId }) => s.userAvatars.forget(userId));
+  // Their shares go first (the files they point at go next); what they received leaves their tree.
+  bus.on('user.deleting', ({ userId }) => s.fileShares.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.files.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.fileFavorites.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.chunkedUploads.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.pushKeys.forget(userId));
@@ -110,6 +117,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // Per-room data kept outside the room tables.
   bus.on('rooms.deleted', ({ rooms }) => s.avatars.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chat.forgetRooms(rooms));
+  bus.on('rooms.deleted', ({ rooms }) => s.fileShares.forgetRooms(rooms.map((r) => r.id)));
   bus.on('rooms.deleted', ({ rooms }) => s.polls.forgetRooms(rooms.map((r) => r.id)));
   bus.on('rooms.deleted', ({ rooms }) => s.calls.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chatReminders.forgetRooms(rooms));

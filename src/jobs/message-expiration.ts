@@ -1,6 +1,7 @@
 /**
  * Message expiration (docs/reference/chat.md#expiration, Talk's ExpireChatMessages): deletes messages
- * whose conversation's `messageExpiration` has run out, and the notifications about them. Reads
+ * whose conversation's `messageExpiration` has run out, the notifications about them and the
+ * files shared with them. Reads
  * hide them before this runs.
  */
 import type { JobDef } from './runner.js';
@@ -13,6 +14,8 @@ export const messageExpirationJob: JobDef = {
     const deleted = await services.housekeeping.deleteExpiredMessages(now);
     // Their notifications go too, so phones get the silent deletes (push).
     if (deleted > 0) await services.notifications.forgetGoneMessages();
-    return `${deleted} messages deleted`;
+    // Files shared with expired messages are unshared (docs/reference/files.md#when-a-share-goes).
+    const unshared = await services.fileShares.sweep(now);
+    return unshared > 0 ? `${deleted} messages deleted, ${unshared} file shares removed` : `${deleted} messages deleted`;
   },
 };

@@ -8,8 +8,11 @@ import { ActorType, RoomType } from '../domain/constants.js';
 import { CLI_ACTOR, isReplyable, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { actorObject } from '../domain/chat-rich-objects.js';
 import { namedCallUsers, systemMessageText, type Viewpoint } from '../domain/system-messages.js';
+import { fileRichObject, fileShareParameters, type FileReader, type FileShareParameters } from '../domain/files/shares.js';
 
 export type ChatMessageRecord = Record<string, unknown>;
+
+const FILE_MESSAGE_TYPES = new Set(['voice-message', 'record-audio', 'record-video']);
 
 export interface MessageEnv {
   token: string;
@@ -21,6 +24,12 @@ export interface MessageEnv {
   parents?: ReadonlyMap<number, ChatMessageRead>;
   /** The viewer's own reactions by message id (`reactionsSelf`, docs/reference/chat.md#the-message-object: only when they reacted). */
   reactionsSelf?: ReadonlyMap<number, string[]>;
+  /**
+   * Files shared into the conversation, for this reader (docs/reference/files.md#the-file-rich-object):
+   * the path of each share in the reader's tree, and the shares that are gone (unshared). Without
+   * it a user reader sees the file's name as its path, as Talk's inaccurate rendering does.
+   */
+  files?: { targets: ReadonlyMap<number, string>; gone: ReadonlySet<number> };
 }
 
 function parseObject(json: string): Record<string, unknown> {
@@ -103,6 +112,13 @@ function viewpoint(row: ChatMessageRead, p: Record<string, unknown>, env: Messag
   return { you, youAreUser, cli: guestActor && row.actor_id === CLI_ACTOR.id, system: guestActor && row.actor_id === SYSTEM_ACTOR.id, self };
 }
 
+/** Who reads a shared file: its owner, another user (with their path), or anybody else. */
+function fileReader(shared: FileShareParameters, env: MessageEnv): FileReader {
+  if (env.viewer?.type !== ActorType.USERS) return { kind: 'other' };
+  if (env.viewer.id === shared.file.owner) return { kind: 'owner' };
+  return { kind: 'user', path: env.files?.targets.get(shared.share) };
+}
+
 /**
  * One message. `withParent`: add `parent` (full parent, or `{id, deleted: true}` when it is gone
  * or expired) — never for lastMessage and never nested deeper than one level.
@@ -137,6 +153,21 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     messageType = MessageType.SYSTEM;
     message = row.message_type === 'reaction' ? row.message : 'Reaction deleted by author';
     parameters = { actor: actorObject(row.actor_type, row.actor_id, actorDisplayName) };
+  } else if (row.message_type === MessageType.OBJECT_SHARED && fileShareParameters(parameters)) {
+    const shared = fileShareParameters(parameters)!;
+    const actor = actorObject(row.actor_type, row.actor_id, actorDisplayName);
+    if (env.files?.gone.has(shared.share)) {
+      // An unshared file (docs/reference/chat.md#system-messages file_shared "missing file").
+      messageType = MessageType.SYSTEM;
+      systemMessage = 'file_shared';
+      message = '{actor} shared a file which is no longer available';
+      parameters = { actor };
+    } else {
+      // A file share is a comment, a voice message or a recording, its caption the text (docs/reference/chat.md#the-message-object "Stored verbs").
+      messageType = shared.metaData.messageType;
+      message = row.message;
+      parameters = { actor, file: fileRichObject(shared.file, fileReader(shared, env)) };
+    }
   } else if (row.message_type === MessageType.OBJECT_SHARED) {
     // Shared objects (polls, locations, ...) are comments to clients (docs/reference/chat.md#the-message-object "Stored verbs"); the
     // actor is rendered when read, as for system messages (a user's current name).
@@ -163,7 +194,8 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     messageParameters: phpMap(parameters),
     systemMessage,
     messageType,
-    isReplyable: isReplyable(messageType, row.actor_type),
+    // Voice messages and recordings are comments to Talk's reply rule.
+    isReplyable: isReplyable(FILE_MESSAGE_TYPES.has(messageType) ? MessageType.COMMENT : messageType, row.actor_type),
     referenceId: row.reference_id,
     reactions,
     expirationTimestamp: row.expires_at,

@@ -69,11 +69,14 @@ import { ConversationViewService } from './conversations/conversation-view.js';
 import { createPush, type PushServices } from './push/index.js';
 import { OutboxSignal } from './outbox/signal.js';
 import { OutboxWorker } from './outbox/worker.js';
+import { FileFavoritesService } from './files/favorites.js';
 import { FilesService } from './files/files.js';
 import { RenderedAnswers } from '../cache/rendered-cache.js';
 import { LocalBlobStore } from './files/local-storage.js';
 import { ChunkedUploadsService } from './files/chunked-uploads.js';
 import { PreviewService } from './files/previews.js';
+import { FileShareTargets } from './files/share-targets.js';
+import { FileSharesService } from './files/file-shares.js';
 
 export interface Services {
   db: Db;
@@ -111,6 +114,9 @@ export interface Services {
   files: FilesService;
   chunkedUploads: ChunkedUploadsService;
   previews: PreviewService;
+  shareTargets: FileShareTargets;
+  fileFavorites: FileFavoritesService;
+  fileShares: FileSharesService;
   housekeeping: HousekeepingService;
   /** Conversation settings: description, public, read-only, password, permissions, favorites, ... */
   roomSettings: RoomSettingsService;
@@ -188,7 +194,10 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     db.pool !== undefined,
   );
   const auth = new AuthService(directory, bruteForce, events, settings.credentialCacheSeconds);
-  const preferences = new PreferencesService(repos.preferences);
+  const blobStore = new LocalBlobStore(settings.dataDir);
+  const files = new FilesService(db, repos, blobStore, appConfig);
+  const fileFavorites = new FileFavoritesService(repos.fileFavorites);
+  const preferences = new PreferencesService(repos.preferences, files);
   const capabilities = new CapabilitiesService(preferences, settings.webPush);
   const serviceHash = new ServiceHashService(preferences);
   const userStatus = new UserStatusService(repos.userStatus);
@@ -235,8 +244,6 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
-  const blobStore = new LocalBlobStore(settings.dataDir);
-  const files = new FilesService(db, repos, blobStore, appConfig);
   const chunkedUploads = new ChunkedUploadsService(repos, blobStore, files);
   const previews = new PreviewService(repos, blobStore);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
@@ -248,7 +255,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush, signalingNotifier, mail], log, outboxSignal);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
-  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
+  const shareTargets = new FileShareTargets(repos, files, appConfig);
+  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat), shareTargets);
+  const fileShares = new FileSharesService(db, repos, chatApi, chat, rooms, previews, shareTargets, settings.baseUrl);
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
   const chatReminders = new ChatRemindersService(db, repos, chatApi, rooms);
@@ -272,6 +281,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     avatars,
     userAvatars,
     files,
+    fileFavorites,
+    fileShares,
     chunkedUploads,
     notifications,
     chatSystemMessages: new ChatSystemMessages(chat, repos),
@@ -312,6 +323,9 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     files,
     chunkedUploads,
     previews,
+    shareTargets,
+    fileFavorites,
+    fileShares,
     housekeeping,
     sessions,
     participants,

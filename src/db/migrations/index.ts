@@ -46,7 +46,9 @@ import { chatDeletedByName } from './0750-chat-deleted-by-name.js';
 import { formerOneToOneReadOnly } from './0760-former-one-to-one-read-only.js';
 import { outbox } from './0820-outbox.js';
 import { push } from './0821-push.js';
+import { fileShares } from './0830-file-shares.js';
 import { outboxOrder } from './0880-outbox-order.js';
+import { fileFavorites } from './0881-file-favorites.js';
 export const migrations: ParleyMigration[] = [
   foundation,
   userLastLogin,
@@ -89,5 +91,7 @@ export const migrations: ParleyMigration[] = [
   push,
   files,
   fileUploads,
+  fileShares,
   outboxOrder,
+  fileFavorites,
 ];

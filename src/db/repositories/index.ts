@@ -43,6 +43,8 @@ import { TeamsRepository } from './teams.js';
 import { UserAvatarsRepository } from './user-avatars.js';
 import { FilesRepository } from './files.js';
 import { FileUploadsRepository } from './file-uploads.js';
+import { FileSharesRepository } from './file-shares.js';
+import { FileFavoritesRepository } from './file-favorites.js';
 import { UserRateLimitsRepository } from './user-rate-limits.js';
 import { UserStatusRepository } from './user-status.js';
 import { UsersRepository } from './users.js';
@@ -85,6 +87,8 @@ export interface RepositorySet {
   userAvatars: UserAvatarsRepository;
   files: FilesRepository;
   fileUploads: FileUploadsRepository;
+  fileShares: FileSharesRepository;
+  fileFavorites: FileFavoritesRepository;
   userRateLimits: UserRateLimitsRepository;
   userStatus: UserStatusRepository;
   users: UsersRepository;
@@ -134,6 +138,8 @@ const MAKERS: Makers = {
   userAvatars: (kysely) => new UserAvatarsRepository(kysely),
   files: (kysely) => new FilesRepository(kysely),
   fileUploads: (kysely) => new FileUploadsRepository(kysely),
+  fileShares: (kysely) => new FileSharesRepository(kysely),
+  fileFavorites: (kysely) => new FileFavoritesRepository(kysely),
   userRateLimits: (kysely, dialect) => new UserRateLimitsRepository(kysely, dialect),
   userStatus: (kysely) => new UserStatusRepository(kysely),
   users: (kysely) => new UsersRepository(kysely),

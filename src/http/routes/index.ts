@@ -38,6 +38,8 @@ import { pollRoutes } from './polls.js';
 import { setupCheckRoutes } from './setup-checks.js';
 import { webdavRoutes } from './files/webdav.js';
 import { previewRoutes } from './files/previews.js';
+import { fileShareRoutes } from './files/shares.js';
+import { publicShareRoutes } from './files/public-shares.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -77,4 +79,6 @@ export const routeModules: RouteModule[] = [
   setupCheckRoutes,
   webdavRoutes,
   previewRoutes,
+  fileShareRoutes,
+  publicShareRoutes,
 ];

@@ -22,8 +22,12 @@ export function davHref(user: string, row: Pick<FileRow, 'path' | 'is_dir'>): st
   return row.is_dir && row.path !== '' ? `${base}/` : base;
 }
 
-/** Own files: read, share, delete, rename, move (Nextcloud's letters); files can be written, folders get children. */
-export function davPermissions(row: Pick<FileRow, 'is_dir'>): string {
+/**
+ * Own files: read, share, delete, rename, move (Nextcloud's letters); files can be written,
+ * folders get children. A file shared with the user (`received`) is shared (S) and readable (G) only.
+ */
+export function davPermissions(row: Pick<FileRow, 'is_dir'> & { received?: boolean }): string {
+  if (row.received) return 'SG';
   return row.is_dir ? 'RGDNVCK' : 'RGDNVW';
 }
 
@@ -32,7 +36,7 @@ export interface QuotaInfo {
   available: number;
 }
 
-function response(user: string, row: FileRow, quota: QuotaInfo | undefined): string {
+function response(user: string, row: FileRow, quota: QuotaInfo | undefined, favorite: boolean): string {
   const props = [
     `<d:getlastmodified>${new Date(row.mtime * 1000).toUTCString()}</d:getlastmodified>`,
     `<d:getetag>&quot;${escapeXml(row.etag)}&quot;</d:getetag>`,
@@ -43,6 +47,7 @@ function response(user: string, row: FileRow, quota: QuotaInfo | undefined): str
     `<oc:size>${row.size}</oc:size>`,
     `<oc:owner-id>${escapeXml(row.owner)}</oc:owner-id>`,
     `<nc:has-preview>${hasPreview(row)}</nc:has-preview>`,
+    `<oc:favorite>${favorite ? 1 : 0}</oc:favorite>`,
   ];
   if (!row.is_dir) {
     props.push(`<d:getcontentlength>${row.size}</d:getcontentlength>`, `<d:getcontenttype>${escapeXml(row.mimetype)}</d:getcontenttype>`);
@@ -56,11 +61,39 @@ function response(user: string, row: FileRow, quota: QuotaInfo | undefined): str
 }
 
 /** The 207 body of a PROPFIND: the resource, then (Depth 1) its entries. */
-export function multistatus(user: string, rows: FileRow[], quota?: QuotaInfo): string {
+export function multistatus(user: string, rows: FileRow[], quota?: QuotaInfo, favorites: ReadonlySet<number> = new Set()): string {
   return (
     `<?xml version="1.0"?>\n<d:multistatus xmlns:d="DAV:" xmlns:s="http://sabredav.org/ns" xmlns:oc="http://owncloud.org/ns" xmlns:nc="http://nextcloud.org/ns">` +
-    rows.map((r) => response(user, r, quota)).join('') +
+    rows.map((r) => response(user, r, quota, favorites.has(Number(r.id)))).join('') +
     `</d:multistatus>\n`
+  );
+}
+
+/**
+ * The 207 answer of a PROPPATCH (sabre/dav's): each property named with the status of its
+ * change, 200 when all were applied; with a refused one, 403 for it and 424 (failed dependency)
+ * for the others, none of which was applied.
+ */
+export function propPatchStatus(user: string, row: FileRow, props: Array<{ ns: string; name: string }>, refused: Array<{ ns: string; name: string }>): string {
+  const key = (p: { ns: string; name: string }) => `${p.ns} ${p.name}`;
+  const bad = new Set(refused.map(key));
+  const element = (p: { ns: string; name: string }) => `<x:${escapeXml(p.name)} xmlns:x="${escapeXml(p.ns)}"/>`;
+  const group = (list: Array<{ ns: string; name: string }>, status: string) =>
+    list.length ? `<d:propstat><d:prop>${list.map(element).join('')}</d:prop><d:status>HTTP/1.1 ${status}</d:status></d:propstat>` : '';
+  const unique = [...new Map(props.map((p) => [key(p), p])).values()];
+  const body = refused.length
+    ? group(
+        unique.filter((p) => bad.has(key(p))),
+        '403 Forbidden',
+      ) +
+      group(
+        unique.filter((p) => !bad.has(key(p))),
+        '424 Failed Dependency',
+      )
+    : group(unique, '200 OK');
+  return (
+    `<?xml version="1.0"?>\n<d:multistatus xmlns:d="DAV:" xmlns:s="http://sabredav.org/ns" xmlns:oc="http://owncloud.org/ns" xmlns:nc="http://nextcloud.org/ns">` +
+    `<d:response><d:href>${escapeXml(davHref(user, row))}</d:href>${body}</d:response></d:multistatus>\n`
   );
 }
 

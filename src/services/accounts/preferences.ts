@@ -4,15 +4,24 @@
  */
 import type { PreferencesRepository } from '../../db/repositories/preferences.js';
 import { validateProvisioningSetting, validateUserSetting } from '../../domain/user-settings.js';
-import { badRequest } from '../../domain/errors.js';
+import { ApiError, badRequest } from '../../domain/errors.js';
+import { pathFromText } from '../../domain/files/paths.js';
 import type { AppConfigSnapshot } from '../../app-config/snapshot.js';
 
 function requireSpreed(appId: string): void {
   if (appId !== 'spreed') throw badRequest('app', `Unknown app "${appId}"; only spreed is provided here`);
 }
 
+/** The user's file tree, where an attachment folder must be (docs/reference/files.md#where-received-files-appear). */
+export interface AttachmentFolders {
+  ensureFolder(userId: string, path: string): Promise<unknown>;
+}
+
 export class PreferencesService {
-  constructor(readonly repo: PreferencesRepository) {}
+  constructor(
+    readonly repo: PreferencesRepository,
+    private readonly folders?: AttachmentFolders,
+  ) {}
 
   forUser(userId: string): Promise<Map<string, string>> {
     return this.repo.forUser(userId);
@@ -21,6 +30,16 @@ export class PreferencesService {
   /** `POST /settings/user` (contract "Settings"): validates, then stores; 400 stores nothing. */
   async setUserSetting(userId: string, key: string, value: string): Promise<void> {
     const v = validateUserSetting(key, value);
+    if (v.key === 'attachment_folder' && this.folders) {
+      // A folder of the user's own tree, created when missing; a file in the way is refused (contract "User settings").
+      const parsed = pathFromText(v.value);
+      try {
+        if ('path' in parsed) await this.folders.ensureFolder(userId, parsed.path);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 400) throw badRequest('value', 'attachment_folder must be a folder: a file has that path');
+        throw err;
+      }
+    }
     if (v.key === 'read_status_privacy') await this.repo.setReadPrivacy(userId, v.value as '0' | '1');
     else await this.repo.set(userId, v.key, v.value);
   }

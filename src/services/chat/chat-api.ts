@@ -28,6 +28,8 @@ import {
   trimMessage,
 } from '../../domain/chat.js';
 import { sharedPollId } from '../../domain/chat-shares.js';
+import { fileShareParameters } from '../../domain/files/shares.js';
+import type { FileShareTargets } from '../files/share-targets.js';
 import { findMentions, mentionedUserIdsOf } from '../../domain/chat-mentions.js';
 import { GUEST_MENTIONS_RATE } from '../../domain/rate-limits.js';
 import { ActorType, RoomType } from '../../domain/constants.js';
@@ -109,6 +111,7 @@ export class ChatApiService {
     private readonly mentions: ChatMentions,
     private readonly lobbyTimers: LobbyTimers,
     private readonly receiveReadMarkers: ReceiveReadMarkers,
+    private readonly shareTargets?: FileShareTargets,
   ) {
     this.messages = repos.chatMessages;
   }
@@ -300,7 +303,11 @@ export class ChatApiService {
   /** PUT /chat/{token}/{messageId} (docs/reference/chat.md#deleting-and-editing Edit): answers the message_edited system message. */
   async edit(ctx: RequestContext, token: unknown, messageId: number, raw: string): Promise<MessagePage> {
     const acc = await this.access(ctx, token, { write: true, chat: true, authenticated: true });
-    const target = await this.ownOrModerated(acc, messageId);
+    // Text messages, and the caption of a shared file (docs/reference/chat.md#other-operations Edit); other shared objects 405.
+    const target = await this.ownOrModerated(acc, messageId, [MessageType.COMMENT, MessageType.OBJECT_SHARED]);
+    const fileShare =
+      target.message_type === MessageType.OBJECT_SHARED ? fileShareParameters(JSON.parse(target.message_parameters) as Record<string, unknown>) : undefined;
+    if (target.message_type === MessageType.OBJECT_SHARED && !fileShare) throw notChangeable();
     const now = nowSeconds();
     if (acc.room.type !== RoomType.NOTE_TO_SELF && target.created_at < now - EDIT_MAX_AGE) throw badRequest('age', 'Messages can only be edited for 24 hours');
     const text = trimMessage(raw);
@@ -314,8 +321,9 @@ export class ChatApiService {
       const changed = await tx.chatMessages.update(
         target.id,
         {
-          message: parsed.message,
-          message_parameters: JSON.stringify(parsed.parameters),
+          // A caption is the shared file's text: its stored share stays.
+          message: fileShare ? text : parsed.message,
+          message_parameters: fileShare ? target.message_parameters : JSON.stringify(parsed.parameters),
           last_edit_actor_type: acc.actor.type,
           last_edit_actor_id: acc.actor.id,
           last_edit_actor_display_name: acc.actor.displayName,
@@ -389,6 +397,8 @@ export class ChatApiService {
       // (Talk's removePollOnMessageDelete): anybody can share an object naming any poll id.
       if (target.message_type === MessageType.OBJECT_SHARED) {
         await tx.chatSharedItems.remove(target.id);
+        // A shared file is unshared with its message (docs/reference/files.md#when-a-share-goes).
+        await tx.fileShares.deleteIds(await tx.fileShares.idsOfMessage(acc.room.id, target.id));
         const pollId = sharedPollId(target.message_parameters);
         const poll = pollId !== undefined ? await tx.polls.findInRoom(acc.room.id, pollId) : undefined;
         const pollAuthor = poll !== undefined && poll.actor_type === acc.actor.type && poll.actor_id === acc.actor.id;
@@ -420,6 +430,8 @@ export class ChatApiService {
       // The room's row lock first (as a post takes it), then messages and counters go.
       await tx.rooms.clearChat(acc.room.id);
       await tx.chatMessages.deleteForRooms([acc.room.id]);
+      // Shared files go with their messages (docs/reference/files.md#when-a-share-goes).
+      await tx.fileShares.deleteIds(await tx.fileShares.idsOfRooms([acc.room.id]));
       // Polls are messages too (docs/reference/chat.md#clearing-history Clear history).
       await tx.polls.deleteForRooms([acc.room.id]);
       // Every marker at "the first message is unread", as Talk's resetChatDetails sets them.
@@ -524,9 +536,12 @@ export class ChatApiService {
     // 200 [] instead of 304 when only the common read moved (docs/reference/chat.md#receiving lastCommonReadId).
     if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId)
       notModified = false;
+    // Files shared into the conversation, as this reader sees them (docs/reference/files.md#the-file-rich-object).
+    const shareIds = [...rows, ...parents.values()].flatMap((r) => (r.message_type === MessageType.OBJECT_SHARED ? fileShareIdOf(r.message_parameters) : []));
+    const files = shareIds.length && this.shareTargets ? await this.shareTargets.forReader(acc.actor, shareIds) : undefined;
     return {
       rows,
-      env: { token: acc.room.token, roomType: acc.room.type, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf },
+      env: { token: acc.room.token, roomType: acc.room.type, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf, files },
       lastGiven,
       commonRead,
       notModified,
@@ -540,6 +555,16 @@ function withReadMarker(acc: ChatAccess, marker: number, counts: { readCount: nu
     room: { ...acc.room, chat_count: counts.chatCount },
     attendee: { ...acc.attendee, last_read_message: marker, read_count: counts.readCount },
   };
+}
+
+/** The share a file share message announced (none for other shared objects). */
+function fileShareIdOf(parameters: string): number[] {
+  try {
+    const shared = fileShareParameters(JSON.parse(parameters) as Record<string, unknown>);
+    return shared ? [shared.share] : [];
+  } catch {
+    return [];
+  }
 }
 
 /** 405 `message` (docs/reference/chat.md#endpoints): the message is not of a kind that can be edited or deleted (any more). */

@@ -215,6 +215,35 @@ export class ChatService {
   }
 
   /**
+   * Posts a file shared into the conversation as the actor's message inside the caller's
+   * transaction (docs/reference/files.md#what-a-share-posts): stored `object_shared` with the
+   * share and its file, the caption (or `{file}`) as the text, a reply and the silent flag as a
+   * post has them; listed among the shared items by `itemType`. Returns its id.
+   */
+  async postFileShare(
+    trx: Kysely<Database>,
+    room: RoomRow,
+    actor: ChatActor,
+    parameters: Record<string, unknown>,
+    opts: { message: string; referenceId: string; parentId: number | null; silent: boolean; itemType: string; authorAttendeeId: number },
+  ): Promise<number> {
+    const now = nowSeconds();
+    const fields = {
+      message: opts.message,
+      message_type: MessageType.OBJECT_SHARED,
+      message_parameters: JSON.stringify(parameters),
+      reference_id: opts.referenceId,
+      parent_id: opts.parentId,
+      silent: opts.silent ? 1 : 0,
+    };
+    const id = await this.postInTransaction(trx, room, actor, now, fields, true);
+    const tx = this.repos.withTransaction(trx);
+    await tx.chatSharedItems.add(id, room.id, opts.itemType);
+    if (opts.authorAttendeeId > 0) await tx.attendees.advanceReadMarker(opts.authorAttendeeId, id, now);
+    return id;
+  }
+
+  /**
    * Announces a shared object posted by `postSharedObject` once its transaction committed
    * (`chat.object-shared`): Talk notifies shares as messages (docs/reference/chat.md#shared-objects). Not
    * `chat.message-posted`: the signaling server already had it from the transaction.

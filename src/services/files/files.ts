@@ -179,6 +179,35 @@ export class FilesService {
     });
   }
 
+  /**
+   * The folder at `path` and its missing ancestors (the attachment folder, created on first
+   * need, docs/reference/files.md#where-received-files-appear). 400 `folder` when a file is in
+   * the way. Concurrent callers agree: each level is an insert-if-absent.
+   */
+  async ensureFolder(owner: string, path: string): Promise<FileRow> {
+    let row = await this.root(owner);
+    if (path === '') return row;
+    const names = path.split('/');
+    for (let i = 1; i <= names.length; i++) {
+      const at = names.slice(0, i).join('/');
+      const found = await this.repos.files.find(owner, at);
+      if (found && !found.is_dir) throw badRequest('folder', `"${at}" is a file, not a folder`);
+      if (found) {
+        row = found;
+        continue;
+      }
+      try {
+        row = await this.mkdir(owner, at);
+      } catch (err) {
+        // Made meanwhile by a concurrent caller: use theirs.
+        const again = await this.repos.files.find(owner, at);
+        if (!again?.is_dir) throw err;
+        row = again;
+      }
+    }
+    return row;
+  }
+
   /** DELETE: the file or folder with everything in it. 404 when missing; the root cannot go. */
   async remove(owner: string, path: string): Promise<void> {
     if (path === '') throw forbiddenRoot();

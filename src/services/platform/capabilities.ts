@@ -73,6 +73,19 @@ const NOTIFICATION_ENDPOINTS = ['list', 'get', 'delete', 'delete-all', 'icons', 
 /** Push to the proxy (docs/talk-apps.md "Push notifications"): registration, the subject's object data, silent deletes. */
 const PUSH_FEATURES = ['devices', 'object-data', 'delete'];
 
+/** The files_sharing block: the share API is there; public links, resharing, user and group shares are not. */
+const FILES_SHARING = {
+  api_enabled: true,
+  public: { enabled: false },
+  resharing: false,
+  user: { send_mail: false, expire_date: { enabled: false } },
+  group_sharing: false,
+  group: { enabled: false, expire_date: { enabled: false } },
+  default_permissions: 1,
+  federation: { outgoing: false, incoming: false, expire_date: { enabled: false }, expire_date_supported: { enabled: false } },
+  sharee: { query_lookup_default: false, always_show_unique: true },
+};
+
 export class CapabilitiesService {
   /**
    * Documents by key. The key holds the config generation and the
@@ -129,6 +142,8 @@ export class CapabilitiesService {
       push: this.webPush ? [...PUSH_FEATURES, 'webpush'] : PUSH_FEATURES,
       'admin-notifications': [],
     };
+    // Nextcloud's files_sharing app, as far as Parley has it: shares into conversations only (docs/reference/files.md#capabilities).
+    capabilities.files_sharing = FILES_SHARING;
     if (inputs) capabilities.spreed = this.spreed(cfg, inputs);
     return { version: SERVER_VERSION, capabilities };
   }
@@ -159,9 +174,8 @@ export class CapabilitiesService {
       'grid-limit': cfg.int('grid_videos_limit'),
       'grid-limit-enforced': cfg.bool('grid_videos_limit_enforced'),
     };
-    // `allowed` tells an app it may share files into conversations: not before that works
-    // (files are stored and served, but the files_sharing share API is not built; docs/files.md).
-    const attachments: Record<string, unknown> = { allowed: false };
+    // Users may share files into conversations (docs/reference/files.md#capabilities); guests have no files.
+    const attachments: Record<string, unknown> = { allowed: user };
     if (prefs) attachments.folder = prefs.attachmentFolder;
 
     return {

@@ -10,16 +10,26 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../../../domain/errors.js';
 import { pathFromUrlSegments } from '../../../domain/files/paths.js';
-import { parseRange } from '../../../domain/files/range.js';
 import type { FileRow } from '../../../db/repositories/files.js';
-import { davErrorXml, multistatus, ocFileId } from '../../../presenters/files/dav.js';
+import { davErrorXml, multistatus, ocFileId, propPatchStatus } from '../../../presenters/files/dav.js';
+import { OC_NS, parsePropPatch } from '../../../domain/files/proppatch.js';
+import { fileHeaders, sendFile } from './send-file.js';
 import type { Services } from '../../../services/index.js';
 import { buildContext } from '../../ocs/route.js';
 
 const PREFIX = '/remote.php/dav/files/';
 const UPLOADS = '/remote.php/dav/uploads/';
-const METHODS = ['GET', 'HEAD', 'PUT', 'PROPFIND', 'MKCOL', 'MOVE', 'COPY', 'DELETE', 'OPTIONS'] as const;
+const METHODS = ['GET', 'HEAD', 'PUT', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'MOVE', 'COPY', 'DELETE', 'OPTIONS'] as const;
+/**
+ * WebDAV methods Nextcloud knows and Parley does not implement (locks, searches, reports, ...):
+ * routed so that they answer 405 with the methods that work, in Sabre's body, not a 404.
+ */
+const UNSUPPORTED = ['LOCK', 'UNLOCK', 'REPORT', 'SEARCH', 'POST', 'PATCH', 'ACL', 'MKCALENDAR'] as const;
+/** A PROPPATCH body larger than this is refused (properties are short). */
+const PROPPATCH_MAX_BYTES = 64 * 1024;
 const XML = 'application/xml; charset=utf-8';
+/** Methods that change the resource at the request's path. */
+const WRITES = new Set(['PUT', 'MKCOL', 'DELETE', 'MOVE', 'COPY']);
 
 /** A failure answered as WebDAV: status and Sabre's error body. */
 class DavError extends Error {
@@ -73,6 +83,20 @@ function sendError(reply: FastifyReply, status: number, message: string, headers
   return reply.code(status).type(XML).send(davErrorXml(status, message));
 }
 
+/** A small request body as text, or a 413 past `max` bytes. */
+async function readBody(request: FastifyRequest, max: number): Promise<string> {
+  const declared = contentLength(request);
+  if (declared !== undefined && declared > max) throw new DavError(413, 'The request body is too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request.raw as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new DavError(413, 'The request body is too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function contentLength(request: FastifyRequest): number | undefined {
   const raw = request.headers['content-length'];
   if (raw === undefined) return undefined;
@@ -80,19 +104,12 @@ function contentLength(request: FastifyRequest): number | undefined {
   return Number(raw);
 }
 
-function fileHeaders(row: FileRow): Record<string, string> {
-  return {
-    ETag: `"${row.etag}"`,
-    'OC-ETag': `"${row.etag}"`,
-    'OC-FileId': ocFileId(row.id),
-    'Last-Modified': new Date(row.mtime * 1000).toUTCString(),
-  };
-}
-
 export async function webdavRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const files = services.files;
+  const received = services.shareTargets;
   // Fastify knows only the common methods; WebDAV's are added (each may carry a body).
-  for (const method of ['PROPFIND', 'MKCOL', 'MOVE', 'COPY']) app.addHttpMethod(method, { hasBody: true });
+  for (const method of ['PROPFIND', 'PROPPATCH', 'MKCOL', 'MOVE', 'COPY', 'LOCK', 'UNLOCK', 'REPORT', 'SEARCH', 'ACL', 'MKCALENDAR'])
+    app.addHttpMethod(method, { hasBody: true });
 
   /** The logged-in user of a request, who must be the user in the path. */
   async function owner(request: FastifyRequest, user: string): Promise<string> {
@@ -111,46 +128,56 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
     return userId;
   }
 
+  /** The caller's own file or folder at `path`, else a file shared with them there (read-only), else 404. */
+  async function readable(me: string, path: string): Promise<FileRow> {
+    return (await files.stat(me, path)) ?? (await received.at(me, path)) ?? files.require(me, path);
+  }
+
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { user, path } = davTarget(request.url, PREFIX);
     if (request.method === 'OPTIONS') {
       return reply.code(200).header('DAV', '1, 3').header('Allow', METHODS.join(', ')).header('MS-Author-Via', 'DAV').send();
     }
     const me = await owner(request, user);
+    // A file shared with the caller is read-only where it appears (docs/reference/files.md#where-received-files-appear).
+    if (WRITES.has(request.method) && !(await files.stat(me, path)) && (await received.at(me, path)))
+      throw new DavError(403, 'A file shared with you is read-only');
     switch (request.method) {
       case 'PROPFIND': {
-        const row = await files.require(me, path);
+        const row = await readable(me, path);
         const depth = String(request.headers.depth ?? 'infinity').trim();
         if (depth !== '0' && depth !== '1' && depth.toLowerCase() !== 'infinity') throw new DavError(400, 'Depth must be 0, 1 or infinity');
         // Depth infinity is answered as 1, as Nextcloud (which disables infinite listings) does.
-        const rows = depth === '0' ? [row] : [row, ...(await files.children(me, row))];
+        const rows = depth === '0' ? [row] : [row, ...(await files.children(me, row)), ...(await received.listIn(me, row))];
         const quota = row.is_dir ? await files.quota(me) : undefined;
+        const favorites = await services.fileFavorites.among(me, rows);
         return reply
           .code(207)
           .type(XML)
-          .send(multistatus(me, rows, quota));
+          .send(multistatus(me, rows, quota, favorites));
+      }
+      case 'PROPPATCH': {
+        const row = await readable(me, path);
+        const patch = parsePropPatch(await readBody(request, PROPPATCH_MAX_BYTES));
+        if ('problem' in patch) throw new DavError(400, patch.problem);
+        // Only oc:favorite can be changed; any other property is refused (403) and, as Sabre
+        // does when one property fails, the others are then not applied (424).
+        const isFavorite = (p: { ns: string; name: string }) => p.ns === OC_NS && p.name === 'favorite';
+        const refused = [...patch.set, ...patch.remove].filter((p) => !isFavorite(p));
+        if (refused.length === 0) {
+          for (const p of patch.set) await services.fileFavorites.set(me, row, p.value);
+          for (const _ of patch.remove) await services.fileFavorites.unset(me, row);
+        }
+        return reply
+          .code(207)
+          .type(XML)
+          .send(propPatchStatus(me, row, [...patch.set, ...patch.remove], refused));
       }
       case 'GET':
       case 'HEAD': {
-        const row = await files.require(me, path);
+        const row = await readable(me, path);
         if (row.is_dir) throw new DavError(405, 'A folder cannot be downloaded');
-        const range = parseRange(typeof request.headers.range === 'string' ? request.headers.range : undefined, row.size);
-        for (const [k, v] of Object.entries(fileHeaders(row))) reply.header(k, v);
-        reply
-          .header('Accept-Ranges', 'bytes')
-          .header('X-Content-Type-Options', 'nosniff')
-          .header('Content-Security-Policy', "default-src 'none'")
-          .header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(row.name)}`);
-        if (range.kind === 'unsatisfiable') throw new DavError(416, 'Requested range not satisfiable', { 'Content-Range': `bytes */${row.size}` });
-        const part = range.kind === 'part' ? range : undefined;
-        const length = part ? part.end - part.start + 1 : row.size;
-        reply
-          .code(part ? 206 : 200)
-          .type(row.mimetype)
-          .header('Content-Length', String(length));
-        if (part) reply.header('Content-Range', `bytes ${part.start}-${part.end}/${row.size}`);
-        if (request.method === 'HEAD' || length === 0) return reply.send();
-        return reply.send(files.read(row, part));
+        return sendFile(request, reply, row, files, (range) => new DavError(416, 'Requested range not satisfiable', { 'Content-Range': range }));
       }
       case 'PUT': {
         const declared = contentLength(request);
@@ -177,7 +204,7 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
         return reply.code(replaced ? 204 : 201).send();
       }
     }
-    throw new DavError(405, 'Method not allowed');
+    throw new DavError(405, 'Method not allowed', { Allow: METHODS.join(', ') });
   }
 
   /** Chunking v2 under /remote.php/dav/uploads/{user}/{id}[/{chunk}|/.file]. */
@@ -230,7 +257,16 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
         throw err;
       }
     };
-    for (const url of ['/remote.php/dav/files/:user', '/remote.php/dav/files/:user/*']) dav.route({ method: [...METHODS], url, handler: wrap(handle) });
+    for (const url of ['/remote.php/dav/files/:user', '/remote.php/dav/files/:user/*']) {
+      dav.route({ method: [...METHODS], url, handler: wrap(handle) });
+      dav.route({
+        method: [...UNSUPPORTED],
+        url,
+        handler: wrap(async () => {
+          throw new DavError(405, 'This method is not supported by this server', { Allow: METHODS.join(', ') });
+        }),
+      });
+    }
     dav.route({ method: ['PUT', 'MKCOL', 'MOVE', 'DELETE'], url: '/remote.php/dav/uploads/:user/*', handler: wrap(handleUpload) });
   });
 }

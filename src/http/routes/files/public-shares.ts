@@ -1,0 +1,91 @@
+/**
+ * A file shared into a public conversation, through its link (docs/reference/files.md#public-links):
+ * `/index.php/s/{token}` (a page with the download link), `/download` (the bytes, with Range) and
+ * the preview (`/index.php/s/{token}/preview` and `/index.php/apps/files_sharing/publicpreview/{token}`,
+ * with `x`, `y`, `a` as /core/preview). Anything else — an unknown token, a share of a
+ * conversation that is not public, an unshared or expired one — is 404, no login needed or used.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../domain/errors.js';
+import type { Services } from '../../../services/index.js';
+import { sendFile } from './send-file.js';
+
+const TOKEN = /^[A-Za-z0-9]{1,32}$/;
+const escapeHtml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+class RangeRefused extends Error {
+  constructor(readonly contentRange: string) {
+    super('Requested range not satisfiable');
+  }
+}
+
+function notFound(reply: FastifyReply): FastifyReply {
+  return reply.code(404).type('text/plain; charset=utf-8').header('Cache-Control', 'no-store').send('Share not found');
+}
+
+/** A positive whole number from a query value, the default when absent, undefined when bad. */
+function positive(raw: unknown, fallback: number): number | undefined {
+  if (raw === undefined || raw === '') return fallback;
+  return typeof raw === 'string' && /^\d{1,9}$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined;
+}
+
+export async function publicShareRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const lookup = async (request: FastifyRequest) => {
+    const token = (request.params as { token?: string }).token ?? '';
+    return TOKEN.test(token) ? services.fileShares.byLink(token) : undefined;
+  };
+
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    const found = await lookup(request);
+    if (!found) return notFound(reply);
+    const token = found.share.token;
+    const name = escapeHtml(found.file.name);
+    return reply
+      .code(200)
+      .type('text/html; charset=utf-8')
+      .header('Content-Security-Policy', "default-src 'none'; img-src 'self'")
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(
+        `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${name}</title></head><body>` +
+          `<h1>${name}</h1><p>${found.file.size} bytes, ${escapeHtml(found.file.mimetype)}</p>` +
+          `<p><a href="/index.php/s/${token}/download">Download</a></p></body></html>`,
+      );
+  };
+
+  const download = async (request: FastifyRequest, reply: FastifyReply) => {
+    const found = await lookup(request);
+    // A shared folder has no bytes to download here.
+    if (!found || found.file.is_dir) return notFound(reply);
+    try {
+      return sendFile(request, reply, found.file, services.files, (range) => new RangeRefused(range));
+    } catch (err) {
+      if (err instanceof RangeRefused) return reply.code(416).header('Content-Range', err.contentRange).send();
+      throw err;
+    }
+  };
+
+  const preview = async (request: FastifyRequest, reply: FastifyReply) => {
+    const q = (request.query ?? {}) as Record<string, unknown>;
+    const x = positive(q.x, 32);
+    const y = positive(q.y, 32);
+    const a = q.a === undefined || q.a === '' ? '0' : q.a;
+    if (x === undefined || y === undefined || (a !== '0' && a !== '1' && a !== 'true' && a !== 'false'))
+      return reply.code(400).type('text/plain; charset=utf-8').send('x and y must be positive whole numbers and a 0 or 1');
+    const found = await lookup(request);
+    if (!found) return notFound(reply);
+    try {
+      const p = await services.previews.render(found.file, x, y, a === '1' || a === 'true');
+      return reply.code(200).type(p.contentType).header('ETag', p.etag).header('X-Content-Type-Options', 'nosniff').send(p.data);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return notFound(reply);
+      throw err;
+    }
+  };
+
+  for (const prefix of ['/index.php/s', '/s']) {
+    app.get(`${prefix}/:token`, page);
+    app.route({ method: ['GET', 'HEAD'], url: `${prefix}/:token/download`, handler: download });
+    app.get(`${prefix}/:token/preview`, preview);
+  }
+  for (const url of ['/index.php/apps/files_sharing/publicpreview/:token', '/apps/files_sharing/publicpreview/:token']) app.get(url, preview);
+}
