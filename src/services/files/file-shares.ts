@@ -29,7 +29,7 @@ import type { RoomsService } from '../conversations/rooms.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { PreviewService } from './previews.js';
 import type { ShareView } from '../../presenters/files/share.js';
-import { otherUserId } from '../../presenters/conversation.js';
+import { otherUserId } from '../../domain/one-to-one.js';
 import { RoomType } from '../../domain/constants.js';
 import type { FileShareTargets } from './share-targets.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
