@@ -5,6 +5,10 @@
  */
 import type { Generated } from 'kysely';
 import type { StoredStatus } from '../domain/user-status.js';
+import type { FilesTable, FileUploadsTable, FileUploadChunksTable, FileFavoritesTable, FileSharesTable, FileShareTargetsTable } from './schema-files.js';
+import type { OutboxTable, OutboxLeasesTable, PushKeysTable, PushDevicesTable, WebpushSubscriptionsTable, PushVapidTable } from './schema-delivery.js';
+export type { FilesTable, FileUploadsTable, FileUploadChunksTable, FileFavoritesTable, FileSharesTable, FileShareTargetsTable } from './schema-files.js';
+export type { OutboxTable, OutboxLeasesTable, PushKeysTable, PushDevicesTable, WebpushSubscriptionsTable, PushVapidTable } from './schema-delivery.js';
 
 export interface UsersTable {
   id: string;
@@ -215,74 +219,6 @@ export interface MailOutboxTable {
   created_at: number;
 }
 
-/** What Parley owes another server (migration 0820): claimed, sent, retried by the outbox worker. */
-export interface OutboxTable {
-  id: Generated<number>;
-  topic: string;
-  destination: string;
-  dedupe_key: string | null;
-  payload: string;
-  attempts: Generated<number>;
-  /** Milliseconds. */
-  due_at: Generated<number>;
-  claimed_by: string | null;
-  /** Milliseconds. */
-  claimed_until: Generated<number>;
-  created_at: number;
-}
-
-/** A destination of an ordered outbox topic being delivered by one process (migration 0880). */
-export interface OutboxLeasesTable {
-  topic: string;
-  destination: string;
-  claimed_by: string;
-  /** Milliseconds. */
-  claimed_until: number;
-}
-
-/** A user's push key pair (migration 0821; Nextcloud's identity proof key). */
-export interface PushKeysTable {
-  user_id: string;
-  public_key: string;
-  private_key: string;
-  created_at: number;
-}
-
-/** A device registered for the push proxy (notifications' `notifications_pushhash`). */
-export interface PushDevicesTable {
-  id: Generated<number>;
-  user_id: string;
-  app_password_id: number;
-  device_identifier: string;
-  device_public_key: string;
-  device_public_key_hash: string;
-  push_token_hash: string;
-  proxy_server: string;
-  app_type: string;
-  created_at: number;
-}
-
-/** A browser's (or UnifiedPush distributor's) Web Push subscription. */
-export interface WebpushSubscriptionsTable {
-  id: Generated<number>;
-  user_id: string;
-  app_password_id: number;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-  app_types: string;
-  activation_token: string;
-  activated: Generated<number>;
-  created_at: number;
-}
-
-/** The server's VAPID key pair (one row, id 1). */
-export interface PushVapidTable {
-  id: number;
-  public_key: string;
-  private_key: string;
-}
-
 /** Phone numbers of users (Talk's talk_phone_numbers), stored without a leading "+". */
 export interface PhoneNumbersTable {
   phone_number: string;
@@ -491,66 +427,6 @@ export interface RecordingConsentsTable {
   actor_type: string;
   actor_id: string;
   created_at: number;
-}
-
-/** A file or folder of a user's tree (migration 0800; docs/files.md). */
-export interface FilesTable {
-  id: Generated<number>;
-  owner: string;
-  path: string;
-  parent: string | null;
-  name: string;
-  is_dir: number;
-  size: number;
-  mimetype: string;
-  etag: string;
-  mtime: number;
-  width: number | null;
-  height: number | null;
-  blob: string | null;
-}
-
-/** An unfinished chunked upload (migration 0801). */
-export interface FileUploadsTable {
-  id: Generated<number>;
-  owner: string;
-  upload_id: string;
-  destination: string;
-  created_at: number;
-}
-
-/** One received chunk of an upload (migration 0801). */
-export interface FileUploadChunksTable {
-  upload: number;
-  number: number;
-  blob: string;
-  size: number;
-}
-
-/** A file shared into a conversation (migration 0830). */
-/** A file a user marked as favourite (migration 0881). */
-export interface FileFavoritesTable {
-  user_id: string;
-  file_id: number;
-}
-
-export interface FileSharesTable {
-  id: Generated<number>;
-  file_id: number;
-  owner: string;
-  room_id: number;
-  message_id: number;
-  token: string;
-  created_at: number;
-  expires_at: number;
-}
-
-/** Where a received share appears in a user's tree (migration 0830). */
-export interface FileShareTargetsTable {
-  share_id: number;
-  user_id: string;
-  path: string;
-  parent: string;
 }
 
 export interface Database {
