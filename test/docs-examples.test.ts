@@ -104,7 +104,9 @@ function run(script: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ std
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    // A page's blocks run as one script; operators.md starts about twenty `parley` commands, each
+    // a Node process, which took over two minutes on a loaded 2-core machine.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
     child.on('error', reject);
     child.on('close', () => {
       clearTimeout(timer);
