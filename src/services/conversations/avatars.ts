@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { RoomAvatarsRepository } from '../../db/repositories/room-avatars.js';
-import { emojiAvatarRow, iconAvatar, initialsAvatar } from '../../domain/avatar-svg.js';
+import { emojiAvatarRow, iconAvatar, initialsAvatar, themedAvatar } from '../../domain/avatar-svg.js';
 import { AVATAR_COLOR, isSingleEmoji } from '../../domain/create-options.js';
 import { RoomType } from '../../domain/constants.js';
 import { badRequest, notFound } from '../../domain/errors.js';
@@ -138,7 +138,7 @@ export class AvatarService {
     const room = found.room;
     if (room.avatar !== '') {
       const stored = await this.repo.find(room.id);
-      if (stored) return { body: stored.data, contentType: stored.content_type, etag: `"${stored.version}"` };
+      if (stored) return { body: themedAvatar(stored.data, stored.content_type, dark), contentType: stored.content_type, etag: `"${stored.version}"` };
     }
     const other = isOneToOneKind(room.type) ? otherUserId(room, ctx.userId) : undefined;
     if (other !== undefined) {
