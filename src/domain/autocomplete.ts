@@ -40,10 +40,38 @@ export interface AutocompleteEntry {
   shareWithDisplayNameUnique: string;
 }
 
-/** One share type's results: exact matches and the others (Nextcloud's "wide" results). */
+/** The request's parameters. */
+export interface AutocompleteQuery {
+  search: string;
+  itemType?: string;
+  itemId?: string;
+  sorter?: string;
+  shareTypes: number[];
+  limit: number;
+  offset: number;
+}
+
+/** One share type's results: exact matches and the others (Nextcloud's "wide" results); `more`: the page was full. */
 export interface AutocompleteSet {
   exact: AutocompleteEntry[];
   wide: AutocompleteEntry[];
+  more?: boolean;
+}
+
+/** Talk's autocomplete sorter (docs/reference/chat.md#mention-autocomplete "Sorting"). */
+export const TALK_CHAT_PARTICIPANTS_SORTER = 'talk_chat_participants';
+
+/** Whether a piped `sorter` parameter ("a|b", top priority first) names Talk's sorter. */
+export function asksTalkSorter(sorter: string | undefined): boolean {
+  return sorter !== undefined && sorter.split('|').includes(TALK_CHAT_PARTICIPANTS_SORTER);
+}
+
+/**
+ * Talk's Sorter::sort on the `users` results: users who wrote in the chat first, the latest
+ * writer first; the others keep their order (docs/reference/chat.md#mention-autocomplete "Sorting").
+ */
+export function sortByLastComment(users: AutocompleteEntry[], lastCommentAt: ReadonlyMap<string, number>): AutocompleteEntry[] {
+  return [...users].sort((a, b) => (lastCommentAt.get(b.id) ?? -1) - (lastCommentAt.get(a.id) ?? -1));
 }
 
 /** Case-insensitive equality as the plugins compare (strtolower; empty search never matches). */
@@ -60,4 +88,18 @@ export function looksLikeEmail(search: string): boolean {
 /** The answer: per share type in the order asked for, its exact matches first. */
 export function mergeAutocomplete(sets: AutocompleteSet[]): AutocompleteEntry[] {
   return sets.flatMap((s) => [...s.exact, ...s.wide]);
+}
+
+/**
+ * The query of the next page (Nextcloud's PaginationTrait: the same parameters, `offset` moved
+ * on by `limit`, arrays as PHP's http_build_query writes them, absent ones left out).
+ */
+export function nextPageQuery(q: AutocompleteQuery): string {
+  const parts: Array<[string, string]> = [['search', q.search]];
+  if (q.itemType !== undefined) parts.push(['itemType', q.itemType]);
+  if (q.itemId !== undefined) parts.push(['itemId', q.itemId]);
+  if (q.sorter !== undefined) parts.push(['sorter', q.sorter]);
+  q.shareTypes.forEach((t, i) => parts.push([`shareTypes[${i}]`, String(t)]));
+  parts.push(['limit', String(q.limit)], ['offset', String(q.offset + q.limit)]);
+  return parts.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
 }
