@@ -427,6 +427,18 @@ for (const dialect of dialects()) {
         assert.equal(own.message, 'Message deleted by author');
         assert.deepEqual(own.messageParameters.actor, { type: 'user', id: 'bob', name: 'Bob B', 'mention-id': 'bob' });
         assert.equal(gone.isReplyable, false);
+        // The deleter is named by their current name, as Talk reads it when rendering (not the name at the deletion).
+        await p.services.directory.setDisplayName('alice', 'Alice Renamed');
+        try {
+          const later = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 5 });
+          const renamed = { ...deleter, name: 'Alice Renamed' };
+          assert.deepEqual(later.data.find((x: any) => x.id === m2.id).messageParameters.actor, renamed);
+          const notice = later.data.find((x: any) => x.systemMessage === 'message_deleted' && x.parent?.id === m2.id);
+          assert.deepEqual(notice.messageParameters.actor, renamed);
+          assert.deepEqual(notice.parent.messageParameters.actor, renamed);
+        } finally {
+          await p.services.directory.setDisplayName('alice', 'Alice A');
+        }
         assert.equal((await del(m2.id, 'alice')).status, 405, 'already deleted');
       });
 
