@@ -190,6 +190,8 @@ function resolveDisplayName(view: ConversationView, env: FormatEnv, listableForC
       const other = ids.find((id) => id !== env.userId) ?? env.userId;
       return env.userNames.get(other) || other;
     }
+    // A former one-to-one is named after the user who went (docs/reference/conversations.md#former-one-to-one-conversations).
+    if (room.type === RoomType.ONE_TO_ONE_FORMER) return room.name;
     return env.userNames.get(room.name) || `Deleted user (${room.name})`;
   }
   if (view.forceName) return room.name;
