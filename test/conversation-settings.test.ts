@@ -576,10 +576,8 @@ for (const dialect of dialects()) {
         assert.equal((await req('PUT', t, '/webinar/lobby', 'carol', { state: 1 })).status, 403);
         const pub = await room(3);
         const gm = await joinGuest(fx.p, pub, ParticipantType.GUEST_MODERATOR);
-        assert.deepEqual((await req('PUT', pub, '/webinar/lobby', gm.caller, { state: 1 })).data, {
-          error: 'moderator',
-          message: 'Only moderators can do this',
-        });
+        // A guest moderator has no login: 401, as Talk's endpoint is not a public page (docs/reference/conversations.md#endpoint-rules).
+        assert.equal((await req('PUT', pub, '/webinar/lobby', gm.caller, { state: 1 })).status, 401);
         assert.equal((await roomRow(fx.p, t))!.lobby_state, 0);
         assert.equal((await roomRow(fx.p, pub))!.lobby_state, 0);
       });
