@@ -67,11 +67,14 @@ export function asksTalkSorter(sorter: string | undefined): boolean {
 }
 
 /**
- * Talk's Sorter::sort on the `users` results: users who wrote in the chat first, the latest
- * writer first; the others keep their order (docs/reference/chat.md#mention-autocomplete "Sorting").
+ * Talk's Sorter::sort on the `users` results (docs/reference/chat.md#mention-autocomplete "Sorting"):
+ * with a `search` term (Talk's mentions pass it), labels starting with it first; then users who
+ * wrote in the chat, the latest writer first; the others keep their order.
  */
-export function sortByLastComment(users: AutocompleteEntry[], lastCommentAt: ReadonlyMap<string, number>): AutocompleteEntry[] {
-  return [...users].sort((a, b) => (lastCommentAt.get(b.id) ?? -1) - (lastCommentAt.get(a.id) ?? -1));
+export function sortByLastComment<T extends { id: string; label: string }>(users: T[], lastCommentAt: ReadonlyMap<string, number>, search = ''): T[] {
+  const term = search.toLowerCase();
+  const starts = (u: T) => (term !== '' && u.label.toLowerCase().startsWith(term) ? 0 : 1);
+  return [...users].sort((a, b) => starts(a) - starts(b) || (lastCommentAt.get(b.id) ?? -1) - (lastCommentAt.get(a.id) ?? -1));
 }
 
 /** Case-insensitive equality as the plugins compare (strtolower; empty search never matches). */
