@@ -22,6 +22,7 @@ import {
   permissionsIn,
 } from '../domain/permissions.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
+import { leadingEmoji } from '../domain/emoji.js';
 import { isSipCompatibleToken } from '../domain/tokens.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
@@ -146,6 +147,9 @@ const defaultAvatarVersions = new Map<string, string>();
 /** avatarVersion: the custom avatar's stem, else the first 8 hex digits of md5(default icon path). */
 export function avatarVersion(room: RoomRow): string {
   if (room.avatar !== '') return room.avatar.split('.')[0];
+  // A name starting with an emoji is shown as that emoji: the version follows it (docs/reference/conversations.md#avatars).
+  const emoji = room.type === RoomType.ONE_TO_ONE ? undefined : leadingEmoji(room.name);
+  if (emoji !== undefined) return createHash('md5').update(`emoji:${emoji}`).digest('hex').slice(0, 8);
   const path = defaultAvatarPath(room);
   let version = defaultAvatarVersions.get(path);
   if (version === undefined) defaultAvatarVersions.set(path, (version = createHash('md5').update(path).digest('hex').slice(0, 8)));
