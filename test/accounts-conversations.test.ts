@@ -48,7 +48,7 @@ for (const dialect of dialects()) {
     /** `actor`: who the chat names for the removal, with the text alice reads. */
     async function deleteScenario(remove: (user: string) => Promise<void>, actor: { actorType: string; actorId: string; text: string; rich: object }) {
       const id = `gone${Math.random().toString(36).slice(2, 8)}`;
-      await createUser(t.p, id);
+      await createUser(t.p, id, { displayName: `Leaving ${id}` });
       const alone = await createRoom(t.p, id, { roomType: RoomType.GROUP, roomName: 'Alone' });
       const child = await createRoom(t.p, id, { roomType: RoomType.PUBLIC, roomName: 'Alone too' });
       const shared = await createRoom(t.p, id, { roomType: RoomType.GROUP, roomName: 'Shared' });
@@ -102,6 +102,9 @@ for (const dialect of dialects()) {
       assert.deepEqual([oneMessages[0].actorType, oneMessages[0].actorId], ['deleted_users', 'deleted_users']);
       const oneAfter = (await t.call('GET', `${V4}/room/${one.token}`, { as: as('bob') })).data;
       assert.equal(oneAfter.type, RoomType.ONE_TO_ONE_FORMER);
+      // Named after the user who went, by the name they had, as Talk renames it (no rename message).
+      assert.deepEqual([oneAfter.name, oneAfter.displayName], [`Leaving ${id}`, `Leaving ${id}`]);
+      assert.ok(!oneMessages.some((m) => m.systemMessage === 'conversation_renamed'));
       assert.equal(oneAfter.lastMessage.id, oneBefore.lastMessage.id);
       assert.equal(oneAfter.lastMessage.actorType, 'deleted_users');
       const status = await t.p.services.db.kysely.selectFrom('user_status').selectAll().where('user_id', '=', id).execute();

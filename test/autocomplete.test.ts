@@ -191,6 +191,71 @@ for (const dialect of dialects()) {
       assert.equal((await t.call('GET', '/cloud/users/anna', { as: admin })).status, 200);
     });
 
+    it('sorter=talk_chat_participants with itemType=chat: who wrote last in the conversation comes first (only for its participants)', async () => {
+      const room = await t.newRoom('me', { type: RoomType.GROUP, members: ['anna', 'zanna', 'bobby'] });
+      const roomId = room.record.id;
+      for (const [who, text] of [
+        ['bobby', 'first'],
+        ['zanna', 'second'],
+      ]) {
+        const sent = await t.call('POST', `/apps/spreed/api/v1/chat/${room.token}`, { as: as(who), body: { message: text } });
+        assert.equal(sent.status, 201, sent.text);
+      }
+      const q = (who: string, extra: Record<string, string | number>) => find({ search: 'anna', 'shareTypes[]': 0, ...extra }, as(who));
+      // Unsorted: exact match, then by name (anna, zanna, bobby); sorted: zanna wrote last, then bobby, then anna who never wrote.
+      assert.deepEqual(ids(await q('me', { itemType: 'chat', itemId: roomId })), ['users:anna', 'users:zanna', 'users:bobby']);
+      assert.deepEqual(ids(await q('me', { itemType: 'chat', itemId: roomId, sorter: 'talk_chat_participants' })), [
+        'users:zanna',
+        'users:bobby',
+        'users:anna',
+      ]);
+      assert.deepEqual(ids(await q('me', { itemType: 'chat', itemId: roomId, sorter: 'commenters|talk_chat_participants' })), [
+        'users:zanna',
+        'users:bobby',
+        'users:anna',
+      ]);
+      // Not a participant (dora), or not a chat id: the order is left as it was.
+      assert.deepEqual(ids(await q('dora', { itemType: 'chat', itemId: roomId, sorter: 'talk_chat_participants' })), [
+        'users:anna',
+        'users:zanna',
+        'users:bobby',
+      ]);
+      assert.deepEqual(ids(await q('me', { itemType: 'call', itemId: room.token, sorter: 'talk_chat_participants' })), []);
+      assert.deepEqual(ids(await q('me', { itemType: 'chat', itemId: 'x', sorter: 'talk_chat_participants' })), ['users:anna', 'users:zanna', 'users:bobby']);
+    });
+
+    it('a full page carries a Link header to the next page (offset moved on by limit); the last page none', async () => {
+      const first = await find({ search: 'anna', itemType: 'call', itemId: 'new', 'shareTypes[]': 0, limit: 2 });
+      assert.equal(first.status, 200, first.text);
+      const link = first.headers.get('link');
+      assert.ok(link, 'a full page links the next');
+      const m = /^<([^>]+)>; rel="next"$/.exec(link!);
+      assert.ok(m, link!);
+      const next = new URL(m![1]);
+      assert.equal(next.pathname, '/ocs/v2.php/core/autocomplete/get');
+      assert.deepEqual(Object.fromEntries(next.searchParams), {
+        search: 'anna',
+        itemType: 'call',
+        itemId: 'new',
+        'shareTypes[0]': '0',
+        limit: '2',
+        offset: '2',
+      });
+      // Following the links walks every match once; the page that is not full links nothing.
+      const seen = ids(first);
+      let url: string | null = `${next.pathname}${next.search}`;
+      for (let pages = 0; url !== null; pages++) {
+        assert.ok(pages < 5, 'the links end');
+        const page = await t.call('GET', url.replace('/ocs/v2.php', ''), { as: as('me') });
+        assert.equal(page.status, 200, page.text);
+        seen.push(...ids(page));
+        const more = page.headers.get('link');
+        url = more === null ? null : new URL(/^<([^>]+)>/.exec(more)![1]).pathname + new URL(/^<([^>]+)>/.exec(more)![1]).search;
+      }
+      assert.deepEqual(seen.sort(), ['users:anna', 'users:bobby', 'users:zanna']);
+      assert.equal((await find({ search: 'anna', limit: 50 })).headers.get('link'), null);
+    });
+
     it('itemType=call: the room lookup is a conversation the caller is in, by token', async () => {
       const one = await t.call('POST', `${V4}/room`, { as: as('me'), body: { roomType: RoomType.ONE_TO_ONE, invite: 'dora' } });
       assert.ok(one.status === 200 || one.status === 201, one.text);

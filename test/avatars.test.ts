@@ -209,6 +209,21 @@ for (const dialect of dialects()) {
       assert.notEqual(pubSvg, (await get(group.token)).body.toString());
     });
 
+    it('a conversation whose name starts with an emoji shows that emoji on the theme grey; avatarVersion follows the emoji', async () => {
+      const party = await t.newRoom('alice', { type: RoomType.GROUP, name: '🎉 Party' });
+      const light = await get(party.token);
+      assert.match(light.headers.get('content-type')!, /^image\/svg\+xml/);
+      assert.ok(light.body.toString().includes('🎉') && light.body.toString().includes('#6b6b6b'), light.body.toString());
+      assert.ok((await get(party.token, { dark: true })).body.toString().includes('#3b3b3b'));
+      const family = await t.newRoom('alice', { type: RoomType.GROUP, name: '👨‍👩‍👧 Family' });
+      assert.ok((await get(family.token)).body.toString().includes('👨‍👩‍👧'), 'the whole first emoji');
+      const version = (name: string) => t.call('GET', `/apps/spreed/api/v4/room/${name}`, { as: as('alice') }).then((r) => r.data.avatarVersion as string);
+      assert.notEqual(await version(party.token), await version(family.token));
+      // A name that does not start with an emoji keeps the icon.
+      const plain = await t.newRoom('alice', { type: RoomType.GROUP, name: 'Party 🎉' });
+      assert.ok(!(await get(plain.token)).body.toString().includes('🎉'));
+    });
+
     it('malformed multipart bodies are a 400 body, never a 500', async () => {
       const send = (contentType: string, body: string) =>
         fetch(url(group.token), { method: 'POST', body, headers: { 'Content-Type': contentType, 'OCS-APIRequest': 'true', ...auth('alice') } });

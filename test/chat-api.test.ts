@@ -427,6 +427,18 @@ for (const dialect of dialects()) {
         assert.equal(own.message, 'Message deleted by author');
         assert.deepEqual(own.messageParameters.actor, { type: 'user', id: 'bob', name: 'Bob B', 'mention-id': 'bob' });
         assert.equal(gone.isReplyable, false);
+        // The deleter is named by their current name, as Talk reads it when rendering (not the name at the deletion).
+        await p.services.directory.setDisplayName('alice', 'Alice Renamed');
+        try {
+          const later = await get(room.token, 'bob', { lookIntoFuture: 0, limit: 5 });
+          const renamed = { ...deleter, name: 'Alice Renamed' };
+          assert.deepEqual(later.data.find((x: any) => x.id === m2.id).messageParameters.actor, renamed);
+          const notice = later.data.find((x: any) => x.systemMessage === 'message_deleted' && x.parent?.id === m2.id);
+          assert.deepEqual(notice.messageParameters.actor, renamed);
+          assert.deepEqual(notice.parent.messageParameters.actor, renamed);
+        } finally {
+          await p.services.directory.setDisplayName('alice', 'Alice A');
+        }
         assert.equal((await del(m2.id, 'alice')).status, 405, 'already deleted');
       });
 
@@ -543,6 +555,42 @@ for (const dialect of dialects()) {
     });
 
     describe('mention autocomplete', () => {
+      it("orders users as Talk's sorter does: names starting with the term first, then who wrote last; users before groups", async () => {
+        await createUser(p, 'mara', { displayName: 'Mara Ann' });
+        await createUser(p, 'anna2', { displayName: 'Anna Two' });
+        await createUser(p, 'joanna', { displayName: 'Joanna' });
+        const room = await createRoom(p, 'alice', { roomType: RoomType.GROUP, roomName: 'Sorting' });
+        for (const u of ['mara', 'anna2', 'joanna']) await seedUser(p, room.token, u);
+        await p.services.directory.createGroup('annagroup', 'Anna group');
+        await p.services.repos.attendees.insertIgnoringDuplicates([
+          {
+            room_id: (await p.services.repos.rooms.findByToken(room.token))!.id,
+            actor_type: 'groups',
+            actor_id: 'annagroup',
+            display_name: 'Anna group',
+            participant_type: 3,
+          } as any,
+        ]);
+        const mentions = async (search: string) =>
+          (await call(p, 'GET', `${V1}/chat/${room.token}/mentions`, { as: as('alice'), query: { search } })).data.map((x: any) => x.id);
+        // Nobody wrote: "Anna Two" starts with the term, the others contain it; users before the group.
+        assert.deepEqual(await mentions('ann'), ['anna2', 'mara', 'joanna', 'group/annagroup']);
+        // joanna, then mara write: the latest writer first among those not starting with the term.
+        await send(room.token, 'joanna', { message: 'hi' });
+        await send(room.token, 'mara', { message: 'hello' });
+        assert.deepEqual(await mentions('ann'), ['anna2', 'mara', 'joanna', 'group/annagroup']);
+        const again = (await send(room.token, 'joanna', { message: 'again' })).data;
+        // Talk compares when each last wrote, to the second: make joanna's message clearly the latest.
+        await p.services.db.kysely
+          .updateTable('chat_messages')
+          .set({ created_at: again.timestamp + 60 })
+          .where('id', '=', again.id)
+          .execute();
+        assert.deepEqual(await mentions('ann'), ['anna2', 'joanna', 'mara', 'group/annagroup']);
+        // Without a term: everyone first, then the users by who wrote last, then the rest.
+        assert.deepEqual(await mentions(''), ['all', 'joanna', 'mara', 'anna2', 'group/annagroup']);
+      });
+
       it('lists participants matching the search (not the caller) and the everyone entry', async () => {
         const r = await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice'), query: { search: 'bo' } });
         assert.equal(r.status, 200, r.text);
@@ -550,7 +598,8 @@ for (const dialect of dialects()) {
         const all = await call(p, 'GET', `${V1}/chat/${group.token}/mentions`, { as: as('alice'), query: { search: '' } });
         assert.ok(all.data.some((x: any) => x.id === 'carol'));
         assert.ok(!all.data.some((x: any) => x.id === 'alice'));
-        const everyone = all.data.at(-1);
+        // The everyone entry comes first, as Talk's mentions endpoint puts it (docs/reference/chat.md#mention-autocomplete).
+        const everyone = all.data[0];
         assert.equal(everyone.id, 'all');
         assert.equal(everyone.source, 'calls');
         assert.equal(everyone.label, 'Team');

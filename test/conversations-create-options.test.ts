@@ -180,6 +180,19 @@ for (const dialect of dialects()) {
       assert.ok(svg.includes('🚀') && svg.includes('#ff0000'), svg);
     });
 
+    it('an emoji avatar given at creation is announced after the creation (avatar_set), as Talk sets it after creating', async () => {
+      const r = await post('alice', { roomType: RoomType.GROUP, roomName: 'Announced', emoji: '🚀' });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.data.lastMessage.systemMessage, 'avatar_set');
+      assert.equal(r.data.lastMessage.actorId, 'alice');
+      assert.equal(r.data.lastReadMessage, r.data.lastMessage.id, 'the creator has read up to the last message');
+      const chat = await t.call('GET', `/apps/spreed/api/v1/chat/${r.data.token}`, { as: as('alice'), query: { lookIntoFuture: 0, limit: 10 } });
+      assert.deepEqual(
+        chat.data.map((m: { systemMessage: string }) => m.systemMessage),
+        ['avatar_set', 'conversation_created'],
+      );
+    });
+
     it('force_passwords refuses a public conversation created without a password (400 password)', async () => {
       await t.p.services.appConfig.set('force_passwords', 'yes');
       try {

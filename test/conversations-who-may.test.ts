@@ -6,7 +6,7 @@
  * the service layer; guests join through POST /room/{token}/participants/active and are recognised
  * by their cookie.
  *
- * Decisions where the contract and Talk differ are the compatibility notes in docs/api.md: endpoints
+ * Decisions where the contract and Talk differ are listed in docs/compatibility.md: contract endpoints
  * Talk reserves for logged-in moderators answer 403 `moderator` to guest moderators and 404 to
  * anonymous non-participants (the contract lists no 401 for them); password is 403 `type` when
  * the conversation is not public (contract).
@@ -49,6 +49,15 @@ function moderators(opts: { loggedInOnly?: boolean; oneToOne: Expect }) {
     if (logged(k) || (k === 'guestModerator' && !opts.loggedInOnly)) return OK;
     return NOT_MODERATOR;
   };
+}
+
+/**
+ * Moderator endpoints outside the contract that Talk does not mark as public pages: without a login
+ * (guests, guest moderators, anonymous) 401 comes first (docs/reference/conversations.md#endpoint-rules).
+ */
+function loginThenModerators(oneToOne: Expect) {
+  const base = moderators({ loggedInOnly: true, oneToOne });
+  return (k: Kind, t: Tested): Expect => (k === 'guest' || k === 'guestModerator' || k === 'anonymous' ? [401] : base(k, t));
 }
 
 /** A moderator endpoint that works only on conversations of type `only`; allowed callers get `otherwise` elsewhere. */
@@ -120,7 +129,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'notify-calls', method: 'POST', path: '/notify-calls', body: { level: 0 }, expect: loggedInParticipants },
   { name: 'message expiration', method: 'POST', path: '/message-expiration', body: { seconds: 3600 }, expect: moderators({ oneToOne: OK }) },
   { name: 'listable', method: 'PUT', path: '/listable', body: { scope: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
-  { name: 'lobby', method: 'PUT', path: '/webinar/lobby', body: { state: 1 }, expect: moderators({ loggedInOnly: true, oneToOne: [400, 'type'] }) },
+  { name: 'lobby', method: 'PUT', path: '/webinar/lobby', body: { state: 1 }, expect: loginThenModerators([400, 'type']) },
   { name: 'avatar delete', method: 'DELETE', path: '/avatar', expect: moderators({ oneToOne: OK }) },
 ];
 

@@ -73,7 +73,13 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/notify-calls', body: { level: 9 }, want: loggedInParticipants([400, 'level']) },
   { method: 'POST', path: '/message-expiration', body: { seconds: -1 }, want: moderatorOnly([400, 'value']) },
   { method: 'PUT', path: '/listable', body: { scope: 9 }, want: loggedInModerators([400, 'value']) },
-  { method: 'PUT', path: '/webinar/lobby', body: { state: 9 }, want: loggedInModerators([400, 'value']) },
+  // Not a contract endpoint, and Talk's is not a public page: no login is 401 (docs/reference/conversations.md#endpoint-rules).
+  {
+    method: 'PUT',
+    path: '/webinar/lobby',
+    body: { state: 9 },
+    want: { ...loggedInModerators([400, 'value']), anonymous: [401], guest: [401], guestModerator: [401] },
+  },
   { method: 'POST', path: '/avatar', want: moderatorOnly([400, 'file']) },
   { method: 'DELETE', path: '/avatar', want: moderatorOnly([200]) },
   // The image is for participants (and users it is listed for); no record, so no public view.

@@ -79,6 +79,16 @@ for (const dialect of dialects()) {
       const nullColour = await t.call('POST', path, { as: as('alice'), body: { emoji: '🫡', color: null } });
       assert.equal(nullColour.status, 200, nullColour.text);
       assert.equal(nullColour.data.isCustomAvatar, true);
+      // Without a colour the background is the theme's grey, lighter for light than for dark
+      // (Talk's THEMING placeholder, docs/reference/conversations.md#avatars).
+      for (const [variant, grey] of [
+        ['', '#6b6b6b'],
+        ['/dark', '#3b3b3b'],
+      ]) {
+        const themed = await t.call('GET', `/apps/spreed/api/v1/room/${room.token}/avatar${variant}`, { as: as('carol'), format: 'none' });
+        assert.equal(themed.status, 200);
+        assert.ok(themed.text.includes('🫡') && themed.text.includes(grey) && !themed.text.includes('{{'), themed.text);
+      }
       const refusals: Array<[string, Record<string, string>, number, string]> = [
         ['carol', { emoji: '🎉' }, 403, 'moderator'],
         ['alice', { emoji: 'ab' }, 400, 'emoji'],

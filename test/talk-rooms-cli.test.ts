@@ -271,7 +271,8 @@ for (const dialect of dialects()) {
     });
 
     it('talk:user:remove --private-only, then everything; refusals change nothing', async () => {
-      await createUser(t.p, 'gone');
+      const goneName = 'Gone Soon';
+      await createUser(t.p, 'gone', { displayName: goneName });
       const shared = await groupRoom('alice', 'Shared', ['gone']);
       const listed = await groupRoom('alice', 'Listed', ['gone']);
       ok(await parley('talk:room:update', listed, '--listable', '1'));
@@ -294,6 +295,7 @@ for (const dialect of dialects()) {
       const former = await roomAs('alice', oneToOne);
       assert.equal(former.status, 200);
       assert.equal(former.data.type, RoomType.ONE_TO_ONE_FORMER, 'the one-to-one became a former one-to-one');
+      assert.equal(former.data.displayName, goneName, 'named after the user who went, as Talk renames it');
       assert.ok((await tokensOf('alice')).includes(publicRoom));
     });
   });

@@ -113,12 +113,15 @@ export function nameAvatar(displayName: string, size: number, dark: boolean): Ge
   };
 }
 
+/** Stands for the theme's background in a stored emoji avatar without a colour (docs/reference/conversations.md#avatars). */
+const THEMING_PLACEHOLDER = '{{THEMING}}';
+
 /**
- * An emoji on a colour (Talk's `POST /room/{token}/avatar/emoji`; colour six hex digits, empty
- * for Talk's neutral grey). The same image serves the light and dark variants, as in Talk.
+ * An emoji on a colour (Talk's `POST /room/{token}/avatar/emoji`; colour six hex digits). Without
+ * a colour the background is the theme's, filled in when served (`themedAvatar`), as in Talk.
  */
 export function emojiAvatar(emoji: string, color: string): GeneratedAvatar {
-  const bg = color === '' ? '#dbdbdb' : `#${color.toLowerCase()}`;
+  const bg = `#${color === '' ? THEMING_PLACEHOLDER : color.toLowerCase()}`;
   const body = `<text x="256" y="256" dy=".35em" text-anchor="middle" font-size="320">${escapeXml(emoji)}</text>`;
   return { svg: frame(bg, body) };
 }
@@ -131,4 +134,15 @@ export function emojiAvatarRow(emoji: string, color: string): { column: string; 
   const { svg } = emojiAvatar(emoji, color);
   const version = createHash('sha1').update(svg).digest('hex').slice(0, 16);
   return { column: `${version}.svg`, row: { version, content_type: 'image/svg+xml', data: Buffer.from(svg) } };
+}
+
+/**
+ * A stored avatar as served in the light or dark variant: an emoji avatar stored without a colour
+ * gets Talk's grey for that theme (docs/reference/conversations.md#avatars); anything else as stored.
+ */
+export function themedAvatar(data: Buffer, contentType: string, dark: boolean): Buffer {
+  if (contentType !== 'image/svg+xml') return data;
+  const svg = data.toString('utf8');
+  if (!svg.includes(THEMING_PLACEHOLDER)) return data;
+  return Buffer.from(svg.replaceAll(THEMING_PLACEHOLDER, dark ? '3b3b3b' : '6b6b6b'));
 }

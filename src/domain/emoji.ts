@@ -13,3 +13,16 @@ export function isSingleEmoji(value: string): boolean {
   const graphemes = [...segmenter.segment(value)];
   return graphemes.length === 1 && EMOJI_PART.test(value) && EMOJI_MARK.test(value);
 }
+
+/**
+ * The emoji a conversation name starts with, when its first character is one (Talk's
+ * AvatarService: such a conversation without a picture shows that emoji;
+ * docs/reference/conversations.md#avatars): the whole first emoji, ZWJ sequences included.
+ */
+export function leadingEmoji(name: string): string | undefined {
+  const first = segmenter.segment(name)[Symbol.iterator]().next();
+  if (first.done) return undefined;
+  const grapheme = first.value.segment;
+  const codePoint = String.fromCodePoint(grapheme.codePointAt(0)!);
+  return isSingleEmoji(grapheme) && EMOJI_MARK.test(codePoint) ? grapheme : undefined;
+}

@@ -128,15 +128,14 @@ export function forcedMessageExpiration(cfg: AppConfigSnapshot): number | undefi
 }
 
 /**
- * POST message-expiration: not breakout rooms, not former one-to-one, 0 <= seconds <= max. With
- * app config `force_message_expiration` set to `forced` seconds, expiration is mandatory: 0 (off)
- * and anything longer are refused (`forced` 0 forces it off, so only 0 is accepted).
+ * POST message-expiration: not breakout rooms, not former one-to-one, 0 <= seconds <= max. App
+ * config `force_message_expiration` applies at creation only, as Talk's presets apply it
+ * (docs/reference/capabilities-and-config.md#app-config-keys): moderators may change it later.
  */
-export function messageExpirationProblem(room: RoomFacts, seconds: number, forced?: number): string | null {
+export function messageExpirationProblem(room: RoomFacts, seconds: number): string | null {
   if (isBreakoutChild(room)) return 'breakout-room';
   if (room.type === RoomType.ONE_TO_ONE_FORMER) return 'type';
   if (seconds < 0 || seconds > MESSAGE_EXPIRATION_MAX) return 'value';
-  if (forced !== undefined && (forced === 0 ? seconds !== 0 : seconds === 0 || seconds > forced)) return 'value';
   return null;
 }
 

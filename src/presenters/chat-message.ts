@@ -30,6 +30,8 @@ export interface MessageEnv {
    * it a user reader sees the file's name as its path, as Talk's inaccurate rendering does.
    */
   files?: { targets: ReadonlyMap<number, string>; gone: ReadonlySet<number> };
+  /** Current names of users who deleted others' messages, by user id (absent: the name stored with the deletion). */
+  deleterNames?: ReadonlyMap<string, string>;
 }
 
 function parseObject(json: string): Record<string, unknown> {
@@ -177,9 +179,10 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
     const byAuthor = row.deleted_by_type === row.actor_type && row.deleted_by_id === row.actor_id;
     const byViewer = env.viewer !== undefined && env.viewer.type === row.deleted_by_type && env.viewer.id === row.deleted_by_id;
     message = byViewer ? 'Message deleted by you' : byAuthor ? 'Message deleted by author' : 'Message deleted by {actor}';
-    // The deleter as Talk's parseDeletedMessage names them: the author by their current name,
-    // anyone else (a moderator) by the name stored when they deleted it.
-    parameters = { actor: actorObject(row.deleted_by_type, row.deleted_by_id, byAuthor ? actorDisplayName : row.deleted_by_name) };
+    // The deleter as Talk's parseDeletedMessage names them: by their current name (docs/reference/chat.md#deleting-and-editing); the name stored with the deletion only when none is known (a guest, a deleted account).
+    const live = row.deleted_by_type === ActorType.USERS ? env.deleterNames?.get(row.deleted_by_id) : undefined;
+    const deleterName = byAuthor ? actorDisplayName : (live ?? row.deleted_by_name);
+    parameters = { actor: actorObject(row.deleted_by_type, row.deleted_by_id, deleterName) };
     reactions = {};
   }
 

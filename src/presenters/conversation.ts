@@ -23,6 +23,7 @@ import {
 } from '../domain/permissions.js';
 import { isGroupOrPublic } from '../domain/room-settings.js';
 import { oneToOneUserIds, otherUserId } from '../domain/one-to-one.js';
+import { leadingEmoji } from '../domain/emoji.js';
 import { isSipCompatibleToken } from '../domain/tokens.js';
 import type { AppConfigSnapshot } from '../app-config/snapshot.js';
 import type { ConversationRecordShape } from './conversation-schema.js';
@@ -127,6 +128,9 @@ const defaultAvatarVersions = new Map<string, string>();
 /** avatarVersion: the custom avatar's stem, else the first 8 hex digits of md5(default icon path). */
 export function avatarVersion(room: RoomRow): string {
   if (room.avatar !== '') return room.avatar.split('.')[0];
+  // A name starting with an emoji is shown as that emoji: the version follows it (docs/reference/conversations.md#avatars).
+  const emoji = room.type === RoomType.ONE_TO_ONE ? undefined : leadingEmoji(room.name);
+  if (emoji !== undefined) return createHash('md5').update(`emoji:${emoji}`).digest('hex').slice(0, 8);
   const path = defaultAvatarPath(room);
   let version = defaultAvatarVersions.get(path);
   if (version === undefined) defaultAvatarVersions.set(path, (version = createHash('md5').update(path).digest('hex').slice(0, 8)));
@@ -171,6 +175,8 @@ function resolveDisplayName(view: ConversationView, env: FormatEnv, listableForC
       const other = ids.find((id) => id !== env.userId) ?? env.userId;
       return env.userNames.get(other) || other;
     }
+    // A former one-to-one is named after the user who went (docs/reference/conversations.md#former-one-to-one-conversations).
+    if (room.type === RoomType.ONE_TO_ONE_FORMER) return room.name;
     return env.userNames.get(room.name) || `Deleted user (${room.name})`;
   }
   if (view.forceName) return room.name;

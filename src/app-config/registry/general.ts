@@ -232,14 +232,14 @@ export const GENERAL_KEYS = [
     description: 'guests hear join and leave sounds by default',
   }),
   k({
-    // Talk's "forced" conversation preset (lib/RoomPresets/Forced.php): set, it wins over what a
-    // client asks for at creation; unset (no default) means not forced.
+    // Talk's `force_` preset key (docs/reference/capabilities-and-config.md#app-config-keys): set, it wins
+    // over what a client asks for at creation; unset (no default) means not forced.
     key: 'force_message_expiration',
     type: 'int',
     min: 0,
     max: 2_147_483_647,
     section: S.general,
-    description: 'message expiration (seconds) every new conversation gets; conversations may not turn it off or make it longer (unset = not forced)',
+    description: 'message expiration (seconds) every new conversation gets; moderators may change it afterwards (unset = not forced)',
   }),
   k({
     key: 'password_policy_min_length',

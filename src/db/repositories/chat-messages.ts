@@ -244,6 +244,21 @@ export class ChatMessagesRepository {
     return r !== undefined;
   }
 
+  /** When each of `userIds` last wrote a comment in the room (Talk's CommentsManager::getLastCommentDateByActor); absent: never. */
+  async lastCommentAtByUser(roomId: number, userIds: string[]): Promise<Map<string, number>> {
+    if (userIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('chat_messages')
+      .select(['actor_id', (eb) => eb.fn.max('created_at').as('at')])
+      .where('room_id', '=', roomId)
+      .where('message_type', '=', 'comment')
+      .where('actor_type', '=', 'users')
+      .where('actor_id', 'in', userIds)
+      .groupBy('actor_id')
+      .execute();
+    return new Map(rows.map((r) => [r.actor_id, Number(r.at)]));
+  }
+
   /** Messages by id (parents, last messages), expired ones left out. */
   async findByIds(ids: number[], now: number): Promise<ChatMessageRead[]> {
     const out: ChatMessageRead[] = [];

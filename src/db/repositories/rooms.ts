@@ -396,14 +396,15 @@ export class RoomsRepository {
   }
 
   /**
-   * One-to-one conversations among `ids` become former one-to-ones (a participant is gone), and
-   * read-only, as Talk's Manager makes them: no new messages and no calls.
+   * One-to-one conversations among `ids` become former one-to-ones (a participant is gone),
+   * read-only and named `name` (the gone user's display name), as Talk's Manager makes them: no
+   * new messages, no calls, and no pair of user ids a new account could reopen.
    */
-  async markFormerOneToOne(ids: number[]): Promise<void> {
+  async markFormerOneToOne(ids: number[], name: string): Promise<void> {
     if (ids.length === 0) return;
     await this.db
       .updateTable('rooms')
-      .set({ type: RoomType.ONE_TO_ONE_FORMER, read_only: ReadOnlyState.READ_ONLY })
+      .set({ type: RoomType.ONE_TO_ONE_FORMER, read_only: ReadOnlyState.READ_ONLY, name })
       .where('id', 'in', ids)
       .where('type', '=', RoomType.ONE_TO_ONE)
       .execute();

@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { AUTOCOMPLETE_LIMIT_MAX, AUTOCOMPLETE_SEARCH_MAX, AUTOCOMPLETE_SHARE_TYPES_MAX } from '../../domain/autocomplete.js';
+import { AUTOCOMPLETE_LIMIT_MAX, AUTOCOMPLETE_SEARCH_MAX, AUTOCOMPLETE_SHARE_TYPES_MAX, nextPageQuery } from '../../domain/autocomplete.js';
 import type { Services } from '../../services/index.js';
-import { ocsRoute } from '../ocs/route.js';
+import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { pageParams } from './provisioning-users.js';
 
 const Status = Type.Union([
@@ -47,7 +47,13 @@ export async function autocompleteRoutes(app: FastifyInstance, services: Service
       offset: Type.Integer({ default: 0, minimum: 0, maximum: 1_000_000 }),
     }),
     response: Type.Array(Entry),
-    handler: ({ params, ctx }) => services.autocomplete.search(ctx, params),
+    handler: async ({ params, ctx, request }) => {
+      const { entries, more } = await services.autocomplete.search(ctx, params);
+      if (!more) return entries;
+      // A full page links the next one, as Nextcloud's PaginationTrait does (docs/api.md "Finding people").
+      const path = request.url.split('?')[0];
+      return new OcsReply(entries, 200, { Link: `<${services.settings.baseUrl}${path}?${nextPageQuery(params)}>; rel="next"` });
+    },
   });
 
   ocsRoute(app, services, {

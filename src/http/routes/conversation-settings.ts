@@ -23,7 +23,10 @@ const Int = (reason: string) => Type.Integer({ 'x-error': reason });
 export async function conversationSettingsRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const { conversationView, roomSettings } = services;
 
-  /** One settings route: public (the service decides who may), answering the caller's updated record. */
+  /**
+   * One settings route answering the caller's updated record: public (the service decides who
+   * may), or `user` where Talk asks for a login before anything else (401).
+   */
   const setting = (
     method: OcsRouteDef<any>['method'],
     path: string,
@@ -31,11 +34,12 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     fields: TProperties,
     run: (ctx: RequestContext, params: any) => Promise<CallerRoom>,
     capability?: string,
+    auth: 'public' | 'user' = 'public',
   ) =>
     ocsRoute(app, services, {
       method,
       path: `${ROOM}${path}`,
-      auth: 'public',
+      auth,
       talk: true,
       capability,
       summary,
@@ -133,6 +137,8 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
     { mentionPermissions: Int('value') },
     (ctx, p) => roomSettings.setMentionPermissions(ctx, p.token, p.mentionPermissions),
     'mention-permissions',
+    // Not a contract endpoint: Talk's has no public-page mark, so a guest is 401 (docs/reference/conversations.md#endpoint-rules).
+    'user',
   );
   setting(
     'PUT',
@@ -143,5 +149,8 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
       timer: Type.Union([Type.Integer({ minimum: 0, maximum: LOBBY_TIMER_MAX }), Type.Null()], { default: null, 'x-error': 'timer' }),
     },
     (ctx, p) => roomSettings.setLobby(ctx, p.token, p.state, p.timer),
+    undefined,
+    // Not a contract endpoint: Talk's has no public-page mark, so a guest is 401 (docs/reference/conversations.md#endpoint-rules).
+    'user',
   );
 }

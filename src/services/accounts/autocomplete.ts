@@ -17,25 +17,19 @@ import { ActorType, ParticipantType } from '../../domain/constants.js';
 import {
   AUTOCOMPLETE_SOURCE,
   AutocompleteShareType,
+  asksTalkSorter,
   looksLikeEmail,
   matchesExactly,
   mergeAutocomplete,
+  sortByLastComment,
   type AutocompleteEntry,
+  type AutocompleteQuery,
   type AutocompleteSet,
 } from '../../domain/autocomplete.js';
 import type { PublicStatus } from '../../domain/user-status.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { RoomsService } from '../conversations/rooms.js';
 import type { UserStatusService } from './user-status.js';
-
-export interface AutocompleteQuery {
-  search: string;
-  itemType?: string;
-  itemId?: string;
-  shareTypes: number[];
-  limit: number;
-  offset: number;
-}
 
 /** Talk's bridge bot account never shows up (Listener::filterBridgeBot). */
 const BRIDGE_BOT_USER_ID = 'bridge-bot';
@@ -44,12 +38,13 @@ const ACTOR_OF_SOURCE: Record<string, string> = { users: ActorType.USERS, groups
 
 export class AutocompleteService {
   constructor(
-    private readonly repos: Pick<Repositories, 'users' | 'groups' | 'teams' | 'attendees'>,
+    private readonly repos: Pick<Repositories, 'users' | 'groups' | 'teams' | 'attendees' | 'chatMessages'>,
     private readonly userStatus: UserStatusService,
     private readonly rooms: RoomsService,
   ) {}
 
-  async search(ctx: RequestContext, q: AutocompleteQuery): Promise<AutocompleteEntry[]> {
+  /** The results, and whether a share type's page was full (then Nextcloud links the next page). */
+  async search(ctx: RequestContext, q: AutocompleteQuery): Promise<{ entries: AutocompleteEntry[]; more: boolean }> {
     const me = ctx.user!;
     const sets = new Map<string, AutocompleteSet>();
     for (const type of new Set(q.shareTypes)) {
@@ -57,8 +52,31 @@ export class AutocompleteService {
       if (!source || sets.has(source)) continue;
       sets.set(source, await this.searchType(type, me, q));
     }
+    const more = [...sets.values()].some((s) => s.more === true);
     if (q.itemType === 'call') await this.filterForTalk(ctx, sets, q.itemId);
-    return mergeAutocomplete([...sets.values()]);
+    const users = sets.get('users');
+    if (users && asksTalkSorter(q.sorter)) {
+      // The sorter runs on the merged list, exact matches and the others together (AutoCompleteController::get).
+      sets.set('users', { exact: await this.sortByChat(me.id, q, [...users.exact, ...users.wide]), wide: [] });
+    }
+    return { entries: mergeAutocomplete([...sets.values()]), more };
+  }
+
+  /**
+   * Talk's `talk_chat_participants` sorter (docs/reference/chat.md#mention-autocomplete "Sorting"):
+   * for `itemType=chat` with `itemId` a conversation's id, users who wrote there last come first.
+   * Only for a conversation the caller is in, so the order tells nothing about others' chats.
+   */
+  private async sortByChat(myId: string, q: AutocompleteQuery, users: AutocompleteEntry[]): Promise<AutocompleteEntry[]> {
+    const roomId = q.itemType === 'chat' && /^[1-9][0-9]{0,15}$/.test(q.itemId ?? '') ? Number(q.itemId) : undefined;
+    if (roomId === undefined || !Number.isSafeInteger(roomId)) return users;
+    const mine = await this.repos.attendees.actorsOf(roomId, [{ type: ActorType.USERS, id: myId }]);
+    if (mine.length === 0) return users;
+    const last = await this.repos.chatMessages.lastCommentAtByUser(
+      roomId,
+      users.map((u) => u.id),
+    );
+    return sortByLastComment(users, last);
   }
 
   private searchType(type: number, me: UserRow, q: AutocompleteQuery): Promise<AutocompleteSet> {
@@ -81,14 +99,15 @@ export class AutocompleteService {
    * caller included, as in Nextcloud).
    */
   private async users(me: UserRow, q: AutocompleteQuery): Promise<AutocompleteSet> {
-    const page = (await this.repos.users.list(q.search, q.limit, q.offset)).filter((u) => u.enabled === 1 && u.id !== me.id);
+    const rows = await this.repos.users.list(q.search, q.limit, q.offset);
+    const page = rows.filter((u) => u.enabled === 1 && u.id !== me.id);
     // UserManager::searchDisplayName sorts by strcasecmp of the names.
     page.sort((a, b) => compareCaseless(nameOf(a), nameOf(b)));
     const byId = page.some((u) => matchesExactly(q.search, u.id));
     const direct = !byId && q.offset === 0 && q.search !== '' ? await this.repos.users.findCaseInsensitive(q.search) : undefined;
     const all = direct && direct.enabled === 1 ? [...page, direct] : page;
     const statuses = await this.userStatus.forUsers(all.map((u) => u.id));
-    const set: AutocompleteSet = { exact: [], wide: [] };
+    const set: AutocompleteSet = { exact: [], wide: [], more: rows.length >= q.limit };
     for (const u of page) {
       const entry = userEntry(u, statuses.get(u.id));
       (matchesExactly(q.search, u.id, nameOf(u), u.email) ? set.exact : set.wide).push(entry);
@@ -100,7 +119,7 @@ export class AutocompleteService {
   /** GroupPlugin: groups whose id or name contains the term; exact when either equals it. */
   private async groups(q: AutocompleteQuery): Promise<AutocompleteSet> {
     const rows = await this.repos.groups.list(q.search, q.limit, q.offset);
-    const set: AutocompleteSet = { exact: [], wide: [] };
+    const set: AutocompleteSet = { exact: [], wide: [], more: rows.length >= q.limit };
     for (const g of rows) {
       const entry = plainEntry(g.id, g.display_name || g.id, 'groups');
       (matchesExactly(q.search, g.id, g.display_name) ? set.exact : set.wide).push(entry);
@@ -117,7 +136,7 @@ export class AutocompleteService {
   /** The Teams app's plugin: teams the caller is a member of; exact when id or name equals the term. */
   private async teams(me: UserRow, q: AutocompleteQuery): Promise<AutocompleteSet> {
     const rows = await this.repos.teams.searchForMember(me.id, q.search, q.limit, q.offset);
-    const set: AutocompleteSet = { exact: [], wide: [] };
+    const set: AutocompleteSet = { exact: [], wide: [], more: rows.length >= q.limit };
     for (const t of rows) {
       const entry = plainEntry(t.id, t.display_name || t.id, 'circles');
       (matchesExactly(q.search, t.id, t.display_name) ? set.exact : set.wide).push(entry);

@@ -513,6 +513,17 @@ export class ChatApiService {
     return { ...(await this.page(acc, rows, undefined, false)), lastGiven: undefined };
   }
 
+  /**
+   * The current names of users who deleted others' messages on the page, read as Talk's
+   * parseDeletedMessage reads them (docs/reference/chat.md#deleting-and-editing); no
+   * query when the page has no such message.
+   */
+  private async deleterNames(rows: readonly ChatMessageRead[]): Promise<Map<string, string> | undefined> {
+    const ids = otherDeleters(rows);
+    if (ids.length === 0) return undefined;
+    return new Map((await this.repos.users.existing(ids)).map((u) => [u.id, u.display_name || u.id]));
+  }
+
   /** Drops expired rows, loads parents (those not in `knownParents`), computes the headers. */
   private async page(
     acc: PageAccess,
@@ -532,6 +543,7 @@ export class ChatApiService {
     // reactionsSelf for the whole page in one statement (docs/reference/chat.md#the-message-object).
     const reactedIds = rows.flatMap((r) => (r.reactions !== '{}' ? [r.id] : []));
     const reactionsSelf = reactedIds.length ? await this.repos.chatReactions.ownOn(reactedIds, acc.actor.type, acc.actor.id) : undefined;
+    const deleterNames = await this.deleterNames([...rows, ...parents.values()]);
     let notModified = emptyIs304 && fetched.length === 0;
     // 200 [] instead of 304 when only the common read moved (docs/reference/chat.md#receiving lastCommonReadId).
     if (notModified && lastCommonReadId !== undefined && lastCommonReadId > 0 && commonRead !== undefined && commonRead !== lastCommonReadId)
@@ -541,12 +553,23 @@ export class ChatApiService {
     const files = shareIds.length && this.shareTargets ? await this.shareTargets.forReader(acc.actor, shareIds) : undefined;
     return {
       rows,
-      env: { token: acc.room.token, roomType: acc.room.type, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf, files },
+      env: { token: acc.room.token, roomType: acc.room.type, viewer: { type: acc.actor.type, id: acc.actor.id }, parents, reactionsSelf, files, deleterNames },
       lastGiven,
       commonRead,
       notModified,
     };
   }
+}
+
+/** The user ids of those who deleted someone else's message among `rows` (their names are read live). */
+function otherDeleters(rows: readonly ChatMessageRead[]): string[] {
+  const ids = new Set<string>();
+  for (const r of rows) {
+    if (r.message_type !== MessageType.COMMENT_DELETED || r.deleted_by_type !== ActorType.USERS) continue;
+    if (r.actor_type === ActorType.USERS && r.actor_id === r.deleted_by_id) continue;
+    ids.add(r.deleted_by_id);
+  }
+  return [...ids];
 }
 
 /** The caller's view after a marker move: the counters read with it, so unreadMessages matches the marker. */

@@ -11,6 +11,7 @@ import type { AttendeeRow } from '../../db/repositories/attendees.js';
 import type { ChatMessageRead } from '../../db/repositories/chat-messages.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { findMentions, replaceMentions, type MentionRef } from '../../domain/chat-mentions.js';
+import { sortByLastComment } from '../../domain/autocomplete.js';
 import { callObject, groupObject, guestObject, userObject, type RichObject } from '../../domain/chat-rich-objects.js';
 import { ActorType, RoomType } from '../../domain/constants.js';
 import { isOneToOneKind } from '../../domain/permissions.js';
@@ -46,13 +47,33 @@ function namedActors(refs: MentionRef[], replyTo: ChatMessageRead | undefined): 
   return out;
 }
 
+/** The result types of Talk's mention search, in the order it lists them (SearchPlugin::search). */
+const MENTION_SOURCES = ['users', 'groups', 'guests', 'emails', 'teams'];
+
+/** One attendee as a mention suggestion (undefined for kinds that cannot be mentioned). */
+function mentionItem(a: AttendeeRow, userNames: ReadonlyMap<string, string>): AutocompleteItem | undefined {
+  if (a.actor_type === ActorType.USERS) {
+    const label = userNames.get(a.actor_id) ?? a.display_name;
+    return { id: a.actor_id, label: label || a.actor_id, source: 'users', mentionId: a.actor_id };
+  }
+  if (a.actor_type === ActorType.GUESTS || a.actor_type === ActorType.EMAILS) {
+    const id = `${a.actor_type === ActorType.GUESTS ? 'guest' : 'email'}/${a.actor_id}`;
+    return { id, label: a.display_name || 'Guest', source: a.actor_type, mentionId: id };
+  }
+  if (a.actor_type === ActorType.GROUPS)
+    return { id: `group/${a.actor_id}`, label: a.display_name || a.actor_id, source: 'groups', mentionId: `group/${a.actor_id}` };
+  if (a.actor_type === ActorType.CIRCLES)
+    return { id: `team/${a.actor_id}`, label: a.display_name || a.actor_id, source: 'teams', mentionId: `team/${a.actor_id}` };
+  return undefined;
+}
+
 function placeholderType(obj: RichObject): string {
   return obj.type.replace(/_/g, '-');
 }
 
 export class ChatMentions {
   constructor(
-    private readonly repos: Pick<Repositories, 'attendees'>,
+    private readonly repos: Pick<Repositories, 'attendees' | 'chatMessages'>,
     private readonly directory: DirectoryService,
     private readonly baseUrl: string,
   ) {}
@@ -146,8 +167,10 @@ export class ChatMentions {
   }
 
   /**
-   * GET /chat/{token}/mentions (docs/reference/chat.md#mention-autocomplete Mentions): attendees matching `search` (id or name), the
-   * caller excluded, then the "everyone" entry where it applies.
+   * GET /chat/{token}/mentions (docs/reference/chat.md#mention-autocomplete): the "everyone" entry
+   * first where it applies, then attendees matching `search` (id or name), the caller excluded, in
+   * Talk's order: users, groups, guests, e-mail guests, teams; within each exact matches first, in
+   * the order they joined; users then as Talk's sorter orders them ("Sorting").
    */
   async autocomplete(room: RoomRow, caller: AttendeeRow, search: string, limit: number): Promise<AutocompleteItem[]> {
     const term = search.trim().toLowerCase();
@@ -158,34 +181,32 @@ export class ChatMentions {
         u.display_name,
       ]),
     );
-    const items: AutocompleteItem[] = [];
+    const bySource = new Map<string, { exact: AutocompleteItem[]; wide: AutocompleteItem[] }>(MENTION_SOURCES.map((s) => [s, { exact: [], wide: [] }]));
     for (const a of attendees) {
       if (a.id === caller.id) continue;
-      let item: AutocompleteItem | undefined;
-      if (a.actor_type === ActorType.USERS) {
-        const label = userNames.get(a.actor_id) ?? a.display_name;
-        item = { id: a.actor_id, label: label || a.actor_id, source: 'users', mentionId: a.actor_id };
-      } else if (a.actor_type === ActorType.GUESTS || a.actor_type === ActorType.EMAILS) {
-        const id = `${a.actor_type === ActorType.GUESTS ? 'guest' : 'email'}/${a.actor_id}`;
-        item = { id, label: a.display_name || 'Guest', source: a.actor_type, mentionId: id };
-      } else if (a.actor_type === ActorType.GROUPS) {
-        item = { id: `group/${a.actor_id}`, label: a.display_name || a.actor_id, source: 'groups', mentionId: `group/${a.actor_id}` };
-      } else if (a.actor_type === ActorType.CIRCLES) {
-        item = { id: `team/${a.actor_id}`, label: a.display_name || a.actor_id, source: 'teams', mentionId: `team/${a.actor_id}` };
-      }
+      const item = mentionItem(a, userNames);
       if (!item) continue;
-      if (term !== '' && !item.id.toLowerCase().includes(term) && !item.label.toLowerCase().includes(term)) continue;
-      items.push(item);
+      const exact = term !== '' && (item.id.toLowerCase() === term || item.mentionId.toLowerCase() === term || item.label.toLowerCase() === term);
+      if (!exact && term !== '' && !item.id.toLowerCase().includes(term) && !item.label.toLowerCase().includes(term)) continue;
+      bySource.get(item.source)![exact ? 'exact' : 'wide'].push(item);
     }
-    items.sort((x, y) => x.label.localeCompare(y.label));
-    const list = items.slice(0, Math.max(0, limit));
+    const users = bySource.get('users')!;
+    const matched = [...users.exact, ...users.wide];
+    const lastWrote = matched.length
+      ? await this.repos.chatMessages.lastCommentAtByUser(
+          room.id,
+          matched.map((u) => u.id),
+        )
+      : new Map<string, number>();
+    bySource.set('users', { exact: sortByLastComment(matched, lastWrote, term), wide: [] });
+    const list = MENTION_SOURCES.flatMap((s) => [...bySource.get(s)!.exact, ...bySource.get(s)!.wide]).slice(0, Math.max(0, limit));
     const everyoneAllowed = !isOneToOneKind(room.type) && may.mentionAll(room, caller);
     const matchesAll = term === '' || 'all'.startsWith(term) || 'here'.startsWith(term) || room.name.toLowerCase().includes(term);
     if (everyoneAllowed && matchesAll) {
-      const users = attendees.filter((a) => a.actor_type === ActorType.USERS).length;
+      const count = attendees.filter((a) => a.actor_type === ActorType.USERS).length;
       const entry: AutocompleteItem = { id: 'all', label: room.name, source: 'calls', mentionId: 'all' };
-      if (users > 1) entry.details = `All ${users} participants`;
-      list.push(entry);
+      if (count > 1) entry.details = `All ${count} participants`;
+      list.unshift(entry);
     }
     return list;
   }

@@ -11,7 +11,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { RoomAvatarsRepository } from '../../db/repositories/room-avatars.js';
-import { emojiAvatarRow, iconAvatar, initialsAvatar } from '../../domain/avatar-svg.js';
+import { emojiAvatar, emojiAvatarRow, iconAvatar, initialsAvatar, themedAvatar } from '../../domain/avatar-svg.js';
+import { leadingEmoji } from '../../domain/emoji.js';
 import { AVATAR_COLOR, isSingleEmoji } from '../../domain/create-options.js';
 import { RoomType } from '../../domain/constants.js';
 import { badRequest, notFound } from '../../domain/errors.js';
@@ -138,7 +139,7 @@ export class AvatarService {
     const room = found.room;
     if (room.avatar !== '') {
       const stored = await this.repo.find(room.id);
-      if (stored) return { body: stored.data, contentType: stored.content_type, etag: `"${stored.version}"` };
+      if (stored) return { body: themedAvatar(stored.data, stored.content_type, dark), contentType: stored.content_type, etag: `"${stored.version}"` };
     }
     const other = isOneToOneKind(room.type) ? otherUserId(room, ctx.userId) : undefined;
     if (other !== undefined) {
@@ -146,6 +147,12 @@ export class AvatarService {
       const user = await this.directory.users.find(other);
       const svg = initialsAvatar(other, user?.display_name ?? other, dark).svg;
       return { body: await svgToPng(svg), contentType: 'image/png', etag: etagOf(svg) };
+    }
+    // A name starting with an emoji shows that emoji on the theme's grey (docs/reference/conversations.md#avatars).
+    const emoji = room.type === RoomType.ONE_TO_ONE ? undefined : leadingEmoji(room.name);
+    if (emoji !== undefined) {
+      const svg = themedAvatar(Buffer.from(emojiAvatar(emoji, '').svg), 'image/svg+xml', dark).toString('utf8');
+      return { body: svg, contentType: 'image/svg+xml', etag: etagOf(svg) };
     }
     // Talk serves its conversation icons as SVG; they hold no text.
     const svg = iconAvatar(room.type === RoomType.PUBLIC ? 'public' : 'group', dark).svg;

@@ -188,7 +188,13 @@ export class RoomCreation {
       const row: NewRoom = { ...this.rooms.roomDefaults(cfg, now), ...options.patch, ...extra, token: await this.rooms.newToken(cfg, repos), ...base };
       if (options.avatar) row.avatar = options.avatar.column;
       const id = await repos.rooms.insert(row);
-      return this.completeNewRoom(repos, trx, id, now, { actor, members: await members(id, repos), avatar: options.avatar, recordInvited });
+      return this.completeNewRoom(repos, trx, id, now, {
+        actor,
+        members: await members(id, repos),
+        avatar: options.avatar,
+        announceAvatar: true,
+        recordInvited,
+      });
     });
   }
 
@@ -205,11 +211,17 @@ export class RoomCreation {
     trx: Kysely<Database>,
     id: number,
     now: number,
-    what: { actor: ChatActor; members: NewAttendee[]; avatar?: CheckedCreateOptions['avatar']; recordInvited?: boolean },
+    what: { actor: ChatActor; members: NewAttendee[]; avatar?: CheckedCreateOptions['avatar']; announceAvatar?: boolean; recordInvited?: boolean },
   ): Promise<RoomRow> {
     if (what.avatar) await repos.roomAvatars.insert(id, { ...what.avatar.row, updated_at: now });
     const invited = what.recordInvited ? what.members.filter((m) => m.actor_type === ActorType.USERS && m.participant_type !== ParticipantType.OWNER) : [];
-    const created = await this.announceCreated(repos, trx, id, what.actor);
+    let created = await this.announceCreated(repos, trx, id, what.actor);
+    if (what.avatar && what.announceAvatar) {
+      // Talk sets a create-time emoji avatar after creating the room, and that change is announced
+      // like any other (avatar_set after conversation_created, docs/reference/conversations.md#creation).
+      await this.rooms.announceChange(trx, created, what.actor, { kind: 'avatar', set: true });
+      created = (await repos.rooms.findById(id))!;
+    }
     await repos.attendees.insertIgnoringDuplicates(what.members.filter((m) => !invited.includes(m)));
     if (what.recordInvited) {
       // The invited group or team (group_added / circle_added), then its members (user_added).

@@ -369,7 +369,7 @@ export class RoomOperatorService {
         // transaction (docs/reference/chat.md#system-messages; none in one-to-ones, which become former ones).
         await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
           await repos.attendees.deleteByIds([mine.id]);
-          if (isOneToOneKind(room.type)) await repos.rooms.markFormerOneToOne([room.id]);
+          if (isOneToOneKind(room.type)) await repos.rooms.markFormerOneToOne([room.id], user.display_name || user.id);
           else await this.rooms.announceAttendeesRemovedIn(trx, room, { ...CLI_ACTOR }, [mine]);
         });
         await this.participants.removeAttendees(room, [mine]);

@@ -21,7 +21,6 @@ import { isModeratorType, withCustomBit } from '../../domain/permissions.js';
 import {
   PERMISSION_MODES,
   descriptionProblem,
-  forcedMessageExpiration,
   isBreakoutChild,
   isValidCallNotificationLevel,
   isValidNotificationLevel,
@@ -237,13 +236,8 @@ export class RoomSettingsService {
   /** POST message-expiration (moderators, guest moderators too): seconds >= 0, 0 = off. */
   async setMessageExpiration(ctx: RequestContext, token: unknown, seconds: number): Promise<CallerRoom> {
     const found = await this.rooms.requireModerator(ctx, token);
-    const forced = forcedMessageExpiration(await ctx.config());
-    const problem = messageExpirationProblem(found.room, seconds, forced);
-    if (problem) {
-      const limit =
-        forced === undefined ? '' : forced === 0 ? ': this server keeps messages (expiration is off)' : `: this server requires 1 to ${forced} seconds`;
-      refuse(problem, `seconds must be 0 (off) or a positive number of seconds${limit}`);
-    }
+    const problem = messageExpirationProblem(found.room, seconds);
+    if (problem) refuse(problem, 'seconds must be 0 (off) or a positive number of seconds');
     if (seconds === found.room.message_expiration) return found;
     return this.save(found, { message_expiration: seconds }, true, ctx, { kind: 'message-expiration', seconds });
   }

@@ -120,6 +120,9 @@ export class MembershipSync {
     const rows = await this.repos.attendees.forActor(ActorType.USERS, userId);
     if (rows.length === 0) return;
     const actor = await this.actorOf(by);
+    // A former one-to-one is named after the user, as they were called (docs/reference/conversations.md#former-one-to-one-conversations).
+    const gone = await this.directory.users.find(userId);
+    const formerName = gone?.display_name || userId;
     for (const room of await this.repos.rooms.findByIds(rows.map((a) => a.room_id))) {
       // Decided under the conversation's lock: whether they are its last user is read there, so
       // another user leaving at the same moment cannot leave it without users; one deleted
@@ -131,7 +134,7 @@ export class MembershipSync {
         if (!isOneToOneKind(room.type) && users <= mine.length) return { deleted: await RoomsService.purgeLocked(repos, [room]) };
         await repos.attendees.deleteByIds(mine.map((a) => a.id));
         if (isOneToOneKind(room.type)) {
-          await repos.rooms.markFormerOneToOne([room.id]);
+          await repos.rooms.markFormerOneToOne([room.id], formerName);
         } else {
           await repos.rooms.touch([room.id], nowSeconds());
           await this.rooms.announceAttendeesRemovedIn(trx, room, actor, mine, true);
