@@ -236,6 +236,14 @@ export interface OutboxTable {
   created_at: number;
 }
 
+/** A server federation is limited to while `federation_only_trusted_servers` is on (migration 0900). */
+export interface FederationTrustedServersTable {
+  id: Generated<number>;
+  /** `host[:port][/path]`, or `http://host...` for a plain-HTTP peer. */
+  server: string;
+  created_at: number;
+}
+
 /** A user's push key pair (migration 0821; Nextcloud's identity proof key). */
 export interface PushKeysTable {
   user_id: string;
@@ -538,6 +546,7 @@ export interface Database {
   user_status: UserStatusTable;
   mail_outbox: MailOutboxTable;
   outbox: OutboxTable;
+  federation_trusted_servers: FederationTrustedServersTable;
   push_keys: PushKeysTable;
   push_devices: PushDevicesTable;
   webpush_subscriptions: WebpushSubscriptionsTable;

@@ -69,6 +69,7 @@ import { ConversationViewService } from './conversations/conversation-view.js';
 import { createPush, type PushServices } from './push/index.js';
 import { OutboxSignal } from './outbox/signal.js';
 import { OutboxWorker } from './outbox/worker.js';
+import { createFederation, type FederationServices } from './federation/index.js';
 import { FilesService } from './files/files.js';
 import { LocalBlobStore } from './files/local-storage.js';
 import { ChunkedUploadsService } from './files/chunked-uploads.js';
@@ -120,6 +121,8 @@ export interface Services {
   push: PushServices;
   /** Delivers what the outbox holds (pushes), in the background; stopped by closeServices. */
   outbox: OutboxWorker;
+  /** Federation: OCM discovery, trusted servers, invitations (docs/federation.md). */
+  federation: FederationServices;
   serverLists: ServerListsService;
   metrics: MetricsService;
   userStatus: UserStatusService;
@@ -212,6 +215,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const serverLists = new ServerListsService(appConfig);
   const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
   const outboxSignal = new OutboxSignal();
+  const federation = createFederation(repos, settings, appConfig);
   const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig, () => outboxSignal.kick());
   const participants = new ParticipantsService(
     rooms,
@@ -321,6 +325,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     notifications,
     push,
     outbox,
+    federation,
     directory,
     appConfig,
     bruteForce,

@@ -28,6 +28,7 @@ import { MetricsRepository } from './metrics.js';
 import { HealthRepository } from './health.js';
 import { NotificationsRepository } from './notifications.js';
 import { OutboxRepository } from './outbox.js';
+import { FederationTrustedServersRepository } from './federation-trusted-servers.js';
 import { PushDevicesRepository } from './push-devices.js';
 import { WebpushSubscriptionsRepository } from './webpush-subscriptions.js';
 import { ParticipantsRepository } from './participants.js';
@@ -70,6 +71,7 @@ export interface RepositorySet {
   health: HealthRepository;
   notifications: NotificationsRepository;
   outbox: OutboxRepository;
+  federationTrustedServers: FederationTrustedServersRepository;
   pushDevices: PushDevicesRepository;
   webpushSubscriptions: WebpushSubscriptionsRepository;
   participants: ParticipantsRepository;
@@ -119,6 +121,7 @@ const MAKERS: Makers = {
   health: (kysely) => new HealthRepository(kysely),
   notifications: (kysely) => new NotificationsRepository(kysely),
   outbox: (kysely, dialect) => new OutboxRepository(kysely, dialect),
+  federationTrustedServers: (kysely) => new FederationTrustedServersRepository(kysely),
   pushDevices: (kysely) => new PushDevicesRepository(kysely),
   webpushSubscriptions: (kysely) => new WebpushSubscriptionsRepository(kysely),
   participants: (kysely, dialect) => new ParticipantsRepository(kysely, dialect),

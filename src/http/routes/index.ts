@@ -38,6 +38,7 @@ import { pollRoutes } from './polls.js';
 import { setupCheckRoutes } from './setup-checks.js';
 import { webdavRoutes } from './files/webdav.js';
 import { previewRoutes } from './files/previews.js';
+import { federationOcmRoutes } from './federation-ocm.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -77,4 +78,5 @@ export const routeModules: RouteModule[] = [
   setupCheckRoutes,
   webdavRoutes,
   previewRoutes,
+  federationOcmRoutes,
 ];
