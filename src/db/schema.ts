@@ -244,6 +244,27 @@ export interface FederationTrustedServersTable {
   created_at: number;
 }
 
+/** An invitation of a user here to a conversation on another server (migration 0901). */
+export interface FederationInvitationsTable {
+  id: Generated<number>;
+  user_id: string;
+  /** 0 pending, 1 accepted. */
+  state: Generated<number>;
+  /** The shared secret (never returned). */
+  access_token: string;
+  /** The host's base URL, with its scheme. */
+  remote_server_url: string;
+  remote_token: string;
+  /** The host's attendee id of the invited user (the share's providerId). */
+  remote_attendee_id: number;
+  inviter_cloud_id: string;
+  inviter_display_name: Generated<string>;
+  local_cloud_id: string;
+  room_name: Generated<string>;
+  room_type: number;
+  created_at: number;
+}
+
 /** A user's push key pair (migration 0821; Nextcloud's identity proof key). */
 export interface PushKeysTable {
   user_id: string;
@@ -547,6 +568,7 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   outbox: OutboxTable;
   federation_trusted_servers: FederationTrustedServersTable;
+  federation_invitations: FederationInvitationsTable;
   push_keys: PushKeysTable;
   push_devices: PushDevicesTable;
   webpush_subscriptions: WebpushSubscriptionsTable;

@@ -101,3 +101,14 @@ export const ocsFailure = (code: number, error: string, message: string) => new 
 
 /** Nextcloud's `RESPOND_NOT_FOUND` (998): HTTP 404 on v2, statuscode 998 with HTTP 200 on v1. */
 export const ocsNotFound = (error: string, message = '') => new ApiError(404, reason(error, message || undefined), message, 998);
+
+/**
+ * An Open Cloud Mesh refusal (`/ocm/shares`, `/ocm/notifications`): plain JSON `{message}` (with
+ * `validationErrors` for malformed fields), as Nextcloud's cloud federation API answers
+ * (docs/reference/federation.md#notifications).
+ */
+export const ocmRefused = (status: number, message: string, validationErrors?: Array<{ name: string; message: string }>) =>
+  new ApiError(status, validationErrors ? { message, validationErrors } : { message });
+
+/** 410 with `{error}`: what the request needs is gone or cannot be reached (a federated host that does not answer). */
+export const gone = (error: string, message?: string) => new ApiError(410, reason(error, message));

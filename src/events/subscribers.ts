@@ -26,6 +26,7 @@ import type { SessionService } from '../services/participants/sessions.js';
 import type { PushKeys } from '../services/push/keys.js';
 import type { FilesService } from '../services/files/files.js';
 import type { ChunkedUploadsService } from '../services/files/chunked-uploads.js';
+import type { FederationServices } from '../services/federation/index.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -48,6 +49,7 @@ export interface Subscribers {
   chatReminders: ChatRemindersService;
   chatSchedule: ChatScheduleService;
   pushKeys: PushKeys;
+  federation: FederationServices;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -94,6 +96,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.chunkedUploads.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.pushKeys.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.federation.invitations.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatSchedule.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chat.authorDeleted(userId));
@@ -121,6 +124,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.attendees-added.trx', (e) => s.chatSystemMessages.membershipChanged(e, true));
   bus.on('rooms.lobby-timer-reached.trx', (e) => s.chatSystemMessages.lobbyTimerReached(e));
   bus.on('room.attendees-removed.trx', (e) => s.chatSystemMessages.membershipChanged(e, false, e.userDeleted === true));
+  // Federated attendees removed here: their servers are owed SHARE_UNSHARED, in the same transaction.
+  bus.on('room.attendees-removed.trx', (e) => s.federation.host.attendeesRemoved(e));
   // Calls leave their trace in the chat, in the transaction that changed the call (docs/reference/chat.md#system-messages call_*).
   bus.on('call.started.trx', (e) => s.chatSystemMessages.callStarted(e));
   bus.on('call.joined.trx', (e) => s.chatSystemMessages.callJoined(e));

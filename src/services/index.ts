@@ -215,8 +215,8 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const serverLists = new ServerListsService(appConfig);
   const sessions = new SessionService(rooms, repos, repos.participants, clientSessions, bruteForce, calls);
   const outboxSignal = new OutboxSignal();
-  const federation = createFederation(repos, settings, appConfig);
   const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig, () => outboxSignal.kick());
+  const federation = createFederation(repos, settings, appConfig, { rooms, directory, notifications, bruteForce, signal: outboxSignal, log });
   const participants = new ParticipantsService(
     rooms,
     repos,
@@ -229,6 +229,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     settings.baseUrl,
     notifications,
     sip,
+    federation.host,
   );
   const participantRoles = new ParticipantRolesService(rooms, repos, repos.participants);
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
@@ -241,7 +242,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const previews = new PreviewService(repos, blobStore);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
   const push = createPush(repos, settings, notifications, userStatus, outboxSignal, log);
-  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush], log, outboxSignal);
+  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush, federation.delivery], log, outboxSignal);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat));
@@ -279,6 +280,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatReminders,
     chatSchedule,
     pushKeys: push.keys,
+    federation,
   });
   const roomOperator = new RoomOperatorService(rooms, roomCreation, repos, roomSettings, participants, participantRoles, directory, appConfig);
   return {

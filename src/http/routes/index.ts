@@ -39,6 +39,7 @@ import { setupCheckRoutes } from './setup-checks.js';
 import { webdavRoutes } from './files/webdav.js';
 import { previewRoutes } from './files/previews.js';
 import { federationOcmRoutes } from './federation-ocm.js';
+import { federationInvitationRoutes } from './federation-invitations.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -79,4 +80,5 @@ export const routeModules: RouteModule[] = [
   webdavRoutes,
   previewRoutes,
   federationOcmRoutes,
+  federationInvitationRoutes,
 ];

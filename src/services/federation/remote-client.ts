@@ -46,6 +46,7 @@ export class FederationClient {
     const kept = this.endpoints.get(remote);
     if (kept && kept.until > Date.now()) return kept.endPoint;
     const base = remoteBaseUrl(remote);
+    let answered = false;
     for (const path of ['/.well-known/ocm', '/ocm-provider/']) {
       let answer: RemoteAnswer;
       try {
@@ -54,6 +55,7 @@ export class FederationClient {
         if (e instanceof RemoteUnreachable && e.reason === 'refused') throw e;
         continue;
       }
+      answered = true;
       const doc = answer.body as { enabled?: unknown; endPoint?: unknown; resourceTypes?: unknown } | undefined;
       if (answer.status !== 200 || !doc || typeof doc.endPoint !== 'string') continue;
       const talk = Array.isArray(doc.resourceTypes) && doc.resourceTypes.some((r) => (r as { name?: unknown })?.name === TALK_ROOM_RESOURCE);
@@ -64,6 +66,8 @@ export class FederationClient {
       this.endpoints.set(remote, { endPoint, until: Date.now() + DISCOVERY_TTL_MS });
       return endPoint;
     }
+    // Not answering at all is a server that is down (retried); answering without a document is not a peer.
+    if (!answered) throw new RemoteUnreachable('network', 'the server did not answer');
     throw new RemoteUnreachable('discovery', 'no OCM discovery document');
   }
 

@@ -14,4 +14,13 @@ export class OutboxSignal {
   kick(): void {
     for (const fn of this.listeners) fn();
   }
+
+  /**
+   * For a writer inside a transaction that is still open (an event handler writing through the
+   * emitter's transaction): drains a moment later, once the transaction has most likely
+   * committed; rows it misses are found by the next drain or the periodic sweep.
+   */
+  kickSoon(ms = 250): void {
+    setTimeout(() => this.kick(), ms).unref();
+  }
 }
