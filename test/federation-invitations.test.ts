@@ -9,7 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
+import { as, call, createUser, dialects, freePort, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, V4 } from './helpers/rooms.js';
 import { eventually } from './helpers/eventually.js';
 
@@ -176,6 +176,14 @@ for (const dialect of dialects()) {
       await eventually('the invitation was withdrawn', async () => !(await invitations()).some((i) => i.id === inv.id));
     });
 
+    it('deleting the conversation withdraws the invitation', async () => {
+      const room = await createRoom(host, 'alice', { roomType: 2, roomName: 'Deleted' });
+      await invite(room.token);
+      const inv = await invitationFor(room.token);
+      assert.equal((await call(host, 'DELETE', `${V4}/room/${room.token}`, { as: as('alice') })).status, 200);
+      await eventually('the invitation was withdrawn', async () => !(await invitations()).some((i) => i.id === inv.id));
+    });
+
     it("switches: federation off 501, outgoing off 400, inviter outside the groups 400, bad cloud ids 400; the remote's incoming off refuses the share", async () => {
       const room = await createRoom(host, 'alice', { roomType: 2, roomName: 'Switches' });
       const refused = async (status: number, error: string, who = bobId) => {
@@ -210,6 +218,30 @@ for (const dialect of dialects()) {
         assert.ok(!(await invitations()).some((i) => i.remoteToken === room.token));
       } finally {
         await remote.services.appConfig.set('federation_incoming_enabled', '1');
+      }
+    });
+
+    it('a remote that is down delays nothing here: the share is retried until it is up', async () => {
+      const port = await freePort();
+      const later = `carl@http://127.0.0.1:${port}`;
+      const room = await createRoom(host, 'alice', { roomType: 2, roomName: 'Later' });
+      const started = Date.now();
+      assert.equal((await invite(room.token, later)).status, 200);
+      assert.ok(Date.now() - started < 2000, 'answered without waiting for the remote');
+      const pending = await host.services.outbox.idle().then(() => host.services.repos.outbox.pending());
+      assert.deepEqual(pending, [{ topic: 'federation', count: 1 }]);
+      const late = await startParley(dialect, { port, env: { FEDERATION_ALLOW_INSECURE: 'true' } });
+      try {
+        await late.services.appConfig.set('federation_enabled', 'yes');
+        await createUser(late, 'carl');
+        await eventually(
+          'the retried share arrived',
+          async () => (await late.services.repos.federationInvitations.forUser('carl')).some((i) => i.remote_token === room.token),
+          30_000,
+        );
+        assert.equal((await federatedRows(room.token)).length, 1);
+      } finally {
+        await late.close();
       }
     });
 

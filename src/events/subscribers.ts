@@ -117,6 +117,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('rooms.deleted', ({ rooms }) => s.calls.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chatReminders.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chatSchedule.forgetRooms(rooms));
+  // Their federated attendees' servers were owed SHARE_UNSHARED in the deleting transaction.
+  bus.on('rooms.deleted', () => s.federation.host.deliverOwed());
 
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));

@@ -7,7 +7,7 @@
  * attendee; a notification the remote does not know (400 RESOURCE_NOT_FOUND) is dropped.
  */
 import type { OutboxRow } from '../../db/repositories/outbox.js';
-import { OCM_RESOURCE_NOT_FOUND } from '../../domain/federation/ocm.js';
+import { OCM_RESOURCE_NOT_FOUND, ocmNotificationBody } from '../../domain/federation/ocm.js';
 import type { OutboxHandler, OutboxResult } from '../outbox/worker.js';
 import { RemoteUnreachable, type FederationClient } from './remote-client.js';
 import { FEDERATION_TOPIC, parseFederationPayload } from './outbox-rows.js';
@@ -24,6 +24,8 @@ export class FederationDelivery implements OutboxHandler {
     /** A share refused for good: the host removes its attendee. */
     private readonly shareRefused: (attendeeId: number) => Promise<void>,
     private readonly log: DeliveryLogger,
+    /** This server as remotes name it (FederationHost.ownServerUrl). */
+    private readonly ownServerUrl: string,
   ) {}
 
   async deliver(rows: OutboxRow[]): Promise<Map<number, OutboxResult>> {
@@ -37,10 +39,18 @@ export class FederationDelivery implements OutboxHandler {
     const payload = parseFederationPayload(row.payload);
     if (!payload) return 'drop';
     const remote = row.destination;
+    const body =
+      payload.kind === 'unshare'
+        ? ocmNotificationBody('SHARE_UNSHARED', payload.attendeeId, {
+            remoteServerUrl: this.ownServerUrl,
+            sharedSecret: payload.secret,
+            message: 'This room has been unshared',
+          })
+        : payload.body;
     let status: number;
     let message: unknown;
     try {
-      const answer = await this.client.postOcm(remote, payload.kind === 'share' ? 'shares' : 'notifications', payload.body);
+      const answer = await this.client.postOcm(remote, payload.kind === 'share' ? 'shares' : 'notifications', body);
       status = answer.status;
       message = (answer.body as { message?: unknown } | undefined)?.message;
     } catch (e) {
@@ -58,7 +68,7 @@ export class FederationDelivery implements OutboxHandler {
       this.log.warn({ remote, status }, 'federation: the remote refused the invitation');
       await this.shareRefused(payload.attendeeId);
     } else if (!(status === 400 && message === OCM_RESOURCE_NOT_FOUND)) {
-      this.log.warn({ remote, status, type: payload.body.notificationType }, 'federation: the remote refused a notification');
+      this.log.warn({ remote, status, type: body.notificationType }, 'federation: the remote refused a notification');
     }
     return 'drop';
   }

@@ -15,14 +15,14 @@ import { SYSTEM_ACTOR, type ChatActor } from '../../domain/chat.js';
 import { badRequest, notImplemented, ocmRefused } from '../../domain/errors.js';
 import { localCloudId, ownRemote, parseCloudId, parseRemote, remoteBaseUrl } from '../../domain/federation/cloud-id.js';
 import { federationSwitches } from '../../domain/federation/rules.js';
-import { OCM_RESOURCE_NOT_FOUND, ocmNotificationBody, talkShareBody, type ReceivedNotification } from '../../domain/federation/ocm.js';
+import { OCM_RESOURCE_NOT_FOUND, talkShareBody, type ReceivedNotification } from '../../domain/federation/ocm.js';
 import type { RoomsService } from '../conversations/rooms.js';
 import type { DirectoryService } from '../accounts/directory.js';
 import type { OutboxSignal } from '../outbox/signal.js';
 import type { RequestContext } from '../platform/request-context.js';
 import { newSharedSecret, sameSecret } from './secrets.js';
 import type { FederationTrust } from './trust.js';
-import { federationOutboxRow } from './outbox-rows.js';
+import { federationOutboxRow, unshareRows } from './outbox-rows.js';
 
 export class FederationHost {
   /** This server as remotes name it in notifications (its base URL, normalised). */
@@ -153,6 +153,11 @@ export class FederationHost {
     this.signal.kick();
   }
 
+  /** After a deletion committed (subscribed to `rooms.deleted`): SHARE_UNSHARED rows it wrote are sent now. */
+  deliverOwed(): void {
+    this.signal.kick();
+  }
+
   // ---- removals here (subscribed to room.attendees-removed.trx) ----
 
   /**
@@ -160,18 +165,9 @@ export class FederationHost {
    * removal excepted) are owed a SHARE_UNSHARED, written in the removing transaction.
    */
   async attendeesRemoved(e: { trx: Kysely<Database>; actor: ChatActor; attendees: AttendeeRow[] }): Promise<void> {
-    const rows = e.attendees
-      .filter((a) => a.actor_type === ActorType.FEDERATED_USERS && a.access_token && !(e.actor.type === a.actor_type && e.actor.id === a.actor_id))
-      .flatMap((a) => {
-        const cloud = parseCloudId(a.actor_id);
-        if (!cloud) return [];
-        const body = ocmNotificationBody('SHARE_UNSHARED', a.id, {
-          remoteServerUrl: this.ownServerUrl,
-          sharedSecret: a.access_token,
-          message: 'This room has been unshared',
-        });
-        return [federationOutboxRow(cloud.remote, { kind: 'notification', body })];
-      });
+    const rows = unshareRows(
+      e.attendees.filter((a) => a.actor_type === ActorType.FEDERATED_USERS && !(e.actor.type === a.actor_type && e.actor.id === a.actor_id)),
+    );
     if (rows.length === 0) return;
     await this.repos.withTransaction(e.trx).outbox.insert(rows);
     this.signal.kickSoon();

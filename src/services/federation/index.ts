@@ -77,6 +77,6 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
     host,
     invitations,
     inbox: new OcmInbox(appConfig, deps.bruteForce, host, invitations),
-    delivery: new FederationDelivery(client, (id) => host.shareRefused(id), deps.log),
+    delivery: new FederationDelivery(client, (id) => host.shareRefused(id), deps.log, host.ownServerUrl),
   };
 }
