@@ -237,7 +237,8 @@ for (const dialect of dialects()) {
         await eventually(
           'the retried share arrived',
           async () => (await late.services.repos.federationInvitations.forUser('carl')).some((i) => i.remote_token === room.token),
-          30_000,
+          // Retries back off (1 s doubling): a slow start of the remote can put the next one 30 s or more away.
+          90_000,
         );
         assert.equal((await federatedRows(room.token)).length, 1);
       } finally {
