@@ -74,6 +74,11 @@ export interface Settings {
   pushProxies: string[];
   /** PUSH_ALLOW_INSECURE (tests): push proxies and Web Push endpoints over plain http on loopback are accepted. */
   pushAllowInsecure: boolean;
+  /**
+   * FEDERATION_ALLOW_INSECURE (tests and development; Nextcloud's `allow_local_remote_servers`):
+   * federated servers may be reached over plain HTTP and on loopback or private addresses.
+   */
+  federationAllowInsecure: boolean;
   /** WEB_PUSH (Nextcloud: opt-in): browsers and UnifiedPush distributors may subscribe. */
   webPush: boolean;
   /** When requests are shed with 503 + Retry-After (http/load-shedding.ts; docs/operators.md). */
@@ -301,6 +306,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     signalingPollSeconds: intSetting(env, 'SIGNALING_POLL_SECONDS', 30, 1, 30),
     pushProxies: urlListSetting(env, 'PUSH_PROXIES', [NEXTCLOUD_PUSH_PROXY]),
     pushAllowInsecure: boolSetting(env, 'PUSH_ALLOW_INSECURE', false),
+    federationAllowInsecure: boolSetting(env, 'FEDERATION_ALLOW_INSECURE', false),
     webPush: boolSetting(env, 'WEB_PUSH', false),
     overload: {
       maxEventLoopDelayMs: intSetting(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),

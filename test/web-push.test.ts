@@ -8,7 +8,7 @@
 import os from 'node:os';
 import { lookup } from 'node:dns/promises';
 import { isWebPushEndpoint } from '../src/domain/web-push.js';
-import { resolvesInternally } from '../src/services/push/web-push.js';
+import { resolvesInternally } from '../src/services/platform/internal-address.js';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useParley } from './helpers/fixtures.js';

@@ -18,6 +18,7 @@ import { talkRoomCommands } from './talk-rooms.js';
 import { talkCallCommands } from './talk-calls.js';
 import { appConfigCommands } from './app-config.js';
 import { doctorCommands } from './doctor.js';
+import { federationCommands } from './federation.js';
 
 // The test helper (test/helpers/cli.ts) tells command failures apart by this class; the command
 // modules take it from helpers.ts.
@@ -37,6 +38,7 @@ const commandModules: CommandModule[] = [
   groupCommands,
   appConfigCommands,
   doctorCommands,
+  federationCommands,
 ];
 
 export function buildProgram(): Command {

@@ -219,6 +219,35 @@ export interface MailOutboxTable {
   created_at: number;
 }
 
+/** A server federation is limited to while `federation_only_trusted_servers` is on (migration 0900). */
+export interface FederationTrustedServersTable {
+  id: Generated<number>;
+  /** `host[:port][/path]`, or `http://host...` for a plain-HTTP peer. */
+  server: string;
+  created_at: number;
+}
+
+/** An invitation of a user here to a conversation on another server (migration 0901). */
+export interface FederationInvitationsTable {
+  id: Generated<number>;
+  user_id: string;
+  /** 0 pending, 1 accepted. */
+  state: Generated<number>;
+  /** The shared secret (never returned). */
+  access_token: string;
+  /** The host's base URL, with its scheme. */
+  remote_server_url: string;
+  remote_token: string;
+  /** The host's attendee id of the invited user (the share's providerId). */
+  remote_attendee_id: number;
+  inviter_cloud_id: string;
+  inviter_display_name: Generated<string>;
+  local_cloud_id: string;
+  room_name: Generated<string>;
+  room_type: number;
+  created_at: number;
+}
+
 /** Phone numbers of users (Talk's talk_phone_numbers), stored without a leading "+". */
 export interface PhoneNumbersTable {
   phone_number: string;
@@ -445,6 +474,8 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   outbox: OutboxTable;
   outbox_leases: OutboxLeasesTable;
+  federation_trusted_servers: FederationTrustedServersTable;
+  federation_invitations: FederationInvitationsTable;
   push_keys: PushKeysTable;
   push_devices: PushDevicesTable;
   webpush_subscriptions: WebpushSubscriptionsTable;

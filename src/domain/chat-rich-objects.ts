@@ -45,5 +45,10 @@ export function attendeeObject(actorType: string, actorId: string, displayName: 
   // System messages name a group as type "group"; mentions use "user-group" (docs/reference/chat.md#rich-objects).
   if (actorType === ActorType.GROUPS) return { type: 'group', id: actorId, name: displayName || actorId, 'mention-id': `user-group/${actorId}` };
   if (actorType === ActorType.CIRCLES) return { type: 'circle', id: actorId, name: displayName || actorId, 'mention-id': `team/${actorId}` };
+  if (actorType === ActorType.FEDERATED_USERS) {
+    // Talk names a federated user by the user part and the server of its cloud id.
+    const at = actorId.lastIndexOf('@');
+    return { type: 'user', id: actorId.slice(0, at), name: displayName || actorId, server: actorId.slice(at + 1), 'mention-id': `federated_user/${actorId}` };
+  }
   return actorObject(actorType, actorId, displayName);
 }

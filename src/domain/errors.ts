@@ -104,3 +104,13 @@ export const ocsNotFound = (error: string, message = '') => new ApiError(404, re
 
 /** A files_sharing API refusal as Nextcloud's OCS exceptions give it: the message in `meta.message` too. */
 export const shareFailure = (status: 400 | 403 | 404, error: string, message: string) => new ApiError(status, reason(error, message), message);
+/**
+ * An Open Cloud Mesh refusal (`/ocm/shares`, `/ocm/notifications`): plain JSON `{message}` (with
+ * `validationErrors` for malformed fields), as Nextcloud's cloud federation API answers
+ * (docs/reference/federation.md#notifications).
+ */
+export const ocmRefused = (status: number, message: string, validationErrors?: Array<{ name: string; message: string }>) =>
+  new ApiError(status, validationErrors ? { message, validationErrors } : { message });
+
+/** 410 with `{error}`: what the request needs is gone or cannot be reached (a federated host that does not answer). */
+export const gone = (error: string, message?: string) => new ApiError(410, reason(error, message));

@@ -28,6 +28,7 @@ import type { FileFavoritesService } from '../services/files/favorites.js';
 import type { FilesService } from '../services/files/files.js';
 import type { FileSharesService } from '../services/files/file-shares.js';
 import type { ChunkedUploadsService } from '../services/files/chunked-uploads.js';
+import type { FederationServices } from '../services/federation/index.js';
 
 export interface Subscribers {
   auth: AuthService;
@@ -52,6 +53,7 @@ export interface Subscribers {
   chatReminders: ChatRemindersService;
   chatSchedule: ChatScheduleService;
   pushKeys: PushKeys;
+  federation: FederationServices;
 }
 
 export function subscribeAll(bus: EventBus, s: Subscribers): void {
@@ -101,6 +103,7 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('user.deleting', ({ userId }) => s.chunkedUploads.forget(userId));
   bus.on('user.deleting', ({ userId }) => s.notifications.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.pushKeys.forget(userId));
+  bus.on('user.deleting', ({ userId }) => s.federation.invitations.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatReminders.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chatSchedule.forgetUser(userId));
   bus.on('user.deleting', ({ userId }) => s.chat.authorDeleted(userId));
@@ -122,6 +125,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('rooms.deleted', ({ rooms }) => s.calls.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chatReminders.forgetRooms(rooms));
   bus.on('rooms.deleted', ({ rooms }) => s.chatSchedule.forgetRooms(rooms));
+  // Their federated attendees' servers were owed SHARE_UNSHARED in the deleting transaction.
+  bus.on('rooms.deleted', () => s.federation.host.deliverOwed());
 
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
@@ -129,6 +134,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('room.attendees-added.trx', (e) => s.chatSystemMessages.membershipChanged(e, true));
   bus.on('rooms.lobby-timer-reached.trx', (e) => s.chatSystemMessages.lobbyTimerReached(e));
   bus.on('room.attendees-removed.trx', (e) => s.chatSystemMessages.membershipChanged(e, false, e.userDeleted === true));
+  // Federated attendees removed here: their servers are owed SHARE_UNSHARED, in the same transaction.
+  bus.on('room.attendees-removed.trx', (e) => s.federation.host.attendeesRemoved(e));
   // Calls leave their trace in the chat, in the transaction that changed the call (docs/reference/chat.md#system-messages call_*).
   bus.on('call.started.trx', (e) => s.chatSystemMessages.callStarted(e));
   bus.on('call.joined.trx', (e) => s.chatSystemMessages.callJoined(e));

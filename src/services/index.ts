@@ -70,6 +70,7 @@ import { createPush, type PushServices } from './push/index.js';
 import { OutboxSignal } from './outbox/signal.js';
 import { OutboxWorker } from './outbox/worker.js';
 import { FileFavoritesService } from './files/favorites.js';
+import { createFederation, type FederationServices } from './federation/index.js';
 import { FilesService } from './files/files.js';
 import { RenderedAnswers } from '../cache/rendered-cache.js';
 import { LocalBlobStore } from './files/local-storage.js';
@@ -129,6 +130,8 @@ export interface Services {
   push: PushServices;
   /** Delivers what the outbox holds (pushes), in the background; stopped by closeServices. */
   outbox: OutboxWorker;
+  /** Federation: OCM discovery, trusted servers, invitations (docs/federation.md). */
+  federation: FederationServices;
   serverLists: ServerListsService;
   metrics: MetricsService;
   userStatus: UserStatusService;
@@ -226,6 +229,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const outboxSignal = new OutboxSignal();
   const mail = new MailService(settings, repos.mailOutbox, repos.outbox, outboxSignal, log);
   const notifications = new NotificationService(repos.notifications, repos, directory, userStatus, appConfig, () => outboxSignal.kick());
+  const federation = createFederation(repos, settings, appConfig, { rooms, directory, notifications, bruteForce, signal: outboxSignal, log });
   const participants = new ParticipantsService(
     rooms,
     repos,
@@ -238,6 +242,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     settings.baseUrl,
     notifications,
     sip,
+    federation.host,
   );
   const participantRoles = new ParticipantRolesService(rooms, repos, repos.participants);
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
@@ -252,7 +257,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     baseUrl: settings.baseUrl,
     log,
   });
-  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush, signalingNotifier, mail], log, outboxSignal);
+  const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush, signalingNotifier, mail, federation.delivery], log, outboxSignal);
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const shareTargets = new FileShareTargets(repos, files, appConfig);
@@ -293,6 +298,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     chatReminders,
     chatSchedule,
     pushKeys: push.keys,
+    federation,
   });
   const roomOperator = new RoomOperatorService(rooms, roomCreation, repos, roomSettings, participants, participantRoles, directory, appConfig);
   return {
@@ -343,6 +349,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     notifications,
     push,
     outbox,
+    federation,
     directory,
     appConfig,
     bruteForce,

@@ -40,6 +40,8 @@ import { noteToSelf } from './0718-note-to-self.js';
 import { pinnedMessages } from './0719-pinned-messages.js';
 import { files } from './0800-files.js';
 import { fileUploads } from './0801-file-uploads.js';
+import { federationTrustedServers } from './0900-federation-trusted-servers.js';
+import { federationInvitations } from './0901-federation-invitations.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
 import { cookieSessionLogin } from './0721-cookie-session-login.js';
 import { chatDeletedByName } from './0750-chat-deleted-by-name.js';
@@ -94,4 +96,6 @@ export const migrations: ParleyMigration[] = [
   fileShares,
   outboxOrder,
   fileFavorites,
+  federationTrustedServers,
+  federationInvitations,
 ];

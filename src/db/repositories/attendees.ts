@@ -515,10 +515,16 @@ export class AttendeesRepository {
     await this.db.deleteFrom('attendees').where('id', 'in', ids).execute();
   }
 
-  /** Deletes the attendees of these rooms; returns their ids (their sessions go next). */
-  async deleteForRooms(roomIds: number[]): Promise<number[]> {
-    if (roomIds.length === 0) return [];
-    const rows = await this.db.deleteFrom('attendees').where('room_id', 'in', roomIds).returning('id').execute();
-    return rows.map((r) => Number(r.id));
+  /**
+   * Deletes the attendees of these rooms; returns their ids (their sessions go next) and the
+   * federated ones (their servers are owed SHARE_UNSHARED), from the same statement.
+   */
+  async deleteForRooms(roomIds: number[]): Promise<{ ids: number[]; federated: Array<{ id: number; actor_id: string; access_token: string | null }> }> {
+    if (roomIds.length === 0) return { ids: [], federated: [] };
+    const rows = await this.db.deleteFrom('attendees').where('room_id', 'in', roomIds).returning(['id', 'actor_type', 'actor_id', 'access_token']).execute();
+    return {
+      ids: rows.map((r) => Number(r.id)),
+      federated: rows.filter((r) => r.actor_type === 'federated_users').map((r) => ({ id: Number(r.id), actor_id: r.actor_id, access_token: r.access_token })),
+    };
   }
 }

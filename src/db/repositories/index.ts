@@ -28,6 +28,8 @@ import { MetricsRepository } from './metrics.js';
 import { HealthRepository } from './health.js';
 import { NotificationsRepository } from './notifications.js';
 import { OutboxRepository } from './outbox.js';
+import { FederationTrustedServersRepository } from './federation-trusted-servers.js';
+import { FederationInvitationsRepository } from './federation-invitations.js';
 import { PushDevicesRepository } from './push-devices.js';
 import { WebpushSubscriptionsRepository } from './webpush-subscriptions.js';
 import { ParticipantsRepository } from './participants.js';
@@ -72,6 +74,8 @@ export interface RepositorySet {
   health: HealthRepository;
   notifications: NotificationsRepository;
   outbox: OutboxRepository;
+  federationTrustedServers: FederationTrustedServersRepository;
+  federationInvitations: FederationInvitationsRepository;
   pushDevices: PushDevicesRepository;
   webpushSubscriptions: WebpushSubscriptionsRepository;
   participants: ParticipantsRepository;
@@ -123,6 +127,8 @@ const MAKERS: Makers = {
   health: (kysely) => new HealthRepository(kysely),
   notifications: (kysely) => new NotificationsRepository(kysely),
   outbox: (kysely, dialect) => new OutboxRepository(kysely, dialect),
+  federationTrustedServers: (kysely) => new FederationTrustedServersRepository(kysely),
+  federationInvitations: (kysely) => new FederationInvitationsRepository(kysely),
   pushDevices: (kysely) => new PushDevicesRepository(kysely),
   webpushSubscriptions: (kysely) => new WebpushSubscriptionsRepository(kysely),
   participants: (kysely, dialect) => new ParticipantsRepository(kysely, dialect),

@@ -136,6 +136,19 @@ export class NotificationsRepository {
     return owes;
   }
 
+  /** Deletes the user's notifications about one object (a federation invitation); whether pushes are owed. */
+  async deleteObject(userId: string, objectType: string, objectId: string): Promise<boolean> {
+    return owed(
+      await this.db
+        .deleteFrom('notifications')
+        .where('user_id', '=', userId)
+        .where('object_type', '=', objectType)
+        .where('object_id', '=', objectId)
+        .returning(OWES_PUSH)
+        .execute(),
+    );
+  }
+
   /** Deletes all of the user's notifications; whether pushes (silent deletes) are owed. */
   async deleteForUser(userId: string): Promise<boolean> {
     return owed(await this.db.deleteFrom('notifications').where('user_id', '=', userId).returning(OWES_PUSH).execute());

@@ -40,6 +40,8 @@ import { webdavRoutes } from './files/webdav.js';
 import { previewRoutes } from './files/previews.js';
 import { fileShareRoutes } from './files/shares.js';
 import { publicShareRoutes } from './files/public-shares.js';
+import { federationOcmRoutes } from './federation-ocm.js';
+import { federationInvitationRoutes } from './federation-invitations.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -81,4 +83,6 @@ export const routeModules: RouteModule[] = [
   previewRoutes,
   fileShareRoutes,
   publicShareRoutes,
+  federationOcmRoutes,
+  federationInvitationRoutes,
 ];

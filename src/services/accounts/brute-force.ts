@@ -15,7 +15,7 @@ import { Counter } from '../../domain/openmetrics.js';
 import { nowSeconds } from '../../domain/time.js';
 import { TurnBatch } from '../../cache/turn-batch.js';
 
-export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret' | 'talkSignalingSecret';
+export type ThrottleAction = 'login' | 'talkRoomPassword' | 'talkRoomToken' | 'talkSipBridgeSecret' | 'talkSignalingSecret' | 'talkFederationSecret';
 
 export const WINDOW_SECONDS = 12 * 3600;
 export const MAX_DELAY_MS = 25_000;

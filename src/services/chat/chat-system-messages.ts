@@ -58,6 +58,7 @@ function membershipMessage(attendee: AttendeeRow, added: boolean): { id: string;
   if (attendee.actor_type === ActorType.GROUPS) return { id: `group_${verb}`, key: 'group' };
   if (attendee.actor_type === ActorType.CIRCLES) return { id: `circle_${verb}`, key: 'circle' };
   if (attendee.actor_type === ActorType.PHONES) return { id: `phone_${verb}`, key: 'phone' };
+  if (attendee.actor_type === ActorType.FEDERATED_USERS) return { id: `federated_user_${verb}`, key: 'federated_user' };
   return undefined;
 }
 

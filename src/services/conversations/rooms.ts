@@ -14,6 +14,7 @@ import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { ATTENDEE_DEFAULTS, type AttendeeRow, type NewAttendee } from '../../db/repositories/attendees.js';
 import { ROOM_DEFAULTS, type NewRoom, type RoomChatPreload, type RoomRow } from '../../db/repositories/rooms.js';
+import { unshareRows } from '../federation/outbox-rows.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
@@ -44,7 +45,7 @@ export interface CallerRoom extends ConversationView {
 }
 
 /** The repositories a conversation's rows live in, bound to a transaction or to the database. */
-export type RoomRepos = Pick<Repositories, 'rooms' | 'attendees' | 'sessions'>;
+export type RoomRepos = Pick<Repositories, 'rooms' | 'attendees' | 'sessions' | 'outbox'>;
 
 export interface LookupOptions {
   /** A validated SIP-bridge request sees every conversation (docs/reference/conversations.md#lookup-and-visibility). */
@@ -441,7 +442,10 @@ export class RoomsService {
     const ids = [...new Set(rooms.map((r) => r.id))];
     if (ids.length === 0) return;
     // Attendees before their sessions: see SessionsRepository.deleteForAttendees.
-    await repos.sessions.deleteForAttendees(await repos.attendees.deleteForRooms(ids));
+    const { ids: attendeeIds, federated } = await repos.attendees.deleteForRooms(ids);
+    await repos.sessions.deleteForAttendees(attendeeIds);
+    // Federated attendees' servers are owed SHARE_UNSHARED (docs/reference/federation.md#notifications), in this transaction.
+    await repos.outbox.insert(unshareRows(federated));
     await repos.rooms.deleteByIds(ids);
   }
 

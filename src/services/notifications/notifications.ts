@@ -43,6 +43,7 @@ import type { DirectoryService } from '../accounts/directory.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { UserStatusService } from '../accounts/user-status.js';
 import type { Repositories } from '../../db/repositories/index.js';
+import { presentRemoteShareNotification, type RemoteShareParams } from '../../presenters/federation.js';
 
 /** Who caused the event: a user, or a guest (`guests`/`emails`) with the name shown for them. */
 export interface NotificationActor {
@@ -62,7 +63,7 @@ export interface NotificationList {
 export class NotificationService {
   constructor(
     private readonly repo: NotificationsRepository,
-    private readonly repos: Pick<Repositories, 'attendees' | 'rooms' | 'chatMessages'>,
+    private readonly repos: Pick<Repositories, 'attendees' | 'rooms' | 'chatMessages' | 'federationInvitations'>,
     private readonly directory: DirectoryService,
     private readonly userStatus: UserStatusService,
     private readonly appConfig: AppConfigService,
@@ -290,6 +291,22 @@ export class NotificationService {
     if (await this.repo.upsert([...new Set(userIds)].map((userId) => notificationRow(room, userId, { created_at: now, ...fields })))) this.outboxWake();
   }
 
+  /** A user here was invited to a conversation on another server (Talk: `remote_talk_share`). */
+  async remoteInvitation(userId: string, invitationId: number, params: RemoteShareParams): Promise<void> {
+    const row = notificationRow({ id: 0, token: String(invitationId) }, userId, {
+      subject: REMOTE_SHARE,
+      object_type: REMOTE_SHARE,
+      subject_params: JSON.stringify(params),
+      created_at: nowSeconds(),
+    });
+    if (await this.repo.upsert([row])) this.outboxWake();
+  }
+
+  /** The invitation was accepted, declined or withdrawn: its notification goes. */
+  async forgetRemoteInvitation(userId: string, invitationId: number): Promise<void> {
+    if (await this.repo.deleteObject(userId, REMOTE_SHARE, String(invitationId))) this.outboxWake();
+  }
+
   // ---- the notifications app API ----
 
   /** `GET …/notifications`: newest first (at most 25), with Nextcloud's ETag (md5 of the ids). */
@@ -360,7 +377,10 @@ export class NotificationService {
     opts: { importantOnly?: boolean } = {},
   ): Promise<NotificationRecord[]> {
     if (rows.length === 0) return [];
-    const roomIds = [...new Set(rows.map((r) => Number(r.room_id)))];
+    // Invitations to other servers' conversations have no conversation here: shown while pending.
+    const remoteShares = rows.filter((r) => r.object_type === REMOTE_SHARE);
+    const pending = await this.repos.federationInvitations.pendingIds(remoteShares.map((r) => Number(r.object_id)).filter(Number.isSafeInteger));
+    const roomIds = [...new Set(rows.filter((r) => r.object_type !== REMOTE_SHARE).map((r) => Number(r.room_id)))];
     const rooms = new Map((await this.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
     const memberOf = new Map((await this.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => [Number(a.room_id), a]));
     const nameIds = new Set<string>();
@@ -379,6 +399,11 @@ export class NotificationService {
     const out: NotificationRecord[] = [];
     const stale: number[] = [];
     for (const row of rows) {
+      if (row.object_type === REMOTE_SHARE) {
+        if (pending.has(Number(row.object_id))) out.push(presentRemoteShareNotification(row, base, apiVersion));
+        else stale.push(Number(row.id));
+        continue;
+      }
       const room = rooms.get(Number(row.room_id));
       const message = isAboutMessage(row) ? messages.get(Number(row.message_id)) : undefined;
       const gone = isAboutMessage(row) && (!message || message.room_id !== Number(row.room_id) || message.message_type === MessageType.COMMENT_DELETED);
@@ -400,6 +425,9 @@ export class NotificationService {
     return out;
   }
 }
+
+/** The subject and object type of a federation invitation's notification. */
+const REMOTE_SHARE = 'remote_talk_share';
 
 /** Subjects of mention notifications (the older `mention` included). */
 const MENTION_SUBJECTS = ['mention', 'mention_direct', 'mention_group', 'mention_all'];

@@ -21,4 +21,13 @@ export class OutboxSignal {
   async idle(): Promise<void> {
     for (const fn of this.idlers) await fn();
   }
+
+  /**
+   * For a writer inside a transaction that is still open (an event handler writing through the
+   * emitter's transaction): drains a moment later, once the transaction has most likely
+   * committed; rows it misses are found by the next drain or the periodic sweep.
+   */
+  kickSoon(ms = 250): void {
+    setTimeout(() => this.kick(), ms).unref();
+  }
 }

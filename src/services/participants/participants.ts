@@ -56,7 +56,12 @@ export interface ListResult {
   topics: string[] | undefined;
 }
 
-export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones'] as const;
+export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones', 'federated_users'] as const;
+
+/** Invites a federated user (FederationHost: Talk's 501 / 400 statuses, docs/reference/federation.md#switches). */
+export interface FederatedInviter {
+  invite(ctx: RequestContext, room: RoomRow, actor: ChatActor, newParticipant: string): Promise<void>;
+}
 
 /** Adds a phone attendee for dial-out (the SIP service: 501 `sip`, 400 `phone`). */
 export interface PhoneAdder {
@@ -77,6 +82,8 @@ export class ParticipantsService {
     private readonly notifications: NotificationService,
     /** `source=phones` (dial-out). */
     private readonly phones: PhoneAdder,
+    /** `source=federated_users`. */
+    private readonly federated: FederatedInviter,
   ) {}
 
   // ---- list (GET participants, GET breakout-rooms/participants) ----
@@ -181,7 +188,8 @@ export class ParticipantsService {
     if (isFixedMembershipRoom(room.type) || room.object_type === 'share:password') {
       throw badRequest('room-type', 'Participants cannot be added to this kind of conversation');
     }
-    if (!(SOURCES as readonly string[]).includes(source)) throw badRequest('source', 'source must be users, groups, circles, emails or phones');
+    if (!(SOURCES as readonly string[]).includes(source))
+      throw badRequest('source', 'source must be users, groups, circles, emails, phones or federated_users');
     const isBreakoutChild = room.object_type === 'room';
     if (isBreakoutChild && source !== 'users') throw badRequest('source', 'Only users can be added to a breakout room');
     const now = nowSeconds();
@@ -196,6 +204,9 @@ export class ParticipantsService {
       case 'circles':
       case 'teams':
         await this.addTeam(ctx, room, actor, newParticipant, now);
+        return [];
+      case 'federated_users':
+        await this.federated.invite(ctx, room, actor, newParticipant);
         return [];
       case 'phones':
         await this.phones.addPhoneParticipant(ctx, room, newParticipant);

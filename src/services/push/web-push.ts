@@ -8,18 +8,18 @@
  * here (timeouts, no redirects; only the status of the answer is read).
  */
 import { randomUUID } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
 import webpush from 'web-push';
 import type { OutboxRow } from '../../db/repositories/outbox.js';
 import type { WebpushSubscriptionRow, WebpushSubscriptionsRepository } from '../../db/repositories/webpush-subscriptions.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
 import { isTalkApp } from '../../domain/push.js';
-import { isInternalAddress, isWebPushEndpoint, webPushAllows, isP256dh, isAuthSecret } from '../../domain/web-push.js';
+import { isWebPushEndpoint, webPushAllows, isP256dh, isAuthSecret } from '../../domain/web-push.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { NotificationService } from '../notifications/notifications.js';
 import type { OutboxSignal } from '../outbox/signal.js';
 import type { OutboxHandler, OutboxResult } from '../outbox/worker.js';
 import type { RequestContext } from '../platform/request-context.js';
+import { resolvesInternally } from '../platform/internal-address.js';
 import type { UserStatusService } from '../accounts/user-status.js';
 import { parsePushRow, type PushCounters, type PushRow } from './proxy-delivery.js';
 import { sessionToken } from './registration.js';
@@ -37,16 +37,6 @@ export interface WebPushOptions {
 
 /** How long a push service keeps a message for an offline browser (seconds). */
 const TTL = 4 * 7 * 24 * 3600;
-
-/** Whether `hostname` resolves to a private, loopback or link-local address (any of its addresses). */
-export async function resolvesInternally(hostname: string): Promise<boolean> {
-  try {
-    const addresses = await lookup(hostname.replace(/^\[|\]$/g, ''), { all: true });
-    return addresses.some((a) => isInternalAddress(a.address));
-  } catch {
-    return false; // not resolvable: the request fails on its own and is retried
-  }
-}
 
 export class WebPushService implements OutboxHandler {
   readonly topic = 'webpush';
