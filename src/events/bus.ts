@@ -1,6 +1,6 @@
 /**
  * One typed event bus for "this happened" (docs/design.md#shape-of-the-code): an area announces a change once, and
- * every area that follows it subscribes in `subscribers.ts`, the one file that lists who listens
+ * every area that follows it subscribes in `services/subscribers.ts`, the one file that lists who listens
  * to what. Emitters do not know their subscribers; subscribers do not reach into emitters.
  *
  * Handlers run in subscription order and are awaited one after another, so an emitter can rely on
@@ -18,7 +18,7 @@ export type EventHandler<K extends EventName> = (payload: EventMap[K]) => void |
 export class EventBus {
   private readonly handlers = new Map<EventName, Array<EventHandler<never>>>();
 
-  /** Adds a handler; called only from `subscribers.ts` while the services are built. */
+  /** Adds a handler; called only from `services/subscribers.ts` while the services are built. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): void {
     const list = this.handlers.get(name) ?? [];
     list.push(handler as EventHandler<never>);

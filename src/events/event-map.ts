@@ -1,6 +1,6 @@
 /**
  * Every event Parley announces, with its payload. Add an event here, emit it from the service
- * that owns the change, and subscribe to it in `subscribers.ts`.
+ * that owns the change, and subscribe to it in `services/subscribers.ts`.
  *
  * Payloads with `trx` are emitted inside the emitter's transaction (see bus.ts); the others after
  * the change has committed.

@@ -8,7 +8,7 @@ import type { Db } from '../db/database.js';
 import type { Settings } from '../settings.js';
 import type { Logger } from '../log.js';
 import { EventBus } from '../events/bus.js';
-import { subscribeAll } from '../events/subscribers.js';
+import { subscribeAll } from './subscribers.js';
 import { createRepositories, type Repositories } from '../db/repositories/index.js';
 import { AppConfigService } from './platform/app-config.js';
 import { AuthService } from './accounts/auth.js';
@@ -86,7 +86,7 @@ export interface Services {
    * for tests that set up rows. Routes never use it (they go through a service).
    */
   repos: Repositories;
-  /** "This happened": emitted by the owning service, subscribed in events/subscribers.ts. */
+  /** "This happened": emitted by the owning service, subscribed in services/subscribers.ts. */
   events: EventBus;
   /** Rendered answers of the routes that declare `cache` (src/http/ocs/cached-answer.ts), one store per route family. */
   renderedAnswers: RenderedAnswers;
@@ -180,7 +180,7 @@ export interface Services {
  * Builds the repositories bundle once, then every service in dependency order: each receives its
  * collaborators here, through its constructor, and nothing is wired after construction. The one
  * exception to "services call each other directly" is the event bus: "this happened" notices go
- * through `events`, and every subscription is listed in events/subscribers.ts.
+ * through `events`, and every subscription is listed in services/subscribers.ts.
  */
 export function createServices(db: Db, settings: Settings, log: Logger): Services {
   const repos = createRepositories(db.kysely, db.dialect);

@@ -1,6 +1,6 @@
 /**
  * Which changes become which system messages (docs/reference/chat.md#system-messages): subscribed to the
- * `trx`-carrying events of the owning services (events/subscribers.ts), so each message is
+ * `trx`-carrying events of the owning services (services/subscribers.ts), so each message is
  * written in the same transaction as its change.
  */
 import type { Kysely } from 'kysely';

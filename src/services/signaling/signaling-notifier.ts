@@ -105,7 +105,7 @@ export class SignalingNotifier implements OutboxHandler {
     private readonly opts: NotifierOptions,
   ) {}
 
-  // ---- what happened (subscribed in events/subscribers.ts) ----
+  // ---- what happened (subscribed in services/subscribers.ts) ----
 
   /** Users added: `invite` to them; the other users get a room-list update (docs/reference/signaling.md#notifications-to-the-signaling-server). */
   async attendeesAdded(room: RoomRow, userIds: string[]): Promise<void> {

@@ -4,31 +4,31 @@
  * in the order listed here.
  */
 import { ActorType } from '../domain/constants.js';
-import type { EventBus } from './bus.js';
-import type { CallActor } from './event-map.js';
-import type { AuthService } from '../services/accounts/auth.js';
-import type { AvatarService } from '../services/conversations/avatars.js';
-import type { LoginSessionService } from '../services/accounts/login-sessions.js';
-import type { MembershipSync } from '../services/participants/membership-sync.js';
-import type { NotificationActor, NotificationService } from '../services/notifications/notifications.js';
-import type { PhoneNumbersService } from '../services/sip/phone-numbers.js';
-import type { TeamsService } from '../services/accounts/teams.js';
-import type { UserAvatarService } from '../services/accounts/user-avatars.js';
-import type { UserStatusService } from '../services/accounts/user-status.js';
-import type { ChatSystemMessages } from '../services/chat/chat-system-messages.js';
-import type { ChatService } from '../services/chat/chat.js';
-import type { PollsService } from '../services/chat/polls.js';
-import type { SignalingNotifier } from '../services/signaling/signaling-notifier.js';
-import type { CallService } from '../services/calls/calls.js';
-import type { ChatRemindersService } from '../services/chat/chat-reminders.js';
-import type { ChatScheduleService } from '../services/chat/chat-schedule.js';
-import type { SessionService } from '../services/participants/sessions.js';
-import type { PushKeys } from '../services/push/keys.js';
-import type { FileFavoritesService } from '../services/files/favorites.js';
-import type { FilesService } from '../services/files/files.js';
-import type { FileSharesService } from '../services/files/file-shares.js';
-import type { ChunkedUploadsService } from '../services/files/chunked-uploads.js';
-import type { FederationServices } from '../services/federation/index.js';
+import type { EventBus } from '../events/bus.js';
+import type { CallActor } from '../events/event-map.js';
+import type { AuthService } from './accounts/auth.js';
+import type { AvatarService } from './conversations/avatars.js';
+import type { LoginSessionService } from './accounts/login-sessions.js';
+import type { MembershipSync } from './participants/membership-sync.js';
+import type { NotificationActor, NotificationService } from './notifications/notifications.js';
+import type { PhoneNumbersService } from './sip/phone-numbers.js';
+import type { TeamsService } from './accounts/teams.js';
+import type { UserAvatarService } from './accounts/user-avatars.js';
+import type { UserStatusService } from './accounts/user-status.js';
+import type { ChatSystemMessages } from './chat/chat-system-messages.js';
+import type { ChatService } from './chat/chat.js';
+import type { PollsService } from './chat/polls.js';
+import type { SignalingNotifier } from './signaling/signaling-notifier.js';
+import type { CallService } from './calls/calls.js';
+import type { ChatRemindersService } from './chat/chat-reminders.js';
+import type { ChatScheduleService } from './chat/chat-schedule.js';
+import type { SessionService } from './participants/sessions.js';
+import type { PushKeys } from './push/keys.js';
+import type { FileFavoritesService } from './files/favorites.js';
+import type { FilesService } from './files/files.js';
+import type { FileSharesService } from './files/file-shares.js';
+import type { ChunkedUploadsService } from './files/chunked-uploads.js';
+import type { FederationServices } from './federation/index.js';
 
 export interface Subscribers {
   auth: AuthService;
