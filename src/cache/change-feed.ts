@@ -20,7 +20,7 @@
  *   connection does not listen there is no position, and each (re)connection or loss starts over.
  */
 import type SQLite from 'better-sqlite3';
-import type { QueryStats } from '../db/query-stats.js';
+import type { QueryStats } from './query-stats.js';
 import { GLOBAL_TOPIC } from './topics.js';
 
 /** The SQLite connection with its change stamp now; undefined on PostgreSQL and while a transaction is open. */

@@ -29,12 +29,16 @@ import type SQLite from 'better-sqlite3';
 import type { Compilable, Kysely } from 'kysely';
 import { BoundedMap } from '../domain/bounded-map.js';
 import { readCacheOf } from './pg-read-cache.js';
-import type { QueryStats } from '../db/query-stats.js';
-import type { Database } from '../db/schema.js';
+import type { QueryStats } from './query-stats.js';
+/**
+ * The caches hold queries of any schema: they key on the Kysely instance and the compiled
+ * statement, never on a table's shape (so this layer imports nothing from db/).
+ */
+type Database = any;
 import { WalHeaderStamp } from './wal-stamp.js';
 import { SqliteChangeFeed, type ChangeFeed } from './change-feed.js';
 import { cachedTableTopic, type CachedTable } from './topics.js';
-import { withFastRows } from '../db/sqlite-row-shapes.js';
+import { withFastRows } from './sqlite-row-shapes.js';
 
 interface DirectReader {
   database: SQLite.Database;

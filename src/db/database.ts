@@ -13,7 +13,7 @@ import type { Database } from './schema.js';
 import { attachDirectReads, detachDirectReads } from '../cache/direct-reads.js';
 import { preparedStatementPool } from './pg-prepared.js';
 import { attachReadCache, PgReadCache } from '../cache/pg-read-cache.js';
-import { QueryStats } from './query-stats.js';
+import { QueryStats } from '../cache/query-stats.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { inProcessWake, postgresWake, type Wake } from '../cache/wake.js';
 

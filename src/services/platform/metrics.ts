@@ -69,7 +69,7 @@ export class MetricsService {
       ...this.requests.render(),
       ...this.latency.render(),
       ...counterValue('parley_db_queries', 'SQL statements sent since start (includes the ones of this scrape)', this.db.stats.queries),
-      // Kept by the database layer as statements run (db/query-stats.ts).
+      // Kept by the database layer as statements run (cache/query-stats.ts).
       ...this.db.stats.time.render(),
       ...this.db.stats.errors.render(),
       ...this.families.flatMap((f) => f.render()),
