@@ -40,6 +40,7 @@ import { webdavRoutes } from './files/webdav.js';
 import { previewRoutes } from './files/previews.js';
 import { fileShareRoutes } from './files/shares.js';
 import { publicShareRoutes } from './files/public-shares.js';
+import { fileLinkRoutes } from './files/file-links.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -81,4 +82,5 @@ export const routeModules: RouteModule[] = [
   previewRoutes,
   fileShareRoutes,
   publicShareRoutes,
+  fileLinkRoutes,
 ];

@@ -11,7 +11,7 @@ import type { FileShareRow } from '../../db/repositories/file-shares.js';
 import type { Db } from '../../db/database.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import { isReplyable, normalizeReferenceId } from '../../domain/chat.js';
-import { shareFailure } from '../../domain/errors.js';
+import { badRequest, shareFailure } from '../../domain/errors.js';
 import { hasPreview, pathFromText } from '../../domain/files/paths.js';
 import {
   SHARE_TOKEN_LENGTH,
@@ -213,9 +213,20 @@ export class FileSharesService {
     return other ? ((await this.repos.users.find(other))?.display_name ?? other) : room.name;
   }
 
-  /** A live share of a public conversation by its link token (guests' downloads), or undefined. */
-  byLink(token: string): Promise<{ share: FileShareRow; file: FileRow } | undefined> {
-    return this.repos.fileShares.byPublicToken(token, nowSeconds());
+  /**
+   * A live share of a public conversation by its link token (guests' downloads), or undefined;
+   * with `inner` (a path below a shared folder, as `/sub/file`) the file or folder there. A bad
+   * `inner` (`..`, `.`, control characters, ...) is 400 `path`; it is looked up below the shared
+   * folder in its owner's tree only, so it cannot reach another file.
+   */
+  async byLink(token: string, inner = ''): Promise<{ share: FileShareRow; file: FileRow } | undefined> {
+    const parsed = pathFromText(inner);
+    if ('problem' in parsed) throw badRequest('path', `Invalid path: ${parsed.problem}`);
+    const found = await this.repos.fileShares.byPublicToken(token, nowSeconds());
+    if (!found || parsed.path === '') return found;
+    if (!found.file.is_dir) return undefined;
+    const file = await this.repos.files.find(found.file.owner, `${found.file.path}/${parsed.path}`);
+    return file ? { share: found.share, file } : undefined;
   }
 
   // ---- when shares go (docs/reference/files.md#when-a-share-goes) ----

@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import type { FileRow } from '../../db/repositories/files.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import { notFound } from '../../domain/errors.js';
-import { hasPreview } from '../../domain/files/paths.js';
+import { ancestorsOf, hasPreview } from '../../domain/files/paths.js';
 import { IMAGE_MAX_PIXELS } from '../../domain/images.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { BlobStore } from './storage.js';
@@ -35,8 +35,14 @@ export class PreviewService {
   async preview(userId: string, fileId: number, x: number, y: number, keepAspect: boolean): Promise<Preview> {
     const row = await this.repos.files.findById(fileId);
     if (!row || row.is_dir || !row.blob) throw notFound('file', 'File not found');
-    if (row.owner !== userId && !(await this.repos.fileShares.fileReadable(userId, fileId, nowSeconds()))) throw notFound('file', 'File not found');
+    if (row.owner !== userId && !(await this.readable(userId, row))) throw notFound('file', 'File not found');
     return this.render(row, x, y, keepAspect);
+  }
+
+  /** Whether `userId` may read another user's file: shared with them, or inside a folder shared with them. */
+  private async readable(userId: string, row: FileRow): Promise<boolean> {
+    const paths = [...ancestorsOf(row.path).filter((p) => p !== ''), row.path];
+    return (await this.repos.fileShares.covering(userId, row.owner, paths, nowSeconds(), 1)).length > 0;
   }
 
   /** The preview of a file whose reader was already checked (a public link's). */
