@@ -257,7 +257,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const shareTargets = new FileShareTargets(repos, files, appConfig);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat), shareTargets);
-  const fileShares = new FileSharesService(db, repos, chatApi, chat, rooms, previews, shareTargets, settings.baseUrl);
+  const fileShares = new FileSharesService(db, repos, chatApi, chat, chatMentions, rooms, previews, shareTargets, settings.baseUrl);
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
   const chatReminders = new ChatRemindersService(db, repos, chatApi, rooms);
