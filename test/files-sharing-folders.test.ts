@@ -141,6 +141,12 @@ for (const dialect of dialects()) {
         `${t.p.url}/index.php/apps/files_sharing/publicpreview/${r.data.token}?file=${encodeURIComponent('/day 1/beach.png')}&x=20&y=20&a=1`,
       );
       assert.equal(prev.status, 200);
+      const page = await (await fetch(link)).text();
+      assert.match(page, /href="\/index\.php\/s\/\w+\/download\?path=%2Fnotes\.txt">notes\.txt</);
+      assert.match(page, /href="\/index\.php\/s\/\w+\?path=%2Fday%201">day 1\/</);
+      const sub = await (await fetch(`${link}?path=${encodeURIComponent('/day 1')}`)).text();
+      assert.match(sub, /download\?path=%2Fday%201%2Fbeach\.png">beach\.png</);
+      assert.equal((await fetch(`${link}?path=${encodeURIComponent('/../secret.txt')}`)).status, 400);
       assert.equal((await fetch(`${link}/download`)).status, 404, 'the folder itself: no zip');
       assert.equal((await fetch(`${link}/download?path=/day%201`)).status, 404, 'a folder inside: no zip');
       for (const bad of ['/../secret.txt', '/day 1/../../secret.txt', '..', '/./notes.txt', '/notes.txt\u0000']) {

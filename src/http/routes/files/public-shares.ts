@@ -55,20 +55,39 @@ export async function publicShareRoutes(app: FastifyInstance, services: Services
   const badPath = (reply: FastifyReply, message: string) => reply.code(400).type('text/plain; charset=utf-8').header('Cache-Control', 'no-store').send(message);
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    const found = await lookup(request);
+    const inner = innerPath(request, ['path']);
+    if (inner === undefined) return badPath(reply, 'path must be given once');
+    let found;
+    try {
+      found = await lookup(request, inner);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) return badPath(reply, (err.data as { message?: string }).message ?? 'Invalid path');
+      throw err;
+    }
     if (!found) return notFound(reply);
-    const token = found.share.token;
+    const base = `/index.php/s/${found.share.token}`;
     const name = escapeHtml(found.file.name);
+    let body: string;
+    if (found.file.is_dir) {
+      // A shared folder (or one inside it): its entries, files to download, folders to open.
+      const shared = (await lookup(request))!.file;
+      const entries = await services.files.children(found.file.owner, found.file);
+      const items = entries.map((e) => {
+        const rel = encodeURIComponent(`/${e.path.slice(shared.path.length + 1)}`);
+        const href = e.is_dir ? `${base}?path=${rel}` : `${base}/download?path=${rel}`;
+        return `<li><a href="${href}">${escapeHtml(e.name)}${e.is_dir ? '/' : ''}</a></li>`;
+      });
+      body = `<h1>${name}</h1><ul>${items.join('')}</ul>`;
+    } else {
+      const href = inner === '' ? `${base}/download` : `${base}/download?path=${encodeURIComponent(`/${inner.replace(/^\/+/, '')}`)}`;
+      body = `<h1>${name}</h1><p>${found.file.size} bytes, ${escapeHtml(found.file.mimetype)}</p><p><a href="${href}">Download</a></p>`;
+    }
     return reply
       .code(200)
       .type('text/html; charset=utf-8')
       .header('Content-Security-Policy', "default-src 'none'; img-src 'self'")
       .header('X-Content-Type-Options', 'nosniff')
-      .send(
-        `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${name}</title></head><body>` +
-          `<h1>${name}</h1><p>${found.file.size} bytes, ${escapeHtml(found.file.mimetype)}</p>` +
-          `<p><a href="/index.php/s/${token}/download">Download</a></p></body></html>`,
-      );
+      .send(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>${name}</title></head><body>${body}</body></html>`);
   };
 
   const download = async (request: FastifyRequest, reply: FastifyReply) => {
