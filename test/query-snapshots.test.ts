@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { as, dialects, type Caller } from './helpers/parley.js';
+import { as, basic, dialects, passwordOf, type Caller } from './helpers/parley.js';
 import { enterRoom, NO_THROTTLE, V4 } from './helpers/rooms.js';
 import { useParley, type RoomFixture } from './helpers/fixtures.js';
 
@@ -97,6 +97,21 @@ for (const dialect of dialects()) {
 
     it('POST /chat/{token} (send)', async () => {
       await snapshot('chat-send', () => t.call('POST', `${V1}/chat/${room.token}`, { as: as('alice'), body: { message: 'hello' } }));
+    });
+
+    it('POST /apps/files_sharing/api/v1/shares (a file shared into the conversation)', async () => {
+      const put = await fetch(`${t.p.url}/remote.php/dav/files/alice/shared.txt`, {
+        method: 'PUT',
+        body: 'shared',
+        headers: { Authorization: basic('alice', passwordOf('alice')) },
+      });
+      assert.equal(put.status, 201);
+      await snapshot('file-share', () =>
+        t.call('POST', '/apps/files_sharing/api/v1/shares', {
+          as: as('alice'),
+          body: { shareType: 10, shareWith: room.token, path: '/shared.txt', talkMetaData: JSON.stringify({ caption: 'For @bob' }) },
+        }),
+      );
     });
 
     it('GET /cloud/capabilities', async () => {

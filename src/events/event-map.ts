@@ -126,7 +126,7 @@ export interface EventMap {
    */
   'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
   /** A shared object (a location, a poll, ...) was posted (after commit): notified as a message (docs/reference/chat.md#shared-objects). */
-  'chat.object-shared': { room: RoomRow; messageId: number; actor: ChatActor };
+  'chat.object-shared': { room: RoomRow; messageId: number; actor: ChatActor; mentioned?: MentionNotice[] };
   /**
    * A message was edited (after commit): the users it now mentions directly and did not before
    * (`added`), and those it no longer mentions (`removedUserIds`); `author` is its author.

@@ -8,7 +8,7 @@ import { ActorType, RoomType } from '../domain/constants.js';
 import { CLI_ACTOR, isReplyable, MessageType, SYSTEM_ACTOR } from '../domain/chat.js';
 import { actorObject } from '../domain/chat-rich-objects.js';
 import { namedCallUsers, systemMessageText, type Viewpoint } from '../domain/system-messages.js';
-import { fileRichObject, fileShareParameters, type FileReader, type FileShareParameters } from '../domain/files/shares.js';
+import { captionMentions, fileRichObject, fileShareParameters, type FileReader, type FileShareParameters } from '../domain/files/shares.js';
 
 export type ChatMessageRecord = Record<string, unknown>;
 
@@ -168,7 +168,7 @@ export function formatChatMessage(row: ChatMessageRead, env: MessageEnv, withPar
       // A file share is a comment, a voice message or a recording, its caption the text (docs/reference/chat.md#the-message-object "Stored verbs").
       messageType = shared.metaData.messageType;
       message = row.message;
-      parameters = { actor, file: fileRichObject(shared.file, fileReader(shared, env)) };
+      parameters = { actor, file: fileRichObject(shared.file, fileReader(shared, env)), ...captionMentions(parameters) };
     }
   } else if (row.message_type === MessageType.OBJECT_SHARED) {
     // Shared objects (polls, locations, ...) are comments to clients (docs/reference/chat.md#the-message-object "Stored verbs"); the

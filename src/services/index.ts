@@ -74,6 +74,7 @@ import { createFederation, type FederationServices } from './federation/index.js
 import { FilesService } from './files/files.js';
 import { RenderedAnswers } from '../cache/rendered-cache.js';
 import { LocalBlobStore } from './files/local-storage.js';
+import { PreviewCache } from './files/preview-cache.js';
 import { ChunkedUploadsService } from './files/chunked-uploads.js';
 import { PreviewService } from './files/previews.js';
 import { FileShareTargets } from './files/share-targets.js';
@@ -250,7 +251,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
   const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
   const chunkedUploads = new ChunkedUploadsService(repos, blobStore, files);
-  const previews = new PreviewService(repos, blobStore);
+  const previews = new PreviewService(repos, blobStore, new PreviewCache(settings.dataDir), appConfig);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);
   const push = createPush(repos, settings, notifications, userStatus, outboxSignal, log);
   const signalingNotifier = new SignalingNotifier(appConfig, repos.signaling, new SignalingChatRelay(repos), repos.outbox, outboxSignal, {
@@ -258,11 +259,18 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     log,
   });
   const outbox = new OutboxWorker(repos.outbox, [push.proxyDelivery, push.webPush, signalingNotifier, mail, federation.delivery], log, outboxSignal);
-  const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
+  const metrics = new MetricsService(db, repos.metrics, [
+    bruteForce.checks,
+    outbox.rows,
+    push.counters.sent,
+    push.counters.failed,
+    push.counters.dropped,
+    previews.answered,
+  ]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const shareTargets = new FileShareTargets(repos, files, appConfig);
   const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat), shareTargets);
-  const fileShares = new FileSharesService(db, repos, chatApi, chat, rooms, previews, shareTargets, settings.baseUrl);
+  const fileShares = new FileSharesService(db, repos, chatApi, chat, chatMentions, rooms, previews, shareTargets, settings.baseUrl);
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);
   const chatReminders = new ChatRemindersService(db, repos, chatApi, rooms);

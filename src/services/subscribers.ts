@@ -62,7 +62,8 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   bus.on('chat.message-posted', ({ room, messageId, actor, mentioned, silent, config }) =>
     silent ? undefined : s.notifications.messagePosted(room, messageId, actor, mentioned, config),
   );
-  bus.on('chat.object-shared', ({ room, messageId, actor }) => s.notifications.messagePosted(room, messageId, actor, []));
+  // A shared file's caption notifies those it mentions or replies to (mentioned), as a message does.
+  bus.on('chat.object-shared', ({ room, messageId, actor, mentioned }) => s.notifications.messagePosted(room, messageId, actor, mentioned ?? []));
   bus.on('chat.message-edited', ({ room, messageId, author, added, removedUserIds, silent }) =>
     s.notifications.messageEdited(room, messageId, author, added, removedUserIds, silent),
   );

@@ -31,6 +31,16 @@ export const GENERAL_KEYS = [
     description: 'bytes of files each user may store, -1 = unlimited (507 when an upload would exceed it)',
   }),
   k({
+    key: 'files_preview_cache_size',
+    type: 'int',
+    default: '268435456',
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    ui: true,
+    section: S.general,
+    description: 'bytes of made image previews kept on disk to answer repeated requests, 0 = none kept',
+  }),
+  k({
     key: 'max_call_duration',
     type: 'int',
     default: '0',

@@ -78,13 +78,39 @@ export class FileSharesRepository {
     return (await this.readableBy(userId, now).select('s.id').where('s.id', '=', shareId).executeTakeFirst()) !== undefined;
   }
 
-  /** Whether `userId` may read the file `fileId` through a live share of a conversation they are in. */
-  async fileReadable(userId: string, fileId: number, now: number): Promise<boolean> {
-    return (await this.readableBy(userId, now).select('s.id').where('s.file_id', '=', fileId).limit(1).executeTakeFirst()) !== undefined;
+  /**
+   * The live shares through which `userId` may read a file of `owner` (a conversation they are
+   * in): shares of the file itself or of a folder above it (`paths`: the file's path and its
+   * ancestors in the owner's tree), with the shared file's path and name. `limit` 1 answers
+   * whether there is one.
+   */
+  async covering(
+    userId: string,
+    owner: string,
+    paths: string[],
+    now: number,
+    limit = 100,
+  ): Promise<Array<{ share: FileShareRow; path: string; name: string }>> {
+    if (paths.length === 0) return [];
+    const rows = await this.readableBy(userId, now)
+      .innerJoin('files as f', 'f.id', 's.file_id')
+      .selectAll('s')
+      .select(['f.path as f_path', 'f.name as f_name'])
+      .where('f.owner', '=', owner)
+      .where('f.path', 'in', paths)
+      .orderBy('s.id')
+      .limit(limit)
+      .execute();
+    return rows.map(({ f_path, f_name, ...share }) => ({ share, path: f_path, name: f_name }));
   }
 
-  /** The received shares at `path` (one) or in the folder `parent` (many) of `userId`'s tree that they may read now. */
-  async visible(userId: string, where: { path: string } | { parent: string }, now: number): Promise<VisibleShare[]> {
+  /**
+   * The received shares at `path` (one), at any of `paths` (a path and its ancestors: the
+   * shared folders it may be inside) or in the folder `parent` (many) of `userId`'s tree that
+   * they may read now.
+   */
+  async visible(userId: string, where: { path: string } | { paths: string[] } | { parent: string }, now: number): Promise<VisibleShare[]> {
+    if ('paths' in where && where.paths.length === 0) return [];
     let q = this.db
       .selectFrom('file_share_targets as t')
       .innerJoin('file_shares as s', 's.id', 't.share_id')
@@ -105,7 +131,9 @@ export class FileSharesRepository {
       .where('t.user_id', '=', userId)
       .where('s.message_id', '>', 0)
       .where((eb) => eb.or([eb('s.expires_at', '=', 0), eb('s.expires_at', '>', now)]));
-    q = 'path' in where ? q.where('t.path', '=', where.path) : q.where('t.parent', '=', where.parent).orderBy('t.path');
+    if ('path' in where) q = q.where('t.path', '=', where.path);
+    else if ('paths' in where) q = q.where('t.path', 'in', where.paths);
+    else q = q.where('t.parent', '=', where.parent).orderBy('t.path');
     const rows = await q.execute();
     return rows.map((r) => {
       const { s_id, s_file_id, s_owner, s_room_id, s_message_id, s_token, s_created_at, s_expires_at, t_path, ...file } = r;

@@ -140,3 +140,20 @@ export function fileShareParameters(parameters: Record<string, unknown>): FileSh
     ? (p as FileShareParameters)
     : undefined;
 }
+
+/**
+ * The rich objects of the mentions in a file share's caption (`mention-user1`, ...), stored
+ * beside the share's own parameters as a message's are (docs/reference/files.md#talkmetadata).
+ */
+export function captionMentions(parameters: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parameters)) if (key.startsWith('mention-')) out[key] = value;
+  return out;
+}
+
+/** A file share's stored parameters with the caption's mentions replaced by `mentions`. */
+export function withCaptionMentions(parameters: Record<string, unknown>, mentions: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parameters)) if (!key.startsWith('mention-')) out[key] = value;
+  return { ...out, ...mentions };
+}

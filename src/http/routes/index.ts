@@ -42,6 +42,7 @@ import { fileShareRoutes } from './files/shares.js';
 import { publicShareRoutes } from './files/public-shares.js';
 import { federationOcmRoutes } from './federation-ocm.js';
 import { federationInvitationRoutes } from './federation-invitations.js';
+import { fileLinkRoutes } from './files/file-links.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
 
@@ -85,4 +86,5 @@ export const routeModules: RouteModule[] = [
   publicShareRoutes,
   federationOcmRoutes,
   federationInvitationRoutes,
+  fileLinkRoutes,
 ];

@@ -28,7 +28,7 @@ import {
   trimMessage,
 } from '../../domain/chat.js';
 import { sharedPollId } from '../../domain/chat-shares.js';
-import { fileShareParameters } from '../../domain/files/shares.js';
+import { fileShareParameters, withCaptionMentions } from '../../domain/files/shares.js';
 import type { FileShareTargets } from '../files/share-targets.js';
 import { findMentions, mentionedUserIdsOf } from '../../domain/chat-mentions.js';
 import { GUEST_MENTIONS_RATE } from '../../domain/rate-limits.js';
@@ -321,9 +321,11 @@ export class ChatApiService {
       const changed = await tx.chatMessages.update(
         target.id,
         {
-          // A caption is the shared file's text: its stored share stays.
-          message: fileShare ? text : parsed.message,
-          message_parameters: fileShare ? target.message_parameters : JSON.stringify(parsed.parameters),
+          // A caption is the shared file's text: its stored share stays, its mentions are the new ones.
+          message: parsed.message,
+          message_parameters: JSON.stringify(
+            fileShare ? withCaptionMentions(JSON.parse(target.message_parameters) as Record<string, unknown>, parsed.parameters) : parsed.parameters,
+          ),
           last_edit_actor_type: acc.actor.type,
           last_edit_actor_id: acc.actor.id,
           last_edit_actor_display_name: acc.actor.displayName,

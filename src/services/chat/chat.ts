@@ -225,7 +225,16 @@ export class ChatService {
     room: RoomRow,
     actor: ChatActor,
     parameters: Record<string, unknown>,
-    opts: { message: string; referenceId: string; parentId: number | null; silent: boolean; itemType: string; authorAttendeeId: number },
+    opts: {
+      message: string;
+      referenceId: string;
+      parentId: number | null;
+      silent: boolean;
+      itemType: string;
+      authorAttendeeId: number;
+      canMentionAll: boolean;
+      mentions: MentionedAttendees;
+    },
   ): Promise<number> {
     const now = nowSeconds();
     const fields = {
@@ -235,11 +244,14 @@ export class ChatService {
       reference_id: opts.referenceId,
       parent_id: opts.parentId,
       silent: opts.silent ? 1 : 0,
+      can_mention_all: opts.canMentionAll ? 1 : 0,
     };
     const id = await this.postInTransaction(trx, room, actor, now, fields, true);
     const tx = this.repos.withTransaction(trx);
     await tx.chatSharedItems.add(id, room.id, opts.itemType);
     if (opts.authorAttendeeId > 0) await tx.attendees.advanceReadMarker(opts.authorAttendeeId, id, now);
+    // The caption's mentions count as a message's (docs/reference/files.md#talkmetadata).
+    await tx.attendees.markMentioned(room.id, opts.mentions, id);
     return id;
   }
 
@@ -248,8 +260,8 @@ export class ChatService {
    * (`chat.object-shared`): Talk notifies shares as messages (docs/reference/chat.md#shared-objects). Not
    * `chat.message-posted`: the signaling server already had it from the transaction.
    */
-  async objectShared(room: RoomRow, messageId: number, actor: ChatActor): Promise<void> {
-    await this.events.emit('chat.object-shared', { room, messageId, actor });
+  async objectShared(room: RoomRow, messageId: number, actor: ChatActor, mentioned?: MentionNotice[]): Promise<void> {
+    await this.events.emit('chat.object-shared', { room, messageId, actor, mentioned });
   }
 
   /** Announces an edit once committed (`chat.message-edited`): its mention notifications follow it. */

@@ -11,7 +11,7 @@ import type { FileShareRow } from '../../db/repositories/file-shares.js';
 import type { Db } from '../../db/database.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import { isReplyable, normalizeReferenceId } from '../../domain/chat.js';
-import { shareFailure } from '../../domain/errors.js';
+import { badRequest, shareFailure } from '../../domain/errors.js';
 import { hasPreview, pathFromText } from '../../domain/files/paths.js';
 import {
   SHARE_TOKEN_LENGTH,
@@ -25,6 +25,8 @@ import { randomString } from '../../domain/passwords.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { ChatApiService } from '../chat/chat-api.js';
 import type { ChatService } from '../chat/chat.js';
+import type { ChatMentions } from '../chat/chat-mentions.js';
+import { may } from '../../domain/abilities.js';
 import type { RoomsService } from '../conversations/rooms.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { PreviewService } from './previews.js';
@@ -50,6 +52,7 @@ export class FileSharesService {
     private readonly repos: Repositories,
     private readonly chatApi: ChatApiService,
     private readonly chat: ChatService,
+    private readonly mentions: ChatMentions,
     private readonly rooms: RoomsService,
     private readonly previews: PreviewService,
     private readonly targets: FileShareTargets,
@@ -80,6 +83,14 @@ export class FileSharesService {
     await this.rooms.refillOneToOne(acc.room);
     const token = randomString(SHARE_TOKEN_LENGTH);
     const snapshot = await this.snapshotOf(file, token);
+    // The caption is parsed as a message is: its mentions (and a reply) notify and are marked
+    // (docs/reference/files.md#talkmetadata).
+    const canMentionAll = may.mentionAll(acc.room, acc.attendee);
+    const mentions = await this.mentions.resolve(acc.room, meta.caption, {
+      author: acc.attendee,
+      canMentionAll,
+      replyTo: parent && parentId ? parent : undefined,
+    });
     const { shareId, messageId } = await this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
       // The share expires with its message (docs/reference/chat.md#expiration).
@@ -94,9 +105,11 @@ export class FileSharesService {
         trx,
         acc.room,
         acc.actor,
-        { ...parameters },
+        { ...parameters, ...mentions.parameters },
         {
-          message: meta.caption || '{file}',
+          message: meta.caption ? mentions.message : '{file}',
+          canMentionAll,
+          mentions: mentions.mentioned,
           referenceId: normalizeReferenceId(input.referenceId),
           parentId,
           silent: meta.silent,
@@ -109,7 +122,8 @@ export class FileSharesService {
     });
     // Each participant finds it in their attachment folder (those who join later, when they read it).
     for (const user of await this.repos.fileShares.roomUsers(acc.room.id)) if (user !== userId) await this.targets.place({ id: shareId }, file.name, user);
-    if (!meta.silent) await this.chat.objectShared(acc.room, messageId, acc.actor);
+    // A silent share notifies nobody, mentioned or not.
+    if (!meta.silent) await this.chat.objectShared(acc.room, messageId, acc.actor, mentions.mentioned.notices);
     const share = (await this.repos.fileShares.findById(shareId))!;
     return {
       share,
@@ -213,9 +227,20 @@ export class FileSharesService {
     return other ? ((await this.repos.users.find(other))?.display_name ?? other) : room.name;
   }
 
-  /** A live share of a public conversation by its link token (guests' downloads), or undefined. */
-  byLink(token: string): Promise<{ share: FileShareRow; file: FileRow } | undefined> {
-    return this.repos.fileShares.byPublicToken(token, nowSeconds());
+  /**
+   * A live share of a public conversation by its link token (guests' downloads), or undefined;
+   * with `inner` (a path below a shared folder, as `/sub/file`) the file or folder there. A bad
+   * `inner` (`..`, `.`, control characters, ...) is 400 `path`; it is looked up below the shared
+   * folder in its owner's tree only, so it cannot reach another file.
+   */
+  async byLink(token: string, inner = ''): Promise<{ share: FileShareRow; file: FileRow } | undefined> {
+    const parsed = pathFromText(inner);
+    if ('problem' in parsed) throw badRequest('path', `Invalid path: ${parsed.problem}`);
+    const found = await this.repos.fileShares.byPublicToken(token, nowSeconds());
+    if (!found || parsed.path === '') return found;
+    if (!found.file.is_dir) return undefined;
+    const file = await this.repos.files.find(found.file.owner, `${found.file.path}/${parsed.path}`);
+    return file ? { share: found.share, file } : undefined;
   }
 
   // ---- when shares go (docs/reference/files.md#when-a-share-goes) ----

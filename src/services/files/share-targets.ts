@@ -11,7 +11,7 @@ import type { FileShareRow, VisibleShare } from '../../db/repositories/file-shar
 import type { FileRow } from '../../db/repositories/files.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import { ActorType } from '../../domain/constants.js';
-import { pathFromText } from '../../domain/files/paths.js';
+import { ancestorsOf, pathFromText } from '../../domain/files/paths.js';
 import { candidateName } from '../../domain/files/shares.js';
 import { nowSeconds } from '../../domain/time.js';
 import { effectivePreferences } from '../accounts/preferences.js';
@@ -101,24 +101,90 @@ export class FileShareTargets {
     return { targets, gone };
   }
 
-  /** The received file at `path` of `userId`'s tree, read-only, if they may read it now. */
+  /**
+   * The received file or folder at `path` of `userId`'s tree, read-only, if they may read it
+   * now: a received share itself, or a file or folder inside a received folder (its contents
+   * are readable as Nextcloud's received folder shares are). The part of `path` below the share
+   * was checked name by name (no `.`, `..`, separators or control characters), and is looked
+   * up below the shared folder in its owner's tree only: it cannot reach another file.
+   */
   async at(userId: string, path: string): Promise<ReceivedFile | undefined> {
-    if (path === '') return undefined;
-    const [v] = await this.repos.fileShares.visible(userId, { path }, nowSeconds());
-    return v ? asReceived(v) : undefined;
+    const found = await this.covering(userId, path);
+    if (!found) return undefined;
+    if (found.path === path) return asReceived(found);
+    if (!found.file.is_dir) return undefined;
+    const below = path.slice(found.path.length + 1);
+    const inner = await this.repos.files.find(found.file.owner, `${found.file.path}/${below}`);
+    return inner ? relocate(inner, found.file.path, found.path) : undefined;
   }
 
-  /** The received files in the folder `folder` of `userId`'s tree. */
+  /** Whether `path` of `userId`'s tree is a received share or inside one (read-only: writes there are refused). */
+  async covers(userId: string, path: string): Promise<boolean> {
+    return (await this.covering(userId, path)) !== undefined;
+  }
+
+  /** The received share at `path` or at the nearest folder above it that `userId` may read now. */
+  private async covering(userId: string, path: string): Promise<VisibleShare | undefined> {
+    if (path === '') return undefined;
+    const paths = [...ancestorsOf(path).filter((p) => p !== ''), path];
+    const found = await this.repos.fileShares.visible(userId, { paths }, nowSeconds());
+    // The deepest one: a received folder may hold the attachment folder of later shares.
+    return found.sort((a, b) => b.path.length - a.path.length)[0];
+  }
+
+  /** The entries of `folder` in `userId`'s tree that are not their own: received shares, or the contents of a received folder. */
   async listIn(userId: string, folder: FileRow): Promise<ReceivedFile[]> {
     if (!folder.is_dir) return [];
-    return (await this.repos.fileShares.visible(userId, { parent: folder.path }, nowSeconds())).map(asReceived);
+    const inReceived = 'ownerPath' in folder ? (folder as ReceivedFile) : undefined;
+    const shares = (await this.repos.fileShares.visible(userId, { parent: folder.path }, nowSeconds())).map(asReceived);
+    if (!inReceived) return shares;
+    const inner = await this.repos.files.children(inReceived.owner, inReceived.ownerPath);
+    return [...inner.map((r) => relocate(r, inReceived.ownerPath, inReceived.path)), ...shares];
+  }
+
+  /**
+   * Where the file `fileId` is in `userId`'s tree (their own, a received share, or inside a
+   * received folder), or undefined when it is missing or they may not read it: the two are
+   * one answer, so that a file link reveals nothing (docs/reference/files.md#file-links).
+   */
+  async pathOf(userId: string, fileId: number): Promise<{ path: string; isDir: boolean } | undefined> {
+    const file = await this.repos.files.findById(fileId);
+    if (!file) return undefined;
+    const path = file.owner === userId ? file.path : await this.pathFor(userId, file);
+    return path === undefined ? undefined : { path, isDir: file.is_dir === 1 };
+  }
+
+  /**
+   * Where a file another user owns appears in `userId`'s tree (the `link` of its rich object
+   * leads there): the target of a share of it, or of a shared folder above it, joined with the
+   * rest of its path. Undefined when `userId` may not read it.
+   */
+  async pathFor(userId: string, file: FileRow): Promise<string | undefined> {
+    const paths = [...ancestorsOf(file.path).filter((p) => p !== ''), file.path];
+    for (const { share, path, name } of await this.repos.fileShares.covering(userId, file.owner, paths, nowSeconds())) {
+      const target = await this.place(share, name, userId);
+      if (target !== undefined) return path === file.path ? target : `${target}${file.path.slice(path.length)}`;
+    }
+    return undefined;
   }
 }
 
-/** A file shared with a user, at its place in their tree (WebDAV shows it read-only). */
-export type ReceivedFile = FileRow & { received: true };
+/**
+ * A file shared with a user (or inside a folder shared with them), at its place in their tree
+ * (WebDAV shows it read-only); `ownerPath` is where it is in its owner's tree.
+ */
+export type ReceivedFile = FileRow & { received: true; ownerPath: string };
 
 function asReceived(v: VisibleShare): ReceivedFile {
-  const cut = v.path.lastIndexOf('/');
-  return { ...v.file, path: v.path, parent: cut < 0 ? '' : v.path.slice(0, cut), name: cut < 0 ? v.path : v.path.slice(cut + 1), received: true };
+  return at(v.file, v.path);
+}
+
+/** `row` (inside the owner's folder `from`) shown inside the reader's `to`. */
+function relocate(row: FileRow, from: string, to: string): ReceivedFile {
+  return at(row, to + row.path.slice(from.length));
+}
+
+function at(row: FileRow, path: string): ReceivedFile {
+  const cut = path.lastIndexOf('/');
+  return { ...row, path, parent: cut < 0 ? '' : path.slice(0, cut), name: cut < 0 ? path : path.slice(cut + 1), received: true, ownerPath: row.path };
 }

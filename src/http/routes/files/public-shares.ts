@@ -30,36 +30,77 @@ function positive(raw: unknown, fallback: number): number | undefined {
 }
 
 export async function publicShareRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const lookup = async (request: FastifyRequest) => {
+  /** The share of the request's token, or (`inner`) a file or folder inside its shared folder. */
+  const lookup = async (request: FastifyRequest, inner = '') => {
     const token = (request.params as { token?: string }).token ?? '';
-    return TOKEN.test(token) ? services.fileShares.byLink(token) : undefined;
+    return TOKEN.test(token) ? services.fileShares.byLink(token, inner) : undefined;
   };
 
+  /**
+   * The path below a shared folder a request names, as Nextcloud's public share download
+   * (`?path=/sub/file`, or `?path=/sub&files=file`) and public preview (`?file=/sub/file`) take it.
+   */
+  const innerPath = (request: FastifyRequest, keys: string[]): string | undefined => {
+    const q = (request.query ?? {}) as Record<string, unknown>;
+    const parts: string[] = [];
+    for (const key of keys) {
+      const v = q[key];
+      if (v === undefined || v === '') continue;
+      if (typeof v !== 'string') return undefined;
+      parts.push(v);
+    }
+    return parts.join('/');
+  };
+
+  const badPath = (reply: FastifyReply, message: string) => reply.code(400).type('text/plain; charset=utf-8').header('Cache-Control', 'no-store').send(message);
+
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    const found = await lookup(request);
+    const inner = innerPath(request, ['path']);
+    if (inner === undefined) return badPath(reply, 'path must be given once');
+    let found;
+    try {
+      found = await lookup(request, inner);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) return badPath(reply, (err.data as { message?: string }).message ?? 'Invalid path');
+      throw err;
+    }
     if (!found) return notFound(reply);
-    const token = found.share.token;
+    const base = `/index.php/s/${found.share.token}`;
     const name = escapeHtml(found.file.name);
+    let body: string;
+    if (found.file.is_dir) {
+      // A shared folder (or one inside it): its entries, files to download, folders to open.
+      const shared = (await lookup(request))!.file;
+      const entries = await services.files.children(found.file.owner, found.file);
+      const items = entries.map((e) => {
+        const rel = encodeURIComponent(`/${e.path.slice(shared.path.length + 1)}`);
+        const href = e.is_dir ? `${base}?path=${rel}` : `${base}/download?path=${rel}`;
+        return `<li><a href="${href}">${escapeHtml(e.name)}${e.is_dir ? '/' : ''}</a></li>`;
+      });
+      body = `<h1>${name}</h1><ul>${items.join('')}</ul>`;
+    } else {
+      const href = inner === '' ? `${base}/download` : `${base}/download?path=${encodeURIComponent(`/${inner.replace(/^\/+/, '')}`)}`;
+      body = `<h1>${name}</h1><p>${found.file.size} bytes, ${escapeHtml(found.file.mimetype)}</p><p><a href="${href}">Download</a></p>`;
+    }
     return reply
       .code(200)
       .type('text/html; charset=utf-8')
       .header('Content-Security-Policy', "default-src 'none'; img-src 'self'")
       .header('X-Content-Type-Options', 'nosniff')
-      .send(
-        `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${name}</title></head><body>` +
-          `<h1>${name}</h1><p>${found.file.size} bytes, ${escapeHtml(found.file.mimetype)}</p>` +
-          `<p><a href="/index.php/s/${token}/download">Download</a></p></body></html>`,
-      );
+      .send(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>${name}</title></head><body>${body}</body></html>`);
   };
 
   const download = async (request: FastifyRequest, reply: FastifyReply) => {
-    const found = await lookup(request);
-    // A shared folder has no bytes to download here.
-    if (!found || found.file.is_dir) return notFound(reply);
+    const inner = innerPath(request, ['path', 'files']);
+    if (inner === undefined) return badPath(reply, 'path and files must be given once');
     try {
+      const found = await lookup(request, inner);
+      // A folder (the shared one, or one inside it) is not downloaded as a zip: only files.
+      if (!found || found.file.is_dir) return notFound(reply);
       return sendFile(request, reply, found.file, services.files, (range) => new RangeRefused(range));
     } catch (err) {
       if (err instanceof RangeRefused) return reply.code(416).header('Content-Range', err.contentRange).send();
+      if (err instanceof ApiError && err.status === 400) return badPath(reply, (err.data as { message?: string }).message ?? 'Invalid path');
       throw err;
     }
   };
@@ -71,13 +112,16 @@ export async function publicShareRoutes(app: FastifyInstance, services: Services
     const a = q.a === undefined || q.a === '' ? '0' : q.a;
     if (x === undefined || y === undefined || (a !== '0' && a !== '1' && a !== 'true' && a !== 'false'))
       return reply.code(400).type('text/plain; charset=utf-8').send('x and y must be positive whole numbers and a 0 or 1');
-    const found = await lookup(request);
-    if (!found) return notFound(reply);
+    const inner = innerPath(request, ['file']);
+    if (inner === undefined) return badPath(reply, 'file must be given once');
     try {
+      const found = await lookup(request, inner);
+      if (!found) return notFound(reply);
       const p = await services.previews.render(found.file, x, y, a === '1' || a === 'true');
       return reply.code(200).type(p.contentType).header('ETag', p.etag).header('X-Content-Type-Options', 'nosniff').send(p.data);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return notFound(reply);
+      if (err instanceof ApiError && err.status === 400) return badPath(reply, (err.data as { message?: string }).message ?? 'Invalid path');
       throw err;
     }
   };

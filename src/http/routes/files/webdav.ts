@@ -128,7 +128,7 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
     return userId;
   }
 
-  /** The caller's own file or folder at `path`, else a file shared with them there (read-only), else 404. */
+  /** The caller's own file or folder at `path`, else a file shared with them there or inside a folder shared with them (read-only), else 404. */
   async function readable(me: string, path: string): Promise<FileRow> {
     return (await files.stat(me, path)) ?? (await received.at(me, path)) ?? files.require(me, path);
   }
@@ -140,7 +140,8 @@ export async function webdavRoutes(app: FastifyInstance, services: Services): Pr
     }
     const me = await owner(request, user);
     // A file shared with the caller is read-only where it appears (docs/reference/files.md#where-received-files-appear).
-    if (WRITES.has(request.method) && !(await files.stat(me, path)) && (await received.at(me, path)))
+    // So are the contents of a folder shared with the caller, including new names inside it.
+    if (WRITES.has(request.method) && !(await files.stat(me, path)) && (await received.covers(me, path)))
       throw new DavError(403, 'A file shared with you is read-only');
     switch (request.method) {
       case 'PROPFIND': {

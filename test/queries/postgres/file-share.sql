@@ -1,0 +1,61 @@
+-- file-share [postgres]
+
+-- warm
+select 1;
+select * from "files" where "owner" = $1 and "path" = $2;
+select "r".*, "a"."id" as "a_id", "a"."room_id" as "a_room_id", "a"."actor_type" as "a_actor_type", "a"."actor_id" as "a_actor_id", "a"."display_name" as "a_display_name", "a"."pin" as "a_pin", "a"."participant_type" as "a_participant_type", "a"."favorite" as "a_favorite", "a"."notification_level" as "a_notification_level", "a"."notification_calls" as "a_notification_calls", "a"."last_joined_call" as "a_last_joined_call", "a"."last_read_message" as "a_last_read_message", "a"."last_mention_message" as "a_last_mention_message", "a"."last_mention_direct" as "a_last_mention_direct", "a"."read_privacy" as "a_read_privacy", "a"."permissions" as "a_permissions", "a"."access_token" as "a_access_token", "a"."invited_cloud_id" as "a_invited_cloud_id", "a"."phone_number" as "a_phone_number", "a"."call_id" as "a_call_id", "a"."dialout_request" as "a_dialout_request", "a"."dialout_requested_at" as "a_dialout_requested_at", "a"."last_attendee_activity" as "a_last_attendee_activity", "a"."created_at" as "a_created_at", "a"."read_count" as "a_read_count", "a"."archived" as "a_archived", "a"."important" as "a_important", "a"."sensitive" as "a_sensitive", "a"."rev" as "a_rev", "a"."hidden_pinned_id" as "a_hidden_pinned_id", "a"."has_scheduled_messages" as "a_has_scheduled_messages" from "rooms" as "r" left join "attendees" as "a" on "a"."room_id" = "r"."id" and "a"."actor_type" = $1 and "a"."actor_id" = $2 where "r"."token" = $3;
+select * from "attendees" where "room_id" = $1 and ("actor_type" = $2 and "actor_id" in ($3));
+select * from "users" where "id" in ($1);
+begin;
+insert into "file_shares" ("file_id", "owner", "room_id", "token", "created_at", "expires_at", "message_id") values ($1, $2, $3, $4, $5, $6, $7) returning "id";
+update "rooms" set "last_activity" = case when last_activity < $1 then $2 else last_activity end, "chat_count" = chat_count + 1 where "id" = $3 returning "id";
+insert into "chat_messages" ("actor_display_name", "message", "system_message", "message_parameters", "reference_id", "parent_id", "expires_at", "silent", "can_mention_all", "last_edit_actor_type", "last_edit_actor_id", "last_edit_actor_display_name", "last_edit_at", "deleted_by_type", "deleted_by_id", "deleted_at", "reactions", "room_id", "actor_type", "actor_id", "message_type", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) returning *;
+update "rooms" set "last_message" = $1 where "id" = $2 and "last_message" < $3;
+select pg_notify($1, c) from unnest($2::text[]) as c;
+insert into "chat_shared_items" ("message_id", "room_id", "object_type") values ($1, $2, $3);
+update "attendees" set "last_read_message" = $1, "last_attendee_activity" = $2, "read_count" = (select r.chat_count from rooms r where r.id = attendees.room_id) where "id" = $3 and "last_read_message" < $4;
+update "attendees" set "last_mention_message" = $1, "last_mention_direct" = $2 where "room_id" = $3 and "id" in ($4);
+update "file_shares" set "message_id" = $1 where "id" = $2;
+select 1;
+commit;
+select "actor_id" from "attendees" where "room_id" = $1 and "actor_type" = $2;
+select * from "file_share_targets" where "user_id" = $1 and "share_id" in ($2);
+select * from "files" where "owner" = $1 and "path" = $2;
+select * from "files" where "owner" = $1 and "path" = $2;
+select * from "files" where "owner" = $1 and "parent" = $2 order by "name";
+select "path" from "file_share_targets" where "user_id" = $1 and "parent" = $2;
+insert into "file_share_targets" ("share_id", "user_id", "path", "parent") values ($1, $2, $3, $4) on conflict do nothing returning "share_id";
+select * from "attendees" where "room_id" in ($1) and "actor_type" = $2 and "actor_id" in ($3);
+select "a"."actor_id" from "attendees" as "a" where "a"."room_id" = $1 and "a"."notification_level" in ($2, $3) and "a"."actor_type" = $4 and not exists (select "s"."id" from "sessions" as "s" where "s"."attendee_id" = "a"."id" and "s"."last_ping" >= $5);
+insert into "notifications" ("user_id", "app", "subject", "object_type", "object_id", "room_id", "message_id", "subject_params", "message", "message_params", "missed", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("user_id", "subject", "object_type", "object_id", "message_id") do update set "created_at" = "excluded"."created_at", "subject_params" = "excluded"."subject_params", "message" = "excluded"."message", "message_params" = "excluded"."message_params", "missed" = $13 returning (exists (select 1 from push_devices d where d.user_id = notifications.user_id) or exists (select 1 from webpush_subscriptions s where s.user_id = notifications.user_id and s.activated = 1)) as "owes_push";
+select * from "file_shares" where "id" = $1;
+
+-- after a write
+select 1;
+select * from "files" where "owner" = $1 and "path" = $2;
+select "r".*, "a"."id" as "a_id", "a"."room_id" as "a_room_id", "a"."actor_type" as "a_actor_type", "a"."actor_id" as "a_actor_id", "a"."display_name" as "a_display_name", "a"."pin" as "a_pin", "a"."participant_type" as "a_participant_type", "a"."favorite" as "a_favorite", "a"."notification_level" as "a_notification_level", "a"."notification_calls" as "a_notification_calls", "a"."last_joined_call" as "a_last_joined_call", "a"."last_read_message" as "a_last_read_message", "a"."last_mention_message" as "a_last_mention_message", "a"."last_mention_direct" as "a_last_mention_direct", "a"."read_privacy" as "a_read_privacy", "a"."permissions" as "a_permissions", "a"."access_token" as "a_access_token", "a"."invited_cloud_id" as "a_invited_cloud_id", "a"."phone_number" as "a_phone_number", "a"."call_id" as "a_call_id", "a"."dialout_request" as "a_dialout_request", "a"."dialout_requested_at" as "a_dialout_requested_at", "a"."last_attendee_activity" as "a_last_attendee_activity", "a"."created_at" as "a_created_at", "a"."read_count" as "a_read_count", "a"."archived" as "a_archived", "a"."important" as "a_important", "a"."sensitive" as "a_sensitive", "a"."rev" as "a_rev", "a"."hidden_pinned_id" as "a_hidden_pinned_id", "a"."has_scheduled_messages" as "a_has_scheduled_messages" from "rooms" as "r" left join "attendees" as "a" on "a"."room_id" = "r"."id" and "a"."actor_type" = $1 and "a"."actor_id" = $2 where "r"."token" = $3;
+select * from "attendees" where "room_id" = $1 and ("actor_type" = $2 and "actor_id" in ($3));
+select * from "users" where "id" in ($1);
+begin;
+insert into "file_shares" ("file_id", "owner", "room_id", "token", "created_at", "expires_at", "message_id") values ($1, $2, $3, $4, $5, $6, $7) returning "id";
+update "rooms" set "last_activity" = case when last_activity < $1 then $2 else last_activity end, "chat_count" = chat_count + 1 where "id" = $3 returning "id";
+insert into "chat_messages" ("actor_display_name", "message", "system_message", "message_parameters", "reference_id", "parent_id", "expires_at", "silent", "can_mention_all", "last_edit_actor_type", "last_edit_actor_id", "last_edit_actor_display_name", "last_edit_at", "deleted_by_type", "deleted_by_id", "deleted_at", "reactions", "room_id", "actor_type", "actor_id", "message_type", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) returning *;
+update "rooms" set "last_message" = $1 where "id" = $2 and "last_message" < $3;
+select pg_notify($1, c) from unnest($2::text[]) as c;
+insert into "chat_shared_items" ("message_id", "room_id", "object_type") values ($1, $2, $3);
+update "attendees" set "last_read_message" = $1, "last_attendee_activity" = $2, "read_count" = (select r.chat_count from rooms r where r.id = attendees.room_id) where "id" = $3 and "last_read_message" < $4;
+update "attendees" set "last_mention_message" = $1, "last_mention_direct" = $2 where "room_id" = $3 and "id" in ($4);
+update "file_shares" set "message_id" = $1 where "id" = $2;
+select 1;
+commit;
+select "actor_id" from "attendees" where "room_id" = $1 and "actor_type" = $2;
+select * from "file_share_targets" where "user_id" = $1 and "share_id" in ($2);
+select * from "files" where "owner" = $1 and "path" = $2;
+select * from "files" where "owner" = $1 and "path" = $2;
+select * from "files" where "owner" = $1 and "parent" = $2 order by "name";
+select "path" from "file_share_targets" where "user_id" = $1 and "parent" = $2;
+insert into "file_share_targets" ("share_id", "user_id", "path", "parent") values ($1, $2, $3, $4) on conflict do nothing returning "share_id";
+select * from "attendees" where "room_id" in ($1) and "actor_type" = $2 and "actor_id" in ($3);
+select "a"."actor_id" from "attendees" as "a" where "a"."room_id" = $1 and "a"."notification_level" in ($2, $3) and "a"."actor_type" = $4 and not exists (select "s"."id" from "sessions" as "s" where "s"."attendee_id" = "a"."id" and "s"."last_ping" >= $5);
+insert into "notifications" ("user_id", "app", "subject", "object_type", "object_id", "room_id", "message_id", "subject_params", "message", "message_params", "missed", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict ("user_id", "subject", "object_type", "object_id", "message_id") do update set "created_at" = "excluded"."created_at", "subject_params" = "excluded"."subject_params", "message" = "excluded"."message", "message_params" = "excluded"."message_params", "missed" = $13 returning (exists (select 1 from push_devices d where d.user_id = notifications.user_id) or exists (select 1 from webpush_subscriptions s where s.user_id = notifications.user_id and s.activated = 1)) as "owes_push";
+select * from "file_shares" where "id" = $1;
