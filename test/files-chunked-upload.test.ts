@@ -6,7 +6,9 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { basic, dialects, passwordOf, type Parley } from './helpers/parley.js';
 import { NO_THROTTLE } from './helpers/rooms.js';
 import { useParley } from './helpers/fixtures.js';
@@ -48,6 +50,19 @@ for (const dialect of dialects()) {
       assert.ok(got.body.equals(Buffer.concat(parts)));
       assert.equal(await chunkRows(), 0, 'chunks are gone');
       assert.equal((await req('PUT', 'uploads/alice/web-file-upload-1/00004', { body: parts[2] })).status, 404, 'the upload is finished');
+    });
+
+    it('a chunk cut short on disk (chunks are not synced one by one; a crash can do it) fails the MOVE with 400 and writes nothing', async () => {
+      assert.equal((await req('MKCOL', 'uploads/alice/cut-short', { headers: dest('cut.bin') })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/cut-short/1', { body: Buffer.alloc(4000, 1) })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/cut-short/2', { body: Buffer.alloc(4000, 2) })).status, 201);
+      const upload = await t.services.repos.fileUploads.find('alice', 'cut-short');
+      const [first] = await t.services.repos.fileUploads.chunks(upload!.id);
+      fs.truncateSync(path.join(t.services.settings.dataDir, 'files', 'blobs', first.blob.slice(0, 2), first.blob), 100);
+      const move = await req('MOVE', 'uploads/alice/cut-short/.file', { headers: { ...dest('cut.bin'), 'OC-Total-Length': '8000' } });
+      assert.equal(move.status, 400, move.body.toString());
+      assert.equal((await req('GET', 'files/alice/cut.bin')).status, 404);
+      assert.equal((await req('DELETE', 'uploads/alice/cut-short')).status, 204);
     });
 
     it('bad input: chunk names, wrong total, too large, MOVE onto a folder, unknown or foreign uploads; nothing written', async () => {

@@ -12,7 +12,7 @@ import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import assert from 'node:assert/strict';
 import { RoomType, useParley, V4 } from './helpers/fixtures.js';
 import { dialects, passwordOf, type Caller } from './helpers/parley.js';
-import { enterRoom } from './helpers/rooms.js';
+import { countQueries, enterRoom } from './helpers/rooms.js';
 import { eventually } from './helpers/eventually.js';
 import { newDevice, startProxy, type ReceivedPush } from './helpers/push-proxy.js';
 
@@ -249,6 +249,34 @@ for (const dialect of dialects()) {
       await t.services.outbox.idle();
       assert.equal(proxy.received.slice(from).filter((p) => p.subject?.subject === 'bob mentioned you in conversation Quiet hours').length, 0);
       assert.match((await t.call('GET', '/metrics', { format: 'none' })).text, /parley_push_dropped_total\{channel="proxy",reason="dnd"\} [1-9]/);
+    });
+
+    it('delivering pushes to N users costs the same statements whatever N', async () => {
+      /** Statements of one message to a conversation of `n` members each with a phone, until every push is handed over. */
+      async function statementsFor(n: number): Promise<number> {
+        const phones: Array<{ deviceIdentifier: string }> = [];
+        const members: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const u = await t.newUser(`fan${n}x${i}`);
+          members.push(u.id);
+          phones.push(await phone(u.id));
+        }
+        const room = await t.newRoom('bob', { name: `Fan-out ${n}`, members });
+        await t.services.outbox.idle();
+        const from = proxy.received.length;
+        const devices = new Set(phones.map((ph) => ph.deviceIdentifier));
+        return countQueries(t.p, async () => {
+          await t.say(room, 'bob', '@all news for everybody');
+          await eventually(
+            `${n} pushes`,
+            async () => proxy.received.slice(from).filter((p) => devices.has(p.deviceIdentifier) && p.subject?.type === 'chat').length === n,
+          );
+          await t.services.outbox.idle();
+        });
+      }
+      const few = await statementsFor(2);
+      const many = await statementsFor(12);
+      assert.equal(many, few, `statements for 12 pushes (${many}) against 2 (${few})`);
     });
 
     it('capabilities advertise the push features', async () => {

@@ -83,10 +83,16 @@ export class NotificationsRepository {
     return this.db.selectFrom('notifications').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
   }
 
-  /** These notifications of the user (those that exist). */
-  findIdsForUser(userId: string, ids: number[]): Promise<NotificationRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('notifications').selectAll().where('user_id', '=', userId).where('id', 'in', ids).orderBy('id').execute();
+  /**
+   * For each user, those of their `ids` that exist and are theirs, in one statement per 5,000
+   * ids whatever the number of users (a push batch asks for hundreds at once).
+   */
+  async findIdsOfUsers(wants: ReadonlyArray<{ userId: string; ids: readonly number[] }>): Promise<NotificationRow[]> {
+    const wanted = new Set(wants.flatMap((w) => w.ids.map((id) => `${w.userId} ${id}`)));
+    const ids = [...new Set(wants.flatMap((w) => w.ids))];
+    const out: NotificationRow[] = [];
+    for (const part of chunks(ids)) out.push(...(await this.db.selectFrom('notifications').selectAll().where('id', 'in', part).orderBy('id').execute()));
+    return out.filter((r) => wanted.has(`${r.user_id} ${Number(r.id)}`));
   }
 
   /**
@@ -127,11 +133,12 @@ export class NotificationsRepository {
     return rows.map((r) => Number(r.id));
   }
 
-  /** Deletes these notifications of the user; whether pushes (silent deletes) are owed. */
-  async deleteIds(userId: string, ids: number[]): Promise<boolean> {
+  /** Deletes these notifications of the user (or of any of these users); whether pushes (silent deletes) are owed. */
+  async deleteIds(userIds: string | readonly string[], ids: number[]): Promise<boolean> {
+    const users = typeof userIds === 'string' ? [userIds] : [...new Set(userIds)];
     let owes = false;
     for (const part of chunks(ids)) {
-      if (owed(await this.db.deleteFrom('notifications').where('user_id', '=', userId).where('id', 'in', part).returning(OWES_PUSH).execute())) owes = true;
+      if (owed(await this.db.deleteFrom('notifications').where('user_id', 'in', users).where('id', 'in', part).returning(OWES_PUSH).execute())) owes = true;
     }
     return owes;
   }

@@ -13,6 +13,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../database.js';
 import type { Database } from '../schema.js';
 import type { RateLimit } from '../../domain/rate-limits.js';
+import { chunks, rowsPerInsert } from '../chunks.js';
 
 /** Namespace of the PostgreSQL advisory locks taken per (user, action); arbitrary constant. */
 const PG_LOCK_NAMESPACE = 1_117_052_420;
@@ -32,22 +33,49 @@ export class UserRateLimitsRepository {
    * recorded). Older rows of the same subject and action are removed in the same step.
    */
   async take(userId: string, rate: RateLimit, now: number): Promise<boolean> {
+    return (await this.takeMany(new Map([[userId, 1]]), rate, now)).get(userId) === 1;
+  }
+
+  /**
+   * `take` for many subjects at once: for each subject of `wants`, up to that many requests are
+   * recorded, as many as its window still allows; how many were, by subject. One transaction of
+   * a fixed number of statements whatever the number of subjects (a push batch of hundreds of
+   * users): the locks (on PostgreSQL the advisory locks of every subject, taken in the order of
+   * their keys so that two batches never wait on each other in a cycle), the old rows of all
+   * subjects deleted, their windows counted, the new rows inserted.
+   */
+  async takeMany(wants: ReadonlyMap<string, number>, rate: RateLimit, now: number): Promise<Map<string, number>> {
     const { action, windowSeconds, limit } = rate;
+    const subjects = [...wants.keys()].filter((s) => (wants.get(s) ?? 0) > 0);
+    if (subjects.length === 0) return new Map();
     return this.db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') {
-        await sql`SELECT pg_advisory_xact_lock(${PG_LOCK_NAMESPACE}, hashtext(${`${userId} ${action}`}))`.execute(trx);
+        await sql`SELECT pg_advisory_xact_lock(${PG_LOCK_NAMESPACE}, k.h) FROM (SELECT DISTINCT hashtext(s || ${` ${action}`}) AS h FROM unnest(${subjects}::text[]) AS s ORDER BY h) AS k`.execute(
+          trx,
+        );
       }
       const since = now - windowSeconds;
-      await trx.deleteFrom('user_rate_limits').where('user_id', '=', userId).where('action', '=', action).where('occurred_at', '<=', since).execute();
-      const r = await trx
-        .selectFrom('user_rate_limits')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('user_id', '=', userId)
-        .where('action', '=', action)
-        .executeTakeFirstOrThrow();
-      if (Number(r.n) >= limit) return false;
-      await trx.insertInto('user_rate_limits').values({ user_id: userId, action, occurred_at: now }).execute();
-      return true;
+      const used = new Map<string, number>();
+      for (const part of chunks(subjects)) {
+        await trx.deleteFrom('user_rate_limits').where('user_id', 'in', part).where('action', '=', action).where('occurred_at', '<=', since).execute();
+        const counts = await trx
+          .selectFrom('user_rate_limits')
+          .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('user_id', 'in', part)
+          .where('action', '=', action)
+          .groupBy('user_id')
+          .execute();
+        for (const c of counts) used.set(c.user_id, Number(c.n));
+      }
+      const granted = new Map<string, number>();
+      const rows: Array<{ user_id: string; action: string; occurred_at: number }> = [];
+      for (const s of subjects) {
+        const n = Math.max(0, Math.min(wants.get(s)!, limit - (used.get(s) ?? 0)));
+        granted.set(s, n);
+        for (let i = 0; i < n; i++) rows.push({ user_id: s, action, occurred_at: now });
+      }
+      for (const part of chunks(rows, rowsPerInsert(3))) await trx.insertInto('user_rate_limits').values(part).execute();
+      return granted;
     });
   }
 

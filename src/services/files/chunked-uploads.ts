@@ -61,7 +61,9 @@ export class ChunkedUploadsService {
     const others = (await this.repos.fileUploads.chunks(upload.id)).filter((c) => c.number !== number).reduce((sum, c) => sum + c.size, 0);
     const room = Math.max(0, maxFileSize - others);
     if (declared !== undefined && declared > room) throw tooLarge(maxFileSize);
-    const blob = await storeStream(this.store, data, room, maxFileSize);
+    // Not synced to disk one by one: the file they become is (assemble), which is what a
+    // client's 201 for the MOVE promises; a chunk a crash cut short is caught there.
+    const blob = await storeStream(this.store, data, room, maxFileSize, { durable: false });
     let replaced: string | undefined;
     try {
       replaced = await this.repos.fileUploads.putChunk({ upload: upload.id, number, blob: blob.key, size: blob.size });
@@ -84,6 +86,11 @@ export class ChunkedUploadsService {
     const total = chunks.reduce((sum, c) => sum + c.size, 0);
     if (totalLength !== undefined && totalLength !== total) {
       throw badRequest('length', `The chunks add up to ${total} bytes, OC-Total-Length says ${totalLength}`);
+    }
+    // A chunk lost or cut short by a crash of the machine (chunks are not synced one by one):
+    // the upload cannot become the file; the client uploads again.
+    for (const c of chunks) {
+      if ((await this.store.stat(c.blob))?.size !== c.size) throw badRequest('chunks', `Chunk ${c.number} was lost; upload the file again`);
     }
     const store = this.store;
     const joined = Readable.from(

@@ -289,9 +289,15 @@ export class FilesService {
  * `limit` (reported as `maxFileSize`), 507 `quota` when the disk is full, 400 `body` when the
  * client's stream broke off (a truncated or aborted upload); nothing is kept in each case.
  */
-export async function storeStream(store: BlobStore, data: Readable, limit: number, maxFileSize: number): Promise<{ key: string; size: number }> {
+export async function storeStream(
+  store: BlobStore,
+  data: Readable,
+  limit: number,
+  maxFileSize: number,
+  opts?: { durable?: boolean },
+): Promise<{ key: string; size: number }> {
   try {
-    return await store.put(data, limit);
+    return await store.put(data, limit, opts);
   } catch (err) {
     if (err instanceof BlobTooLarge) throw tooLarge(maxFileSize);
     const code = (err as { code?: string }).code;

@@ -50,7 +50,7 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  put(data: Readable, maxBytes: number): Promise<{ key: string; size: number }> {
+  put(data: Readable, maxBytes: number, opts: { durable?: boolean } = {}): Promise<{ key: string; size: number }> {
     return this.commit(async (temp) => {
       let size = 0;
       const limit = new Transform({
@@ -69,7 +69,9 @@ export class LocalBlobStore implements BlobStore {
         if (!out.closed) await once(out, 'close');
         throw err;
       }
-      // Durable before it becomes visible: the rename must not publish data a crash can lose.
+      // Durable before it becomes visible: the rename must not publish data a crash can lose
+      // (unless asked not to: an upload's chunks are made durable as the file they become).
+      if (opts.durable === false) return size;
       const fd = await fs.promises.open(temp, 'r');
       try {
         await fd.sync();

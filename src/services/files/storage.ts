@@ -19,10 +19,13 @@ export interface ByteRange {
 
 export interface BlobStore {
   /**
-   * Stores a stream as a new blob, atomically: the blob exists complete or not at all (a crash
-   * or an error mid-way leaves nothing visible). Rejects with BlobTooLarge after `maxBytes`.
+   * Stores a stream as a new blob, atomically: the blob exists complete or not at all (an error
+   * mid-way leaves nothing visible), and durably (a crash after it resolved loses nothing).
+   * Rejects with BlobTooLarge after `maxBytes`. With `durable: false` (a chunk of an upload,
+   * made durable only as part of the file it becomes) a crash of the machine may leave the blob
+   * short or missing: whoever reads it checks its size first.
    */
-  put(data: Readable, maxBytes: number): Promise<{ key: string; size: number }>;
+  put(data: Readable, maxBytes: number, opts?: { durable?: boolean }): Promise<{ key: string; size: number }>;
   /** The blob's bytes, or only `range` of them. */
   get(key: string, range?: ByteRange): Readable;
   /** A new blob with the same bytes. */

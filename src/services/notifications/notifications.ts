@@ -312,7 +312,7 @@ export class NotificationService {
   /** `GET …/notifications`: newest first (at most 25), with Nextcloud's ETag (md5 of the ids). */
   async list(ctx: RequestContext, base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationList> {
     const userId = ctx.userId!;
-    const records = await this.present(userId, await this.repo.listForUser(userId), base, apiVersion);
+    const records = await this.present(await this.repo.listForUser(userId), base, apiVersion);
     const ids = records.map((r) => r.notification_id);
     return { records, etag: createHash('md5').update(JSON.stringify(ids)).digest('hex') };
   }
@@ -320,7 +320,7 @@ export class NotificationService {
   /** `GET …/notifications/{id}`: 404 for id 0, another user's, a missing or a stale notification. */
   async get(ctx: RequestContext, id: number, base: string, apiVersion: 'v1' | 'v2'): Promise<NotificationRecord> {
     const row = id > 0 ? await this.repo.findForUser(ctx.userId!, id) : undefined;
-    const [record] = row ? await this.present(ctx.userId!, [row], base, apiVersion) : [];
+    const [record] = row ? await this.present([row], base, apiVersion) : [];
     if (!record) throw notFound('notification', 'Notification not found');
     return record;
   }
@@ -338,15 +338,21 @@ export class NotificationService {
   }
 
   /**
-   * The notifications `ids` of `userId` as pushes show them (v2 records, the subject in plain
-   * text), by id; read, removed or stale ones are missing (stale ones are deleted, as on a read).
-   * With `importantOnly` (the user is on "do not disturb"), only those of conversations the user
-   * marked important: Talk makes them priority notifications, which the notifications app
-   * pushes through "do not disturb".
+   * The notifications of many users as pushes show them (v2 records, the subject in plain text),
+   * by id: for each user, those of their `ids` that still exist; read, removed or stale ones are
+   * missing (stale ones are deleted, as on a read). With `importantOnly` (the user is on "do not
+   * disturb"), only those of conversations the user marked important: Talk makes them priority
+   * notifications, which the notifications app pushes through "do not disturb". A fixed number of
+   * statements whatever the number of users (a message to a large conversation owes a push to
+   * each member: docs/benchmarks.md "Push to a large conversation").
    */
-  async recordsForPush(userId: string, ids: number[], base: string, opts: { importantOnly?: boolean } = {}): Promise<Map<number, NotificationRecord>> {
-    const rows = await this.repo.findIdsForUser(userId, ids);
-    const records = await this.present(userId, rows, base, 'v2', opts);
+  async recordsForPush(
+    wants: ReadonlyArray<{ userId: string; ids: number[]; importantOnly?: boolean }>,
+    base: string,
+  ): Promise<Map<number, NotificationRecord>> {
+    const rows = await this.repo.findIdsOfUsers(wants);
+    const importantOnly = new Set(wants.filter((w) => w.importantOnly).map((w) => w.userId));
+    const records = await this.present(rows, base, 'v2', importantOnly);
     return new Map(records.map((r) => [r.notification_id, r]));
   }
 
@@ -366,35 +372,40 @@ export class NotificationService {
   }
 
   /**
-   * Rows → records with a fixed number of queries (rooms, memberships, names). Rows whose
-   * conversation is gone or whose user left it are deleted, as Talk's notifier does.
+   * Rows (of one user or of many) → records with a fixed number of queries (rooms, memberships,
+   * names, messages). Rows whose conversation is gone or whose user left it are deleted, as
+   * Talk's notifier does. Users in `importantOnly` get only those of conversations they marked
+   * important.
    */
   private async present(
-    userId: string,
     rows: NotificationRow[],
     base: string,
     apiVersion: 'v1' | 'v2',
-    opts: { importantOnly?: boolean } = {},
+    importantOnly: ReadonlySet<string> = new Set(),
   ): Promise<NotificationRecord[]> {
     if (rows.length === 0) return [];
+    const userIds = [...new Set(rows.map((r) => r.user_id))];
     // Invitations to other servers' conversations have no conversation here: shown while pending.
     const remoteShares = rows.filter((r) => r.object_type === REMOTE_SHARE);
     const pending = await this.repos.federationInvitations.pendingIds(remoteShares.map((r) => Number(r.object_id)).filter(Number.isSafeInteger));
     const roomIds = [...new Set(rows.filter((r) => r.object_type !== REMOTE_SHARE).map((r) => Number(r.room_id)))];
     const rooms = new Map((await this.repos.rooms.findByIds(roomIds)).map((r) => [Number(r.id), r]));
-    const memberOf = new Map((await this.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, [userId])).map((a) => [Number(a.room_id), a]));
+    const memberKey = (roomId: number, userId: string) => `${roomId} ${userId}`;
+    const memberOf = new Map(
+      (await this.repos.attendees.actorsInRooms([...rooms.keys()], ActorType.USERS, userIds)).map((a) => [memberKey(Number(a.room_id), a.actor_id), a]),
+    );
+    const otherOf = (room: RoomRow | undefined, userId: string) => (room && isOneToOneKind(room.type) ? otherUserId(room, userId) : undefined);
     const nameIds = new Set<string>();
     for (const r of rows) {
       const sp = parseJson(r.subject_params);
       for (const k of ['actorId', 'callee', 'userId']) if (typeof sp[k] === 'string') nameIds.add(sp[k]);
-      const room = rooms.get(Number(r.room_id));
-      const other = room && isOneToOneKind(room.type) ? otherUserId(room, userId) : undefined;
+      const other = otherOf(rooms.get(Number(r.room_id)), r.user_id);
       if (other) nameIds.add(other);
     }
     const names = new Map((await this.directory.users.existing([...nameIds])).map((u) => [u.id, u.display_name || u.id]));
     // Notifications about a message show it as it is now, as Talk's notifier parses it when
     // read: edited, it reads edited; deleted or expired, the notification is gone.
-    const messageIds = rows.filter(isAboutMessage).map((r) => Number(r.message_id));
+    const messageIds = [...new Set(rows.filter(isAboutMessage).map((r) => Number(r.message_id)))];
     const messages = new Map((messageIds.length ? await this.repos.chatMessages.findByIds(messageIds, nowSeconds()) : []).map((m) => [m.id, m]));
     const out: NotificationRecord[] = [];
     const stale: number[] = [];
@@ -404,24 +415,26 @@ export class NotificationService {
         else stale.push(Number(row.id));
         continue;
       }
+      const userId = row.user_id;
       const room = rooms.get(Number(row.room_id));
+      const member = room ? memberOf.get(memberKey(Number(room.id), userId)) : undefined;
       const message = isAboutMessage(row) ? messages.get(Number(row.message_id)) : undefined;
       const gone = isAboutMessage(row) && (!message || message.room_id !== Number(row.room_id) || message.message_type === MessageType.COMMENT_DELETED);
-      if (!room || !memberOf.has(Number(room.id)) || gone) {
+      if (!room || !member || gone) {
         stale.push(Number(row.id));
         continue;
       }
-      const other = isOneToOneKind(room.type) ? otherUserId(room, userId) : undefined;
+      const other = otherOf(room, userId);
       const roomName = other !== undefined ? (names.get(other) ?? other) : room.name;
       // A conversation its user marked sensitive shows no message: none is formatted.
-      const sensitive = memberOf.get(Number(room.id))!.sensitive !== 0;
+      const sensitive = member.sensitive !== 0;
       const chatMessage = message && !sensitive ? asRichMessage(formatChatMessage(message, readerEnv(room, userId), false)) : undefined;
       const record = presentNotification(row, { base, apiVersion, room, roomName, names, chatMessage, sensitive });
-      if (record && opts.importantOnly && memberOf.get(Number(room.id))!.important === 0) continue;
+      if (record && importantOnly.has(userId) && member.important === 0) continue;
       if (record) out.push(record);
       else stale.push(Number(row.id));
     }
-    if (stale.length && (await this.repo.deleteIds(userId, stale))) this.outboxWake();
+    if (stale.length && (await this.repo.deleteIds(userIds, stale))) this.outboxWake();
     return out;
   }
 }

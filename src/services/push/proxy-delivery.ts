@@ -121,9 +121,43 @@ export class ProxyDelivery implements OutboxHandler {
       sealed.push(payload.then((p) => ({ device, payload: p, rowsOf })));
     };
 
+    const mineOf = new Map<string, PushRow[]>();
+    for (const p of live) {
+      const userId = devices.get(p.device)!.user_id;
+      mineOf.set(userId, [...(mineOf.get(userId) ?? []), p]);
+    }
+    const notifyOf = (userId: string) => (keys.has(userId) ? (mineOf.get(userId) ?? []).filter((p) => p.kind === 'notify') : []);
+    const dnd = (userId: string) => statuses.get(userId)?.status === 'dnd';
+    // The notifications of every user of the batch, rendered as their users read them now (gone or
+    // read: missing), and the users' push rates taken: a fixed number of statements for the batch
+    // whatever the number of users (docs/benchmarks.md "Push to a large conversation").
+    const records = await this.notifications.recordsForPush(
+      users.map((userId) => ({ userId, ids: [...new Set(notifyOf(userId).map((p) => p.nid))], importantOnly: dnd(userId) })).filter((w) => w.ids.length),
+      this.baseUrl,
+    );
+    // Which notifications to push: there, and to a device of the right kind; one unit of the
+    // user's rate each (their first ones in the batch while the rate lasts).
+    const wanted = new Map<string, number[]>();
+    const verdict = new Map<PushRow, 'dnd' | 'read' | 'filtered' | 'push'>();
+    for (const userId of users) {
+      for (const p of notifyOf(userId)) {
+        const record = records.get(p.nid);
+        if (!record) verdict.set(p, dnd(userId) ? 'dnd' : 'read');
+        else if (!devicesFor(userDevices.get(userId) ?? [], record.app).some((d) => Number(d.id) === p.device)) verdict.set(p, 'filtered');
+        else {
+          verdict.set(p, 'push');
+          const nids = wanted.get(userId) ?? [];
+          if (!nids.includes(p.nid)) wanted.set(userId, [...nids, p.nid]);
+        }
+      }
+    }
+    const granted = await this.rateLimits.takeMany(new Map([...wanted].map(([u, nids]) => [u, nids.length])), PUSH_RATE, nowSeconds());
+    const allowed = new Set<number>();
+    for (const [userId, nids] of wanted) for (const nid of nids.slice(0, granted.get(userId) ?? 0)) allowed.add(nid);
+
     for (const userId of users) {
       const key = keys.get(userId);
-      const mine = live.filter((p) => devices.get(p.device)!.user_id === userId);
+      const mine = mineOf.get(userId) ?? [];
       if (!key) {
         for (const p of mine) drop(p, 'gone');
         continue;
@@ -140,26 +174,16 @@ export class ProxyDelivery implements OutboxHandler {
       const envelope = async (device: PushDeviceRow, json: string, priority: string, type: string) =>
         JSON.stringify({ deviceIdentifier: device.device_identifier, pushTokenHash: device.push_token_hash, ...(await seal(device, json)), priority, type });
 
-      // Notifications: rendered as their user reads them now (gone or read: dropped).
-      const notify = mine.filter((p) => p.kind === 'notify');
-      if (notify.length) {
-        const dnd = statuses.get(userId)?.status === 'dnd';
-        const records = await this.notifications.recordsForPush(userId, [...new Set(notify.map((p) => p.nid))], this.baseUrl, { importantOnly: dnd });
-        const allowed = new Map<number, boolean>();
-        for (const p of notify) {
-          const record = records.get(p.nid);
-          if (!record) drop(p, dnd ? 'dnd' : 'read');
-          else if (!devicesFor(userDevices.get(userId) ?? [], record.app).some((d) => Number(d.id) === p.device)) drop(p, 'filtered');
-          else {
-            if (!allowed.has(p.nid)) allowed.set(p.nid, await this.rateLimits.take(userId, PUSH_RATE, nowSeconds()));
-            if (!allowed.get(p.nid)) drop(p, 'rate_limited');
-            else {
-              const device = devices.get(p.device)!;
-              const { priority, type } = pushPriority(record.app, record.object_type);
-              const json = pushSubjectJson({ nid: p.nid, app: record.app, subject: record.subject, type: record.object_type, id: record.object_id });
-              add(device, envelope(device, json, priority, type), [p]);
-            }
-          }
+      for (const p of notifyOf(userId)) {
+        const v = verdict.get(p)!;
+        if (v !== 'push') drop(p, v);
+        else if (!allowed.has(p.nid)) drop(p, 'rate_limited');
+        else {
+          const record = records.get(p.nid)!;
+          const device = devices.get(p.device)!;
+          const { priority, type } = pushPriority(record.app, record.object_type);
+          const json = pushSubjectJson({ nid: p.nid, app: record.app, subject: record.subject, type: record.object_type, id: record.object_id });
+          add(device, envelope(device, json, priority, type), [p]);
         }
       }
 

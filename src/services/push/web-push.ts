@@ -140,16 +140,33 @@ export class WebPushService implements OutboxHandler {
       const sub = subs.get(p.device)!;
       messages.push({ sub, json: JSON.stringify({ activationToken: sub.activation_token }), urgency: 'high', rows: [p] });
     }
+    const mineOf = (userId: string) => live.filter((p) => subs.get(p.device)!.user_id === userId && p.kind !== 'activate');
+    const dnd = (userId: string) => statuses.get(userId)?.status === 'dnd';
+    // Every user's notifications of the batch in a fixed number of statements, whatever the number of users.
+    const records = await this.notifications.recordsForPush(
+      users
+        .map((userId) => ({
+          userId,
+          ids: [
+            ...new Set(
+              mineOf(userId)
+                .filter((p) => p.kind === 'notify')
+                .map((p) => p.nid),
+            ),
+          ],
+          importantOnly: dnd(userId),
+        }))
+        .filter((w) => w.ids.length),
+      this.opts.baseUrl,
+    );
     for (const userId of users) {
-      const mine = live.filter((p) => subs.get(p.device)!.user_id === userId && p.kind !== 'activate');
+      const mine = mineOf(userId);
       const notify = mine.filter((p) => p.kind === 'notify');
       if (notify.length) {
-        const dnd = statuses.get(userId)?.status === 'dnd';
-        const records = await this.notifications.recordsForPush(userId, [...new Set(notify.map((p) => p.nid))], this.opts.baseUrl, { importantOnly: dnd });
         for (const p of notify) {
           const record = records.get(p.nid);
           const sub = subs.get(p.device)!;
-          if (!record) drop(p.row, dnd ? 'dnd' : 'read');
+          if (!record) drop(p.row, dnd(userId) ? 'dnd' : 'read');
           else if (!webPushAllows(sub.app_types, record.app)) drop(p.row, 'filtered');
           else {
             const json = JSON.stringify({
