@@ -5,11 +5,13 @@
  * come back in `invalidParticipants` with 202; all refused is 404 `invite` with nothing created;
  * a one-to-one may name its user as `participants.users[0]`; PHP-style form fields work too.
  */
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, createUser, dialects } from './helpers/parley.js';
+import { as, call, createUser, dialects, startParley, type Parley } from './helpers/parley.js';
 import { attendeesOf, roomCount, V4 } from './helpers/rooms.js';
 import { RoomType, useParley } from './helpers/fixtures.js';
+import { configureSip } from './helpers/sip-bridge.js';
+import { eventually } from './helpers/eventually.js';
 
 for (const dialect of dialects()) {
   describe(`POST /room with participants [${dialect}]`, () => {
@@ -90,6 +92,12 @@ for (const dialect of dialects()) {
       const r = await post({ roomType: RoomType.GROUP, roomName: 'Nobody', participants: { users: ['ghost'], groups: ['nogroup'] } });
       assert.deepEqual([r.status, r.data.error], [404, 'invite']);
       assert.equal(await roomCount(t.p), before);
+      // The legacy `invite` is one more invitee, as Talk merges it into the map.
+      const mixed = await post({ roomType: RoomType.GROUP, invite: 'crew', participants: { users: ['ghost'] } });
+      assert.equal(mixed.status, 202, mixed.text);
+      assert.equal(mixed.data.name, 'crew');
+      assert.deepEqual(mixed.data.invalidParticipants, { users: ['ghost'] });
+      assert.deepEqual(await actors(mixed.data.token), ['groups/crew', 'users/alice', 'users/erin']);
     });
 
     it('an empty map creates the conversation as without one; a one-to-one takes participants.users[0]', async () => {
@@ -111,9 +119,64 @@ for (const dialect of dialects()) {
       assert.deepEqual(await actors(r.data.token), ['users/alice', 'users/bob', 'users/carol']);
     });
 
+    it('phone numbers with SIP dial-out for the caller: added; a number not in E.164 is listed', async () => {
+      await configureSip(t.p, 'x'.repeat(32), []);
+      await t.p.services.appConfig.set('sip_dialout', 'yes');
+      try {
+        const r = await post({ roomType: RoomType.GROUP, roomName: 'Phones', participants: { phones: ['+49 30 1234-5678', 'call me'] } });
+        assert.equal(r.status, 202, r.text);
+        assert.deepEqual(r.data.invalidParticipants, { phones: ['call me'] });
+        const phones = (await attendeesOf(t.p, r.data.token)).filter((a) => a.actor_type === 'phones');
+        assert.deepEqual(
+          phones.map((a) => a.phone_number),
+          ['+493012345678'],
+        );
+      } finally {
+        await t.p.services.appConfig.set('sip_dialout', 'no');
+      }
+    });
+
     it('conversation-creation-all is advertised', async () => {
       const caps = await t.call('GET', '/cloud/capabilities', { as: as('alice') });
       assert.ok(caps.data.capabilities.spreed.features.includes('conversation-creation-all'));
+    });
+  });
+}
+
+for (const dialect of dialects()) {
+  describe(`POST /room with a federated invitee [${dialect}]`, () => {
+    let host: Parley;
+    let remote: Parley;
+    before(async () => {
+      const env = { FEDERATION_ALLOW_INSECURE: 'true', BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' };
+      host = await startParley(dialect, { env });
+      remote = await startParley(dialect, { env });
+      for (const p of [host, remote]) await p.services.appConfig.set('federation_enabled', 'yes');
+      await createUser(host, 'alice');
+      await createUser(remote, 'bob');
+    });
+    after(async () => {
+      await host?.close();
+      await remote?.close();
+    });
+
+    it('the federated user is invited as POST participants invites them: attendee, then an invitation on their server', async () => {
+      const bobId = `bob@${remote.url}`;
+      const r = await call(host, 'POST', `${V4}/room`, {
+        as: as('alice'),
+        body: { roomType: RoomType.GROUP, roomName: 'Across', participants: { federated_users: [bobId] } },
+      });
+      assert.equal(r.status, 201, r.text);
+      const fed = (await attendeesOf(host, r.data.token)).filter((a) => a.actor_type === 'federated_users');
+      assert.equal(fed.length, 1);
+      await eventually(
+        'bob is invited',
+        async () => {
+          const inv = await call(remote, 'GET', '/apps/spreed/api/v1/federation/invitation', { as: as('bob') });
+          return inv.status === 200 && (inv.data as any[]).some((i) => i.remoteToken === r.data.token);
+        },
+        20000,
+      );
     });
   });
 }
