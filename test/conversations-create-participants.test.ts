@@ -112,6 +112,18 @@ for (const dialect of dialects()) {
       assert.deepEqual([again.status, again.data.token], [200, one.data.token]);
     });
 
+    it('a list longer than 200 entries is 400 invite; nothing created', async () => {
+      const before = await roomCount(t.p);
+      const users = Array.from({ length: 201 }, (_, i) => `u${i}`);
+      const r = await post({ roomType: RoomType.GROUP, roomName: 'Crowd', participants: { users } });
+      assert.deepEqual([r.status, r.data.error], [400, 'invite']);
+      for (const participants of [{ users: 'bob' }, { users: [['bob']] }, 'bob', { groups: { a: 'crew' } }]) {
+        const bad = await post({ roomType: RoomType.GROUP, roomName: 'Odd', participants });
+        assert.deepEqual([bad.status, bad.data.error], [400, 'invite'], JSON.stringify(participants));
+      }
+      assert.equal(await roomCount(t.p), before);
+    });
+
     it('PHP-style form fields: participants[users][]=…', async () => {
       const form = 'roomType=2&roomName=Form&participants%5Busers%5D%5B%5D=bob&participants%5Busers%5D%5B%5D=carol';
       const r = await t.call('POST', `${V4}/room`, { as: as('alice'), form });

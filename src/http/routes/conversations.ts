@@ -12,10 +12,10 @@ import { KeptReply, OcsReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 import { nowSeconds } from '../../domain/time.js';
 import { conversationTopics } from '../../cache/answer-topics.js';
-import { INVITATION_KINDS } from '../../services/conversations/room-invitations.js';
+import { INVITATION_KINDS, INVITATION_MAX_LENGTH, INVITATIONS_MAX } from '../../services/conversations/room-invitations.js';
 
 /** Talk's `participants` map of POST /room: each kind a list of ids, e-mail addresses, cloud ids or numbers. */
-const InvitationList = Type.Array(Type.String({ maxLength: 255 }), { maxItems: 200 });
+const InvitationList = Type.Array(Type.String({ maxLength: INVITATION_MAX_LENGTH }), { maxItems: INVITATIONS_MAX });
 const Invitations = Type.Object(Object.fromEntries(INVITATION_KINDS.map((k) => [k, Type.Optional(InvitationList)])), { 'x-error': 'invite' });
 const CreatedWithInvalid = Type.Intersect([ConversationSchema, Type.Object({ invalidParticipants: Invitations })]);
 

@@ -6,7 +6,7 @@
  * `invalidParticipants` (202); when none is valid and some are invalid nothing is created (404
  * `invite`).
  */
-import { ApiError, notFound } from '../../domain/errors.js';
+import { ApiError, badRequest, notFound } from '../../domain/errors.js';
 import { emailProblem } from '../../domain/accounts.js';
 import { federationSwitches } from '../../domain/federation/rules.js';
 import { parseCloudId } from '../../domain/federation/cloud-id.js';
@@ -23,6 +23,10 @@ import type { CallerRoom, RoomsService } from './rooms.js';
 export const INVITATION_KINDS = ['users', 'federated_users', 'groups', 'teams', 'emails', 'phones'] as const;
 export type InvitationKind = (typeof INVITATION_KINDS)[number];
 export type InvitationMap = Partial<Record<InvitationKind, string[]>>;
+
+/** Bounds of one list of the map and of one entry (Talk takes any; docs/compatibility.md lists it). */
+export const INVITATIONS_MAX = 200;
+export const INVITATION_MAX_LENGTH = 255;
 
 export interface CreatedWithInvitations {
   caller: CallerRoom;
@@ -45,9 +49,18 @@ export class RoomInvitations {
       // Talk 21+: the other user may come as participants.users[0].
       return this.creation.create(ctx, { ...input, invite: input.invite || map.users?.[0] || '' });
     }
+    if (typeof map !== 'object' || map === null || INVITATION_KINDS.some((k) => map[k] !== undefined && !Array.isArray(map[k]))) {
+      throw badRequest('invite', 'participants must map users, groups, teams, emails, federated_users and phones to lists');
+    }
     const wanted = INVITATION_KINDS.filter((k) => (map[k]?.length ?? 0) > 0);
     if (wanted.length === 0) return this.creation.create(ctx, input);
 
+    for (const kind of wanted) {
+      const list = map[kind]!;
+      if (list.length > INVITATIONS_MAX || list.some((e) => typeof e !== 'string' || e.length > INVITATION_MAX_LENGTH)) {
+        throw badRequest('invite', `participants.${kind} takes up to ${INVITATIONS_MAX} entries of up to ${INVITATION_MAX_LENGTH} characters`);
+      }
+    }
     const valid: InvitationMap = {};
     const invalid: InvitationMap = {};
     for (const kind of wanted) {
