@@ -31,7 +31,14 @@ for (const dialect of dialects()) {
       const r = await post({
         roomType: RoomType.GROUP,
         roomName: 'Everyone',
-        participants: { users: ['bob', 'carol'], groups: ['crew'], teams: ['design'], emails: ['guest@example.com'], federated_users: [], phones: [] },
+        participants: {
+          users: ['bob', 'carol', 'bob', 'alice'],
+          groups: ['crew'],
+          teams: ['design'],
+          emails: ['guest@example.com'],
+          federated_users: [],
+          phones: [],
+        },
       });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.data.type, RoomType.PUBLIC, 'a valid e-mail invitee makes it public');

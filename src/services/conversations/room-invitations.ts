@@ -45,12 +45,13 @@ export class RoomInvitations {
   ) {}
 
   async create(ctx: RequestContext, input: CreateInput, map: InvitationMap = {}): Promise<CreatedWithInvitations> {
-    if (input.roomType === RoomType.ONE_TO_ONE) {
-      // Talk 21+: the other user may come as participants.users[0].
-      return this.creation.create(ctx, { ...input, invite: input.invite || map.users?.[0] || '' });
-    }
     if (typeof map !== 'object' || map === null || INVITATION_KINDS.some((k) => map[k] !== undefined && !Array.isArray(map[k]))) {
       throw badRequest('invite', 'participants must map users, groups, teams, emails, federated_users and phones to lists');
+    }
+    if (input.roomType === RoomType.ONE_TO_ONE) {
+      // Talk 21+: the other user may come as participants.users[0].
+      const first = map.users?.[0];
+      return this.creation.create(ctx, { ...input, invite: input.invite || (typeof first === 'string' ? first : '') });
     }
     const wanted = INVITATION_KINDS.filter((k) => (map[k]?.length ?? 0) > 0);
     if (wanted.length === 0) return this.creation.create(ctx, input);
@@ -65,6 +66,8 @@ export class RoomInvitations {
     const invalid: InvitationMap = {};
     for (const kind of wanted) {
       for (const entry of map[kind]!) {
+        // Valid invitees once each, as Talk keys them by id; invalid ones as sent.
+        if (valid[kind]?.includes(entry)) continue;
         const list = (await this.acceptable(ctx, kind, entry)) ? valid : invalid;
         (list[kind] ??= []).push(entry);
       }
@@ -80,7 +83,7 @@ export class RoomInvitations {
         try {
           await this.participants.add(ctx, caller.room.token, entry, kind);
         } catch (e) {
-          if (!(e instanceof ApiError) || e.status >= 500) throw e;
+          if (!(e instanceof ApiError)) throw e;
           // Refused when added (e.g. a federated server that may not be reached): listed as invalid.
           (invalid[kind] ??= []).push(entry);
         }
