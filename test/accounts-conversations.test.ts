@@ -31,12 +31,18 @@ for (const dialect of dialects()) {
       assert.equal(list.data.find((x: any) => x.actorType === 'groups').displayName, 'The Crew');
       const refusals: Array<[string, Record<string, string>, number, string]> = [
         ['/cloud/groups/nogroup', { key: 'displayname', value: 'x' }, 404, 'groupid'],
-        ['/cloud/groups/crew', { key: 'members', value: 'x' }, 400, 'key'],
+        ['/cloud/groups/crew', { key: 'members', value: 'x' }, 401, 'key'],
+        ['/cloud/groups/nogroup', { key: 'members', value: 'x' }, 401, 'key'],
         ['/cloud/groups/crew', { key: 'displayname', value: '' }, 400, 'displayname'],
       ];
       for (const [path, form, status, error] of refusals) {
         const res = await t.call('PUT', path, { as: admin, form });
         assert.deepEqual([res.status, res.data.error], [status, error], JSON.stringify(form));
+      }
+      // Nextcloud's answer to another key: OCS 997 with HTTP 401 on v1 and v2 alike.
+      for (const version of [1, 2] as const) {
+        const res = await t.call('PUT', '/cloud/groups/crew', { as: admin, version, form: { key: 'members', value: 'x' } });
+        assert.deepEqual([res.status, res.meta.statuscode, res.meta.message], [401, 997, ''], `v${version}`);
       }
       assert.equal((await t.call('PUT', '/cloud/groups/crew', { as: as('bob'), form: { key: 'displayname', value: 'Mine' } })).status, 403);
       assert.equal((await t.p.services.directory.groups.find('crew'))!.display_name, 'The Crew', 'refusals changed nothing');

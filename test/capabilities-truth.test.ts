@@ -22,6 +22,7 @@ const IMPLEMENTED = [
   'start-call-flag',
   'single-conversation-status',
   'conversation-creation-password',
+  'conversation-creation-all',
   'breakout-rooms-v1',
   'avatar',
   'favorites',
@@ -112,7 +113,7 @@ for (const dialect of dialects()) {
 
     it('the feature list is exactly what is implemented; sip-support without SIP configured, as Talk', async () => {
       assert.deepEqual([...(await features(t.p))].sort(), [...IMPLEMENTED].sort());
-      for (const missing of ['conversation-creation-all', 'react-permission', 'sip-support-dialout']) {
+      for (const missing of ['react-permission', 'sip-support-dialout']) {
         assert.ok(!(await features(t.p)).includes(missing), missing);
       }
     });

@@ -615,7 +615,7 @@ for (const dialect of dialects()) {
         assert.ok(spreed['features-local'].includes('favorites'));
         assert.ok(spreed['features-local'].includes('listable-rooms'));
         assert.ok(spreed.features.includes('conversation-creation-password'), 'POST /room and POST public take a password');
-        assert.ok(!spreed.features.includes('conversation-creation-all'), 'POST /room takes no participants map');
+        assert.ok(spreed.features.includes('conversation-creation-all'), 'POST /room takes every option and the participants map');
       });
     });
   });

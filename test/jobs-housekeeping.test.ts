@@ -96,9 +96,16 @@ for (const dialect of dialects()) {
       await config('inactivity_enable_lobby', 'yes');
       // Older rooms of the other cases are locked too: count them by reading back.
       assert.match(await run('inactivity-lock'), /^[1-9]\d* locked$/);
+      const locked = (await roomRow(fx.p, idle))!;
+      assert.equal(locked.read_only, 1);
+      // Talk's LockInactiveRooms puts the lobby on with its timer at "now": it lifts itself once
+      // that second has passed, at the next read (lobby_timer_reached), and the room stays read-only.
+      assert.equal(locked.lobby_state, 1);
+      assert.ok(locked.lobby_timer >= t && locked.lobby_timer <= now(), `timer ${locked.lobby_timer} is the run's now`);
+      await sleep(1100);
       const rec = await fx.call('GET', `${V4}/room/${idle}`, { as: as('alice') });
-      assert.equal(rec.data.readOnly, 1);
-      assert.equal(rec.data.lobbyState, 1, 'the lobby stays on (no timer)');
+      assert.deepEqual([rec.data.readOnly, rec.data.lobbyState, rec.data.lobbyTimer], [1, 0, 0]);
+      assert.equal(rec.data.lastMessage.systemMessage, 'lobby_timer_reached');
       assert.equal((await roomRow(fx.p, busy))!.read_only, 0);
       assert.equal((await roomRow(fx.p, one))!.read_only, 0);
       assert.equal(await run('inactivity-lock'), '0 locked');

@@ -99,6 +99,12 @@ export const payloadTooLarge = (error: string, message?: string) => new ApiError
  */
 export const ocsFailure = (code: number, error: string, message: string) => new ApiError(code, reason(error, message), message);
 
+/**
+ * Nextcloud's `RESPOND_UNAUTHORISED` (997) thrown by a controller for a refused input (the
+ * provisioning API's unknown group key): HTTP 401 on v1 and v2, `meta.message` empty.
+ */
+export const ocsUnauthorised = (error: string, message: string) => new ApiError(401, reason(error, message), '', 997);
+
 /** Nextcloud's `RESPOND_NOT_FOUND` (998): HTTP 404 on v2, statuscode 998 with HTTP 200 on v1. */
 export const ocsNotFound = (error: string, message = '') => new ApiError(404, reason(error, message || undefined), message, 998);
 

@@ -28,6 +28,8 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'single-conversation-status' },
   // POST /room and POST /room/{token}/public take a password.
   { name: 'conversation-creation-password' },
+  // POST /room takes every create-time option and the participants map (services/conversations/room-invitations.ts).
+  { name: 'conversation-creation-all' },
   // Breakout rooms, while the admin allows them.
   { name: 'breakout-rooms-v1', when: (cfg) => cfg.bool('breakout_rooms') },
   // Conversation avatars.

@@ -32,6 +32,7 @@ import { MembershipSync } from './participants/membership-sync.js';
 import { PreferencesService } from './accounts/preferences.js';
 import { RoomsService } from './conversations/rooms.js';
 import { RoomCreation } from './conversations/room-creation.js';
+import { RoomInvitations } from './conversations/room-invitations.js';
 import { BreakoutRoomsService } from './conversations/breakout-rooms.js';
 import { AvatarService } from './conversations/avatars.js';
 import { HousekeepingService } from './conversations/housekeeping.js';
@@ -105,6 +106,8 @@ export interface Services {
   rooms: RoomsService;
   /** POST /room, note-to-self and the operator's conversations without an owner. */
   roomCreation: RoomCreation;
+  /** POST /room with Talk's participants map. */
+  roomInvitations: RoomInvitations;
   /** The conversation records: batch loads, lazy repairs, then the pure presenter. */
   conversationView: ConversationViewService;
   /** GET /room in JSON with each record reused while the database says it is current. */
@@ -245,6 +248,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     sip,
     federation.host,
   );
+  const roomInvitations = new RoomInvitations(roomCreation, participants, rooms, directory, teams);
   const participantRoles = new ParticipantRolesService(rooms, repos, repos.participants);
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
@@ -370,6 +374,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     sipSettings,
     rooms,
     roomCreation,
+    roomInvitations,
     conversationView,
     conversationList,
     roomSettings,

@@ -17,13 +17,14 @@ export class HousekeepingRepository {
 
   /**
    * Locks group and public rooms idle since `cutoff` that are not read-only yet: read-only,
-   * optionally behind the lobby; the lock is activity (Talk posts a system message). Returns
-   * how many were locked.
+   * optionally behind the lobby with its timer at `now` as Talk's LockInactiveRooms sets it (so
+   * it lifts itself once that second has passed; docs/reference/conversations.md#timers-and-jobs);
+   * the lock is activity (Talk posts a system message). Returns how many were locked.
    */
   async lockInactive(cutoff: number, withLobby: boolean, now: number): Promise<number> {
     const res = await this.db
       .updateTable('rooms')
-      .set({ read_only: 1, last_activity: now, ...(withLobby ? { lobby_state: 1, lobby_timer: 0 } : {}) })
+      .set({ read_only: 1, last_activity: now, ...(withLobby ? { lobby_state: 1, lobby_timer: now } : {}) })
       .where('type', 'in', [2, 3])
       .where('read_only', '=', 0)
       .where('last_activity', '<=', cutoff)

@@ -12,6 +12,12 @@ import { KeptReply, OcsReply, ocsRoute } from '../ocs/route.js';
 import { Token, V4 } from './common-schemas.js';
 import { nowSeconds } from '../../domain/time.js';
 import { conversationTopics } from '../../cache/answer-topics.js';
+import { INVITATION_KINDS, INVITATION_MAX_LENGTH, INVITATIONS_MAX } from '../../services/conversations/room-invitations.js';
+
+/** Talk's `participants` map of POST /room: each kind a list of ids, e-mail addresses, cloud ids or numbers. */
+const InvitationList = Type.Array(Type.String({ maxLength: INVITATION_MAX_LENGTH }), { maxItems: INVITATIONS_MAX });
+const Invitations = Type.Object(Object.fromEntries(INVITATION_KINDS.map((k) => [k, Type.Optional(InvitationList)])), { 'x-error': 'invite' });
+const CreatedWithInvalid = Type.Intersect([ConversationSchema, Type.Object({ invalidParticipants: Invitations })]);
 
 export async function conversationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const rooms = services.rooms;
@@ -59,6 +65,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
     statuses: {
       200: { description: 'the one-to-one conversation already exists', schema: ConversationSchema },
       201: { description: 'created', schema: ConversationSchema },
+      202: { description: 'created; some participants could not be invited (invalidParticipants)', schema: CreatedWithInvalid },
       404: 'the user, group or team to invite does not exist',
     },
     params: Type.Object({
@@ -82,13 +89,17 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
       description: Type.Optional(Type.String({ 'x-error': 'description' })),
       emoji: Type.Optional(Type.String({ maxLength: 64, 'x-error': 'avatar' })),
       avatarColor: Type.Optional(Type.String({ maxLength: 16, 'x-error': 'avatar' })),
+      // Talk 21+: who to invite (docs/reference/conversations.md#creation-with-participants).
+      participants: Type.Optional(Invitations),
     }),
     response: ConversationSchema,
     handler: async ({ params, ctx }) => {
-      const { roomType, invite, source, roomName, objectType, objectId, ...options } = params;
-      const { caller, created } = await services.roomCreation.create(ctx, { roomType, invite, source, roomName, objectType, objectId, options });
+      const { roomType, invite, source, roomName, objectType, objectId, participants, ...options } = params;
+      const input = { roomType, invite, source, roomName, objectType, objectId, options };
+      const { caller, created, invalid } = await services.roomInvitations.create(ctx, input, participants);
       // The new conversation's lastMessage is its conversation_created message, as in Talk.
       const record = await services.conversationView.presentOne(ctx, caller);
+      if (invalid) return new OcsReply({ ...record, invalidParticipants: invalid }, 202);
       return new OcsReply(record, created ? 201 : 200);
     },
   });

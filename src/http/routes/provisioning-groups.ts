@@ -42,7 +42,7 @@ export async function provisioningGroupRoutes(app: FastifyInstance, services: Se
     method: 'PUT',
     path: '/cloud/groups/:groupid',
     auth: 'admin',
-    summary: 'Change a group (key=displayname, value=new name); conversations show the new name',
+    summary: 'Change a group (key=displayname, value=new name; another key is OCS 997, HTTP 401, as Nextcloud); conversations show the new name',
     params: Type.Object({
       groupid,
       key: Type.String({ maxLength: 64, 'x-error': 'key' }),

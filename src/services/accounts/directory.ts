@@ -8,7 +8,7 @@ import type { Repositories } from '../../db/repositories/index.js';
 import type { UsersRepository, UserRow } from '../../db/repositories/users.js';
 import type { GroupsRepository, GroupRow } from '../../db/repositories/groups.js';
 import type { AppPasswordsRepository } from '../../db/repositories/app-passwords.js';
-import { notFound, ocsFailure, ocsNotFound } from '../../domain/errors.js';
+import { notFound, ocsFailure, ocsNotFound, ocsUnauthorised } from '../../domain/errors.js';
 import { displayNameProblem, emailProblem, groupIdProblem, passwordProblem, userIdProblem } from '../../domain/accounts.js';
 import { hashPassword } from '../../domain/passwords.js';
 import { nowSeconds } from '../../domain/time.js';
@@ -205,8 +205,9 @@ export class DirectoryService {
    * attendees in conversations show the new name. 404 (998) unknown group, 101 bad key or name.
    */
   async updateGroup(id: string, key: string, value: string): Promise<void> {
+    // Nextcloud refuses any other key before looking at the group (docs/reference/accounts-and-login.md#provisioning-groups).
+    if (key !== 'displayname') throw ocsUnauthorised('key', 'Only key "displayname" can be changed');
     if (!(await this.groups.find(id))) throw ocsNotFound('groupid', 'group does not exist');
-    if (key !== 'displayname') throw ocsFailure(101, 'key', 'Only key "displayname" can be changed');
     const problem = value.trim() === '' ? 'The display name must not be empty' : displayNameProblem(value);
     if (problem) throw ocsFailure(101, 'displayname', problem);
     await this.groups.rename(id, value);

@@ -4,8 +4,9 @@
  * turned into `reaction_deleted` on removal, which posts `reaction_revoked`; the reacted
  * message's emoji → count map is recomputed in the same transaction under the room's row lock.
  *
- * Permission: Parley has no permission bit 256 (REACT, Talk 34+), so reacting needs the chat
- * permission (128), as in Talk before 34; `react-permission` is therefore not advertised.
+ * Permission: reacting needs the chat permission (128), as in Talk before 24; the react bit 256
+ * is stored but not required, because the contract's default permissions (246) lack it
+ * (docs/reference/participants.md#the-react-bit-talk-24); `react-permission` is not advertised.
  */
 import type { Db } from '../../db/database.js';
 import { CHAT_MESSAGE_DEFAULTS, UNREAD_TYPES, type ChatMessagesRepository, type ChatMessageRead } from '../../db/repositories/chat-messages.js';

@@ -80,7 +80,8 @@ export class HousekeepingService {
 
   /**
    * Inactivity lock (Talk's LockInactiveRooms): with inactivity_lock_after_days > 0, idle group
-   * and public rooms become read-only, and with inactivity_enable_lobby also get the lobby.
+   * and public rooms become read-only, and with inactivity_enable_lobby also get the lobby with
+   * its timer at now (Talk's timer; it lifts at the next read or lobby-timer run after that second).
    */
   async lockInactiveRooms(now: number): Promise<number> {
     const cfg = await this.appConfig.snapshot();
