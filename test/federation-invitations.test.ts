@@ -230,15 +230,21 @@ for (const dialect of dialects()) {
       assert.ok(Date.now() - started < 2000, 'answered without waiting for the remote');
       const pending = await host.services.outbox.idle().then(() => host.services.repos.outbox.pending());
       assert.deepEqual(pending, [{ topic: 'federation', count: 1 }]);
+      // While the remote is down, the share is tried again (the outbox's back-off, 1 s doubling).
+      const attempts = async () =>
+        Number((await host.services.db.kysely.selectFrom('outbox').select('attempts').where('topic', '=', 'federation').executeTakeFirst())?.attempts ?? 0);
+      await eventually('tried again while the remote is down', async () => (await attempts()) >= 2, 30_000);
       const late = await startParley(dialect, { port, env: { FEDERATION_ALLOW_INSECURE: 'true' } });
       try {
         await late.services.appConfig.set('federation_enabled', 'yes');
         await createUser(late, 'carl');
+        // The next try is due now (as when its back-off has run out), not in up to a minute.
+        await host.services.db.kysely.updateTable('outbox').set({ due_at: 0 }).where('topic', '=', 'federation').execute();
+        host.services.outbox.kick();
         await eventually(
           'the retried share arrived',
           async () => (await late.services.repos.federationInvitations.forUser('carl')).some((i) => i.remote_token === room.token),
-          // Retries back off (1 s doubling): a slow start of the remote can put the next one 30 s or more away.
-          90_000,
+          30_000,
         );
         assert.equal((await federatedRows(room.token)).length, 1);
       } finally {
