@@ -121,7 +121,28 @@ for (const dialect of dialects()) {
 
       const accepted = await call(remote, 'POST', `${INVITATIONS}/${inv.id}`, { as: as('bob') });
       assert.equal(accepted.status, 200, accepted.text);
-      assert.equal(accepted.data.state, 1);
+      // Talk's answer: the conversation kept on bob's server, naming its host.
+      const local = accepted.data;
+      assert.equal(local.remoteServer, host.url);
+      assert.equal(local.remoteToken, room.token);
+      assert.notEqual(local.token, room.token);
+      assert.equal(local.name, 'Across');
+      assert.equal(local.type, 2);
+      assert.equal(local.actorType, 'users');
+      assert.equal(local.actorId, 'bob');
+      assert.equal(local.participantType, 3);
+      const listed = (await call(remote, 'GET', `${V4}/room`, { as: as('bob') })).data as any[];
+      const mine = listed.find((r) => r.token === local.token);
+      assert.ok(mine, JSON.stringify(listed.map((r) => r.token)));
+      assert.equal(mine.remoteServer, host.url);
+      assert.equal(mine.remoteToken, room.token);
+      const one = await call(remote, 'GET', `${V4}/room/${local.token}`, { as: as('bob') });
+      assert.equal(one.status, 200, one.text);
+      assert.equal(one.data.remoteServer, host.url);
+      assert.equal(one.data.remoteToken, room.token);
+      // Conversations of this server carry neither field.
+      assert.ok(!('remoteServer' in (await call(host, 'GET', `${V4}/room/${room.token}`, { as: as('alice') })).data));
+      assert.equal((await invitations()).find((i) => i.id === inv.id).localToken, local.token);
       // The host learnt it at once: the attendee carries the name bob's server gave.
       assert.equal((await federated(room.token))[0].displayName, 'Bob B');
       assert.equal((await invitations()).find((i) => i.id === inv.id).state, 1);

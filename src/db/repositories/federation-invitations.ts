@@ -48,6 +48,26 @@ export class FederationInvitationsRepository {
       .executeTakeFirst();
   }
 
+  /** The accepted invitation of `userId` for the local conversation `roomId` (its secret authenticates proxied requests). */
+  forLocalRoom(userId: string, roomId: number): Promise<InvitationRow | undefined> {
+    return this.db
+      .selectFrom('federation_invitations')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('local_room_id', '=', roomId)
+      .where('state', '=', 1)
+      .executeTakeFirst();
+  }
+
+  /** Accepted invitations for the local conversation `roomId` (every user of this server in it). */
+  forRoom(roomId: number): Promise<InvitationRow[]> {
+    return this.db.selectFrom('federation_invitations').selectAll().where('local_room_id', '=', roomId).where('state', '=', 1).execute();
+  }
+
+  async setLocalRoom(id: number, roomId: number): Promise<void> {
+    await this.db.updateTable('federation_invitations').set({ local_room_id: roomId }).where('id', '=', id).execute();
+  }
+
   /** Pending → `to` in one conditional statement; whether this call moved it. */
   async setState(id: number, from: number, to: number): Promise<boolean> {
     const res = await this.db.updateTable('federation_invitations').set({ state: to }).where('id', '=', id).where('state', '=', from).executeTakeFirst();

@@ -48,6 +48,8 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   chat_count: 0,
   next_expiry: 0,
   last_pinned_id: 0,
+  remote_server: '',
+  remote_token: '',
 };
 
 /** Every attendee column (a Record so that a column added to the table must be added here). */
@@ -369,6 +371,29 @@ export class RoomsRepository {
    */
   insertNoteToSelf(row: NewRoom): Promise<number | undefined> {
     return this.insertUnlessTaken(row, 'object_id', RoomType.NOTE_TO_SELF);
+  }
+
+  /**
+   * The local conversation of a host's conversation (docs/reference/federation.md#proxied-requests):
+   * inserted unless one exists already (unique index rooms_remote), then read; one statement decides.
+   */
+  async insertRemoteOnce(row: NewRoom & { remote_server: string; remote_token: string }): Promise<RoomRow> {
+    await this.db
+      .insertInto('rooms')
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .columns(['remote_server', 'remote_token'])
+          .where(sql<boolean>`remote_token <> ''`)
+          .doNothing(),
+      )
+      .execute();
+    return this.db
+      .selectFrom('rooms')
+      .selectAll()
+      .where('remote_server', '=', row.remote_server)
+      .where('remote_token', '=', row.remote_token)
+      .executeTakeFirstOrThrow();
   }
 
   /**

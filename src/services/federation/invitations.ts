@@ -13,7 +13,8 @@ import { isRefusal, OCM_RESOURCE_NOT_FOUND, ocmNotificationBody, readShare, type
 import { nowSeconds } from '../../domain/time.js';
 import { formatInvitation, type InvitationRecord } from '../../presenters/federation.js';
 import type { DirectoryService } from '../accounts/directory.js';
-import type { RoomsService } from '../conversations/rooms.js';
+import type { CallerRoom, RoomsService } from '../conversations/rooms.js';
+import { ActorType, ParticipantType } from '../../domain/constants.js';
 import type { NotificationService } from '../notifications/notifications.js';
 import type { OutboxSignal } from '../outbox/signal.js';
 import type { AppConfigService } from '../platform/app-config.js';
@@ -94,7 +95,13 @@ export class FederationInvitations {
   // ---- the invited user's API ----
 
   async list(ctx: RequestContext): Promise<InvitationRecord[]> {
-    return (await this.repos.federationInvitations.forUser(ctx.userId!)).map((row) => formatInvitation(row));
+    const rows = await this.repos.federationInvitations.forUser(ctx.userId!);
+    const tokens = new Map<number, string>();
+    for (const id of new Set(rows.map((r) => Number(r.local_room_id)).filter((id) => id > 0))) {
+      const room = await this.repos.rooms.findById(id);
+      if (room) tokens.set(id, room.token);
+    }
+    return rows.map((row) => formatInvitation(row, tokens.get(Number(row.local_room_id)) ?? ''));
   }
 
   private async mine(ctx: RequestContext, id: number): Promise<InvitationRow> {
@@ -107,7 +114,7 @@ export class FederationInvitations {
    * Accepts: 404 `invitation`, 400 `state` when not pending; the host is told at once and a host
    * that cannot be reached or refuses is 410 `remote` (the invitation stays pending).
    */
-  async accept(ctx: RequestContext, id: number): Promise<InvitationRecord> {
+  async accept(ctx: RequestContext, id: number): Promise<CallerRoom> {
     const inv = await this.mine(ctx, id);
     if (Number(inv.state) !== PENDING || !(await this.repos.federationInvitations.setState(inv.id, PENDING, ACCEPTED))) {
       throw badRequest('state', 'The invitation was accepted already');
@@ -131,7 +138,42 @@ export class FederationInvitations {
       throw gone('remote', 'The host of the conversation could not be reached');
     }
     await this.notifications.forgetRemoteInvitation(inv.user_id, Number(inv.id));
-    return formatInvitation({ ...inv, state: ACCEPTED });
+    return this.keepLocally(inv, ctx.user!);
+  }
+
+  /**
+   * The conversation kept here for an accepted invitation (Talk's remote room): one per host
+   * conversation, with its own token, `remote_server` and `remote_token`; the user a participant.
+   */
+  private async keepLocally(inv: InvitationRow, user: { id: string; display_name: string }): Promise<CallerRoom> {
+    const cfg = await this.appConfig.snapshot();
+    const now = nowSeconds();
+    const { room, joined } = await this.rooms.transaction(async (repos) => {
+      const room = await repos.rooms.insertRemoteOnce({
+        ...this.rooms.roomDefaults(cfg, now),
+        token: await this.rooms.newToken(cfg, repos),
+        name: inv.room_name,
+        type: inv.room_type,
+        remote_server: inv.remote_server_url,
+        remote_token: inv.remote_token,
+      });
+      const joined = !(await repos.attendees.find(room.id, ActorType.USERS, user.id));
+      if (joined) {
+        await repos.attendees.insertIgnoringDuplicates([
+          this.rooms.attendeeRow(room.id, now, {
+            actorType: ActorType.USERS,
+            actorId: user.id,
+            displayName: user.display_name,
+            participantType: ParticipantType.USER,
+          }),
+        ]);
+      }
+      await repos.federationInvitations.setLocalRoom(inv.id, room.id);
+      return { room, joined };
+    });
+    if (joined) await this.rooms.announceAttendeesAdded(room, [user.id]);
+    const attendee = await this.repos.attendees.find(room.id, ActorType.USERS, user.id);
+    return { room, attendee };
   }
 
   /** Declines: 404 `invitation`, 400 `state` when accepted already; the host is told through the outbox. */
