@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, freePort, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, V4 } from './helpers/rooms.js';
 import { eventually } from './helpers/eventually.js';
+import { startFederatedPair } from './helpers/federation.js';
 
 const INVITATIONS = '/apps/spreed/api/v1/federation/invitation';
 
@@ -21,14 +22,7 @@ for (const dialect of dialects()) {
     let remote: Parley;
     let bobId: string;
     before(async () => {
-      const env = { FEDERATION_ALLOW_INSECURE: 'true', BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' };
-      host = await startParley(dialect, { env });
-      remote = await startParley(dialect, { env });
-      for (const p of [host, remote]) await p.services.appConfig.set('federation_enabled', 'yes');
-      await createUser(host, 'alice', { displayName: 'Alice A' });
-      await createUser(host, 'carol');
-      await createUser(remote, 'bob', { displayName: 'Bob B' });
-      bobId = `bob@${remote.url}`;
+      ({ host, remote, bobId } = await startFederatedPair(dialect));
     });
     after(async () => {
       await host?.close();

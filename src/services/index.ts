@@ -261,7 +261,17 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const metrics = new MetricsService(db, repos.metrics, [bruteForce.checks, outbox.rows, push.counters.sent, push.counters.failed, push.counters.dropped]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const shareTargets = new FileShareTargets(repos, files, appConfig);
-  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat), shareTargets);
+  const chatApi = new ChatApiService(
+    db,
+    rooms,
+    repos,
+    chat,
+    chatMentions,
+    lobbyTimers,
+    new ReceiveReadMarkers(db, repos, chat),
+    shareTargets,
+    federation.proxy,
+  );
   const fileShares = new FileSharesService(db, repos, chatApi, chat, rooms, previews, shareTargets, settings.baseUrl);
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);

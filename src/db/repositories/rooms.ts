@@ -374,29 +374,6 @@ export class RoomsRepository {
   }
 
   /**
-   * The local conversation of a host's conversation (docs/reference/federation.md#proxied-requests):
-   * inserted unless one exists already (unique index rooms_remote), then read; one statement decides.
-   */
-  async insertRemoteOnce(row: NewRoom & { remote_server: string; remote_token: string }): Promise<RoomRow> {
-    await this.db
-      .insertInto('rooms')
-      .values(row)
-      .onConflict((oc) =>
-        oc
-          .columns(['remote_server', 'remote_token'])
-          .where(sql<boolean>`remote_token <> ''`)
-          .doNothing(),
-      )
-      .execute();
-    return this.db
-      .selectFrom('rooms')
-      .selectAll()
-      .where('remote_server', '=', row.remote_server)
-      .where('remote_token', '=', row.remote_token)
-      .executeTakeFirstOrThrow();
-  }
-
-  /**
    * The insert of a room that a partial unique index allows once per `column` among rooms of
    * `type`: nothing (undefined) when the value is taken. The conflict target repeats the index's
    * condition as a literal, which both databases need to match it.

@@ -149,7 +149,7 @@ export class FederationInvitations {
     const cfg = await this.appConfig.snapshot();
     const now = nowSeconds();
     const { room, joined } = await this.rooms.transaction(async (repos) => {
-      const room = await repos.rooms.insertRemoteOnce({
+      const room = await repos.federationInvitations.insertRoomOnce({
         ...this.rooms.roomDefaults(cfg, now),
         token: await this.rooms.newToken(cfg, repos),
         name: inv.room_name,
