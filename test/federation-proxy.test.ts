@@ -97,6 +97,18 @@ for (const dialect of dialects()) {
       assert.equal(idle.status, 304);
     });
 
+    it('leaving on the remote removes the federated attendee on the host, and the conversation here', async () => {
+      const left = await call(remote, 'DELETE', `${V4}/room/${localToken}/participants/self`, { as: as('bob') });
+      assert.equal(left.status, 200, left.text);
+      const onHost = (await call(host, 'GET', `${V4}/room/${hostToken}/participants`, { as: as('alice') })).data as any[];
+      assert.ok(!onHost.some((p) => p.actorType === 'federated_users'), JSON.stringify(onHost));
+      const chat = (await call(host, 'GET', `${CHAT}/${hostToken}`, { as: as('alice'), query: { lookIntoFuture: 0, limit: 1 } })).data as any[];
+      assert.equal(chat[0].systemMessage, 'federated_user_removed');
+      assert.equal((await call(remote, 'GET', `${V4}/room/${localToken}`, { as: as('bob') })).status, 404);
+      assert.ok(!((await call(remote, 'GET', `${V4}/room`, { as: as('bob') })).data as any[]).some((r) => r.token === localToken));
+      assert.ok(!((await call(remote, 'GET', INVITATIONS, { as: as('bob') })).data as any[]).some((i) => i.remoteToken === hostToken));
+    });
+
     it('someone else on the remote, and anyone without the secret on the host, is refused', async () => {
       assert.equal((await call(remote, 'GET', `${CHAT}/${localToken}`, { as: as('dave'), query: { lookIntoFuture: 0 } })).status, 404);
       assert.equal((await call(remote, 'POST', `${CHAT}/${localToken}`, { as: as('dave'), body: { message: 'x' } })).status, 404);

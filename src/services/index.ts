@@ -242,7 +242,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     settings.baseUrl,
     notifications,
     sip,
-    federation.host,
+    { invite: (...a) => federation.host.invite(...a), leaveProxied: (ctx, room) => federation.invitations.leave(ctx, room) },
   );
   const participantRoles = new ParticipantRolesService(rooms, repos, repos.participants);
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);

@@ -61,6 +61,7 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
   const trust = new FederationTrust(repos.federationTrustedServers, settings.federationAllowInsecure);
   const client = new FederationClient(trust);
   const host = new FederationHost(deps.rooms, repos, trust, deps.directory, deps.signal, settings.baseUrl);
+  const proxy = new FederationProxy(repos, client, settings.baseUrl);
   const invitations = new FederationInvitations(
     repos,
     deps.rooms,
@@ -72,6 +73,7 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
     deps.signal,
     settings.baseUrl,
     host.ownServerUrl,
+    proxy,
   );
   return {
     trust,
@@ -81,6 +83,6 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
     invitations,
     inbox: new OcmInbox(appConfig, deps.bruteForce, host, invitations),
     delivery: new FederationDelivery(client, (id) => host.shareRefused(id), deps.log, host.ownServerUrl),
-    proxy: new FederationProxy(repos, client, settings.baseUrl),
+    proxy,
   };
 }

@@ -6,7 +6,9 @@
  */
 import type { Repositories } from '../../db/repositories/index.js';
 import type { InvitationRow } from '../../db/repositories/federation-invitations.js';
-import { badRequest, gone, notFound, ocmRefused } from '../../domain/errors.js';
+import { ApiError, badRequest, gone, notFound, ocmRefused } from '../../domain/errors.js';
+import type { RoomRow } from '../../db/repositories/rooms.js';
+import type { FederationProxy } from './proxy.js';
 import { localCloudId, parseRemote } from '../../domain/federation/cloud-id.js';
 import { federationSwitches } from '../../domain/federation/rules.js';
 import { isRefusal, OCM_RESOURCE_NOT_FOUND, ocmNotificationBody, readShare, type ReceivedNotification } from '../../domain/federation/ocm.js';
@@ -45,6 +47,7 @@ export class FederationInvitations {
     private readonly baseUrl: string,
     /** This server as remotes name it (FederationHost.ownServerUrl). */
     private readonly ownServerUrl: string,
+    private readonly proxy: FederationProxy,
   ) {}
 
   // ---- POST /ocm/shares ----
@@ -192,6 +195,32 @@ export class FederationInvitations {
     if (!removed) throw badRequest('state', 'The invitation was accepted already; leave the conversation instead');
     this.signal.kick();
     await this.notifications.forgetRemoteInvitation(inv.user_id, Number(inv.id));
+  }
+
+  // ---- leaving a proxied conversation (DELETE participants/self) ----
+
+  /**
+   * The user leaves the conversation kept here for a host: the host is told first (the federated
+   * attendee leaves there; a host that cannot be reached is 422 `remote` and nothing changes
+   * here), then the user's attendee and invitation go here, and the conversation with its last user.
+   */
+  async leave(ctx: RequestContext, room: RoomRow): Promise<void> {
+    try {
+      await this.proxy.forward(ctx, room, 'DELETE', 'v4/room/{token}/participants/self');
+    } catch (e) {
+      // Gone there already (removed, deleted): leaving here still goes on.
+      if (!(e instanceof ApiError && e.status === 404)) throw e;
+    }
+    const userId = ctx.userId!;
+    const left = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const inv = await repos.federationInvitations.forLocalRoom(userId, room.id);
+      if (inv) await repos.federationInvitations.remove(inv.id);
+      const mine = await repos.attendees.find(room.id, ActorType.USERS, userId);
+      if (mine) await repos.attendees.deleteByIds([mine.id]);
+      return (await repos.attendees.forRoom(room.id)).length;
+    });
+    await this.rooms.announceAttendeesRemoved(room, [userId], []);
+    if (left === 0) await this.rooms.deleteRooms([room]);
   }
 
   // ---- notifications from hosts ----

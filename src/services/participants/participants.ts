@@ -61,6 +61,8 @@ export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones
 /** Invites a federated user (FederationHost: Talk's 501 / 400 statuses, docs/reference/federation.md#switches). */
 export interface FederatedInviter {
   invite(ctx: RequestContext, room: RoomRow, actor: ChatActor, newParticipant: string): Promise<void>;
+  /** Leaving a conversation kept here for a host elsewhere (docs/reference/federation.md#proxied-requests). */
+  leaveProxied(ctx: RequestContext, room: RoomRow): Promise<void>;
 }
 
 /** Adds a phone attendee for dial-out (the SIP service: 501 `sip`, 400 `phone`). */
@@ -462,6 +464,7 @@ export class ParticipantsService {
   /** DELETE participants/self. */
   async removeSelf(ctx: RequestContext, token: unknown): Promise<void> {
     const { room, attendee } = await this.rooms.requireParticipant(ctx, token);
+    if (room.remote_token !== '') return this.federated.leaveProxied(ctx, room);
     await this.leave(ctx, room, attendee);
   }
 
