@@ -97,6 +97,23 @@ for (const dialect of dialects()) {
       assert.equal(idle.status, 304);
     });
 
+    it('lists the participants through the host, actors mapped', async () => {
+      const r = await call(remote, 'GET', `${V4}/room/${localToken}/participants`, { as: as('bob') });
+      assert.equal(r.status, 200, r.text);
+      const who = (r.data as any[]).map((p) => [p.actorType, p.actorId, p.participantType]).sort();
+      assert.deepEqual(who, [
+        ['federated_users', `alice@${host.url}`, 1],
+        ['users', 'bob', 3],
+      ]);
+      assert.ok(!r.text.includes(hostToken), 'no host token in the answer');
+      // Asked again after a change on the host: not kept here.
+      await createUser(host, 'erin');
+      assert.equal((await call(host, 'POST', `${V4}/room/${hostToken}/participants`, { as: as('alice'), body: { newParticipant: 'erin' } })).status, 200);
+      const again = (await call(remote, 'GET', `${V4}/room/${localToken}/participants`, { as: as('bob') })).data as any[];
+      assert.ok(again.some((p) => p.actorId === `erin@${host.url}`));
+      assert.equal((await call(remote, 'GET', `${V4}/room/${localToken}/participants`, { as: as('dave') })).status, 404);
+    });
+
     it('leaving on the remote removes the federated attendee on the host, and the conversation here', async () => {
       const left = await call(remote, 'DELETE', `${V4}/room/${localToken}/participants/self`, { as: as('bob') });
       assert.equal(left.status, 200, left.text);

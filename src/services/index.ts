@@ -242,7 +242,11 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     settings.baseUrl,
     notifications,
     sip,
-    { invite: (...a) => federation.host.invite(...a), leaveProxied: (ctx, room) => federation.invitations.leave(ctx, room) },
+    {
+      invite: (...a) => federation.host.invite(...a),
+      leaveProxied: (ctx, room) => federation.invitations.leave(ctx, room),
+      listProxied: (ctx, room) => federation.proxy.participants(ctx, room),
+    },
   );
   const participantRoles = new ParticipantRolesService(rooms, repos, repos.participants);
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);

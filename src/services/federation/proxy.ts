@@ -111,6 +111,24 @@ export class FederationProxy {
     return out;
   }
 
+  /** The host's participant list mapped for this server (docs/reference/federation.md#proxied-requests). */
+  async participants(ctx: RequestContext, room: RoomRow): Promise<Json[]> {
+    const answer = await this.forward(ctx, room, 'GET', 'v4/room/{token}/participants');
+    if (!Array.isArray(answer.data)) throw remoteUnreachable();
+    return answer.data
+      .filter((p): p is Json => typeof p === 'object' && p !== null && !Array.isArray(p))
+      .map((p) => {
+        const out: Json = { ...p };
+        if ('roomToken' in out) out.roomToken = room.token;
+        const mapped = this.actor(room, out.actorType, out.actorId);
+        if (mapped) {
+          out.actorType = mapped.type;
+          out.actorId = mapped.id;
+        }
+        return out;
+      });
+  }
+
   messages(room: RoomRow, data: unknown): unknown {
     return Array.isArray(data) ? data.map((m) => this.message(room, m)) : this.message(room, data);
   }

@@ -63,6 +63,8 @@ export interface FederatedInviter {
   invite(ctx: RequestContext, room: RoomRow, actor: ChatActor, newParticipant: string): Promise<void>;
   /** Leaving a conversation kept here for a host elsewhere (docs/reference/federation.md#proxied-requests). */
   leaveProxied(ctx: RequestContext, room: RoomRow): Promise<void>;
+  /** The host's participant list of a conversation kept here for it, mapped for this server. */
+  listProxied(ctx: RequestContext, room: RoomRow): Promise<Array<Record<string, unknown>>>;
 }
 
 /** Adds a phone attendee for dial-out (the SIP service: 501 `sip`, 400 `phone`). */
@@ -97,6 +99,9 @@ export class ParticipantsService {
   async list(ctx: RequestContext, token: unknown, opts: { includeStatus: boolean; breakout: boolean }): Promise<ListResult> {
     const found = await this.rooms.requireParticipant(ctx, token);
     const { room, attendee: viewer } = found;
+    // Asked of the host each time: kept by nobody here (until 0).
+    if (room.remote_token !== '')
+      return { records: (await this.federated.listProxied(ctx, room)) as unknown as ParticipantRecord[], withStatuses: false, until: 0, topics: undefined };
     const cfg = await ctx.config();
     const now = nowSeconds();
     const serverDefault = serverDefaultPermissions(cfg.get('default_permissions'));
