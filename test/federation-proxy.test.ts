@@ -114,6 +114,17 @@ for (const dialect of dialects()) {
       assert.equal((await call(remote, 'GET', `${V4}/room/${localToken}/participants`, { as: as('dave') })).status, 404);
     });
 
+    it('a rename on the host reaches the conversation kept on the remote (ROOM_MODIFIED)', async () => {
+      const r = await call(host, 'PUT', `${V4}/room/${hostToken}`, { as: as('alice'), body: { roomName: 'Renamed across' } });
+      assert.equal(r.status, 200, r.text);
+      await eventually('the rename on the remote', async () => {
+        const local = await call(remote, 'GET', `${V4}/room/${localToken}`, { as: as('bob') });
+        return local.data?.name === 'Renamed across';
+      });
+      const inv = ((await call(remote, 'GET', INVITATIONS, { as: as('bob') })).data as any[]).find((i) => i.remoteToken === hostToken);
+      assert.equal(inv.roomName, 'Renamed across');
+    });
+
     it('leaving on the remote removes the federated attendee on the host, and the conversation here', async () => {
       const left = await call(remote, 'DELETE', `${V4}/room/${localToken}/participants/self`, { as: as('bob') });
       assert.equal(left.status, 200, left.text);

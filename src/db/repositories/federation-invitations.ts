@@ -64,6 +64,10 @@ export class FederationInvitationsRepository {
     return this.db.selectFrom('federation_invitations').selectAll().where('local_room_id', '=', roomId).where('state', '=', 1).execute();
   }
 
+  async rename(id: number, roomName: string): Promise<void> {
+    await this.db.updateTable('federation_invitations').set({ room_name: roomName }).where('id', '=', id).execute();
+  }
+
   async setLocalRoom(id: number, roomId: number): Promise<void> {
     await this.db.updateTable('federation_invitations').set({ local_room_id: roomId }).where('id', '=', id).execute();
   }

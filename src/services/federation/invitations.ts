@@ -233,6 +233,19 @@ export class FederationInvitations {
     await this.notifications.forgetRemoteInvitation(inv.user_id, Number(inv.id));
   }
 
+  /** ROOM_MODIFIED: a rename on the host renames the conversation kept here (other properties are not kept). */
+  async roomModified(n: ReceivedNotification): Promise<void> {
+    const inv = await this.repos.federationInvitations.findByShare(n.remoteServerUrl, n.providerId);
+    if (!inv || !sameSecret(inv.access_token, n.secret)) throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
+    const name = n.fields.newValue;
+    if (n.fields.changedProperty !== 'name' || typeof name !== 'string' || name.trim() === '' || name.length > 255) return;
+    await this.repos.federationInvitations.rename(inv.id, name);
+    const room = Number(inv.local_room_id) > 0 ? await this.repos.rooms.findById(Number(inv.local_room_id)) : undefined;
+    if (!room || room.name === name) return;
+    await this.repos.rooms.update(room.id, { name });
+    await this.rooms.announceUpdated({ ...room, name });
+  }
+
   /** A deleted user's invitations go with them (subscribed to `user.deleting`). */
   async forgetUser(userId: string): Promise<void> {
     await this.repos.federationInvitations.deleteForUser(userId);
