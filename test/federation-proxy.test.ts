@@ -137,6 +137,28 @@ for (const dialect of dialects()) {
       assert.ok(!((await call(remote, 'GET', INVITATIONS, { as: as('bob') })).data as any[]).some((i) => i.remoteToken === hostToken));
     });
 
+    it('a removal on the host removes the conversation kept on the remote (SHARE_UNSHARED)', async () => {
+      const again = await call(host, 'POST', `${V4}/room/${hostToken}/participants`, {
+        as: as('alice'),
+        body: { newParticipant: bobId, source: 'federated_users' },
+      });
+      assert.equal(again.status, 200, again.text);
+      let inv: any;
+      await eventually('the new invitation', async () => {
+        inv = ((await call(remote, 'GET', INVITATIONS, { as: as('bob') })).data as any[]).find((i) => i.remoteToken === hostToken && i.state === 0);
+        return inv !== undefined;
+      });
+      const accepted = await call(remote, 'POST', `${INVITATIONS}/${inv.id}`, { as: as('bob') });
+      assert.equal(accepted.status, 200, accepted.text);
+      const token = accepted.data.token;
+      const fed = ((await call(host, 'GET', `${V4}/room/${hostToken}/participants`, { as: as('alice') })).data as any[]).find(
+        (p) => p.actorType === 'federated_users',
+      );
+      const removed = await call(host, 'DELETE', `${V4}/room/${hostToken}/attendees`, { as: as('alice'), body: { attendeeId: fed.attendeeId } });
+      assert.equal(removed.status, 200, removed.text);
+      await eventually('the conversation gone on the remote', async () => (await call(remote, 'GET', `${V4}/room/${token}`, { as: as('bob') })).status === 404);
+    });
+
     it('someone else on the remote, and anyone without the secret on the host, is refused', async () => {
       assert.equal((await call(remote, 'GET', `${CHAT}/${localToken}`, { as: as('dave'), query: { lookIntoFuture: 0 } })).status, 404);
       assert.equal((await call(remote, 'POST', `${CHAT}/${localToken}`, { as: as('dave'), body: { message: 'x' } })).status, 404);

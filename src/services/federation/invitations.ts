@@ -211,7 +211,11 @@ export class FederationInvitations {
       // Gone there already (removed, deleted): leaving here still goes on.
       if (!(e instanceof ApiError && e.status === 404)) throw e;
     }
-    const userId = ctx.userId!;
+    await this.dropLocal(room, ctx.userId!);
+  }
+
+  /** The user's attendee and invitation in the local conversation go (and the conversation with its last user). */
+  private async dropLocal(room: RoomRow, userId: string): Promise<void> {
     const left = await this.rooms.lockedTransaction(room.id, async (repos) => {
       const inv = await repos.federationInvitations.forLocalRoom(userId, room.id);
       if (inv) await repos.federationInvitations.remove(inv.id);
@@ -231,6 +235,9 @@ export class FederationInvitations {
     if (!inv || !sameSecret(inv.access_token, n.secret)) throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
     await this.repos.federationInvitations.remove(inv.id);
     await this.notifications.forgetRemoteInvitation(inv.user_id, Number(inv.id));
+    // Accepted: the conversation kept here loses the user too.
+    const room = Number(inv.local_room_id) > 0 ? await this.repos.rooms.findById(Number(inv.local_room_id)) : undefined;
+    if (room) await this.dropLocal(room, inv.user_id);
   }
 
   /** ROOM_MODIFIED: a rename on the host renames the conversation kept here (other properties are not kept). */
