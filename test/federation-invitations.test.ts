@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, freePort, startParley, type Parley } from './helpers/parley.js';
 import { createRoom, V4 } from './helpers/rooms.js';
 import { eventually } from './helpers/eventually.js';
+import { startFederatedPair } from './helpers/federation.js';
 
 const INVITATIONS = '/apps/spreed/api/v1/federation/invitation';
 
@@ -21,14 +22,7 @@ for (const dialect of dialects()) {
     let remote: Parley;
     let bobId: string;
     before(async () => {
-      const env = { FEDERATION_ALLOW_INSECURE: 'true', BRUTE_FORCE_DELAY_MS: '0', BRUTE_FORCE_MAX_ATTEMPTS: '1000' };
-      host = await startParley(dialect, { env });
-      remote = await startParley(dialect, { env });
-      for (const p of [host, remote]) await p.services.appConfig.set('federation_enabled', 'yes');
-      await createUser(host, 'alice', { displayName: 'Alice A' });
-      await createUser(host, 'carol');
-      await createUser(remote, 'bob', { displayName: 'Bob B' });
-      bobId = `bob@${remote.url}`;
+      ({ host, remote, bobId } = await startFederatedPair(dialect));
     });
     after(async () => {
       await host?.close();
@@ -66,10 +60,10 @@ for (const dialect of dialects()) {
       return found;
     };
 
-    it('advertises federation-v1 (not v2) while federation is enabled', async () => {
+    it('advertises federation-v1 and federation-v2 while federation is enabled', async () => {
       const caps = (await call(host, 'GET', '/cloud/capabilities', { as: as('alice') })).data.capabilities.spreed;
       assert.ok(caps.features.includes('federation-v1'));
-      assert.ok(!caps.features.includes('federation-v2'));
+      assert.ok(caps.features.includes('federation-v2'));
       assert.deepEqual(caps.config.federation, { enabled: true, 'incoming-enabled': true, 'outgoing-enabled': true, 'only-trusted-servers': false });
     });
 
@@ -121,7 +115,28 @@ for (const dialect of dialects()) {
 
       const accepted = await call(remote, 'POST', `${INVITATIONS}/${inv.id}`, { as: as('bob') });
       assert.equal(accepted.status, 200, accepted.text);
-      assert.equal(accepted.data.state, 1);
+      // Talk's answer: the conversation kept on bob's server, naming its host.
+      const local = accepted.data;
+      assert.equal(local.remoteServer, host.url);
+      assert.equal(local.remoteToken, room.token);
+      assert.notEqual(local.token, room.token);
+      assert.equal(local.name, 'Across');
+      assert.equal(local.type, 2);
+      assert.equal(local.actorType, 'users');
+      assert.equal(local.actorId, 'bob');
+      assert.equal(local.participantType, 3);
+      const listed = (await call(remote, 'GET', `${V4}/room`, { as: as('bob') })).data as any[];
+      const mine = listed.find((r) => r.token === local.token);
+      assert.ok(mine, JSON.stringify(listed.map((r) => r.token)));
+      assert.equal(mine.remoteServer, host.url);
+      assert.equal(mine.remoteToken, room.token);
+      const one = await call(remote, 'GET', `${V4}/room/${local.token}`, { as: as('bob') });
+      assert.equal(one.status, 200, one.text);
+      assert.equal(one.data.remoteServer, host.url);
+      assert.equal(one.data.remoteToken, room.token);
+      // Conversations of this server carry neither field.
+      assert.ok(!('remoteServer' in (await call(host, 'GET', `${V4}/room/${room.token}`, { as: as('alice') })).data));
+      assert.equal((await invitations()).find((i) => i.id === inv.id).localToken, local.token);
       // The host learnt it at once: the attendee carries the name bob's server gave.
       assert.equal((await federated(room.token))[0].displayName, 'Bob B');
       assert.equal((await invitations()).find((i) => i.id === inv.id).state, 1);

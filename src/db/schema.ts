@@ -104,6 +104,10 @@ export interface RoomsTable {
   rev: Generated<number>;
   /** The message pinned last that is still pinned, 0 = none (migration 0719-pinned-messages). */
   last_pinned_id: Generated<number>;
+  /** A proxied conversation's host (base URL with scheme), '' for this server's (migration 0910). */
+  remote_server: Generated<string>;
+  /** The host's token of a proxied conversation, '' for this server's (migration 0910). */
+  remote_token: Generated<string>;
 }
 
 export interface AttendeesTable {
@@ -246,6 +250,8 @@ export interface FederationInvitationsTable {
   room_name: Generated<string>;
   room_type: number;
   created_at: number;
+  /** The local conversation once accepted, 0 while pending (migration 0910). */
+  local_room_id: Generated<number>;
 }
 
 /** Phone numbers of users (Talk's talk_phone_numbers), stored without a leading "+". */

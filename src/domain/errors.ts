@@ -120,3 +120,12 @@ export const ocmRefused = (status: number, message: string, validationErrors?: A
 
 /** 410 with `{error}`: what the request needs is gone or cannot be reached (a federated host that does not answer). */
 export const gone = (error: string, message?: string) => new ApiError(410, reason(error, message));
+
+/** 422 `remote`: the host of a proxied conversation could not be reached or answered nothing usable. */
+export const remoteUnreachable = () => new ApiError(422, reason('remote', 'The server of the conversation could not be reached'));
+
+/**
+ * A refusal of the host of a proxied conversation, passed on as it came (its status and `data`),
+ * as Talk's proxy does (docs/reference/federation.md#proxied-requests).
+ */
+export const proxiedRefusal = (status: number, data: unknown) => new ApiError(status, typeof data === 'object' && data !== null ? (data as ErrorData) : []);

@@ -125,9 +125,11 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'sip-support-nopin', when: sipConfigured },
   { name: 'sip-support-dialout', when: dialOutEnabled },
   // Federation (docs/federation.md): invitations across servers (participants source
-  // `federated_users`, the invitation list, accept, decline) while federation is enabled. Not
-  // `federation-v2` (the proxied conversation): it is not built.
+  // `federated_users`, the invitation list, accept, decline) and the proxied conversation
+  // (`federation-v2`: the accepted conversation kept locally; chat, the participant list and
+  // leaving forwarded to the host) while federation is enabled.
   { name: 'federation-v1', when: (cfg) => cfg.bool('federation_enabled') },
+  { name: 'federation-v2', when: (cfg) => cfg.bool('federation_enabled') },
 ] satisfies FeatureDef[]);
 
 const advertised = (f: FeatureDef, cfg: AppConfigSnapshot): boolean => !f.when || f.when(cfg);

@@ -83,6 +83,8 @@ export const ConversationSchema = Type.Object(
     statusIcon: Type.Optional(NullableStr),
     statusMessage: Type.Optional(NullableStr),
     statusClearAt: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    remoteServer: Type.Optional(Str("a proxied (federated) conversation: its host's base URL")),
+    remoteToken: Type.Optional(Str("a proxied (federated) conversation: the host's token")),
   },
   { description: 'conversation record' },
 );

@@ -314,6 +314,12 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
     r.sessionId = session.session_id;
   }
 
+  // A proxied conversation names its host (docs/reference/federation.md#proxied-requests).
+  if (room.remote_token !== '') {
+    r.remoteServer = room.remote_server;
+    r.remoteToken = room.remote_token;
+  }
+
   const effective = permissionsIn(room, attendee, env.serverDefault);
   r.permissions = effective;
   r.attendeePermissions = attendee.permissions;

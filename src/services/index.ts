@@ -246,7 +246,11 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
     settings.baseUrl,
     notifications,
     sip,
-    federation.host,
+    {
+      invite: (...a) => federation.host.invite(...a),
+      leaveProxied: (ctx, room) => federation.invitations.leave(ctx, room),
+      listProxied: (ctx, room) => federation.proxy.participants(ctx, room),
+    },
   );
   const roomInvitations = new RoomInvitations(roomCreation, participants, rooms, directory, teams);
   const participantRoles = new ParticipantRolesService(rooms, repos, repos.participants);
@@ -273,7 +277,17 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   ]);
   const chatMentions = new ChatMentions(repos, directory, settings.baseUrl);
   const shareTargets = new FileShareTargets(repos, files, appConfig);
-  const chatApi = new ChatApiService(db, rooms, repos, chat, chatMentions, lobbyTimers, new ReceiveReadMarkers(db, repos, chat), shareTargets);
+  const chatApi = new ChatApiService(
+    db,
+    rooms,
+    repos,
+    chat,
+    chatMentions,
+    lobbyTimers,
+    new ReceiveReadMarkers(db, repos, chat),
+    shareTargets,
+    federation.proxy,
+  );
   const fileShares = new FileSharesService(db, repos, chatApi, chat, chatMentions, rooms, previews, shareTargets, settings.baseUrl);
   const chatReactions = new ChatReactionsService(db, repos, chatApi, chat);
   const chatShares = new ChatSharesService(db, repos, chatApi, chat, rooms, settings.baseUrl);

@@ -1,6 +1,6 @@
-/** SQL for invitations to conversations on other servers (migration 0901). */
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database, FederationInvitationsTable } from '../schema.js';
+/** SQL for invitations to conversations on other servers (migration 0901) and the conversations kept here for them (0910). */
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { Database, FederationInvitationsTable, RoomsTable } from '../schema.js';
 
 export type InvitationRow = Selectable<FederationInvitationsTable>;
 export type NewInvitation = Omit<Insertable<FederationInvitationsTable>, 'id'>;
@@ -46,6 +46,53 @@ export class FederationInvitationsRepository {
       .where('remote_server_url', '=', remoteServerUrl)
       .where('remote_attendee_id', '=', remoteAttendeeId)
       .executeTakeFirst();
+  }
+
+  /** The accepted invitation of `userId` for the local conversation `roomId` (its secret authenticates proxied requests). */
+  forLocalRoom(userId: string, roomId: number): Promise<InvitationRow | undefined> {
+    return this.db
+      .selectFrom('federation_invitations')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('local_room_id', '=', roomId)
+      .where('state', '=', 1)
+      .executeTakeFirst();
+  }
+
+  /** Accepted invitations for the local conversation `roomId` (every user of this server in it). */
+  forRoom(roomId: number): Promise<InvitationRow[]> {
+    return this.db.selectFrom('federation_invitations').selectAll().where('local_room_id', '=', roomId).where('state', '=', 1).execute();
+  }
+
+  async rename(id: number, roomName: string): Promise<void> {
+    await this.db.updateTable('federation_invitations').set({ room_name: roomName }).where('id', '=', id).execute();
+  }
+
+  async setLocalRoom(id: number, roomId: number): Promise<void> {
+    await this.db.updateTable('federation_invitations').set({ local_room_id: roomId }).where('id', '=', id).execute();
+  }
+
+  /**
+   * The local conversation of a host's conversation (docs/reference/federation.md#proxied-requests):
+   * inserted unless one exists already (unique index rooms_remote), then read; one statement decides.
+   */
+  async insertRoomOnce(row: Insertable<RoomsTable> & { remote_server: string; remote_token: string }): Promise<Selectable<RoomsTable>> {
+    await this.db
+      .insertInto('rooms')
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .columns(['remote_server', 'remote_token'])
+          .where(sql<boolean>`remote_token <> ''`)
+          .doNothing(),
+      )
+      .execute();
+    return this.db
+      .selectFrom('rooms')
+      .selectAll()
+      .where('remote_server', '=', row.remote_server)
+      .where('remote_token', '=', row.remote_token)
+      .executeTakeFirstOrThrow();
   }
 
   /** Pending → `to` in one conditional statement; whether this call moved it. */

@@ -48,6 +48,8 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   chat_count: 0,
   next_expiry: 0,
   last_pinned_id: 0,
+  remote_server: '',
+  remote_token: '',
 };
 
 /** Every attendee column (a Record so that a column added to the table must be added here). */

@@ -18,6 +18,7 @@ import { keptAnswers, type RouteCache } from './cached-answer.js';
 import { OcsReply, RawReply, type OcsCall } from './replies.js';
 import { compileParams, mergeParams } from './params.js';
 import { featureCondition } from '../../domain/features.js';
+import { proxiedCredentials } from '../../services/federation/secrets.js';
 
 export type RouteAuth = 'public' | 'user' | 'admin';
 
@@ -107,7 +108,12 @@ export async function buildContext(services: Services, request: FastifyRequest):
   const header = request.headers.authorization;
   let user;
   let appPasswordId: number | undefined;
-  if (header !== undefined && header !== '') {
+  let federated: { cloudId: string; secret: string } | undefined;
+  if (header !== undefined && header !== '' && request.headers['x-nextcloud-federation'] !== undefined) {
+    // Another server's user in a conversation here: checked when the conversation is looked up.
+    federated = proxiedCredentials(header);
+    if (!federated) throw notLoggedIn();
+  } else if (header !== undefined && header !== '') {
     const authed = await services.auth.authenticate(header, request.ip);
     user = authed.user;
     appPasswordId = authed.appPasswordId;
@@ -115,6 +121,7 @@ export async function buildContext(services: Services, request: FastifyRequest):
     user = await loginSessionUser(request, services);
   }
   const ctx = new RequestContext(services.directory, services.appConfig, user, request.ip, appPasswordId, request.headers);
+  if (federated) ctx.federated = federated;
   // A join binds the Talk-session cookie to this login (client-sessions.ts).
   if (user && (header === undefined || header === '')) ctx.loginSessionKey = readCookie(request, LOGIN_COOKIE);
   // A well-formed `parley_session` cookie goes on the context without a query: services look it

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { ocsRoute } from '../ocs/route.js';
+import { ConversationSchema } from '../../presenters/conversation-schema.js';
 
 const BASE = '/apps/spreed/api/v1/federation/invitation';
 const Id = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, 'x-error': 'invitation' });
@@ -22,7 +23,7 @@ const Invitation = Type.Object({
   inviterCloudId: Type.String(),
   inviterDisplayName: Type.String(),
   roomName: Type.String(),
-  localToken: Type.String({ description: 'empty: the conversation is not kept here yet' }),
+  localToken: Type.String({ description: "the conversation's token here once accepted, empty while pending" }),
 });
 
 export async function federationInvitationRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -47,14 +48,14 @@ export async function federationInvitationRoutes(app: FastifyInstance, services:
     talk: true,
     capability: 'federation-v1',
     params: Type.Object({ id: Id }),
-    response: Invitation,
+    response: ConversationSchema,
     statuses: {
       400: '`state`: accepted already',
       404: '`invitation`: not an invitation of the caller',
       410: '`remote`: the host could not be reached or refused; the invitation stays pending',
     },
-    summary: 'Accept an invitation (the host is told at once)',
-    handler: ({ ctx, params }) => invitations.accept(ctx, params.id),
+    summary: 'Accept an invitation (the host is told at once); answers the conversation kept here',
+    handler: async ({ ctx, params }) => services.conversationView.presentOne(ctx, await invitations.accept(ctx, params.id)),
   });
 
   ocsRoute(app, services, {

@@ -10,6 +10,8 @@
 import { may } from '../../domain/abilities.js';
 import { SameTurnReads } from '../../cache/same-turn-reads.js';
 import { TurnBatch } from '../../cache/turn-batch.js';
+import { proxiedReceive, proxiedSend, type FederationProxy, type ProxiedAnswer } from './chat-proxied.js';
+import type { ReceiveInput, SendInput } from './chat-inputs.js';
 import type { ReceiveReadMarkers } from './receive-read-markers.js';
 import { isCancelled, type WaitCancel } from '../../cache/wake.js';
 import type { LobbyTimers } from '../conversations/lobby-timers.js';
@@ -78,25 +80,7 @@ export interface MessagePage {
   notModified: boolean;
 }
 
-export interface ReceiveInput {
-  lookIntoFuture: boolean;
-  limit: number;
-  lastKnownMessageId: number;
-  lastCommonReadId: number;
-  timeoutSeconds: number;
-  setReadMarker: boolean;
-  includeLastKnown: boolean;
-  /** The moved marker also reads the mention notifications up to it (0: kept, capability chat-keep-notifications). */
-  markNotificationsAsRead: boolean;
-}
-
-export interface SendInput {
-  message: string;
-  actorDisplayName: string;
-  replyTo: number;
-  referenceId: string;
-  silent: boolean;
-}
+export type { ReceiveInput, SendInput } from './chat-inputs.js';
 
 const GUEST_NAME_MAX = 64;
 
@@ -112,6 +96,7 @@ export class ChatApiService {
     private readonly lobbyTimers: LobbyTimers,
     private readonly receiveReadMarkers: ReceiveReadMarkers,
     private readonly shareTargets?: FileShareTargets,
+    private readonly proxy?: FederationProxy, // proxied conversations (chat-proxied.ts)
   ) {
     this.messages = repos.chatMessages;
   }
@@ -158,8 +143,9 @@ export class ChatApiService {
   // ---- send ----
 
   /** POST /chat/{token} (docs/reference/chat.md#sending). Returns the new message as a page of one (with its parent). */
-  async send(ctx: RequestContext, token: unknown, input: SendInput): Promise<MessagePage> {
+  async send(ctx: RequestContext, token: unknown, input: SendInput): Promise<MessagePage | ProxiedAnswer> {
     const acc = await this.access(ctx, token, { write: true, chat: true });
+    if (acc.room.remote_token !== '' && this.proxy) return proxiedSend(this.proxy, ctx, acc.room, input);
     const text = trimMessage(input.message);
     if (text === '') throw badRequest('message', 'The message is empty');
     if (messageLength(text) > CHAT_MAX_LENGTH) throw payloadTooLarge('message', `The message is longer than ${CHAT_MAX_LENGTH} characters`);
@@ -234,8 +220,9 @@ export class ChatApiService {
    * the room's wake-up channel (no polling); `cancel` (the client's connection) ends it when the
    * client goes away.
    */
-  async receive(ctx: RequestContext, token: unknown, q: ReceiveInput, cancel?: WaitCancel): Promise<MessagePage> {
+  async receive(ctx: RequestContext, token: unknown, q: ReceiveInput, cancel?: WaitCancel): Promise<MessagePage | ProxiedAnswer> {
     const acc = await this.access(ctx, token, { lobby: true });
+    if (acc.room.remote_token !== '' && this.proxy) return proxiedReceive(this.proxy, ctx, acc.room, q);
     const roomId = acc.room.id;
     // A long-poll whose client has gone (it waited for a database connection behind a burst)
     // stops here instead of queueing more statements; nobody reads its answer.

@@ -15,6 +15,8 @@ import type { Database } from '../../db/schema.js';
 import { ATTENDEE_DEFAULTS, type AttendeeRow, type NewAttendee } from '../../db/repositories/attendees.js';
 import { ROOM_DEFAULTS, type NewRoom, type RoomChatPreload, type RoomRow } from '../../db/repositories/rooms.js';
 import { unshareRows } from '../federation/outbox-rows.js';
+import { sameSecret } from '../federation/secrets.js';
+import { federationSwitches } from '../../domain/federation/rules.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
 import { badRequest, forbidden, notFound } from '../../domain/errors.js';
@@ -191,7 +193,9 @@ export class RoomsService {
     if (!room) return undefined;
     let attendee: AttendeeRow | undefined = found?.attendee;
     let session: SessionRow | undefined;
-    if (!attendee) {
+    if (!attendee && ctx.federated) {
+      attendee = await this.federatedCaller(ctx, room);
+    } else if (!attendee) {
       const guest = await this.callerSessions.findGuest(ctx, room);
       attendee = guest?.attendee;
       session = guest?.session;
@@ -208,6 +212,21 @@ export class RoomsService {
     if (visibility === 'if-listed' && !isListedFor(room.listable, await listableScopesFor(ctx))) return undefined;
     if (attendee && !session) session = (await this.callerSessions.findOwnSessions(ctx, [{ room, attendee }])).get(attendee.id);
     return { room, attendee, session, ...(found?.chat ? { chatPreload: found.chat } : {}) };
+  }
+
+  /**
+   * The federated attendee a proxied request speaks for (docs/reference/federation.md#proxied-requests):
+   * its cloud id and shared secret must match, while federation is enabled; a wrong secret counts
+   * against the address like the OCM notifications' (`talkFederationSecret`).
+   */
+  private async federatedCaller(ctx: RequestContext, room: RoomRow): Promise<AttendeeRow | undefined> {
+    const { cloudId, secret } = ctx.federated!;
+    await this.bruteForce.assertBelowCap(ctx.ip, 'talkFederationSecret');
+    if (!federationSwitches(await ctx.config()).enabled) return undefined;
+    const attendee = await this.repos.attendees.find(room.id, ActorType.FEDERATED_USERS, cloudId);
+    if (attendee && sameSecret(attendee.access_token, secret)) return attendee;
+    await this.bruteForce.failure(ctx.ip, 'talkFederationSecret');
+    return undefined;
   }
 
   /** A user's room and attendee row (with the record's chat state when `withChat`). */

@@ -15,7 +15,7 @@ import { SYSTEM_ACTOR, type ChatActor } from '../../domain/chat.js';
 import { badRequest, notImplemented, ocmRefused } from '../../domain/errors.js';
 import { localCloudId, ownRemote, parseCloudId, parseRemote, remoteBaseUrl } from '../../domain/federation/cloud-id.js';
 import { federationSwitches } from '../../domain/federation/rules.js';
-import { OCM_RESOURCE_NOT_FOUND, talkShareBody, type ReceivedNotification } from '../../domain/federation/ocm.js';
+import { OCM_RESOURCE_NOT_FOUND, ocmNotificationBody, talkShareBody, type ReceivedNotification } from '../../domain/federation/ocm.js';
 import type { RoomsService } from '../conversations/rooms.js';
 import type { DirectoryService } from '../accounts/directory.js';
 import type { OutboxSignal } from '../outbox/signal.js';
@@ -156,6 +156,33 @@ export class FederationHost {
   /** After a deletion committed (subscribed to `rooms.deleted`): SHARE_UNSHARED rows it wrote are sent now. */
   deliverOwed(): void {
     this.signal.kick();
+  }
+
+  // ---- changes here owed to remotes (subscribed to room.changed) ----
+
+  /**
+   * A rename is owed to every federated attendee's server as ROOM_MODIFIED (`changedProperty`
+   * `name`), written in the renaming transaction and sent through the outbox.
+   */
+  async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; change: { kind: string; oldName?: string; newName?: string } }): Promise<void> {
+    if (e.change.kind !== 'renamed') return;
+    const repos = this.repos.withTransaction(e.trx);
+    const rows = (await repos.attendees.forRoom(e.room.id)).flatMap((a) => {
+      const cloud = a.actor_type === ActorType.FEDERATED_USERS ? parseCloudId(a.actor_id) : undefined;
+      if (!cloud || !a.access_token) return [];
+      const body = ocmNotificationBody('ROOM_MODIFIED', a.id, {
+        remoteServerUrl: this.ownServerUrl,
+        sharedSecret: a.access_token,
+        remoteToken: e.room.token,
+        changedProperty: 'name',
+        newValue: e.change.newName,
+        oldValue: e.change.oldName,
+      });
+      return [federationOutboxRow(cloud.remote, { kind: 'notification', body })];
+    });
+    if (rows.length === 0) return;
+    await repos.outbox.insert(rows);
+    this.signal.kickSoon();
   }
 
   // ---- removals here (subscribed to room.attendees-removed.trx) ----

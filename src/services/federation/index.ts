@@ -18,6 +18,7 @@ import { FederationHost } from './host.js';
 import { FederationInvitations } from './invitations.js';
 import { FederationDelivery, type DeliveryLogger } from './delivery.js';
 import { OcmInbox } from './ocm-inbox.js';
+import { FederationProxy } from './proxy.js';
 
 export class FederationDiscovery {
   constructor(
@@ -43,6 +44,8 @@ export interface FederationServices {
   inbox: OcmInbox;
   /** The outbox handler of topic `federation`. */
   delivery: FederationDelivery;
+  /** Proxied conversations: requests of users here forwarded to the host. */
+  proxy: FederationProxy;
 }
 
 export interface FederationDeps {
@@ -58,6 +61,7 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
   const trust = new FederationTrust(repos.federationTrustedServers, settings.federationAllowInsecure);
   const client = new FederationClient(trust);
   const host = new FederationHost(deps.rooms, repos, trust, deps.directory, deps.signal, settings.baseUrl);
+  const proxy = new FederationProxy(repos, client, settings.baseUrl);
   const invitations = new FederationInvitations(
     repos,
     deps.rooms,
@@ -69,6 +73,7 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
     deps.signal,
     settings.baseUrl,
     host.ownServerUrl,
+    proxy,
   );
   return {
     trust,
@@ -78,5 +83,6 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
     invitations,
     inbox: new OcmInbox(appConfig, deps.bruteForce, host, invitations),
     delivery: new FederationDelivery(client, (id) => host.shareRefused(id), deps.log, host.ownServerUrl),
+    proxy,
   };
 }

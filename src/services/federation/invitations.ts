@@ -6,14 +6,17 @@
  */
 import type { Repositories } from '../../db/repositories/index.js';
 import type { InvitationRow } from '../../db/repositories/federation-invitations.js';
-import { badRequest, gone, notFound, ocmRefused } from '../../domain/errors.js';
+import { ApiError, badRequest, gone, notFound, ocmRefused } from '../../domain/errors.js';
+import type { RoomRow } from '../../db/repositories/rooms.js';
+import type { FederationProxy } from './proxy.js';
 import { localCloudId, parseRemote } from '../../domain/federation/cloud-id.js';
 import { federationSwitches } from '../../domain/federation/rules.js';
 import { isRefusal, OCM_RESOURCE_NOT_FOUND, ocmNotificationBody, readShare, type ReceivedNotification } from '../../domain/federation/ocm.js';
 import { nowSeconds } from '../../domain/time.js';
 import { formatInvitation, type InvitationRecord } from '../../presenters/federation.js';
 import type { DirectoryService } from '../accounts/directory.js';
-import type { RoomsService } from '../conversations/rooms.js';
+import type { CallerRoom, RoomsService } from '../conversations/rooms.js';
+import { ActorType, ParticipantType } from '../../domain/constants.js';
 import type { NotificationService } from '../notifications/notifications.js';
 import type { OutboxSignal } from '../outbox/signal.js';
 import type { AppConfigService } from '../platform/app-config.js';
@@ -44,6 +47,7 @@ export class FederationInvitations {
     private readonly baseUrl: string,
     /** This server as remotes name it (FederationHost.ownServerUrl). */
     private readonly ownServerUrl: string,
+    private readonly proxy: FederationProxy,
   ) {}
 
   // ---- POST /ocm/shares ----
@@ -94,7 +98,13 @@ export class FederationInvitations {
   // ---- the invited user's API ----
 
   async list(ctx: RequestContext): Promise<InvitationRecord[]> {
-    return (await this.repos.federationInvitations.forUser(ctx.userId!)).map((row) => formatInvitation(row));
+    const rows = await this.repos.federationInvitations.forUser(ctx.userId!);
+    const tokens = new Map<number, string>();
+    for (const id of new Set(rows.map((r) => Number(r.local_room_id)).filter((id) => id > 0))) {
+      const room = await this.repos.rooms.findById(id);
+      if (room) tokens.set(id, room.token);
+    }
+    return rows.map((row) => formatInvitation(row, tokens.get(Number(row.local_room_id)) ?? ''));
   }
 
   private async mine(ctx: RequestContext, id: number): Promise<InvitationRow> {
@@ -107,7 +117,7 @@ export class FederationInvitations {
    * Accepts: 404 `invitation`, 400 `state` when not pending; the host is told at once and a host
    * that cannot be reached or refuses is 410 `remote` (the invitation stays pending).
    */
-  async accept(ctx: RequestContext, id: number): Promise<InvitationRecord> {
+  async accept(ctx: RequestContext, id: number): Promise<CallerRoom> {
     const inv = await this.mine(ctx, id);
     if (Number(inv.state) !== PENDING || !(await this.repos.federationInvitations.setState(inv.id, PENDING, ACCEPTED))) {
       throw badRequest('state', 'The invitation was accepted already');
@@ -131,7 +141,42 @@ export class FederationInvitations {
       throw gone('remote', 'The host of the conversation could not be reached');
     }
     await this.notifications.forgetRemoteInvitation(inv.user_id, Number(inv.id));
-    return formatInvitation({ ...inv, state: ACCEPTED });
+    return this.keepLocally(inv, ctx.user!);
+  }
+
+  /**
+   * The conversation kept here for an accepted invitation (Talk's remote room): one per host
+   * conversation, with its own token, `remote_server` and `remote_token`; the user a participant.
+   */
+  private async keepLocally(inv: InvitationRow, user: { id: string; display_name: string }): Promise<CallerRoom> {
+    const cfg = await this.appConfig.snapshot();
+    const now = nowSeconds();
+    const { room, joined } = await this.rooms.transaction(async (repos) => {
+      const room = await repos.federationInvitations.insertRoomOnce({
+        ...this.rooms.roomDefaults(cfg, now),
+        token: await this.rooms.newToken(cfg, repos),
+        name: inv.room_name,
+        type: inv.room_type,
+        remote_server: inv.remote_server_url,
+        remote_token: inv.remote_token,
+      });
+      const joined = !(await repos.attendees.find(room.id, ActorType.USERS, user.id));
+      if (joined) {
+        await repos.attendees.insertIgnoringDuplicates([
+          this.rooms.attendeeRow(room.id, now, {
+            actorType: ActorType.USERS,
+            actorId: user.id,
+            displayName: user.display_name,
+            participantType: ParticipantType.USER,
+          }),
+        ]);
+      }
+      await repos.federationInvitations.setLocalRoom(inv.id, room.id);
+      return { room, joined };
+    });
+    if (joined) await this.rooms.announceAttendeesAdded(room, [user.id]);
+    const attendee = await this.repos.attendees.find(room.id, ActorType.USERS, user.id);
+    return { room, attendee };
   }
 
   /** Declines: 404 `invitation`, 400 `state` when accepted already; the host is told through the outbox. */
@@ -152,6 +197,36 @@ export class FederationInvitations {
     await this.notifications.forgetRemoteInvitation(inv.user_id, Number(inv.id));
   }
 
+  // ---- leaving a proxied conversation (DELETE participants/self) ----
+
+  /**
+   * The user leaves the conversation kept here for a host: the host is told first (the federated
+   * attendee leaves there; a host that cannot be reached is 422 `remote` and nothing changes
+   * here), then the user's attendee and invitation go here, and the conversation with its last user.
+   */
+  async leave(ctx: RequestContext, room: RoomRow): Promise<void> {
+    try {
+      await this.proxy.forward(ctx, room, 'DELETE', 'v4/room/{token}/participants/self');
+    } catch (e) {
+      // Gone there already (removed, deleted): leaving here still goes on.
+      if (!(e instanceof ApiError && e.status === 404)) throw e;
+    }
+    await this.dropLocal(room, ctx.userId!);
+  }
+
+  /** The user's attendee and invitation in the local conversation go (and the conversation with its last user). */
+  private async dropLocal(room: RoomRow, userId: string): Promise<void> {
+    const left = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const inv = await repos.federationInvitations.forLocalRoom(userId, room.id);
+      if (inv) await repos.federationInvitations.remove(inv.id);
+      const mine = await repos.attendees.find(room.id, ActorType.USERS, userId);
+      if (mine) await repos.attendees.deleteByIds([mine.id]);
+      return (await repos.attendees.forRoom(room.id)).length;
+    });
+    await this.rooms.announceAttendeesRemoved(room, [userId], []);
+    if (left === 0) await this.rooms.deleteRooms([room]);
+  }
+
   // ---- notifications from hosts ----
 
   /** SHARE_UNSHARED: the host removed the user; the invitation goes. */
@@ -160,6 +235,22 @@ export class FederationInvitations {
     if (!inv || !sameSecret(inv.access_token, n.secret)) throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
     await this.repos.federationInvitations.remove(inv.id);
     await this.notifications.forgetRemoteInvitation(inv.user_id, Number(inv.id));
+    // Accepted: the conversation kept here loses the user too.
+    const room = Number(inv.local_room_id) > 0 ? await this.repos.rooms.findById(Number(inv.local_room_id)) : undefined;
+    if (room) await this.dropLocal(room, inv.user_id);
+  }
+
+  /** ROOM_MODIFIED: a rename on the host renames the conversation kept here (other properties are not kept). */
+  async roomModified(n: ReceivedNotification): Promise<void> {
+    const inv = await this.repos.federationInvitations.findByShare(n.remoteServerUrl, n.providerId);
+    if (!inv || !sameSecret(inv.access_token, n.secret)) throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
+    const name = n.fields.newValue;
+    if (n.fields.changedProperty !== 'name' || typeof name !== 'string' || name.trim() === '' || name.length > 255) return;
+    await this.repos.federationInvitations.rename(inv.id, name);
+    const room = Number(inv.local_room_id) > 0 ? await this.repos.rooms.findById(Number(inv.local_room_id)) : undefined;
+    if (!room || room.name === name) return;
+    await this.repos.rooms.update(room.id, { name });
+    await this.rooms.announceUpdated({ ...room, name });
   }
 
   /** A deleted user's invitations go with them (subscribed to `user.deleting`). */

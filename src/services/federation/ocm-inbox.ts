@@ -43,8 +43,11 @@ export class OcmInbox {
         case 'SHARE_UNSHARED':
           await this.invitations.shareUnshared(n);
           break;
+        case 'ROOM_MODIFIED':
+          await this.invitations.roomModified(n);
+          break;
         default:
-          // ROOM_MODIFIED, MESSAGE_POSTED, PARTICIPANT_MODIFIED: about proxied conversations, not built yet.
+          // MESSAGE_POSTED, PARTICIPANT_MODIFIED: not kept here yet (docs/federation.md).
           throw ocmRefused(501, 'Notification type not supported');
       }
     } catch (e) {

@@ -61,6 +61,10 @@ export const SOURCES = ['users', 'groups', 'circles', 'teams', 'emails', 'phones
 /** Invites a federated user (FederationHost: Talk's 501 / 400 statuses, docs/reference/federation.md#switches). */
 export interface FederatedInviter {
   invite(ctx: RequestContext, room: RoomRow, actor: ChatActor, newParticipant: string): Promise<void>;
+  /** Leaving a conversation kept here for a host elsewhere (docs/reference/federation.md#proxied-requests). */
+  leaveProxied(ctx: RequestContext, room: RoomRow): Promise<void>;
+  /** The host's participant list of a conversation kept here for it, mapped for this server. */
+  listProxied(ctx: RequestContext, room: RoomRow): Promise<Array<Record<string, unknown>>>;
 }
 
 /** Adds a phone attendee for dial-out (the SIP service: 501 `sip`, 400 `phone`). */
@@ -95,6 +99,9 @@ export class ParticipantsService {
   async list(ctx: RequestContext, token: unknown, opts: { includeStatus: boolean; breakout: boolean }): Promise<ListResult> {
     const found = await this.rooms.requireParticipant(ctx, token);
     const { room, attendee: viewer } = found;
+    // Asked of the host each time: kept by nobody here (until 0).
+    if (room.remote_token !== '')
+      return { records: (await this.federated.listProxied(ctx, room)) as unknown as ParticipantRecord[], withStatuses: false, until: 0, topics: undefined };
     const cfg = await ctx.config();
     const now = nowSeconds();
     const serverDefault = serverDefaultPermissions(cfg.get('default_permissions'));
@@ -462,6 +469,7 @@ export class ParticipantsService {
   /** DELETE participants/self. */
   async removeSelf(ctx: RequestContext, token: unknown): Promise<void> {
     const { room, attendee } = await this.rooms.requireParticipant(ctx, token);
+    if (room.remote_token !== '') return this.federated.leaveProxied(ctx, room);
     await this.leave(ctx, room, attendee);
   }
 

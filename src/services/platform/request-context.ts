@@ -29,6 +29,13 @@ export class RequestContext {
   /** Guest cookie session id, set by the guest-session layer. */
   guestSessionKey?: string;
 
+  /**
+   * A proxied request of another server's user (`X-Nextcloud-Federation`, Basic with the cloud id
+   * and the shared secret; docs/reference/federation.md#proxied-requests): checked against the
+   * conversation's federated attendee when the conversation is looked up. Never logged.
+   */
+  federated?: { cloudId: string; secret: string };
+
   /** The browser login session cookie the user was recognised by (Parley's web pages), if any. */
   loginSessionKey?: string;
 
