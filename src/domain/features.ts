@@ -125,11 +125,11 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'sip-support-nopin', when: sipConfigured },
   { name: 'sip-support-dialout', when: dialOutEnabled },
   // Federation (docs/federation.md): invitations across servers (participants source
-  // `federated_users`, the invitation list, accept, decline) and the proxied conversation
-  // (`federation-v2`: the accepted conversation kept locally; chat, the participant list and
-  // leaving forwarded to the host) while federation is enabled.
+  // `federated_users`, the invitation list, accept, decline) while federation is enabled. The
+  // proxied conversation works for chat, the participant list and leaving, but not yet for
+  // edits, deletions, reactions, the read marker or the host's MESSAGE_POSTED, so
+  // `federation-v2` is not advertised: a client would offer what does not work.
   { name: 'federation-v1', when: (cfg) => cfg.bool('federation_enabled') },
-  { name: 'federation-v2', when: (cfg) => cfg.bool('federation_enabled') },
 ] satisfies FeatureDef[]);
 
 const advertised = (f: FeatureDef, cfg: AppConfigSnapshot): boolean => !f.when || f.when(cfg);

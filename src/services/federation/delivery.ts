@@ -18,6 +18,12 @@ export interface DeliveryLogger {
 
 export class FederationDelivery implements OutboxHandler {
   readonly topic = FEDERATION_TOPIC;
+  /**
+   * One remote's shares and notifications arrive in the order they were written (a share before
+   * its SHARE_UNSHARED, renames in order), one at a time, by one process at a time
+   * (docs/architecture.md#the-outbox).
+   */
+  readonly ordered = true;
 
   constructor(
     private readonly client: FederationClient,
@@ -30,7 +36,6 @@ export class FederationDelivery implements OutboxHandler {
 
   async deliver(rows: OutboxRow[]): Promise<Map<number, OutboxResult>> {
     const results = new Map<number, OutboxResult>();
-    // Rows of one remote in order: its end point is discovered once per drain.
     for (const row of rows) results.set(Number(row.id), await this.deliverOne(row));
     return results;
   }
