@@ -20,6 +20,7 @@ import { attendeeConversationMarks } from '../src/db/migrations/0717-attendee-co
 import { dropPinnedMessages, pinnedMessages } from '../src/db/migrations/0719-pinned-messages.js';
 import { addScheduledMessagesColumn, dropScheduledMessagesColumn } from '../src/db/migrations/0720-scheduled-messages.js';
 import { addDeletedByNameColumn, dropDeletedByNameColumn } from '../src/db/migrations/0750-chat-deleted-by-name.js';
+import { federatedRooms } from '../src/db/migrations/0910-federated-rooms.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { nowSeconds } from '../src/domain/time.js';
 
@@ -244,6 +245,10 @@ for (const dialect of dialects()) {
       const revTables = ['rooms', 'attendees', 'chat_messages'] as const;
       // The pins (0719) came after all of these, on all three tables, and the scheduled messages'
       // attendee column (0720) and the deleter's name (0750) after them.
+      // The federated conversations' columns (0910) came last of all on rooms.
+      await db.schema.dropIndex('rooms_remote').execute();
+      for (const column of ['remote_token', 'remote_server']) await db.schema.alterTable('rooms').dropColumn(column).execute();
+      await db.schema.alterTable('federation_invitations').dropColumn('local_room_id').execute();
       await dropDeletedByNameColumn(db);
       await dropScheduledMessagesColumn(db);
       await dropPinnedMessages(db);
@@ -265,6 +270,7 @@ for (const dialect of dialects()) {
       await pinnedMessages.up({ db, dialect: sqlDialect });
       await addScheduledMessagesColumn(db);
       await addDeletedByNameColumn(db);
+      await federatedRooms.up({ db, dialect: sqlDialect });
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
     });
 
