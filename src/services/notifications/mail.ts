@@ -73,13 +73,18 @@ export class MailService implements OutboxHandler {
           return 'retry';
         }
         this.log.warn({ to: msg.to, subject: msg.subject, error }, 'mail could not be sent over SMTP; kept in the outbox');
-        await this.kept.insert(msg.to, msg.subject, msg.text, nowSeconds());
+        await this.keep(msg);
         return 'drop';
       }
     }
-    await this.kept.insert(msg.to, msg.subject, msg.text, nowSeconds());
+    await this.keep(msg);
     this.log.info({ to: msg.to, subject: msg.subject }, 'mail written to the outbox (no SMTP_URL)');
     return 'sent';
+  }
+
+  /** Kept in `mail_outbox` for the operator, when it cannot be (or was not) sent. */
+  private keep(msg: MailMessage): Promise<void> {
+    return this.kept.insert(msg.to, msg.subject, msg.text, nowSeconds());
   }
 
   /**
