@@ -137,6 +137,24 @@ for (const dialect of dialects()) {
       );
     });
 
+    it('a one-to-one the deleted user had already left becomes a former one too; a new account with the id gets a new one', async () => {
+      const id = `quit${Math.random().toString(36).slice(2, 8)}`;
+      await createUser(t.p, id, { displayName: 'Quitter' });
+      const one = await createRoom(t.p, id, { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
+      const other = await createRoom(t.p, 'alice', { roomType: RoomType.ONE_TO_ONE, invite: 'bob' });
+      assert.equal((await t.call('DELETE', `${V4}/room/${one.token}/participants/self`, { as: as(id) })).status, 200);
+      const before = (await t.call('GET', `${V4}/room/${one.token}`, { as: as('bob') })).data;
+      assert.deepEqual([before.type, before.readOnly], [RoomType.ONE_TO_ONE, 0], 'still a one-to-one for bob after the other left');
+      assert.equal((await t.call('DELETE', `/cloud/users/${id}`, { as: admin })).status, 200);
+      const after = (await t.call('GET', `${V4}/room/${one.token}`, { as: as('bob') })).data;
+      assert.deepEqual([after.type, after.readOnly, after.name, after.displayName], [RoomType.ONE_TO_ONE_FORMER, 1, 'Quitter', 'Quitter']);
+      assert.equal((await roomRow(t.p, other.token))!.type, RoomType.ONE_TO_ONE, "another pair's one-to-one is untouched");
+      await createUser(t.p, id, { displayName: 'Newcomer' });
+      const again = await t.call('POST', `${V4}/room`, { as: as(id), body: { roomType: RoomType.ONE_TO_ONE, invite: 'bob' } });
+      assert.equal(again.status, 201, 'a new conversation, not the old one reopened');
+      assert.notEqual(again.data.token, one.token);
+    });
+
     it('two deleted users who gave the same reaction: both deletions succeed, the message keeps its count', async () => {
       const [u1, u2] = [`r1${Math.random().toString(36).slice(2, 8)}`, `r2${Math.random().toString(36).slice(2, 8)}`];
       await createUser(t.p, u1);

@@ -455,6 +455,22 @@ export class RoomsRepository {
     return this.db.selectFrom('rooms').selectAll().where('type', '=', 1).where('name', '=', name).orderBy('id').executeTakeFirst();
   }
 
+  /**
+   * One-to-ones whose name (the pair's JSON, `oneToOneName`) contains `quotedId` (the user id as
+   * that JSON writes it, quotes included), as Talk's Manager::getLeftOneToOneRoomsForUser finds
+   * them; the caller checks the pair itself, since a LIKE on JSON text can match a longer id.
+   */
+  oneToOnesNaming(quotedId: string): Promise<RoomRow[]> {
+    const pattern = `%${quotedId.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.db
+      .selectFrom('rooms')
+      .selectAll()
+      .where('type', '=', RoomType.ONE_TO_ONE)
+      .where(sql<boolean>`name LIKE ${pattern} ESCAPE '\\'`)
+      .orderBy('id')
+      .execute();
+  }
+
   /** Breakout children of a parent (objectType `room`, objectId = parent token). */
   childrenOf(parentToken: string): Promise<RoomRow[]> {
     return this.childrenOfAll([parentToken]);

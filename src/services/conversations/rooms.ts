@@ -74,8 +74,16 @@ export interface NewAttendeeSpec {
  * this exact string): `/` escaped as `\/`, non-ASCII as \uXXXX.
  */
 export function oneToOneName(a: string, b: string): string {
-  const ids = [a, b].sort();
-  const json = JSON.stringify(ids).replace(/\//g, '\\/');
+  return phpJson([a, b].sort());
+}
+
+/** One user id as it appears inside one-to-one names (`oneToOneName`), quotes included. */
+export function oneToOneNamePart(userId: string): string {
+  return phpJson(userId);
+}
+
+function phpJson(value: unknown): string {
+  const json = JSON.stringify(value).replace(/\//g, '\\/');
   return json.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 

@@ -5,10 +5,10 @@
  * leaves every conversation (one-to-one conversations become "former one-to-one").
  */
 import type { ParticipantsRepository } from '../../db/repositories/participants.js';
-import { ActorType, ParticipantType } from '../../domain/constants.js';
+import { ActorType, ParticipantType, ReadOnlyState, RoomType } from '../../domain/constants.js';
 import { isOneToOneKind } from '../../domain/permissions.js';
 import type { DirectoryService } from '../accounts/directory.js';
-import { RoomsService } from '../conversations/rooms.js';
+import { oneToOneNamePart, oneToOnePair, RoomsService } from '../conversations/rooms.js';
 import type { TeamsService } from '../accounts/teams.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { Repositories } from '../../db/repositories/index.js';
@@ -118,11 +118,12 @@ export class MembershipSync {
    */
   async userDeleted(userId: string, by?: string): Promise<void> {
     const rows = await this.repos.attendees.forActor(ActorType.USERS, userId);
-    if (rows.length === 0) return;
-    const actor = await this.actorOf(by);
     // A former one-to-one is named after the user, as they were called (docs/reference/conversations.md#former-one-to-one-conversations).
     const gone = await this.directory.users.find(userId);
     const formerName = gone?.display_name || userId;
+    await this.leftOneToOnesBecomeFormer(userId, formerName);
+    if (rows.length === 0) return;
+    const actor = await this.actorOf(by);
     for (const room of await this.repos.rooms.findByIds(rows.map((a) => a.room_id))) {
       // Decided under the conversation's lock: whether they are its last user is read there, so
       // another user leaving at the same moment cannot leave it without users; one deleted
@@ -143,6 +144,27 @@ export class MembershipSync {
       });
       if (outcome?.deleted) await this.rooms.announceDeleted(outcome.deleted);
       else if (outcome?.gone) await this.rooms.announceAttendeesRemoved(room, [userId], outcome.sessionIds);
+    }
+  }
+
+  /**
+   * One-to-ones the deleted user had already left still carry their id in the pair name: they
+   * become former one-to-ones too (read-only, named after the user), so that a new account with
+   * the same id cannot reopen the other person's conversation (Talk's
+   * Manager::removeUserFromAllRooms with getLeftOneToOneRoomsForUser;
+   * docs/reference/conversations.md#former-one-to-one-conversations).
+   */
+  private async leftOneToOnesBecomeFormer(userId: string, formerName: string): Promise<void> {
+    const left = (await this.repos.rooms.oneToOnesNaming(oneToOneNamePart(userId))).filter((room) => oneToOnePair(room.name).includes(userId));
+    for (const room of left) {
+      const changed = await this.rooms.lockedIfExists(room.id, async (repos) => {
+        const mine = await repos.attendees.actorsInRooms([room.id], ActorType.USERS, [userId]);
+        // Still an attendee: the walk over their attendee rows turns it (same outcome, one place).
+        if (mine.length > 0) return false;
+        await repos.rooms.markFormerOneToOne([room.id], formerName);
+        return true;
+      });
+      if (changed) await this.rooms.announceUpdated({ ...room, type: RoomType.ONE_TO_ONE_FORMER, read_only: ReadOnlyState.READ_ONLY, name: formerName });
     }
   }
 }
