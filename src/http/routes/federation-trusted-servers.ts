@@ -1,7 +1,7 @@
 /**
  * The trusted servers of federation, for administrators, in the shape of Nextcloud's federation
  * app (docs/reference/federation.md#trusted-servers; what Parley answers:
- * docs/federation.md#the-trusted-servers-api). The CLI keeps the same list.
+ * docs/federation.md#the-trusted-servers-api). The admin page calls it; the CLI keeps the same list.
  *   GET    /apps/federation/trusted-servers        → [{id, url}]
  *   POST   /apps/federation/trusted-servers (url)  → {id, url, message}
  *   DELETE /apps/federation/trusted-servers/{id}   → {id}

@@ -1,6 +1,6 @@
 /**
  * Who Parley federates with (docs/federation.md "Trust"): the trusted servers list (stored, kept
- * by `parley federation:trusted-servers:*` and the admin API,
+ * by `parley federation:trusted-servers:*` and the admin API behind the admin page,
  * docs/federation.md#the-trusted-servers-api) that limits federation while
  * `federation_only_trusted_servers` is on, and the outbound check every request to another
  * server passes (https and public addresses unless FEDERATION_ALLOW_INSECURE).
