@@ -2,8 +2,8 @@
  * The admin settings page in a real headless Chromium (docs/operators.md "Admin settings page"):
  * login form, 403 for non-admins, one setting of each kind changed and seen again after a reload,
  * a value refused by the page (registry validation) and one refused by the server, write-only
- * secrets, a phone-sized layout, the signaling servers' live status. Saves a screenshot to
- * test-artifacts/.
+ * secrets, a phone-sized layout, the signaling servers' live status, the trusted servers of
+ * federation added and removed through the page. Saves a screenshot to test-artifacts/.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -235,6 +235,41 @@ for (const dialect of dialects()) {
       assert.match((await down.textContent())!, /does not answer/);
       assert.match((await down.locator('.fix').textContent())!, /Start the signaling server/);
       assert.match((await page.locator('ul.setup-checks li[data-check="base-url"] .fix').textContent())!, /Set BASE_URL/);
+    });
+
+    it('lists, adds and removes trusted servers of federation, and shows the server refusing one', async () => {
+      await p.services.federation.trust.add('seed.example.org');
+      await page.reload();
+      const block = page.locator('#trusted-servers');
+      const items = block.locator('ul.trusted-servers li');
+      await block.locator('ul.trusted-servers[data-state="done"]').waitFor();
+      assert.deepEqual(await items.allTextContents(), ['seed.example.org✕']);
+
+      await block.locator('#trusted-server-url').fill('https://Cloud.Example.org/');
+      await block.locator('button.add').click();
+      await items.filter({ hasText: 'cloud.example.org' }).waitFor();
+      assert.equal(await block.locator('#trusted-server-url').inputValue(), '');
+      assert.deepEqual(await p.services.federation.trust.list(), ['cloud.example.org', 'seed.example.org']);
+
+      const error = block.locator('.error[role="alert"]');
+      await block.locator('#trusted-server-url').fill('not a server');
+      await block.locator('button.add').click();
+      await error.filter({ hasText: 'host[:port][/path]' }).waitFor();
+      await block.locator('#trusted-server-url').fill('cloud.example.org');
+      await block.locator('button.add').click();
+      await error.filter({ hasText: 'Server is already in the list of trusted servers.' }).waitFor();
+      assert.equal(await items.count(), 2);
+      fs.mkdirSync(ARTIFACTS, { recursive: true });
+      await block.screenshot({ path: path.join(ARTIFACTS, `admin-trusted-servers-${dialect}.png`) });
+
+      await block.locator('button[aria-label="Remove cloud.example.org"]').click();
+      await items.filter({ hasText: 'cloud.example.org' }).waitFor({ state: 'detached' });
+      assert.deepEqual(await p.services.federation.trust.list(), ['seed.example.org']);
+      await page.reload();
+      await block.locator('ul.trusted-servers[data-state="done"]').waitFor();
+      assert.deepEqual(await items.allTextContents(), ['seed.example.org✕']);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
     });
   });
 }

@@ -152,3 +152,18 @@ export function useParley(dialect: DialectName, opts: SuiteOptions = {}): Fixtur
   });
   return fixture;
 }
+
+/**
+ * Each admin-only route answers 401 (OCS 997) anonymous and 403 `admin` for `user`: the checks
+ * the OCS layer makes before the handler runs, so a refused write changes nothing.
+ */
+export async function assertAdminOnly(t: Fixture, user: string, routes: ReadonlyArray<readonly [string, string, unknown?]>): Promise<void> {
+  for (const [method, path, body] of routes) {
+    const anon = await t.call(method, path, { body });
+    assert.equal(anon.status, 401, `${method} ${path} anonymous`);
+    assert.equal(anon.meta.statuscode, 997);
+    const refused = await t.call(method, path, { as: as(user), body });
+    assert.equal(refused.status, 403, `${method} ${path} as a user`);
+    assert.equal(refused.data.error, 'admin');
+  }
+}

@@ -42,6 +42,7 @@ import { fileShareRoutes } from './files/shares.js';
 import { publicShareRoutes } from './files/public-shares.js';
 import { federationOcmRoutes } from './federation-ocm.js';
 import { federationInvitationRoutes } from './federation-invitations.js';
+import { federationTrustedServerRoutes } from './federation-trusted-servers.js';
 import { fileLinkRoutes } from './files/file-links.js';
 
 export type RouteModule = (app: FastifyInstance, services: Services) => Promise<void>;
@@ -86,5 +87,6 @@ export const routeModules: RouteModule[] = [
   publicShareRoutes,
   federationOcmRoutes,
   federationInvitationRoutes,
+  federationTrustedServerRoutes,
   fileLinkRoutes,
 ];

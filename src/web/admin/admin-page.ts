@@ -7,6 +7,8 @@
  */
 import { CONFIG_KEYS, CONFIG_SECTIONS, ConfigValueError, INTERNAL_SECTION, normalizeConfigValue } from '../../app-config/registry.js';
 import { buildControl, h, type Control, type Group, type PageValue } from './controls.js';
+import { ocsRequest } from './ocs.js';
+import { trustedServersBlock } from './trusted-servers.js';
 
 interface PageState {
   values: Record<string, PageValue>;
@@ -33,27 +35,8 @@ function showError(control: Control, message: string): void {
 
 /** Stores one value; returns the server's error message, or null when stored. */
 async function store(key: string, value: string): Promise<string | null> {
-  let res: Response;
-  try {
-    res = await fetch(state.apiBase + encodeURIComponent(key) + '?format=json', {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'OCS-APIRequest': 'true', 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify({ value }),
-    });
-  } catch {
-    return 'The server could not be reached.';
-  }
-  if (res.ok) return null;
-  if (res.status === 401) return 'Your login session has ended; reload the page and log in again.';
-  let body: any;
-  try {
-    body = await res.json();
-  } catch {
-    body = undefined;
-  }
-  const data = body?.ocs?.data;
-  return String(data?.message ?? body?.ocs?.meta?.message ?? data?.error ?? `Refused (HTTP ${res.status})`);
+  const outcome = await ocsRequest('POST', state.apiBase + encodeURIComponent(key), { value });
+  return outcome.ok ? null : outcome.message;
 }
 
 async function saveSection(controls: Control[], status: HTMLElement): Promise<void> {
@@ -232,6 +215,8 @@ function render(): void {
         });
     });
     el.append(h('div', { class: 'actions' }, save, status));
+    // The list is kept through its own API, not as an app-config key: it has its own buttons.
+    if (section === CONFIG_KEYS.find((d) => d.key === 'federation_only_trusted_servers')?.section) el.append(trustedServersBlock());
     app.append(el);
   }
 }
