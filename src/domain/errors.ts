@@ -125,6 +125,12 @@ export const gone = (error: string, message?: string) => new ApiError(410, reaso
 export const remoteUnreachable = () => new ApiError(422, reason('remote', 'The server of the conversation could not be reached'));
 
 /**
+ * 406 `federation`: the endpoint does not work on a conversation kept here for a host elsewhere
+ * (Talk's answer for endpoints without federation support; docs/federation.md#the-proxied-conversation).
+ */
+export const federationUnsupported = () => new ApiError(406, reason('federation', 'This is not supported in federated conversations'));
+
+/**
  * A refusal of the host of a proxied conversation, passed on as it came (its status and `data`),
  * as Talk's proxy does (docs/reference/federation.md#proxied-requests).
  */

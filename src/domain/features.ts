@@ -126,9 +126,10 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'sip-support-dialout', when: dialOutEnabled },
   // Federation (docs/federation.md): invitations across servers (participants source
   // `federated_users`, the invitation list, accept, decline) while federation is enabled. The
-  // proxied conversation works for chat, the participant list and leaving, but not yet for
-  // edits, deletions, reactions, the read marker or the host's MESSAGE_POSTED, so
-  // `federation-v2` is not advertised: a client would offer what does not work.
+  // proxied conversation forwards chat (with edits, deletions, reactions, the read marker,
+  // mentions and polls), the participant list and leaving, but does not use the host's
+  // MESSAGE_POSTED yet (last message, unread counters), so `federation-v2` is not advertised:
+  // a client would offer what does not work.
   { name: 'federation-v1', when: (cfg) => cfg.bool('federation_enabled') },
 ] satisfies FeatureDef[]);
 

@@ -49,6 +49,11 @@ function statusesOf(def: OcsRouteDef<any>, pathNames: string[], hasParams: boole
   if (pathNames.length) out['404'] = { description: 'not found for the caller (indistinguishable from missing)' };
   if (def.capability)
     out['404'] = { description: `${out['404']?.description ?? 'not found'}; the route does not exist while capability ${def.capability} is not advertised` };
+  // A conversation kept here for a host elsewhere (docs/federation.md#the-proxied-conversation).
+  if (pathNames.includes('token') && def.talk && def.federation === undefined)
+    out['406'] = { description: 'not supported in a federated conversation (one kept here for a host elsewhere)' };
+  if (def.federation === 'forwarded')
+    out['422'] = { description: "a federated conversation's host could not be reached (its own refusals pass on with their status)" };
   if (def.csrf !== false) out['412'] = { description: 'CSRF check failed: the OCS-APIRequest header is missing', schema: CSRF_BODY };
   out['429'] = { description: 'too many failed attempts from this address (brute-force throttle)' };
   out['503'] = { description: 'the server is overloaded and sheds load: retry after the Retry-After header (seconds)' };

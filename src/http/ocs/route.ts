@@ -59,6 +59,13 @@ export interface OcsRouteDef<S extends TObject | undefined> {
    * means; for the API document. A status given here with a schema answers that `data`.
    */
   statuses?: Record<number, string | { description: string; schema: TSchema }>;
+  /**
+   * The route works on a conversation kept here for a host elsewhere (Talk's FederationSupported):
+   * `forwarded` to the host, or `local` (what is the user's own here: marks, sessions, the
+   * record). Without it, a participant of such a conversation gets 406
+   * (docs/federation.md#the-proxied-conversation).
+   */
+  federation?: 'forwarded' | 'local';
   /** Media types of a raw (non-OCS) success answer, for the API document (avatar images). */
   rawContent?: string[];
   /** Schema of the OCS `data` payload on success, for the API document (GET /openapi.json). */
@@ -155,6 +162,7 @@ export function ocsRoute<S extends TObject | undefined>(app: FastifyInstance, se
         return reply.code(412).type('application/json; charset=utf-8').send('{"message":"CSRF check failed"}');
       }
       const ctx = await buildContext(services, request);
+      ctx.proxiedRoomsSupported = def.federation !== undefined;
       (request as any).parleyUser = ctx.userId;
       if (def.auth !== 'public' && !ctx.user) throw notLoggedIn();
       if (def.auth === 'admin' && !(await ctx.isAdmin())) throw adminRequired();

@@ -74,6 +74,7 @@ export async function avatarRoutes(app: FastifyInstance, services: Services): Pr
       ocsRoute(app, services, {
         method: 'GET',
         path: base + variant,
+        federation: 'local',
         auth: 'public',
         talk: true,
         csrf: false,

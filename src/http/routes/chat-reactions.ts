@@ -7,6 +7,8 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { Token } from './common-schemas.js';
+import { isProxied, proxiedReply } from './chat-replies.js';
+import type { ProxiedAnswer } from '../../services/federation/proxy.js';
 
 const PATH = '/apps/spreed/api/v1/reaction/:token/:messageId';
 const MessageId = Type.Integer({ minimum: 0, 'x-error': 'message' });
@@ -14,7 +16,7 @@ const Reaction = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\x00]*
 const ReactionsMap = Type.Record(Type.String(), Type.Array(Type.Record(Type.String(), Type.Unknown())));
 
 /** `{}` when empty (docs/reference/chat.md#reactions): an object, never PHP's `[]`. */
-const mapReply = (map: Record<string, unknown>, status = 200) => new OcsReply(map, status);
+const mapReply = (map: Record<string, unknown> | ProxiedAnswer, status = 200) => (isProxied(map) ? proxiedReply(map) : new OcsReply(map, status));
 
 export async function chatReactionRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const reactions = services.chatReactions;
@@ -22,6 +24,7 @@ export async function chatReactionRoutes(app: FastifyInstance, services: Service
   ocsRoute(app, services, {
     method: 'POST',
     path: PATH,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'reactions',
@@ -31,6 +34,7 @@ export async function chatReactionRoutes(app: FastifyInstance, services: Service
     response: ReactionsMap,
     handler: async ({ params, ctx }) => {
       const r = await reactions.add(ctx, params.token, params.messageId, params.reaction);
+      if ('proxied' in r) return proxiedReply(r);
       return mapReply(r.reactions, r.created ? 201 : 200);
     },
   });
@@ -38,6 +42,7 @@ export async function chatReactionRoutes(app: FastifyInstance, services: Service
   ocsRoute(app, services, {
     method: 'DELETE',
     path: PATH,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'reactions',
@@ -50,6 +55,7 @@ export async function chatReactionRoutes(app: FastifyInstance, services: Service
   ocsRoute(app, services, {
     method: 'GET',
     path: PATH,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'reactions',

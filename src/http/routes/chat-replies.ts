@@ -30,8 +30,11 @@ export function oneReply(page: MessagePage | ProxiedAnswer, status: number): Ocs
   return new OcsReply(row ? formatChatMessage(row, page.env) : null, status, headersOf(page));
 }
 
+/** Whether a service answered with the host's answer to a proxied request. */
+export const isProxied = (r: unknown): r is ProxiedAnswer => typeof r === 'object' && r !== null && (r as { proxied?: unknown }).proxied === true;
+
 /** The host's answer to a proxied request (docs/reference/federation.md#proxied-requests), as it came. */
-function proxiedReply(answer: ProxiedAnswer): OcsReply | RawReply {
+export function proxiedReply(answer: ProxiedAnswer): OcsReply | RawReply {
   if (answer.status === 304) return new RawReply('', 'text/plain', 304);
   return new OcsReply(answer.data, answer.status, answer.headers);
 }

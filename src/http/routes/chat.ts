@@ -11,7 +11,9 @@ import type { CallerRoom } from '../../services/conversations/rooms.js';
 import type { RequestContext } from '../../services/platform/request-context.js';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
-import { listReply, oneReply } from './chat-replies.js';
+import { listReply, oneReply, proxiedReply } from './chat-replies.js';
+import { PROXIED_READ_STATE } from '../../services/chat/chat-proxied.js';
+import type { ProxiedRead } from '../../services/chat/chat-api.js';
 import { Token } from './common-schemas.js';
 
 const V1 = '/apps/spreed/api/v1';
@@ -35,9 +37,18 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   // Waiting long-polls (chat 304, signaling) answer before the server stops accepting: waiters are released on shutdown.
   app.addHook('preClose', async () => services.db.wake.close());
 
-  /** The room record after a read-marker change, with the chat fields loaded for it. */
-  const roomRecord = async (ctx: RequestContext, view: CallerRoom) => {
+  /**
+   * The room record after a read-marker change, with the chat fields loaded for it. For a
+   * conversation kept here for a host elsewhere, the local record with the host's read state and
+   * X-Chat-Last-Common-Read (docs/reference/federation.md#proxied-requests).
+   */
+  const roomRecord = async (ctx: RequestContext, view: CallerRoom | ProxiedRead) => {
     const record = await services.conversationView.presentOne(ctx, view, { includeStatus: true });
+    if ('proxied' in view) {
+      const host = view.proxied.data as Record<string, unknown> | null;
+      for (const key of PROXIED_READ_STATE) if (host && host[key] !== undefined) (record as Record<string, unknown>)[key] = host[key];
+      return new OcsReply(record, 200, view.proxied.headers);
+    }
     const common = await chat.commonReadFor(view);
     return new OcsReply(record, 200, common !== undefined ? { 'X-Chat-Last-Common-Read': String(common) } : {});
   };
@@ -45,6 +56,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'GET',
     path: `${V1}/chat/:token`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     summary: 'Chat history (lookIntoFuture=0) or wait for new messages (lookIntoFuture=1)',
@@ -86,6 +98,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V1}/chat/:token`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     summary: 'Send a message (replyTo, referenceId, silent; actorDisplayName for guests)',
@@ -121,6 +134,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'GET',
     path: `${V1}/chat/:token/:messageId/context`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     summary: 'Messages around a message (ascending)',
@@ -137,6 +151,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'PUT',
     path: `${V1}/chat/:token/:messageId`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     summary: 'Edit a message (author or moderator, 24 hours)',
@@ -149,6 +164,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'DELETE',
     path: `${V1}/chat/:token/:messageId`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     summary: 'Delete a message (author or moderator)',
@@ -161,6 +177,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V1}/chat/:token/read`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     summary: 'Set the read marker (null: the last message)',
@@ -175,6 +192,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'DELETE',
     path: `${V1}/chat/:token/read`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     summary: 'Mark the conversation unread',
@@ -186,6 +204,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'GET',
     path: `${V1}/chat/:token/mentions`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     summary: 'Mention autocomplete',
@@ -197,8 +216,8 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
     }),
     response: Type.Array(MentionSuggestion),
     handler: async ({ params, ctx }) => {
-      const acc = await chat.access(ctx, params.token, { write: true, chat: true });
-      return services.chatMentions.autocomplete(acc.room, acc.attendee, params.search, params.limit);
+      const found = await chat.mentionSuggestions(ctx, params.token, params);
+      return 'proxied' in found ? proxiedReply(found) : found;
     },
   });
 }

@@ -20,6 +20,12 @@ import { ROOM, Token } from './common-schemas.js';
 /** An int field whose wrong type is reported under Talk's reason for that endpoint. */
 const Int = (reason: string) => Type.Integer({ 'x-error': reason });
 
+/**
+ * The caller's own settings, which also work on a conversation kept here for a host elsewhere (they
+ * are the user's here, as Talk's FederationSupported has them; docs/federation.md#the-proxied-conversation).
+ */
+const OWN_SETTINGS = new Set(['/favorite', '/archive', '/important', '/sensitive', '/notify', '/notify-calls']);
+
 export async function conversationSettingsRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const { conversationView, roomSettings } = services;
 
@@ -43,6 +49,7 @@ export async function conversationSettingsRoutes(app: FastifyInstance, services:
       talk: true,
       capability,
       summary,
+      ...(OWN_SETTINGS.has(path) ? { federation: 'local' as const } : {}),
       params: Type.Object({ token: Token, ...fields }) as TObject,
       response: ConversationSchema,
       handler: async ({ params, ctx }) => conversationView.presentOne(ctx, await run(ctx, params)),

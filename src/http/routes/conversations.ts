@@ -122,6 +122,7 @@ export async function conversationRoutes(app: FastifyInstance, services: Service
   ocsRoute(app, services, {
     method: 'GET',
     path: `${V4}/room/:token`,
+    federation: 'local',
     auth: 'public',
     talk: true,
     summary: 'One conversation (participants, guests, and non-participants where it is listed or public)',

@@ -31,6 +31,8 @@ export async function participantRoutes(app: FastifyInstance, services: Services
     ocsRoute(app, services, {
       method: 'GET',
       path,
+      // Forwarded to the host for a conversation kept here (docs/federation.md#the-proxied-conversation).
+      ...(breakout ? {} : { federation: 'forwarded' as const }),
       auth: 'public',
       talk: true,
       capability: breakout ? 'breakout-rooms-v1' : undefined,
@@ -82,6 +84,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'DELETE',
     path: `${V4}/room/:token/participants/self`,
+    federation: 'forwarded',
     // Public: the contract lists 403/404 here, never 401 (guests and anonymous callers included).
     auth: 'public',
     talk: true,
@@ -97,6 +100,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'POST',
     path: `${V4}/room/:token/participants/active`,
+    federation: 'local',
     auth: 'public',
     talk: true,
     summary: 'Join a conversation (new session); 409 when this browser session is still active and force=false',
@@ -127,6 +131,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'DELETE',
     path: `${V4}/room/:token/participants/active`,
+    federation: 'local',
     auth: 'public',
     talk: true,
     summary: 'Leave the conversation with the current session',
@@ -141,6 +146,7 @@ export async function participantRoutes(app: FastifyInstance, services: Services
   ocsRoute(app, services, {
     method: 'PUT',
     path: `${V4}/room/:token/participants/state`,
+    federation: 'local',
     capability: 'session-state',
     auth: 'public',
     talk: true,

@@ -7,6 +7,10 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/index.js';
 import { OcsReply, ocsRoute } from '../ocs/route.js';
 import { Token } from './common-schemas.js';
+import { isProxied, proxiedReply } from './chat-replies.js';
+
+/** The host's answer for a conversation kept here for a host elsewhere, as it came; else the record. */
+const orProxied = <T>(r: T) => (isProxied(r) ? proxiedReply(r) : r);
 
 const BASE = '/apps/spreed/api/v1/poll/:token';
 const PollId = Type.Integer({ minimum: 0, 'x-error': 'poll' });
@@ -26,6 +30,7 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
   ocsRoute(app, services, {
     method: 'POST',
     path: BASE,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'talk-polls',
@@ -38,12 +43,16 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     },
     params: Type.Object({ token: Token, ...POLL_FIELDS, draft: Type.Boolean({ default: false, 'x-error': 'draft' }) }),
     response: Poll,
-    handler: async ({ params, ctx }) => new OcsReply(await polls.create(ctx, params.token, params), params.draft ? 200 : 201),
+    handler: async ({ params, ctx }) => {
+      const poll = await polls.create(ctx, params.token, params);
+      return isProxied(poll) ? proxiedReply(poll) : new OcsReply(poll, params.draft ? 200 : 201);
+    },
   });
 
   ocsRoute(app, services, {
     method: 'GET',
     path: `${BASE}/drafts`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'talk-polls-drafts',
@@ -51,12 +60,13 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     statuses: { 403: 'not a moderator' },
     params: Type.Object({ token: Token }),
     response: Type.Array(Poll),
-    handler: async ({ params, ctx }) => polls.drafts(ctx, params.token),
+    handler: async ({ params, ctx }) => orProxied(await polls.drafts(ctx, params.token)),
   });
 
   ocsRoute(app, services, {
     method: 'POST',
     path: `${BASE}/draft/:pollId`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'edit-draft-poll',
@@ -64,36 +74,39 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     statuses: { 400: '`room`, `poll` (not a draft), `draft` (neither moderator nor author), `question`, `options`', 404: '`poll`', 412: 'held in the lobby' },
     params: Type.Object({ token: Token, pollId: PollId, ...POLL_FIELDS }),
     response: Poll,
-    handler: async ({ params, ctx }) => polls.editDraft(ctx, params.token, params.pollId, params),
+    handler: async ({ params, ctx }) => orProxied(await polls.editDraft(ctx, params.token, params.pollId, params)),
   });
 
   ocsRoute(app, services, {
     method: 'GET',
     path: `${BASE}/:pollId`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'talk-polls',
     summary: 'Show a poll',
     params: Type.Object({ token: Token, pollId: PollId }),
     response: Poll,
-    handler: async ({ params, ctx }) => polls.get(ctx, params.token, params.pollId),
+    handler: async ({ params, ctx }) => orProxied(await polls.get(ctx, params.token, params.pollId)),
   });
 
   ocsRoute(app, services, {
     method: 'POST',
     path: `${BASE}/:pollId`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'talk-polls',
     summary: 'Vote (replaces earlier votes; an empty list withdraws)',
     params: Type.Object({ token: Token, pollId: PollId, optionIds: Type.Array(Type.Unknown(), { default: [], maxItems: 200, 'x-error': 'options' }) }),
     response: Poll,
-    handler: async ({ params, ctx }) => polls.vote(ctx, params.token, params.pollId, params.optionIds),
+    handler: async ({ params, ctx }) => orProxied(await polls.vote(ctx, params.token, params.pollId, params.optionIds)),
   });
 
   ocsRoute(app, services, {
     method: 'DELETE',
     path: `${BASE}/:pollId`,
+    federation: 'forwarded',
     auth: 'public',
     talk: true,
     capability: 'talk-polls',
@@ -103,7 +116,7 @@ export async function pollRoutes(app: FastifyInstance, services: Services): Prom
     response: Type.Union([Poll, Type.Null()]),
     handler: async ({ params, ctx }) => {
       const closed = await polls.close(ctx, params.token, params.pollId);
-      return closed === null ? new OcsReply(null, 202) : closed;
+      return closed === null ? new OcsReply(null, 202) : orProxied(closed);
     },
   });
 }

@@ -18,6 +18,7 @@ export async function signalingRoutes(app: FastifyInstance, services: Services):
   ocsRoute(app, services, {
     method: 'GET',
     path: `${V3}/signaling/settings`,
+    federation: 'local',
     auth: 'public',
     summary: 'Signaling settings: mode, server, tickets (v1 ticket, v2 JWT), STUN and TURN servers with time-limited credentials',
     params: Type.Object({ token: Type.String({ default: '', maxLength: 64 }) }),

@@ -10,7 +10,17 @@
 import { may } from '../../domain/abilities.js';
 import { SameTurnReads } from '../../cache/same-turn-reads.js';
 import { TurnBatch } from '../../cache/turn-batch.js';
-import { proxiedReceive, proxiedSend, type FederationProxy, type ProxiedAnswer } from './chat-proxied.js';
+import {
+  proxiedContext,
+  proxiedDelete,
+  proxiedEdit,
+  proxiedMentions,
+  proxiedReadMarker,
+  proxiedReceive,
+  proxiedSend,
+  type FederationProxy,
+  type ProxiedAnswer,
+} from './chat-proxied.js';
 import type { ReceiveInput, SendInput } from './chat-inputs.js';
 import type { ReceiveReadMarkers } from './receive-read-markers.js';
 import { isCancelled, type WaitCancel } from '../../cache/wake.js';
@@ -82,6 +92,11 @@ export interface MessagePage {
 
 export type { ReceiveInput, SendInput } from './chat-inputs.js';
 
+/** A read marker set on the host of a conversation kept here: the local conversation and the host's answer. */
+export interface ProxiedRead extends CallerRoom {
+  proxied: ProxiedAnswer;
+}
+
 const GUEST_NAME_MAX = 64;
 
 export class ChatApiService {
@@ -114,6 +129,14 @@ export class ChatApiService {
   // ---- access ----
 
   /**
+   * The proxy of a conversation kept here for a host elsewhere (what the caller does there is
+   * forwarded; docs/reference/federation.md#proxied-requests); undefined for this server's own.
+   */
+  proxyFor(room: RoomRow): FederationProxy | undefined {
+    return room.remote_token !== '' ? this.proxy : undefined;
+  }
+
+  /**
    * The caller's access to `token`'s chat. `write`: refused in read-only rooms; `chat`: needs
    * the chat permission (128); `lobby`: refused while the caller waits in the lobby;
    * `authenticated`: plain cookie guests are refused like non-participants (404).
@@ -122,7 +145,9 @@ export class ChatApiService {
     const found = await this.rooms.requireParticipant(ctx, token);
     const { attendee } = found;
     let room = found.room;
-    if (need.authenticated && attendee.actor_type !== ActorType.USERS) throw notFound('room');
+    // Authenticated: logged-in users, and other servers' users in a proxied request (their server
+    // forwards edits and read markers; docs/reference/federation.md#proxied-requests).
+    if (need.authenticated && attendee.actor_type !== ActorType.USERS && attendee.actor_type !== ActorType.FEDERATED_USERS) throw notFound('room');
     if (need.write && !may.postIn(room)) throw forbidden('readOnly', 'The conversation is read-only');
     if (need.lobby !== false) {
       const now = nowSeconds();
@@ -274,8 +299,10 @@ export class ChatApiService {
   }
 
   /** GET /chat/{token}/{messageId}/context (docs/reference/chat.md#receiving): up to `limit` older (with the message) and newer, ascending. */
-  async context(ctx: RequestContext, token: unknown, messageId: number, limit: number): Promise<MessagePage> {
+  async context(ctx: RequestContext, token: unknown, messageId: number, limit: number): Promise<MessagePage | ProxiedAnswer> {
     const acc = await this.access(ctx, token, { lobby: true });
+    const proxy = this.proxyFor(acc.room);
+    if (proxy) return proxiedContext(proxy, ctx, acc.room, messageId, limit);
     if (messageId <= 0 || !(await this.messages.existsInRoom(acc.room.id, messageId))) return this.page(acc, [], undefined, true);
     // Up to `limit` older, the message itself, up to `limit` newer (2·limit+1, docs/reference/chat.md#other-operations).
     const older = await this.messages.history(acc.room.id, messageId, true, limit + 1);
@@ -288,8 +315,10 @@ export class ChatApiService {
   // ---- edit, delete, clear ----
 
   /** PUT /chat/{token}/{messageId} (docs/reference/chat.md#deleting-and-editing Edit): answers the message_edited system message. */
-  async edit(ctx: RequestContext, token: unknown, messageId: number, raw: string): Promise<MessagePage> {
+  async edit(ctx: RequestContext, token: unknown, messageId: number, raw: string): Promise<MessagePage | ProxiedAnswer> {
     const acc = await this.access(ctx, token, { write: true, chat: true, authenticated: true });
+    const proxy = this.proxyFor(acc.room);
+    if (proxy) return proxiedEdit(proxy, ctx, acc.room, messageId, raw);
     // Text messages, and the caption of a shared file (docs/reference/chat.md#other-operations Edit); other shared objects 405.
     const target = await this.ownOrModerated(acc, messageId, [MessageType.COMMENT, MessageType.OBJECT_SHARED]);
     const fileShare =
@@ -341,8 +370,10 @@ export class ChatApiService {
   }
 
   /** DELETE /chat/{token}/{messageId} (docs/reference/chat.md#deleting-and-editing Delete): no age limit; answers message_deleted. */
-  async delete(ctx: RequestContext, token: unknown, messageId: number): Promise<MessagePage> {
+  async delete(ctx: RequestContext, token: unknown, messageId: number): Promise<MessagePage | ProxiedAnswer> {
     const acc = await this.access(ctx, token, { write: true, chat: true, authenticated: true });
+    const proxy = this.proxyFor(acc.room);
+    if (proxy) return proxiedDelete(proxy, ctx, acc.room, messageId);
     // Text messages and shared objects can be deleted (docs/reference/chat.md#deleting-and-editing Delete, capability rich-object-delete).
     const target = await this.ownOrModerated(acc, messageId, [MessageType.COMMENT, MessageType.OBJECT_SHARED]);
     const now = nowSeconds();
@@ -433,8 +464,10 @@ export class ChatApiService {
   // ---- read markers ----
 
   /** POST /chat/{token}/read (docs/reference/chat.md#read-markers): null = the last message, 0 = -2 (first message unread). */
-  async setReadMarker(ctx: RequestContext, token: unknown, lastRead: number | null): Promise<CallerRoom> {
+  async setReadMarker(ctx: RequestContext, token: unknown, lastRead: number | null): Promise<CallerRoom | ProxiedRead> {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
+    const proxy = this.proxyFor(acc.room);
+    if (proxy) return { room: acc.room, attendee: acc.attendee, proxied: await proxiedReadMarker(proxy, ctx, acc.room, { lastReadMessage: lastRead }) };
     const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
     if (marker < UNREAD_FIRST_MESSAGE) throw badRequest('lastReadMessage', 'lastReadMessage must be -2 or more');
     const counts = await this.moveReadMarker(acc.attendee.id, marker, nowSeconds());
@@ -449,8 +482,10 @@ export class ChatApiService {
    * message is unread; with only one, that one. No chat message: the message before the last of
    * any kind; none either: -2 (the first message is unread).
    */
-  async markUnread(ctx: RequestContext, token: unknown): Promise<CallerRoom> {
+  async markUnread(ctx: RequestContext, token: unknown): Promise<CallerRoom | ProxiedRead> {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
+    const proxy = this.proxyFor(acc.room);
+    if (proxy) return { room: acc.room, attendee: acc.attendee, proxied: await proxiedReadMarker(proxy, ctx, acc.room, 'unread') };
     const now = nowSeconds();
     const last = acc.room.last_message;
     const chatIds = last > 0 ? await this.messages.previousIds(acc.room.id, last, true, now, 3, UNREAD_TYPES) : [];
@@ -461,6 +496,21 @@ export class ChatApiService {
     if (marker === 0) marker = UNREAD_FIRST_MESSAGE;
     const counts = await this.moveReadMarker(acc.attendee.id, marker, now);
     return withReadMarker(acc, marker, counts);
+  }
+
+  /**
+   * GET /chat/{token}/mentions (docs/reference/chat.md#mentions): the suggestions for `search`, or
+   * the host's for a conversation kept here for a host elsewhere.
+   */
+  async mentionSuggestions(
+    ctx: RequestContext,
+    token: unknown,
+    q: { search: string; limit: number; includeStatus: boolean },
+  ): Promise<Awaited<ReturnType<ChatMentions['autocomplete']>> | ProxiedAnswer> {
+    const acc = await this.access(ctx, token, { write: true, chat: true });
+    const proxy = this.proxyFor(acc.room);
+    if (proxy) return proxiedMentions(proxy, ctx, acc.room, q);
+    return this.mentions.autocomplete(acc.room, acc.attendee, q.search, q.limit);
   }
 
   /** Sets a read marker and its counter (two statements, one transaction: AttendeesRepository.setReadMarker). */

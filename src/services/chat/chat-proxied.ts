@@ -33,3 +33,82 @@ export async function proxiedReceive(proxy: FederationProxy, ctx: RequestContext
   const timeoutMs = (q.lookIntoFuture ? q.timeoutSeconds : 0) * 1000 + 5000;
   return mapped(proxy, room, await proxy.forward(ctx, room, 'GET', 'v1/chat/{token}', { query, timeoutMs }));
 }
+
+/** GET /chat/{token}/{messageId}/context, forwarded (docs/reference/federation.md#proxied-requests). */
+export async function proxiedContext(proxy: FederationProxy, ctx: RequestContext, room: RoomRow, messageId: number, limit: number): Promise<ProxiedAnswer> {
+  return mapped(proxy, room, await proxy.forward(ctx, room, 'GET', `v1/chat/{token}/${messageId}/context`, { query: { limit } }));
+}
+
+/** PUT /chat/{token}/{messageId}: the host answers the `message_edited` system message with the edited one as its parent. */
+export async function proxiedEdit(proxy: FederationProxy, ctx: RequestContext, room: RoomRow, messageId: number, message: string): Promise<ProxiedAnswer> {
+  return mapped(proxy, room, await proxy.forward(ctx, room, 'PUT', `v1/chat/{token}/${messageId}`, { body: { message } }));
+}
+
+/** DELETE /chat/{token}/{messageId}: the host answers the `message_deleted` system message with the deleted one as its parent. */
+export async function proxiedDelete(proxy: FederationProxy, ctx: RequestContext, room: RoomRow, messageId: number): Promise<ProxiedAnswer> {
+  return mapped(proxy, room, await proxy.forward(ctx, room, 'DELETE', `v1/chat/{token}/${messageId}`));
+}
+
+/**
+ * POST /chat/{token}/read (`lastReadMessage`, omitted for the last message) or DELETE (mark
+ * unread), forwarded. The host answers its own conversation record: the caller answers the local
+ * one with the host's read state in it (ProxiedReadState).
+ */
+export async function proxiedReadMarker(
+  proxy: FederationProxy,
+  ctx: RequestContext,
+  room: RoomRow,
+  change: { lastReadMessage: number | null } | 'unread',
+): Promise<ProxiedAnswer> {
+  if (change === 'unread') return proxy.forward(ctx, room, 'DELETE', 'v1/chat/{token}/read');
+  const body = change.lastReadMessage === null ? {} : { lastReadMessage: change.lastReadMessage };
+  return proxy.forward(ctx, room, 'POST', 'v1/chat/{token}/read', { body });
+}
+
+/** The fields of the host's conversation record that say how far the user has read. */
+export const PROXIED_READ_STATE = ['lastReadMessage', 'unreadMessages', 'unreadMention', 'unreadMentionDirect', 'lastCommonReadMessage'] as const;
+
+/** GET /chat/{token}/mentions, forwarded; the suggestions mapped (FederationProxy.mentions). */
+export async function proxiedMentions(
+  proxy: FederationProxy,
+  ctx: RequestContext,
+  room: RoomRow,
+  q: { search: string; limit: number; includeStatus: boolean },
+): Promise<ProxiedAnswer> {
+  const answer = await proxy.forward(ctx, room, 'GET', 'v1/chat/{token}/mentions', {
+    query: { search: q.search, limit: q.limit, includeStatus: q.includeStatus ? 1 : 0 },
+  });
+  return { ...answer, data: proxy.mentions(room, answer.data) };
+}
+
+/** GET/POST/DELETE /reaction/{token}/{messageId}, forwarded; the reactions map mapped, `{}` when empty. */
+export async function proxiedReactions(
+  proxy: FederationProxy,
+  ctx: RequestContext,
+  room: RoomRow,
+  method: 'GET' | 'POST' | 'DELETE',
+  messageId: number,
+  reaction: string | undefined,
+): Promise<ProxiedAnswer> {
+  const path = `v1/reaction/{token}/${messageId}`;
+  const answer =
+    method === 'GET'
+      ? await proxy.forward(ctx, room, method, path, reaction === undefined ? {} : { query: { reaction } })
+      : await proxy.forward(ctx, room, method, path, { body: { reaction } });
+  const data = proxy.reactions(room, answer.data);
+  // PHP's empty array arrives as `[]`: the reactions map is always an object (docs/reference/chat.md#reactions).
+  return { ...answer, data: Array.isArray(data) && data.length === 0 ? {} : data };
+}
+
+/** A poll request (`path` after `v1/poll/{token}`), forwarded; polls and drafts mapped (FederationProxy.polls). */
+export async function proxiedPoll(
+  proxy: FederationProxy,
+  ctx: RequestContext,
+  room: RoomRow,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<ProxiedAnswer> {
+  const answer = await proxy.forward(ctx, room, method, `v1/poll/{token}${path}`, body === undefined ? {} : { body });
+  return { ...answer, data: proxy.polls(room, answer.data) };
+}

@@ -16,6 +16,7 @@ import { ActorType } from '../../domain/constants.js';
 import { badRequest, notFound } from '../../domain/errors.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
+import { proxiedReactions, type ProxiedAnswer } from './chat-proxied.js';
 import { chatChannel, type ChatService } from './chat.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { Repositories } from '../../db/repositories/index.js';
@@ -44,8 +45,10 @@ export class ChatReactionsService {
   }
 
   /** POST: `created` false when the actor had already reacted so (Talk answers 200 then). */
-  async add(ctx: RequestContext, token: unknown, messageId: number, emoji: string): Promise<{ created: boolean; reactions: ReactionsMap }> {
+  async add(ctx: RequestContext, token: unknown, messageId: number, emoji: string): Promise<{ created: boolean; reactions: ReactionsMap } | ProxiedAnswer> {
     const acc = await this.chatApi.access(ctx, token, { write: true, chat: true });
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedReactions(proxy, ctx, acc.room, 'POST', messageId, emoji);
     const target = await this.reactable(acc, messageId, 400);
     if (!isSingleEmoji(emoji)) throw badRequest('reaction', 'A reaction is exactly one emoji');
     const now = nowSeconds();
@@ -80,8 +83,10 @@ export class ChatReactionsService {
   }
 
   /** DELETE: 404 when the actor has no such reaction; posts `reaction_revoked` (skip-update, docs/reference/chat.md#system-messages). */
-  async remove(ctx: RequestContext, token: unknown, messageId: number, emoji: string): Promise<ReactionsMap> {
+  async remove(ctx: RequestContext, token: unknown, messageId: number, emoji: string): Promise<ReactionsMap | ProxiedAnswer> {
     const acc = await this.chatApi.access(ctx, token, { write: true, chat: true });
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedReactions(proxy, ctx, acc.room, 'DELETE', messageId, emoji);
     const target = await this.reactable(acc, messageId, 404);
     const removed = await this.db.kysely.transaction().execute(async (trx) => {
       const tx = this.repos.withTransaction(trx);
@@ -100,8 +105,10 @@ export class ChatReactionsService {
   }
 
   /** GET: all reactions of the message, or those of one emoji. */
-  async list(ctx: RequestContext, token: unknown, messageId: number, emoji: string | undefined): Promise<ReactionsMap> {
+  async list(ctx: RequestContext, token: unknown, messageId: number, emoji: string | undefined): Promise<ReactionsMap | ProxiedAnswer> {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedReactions(proxy, ctx, acc.room, 'GET', messageId, emoji);
     const target = await this.reactable(acc, messageId, 404);
     return this.map(target.id, emoji);
   }

@@ -17,6 +17,7 @@ import { badRequest, forbidden, notFound } from '../../domain/errors.js';
 import { PollMode, PollStatus } from '../../domain/polls.js';
 import { nowSeconds } from '../../domain/time.js';
 import type { ChatAccess, ChatApiService } from './chat-api.js';
+import { proxiedPoll, type ProxiedAnswer } from './chat-proxied.js';
 import type { ChatService } from './chat.js';
 import type { RequestContext } from '../platform/request-context.js';
 import type { Repositories } from '../../db/repositories/index.js';
@@ -32,6 +33,14 @@ export interface PollInput {
   maxVotes: number;
   draft: boolean;
 }
+
+/** What a poll or draft is made of, as sent to the host of a proxied conversation. */
+const pollFields = (input: Omit<PollInput, 'draft'>) => ({
+  question: input.question,
+  options: input.options,
+  resultMode: input.resultMode,
+  maxVotes: input.maxVotes,
+});
 
 /** A poll as a viewer sees it (a plain object for the OCS layer). */
 export type PollRecord = Record<string, unknown>;
@@ -54,8 +63,10 @@ export class PollsService {
   }
 
   /** POST /poll/{token}: 201 with the poll; a draft (moderators) 200 with the draft and no message. */
-  async create(ctx: RequestContext, token: unknown, input: PollInput): Promise<PollRecord> {
+  async create(ctx: RequestContext, token: unknown, input: PollInput): Promise<PollRecord | ProxiedAnswer> {
     const acc = await this.pollRoom(ctx, token);
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedPoll(proxy, ctx, acc.room, 'POST', '', { ...pollFields(input), draft: input.draft });
     if (input.draft && !may.draftPolls(acc.attendee)) throw badRequest('draft', 'Only moderators can save poll drafts');
     const { question, options } = validated(input);
     const now = nowSeconds();
@@ -92,8 +103,10 @@ export class PollsService {
   }
 
   /** GET /poll/{token}/drafts: the conversation's drafts, oldest first (moderators; 403 otherwise). */
-  async drafts(ctx: RequestContext, token: unknown): Promise<PollRecord[]> {
+  async drafts(ctx: RequestContext, token: unknown): Promise<PollRecord[] | ProxiedAnswer> {
     const acc = await this.chatApi.access(ctx, token, { lobby: false });
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedPoll(proxy, ctx, acc.room, 'GET', '/drafts');
     if (!may.draftPolls(acc.attendee)) throw forbidden('moderator', 'Only moderators can see poll drafts');
     return (await this.polls.draftsInRoom(acc.room.id)).map(asDraft);
   }
@@ -103,8 +116,10 @@ export class PollsService {
    * unknown, 400 `poll` not a draft, 400 `draft` neither moderator nor author, then the checks
    * of a new poll.
    */
-  async editDraft(ctx: RequestContext, token: unknown, pollId: number, input: Omit<PollInput, 'draft'>): Promise<PollRecord> {
+  async editDraft(ctx: RequestContext, token: unknown, pollId: number, input: Omit<PollInput, 'draft'>): Promise<PollRecord | ProxiedAnswer> {
     const acc = await this.pollRoom(ctx, token);
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedPoll(proxy, ctx, acc.room, 'POST', `/draft/${pollId}`, pollFields(input));
     const poll = await this.require(acc, pollId);
     if (poll.status !== PollStatus.DRAFT) throw badRequest('poll', 'The poll is not a draft');
     if (!may.managePoll(acc.attendee, this.isAuthor(acc, poll))) throw badRequest('draft', 'Only moderators and its author can edit a draft');
@@ -121,8 +136,10 @@ export class PollsService {
   }
 
   /** GET /poll/{token}/{pollId}. */
-  async get(ctx: RequestContext, token: unknown, pollId: number): Promise<PollRecord> {
+  async get(ctx: RequestContext, token: unknown, pollId: number): Promise<PollRecord | ProxiedAnswer> {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedPoll(proxy, ctx, acc.room, 'GET', `/${pollId}`);
     const poll = await this.require(acc, pollId);
     // A draft exists for moderators only.
     if (poll.status === PollStatus.DRAFT && !may.draftPolls(acc.attendee)) throw notFound('poll', 'The poll does not exist');
@@ -130,8 +147,10 @@ export class PollsService {
   }
 
   /** POST /poll/{token}/{pollId}: 400 `poll` when closed, 400 `options` for invalid choices. */
-  async vote(ctx: RequestContext, token: unknown, pollId: number, optionIds: unknown[]): Promise<PollRecord> {
+  async vote(ctx: RequestContext, token: unknown, pollId: number, optionIds: unknown[]): Promise<PollRecord | ProxiedAnswer> {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedPoll(proxy, ctx, acc.room, 'POST', `/${pollId}`, { optionIds });
     const poll = await this.require(acc, pollId);
     // Nobody votes on a draft, moderators included.
     if (poll.status === PollStatus.DRAFT) throw notFound('poll', 'The poll does not exist');
@@ -164,8 +183,10 @@ export class PollsService {
    * DELETE /poll/{token}/{pollId}: author or moderator; 400 when already closed. A draft is
    * deleted instead (logged-in moderators; `null` answers 202; anyone else 404 `poll`).
    */
-  async close(ctx: RequestContext, token: unknown, pollId: number): Promise<PollRecord | null> {
+  async close(ctx: RequestContext, token: unknown, pollId: number): Promise<PollRecord | null | ProxiedAnswer> {
     const acc = await this.chatApi.access(ctx, token, { lobby: true });
+    const proxy = this.chatApi.proxyFor(acc.room);
+    if (proxy) return proxiedPoll(proxy, ctx, acc.room, 'DELETE', `/${pollId}`);
     const poll = await this.require(acc, pollId);
     if (poll.status === PollStatus.DRAFT) {
       if (!may.deletePoll(acc.attendee, false) || !(await this.polls.deleteDraft(acc.room.id, poll.id))) throw notFound('poll', 'The poll does not exist');

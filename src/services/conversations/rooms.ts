@@ -19,7 +19,7 @@ import { sameSecret } from '../federation/secrets.js';
 import { federationSwitches } from '../../domain/federation/rules.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
-import { badRequest, forbidden, notFound } from '../../domain/errors.js';
+import { badRequest, federationUnsupported, forbidden, notFound } from '../../domain/errors.js';
 import { conversationTypeAllowsDelete, isOneToOneKind } from '../../domain/permissions.js';
 import { may } from '../../domain/abilities.js';
 import { isWellFormedToken, newToken } from '../../domain/tokens.js';
@@ -218,6 +218,9 @@ export class RoomsService {
     });
     if (visibility === 'hidden') return undefined;
     if (visibility === 'if-listed' && !isListedFor(room.listable, await listableScopesFor(ctx))) return undefined;
+    // A conversation kept here for a host elsewhere, on an endpoint that does not work there:
+    // Talk's 406, after the caller was found to be a participant (docs/federation.md#the-proxied-conversation).
+    if (attendee && room.remote_token !== '' && ctx.proxiedRoomsSupported === false) throw federationUnsupported();
     if (attendee && !session) session = (await this.callerSessions.findOwnSessions(ctx, [{ room, attendee }])).get(attendee.id);
     return { room, attendee, session, ...(found?.chat ? { chatPreload: found.chat } : {}) };
   }

@@ -27,6 +27,8 @@ const PASSED_HEADERS = ['X-Chat-Last-Given', 'X-Chat-Last-Common-Read'];
 
 type Json = Record<string, unknown>;
 
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 export class FederationProxy {
   private readonly ownRemote: string;
 
@@ -51,11 +53,10 @@ export class FederationProxy {
   ): Promise<ProxiedAnswer> {
     const inv = ctx.userId !== undefined ? await this.repos.federationInvitations.forLocalRoom(ctx.userId, room.id) : undefined;
     if (!inv) throw notFound('room');
-    const remote = parseRemote(room.remote_server)?.remote ?? room.remote_server;
     let answer;
     try {
       answer = await this.client.ocs(
-        remote,
+        this.host(room),
         method,
         path.replace('{token}', encodeURIComponent(room.remote_token)),
         { cloudId: inv.local_cloud_id, secret: inv.access_token },
@@ -82,10 +83,7 @@ export class FederationProxy {
   /** An actor of the host as this server names it. */
   actor(room: RoomRow, type: unknown, id: unknown): { type: string; id: string } | undefined {
     if (typeof type !== 'string' || typeof id !== 'string') return undefined;
-    if (type === ActorType.USERS) {
-      const host = parseRemote(room.remote_server)?.remote ?? room.remote_server;
-      return { type: ActorType.FEDERATED_USERS, id: `${id}@${host}` };
-    }
+    if (type === ActorType.USERS) return { type: ActorType.FEDERATED_USERS, id: `${id}@${this.host(room)}` };
     if (type === ActorType.FEDERATED_USERS) {
       const cloud = parseCloudId(id);
       if (cloud && cloud.remote.toLowerCase() === this.ownRemote) return { type: ActorType.USERS, id: cloud.user };
@@ -93,40 +91,86 @@ export class FederationProxy {
     return { type, id };
   }
 
-  /** A chat message of the host mapped for this server (its parent too). */
+  /** `entry` with the actor named by `typeKey`/`idKey` mapped (a copy; anything else as it came). */
+  private withActor(room: RoomRow, entry: unknown, typeKey = 'actorType', idKey = 'actorId'): unknown {
+    if (!isRecord(entry)) return entry;
+    const out: Json = { ...entry };
+    const mapped = this.actor(room, out[typeKey], out[idKey]);
+    if (mapped) {
+      out[typeKey] = mapped.type;
+      out[idKey] = mapped.id;
+    }
+    return out;
+  }
+
+  /** A chat message of the host mapped for this server (its parent and rich parameters too). */
   message(room: RoomRow, m: unknown): unknown {
-    if (typeof m !== 'object' || m === null || Array.isArray(m)) return m;
-    const out: Json = { ...(m as Json), token: room.token };
-    for (const [typeKey, idKey] of [
-      ['actorType', 'actorId'],
-      ['lastEditActorType', 'lastEditActorId'],
-    ]) {
-      const mapped = this.actor(room, out[typeKey], out[idKey]);
-      if (mapped) {
-        out[typeKey] = mapped.type;
-        out[idKey] = mapped.id;
-      }
+    if (!isRecord(m)) return m;
+    const out = this.withActor(room, this.withActor(room, { ...m, token: room.token }), 'lastEditActorType', 'lastEditActorId') as Json;
+    if (isRecord(out.messageParameters)) {
+      const params: Json = {};
+      for (const [key, p] of Object.entries(out.messageParameters)) params[key] = this.richParameter(room, p);
+      out.messageParameters = params;
     }
     if (out.parent !== undefined) out.parent = this.message(room, out.parent);
     return out;
+  }
+
+  /**
+   * A rich object parameter of the host's message: a user of the host names the host as its
+   * server, a user of this server loses it, and the conversation itself is the local token.
+   */
+  private richParameter(room: RoomRow, p: unknown): unknown {
+    if (!isRecord(p)) return p;
+    if (p.type === 'user' && typeof p.id === 'string') {
+      if (p.server === undefined) return { ...p, server: this.host(room) };
+      const cloud = typeof p.server === 'string' ? parseCloudId(`${p.id}@${p.server}`) : undefined;
+      if (cloud && cloud.remote.toLowerCase() === this.ownRemote) {
+        const { server: _server, ...local } = p;
+        return local;
+      }
+    }
+    if (p.type === 'call' && p.id === room.remote_token) return { ...p, id: room.token };
+    return p;
+  }
+
+  /** The host's reactions map (`{emoji: [{actorType, actorId, ...}]}`) mapped for this server. */
+  reactions(room: RoomRow, data: unknown): unknown {
+    if (!isRecord(data)) return data;
+    const out: Json = {};
+    for (const [emoji, list] of Object.entries(data)) out[emoji] = Array.isArray(list) ? list.map((r) => this.withActor(room, r)) : list;
+    return out;
+  }
+
+  /**
+   * The host's mention suggestions mapped for this server: `source` and `id` as actors are;
+   * `mentionId` stays the host's, since what the user writes with it is sent to the host.
+   */
+  mentions(room: RoomRow, data: unknown): unknown {
+    return Array.isArray(data) ? data.map((m) => this.withActor(room, m, 'source', 'id')) : data;
+  }
+
+  /** A poll (or a list of drafts) of the host mapped for this server: its author and the voters. */
+  polls(room: RoomRow, data: unknown): unknown {
+    if (Array.isArray(data)) return data.map((p) => this.polls(room, p));
+    const out = this.withActor(room, data);
+    if (isRecord(out) && Array.isArray(out.details)) out.details = out.details.map((v) => this.withActor(room, v));
+    return out;
+  }
+
+  private host(room: RoomRow): string {
+    return parseRemote(room.remote_server)?.remote ?? room.remote_server;
   }
 
   /** The host's participant list mapped for this server (docs/reference/federation.md#proxied-requests). */
   async participants(ctx: RequestContext, room: RoomRow): Promise<Json[]> {
     const answer = await this.forward(ctx, room, 'GET', 'v4/room/{token}/participants');
     if (!Array.isArray(answer.data)) throw remoteUnreachable();
-    return answer.data
-      .filter((p): p is Json => typeof p === 'object' && p !== null && !Array.isArray(p))
-      .map((p) => {
-        const out: Json = { ...p };
-        if ('roomToken' in out) out.roomToken = room.token;
-        const mapped = this.actor(room, out.actorType, out.actorId);
-        if (mapped) {
-          out.actorType = mapped.type;
-          out.actorId = mapped.id;
-        }
-        return out;
-      });
+    return answer.data.filter(isRecord).map((p) => {
+      const out = this.withActor(room, p) as Json;
+      if ('roomToken' in out) out.roomToken = room.token;
+      return out;
+    });
   }
 
   messages(room: RoomRow, data: unknown): unknown {

@@ -36,6 +36,14 @@ export class RequestContext {
    */
   federated?: { cloudId: string; secret: string };
 
+  /**
+   * Whether the API route being answered works on a conversation kept here for a host elsewhere
+   * (the route's `federation` option, Talk's FederationSupported): `false` makes looking such a
+   * conversation up answer 406 (RoomsService.lookup; docs/federation.md#the-proxied-conversation).
+   * Unset outside API routes.
+   */
+  proxiedRoomsSupported?: boolean;
+
   /** The browser login session cookie the user was recognised by (Parley's web pages), if any. */
   loginSessionKey?: string;
 
