@@ -10,8 +10,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, call, createUser, dialects, type Parley } from './helpers/parley.js';
-import { startFederatedPair } from './helpers/federation.js';
-import { createRoom } from './helpers/rooms.js';
+import { acceptedConversation, startFederatedPair } from './helpers/federation.js';
 import { eventually } from './helpers/eventually.js';
 
 const INVITATIONS = '/apps/spreed/api/v1/federation/invitation';
@@ -26,23 +25,10 @@ for (const dialect of dialects()) {
     let hostToken: string;
     let localToken: string;
     before(async () => {
-      ({ host, remote, bobId } = await startFederatedPair(dialect));
+      const pair = await startFederatedPair(dialect);
+      ({ host, remote, bobId } = pair);
       await createUser(remote, 'dave');
-      const room = await createRoom(host, 'alice', { roomType: 2, roomName: 'Proxied' });
-      hostToken = room.token;
-      const r = await call(host, 'POST', `${V4}/room/${hostToken}/participants`, {
-        as: as('alice'),
-        body: { newParticipant: bobId, source: 'federated_users' },
-      });
-      assert.equal(r.status, 200, r.text);
-      let inv: any;
-      await eventually('the invitation', async () => {
-        inv = ((await call(remote, 'GET', INVITATIONS, { as: as('bob') })).data as any[]).find((i) => i.remoteToken === hostToken);
-        return inv !== undefined;
-      });
-      const accepted = await call(remote, 'POST', `${INVITATIONS}/${inv.id}`, { as: as('bob') });
-      assert.equal(accepted.status, 200, accepted.text);
-      localToken = accepted.data.token;
+      ({ hostToken, localToken } = await acceptedConversation(pair, 'Proxied'));
     });
     after(async () => {
       await host?.close();

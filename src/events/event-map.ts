@@ -125,6 +125,12 @@ export interface EventMap {
    * (handlers may only queue work that waits for that transaction, see SignalingNotifier).
    */
   'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
+  /**
+   * A message that moves lastMessage was written in a conversation with federated attendees
+   * (`rooms.has_federation`), inside its transaction after its read and mention markers moved:
+   * their servers are owed a MESSAGE_POSTED (docs/federation.md "Keeping the conversation current").
+   */
+  'chat.federated-post.trx': { trx: Kysely<Database>; room: RoomRow; messageId: number };
   /** A shared object (a location, a poll, ...) was posted (after commit): notified as a message (docs/reference/chat.md#shared-objects). */
   'chat.object-shared': { room: RoomRow; messageId: number; actor: ChatActor; mentioned?: MentionNotice[] };
   /**

@@ -31,6 +31,7 @@ import {
 } from '../../presenters/conversation.js';
 import { listableScopesFor, type RequestContext } from '../platform/request-context.js';
 import type { UserStatusService } from '../accounts/user-status.js';
+import type { FederationSyncRepository } from '../../db/repositories/federation-sync.js';
 
 /** Repositories the records are batch-loaded from and repaired through. */
 export interface ConversationViewRepos {
@@ -38,6 +39,7 @@ export interface ConversationViewRepos {
   rooms: RoomsRepository;
   attendees: AttendeesRepository;
   chatMessages: ChatMessagesRepository;
+  federationSync: FederationSyncRepository;
 }
 
 /** See ConversationViewService.requestEnv. */
@@ -189,6 +191,28 @@ export class ConversationViewService {
     for (const v of views) {
       const m = last.get(v.room.last_message);
       out.set(v.room.id, { unread: unreadOf(v, expired), lastMessage: m && m.room_id === v.room.id ? m : undefined });
+    }
+    // Conversations kept here for another server's: what the host's MESSAGE_POSTED left
+    // (docs/federation.md "Keeping the conversation current"); read only when there are any.
+    const proxied = views.filter((v) => v.room.remote_token !== '');
+    if (proxied.length) {
+      const lasts = new Map(
+        (includeLastMessage ? await this.repos.federationSync.lastMessages(proxied.map((v) => v.room.id)) : []).map((r) => [Number(r.room_id), r]),
+      );
+      const attendeeIds = proxied.flatMap((v) => (v.attendee && v.attendee.id > 0 ? [v.attendee.id] : []));
+      const unread = new Map((await this.repos.federationSync.unread(attendeeIds)).map((u) => [Number(u.attendee_id), u]));
+      for (const v of proxied) {
+        const u = v.attendee ? unread.get(v.attendee.id) : undefined;
+        out.set(v.room.id, {
+          unread: u ? Number(u.unread_messages) : 0,
+          proxied: {
+            lastMessage: lasts.get(v.room.id),
+            unreadMention: u ? Number(u.unread_mention) === 1 : false,
+            unreadMentionDirect: u ? Number(u.unread_mention_direct) === 1 : false,
+            lastReadMessage: u ? Number(u.last_read_message) : 0,
+          },
+        });
+      }
     }
     return out;
   }

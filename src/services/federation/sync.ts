@@ -1,0 +1,104 @@
+/**
+ * Keeping the conversation kept here for a host's current (docs/federation.md "Keeping the
+ * conversation current", docs/reference/federation.md#keeping-the-conversation-current): the
+ * host's MESSAGE_POSTED, authenticated by the invitation's shared secret, leaves its message
+ * (mapped for this server) as the conversation's last message, the user's unread counters as the
+ * host counted them, moves lastActivity, and notifies the user as Talk's FederationChatNotifier
+ * does. Messages themselves are still read from the host (proxy.ts).
+ */
+import type { Repositories } from '../../db/repositories/index.js';
+import type { RoomRow } from '../../db/repositories/rooms.js';
+import { ActorType, NotificationLevel } from '../../domain/constants.js';
+import { ocmRefused } from '../../domain/errors.js';
+import { ownRemote, parseRemote } from '../../domain/federation/cloud-id.js';
+import { convertPostedMessage, proxiedNotificationSubject, readMessagePosted } from '../../domain/federation/message-posted.js';
+import { isRefusal, OCM_RESOURCE_NOT_FOUND, type ReceivedNotification } from '../../domain/federation/ocm.js';
+import { nowSeconds } from '../../domain/time.js';
+import type { RoomsService } from '../conversations/rooms.js';
+import type { NotificationService } from '../notifications/notifications.js';
+import type { AppConfigService } from '../platform/app-config.js';
+import type { FederationProxy } from './proxy.js';
+import { sameSecret } from './secrets.js';
+
+const ACCEPTED = 1;
+
+export class FederationSync {
+  private readonly ownRemote: string;
+
+  constructor(
+    private readonly repos: Repositories,
+    private readonly rooms: RoomsService,
+    private readonly appConfig: AppConfigService,
+    private readonly notifications: NotificationService,
+    private readonly proxy: FederationProxy,
+    baseUrl: string,
+  ) {
+    this.ownRemote = ownRemote(baseUrl).toLowerCase();
+  }
+
+  /**
+   * MESSAGE_POSTED: a wrong secret (or an unknown share) is 400 RESOURCE_NOT_FOUND, a malformed
+   * body 400 with `validationErrors`; both change nothing. An invitation not accepted yet keeps
+   * nothing. Edits and deletions (`message_edited`, `message_deleted`) only move the counters and
+   * lastActivity: the message they are about is read from the host.
+   */
+  async messagePosted(n: ReceivedNotification): Promise<void> {
+    const inv = await this.repos.federationInvitations.findByShare(n.remoteServerUrl, n.providerId);
+    if (!inv || !sameSecret(inv.access_token, n.secret)) throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
+    const posted = readMessagePosted(n.fields);
+    if (isRefusal(posted)) throw ocmRefused(posted.status, posted.message, posted.validationErrors);
+    if (posted.remoteToken !== inv.remote_token) throw ocmRefused(400, 'Invalid request', [{ name: 'remoteToken', message: 'invalid' }]);
+    if (Number(inv.state) !== ACCEPTED || Number(inv.local_room_id) <= 0) return;
+    const room = await this.repos.rooms.findById(Number(inv.local_room_id));
+    if (!room || room.remote_token === '') throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
+    const m = convertPostedMessage(posted.message, {
+      hostRemote: parseRemote(room.remote_server)?.remote ?? room.remote_server,
+      ownRemote: this.ownRemote,
+      localToken: room.token,
+      actor: (type, id) => this.proxy.actor(room, type, id) ?? { type, id },
+    });
+    const movesLast = m.systemMessage !== 'message_edited' && m.systemMessage !== 'message_deleted';
+    const now = nowSeconds();
+    const attendee = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      if (movesLast) {
+        await repos.federationSync.keepLastMessage({
+          room_id: room.id,
+          remote_message_id: m.remoteMessageId,
+          actor_type: m.actorType,
+          actor_id: m.actorId,
+          actor_display_name: m.actorDisplayName,
+          message_type: m.messageType,
+          system_message: m.systemMessage,
+          message: m.message,
+          message_parameters: JSON.stringify(m.parameters),
+          meta_data: JSON.stringify(m.metaData),
+          created_at: m.createdAt,
+          expires_at: m.expiresAt,
+        });
+      }
+      // Also what makes the conversation's kept answers stale (the room's change-feed topic).
+      await repos.rooms.update(room.id, { last_activity: Math.max(room.last_activity, now) });
+      const mine = await repos.attendees.find(room.id, ActorType.USERS, inv.user_id);
+      if (mine) {
+        await repos.federationSync.setUnread({
+          attendee_id: mine.id,
+          room_id: room.id,
+          unread_messages: posted.unread.unreadMessages,
+          unread_mention: posted.unread.unreadMention ? 1 : 0,
+          unread_mention_direct: posted.unread.unreadMentionDirect ? 1 : 0,
+          last_read_message: posted.unread.lastReadMessage,
+        });
+      }
+      return mine;
+    });
+    if (!attendee || !movesLast) return;
+    const cfg = await this.appConfig.snapshot();
+    const subject = proxiedNotificationSubject(m, inv.user_id, attendee.notification_level, cfg.int('default_group_notification') || NotificationLevel.MENTION);
+    if (subject) await this.notifications.proxiedMessage(room, inv.user_id, subject, m);
+  }
+
+  /** Deleted local conversations take their kept message and counters along (subscribed to `rooms.deleted`). */
+  async forgetRooms(rooms: RoomRow[]): Promise<void> {
+    await this.repos.federationSync.forgetRooms(rooms.filter((r) => r.remote_token !== '').map((r) => r.id));
+  }
+}
