@@ -122,6 +122,45 @@ for (const dialect of dialects()) {
       assert.equal(list.filter((n) => n.object_type === 'chat').length, 1);
     });
 
+    it('the description, type, read-only state and lobby set on the host reach the conversation kept on the remote (ROOM_MODIFIED)', async () => {
+      const put = async (method: 'PUT' | 'POST', path: string, body: Record<string, unknown> = {}) => {
+        const r = await call(host, method, `${V4}/room/${hostToken}${path}`, { as: as('alice'), body });
+        assert.equal(r.status, 200, r.text);
+      };
+      await put('PUT', '/description', { description: 'What we talk about' });
+      await put('POST', '/public');
+      const timer = Math.floor(Date.now() / 1000) + 3600;
+      await put('PUT', '/webinar/lobby', { state: 1, timer });
+      await put('PUT', '/read-only', { state: 1 });
+      // Read from the remote's database first (see `arrived`), then the record.
+      await eventually(
+        'the changes on the remote',
+        async () => {
+          const row = await remote.services.db.kysely.selectFrom('rooms').selectAll().where('token', '=', localToken).executeTakeFirstOrThrow();
+          return row.read_only === 1;
+        },
+        15_000,
+      );
+      const room = await local();
+      assert.equal(room.description, 'What we talk about');
+      assert.equal(room.type, 3);
+      assert.equal(room.lobbyState, 1);
+      assert.equal(room.lobbyTimer, timer);
+      assert.equal(room.readOnly, 1);
+      // Back as they were, for the tests after this one.
+      await put('PUT', '/read-only', { state: 0 });
+      await put('PUT', '/webinar/lobby', { state: 0 });
+      await eventually(
+        'the lobby lifted on the remote',
+        async () => {
+          const row = await remote.services.db.kysely.selectFrom('rooms').selectAll().where('token', '=', localToken).executeTakeFirstOrThrow();
+          return row.lobby_state === 0 && row.read_only === 0;
+        },
+        15_000,
+      );
+      assert.equal((await local()).lobbyState, 0);
+    });
+
     it('a bad MESSAGE_POSTED is 400 and changes nothing; a wrong secret is RESOURCE_NOT_FOUND', async () => {
       const attendee = await host.services.db.kysely
         .selectFrom('attendees')

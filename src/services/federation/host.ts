@@ -24,6 +24,7 @@ import { newSharedSecret, sameSecret } from './secrets.js';
 import type { FederationTrust } from './trust.js';
 import { federationOutboxRow, unshareRows } from './outbox-rows.js';
 import { nowSeconds } from '../../domain/time.js';
+import { roomModifiedFields, type HostRoomChange } from '../../domain/federation/room-modified.js';
 import { messagePostedData } from '../../presenters/federation.js';
 
 export class FederationHost {
@@ -165,22 +166,23 @@ export class FederationHost {
   // ---- changes here owed to remotes (subscribed to room.changed) ----
 
   /**
-   * A rename is owed to every federated attendee's server as ROOM_MODIFIED (`changedProperty`
-   * `name`), written in the renaming transaction and sent through the outbox.
+   * A change Talk tells remotes of (the name, description, type, read-only, lobby) is owed to
+   * every federated attendee's server as ROOM_MODIFIED, written in the changing transaction and
+   * sent through the outbox (docs/reference/federation.md#proxied-requests).
    */
-  async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; change: { kind: string; oldName?: string; newName?: string } }): Promise<void> {
-    if (e.change.kind !== 'renamed') return;
+  async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; change: HostRoomChange }): Promise<void> {
+    // Only conversations with federated attendees owe anything (migration 0920).
+    const fields = e.room.has_federation ? roomModifiedFields(e.change, e.room) : undefined;
+    if (!fields) return;
     const repos = this.repos.withTransaction(e.trx);
-    const rows = (await repos.attendees.forRoom(e.room.id)).flatMap((a) => {
-      const cloud = a.actor_type === ActorType.FEDERATED_USERS ? parseCloudId(a.actor_id) : undefined;
+    const rows = (await repos.federationSync.federatedAttendees(e.room.id)).flatMap((a) => {
+      const cloud = parseCloudId(a.actor_id);
       if (!cloud || !a.access_token) return [];
       const body = ocmNotificationBody('ROOM_MODIFIED', a.id, {
         remoteServerUrl: this.ownServerUrl,
         sharedSecret: a.access_token,
         remoteToken: e.room.token,
-        changedProperty: 'name',
-        newValue: e.change.newName,
-        oldValue: e.change.oldName,
+        ...fields,
       });
       return [federationOutboxRow(cloud.remote, { kind: 'notification', body })];
     });
