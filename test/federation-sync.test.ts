@@ -161,6 +161,35 @@ for (const dialect of dialects()) {
       assert.equal((await local()).lobbyState, 0);
     });
 
+    it("bob's permissions set on the host become his permissions on the remote (PARTICIPANT_MODIFIED)", async () => {
+      const fed = ((await call(host, 'GET', `${V4}/room/${hostToken}/participants`, { as: as('alice') })).data as any[]).find(
+        (p) => p.actorType === 'federated_users',
+      );
+      const set = await call(host, 'PUT', `${V4}/room/${hostToken}/attendees/permissions`, {
+        as: as('alice'),
+        body: { attendeeId: fed.attendeeId, method: 'set', permissions: 1 | 128 },
+      });
+      assert.equal(set.status, 200, set.text);
+      const onHost = ((await call(host, 'GET', `${V4}/room/${hostToken}/participants`, { as: as('alice') })).data as any[]).find(
+        (p) => p.actorType === 'federated_users',
+      );
+      await eventually(
+        'the permissions on the remote',
+        async () => {
+          const row = await remote.services.db.kysely
+            .selectFrom('attendees')
+            .innerJoin('rooms', 'rooms.id', 'attendees.room_id')
+            .select('attendees.permissions')
+            .where('rooms.token', '=', localToken)
+            .where('attendees.actor_id', '=', 'bob')
+            .executeTakeFirstOrThrow();
+          return row.permissions === onHost.attendeePermissions;
+        },
+        15_000,
+      );
+      assert.equal((await local()).attendeePermissions, onHost.attendeePermissions);
+    });
+
     it('a bad MESSAGE_POSTED is 400 and changes nothing; a wrong secret is RESOURCE_NOT_FOUND', async () => {
       const attendee = await host.services.db.kysely
         .selectFrom('attendees')

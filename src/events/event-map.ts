@@ -93,6 +93,11 @@ export interface EventMap {
    */
   /** A conversation changed (inside the change's transaction): `room` as it is after the change. */
   'room.changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange };
+  /**
+   * An attendee's own permissions were set (inside the change's transaction): `attendee` as it was
+   * before, `permissions` the new value.
+   */
+  'attendee.permissions-changed': { trx: Kysely<Database>; room: RoomRow; attendee: AttendeeRow; permissions: number };
   /** An attendee's participant type changed (inside the change's transaction). */
   'attendee.type-changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number };
   /**

@@ -191,6 +191,27 @@ export class FederationHost {
     this.signal.kickSoon();
   }
 
+  /**
+   * A federated attendee's permissions set here are owed to their server as PARTICIPANT_MODIFIED
+   * (`changedProperty` `permissions`), written in the changing transaction
+   * (docs/reference/federation.md#keeping-the-conversation-current).
+   */
+  async permissionsChanged(e: { trx: Kysely<Database>; room: RoomRow; attendee: AttendeeRow; permissions: number }): Promise<void> {
+    const a = e.attendee;
+    const cloud = a.actor_type === ActorType.FEDERATED_USERS ? parseCloudId(a.actor_id) : undefined;
+    if (!cloud || !a.access_token) return;
+    const body = ocmNotificationBody('PARTICIPANT_MODIFIED', a.id, {
+      remoteServerUrl: this.ownServerUrl,
+      sharedSecret: a.access_token,
+      remoteToken: e.room.token,
+      changedProperty: 'permissions',
+      newValue: e.permissions,
+      oldValue: a.permissions,
+    });
+    await this.repos.withTransaction(e.trx).outbox.insert([federationOutboxRow(cloud.remote, { kind: 'notification', body })]);
+    this.signal.kickSoon();
+  }
+
   // ---- messages here owed to remotes (subscribed to chat.federated-post.trx) ----
 
   /**

@@ -2,7 +2,7 @@
  * What other servers post to `/ocm/shares` and `/ocm/notifications`
  * (docs/reference/federation.md#notifications): shares go to the invitations; notifications to
  * the host (SHARE_ACCEPTED, SHARE_DECLINED) or the invited side (SHARE_UNSHARED, ROOM_MODIFIED,
- * MESSAGE_POSTED) by type. Every
+ * MESSAGE_POSTED, PARTICIPANT_MODIFIED) by type. Every
  * notification is authenticated by its shared secret; a wrong one counts against the sender's
  * address in the brute-force throttle (action `talkFederationSecret`), and past the cap the
  * address gets 429 before anything is checked.
@@ -52,9 +52,9 @@ export class OcmInbox {
         case 'MESSAGE_POSTED':
           await this.sync.messagePosted(n);
           break;
-        default:
-          // PARTICIPANT_MODIFIED: not kept here yet (docs/federation.md).
-          throw ocmRefused(501, 'Notification type not supported');
+        case 'PARTICIPANT_MODIFIED':
+          await this.sync.participantModified(n);
+          break;
       }
     } catch (e) {
       if (e instanceof ApiError && e.status === 400 && (e.data as { message?: string }).message === OCM_RESOURCE_NOT_FOUND) {

@@ -4,12 +4,14 @@
  * host's MESSAGE_POSTED, authenticated by the invitation's shared secret, leaves its message
  * (mapped for this server) as the conversation's last message, the user's unread counters as the
  * host counted them, moves lastActivity, and notifies the user as Talk's FederationChatNotifier
- * does. Messages themselves are still read from the host (proxy.ts).
+ * does; PARTICIPANT_MODIFIED sets the user's permissions there. Messages themselves are still
+ * read from the host (proxy.ts).
  */
 import type { Repositories } from '../../db/repositories/index.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { ActorType, NotificationLevel } from '../../domain/constants.js';
 import { ocmRefused } from '../../domain/errors.js';
+import { isValidPermissionValue } from '../../domain/permissions.js';
 import { ownRemote, parseRemote } from '../../domain/federation/cloud-id.js';
 import { convertPostedMessage, proxiedNotificationSubject, readMessagePosted } from '../../domain/federation/message-posted.js';
 import { isRefusal, OCM_RESOURCE_NOT_FOUND, type ReceivedNotification } from '../../domain/federation/ocm.js';
@@ -95,6 +97,29 @@ export class FederationSync {
     const cfg = await this.appConfig.snapshot();
     const subject = proxiedNotificationSubject(m, inv.user_id, attendee.notification_level, cfg.int('default_group_notification') || NotificationLevel.MENTION);
     if (subject) await this.notifications.proxiedMessage(room, inv.user_id, subject, m);
+  }
+
+  /**
+   * PARTICIPANT_MODIFIED: the user's permissions set on the host become their permissions in the
+   * conversation kept here (Talk's updatePermissions with "set"); other properties are not kept.
+   * A user not (or no longer) in the conversation here is RESOURCE_NOT_FOUND, as in Talk.
+   */
+  async participantModified(n: ReceivedNotification): Promise<void> {
+    const inv = await this.repos.federationInvitations.findByShare(n.remoteServerUrl, n.providerId);
+    if (!inv || !sameSecret(inv.access_token, n.secret)) throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
+    if (n.fields.changedProperty !== 'permissions') return;
+    const value = n.fields.newValue;
+    if (typeof value !== 'number' || !isValidPermissionValue(value)) throw ocmRefused(400, 'Invalid request', [{ name: 'newValue', message: 'invalid' }]);
+    const room = Number(inv.local_room_id) > 0 ? await this.repos.rooms.findById(Number(inv.local_room_id)) : undefined;
+    if (!room || room.remote_token === '') throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
+    const changed = await this.rooms.lockedTransaction(room.id, async (repos) => {
+      const mine = await repos.attendees.find(room.id, ActorType.USERS, inv.user_id);
+      if (!mine) throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
+      if (mine.permissions === value) return undefined;
+      await repos.attendees.update(mine.id, { permissions: value });
+      return mine.id;
+    });
+    if (changed !== undefined) await this.rooms.announceParticipantsChanged(room, [changed]);
   }
 
   /** Deleted local conversations take their kept message and counters along (subscribed to `rooms.deleted`). */
