@@ -64,7 +64,7 @@ for (const dialect of dialects()) {
       await remote?.close();
     });
 
-    it('a message on the host is the lastMessage on the remote, with the unread count; bob reading through the proxy clears it', async () => {
+    it('a message on the host is the lastMessage on the remote, with the unread count; bob writing through the proxy clears it', async () => {
       const before = await local();
       const sent = await post('news from the host');
       await arrived(sent.id);
@@ -120,6 +120,15 @@ for (const dialect of dialects()) {
       assert.equal((await local()).lastMessage.message, 'plain again');
       const list = (await call(remote, 'GET', NOTIFICATIONS, { as: as('bob') })).data as any[];
       assert.equal(list.filter((n) => n.object_type === 'chat').length, 1);
+      // bob writes through the proxy: his read marker on the host passes the mention, and the
+      // next MESSAGE_POSTED says so; the notification goes.
+      const mine = await call(remote, 'POST', `${CHAT}/${localToken}`, { as: as('bob'), body: { message: 'seen it' } });
+      assert.equal(mine.status, 201, mine.text);
+      await arrived(mine.data.id);
+      await eventually('the mention notification read', async () => {
+        const list = (await call(remote, 'GET', NOTIFICATIONS, { as: as('bob') })).data as any[];
+        return !list.some((n) => n.object_type === 'chat');
+      });
     });
 
     it('the description, type, read-only state and lobby set on the host reach the conversation kept on the remote (ROOM_MODIFIED)', async () => {

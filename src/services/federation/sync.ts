@@ -93,7 +93,10 @@ export class FederationSync {
       }
       return mine;
     });
-    if (!attendee || !movesLast) return;
+    if (!attendee) return;
+    // What the user read on the host (through the proxy, or by writing) is no longer news here.
+    if (posted.unread.lastReadMessage > 0) await this.notifications.chatReadUpTo(room.id, [inv.user_id], posted.unread.lastReadMessage);
+    if (!movesLast) return;
     const cfg = await this.appConfig.snapshot();
     const subject = proxiedNotificationSubject(m, inv.user_id, attendee.notification_level, cfg.int('default_group_notification') || NotificationLevel.MENTION);
     if (subject) await this.notifications.proxiedMessage(room, inv.user_id, subject, m);
