@@ -199,6 +199,26 @@ for (const dialect of dialects()) {
       assert.equal((await local()).attendeePermissions, onHost.attendeePermissions);
     });
 
+    it('an edit or deletion of the last message on the host is read again by the remote', async () => {
+      const sent = await post('first draft');
+      await arrived(sent.id);
+      const kept = async () => {
+        const room = await remote.services.db.kysely.selectFrom('rooms').select('id').where('token', '=', localToken).executeTakeFirstOrThrow();
+        return remote.services.db.kysely.selectFrom('federation_last_messages').selectAll().where('room_id', '=', room.id).executeTakeFirstOrThrow();
+      };
+      const edited = await call(host, 'PUT', `${CHAT}/${hostToken}/${sent.id}`, { as: as('alice'), body: { message: 'final text' } });
+      assert.equal(edited.status, 200, edited.text);
+      await eventually('the edit on the remote', async () => (await kept()).message === 'final text', 15_000);
+      const room = await local();
+      assert.equal(room.lastMessage.id, sent.id);
+      assert.equal(room.lastMessage.message, 'final text');
+      assert.equal(room.lastMessage.actorId, `alice@${host.url}`);
+      const deleted = await call(host, 'DELETE', `${CHAT}/${hostToken}/${sent.id}`, { as: as('alice') });
+      assert.equal(deleted.status, 200, deleted.text);
+      await eventually('the deletion on the remote', async () => (await kept()).message_type === 'comment_deleted', 15_000);
+      assert.equal((await local()).lastMessage.messageType, 'comment_deleted');
+    });
+
     it('a bad MESSAGE_POSTED is 400 and changes nothing; a wrong secret is RESOURCE_NOT_FOUND', async () => {
       const attendee = await host.services.db.kysely
         .selectFrom('attendees')

@@ -131,7 +131,7 @@ export interface EventMap {
    */
   'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
   /**
-   * A message that moves lastMessage was written in a conversation with federated attendees
+   * A message that moves lastMessage (or an edit's or deletion's system message) was written in a conversation with federated attendees
    * (`rooms.has_federation`), inside its transaction after its read and mention markers moved:
    * their servers are owed a MESSAGE_POSTED (docs/federation.md "Keeping the conversation current").
    */

@@ -71,6 +71,18 @@ export class FederationSyncRepository {
       .execute();
   }
 
+  /** Replaces the kept last message by a newer reading of the same message of the host (edited, deleted). */
+  async refreshLastMessage(row: Insertable<FederationLastMessagesTable>): Promise<boolean> {
+    const { room_id: roomId, remote_message_id: id, ...rest } = row;
+    const r = await this.db
+      .updateTable('federation_last_messages')
+      .set(rest)
+      .where('room_id', '=', roomId)
+      .where('remote_message_id', '=', id)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
   /** A local user's unread counters in a conversation kept here (the latest the host sent). */
   async setUnread(row: FederationUnreadRow): Promise<void> {
     const { attendee_id: _id, ...rest } = row;

@@ -125,6 +125,44 @@ export function readMessagePosted(fields: Record<string, unknown>): MessagePoste
   };
 }
 
+/**
+ * A message record of the host's chat API (the message an edit or deletion is about, read back
+ * from the host) as a MESSAGE_POSTED message, or undefined when it does not have the fields.
+ */
+export function postedFromRecord(r: unknown): PostedMessage | undefined {
+  if (!isObject(r)) return undefined;
+  const id = count(r.id);
+  const params = r.messageParameters;
+  const parameters = Array.isArray(params) && params.length === 0 ? {} : params;
+  if (
+    !id ||
+    !str(r.actorType, 64) ||
+    !str(r.actorId, 255) ||
+    !str(r.actorDisplayName ?? '', 255, true) ||
+    !str(r.messageType, 64) ||
+    !str(r.systemMessage ?? '', 64, true) ||
+    !str(r.message, MESSAGE_MAX, true) ||
+    !isObject(parameters) ||
+    !Object.values(parameters).every(isObject) ||
+    count(r.timestamp) === undefined
+  ) {
+    return undefined;
+  }
+  return {
+    remoteMessageId: id,
+    actorType: r.actorType,
+    actorId: r.actorId,
+    actorDisplayName: (r.actorDisplayName as string | undefined) ?? '',
+    messageType: r.messageType,
+    systemMessage: (r.systemMessage as string | undefined) ?? '',
+    expiresAt: count(r.expirationTimestamp) ?? 0,
+    message: r.message,
+    parameters: parameters as Record<string, Record<string, unknown>>,
+    createdAt: count(r.timestamp)!,
+    metaData: r.silent === true ? { silent: true } : {},
+  };
+}
+
 /** How the server keeping the conversation names things of the host (docs/reference/federation.md#proxied-requests). */
 export interface ConversionContext {
   /** The host's remote part (`host[:port][/path]`, `http://` kept). */

@@ -127,7 +127,9 @@ export class ChatService {
       ...(opts.silent ? { silent: 1 } : {}),
     };
     const id = await this.postInTransaction(trx, room, actor, opts.at ?? nowSeconds(), fields, !opts.skipRoomUpdate);
-    if (!opts.skipRoomUpdate) await this.owedToFederation(trx, room, id);
+    // Of the messages that do not move lastActivity, edits and deletions are owed too: the other
+    // server reads the message again (docs/reference/federation.md#keeping-the-conversation-current).
+    if (!opts.skipRoomUpdate || systemMessage === 'message_edited' || systemMessage === 'message_deleted') await this.owedToFederation(trx, room, id);
     return id;
   }
 

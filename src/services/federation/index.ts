@@ -78,7 +78,7 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
     host.ownServerUrl,
     proxy,
   );
-  const sync = new FederationSync(repos, deps.rooms, appConfig, deps.notifications, proxy, settings.baseUrl);
+  const sync = new FederationSync(repos, deps.rooms, appConfig, deps.notifications, proxy, client, settings.baseUrl);
   return {
     trust,
     client,
