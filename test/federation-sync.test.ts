@@ -9,6 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { as, call, dialects, type Parley } from './helpers/parley.js';
 import { acceptedConversation, startFederatedPair } from './helpers/federation.js';
 import { eventually } from './helpers/eventually.js';
@@ -217,6 +218,27 @@ for (const dialect of dialects()) {
       assert.equal(deleted.status, 200, deleted.text);
       await eventually('the deletion on the remote', async () => (await kept()).message_type === 'comment_deleted', 15_000);
       assert.equal((await local()).lastMessage.messageType, 'comment_deleted');
+    });
+
+    it('an expired last message is not shown', async () => {
+      const sent = await post('soon gone');
+      await arrived(sent.id);
+      assert.equal((await local()).lastMessage.message, 'soon gone');
+      // As if it had been posted with an expiration that has passed now (a write the test makes
+      // itself; the room's change-feed topic is not touched, so only the kept answer's time bound
+      // can take it away).
+      const db = remote.services.db.kysely;
+      const room = await db.selectFrom('rooms').select('id').where('token', '=', localToken).executeTakeFirstOrThrow();
+      const at = Math.floor(Date.now() / 1000) + 2;
+      await db.updateTable('federation_last_messages').set({ expires_at: at }).where('room_id', '=', room.id).execute();
+      await db
+        .updateTable('rooms')
+        .set({ last_activity: sql`last_activity` })
+        .where('id', '=', room.id)
+        .execute();
+      assert.equal((await local()).lastMessage.message, 'soon gone');
+      await eventually('the message expired', async () => Math.floor(Date.now() / 1000) > at, 5000);
+      assert.deepEqual((await local()).lastMessage, []);
     });
 
     it('a bad MESSAGE_POSTED is 400 and changes nothing; a wrong secret is RESOURCE_NOT_FOUND', async () => {

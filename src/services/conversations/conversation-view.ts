@@ -150,7 +150,15 @@ export class ConversationViewService {
       startCallsGroups: cfg.list('start_calls_groups'),
       deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
     };
-    if (opts.validity) opts.validity.until = stableUntil(views, statuses, now);
+    if (opts.validity) {
+      let until = stableUntil(views, statuses, now);
+      // A kept last message of another server's conversation expires without a write here.
+      for (const c of env.chat?.values() ?? []) {
+        const at = Number(c.proxied?.lastMessage?.expires_at ?? 0);
+        if (at > 0) until = Math.min(until, Math.max(now, at - 1));
+      }
+      opts.validity.until = until;
+    }
     return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
   }
 
@@ -203,10 +211,12 @@ export class ConversationViewService {
       const unread = new Map((await this.repos.federationSync.unread(attendeeIds)).map((u) => [Number(u.attendee_id), u]));
       for (const v of proxied) {
         const u = v.attendee ? unread.get(v.attendee.id) : undefined;
+        const last = lasts.get(v.room.id);
         out.set(v.room.id, {
           unread: u ? Number(u.unread_messages) : 0,
           proxied: {
-            lastMessage: lasts.get(v.room.id),
+            // An expired message is not shown, as a local one is not (docs/reference/chat.md#expiration).
+            lastMessage: last && (Number(last.expires_at) === 0 || Number(last.expires_at) > now) ? last : undefined,
             unreadMention: u ? Number(u.unread_mention) === 1 : false,
             unreadMentionDirect: u ? Number(u.unread_mention_direct) === 1 : false,
             lastReadMessage: u ? Number(u.last_read_message) : 0,
