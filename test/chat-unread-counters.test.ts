@@ -21,6 +21,7 @@ import { dropPinnedMessages, pinnedMessages } from '../src/db/migrations/0719-pi
 import { addScheduledMessagesColumn, dropScheduledMessagesColumn } from '../src/db/migrations/0720-scheduled-messages.js';
 import { addDeletedByNameColumn, dropDeletedByNameColumn } from '../src/db/migrations/0750-chat-deleted-by-name.js';
 import { federatedRooms } from '../src/db/migrations/0910-federated-rooms.js';
+import { addHasFederationColumn, dropHasFederationColumn } from '../src/db/migrations/0920-federation-sync.js';
 import { jobs, runJobIfDue } from '../src/jobs/index.js';
 import { nowSeconds } from '../src/domain/time.js';
 
@@ -245,7 +246,9 @@ for (const dialect of dialects()) {
       const revTables = ['rooms', 'attendees', 'chat_messages'] as const;
       // The pins (0719) came after all of these, on all three tables, and the scheduled messages'
       // attendee column (0720) and the deleter's name (0750) after them.
-      // The federated conversations' columns (0910) came last of all on rooms.
+      // The federated conversations' columns (0910) came last of all on rooms but the
+      // federation flag (0920), which goes first and comes back last.
+      await dropHasFederationColumn(db);
       await db.schema.dropIndex('rooms_remote').execute();
       for (const column of ['remote_token', 'remote_server']) await db.schema.alterTable('rooms').dropColumn(column).execute();
       await db.schema.alterTable('federation_invitations').dropColumn('local_room_id').execute();
@@ -271,6 +274,7 @@ for (const dialect of dialects()) {
       await addScheduledMessagesColumn(db);
       await addDeletedByNameColumn(db);
       await federatedRooms.up({ db, dialect: sqlDialect });
+      await addHasFederationColumn(db);
       await expectUnread(token, { ann: 1, ben: 0, cat: 2 });
     });
 

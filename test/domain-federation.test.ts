@@ -1,8 +1,12 @@
-/** Federation rules of domain/federation (pure, no server): cloud ids, outbound refusals, discovery. */
+/** Federation rules of domain/federation (pure, no server): cloud ids, outbound refusals, discovery, received notifications. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { localCloudId, parseCloudId, remoteBaseUrl } from '../src/domain/federation/cloud-id.js';
 import { ocmDiscovery, outboundRefusal, trustedServerName } from '../src/domain/federation/rules.js';
+import { convertPostedMessage, proxiedNotificationSubject, readMessagePosted } from '../src/domain/federation/message-posted.js';
+import { readRoomModified } from '../src/domain/federation/room-modified.js';
+import { isRefusal } from '../src/domain/federation/ocm.js';
+import { NotificationLevel } from '../src/domain/constants.js';
 
 describe('cloud ids', () => {
   // [input, normalised id or undefined]
@@ -95,5 +99,73 @@ describe('outbound requests and trust', () => {
     const off = ocmDiscovery('https://talk.example.org', false);
     assert.equal(off.enabled, false);
     assert.deepEqual(off.resourceTypes, []);
+  });
+});
+
+describe('MESSAGE_POSTED and ROOM_MODIFIED (received)', () => {
+  const messageData = {
+    remoteMessageId: 42,
+    actorType: 'users',
+    actorId: 'alice',
+    actorDisplayName: 'Alice',
+    messageType: 'comment',
+    systemMessage: '',
+    expirationDatetime: '',
+    message: 'hi {mention-federated-user1} and {mention-call1}',
+    messageParameter: JSON.stringify({
+      'mention-federated-user1': { type: 'user', id: 'bob', name: 'Bob', server: 'b.example.org' },
+      'mention-call1': { type: 'call', id: 'hosttoken', name: 'Room' },
+      'mention-user1': { type: 'user', id: 'carol', name: 'Carol' },
+    }),
+    creationDatetime: '2026-12-06T08:00:00+00:00',
+    metaData: '[]',
+  };
+  const unreadInfo = { unreadMessages: 3, unreadMention: true, unreadMentionDirect: false, lastReadMessage: 39 };
+  const context = {
+    hostRemote: 'a.example.org',
+    ownRemote: 'b.example.org',
+    localToken: 'localtok',
+    actor: (type: string, id: string) => (type === 'users' ? { type: 'federated_users', id: `${id}@a.example.org` } : { type, id }),
+  };
+
+  it('reads a well-formed one and maps it for the server keeping the conversation', () => {
+    const read = readMessagePosted({ remoteToken: 'hosttoken', messageData, unreadInfo });
+    assert.ok(!isRefusal(read));
+    assert.equal(read.message.createdAt, Date.parse('2026-12-06T08:00:00Z') / 1000);
+    assert.deepEqual(read.unread, unreadInfo);
+    const m = convertPostedMessage(read.message, context);
+    assert.deepEqual([m.actorType, m.actorId], ['federated_users', 'alice@a.example.org']);
+    assert.deepEqual(m.parameters['mention-federated-user1'], { type: 'user', id: 'bob', name: 'Bob', 'mention-id': 'bob' });
+    assert.equal(m.parameters['mention-call1'].id, 'localtok');
+    assert.equal(m.parameters['mention-user1'].server, 'a.example.org');
+    // bob is mentioned directly; carol is not a user of this server.
+    assert.equal(proxiedNotificationSubject(m, 'bob', NotificationLevel.DEFAULT, NotificationLevel.MENTION), 'mention_direct');
+    assert.equal(proxiedNotificationSubject(m, 'dave', NotificationLevel.DEFAULT, NotificationLevel.MENTION), 'mention_all');
+    assert.equal(proxiedNotificationSubject(m, 'bob', NotificationLevel.NEVER, NotificationLevel.MENTION), undefined);
+    assert.equal(proxiedNotificationSubject(m, 'dave', NotificationLevel.ALWAYS, NotificationLevel.MENTION), 'chat');
+    assert.equal(proxiedNotificationSubject({ ...m, metaData: { silent: true } }, 'bob', NotificationLevel.DEFAULT, NotificationLevel.MENTION), undefined);
+  });
+
+  it('refuses what does not fit, naming the fields', () => {
+    const refused = (fields: Record<string, unknown>) => {
+      const r = readMessagePosted(fields);
+      return isRefusal(r) ? (r.validationErrors ?? []).map((e) => e.name) : [];
+    };
+    assert.deepEqual(refused({ remoteToken: 'x y', messageData, unreadInfo }), ['remoteToken']);
+    assert.deepEqual(refused({ remoteToken: 'tok', messageData: { ...messageData, messageParameter: '[1]' }, unreadInfo }), ['messageData.messageParameter']);
+    assert.deepEqual(refused({ remoteToken: 'tok', messageData: { ...messageData, expirationDatetime: 'soon' }, unreadInfo }), [
+      'messageData.expirationDatetime',
+    ]);
+    assert.deepEqual(refused({ remoteToken: 'tok', messageData, unreadInfo: { ...unreadInfo, lastReadMessage: '1' } }), ['unreadInfo.lastReadMessage']);
+  });
+
+  it('ROOM_MODIFIED: the properties kept, bad values refused, others ignored', () => {
+    assert.deepEqual(readRoomModified({ changedProperty: 'description', newValue: 'x' }), { description: 'x' });
+    assert.deepEqual(readRoomModified({ changedProperty: 'type', newValue: 3 }), { type: 3 });
+    assert.ok(isRefusal(readRoomModified({ changedProperty: 'type', newValue: 1 })));
+    assert.deepEqual(readRoomModified({ changedProperty: 'lobby', newValue: 1, dateTime: '1800000000' }), { lobby_state: 1, lobby_timer: 1800000000 });
+    assert.deepEqual(readRoomModified({ changedProperty: 'lobby', newValue: 0, dateTime: '' }), { lobby_state: 0, lobby_timer: 0 });
+    assert.ok(isRefusal(readRoomModified({ changedProperty: 'readOnly', newValue: 2 })));
+    assert.equal(readRoomModified({ changedProperty: 'avatar', newValue: 'v1' }), undefined);
   });
 });

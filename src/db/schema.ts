@@ -108,6 +108,8 @@ export interface RoomsTable {
   remote_server: Generated<string>;
   /** The host's token of a proxied conversation, '' for this server's (migration 0910). */
   remote_token: Generated<string>;
+  /** 1 once a federated user was invited here: its messages owe MESSAGE_POSTED (migration 0920). */
+  has_federation: Generated<number>;
 }
 
 export interface AttendeesTable {
@@ -229,6 +231,38 @@ export interface FederationTrustedServersTable {
   /** `host[:port][/path]`, or `http://host...` for a plain-HTTP peer. */
   server: string;
   created_at: number;
+}
+
+/** The host's last message of a conversation kept here for it (migration 0920), as MESSAGE_POSTED carried it, mapped for this server. */
+export interface FederationLastMessagesTable {
+  /** The local conversation. */
+  room_id: number;
+  /** The message's id on the host. */
+  remote_message_id: number;
+  actor_type: string;
+  actor_id: string;
+  actor_display_name: string;
+  message_type: string;
+  system_message: string;
+  message: string;
+  /** JSON object of the message's rich parameters. */
+  message_parameters: string;
+  /** JSON object: silent, replyToActorType/Id, replyToMessageId. */
+  meta_data: string;
+  created_at: number;
+  /** Unix seconds; 0 = does not expire. */
+  expires_at: number;
+}
+
+/** A local user's unread counters in a conversation kept here, as the host's MESSAGE_POSTED told them (migration 0920). */
+export interface FederationUnreadTable {
+  attendee_id: number;
+  room_id: number;
+  unread_messages: number;
+  unread_mention: number;
+  unread_mention_direct: number;
+  /** The host's message id the user read up to. */
+  last_read_message: number;
 }
 
 /** An invitation of a user here to a conversation on another server (migration 0901). */
@@ -482,6 +516,8 @@ export interface Database {
   outbox_leases: OutboxLeasesTable;
   federation_trusted_servers: FederationTrustedServersTable;
   federation_invitations: FederationInvitationsTable;
+  federation_last_messages: FederationLastMessagesTable;
+  federation_unread: FederationUnreadTable;
   push_keys: PushKeysTable;
   push_devices: PushDevicesTable;
   webpush_subscriptions: WebpushSubscriptionsTable;

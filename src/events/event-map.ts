@@ -93,6 +93,11 @@ export interface EventMap {
    */
   /** A conversation changed (inside the change's transaction): `room` as it is after the change. */
   'room.changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; change: RoomChange };
+  /**
+   * An attendee's own permissions were set (inside the change's transaction): `attendee` as it was
+   * before, `permissions` the new value.
+   */
+  'attendee.permissions-changed': { trx: Kysely<Database>; room: RoomRow; attendee: AttendeeRow; permissions: number };
   /** An attendee's participant type changed (inside the change's transaction). */
   'attendee.type-changed': { trx: Kysely<Database>; room: RoomRow; actor: ChatActor; attendee: AttendeeRow; from: number; to: number };
   /**
@@ -125,6 +130,12 @@ export interface EventMap {
    * (handlers may only queue work that waits for that transaction, see SignalingNotifier).
    */
   'chat.posted-in-transaction': { trx: Kysely<Database>; room: RoomRow; messageId: number };
+  /**
+   * A message that moves lastMessage (or an edit's or deletion's system message) was written in a conversation with federated attendees
+   * (`rooms.has_federation`), inside its transaction after its read and mention markers moved:
+   * their servers are owed a MESSAGE_POSTED (docs/federation.md "Keeping the conversation current").
+   */
+  'chat.federated-post.trx': { trx: Kysely<Database>; room: RoomRow; messageId: number };
   /** A shared object (a location, a poll, ...) was posted (after commit): notified as a message (docs/reference/chat.md#shared-objects). */
   'chat.object-shared': { room: RoomRow; messageId: number; actor: ChatActor; mentioned?: MentionNotice[] };
   /**

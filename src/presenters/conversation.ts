@@ -31,11 +31,21 @@ import { actorGetsPin, roomUsesPins } from '../domain/sip.js';
 import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
 import { UNREAD_FIRST_MESSAGE } from '../domain/chat.js';
 import { formatChatMessage } from './chat-message.js';
+import { formatProxiedMessage } from './federation.js';
+import type { FederationLastMessageRow } from '../db/repositories/federation-sync.js';
 
 /** A conversation's chat as the caller sees it, batch-loaded by ConversationViewService. */
 export interface RoomChatState {
   unread: number;
   lastMessage?: ChatMessageRead;
+  /** A conversation kept here for another server's: what the host's MESSAGE_POSTED left (docs/federation.md "Keeping the conversation current"). */
+  proxied?: {
+    lastMessage?: FederationLastMessageRow;
+    unreadMention: boolean;
+    unreadMentionDirect: boolean;
+    /** The host's message id the caller read up to (0: none known). */
+    lastReadMessage: number;
+  };
 }
 
 /** One conversation as seen by the caller. */
@@ -375,6 +385,16 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   r.unreadMention = attendee.last_mention_message > 0 && attendee.last_mention_message > attendee.last_read_message;
   r.unreadMentionDirect = attendee.last_mention_direct > 0 && attendee.last_mention_direct > attendee.last_read_message;
   const chat = env.chat?.get(room.id);
+  if (chat?.proxied) {
+    // The host's counters and last message, as its MESSAGE_POSTED told them (Talk's RoomFormatter
+    // for federated conversations); the marker rule below is the host's, not applied here.
+    r.unreadMessages = chat.unread;
+    r.unreadMention = chat.proxied.unreadMention;
+    r.unreadMentionDirect = chat.proxied.unreadMentionDirect;
+    r.lastReadMessage = chat.proxied.lastReadMessage;
+    if (env.includeLastMessage && chat.proxied.lastMessage) r.lastMessage = formatProxiedMessage(chat.proxied.lastMessage, room.token);
+    return withStatus(r, env, room, other);
+  }
   if (chat) {
     r.unreadMessages = chat.unread;
     if (env.includeLastMessage && chat.lastMessage) {
@@ -390,7 +410,11 @@ export function formatConversation(view: ConversationView, env: FormatEnv, lista
   // whose marker is -2 has at least that first message unread.
   if (r.lastReadMessage === 0) r.lastReadMessage = UNREAD_FIRST_MESSAGE;
   if (isUser && r.lastReadMessage === UNREAD_FIRST_MESSAGE && r.unreadMessages === 0) r.unreadMessages = 1;
+  return withStatus(r, env, room, other);
+}
 
+/** The other user's status on a one-to-one record (GET /room includeStatus). */
+function withStatus(r: ConversationRecord, env: FormatEnv, room: RoomRow, other: string | undefined): ConversationRecord {
   if (env.includeStatus && room.type === RoomType.ONE_TO_ONE && other !== undefined) {
     const st = env.statuses.get(other);
     if (st) {

@@ -8,6 +8,10 @@ import type { NotificationAction, NotificationRecord, RichParameters } from './n
 import { isoSeconds, parseJson } from './notification.js';
 import type { NotificationRow } from '../db/repositories/notifications.js';
 import { parseCloudId } from '../domain/federation/cloud-id.js';
+import type { ChatMessageRead } from '../db/repositories/chat-messages.js';
+import type { RoomRow } from '../db/repositories/rooms.js';
+import type { FederationLastMessageRow } from '../db/repositories/federation-sync.js';
+import { formatChatMessage } from './chat-message.js';
 
 export interface InvitationRecord {
   id: number;
@@ -90,4 +94,63 @@ export function presentRemoteShareNotification(row: NotificationRow, base: strin
   }
   const { actions: acts, ...rest } = out;
   return { ...rest, actions: acts };
+}
+
+// ---- keeping proxied conversations current (docs/reference/federation.md#keeping-the-conversation-current) ----
+
+/** Talk's DateTime::ATOM: 2026-12-06T08:00:00+00:00. */
+function atom(unix: number): string {
+  return new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+/**
+ * The `messageData` of a MESSAGE_POSTED the host sends for a message: the message as its chat
+ * shows it to nobody in particular (texts of system messages are neutral), its rich parameters
+ * as JSON text, its dates as ATOM, and in `metaData` the silent flag and the author and id of
+ * the message it replies to.
+ */
+export function messagePostedData(row: ChatMessageRead, parent: ChatMessageRead | undefined, room: Pick<RoomRow, 'token' | 'type'>): Record<string, unknown> {
+  const m = formatChatMessage(row, { token: room.token, roomType: room.type }, false);
+  const metaData: Record<string, unknown> = {};
+  if (row.silent) metaData.silent = true;
+  if (parent) {
+    metaData.replyToActorType = parent.actor_type;
+    metaData.replyToActorId = parent.actor_id;
+    metaData.replyToMessageId = parent.id;
+  }
+  const params = m.messageParameters;
+  return {
+    remoteMessageId: row.id,
+    actorType: m.actorType,
+    actorId: m.actorId,
+    actorDisplayName: m.actorDisplayName,
+    messageType: m.messageType,
+    systemMessage: m.systemMessage,
+    expirationDatetime: row.expires_at > 0 ? atom(row.expires_at) : '',
+    message: m.message,
+    messageParameter: JSON.stringify(params && !Array.isArray(params) ? params : []),
+    creationDatetime: atom(row.created_at),
+    metaData: JSON.stringify(Object.keys(metaData).length ? metaData : []),
+  };
+}
+
+/**
+ * The host's last message kept here, as a conversation record's `lastMessage` shows it (Talk's
+ * ProxyCacheMessage), with the host's message id and the local token.
+ */
+export function formatProxiedMessage(row: FederationLastMessageRow, token: string): Record<string, unknown> {
+  const params = parseJson(row.message_parameters);
+  return {
+    id: Number(row.remote_message_id),
+    token,
+    actorType: row.actor_type,
+    actorId: row.actor_id,
+    actorDisplayName: row.actor_display_name,
+    timestamp: Number(row.created_at),
+    expirationTimestamp: Number(row.expires_at),
+    messageType: row.message_type,
+    systemMessage: row.system_message,
+    message: row.message,
+    messageParameters: Object.keys(params).length ? params : [],
+  };
 }

@@ -203,6 +203,14 @@ function messageAuthor(
 ): { author: { user?: RichParameter }; guest: { guest?: RichParameter } } {
   const found = sp.userType === 'users' ? user(sp.userId) : undefined;
   if (found) return { author: { user: found }, guest: {} };
+  // A user of another server (a conversation kept here for a host's): named by the user part and
+  // the server of the cloud id, with the name the host sent (docs/federation.md "Keeping the conversation current").
+  const at = typeof sp.userId === 'string' ? sp.userId.lastIndexOf('@') : -1;
+  if (sp.userType === 'federated_users' && at > 0) {
+    const id = String(sp.userId);
+    const name = typeof sp.actorDisplayName === 'string' && sp.actorDisplayName !== '' ? sp.actorDisplayName : id;
+    return { author: { user: { type: 'user', id: id.slice(0, at), name, server: id.slice(at + 1) } }, guest: {} };
+  }
   const named = isGuestActor(sp.userType) && typeof sp.guestName === 'string' && sp.guestName.trim() !== '';
   return { author: {}, guest: named ? { guest: { type: 'guest', id: String(sp.userId), name: sp.guestName } } : {} };
 }

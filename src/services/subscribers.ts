@@ -132,6 +132,9 @@ export function subscribeAll(bus: EventBus, s: Subscribers): void {
   // The chat is the conversation's history: changes become system messages in their transaction.
   bus.on('room.changed', (e) => s.chatSystemMessages.roomChanged(e));
   bus.on('room.changed', (e) => s.federation.host.roomChanged(e));
+  bus.on('chat.federated-post.trx', (e) => s.federation.host.messagePosted(e));
+  bus.on('attendee.permissions-changed', (e) => s.federation.host.permissionsChanged(e));
+  bus.on('rooms.deleted', ({ rooms }) => s.federation.sync.forgetRooms(rooms));
   bus.on('attendee.type-changed', (e) => s.chatSystemMessages.typeChanged(e));
   bus.on('room.attendees-added.trx', (e) => s.chatSystemMessages.membershipChanged(e, true));
   bus.on('rooms.lobby-timer-reached.trx', (e) => s.chatSystemMessages.lobbyTimerReached(e));

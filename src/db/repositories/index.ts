@@ -30,6 +30,7 @@ import { NotificationsRepository } from './notifications.js';
 import { OutboxRepository } from './outbox.js';
 import { FederationTrustedServersRepository } from './federation-trusted-servers.js';
 import { FederationInvitationsRepository } from './federation-invitations.js';
+import { FederationSyncRepository } from './federation-sync.js';
 import { PushDevicesRepository } from './push-devices.js';
 import { WebpushSubscriptionsRepository } from './webpush-subscriptions.js';
 import { ParticipantsRepository } from './participants.js';
@@ -76,6 +77,7 @@ export interface RepositorySet {
   outbox: OutboxRepository;
   federationTrustedServers: FederationTrustedServersRepository;
   federationInvitations: FederationInvitationsRepository;
+  federationSync: FederationSyncRepository;
   pushDevices: PushDevicesRepository;
   webpushSubscriptions: WebpushSubscriptionsRepository;
   participants: ParticipantsRepository;
@@ -129,6 +131,7 @@ const MAKERS: Makers = {
   outbox: (kysely, dialect) => new OutboxRepository(kysely, dialect),
   federationTrustedServers: (kysely) => new FederationTrustedServersRepository(kysely),
   federationInvitations: (kysely) => new FederationInvitationsRepository(kysely),
+  federationSync: (kysely) => new FederationSyncRepository(kysely),
   pushDevices: (kysely) => new PushDevicesRepository(kysely),
   webpushSubscriptions: (kysely) => new WebpushSubscriptionsRepository(kysely),
   participants: (kysely, dialect) => new ParticipantsRepository(kysely, dialect),

@@ -50,6 +50,7 @@ export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
   last_pinned_id: 0,
   remote_server: '',
   remote_token: '',
+  has_federation: 0,
 };
 
 /** Every attendee column (a Record so that a column added to the table must be added here). */

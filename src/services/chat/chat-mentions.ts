@@ -12,7 +12,8 @@ import type { ChatMessageRead } from '../../db/repositories/chat-messages.js';
 import type { RoomRow } from '../../db/repositories/rooms.js';
 import { findMentions, replaceMentions, type MentionRef } from '../../domain/chat-mentions.js';
 import { sortByLastComment } from '../../domain/autocomplete.js';
-import { callObject, groupObject, guestObject, userObject, type RichObject } from '../../domain/chat-rich-objects.js';
+import { attendeeObject, callObject, groupObject, guestObject, userObject, type RichObject } from '../../domain/chat-rich-objects.js';
+import { parseCloudId } from '../../domain/federation/cloud-id.js';
 import { ActorType, RoomType } from '../../domain/constants.js';
 import { isOneToOneKind } from '../../domain/permissions.js';
 import { roomAvatarUrl } from '../../presenters/conversation.js';
@@ -42,8 +43,11 @@ function namedActors(refs: MentionRef[], replyTo: ChatMessageRead | undefined): 
     if (ref.kind === 'user') out.push({ type: ActorType.USERS, id: ref.id });
     else if (ref.kind === 'guest') out.push({ type: ActorType.GUESTS, id: ref.id });
     else if (ref.kind === 'email') out.push({ type: ActorType.EMAILS, id: ref.id });
+    else if (ref.kind === 'federated_user') out.push({ type: ActorType.FEDERATED_USERS, id: parseCloudId(ref.id)?.id ?? ref.id });
   }
-  if (replyTo && replyTo.actor_type === ActorType.USERS) out.push({ type: ActorType.USERS, id: replyTo.actor_id });
+  if (replyTo && (replyTo.actor_type === ActorType.USERS || replyTo.actor_type === ActorType.FEDERATED_USERS)) {
+    out.push({ type: replyTo.actor_type, id: replyTo.actor_id });
+  }
   return out;
 }
 
@@ -68,6 +72,8 @@ function mentionItem(a: AttendeeRow, userNames: ReadonlyMap<string, string>): Au
 }
 
 function placeholderType(obj: RichObject): string {
+  // A user of another server is `mention-federated-user1` (docs/reference/chat.md#rich-objects).
+  if (obj.type === 'user' && obj.server) return 'federated-user';
   return obj.type.replace(/_/g, '-');
 }
 
@@ -82,7 +88,8 @@ export class ChatMentions {
   async resolve(room: RoomRow, text: string, opts: { author: AttendeeRow; canMentionAll: boolean; replyTo?: ChatMessageRead }): Promise<ResolvedMessage> {
     const refs = findMentions(text);
     const out: ResolvedMessage = { message: text, parameters: {}, mentioned: { direct: [], indirect: [], notices: [] } };
-    const needsAttendees = refs.length > 0 || (opts.replyTo !== undefined && opts.replyTo.actor_type === ActorType.USERS);
+    const needsAttendees =
+      refs.length > 0 || (opts.replyTo !== undefined && (opts.replyTo.actor_type === ActorType.USERS || opts.replyTo.actor_type === ActorType.FEDERATED_USERS));
     if (!needsAttendees) return out;
     // @all and groups reach attendees by who they are, so they need the whole room; otherwise
     // only the named actors are read (a mention in a room of thousands reads a few rows).
@@ -116,6 +123,13 @@ export class ChatMentions {
         if (!a) continue;
         objects.set(key, guestObject(type, a.actor_id, a.display_name));
         if (!isAuthor(a)) direct.add(a.id);
+      } else if (ref.kind === 'federated_user') {
+        // A user of another server in the conversation: their server is told through MESSAGE_POSTED
+        // (docs/federation.md "Keeping the conversation current"), which carries the mention flags.
+        const a = byActor.get(`${ActorType.FEDERATED_USERS}\0${parseCloudId(ref.id)?.id ?? ref.id}`);
+        if (!a) continue;
+        objects.set(key, attendeeObject(a.actor_type, a.actor_id, a.display_name));
+        if (!isAuthor(a)) direct.add(a.id);
       } else if (ref.kind === 'group') {
         const g = groups.get(ref.id);
         if (!g) continue;
@@ -137,7 +151,12 @@ export class ChatMentions {
         }
       }
     }
-    // A reply mentions the author of the replied message directly (Talk's reply notification).
+    // A reply mentions the author of the replied message directly (Talk's reply notification);
+    // one of another server learns it from MESSAGE_POSTED.
+    if (opts.replyTo && opts.replyTo.actor_type === ActorType.FEDERATED_USERS) {
+      const a = byActor.get(`${ActorType.FEDERATED_USERS}\0${opts.replyTo.actor_id}`);
+      if (a && !isAuthor(a)) direct.add(a.id);
+    }
     if (opts.replyTo && opts.replyTo.actor_type === ActorType.USERS) {
       const a = byActor.get(`${ActorType.USERS}\0${opts.replyTo.actor_id}`);
       if (a && !isAuthor(a)) {

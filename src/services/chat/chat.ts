@@ -126,7 +126,11 @@ export class ChatService {
       parent_id: opts.parentId ?? null,
       ...(opts.silent ? { silent: 1 } : {}),
     };
-    return this.postInTransaction(trx, room, actor, opts.at ?? nowSeconds(), fields, !opts.skipRoomUpdate);
+    const id = await this.postInTransaction(trx, room, actor, opts.at ?? nowSeconds(), fields, !opts.skipRoomUpdate);
+    // Of the messages that do not move lastActivity, edits and deletions are owed too: the other
+    // server reads the message again (docs/reference/federation.md#keeping-the-conversation-current).
+    if (!opts.skipRoomUpdate || systemMessage === 'message_edited' || systemMessage === 'message_deleted') await this.owedToFederation(trx, room, id);
+    return id;
   }
 
   /**
@@ -162,6 +166,7 @@ export class ChatService {
     if (!(await tx.rooms.pointAtMessage(room.id, ids[ids.length - 1], room.last_activity < now ? now : 0))) throw notFound('room');
     await this.db.wake.notify([chatChannel(room.id)], trx);
     for (const id of ids) await this.events.emit('chat.posted-in-transaction', { trx, room, messageId: id });
+    for (const id of ids) await this.owedToFederation(trx, room, id);
   }
 
   /**
@@ -211,6 +216,7 @@ export class ChatService {
     const tx = this.repos.withTransaction(trx);
     await tx.chatSharedItems.add(id, room.id, sharedItemTypeOf(object.type));
     if (opts.authorAttendeeId) await tx.attendees.advanceReadMarker(opts.authorAttendeeId, id, now);
+    await this.owedToFederation(trx, room, id);
     return id;
   }
 
@@ -252,6 +258,7 @@ export class ChatService {
     if (opts.authorAttendeeId > 0) await tx.attendees.advanceReadMarker(opts.authorAttendeeId, id, now);
     // The caption's mentions count as a message's (docs/reference/files.md#talkmetadata).
     await tx.attendees.markMentioned(room.id, opts.mentions, id);
+    await this.owedToFederation(trx, room, id);
     return id;
   }
 
@@ -296,7 +303,9 @@ export class ChatService {
     };
     const channel = this.db.wake.channel;
     const posted =
-      channel !== undefined
+      // A conversation with federated attendees owes them the message in its transaction
+      // (docs/federation.md "Keeping the conversation current"): the transaction path.
+      channel !== undefined && !room.has_federation
         ? // PostgreSQL: the same writes as one statement (a transaction of them held the room's
           // row lock across five round trips).
           await this.repos.chatMessages.postAlone(row, {
@@ -309,6 +318,7 @@ export class ChatService {
             const message = await this.insert(tx, trx, room, now, row, { bump: true });
             if (input.attendeeId > 0) await tx.attendees.advanceReadMarker(input.attendeeId, message.id, now);
             await tx.attendees.markMentioned(room.id, input.mentions, message.id);
+            await this.owedToFederation(trx, room, message.id);
             return message;
           });
     // The one-statement post found no room: deleted since the caller read it, nothing written.
@@ -347,6 +357,11 @@ export class ChatService {
   /** Wakes the long-polls of a room (after a change that is not a new message: edits, clears). */
   wake(roomId: number, via?: Kysely<Database>): Promise<void> {
     return this.db.wake.notify([chatChannel(roomId)], via);
+  }
+
+  /** A conversation with federated attendees owes its servers the message (`chat.federated-post.trx`). */
+  private async owedToFederation(trx: Kysely<Database>, room: RoomRow, messageId: number): Promise<void> {
+    if (room.has_federation) await this.events.emit('chat.federated-post.trx', { trx, room, messageId });
   }
 
   private baseRow(room: RoomRow, actor: ChatActor, now: number): NewChatMessage {

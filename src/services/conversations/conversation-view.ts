@@ -31,6 +31,7 @@ import {
 } from '../../presenters/conversation.js';
 import { listableScopesFor, type RequestContext } from '../platform/request-context.js';
 import type { UserStatusService } from '../accounts/user-status.js';
+import type { FederationSyncRepository } from '../../db/repositories/federation-sync.js';
 
 /** Repositories the records are batch-loaded from and repaired through. */
 export interface ConversationViewRepos {
@@ -38,6 +39,7 @@ export interface ConversationViewRepos {
   rooms: RoomsRepository;
   attendees: AttendeesRepository;
   chatMessages: ChatMessagesRepository;
+  federationSync: FederationSyncRepository;
 }
 
 /** See ConversationViewService.requestEnv. */
@@ -148,7 +150,15 @@ export class ConversationViewService {
       startCallsGroups: cfg.list('start_calls_groups'),
       deleteOneToOne: cfg.bool('delete_one_to_one_conversations'),
     };
-    if (opts.validity) opts.validity.until = stableUntil(views, statuses, now);
+    if (opts.validity) {
+      let until = stableUntil(views, statuses, now);
+      // A kept last message of another server's conversation expires without a write here.
+      for (const c of env.chat?.values() ?? []) {
+        const at = Number(c.proxied?.lastMessage?.expires_at ?? 0);
+        if (at > 0) until = Math.min(until, Math.max(now, at - 1));
+      }
+      opts.validity.until = until;
+    }
     return views.map((v) => formatConversation(v, env, listableScopes.includes(v.room.listable)));
   }
 
@@ -189,6 +199,30 @@ export class ConversationViewService {
     for (const v of views) {
       const m = last.get(v.room.last_message);
       out.set(v.room.id, { unread: unreadOf(v, expired), lastMessage: m && m.room_id === v.room.id ? m : undefined });
+    }
+    // Conversations kept here for another server's: what the host's MESSAGE_POSTED left
+    // (docs/federation.md "Keeping the conversation current"); read only when there are any.
+    const proxied = views.filter((v) => v.room.remote_token !== '');
+    if (proxied.length) {
+      const lasts = new Map(
+        (includeLastMessage ? await this.repos.federationSync.lastMessages(proxied.map((v) => v.room.id)) : []).map((r) => [Number(r.room_id), r]),
+      );
+      const attendeeIds = proxied.flatMap((v) => (v.attendee && v.attendee.id > 0 ? [v.attendee.id] : []));
+      const unread = new Map((await this.repos.federationSync.unread(attendeeIds)).map((u) => [Number(u.attendee_id), u]));
+      for (const v of proxied) {
+        const u = v.attendee ? unread.get(v.attendee.id) : undefined;
+        const last = lasts.get(v.room.id);
+        out.set(v.room.id, {
+          unread: u ? Number(u.unread_messages) : 0,
+          proxied: {
+            // An expired message is not shown, as a local one is not (docs/reference/chat.md#expiration).
+            lastMessage: last && (Number(last.expires_at) === 0 || Number(last.expires_at) > now) ? last : undefined,
+            unreadMention: u ? Number(u.unread_mention) === 1 : false,
+            unreadMentionDirect: u ? Number(u.unread_mention_direct) === 1 : false,
+            lastReadMessage: u ? Number(u.last_read_message) : 0,
+          },
+        });
+      }
     }
     return out;
   }

@@ -141,6 +141,11 @@ export class RoomsService {
     return this.events.emit('attendee.type-changed', { trx, room, actor, attendee, from: attendee.participant_type, to });
   }
 
+  /** Announces an attendee's new permissions inside their transaction (a federated attendee's server is told). */
+  announcePermissionsChange(trx: Kysely<Database>, room: RoomRow, attendee: AttendeeRow, permissions: number): Promise<void> {
+    return this.events.emit('attendee.permissions-changed', { trx, room, attendee, permissions });
+  }
+
   /** Announces a change inside its transaction (the chat records it as a system message). */
   announceChange(trx: Kysely<Database>, room: RoomRow, actor: ChatActor, change: RoomChange): Promise<void> {
     return this.events.emit('room.changed', { trx, room, actor, change });

@@ -23,6 +23,9 @@ import type { RequestContext } from '../platform/request-context.js';
 import { newSharedSecret, sameSecret } from './secrets.js';
 import type { FederationTrust } from './trust.js';
 import { federationOutboxRow, unshareRows } from './outbox-rows.js';
+import { nowSeconds } from '../../domain/time.js';
+import { roomModifiedFields, type HostRoomChange } from '../../domain/federation/room-modified.js';
+import { messagePostedData } from '../../presenters/federation.js';
 
 export class FederationHost {
   /** This server as remotes name it in notifications (its base URL, normalised). */
@@ -74,6 +77,8 @@ export class FederationHost {
       );
       const secret = newSharedSecret();
       await repos.attendees.update(attendee.id, { access_token: secret, invited_cloud_id: cloud.id });
+      // Its messages owe MESSAGE_POSTED from now on (docs/federation.md "Keeping the conversation current").
+      await repos.federationSync.markFederated(room.id);
       const body = talkShareBody({
         shareWith: cloud.id,
         roomToken: room.token,
@@ -161,22 +166,85 @@ export class FederationHost {
   // ---- changes here owed to remotes (subscribed to room.changed) ----
 
   /**
-   * A rename is owed to every federated attendee's server as ROOM_MODIFIED (`changedProperty`
-   * `name`), written in the renaming transaction and sent through the outbox.
+   * A change Talk tells remotes of (the name, description, type, read-only, lobby) is owed to
+   * every federated attendee's server as ROOM_MODIFIED, written in the changing transaction and
+   * sent through the outbox (docs/reference/federation.md#proxied-requests).
    */
-  async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; change: { kind: string; oldName?: string; newName?: string } }): Promise<void> {
-    if (e.change.kind !== 'renamed') return;
+  async roomChanged(e: { trx: Kysely<Database>; room: RoomRow; change: HostRoomChange }): Promise<void> {
+    // Only conversations with federated attendees owe anything (migration 0920).
+    const fields = e.room.has_federation ? roomModifiedFields(e.change, e.room) : undefined;
+    if (!fields) return;
     const repos = this.repos.withTransaction(e.trx);
-    const rows = (await repos.attendees.forRoom(e.room.id)).flatMap((a) => {
-      const cloud = a.actor_type === ActorType.FEDERATED_USERS ? parseCloudId(a.actor_id) : undefined;
+    const rows = (await repos.federationSync.federatedAttendees(e.room.id)).flatMap((a) => {
+      const cloud = parseCloudId(a.actor_id);
       if (!cloud || !a.access_token) return [];
       const body = ocmNotificationBody('ROOM_MODIFIED', a.id, {
         remoteServerUrl: this.ownServerUrl,
         sharedSecret: a.access_token,
         remoteToken: e.room.token,
-        changedProperty: 'name',
-        newValue: e.change.newName,
-        oldValue: e.change.oldName,
+        ...fields,
+      });
+      return [federationOutboxRow(cloud.remote, { kind: 'notification', body })];
+    });
+    if (rows.length === 0) return;
+    await repos.outbox.insert(rows);
+    this.signal.kickSoon();
+  }
+
+  /**
+   * A federated attendee's permissions set here are owed to their server as PARTICIPANT_MODIFIED
+   * (`changedProperty` `permissions`), written in the changing transaction
+   * (docs/reference/federation.md#keeping-the-conversation-current).
+   */
+  async permissionsChanged(e: { trx: Kysely<Database>; room: RoomRow; attendee: AttendeeRow; permissions: number }): Promise<void> {
+    const a = e.attendee;
+    const cloud = a.actor_type === ActorType.FEDERATED_USERS ? parseCloudId(a.actor_id) : undefined;
+    if (!cloud || !a.access_token) return;
+    const body = ocmNotificationBody('PARTICIPANT_MODIFIED', a.id, {
+      remoteServerUrl: this.ownServerUrl,
+      sharedSecret: a.access_token,
+      remoteToken: e.room.token,
+      changedProperty: 'permissions',
+      newValue: e.permissions,
+      oldValue: a.permissions,
+    });
+    await this.repos.withTransaction(e.trx).outbox.insert([federationOutboxRow(cloud.remote, { kind: 'notification', body })]);
+    this.signal.kickSoon();
+  }
+
+  // ---- messages here owed to remotes (subscribed to chat.federated-post.trx) ----
+
+  /**
+   * A message that moves lastMessage is owed to every federated attendee's server as
+   * MESSAGE_POSTED (docs/reference/federation.md#keeping-the-conversation-current), written in
+   * the posting transaction: the message as the chat shows it, and the attendee's unread
+   * counters as they are after it (the author's read marker and the mentions moved already).
+   */
+  async messagePosted(e: { trx: Kysely<Database>; room: RoomRow; messageId: number }): Promise<void> {
+    const repos = this.repos.withTransaction(e.trx);
+    const attendees = await repos.federationSync.federatedAttendees(e.room.id);
+    if (attendees.length === 0) return;
+    const now = nowSeconds();
+    const [row] = await repos.chatMessages.findByIds([e.messageId], now);
+    if (!row) return;
+    const parent = row.parent_id ? (await repos.chatMessages.findByIds([row.parent_id], now))[0] : undefined;
+    const messageData = messagePostedData(row, parent, e.room);
+    const rows = attendees.flatMap((a) => {
+      const cloud = parseCloudId(a.actor_id);
+      if (!cloud || !a.access_token) return [];
+      const read = Number(a.last_read_message);
+      const body = ocmNotificationBody('MESSAGE_POSTED', a.id, {
+        remoteServerUrl: this.ownServerUrl,
+        sharedSecret: a.access_token,
+        remoteToken: e.room.token,
+        messageData,
+        unreadInfo: {
+          // The counters as a conversation record computes them (services/conversations/conversation-view.ts).
+          unreadMessages: Math.max(0, Number(a.chat_count) - (read > 0 ? Number(a.read_count) : 0)),
+          unreadMention: a.last_mention_message > 0 && read < a.last_mention_message,
+          unreadMentionDirect: a.last_mention_direct > 0 && read < a.last_mention_direct,
+          lastReadMessage: read,
+        },
       });
       return [federationOutboxRow(cloud.remote, { kind: 'notification', body })];
     });

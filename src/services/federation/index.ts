@@ -19,6 +19,7 @@ import { FederationInvitations } from './invitations.js';
 import { FederationDelivery, type DeliveryLogger } from './delivery.js';
 import { OcmInbox } from './ocm-inbox.js';
 import { FederationProxy } from './proxy.js';
+import { FederationSync } from './sync.js';
 
 export class FederationDiscovery {
   constructor(
@@ -46,6 +47,8 @@ export interface FederationServices {
   delivery: FederationDelivery;
   /** Proxied conversations: requests of users here forwarded to the host. */
   proxy: FederationProxy;
+  /** Proxied conversations kept current: the host's MESSAGE_POSTED. */
+  sync: FederationSync;
 }
 
 export interface FederationDeps {
@@ -75,14 +78,16 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
     host.ownServerUrl,
     proxy,
   );
+  const sync = new FederationSync(repos, deps.rooms, appConfig, deps.notifications, proxy, client, settings.baseUrl);
   return {
     trust,
     client,
     discovery: new FederationDiscovery(appConfig, settings.baseUrl),
     host,
     invitations,
-    inbox: new OcmInbox(appConfig, deps.bruteForce, host, invitations),
+    inbox: new OcmInbox(appConfig, deps.bruteForce, host, invitations, sync),
     delivery: new FederationDelivery(client, (id) => host.shareRefused(id), deps.log, host.ownServerUrl),
     proxy,
+    sync,
   };
 }

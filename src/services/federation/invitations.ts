@@ -11,6 +11,7 @@ import type { RoomRow } from '../../db/repositories/rooms.js';
 import type { FederationProxy } from './proxy.js';
 import { localCloudId, parseRemote } from '../../domain/federation/cloud-id.js';
 import { federationSwitches } from '../../domain/federation/rules.js';
+import { readRoomModified } from '../../domain/federation/room-modified.js';
 import { isRefusal, OCM_RESOURCE_NOT_FOUND, ocmNotificationBody, readShare, type ReceivedNotification } from '../../domain/federation/ocm.js';
 import { nowSeconds } from '../../domain/time.js';
 import { formatInvitation, type InvitationRecord } from '../../presenters/federation.js';
@@ -240,17 +241,22 @@ export class FederationInvitations {
     if (room) await this.dropLocal(room, inv.user_id);
   }
 
-  /** ROOM_MODIFIED: a rename on the host renames the conversation kept here (other properties are not kept). */
+  /**
+   * ROOM_MODIFIED: the host's name, description, type, read-only state or lobby is applied to the
+   * conversation kept here (a rename also to the invitation); other properties are not kept; a
+   * value that does not fit is 400 and changes nothing.
+   */
   async roomModified(n: ReceivedNotification): Promise<void> {
     const inv = await this.repos.federationInvitations.findByShare(n.remoteServerUrl, n.providerId);
     if (!inv || !sameSecret(inv.access_token, n.secret)) throw ocmRefused(400, OCM_RESOURCE_NOT_FOUND);
-    const name = n.fields.newValue;
-    if (n.fields.changedProperty !== 'name' || typeof name !== 'string' || name.trim() === '' || name.length > 255) return;
-    await this.repos.federationInvitations.rename(inv.id, name);
+    const patch = readRoomModified(n.fields);
+    if (isRefusal(patch)) throw ocmRefused(patch.status, patch.message, patch.validationErrors);
+    if (!patch) return;
+    if (patch.name !== undefined) await this.repos.federationInvitations.rename(inv.id, patch.name);
     const room = Number(inv.local_room_id) > 0 ? await this.repos.rooms.findById(Number(inv.local_room_id)) : undefined;
-    if (!room || room.name === name) return;
-    await this.repos.rooms.update(room.id, { name });
-    await this.rooms.announceUpdated({ ...room, name });
+    if (!room || (Object.keys(patch) as Array<keyof typeof patch>).every((k) => room[k] === patch[k])) return;
+    await this.repos.rooms.update(room.id, patch);
+    await this.rooms.announceUpdated({ ...room, ...patch });
   }
 
   /** A deleted user's invitations go with them (subscribed to `user.deleting`). */

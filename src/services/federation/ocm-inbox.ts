@@ -1,7 +1,8 @@
 /**
  * What other servers post to `/ocm/shares` and `/ocm/notifications`
  * (docs/reference/federation.md#notifications): shares go to the invitations; notifications to
- * the host (SHARE_ACCEPTED, SHARE_DECLINED) or the invited side (SHARE_UNSHARED) by type. Every
+ * the host (SHARE_ACCEPTED, SHARE_DECLINED) or the invited side (SHARE_UNSHARED, ROOM_MODIFIED,
+ * MESSAGE_POSTED, PARTICIPANT_MODIFIED) by type. Every
  * notification is authenticated by its shared secret; a wrong one counts against the sender's
  * address in the brute-force throttle (action `talkFederationSecret`), and past the cap the
  * address gets 429 before anything is checked.
@@ -13,6 +14,7 @@ import type { BruteForceService } from '../accounts/brute-force.js';
 import type { AppConfigService } from '../platform/app-config.js';
 import type { FederationHost } from './host.js';
 import type { FederationInvitations } from './invitations.js';
+import type { FederationSync } from './sync.js';
 
 export class OcmInbox {
   constructor(
@@ -20,6 +22,7 @@ export class OcmInbox {
     private readonly bruteForce: BruteForceService,
     private readonly host: FederationHost,
     private readonly invitations: FederationInvitations,
+    private readonly sync: FederationSync,
   ) {}
 
   async share(ip: string, body: unknown): Promise<{ recipientDisplayName: string }> {
@@ -46,9 +49,12 @@ export class OcmInbox {
         case 'ROOM_MODIFIED':
           await this.invitations.roomModified(n);
           break;
-        default:
-          // MESSAGE_POSTED, PARTICIPANT_MODIFIED: not kept here yet (docs/federation.md).
-          throw ocmRefused(501, 'Notification type not supported');
+        case 'MESSAGE_POSTED':
+          await this.sync.messagePosted(n);
+          break;
+        case 'PARTICIPANT_MODIFIED':
+          await this.sync.participantModified(n);
+          break;
       }
     } catch (e) {
       if (e instanceof ApiError && e.status === 400 && (e.data as { message?: string }).message === OCM_RESOURCE_NOT_FOUND) {

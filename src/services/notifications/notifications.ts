@@ -291,6 +291,30 @@ export class NotificationService {
     if (await this.repo.upsert([...new Set(userIds)].map((userId) => notificationRow(room, userId, { created_at: now, ...fields })))) this.outboxWake();
   }
 
+  /**
+   * A message of a conversation kept here for another server's (Talk's FederationChatNotifier,
+   * docs/federation.md "Keeping the conversation current"): the message is not in this server's
+   * chat, so the row keeps its text, rich parameters and author (`actorDisplayName`) as the host
+   * sent them, mapped for this server; `message_id` is the host's.
+   */
+  async proxiedMessage(
+    room: RoomRow,
+    userId: string,
+    subject: string,
+    m: { remoteMessageId: number; actorType: string; actorId: string; actorDisplayName: string; message: string; parameters: object; createdAt: number },
+  ): Promise<void> {
+    const row = notificationRow(room, userId, {
+      subject,
+      object_type: 'chat',
+      message_id: m.remoteMessageId,
+      subject_params: JSON.stringify({ userType: m.actorType, userId: m.actorId, actorDisplayName: m.actorDisplayName }),
+      message: m.message,
+      message_params: JSON.stringify(m.parameters),
+      created_at: nowSeconds(),
+    });
+    if (await this.repo.upsert([row])) this.outboxWake();
+  }
+
   /** A user here was invited to a conversation on another server (Talk: `remote_talk_share`). */
   async remoteInvitation(userId: string, invitationId: number, params: RemoteShareParams): Promise<void> {
     const row = notificationRow({ id: 0, token: String(invitationId) }, userId, {
@@ -405,7 +429,9 @@ export class NotificationService {
     const names = new Map((await this.directory.users.existing([...nameIds])).map((u) => [u.id, u.display_name || u.id]));
     // Notifications about a message show it as it is now, as Talk's notifier parses it when
     // read: edited, it reads edited; deleted or expired, the notification is gone.
-    const messageIds = [...new Set(rows.filter(isAboutMessage).map((r) => Number(r.message_id)))];
+    // A conversation kept here for another server's has no messages here: its rows keep theirs.
+    const proxied = (row: NotificationRow) => rooms.get(Number(row.room_id))?.remote_token !== '' && rooms.has(Number(row.room_id));
+    const messageIds = [...new Set(rows.filter((r) => isAboutMessage(r) && !proxied(r)).map((r) => Number(r.message_id)))];
     const messages = new Map((messageIds.length ? await this.repos.chatMessages.findByIds(messageIds, nowSeconds()) : []).map((m) => [m.id, m]));
     const out: NotificationRecord[] = [];
     const stale: number[] = [];
@@ -419,7 +445,8 @@ export class NotificationService {
       const room = rooms.get(Number(row.room_id));
       const member = room ? memberOf.get(memberKey(Number(room.id), userId)) : undefined;
       const message = isAboutMessage(row) ? messages.get(Number(row.message_id)) : undefined;
-      const gone = isAboutMessage(row) && (!message || message.room_id !== Number(row.room_id) || message.message_type === MessageType.COMMENT_DELETED);
+      const gone =
+        isAboutMessage(row) && !proxied(row) && (!message || message.room_id !== Number(row.room_id) || message.message_type === MessageType.COMMENT_DELETED);
       if (!room || !member || gone) {
         stale.push(Number(row.id));
         continue;

@@ -102,7 +102,7 @@ export class ParticipantRolesService {
     // Decided and written under the conversation's lock on the attendee as it is then: a
     // promotion at the same moment comes before (403 `moderator`) or after, never lost to a
     // write of the type read before it.
-    const { target, value, type } = await this.rooms.lockedTransaction(room.id, async (repos) => {
+    const { target, value, type } = await this.rooms.lockedTransaction(room.id, async (repos, trx) => {
       const fresh = await repos.attendees.findById(checked.id);
       if (!fresh) throw notFound('participant', 'The participant does not exist in this conversation');
       const target = this.permissionsTarget(room, fresh);
@@ -116,6 +116,7 @@ export class ParticipantRolesService {
       const type = target.participant_type === ParticipantType.USER_SELF_JOINED && value !== 0 ? ParticipantType.USER : target.participant_type;
       await repos.attendees.update(target.id, { permissions: value, participant_type: type, last_attendee_activity: now });
       await repos.rooms.touch([room.id], now);
+      if (value !== target.permissions) await this.rooms.announcePermissionsChange(trx, room, target, value);
       return { target, value, type };
     });
     await this.rooms.announceParticipantsChanged(room, [target.id]);
