@@ -60,7 +60,7 @@ for (const dialect of dialects()) {
       return found;
     };
 
-    it('advertises federation-v1 while federation is enabled; not federation-v2 while the proxied conversation is partial', async () => {
+    it('advertises federation-v1 while federation is enabled; not federation-v2 (calls in federated conversations)', async () => {
       const caps = (await call(host, 'GET', '/cloud/capabilities', { as: as('alice') })).data.capabilities.spreed;
       assert.ok(caps.features.includes('federation-v1'));
       assert.ok(!caps.features.includes('federation-v2'));

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { as, basic, call, createUser, dialects, passwordOf, type Parley } from './helpers/parley.js';
 import { proxiedRoom, startFederatedPair } from './helpers/federation.js';
+import { eventually } from './helpers/eventually.js';
 
 const V4 = '/apps/spreed/api/v4';
 const CHAT = '/apps/spreed/api/v1/chat';
@@ -120,6 +121,9 @@ for (const dialect of dialects()) {
     it("sets and unsets the read marker on the host; the answer is the local record with the host's read state", async () => {
       const first = await send(host, hostToken, 'alice', 'read me');
       const second = await send(host, hostToken, 'alice', 'and me');
+      // bob's list on his server, kept current by the host's MESSAGE_POSTED and by his read markers.
+      const listed = async () => (await call(remote, 'GET', `${V4}/room/${localToken}`, { as: as('bob') })).data;
+      await eventually('both messages announced to the remote', async () => (await listed()).lastMessage?.message === 'and me');
       const read = await call(remote, 'POST', `${CHAT}/${localToken}/read`, { as: as('bob'), body: { lastReadMessage: first.id } });
       assert.equal(read.status, 200, read.text);
       assert.equal(read.data.token, localToken);
@@ -134,16 +138,19 @@ for (const dialect of dialects()) {
           .where('actor_id', '=', bobId)
           .executeTakeFirstOrThrow();
       assert.equal(Number((await attendee()).last_read_message), first.id);
+      assert.deepEqual([(await listed()).unreadMessages, (await listed()).lastReadMessage], [1, first.id], 'kept on his server');
 
       const all = await call(remote, 'POST', `${CHAT}/${localToken}/read`, { as: as('bob') });
       assert.equal(all.status, 200, all.text);
       assert.equal(all.data.lastReadMessage, second.id);
       assert.equal(all.data.unreadMessages, 0);
+      assert.deepEqual([(await listed()).unreadMessages, (await listed()).lastReadMessage], [0, second.id]);
 
       const unread = await call(remote, 'DELETE', `${CHAT}/${localToken}/read`, { as: as('bob') });
       assert.equal(unread.status, 200, unread.text);
       assert.equal(unread.data.lastReadMessage, first.id);
       assert.equal(Number((await attendee()).last_read_message), first.id);
+      assert.equal((await listed()).unreadMessages, 1, 'marked unread on his server too');
     });
 
     it('suggests mentions from the host, mapped; reads the context of a message', async () => {

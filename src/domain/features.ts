@@ -124,12 +124,10 @@ export const FEATURES: readonly FeatureDef[] = Object.freeze([
   { name: 'sip-support' },
   { name: 'sip-support-nopin', when: sipConfigured },
   { name: 'sip-support-dialout', when: dialOutEnabled },
-  // Federation (docs/federation.md): invitations across servers (participants source
-  // `federated_users`, the invitation list, accept, decline) while federation is enabled. The
-  // proxied conversation forwards chat (with edits, deletions, reactions, the read marker,
-  // mentions and polls), the participant list and leaving, but does not use the host's
-  // MESSAGE_POSTED yet (last message, unread counters), so `federation-v2` is not advertised:
-  // a client would offer what does not work.
+  // Federation (docs/federation.md): `federation-v1` is Talk's "basic chatting is possible with
+  // federation": invitations across servers and the proxied conversation's chat, advertised while
+  // federation is enabled. `federation-v2` ("federated session ids are used and calls are
+  // possible with federation") is not: calls in federated conversations answer 406.
   { name: 'federation-v1', when: (cfg) => cfg.bool('federation_enabled') },
 ] satisfies FeatureDef[]);
 

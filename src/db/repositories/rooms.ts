@@ -3,11 +3,12 @@
  * list is two indexed queries (attendees by actor, then rooms by primary key), whatever the
  * total number of rooms.
  */
-import type { Kysely, Selectable, SelectQueryBuilder, SqlBool, Updateable, Insertable } from 'kysely';
+import type { Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
 import { PostgresAdapter, sql } from 'kysely';
 import { ReadOnlyState, RoomType } from '../../domain/constants.js';
 import { anyColumnContains } from '../search.js';
-import type { Database, RoomsTable } from '../schema.js';
+import type { Database } from '../schema.js';
+import { ROOM_DEFAULTS, type NewRoom, type RoomPatch, type RoomRow } from './room-rows.js';
 import type { Dialect } from '../database.js';
 import type { AttendeeRow } from './attendees.js';
 import { compiledStatement, type CompiledStatement, type Placeholder } from '../compiled-statement.js';
@@ -16,42 +17,7 @@ import { lastMessageOf, packedLastMessage, type ChatMessageRead } from './chat-m
 import { chunks } from '../chunks.js';
 import { repointLastPinned } from './last-pinned.js';
 
-export type RoomRow = Selectable<RoomsTable>;
-export type NewRoom = Insertable<RoomsTable>;
-export type RoomPatch = Updateable<Omit<RoomsTable, 'id'>>;
-
-/** Column values of a new room before the creator's choices (the migration's defaults). */
-export const ROOM_DEFAULTS: Omit<NewRoom, 'token' | 'name' | 'type'> = {
-  password: '',
-  description: '',
-  active_since: null,
-  call_flag: 0,
-  last_activity: 0,
-  last_message: 0,
-  lobby_state: 0,
-  lobby_timer: 0,
-  read_only: 0,
-  listable: 0,
-  object_type: '',
-  object_id: '',
-  sip_enabled: 0,
-  default_permissions: 0,
-  call_permissions: 0,
-  message_expiration: 0,
-  breakout_room_mode: 0,
-  breakout_room_status: 0,
-  avatar: '',
-  call_recording: 0,
-  recording_consent: 0,
-  mention_permissions: 0,
-  created_at: 0,
-  chat_count: 0,
-  next_expiry: 0,
-  last_pinned_id: 0,
-  remote_server: '',
-  remote_token: '',
-  has_federation: 0,
-};
+export { ROOM_DEFAULTS, type NewRoom, type RoomPatch, type RoomRow } from './room-rows.js';
 
 /** Every attendee column (a Record so that a column added to the table must be added here). */
 const ATTENDEE_COLUMN_SET: Record<keyof AttendeeRow, true> = {
@@ -410,6 +376,18 @@ export class RoomsRepository {
       .set({ type: RoomType.ONE_TO_ONE_FORMER, read_only: ReadOnlyState.READ_ONLY, name })
       .where('id', 'in', ids)
       .where('type', '=', RoomType.ONE_TO_ONE)
+      .execute();
+  }
+
+  /**
+   * An update that changes no value: the row's `rev` moves and its change-feed topic fires, so
+   * answers kept for it go stale after a write to a table outside the feed (federation_unread).
+   */
+  async touchRow(id: number): Promise<void> {
+    await this.db
+      .updateTable('rooms')
+      .set((eb) => ({ last_activity: eb.ref('last_activity') }))
+      .where('id', '=', id)
       .execute();
   }
 

@@ -48,7 +48,6 @@ import { ActorType, RoomType } from '../../domain/constants.js';
 import { ApiError, badRequest, forbidden, lobbyActive, notFound, payloadTooLarge, rateLimited } from '../../domain/errors.js';
 import { lobbyTimerReached, isGuestType, isOneToOneKind, permissionsIn, serverDefaultPermissions } from '../../domain/permissions.js';
 import { nowSeconds } from '../../domain/time.js';
-import type { MessageEnv } from '../../presenters/chat-message.js';
 import { chatChannel, type ChatActor, type ChatService } from './chat.js';
 import type { ChatMentions } from './chat-mentions.js';
 import type { CallerRoom, RoomsService } from '../conversations/rooms.js';
@@ -56,46 +55,11 @@ import type { RequestContext } from '../platform/request-context.js';
 import type { Repositories } from '../../db/repositories/index.js';
 import { anonymousSubject } from '../../db/repositories/user-rate-limits.js';
 
-/** A participant's access to a room's chat, resolved once per request. */
-export interface ChatAccess {
-  room: RoomRow;
-  attendee: AttendeeRow;
-  actor: ChatActor;
-}
+import { pageAccessOf, type ChatAccess, type MessagePage, type PageAccess, type ProxiedRead } from './chat-page.js';
 
-/** What a page of messages is formatted for (ChatAccess, or the slim copy a long-poll keeps while it waits). */
-interface PageAccess {
-  room: Pick<RoomRow, 'id' | 'token' | 'type'>;
-  attendee: Pick<AttendeeRow, 'id' | 'read_privacy'>;
-  actor: ChatActor;
-}
-
-function pageAccessOf(acc: ChatAccess): PageAccess {
-  return {
-    room: { id: acc.room.id, token: acc.room.token, type: acc.room.type },
-    attendee: { id: acc.attendee.id, read_privacy: acc.attendee.read_privacy },
-    actor: acc.actor,
-  };
-}
-
-/** Rows to answer with, the lookups to format them, and the chat headers. */
-export interface MessagePage {
-  rows: ChatMessageRead[];
-  env: MessageEnv;
-  /** X-Chat-Last-Given: the last row fetched (also when it was not returned); undefined when none. */
-  lastGiven?: number;
-  /** X-Chat-Last-Common-Read, only for readers with public read privacy. */
-  commonRead?: number;
-  /** Nothing to answer (304), unless `commonRead` changed (then 200 []). */
-  notModified: boolean;
-}
+export type { ChatAccess, MessagePage, ProxiedRead } from './chat-page.js';
 
 export type { ReceiveInput, SendInput } from './chat-inputs.js';
-
-/** A read marker set on the host of a conversation kept here: the local conversation and the host's answer. */
-export interface ProxiedRead extends CallerRoom {
-  proxied: ProxiedAnswer;
-}
 
 const GUEST_NAME_MAX = 64;
 
@@ -467,7 +431,7 @@ export class ChatApiService {
   async setReadMarker(ctx: RequestContext, token: unknown, lastRead: number | null): Promise<CallerRoom | ProxiedRead> {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
     const proxy = this.proxyFor(acc.room);
-    if (proxy) return { room: acc.room, attendee: acc.attendee, proxied: await proxiedReadMarker(proxy, ctx, acc.room, { lastReadMessage: lastRead }) };
+    if (proxy) return { room: acc.room, attendee: acc.attendee, proxied: await proxiedReadMarker(proxy, ctx, acc, { lastReadMessage: lastRead }) };
     const marker = lastRead === null ? acc.room.last_message : lastRead === 0 ? UNREAD_FIRST_MESSAGE : lastRead;
     if (marker < UNREAD_FIRST_MESSAGE) throw badRequest('lastReadMessage', 'lastReadMessage must be -2 or more');
     const counts = await this.moveReadMarker(acc.attendee.id, marker, nowSeconds());
@@ -485,7 +449,7 @@ export class ChatApiService {
   async markUnread(ctx: RequestContext, token: unknown): Promise<CallerRoom | ProxiedRead> {
     const acc = await this.access(ctx, token, { lobby: false, authenticated: true });
     const proxy = this.proxyFor(acc.room);
-    if (proxy) return { room: acc.room, attendee: acc.attendee, proxied: await proxiedReadMarker(proxy, ctx, acc.room, 'unread') };
+    if (proxy) return { room: acc.room, attendee: acc.attendee, proxied: await proxiedReadMarker(proxy, ctx, acc, 'unread') };
     const now = nowSeconds();
     const last = acc.room.last_message;
     const chatIds = last > 0 ? await this.messages.previousIds(acc.room.id, last, true, now, 3, UNREAD_TYPES) : [];

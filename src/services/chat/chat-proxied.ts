@@ -57,12 +57,15 @@ export async function proxiedDelete(proxy: FederationProxy, ctx: RequestContext,
 export async function proxiedReadMarker(
   proxy: FederationProxy,
   ctx: RequestContext,
-  room: RoomRow,
+  acc: { room: RoomRow; attendee: { id: number } },
   change: { lastReadMessage: number | null } | 'unread',
 ): Promise<ProxiedAnswer> {
-  if (change === 'unread') return proxy.forward(ctx, room, 'DELETE', 'v1/chat/{token}/read');
-  const body = change.lastReadMessage === null ? {} : { lastReadMessage: change.lastReadMessage };
-  return proxy.forward(ctx, room, 'POST', 'v1/chat/{token}/read', { body });
+  const body = change === 'unread' || change.lastReadMessage === null ? {} : { lastReadMessage: change.lastReadMessage };
+  const answer = await proxy.forward(ctx, acc.room, change === 'unread' ? 'DELETE' : 'POST', 'v1/chat/{token}/read', { body });
+  // The host's answer is its record of the conversation for this user: its read state is kept
+  // here, as Talk's proxy keeps it on the local participant, so the list shows it at once.
+  await proxy.keepReadState(acc.room, acc.attendee.id, answer.data);
+  return answer;
 }
 
 /** The fields of the host's conversation record that say how far the user has read. */

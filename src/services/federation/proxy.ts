@@ -78,6 +78,30 @@ export class FederationProxy {
     return { proxied: true, status: answer.status, data: ocs.data ?? null, headers };
   }
 
+  /**
+   * Keeps the read state of the host's conversation record (`data`, answered to a read marker)
+   * as this attendee's unread counters here (docs/reference/federation.md#keeping-the-conversation-current);
+   * a record without them changes nothing. The room row is touched too: that is what makes the
+   * conversation's kept answers stale (its change-feed topic).
+   */
+  async keepReadState(room: RoomRow, attendeeId: number, data: unknown): Promise<void> {
+    if (typeof data !== 'object' || data === null) return;
+    const r = data as Json;
+    const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
+    const unread = count(r.unreadMessages);
+    const lastRead = count(r.lastReadMessage);
+    if (unread === undefined || lastRead === undefined || unread < 0) return;
+    await this.repos.federationSync.setUnread({
+      attendee_id: attendeeId,
+      room_id: room.id,
+      unread_messages: unread,
+      unread_mention: r.unreadMention === true ? 1 : 0,
+      unread_mention_direct: r.unreadMentionDirect === true ? 1 : 0,
+      last_read_message: lastRead,
+    });
+    await this.repos.rooms.touchRow(room.id);
+  }
+
   // ---- mapping the host's records (Talk's UserConverter) ----
 
   /** An actor of the host as this server names it. */
