@@ -153,6 +153,21 @@ for (const dialect of dialects()) {
       assert.equal((await listed()).unreadMessages, 1, 'marked unread on his server too');
     });
 
+    it("waiting for new messages with the read marker on reads up to the last one given, on the user's server too", async () => {
+      const first = await send(host, hostToken, 'alice', 'poll past me');
+      const second = await send(host, hostToken, 'alice', 'and past me');
+      const listed = async () => (await call(remote, 'GET', `${V4}/room/${localToken}`, { as: as('bob') })).data;
+      await eventually('both messages announced to the remote', async () => (await listed()).lastMessage?.message === 'and past me');
+      assert.equal((await listed()).unreadMessages >= 2, true, 'unread before the poll');
+      const polled = await call(remote, 'GET', `${CHAT}/${localToken}`, {
+        as: as('bob'),
+        query: { lookIntoFuture: 1, lastKnownMessageId: first.id, timeout: 0, setReadMarker: 1 },
+      });
+      assert.equal(polled.status, 200, polled.text);
+      assert.equal(polled.headers.get('x-chat-last-given'), String(second.id));
+      assert.deepEqual([(await listed()).unreadMessages, (await listed()).lastReadMessage], [0, second.id]);
+    });
+
     it('suggests mentions from the host, mapped; reads the context of a message', async () => {
       const r = await call(remote, 'GET', `${CHAT}/${localToken}/mentions`, { as: as('bob'), query: { search: 'ali' } });
       assert.equal(r.status, 200, r.text);

@@ -211,7 +211,7 @@ export class ChatApiService {
    */
   async receive(ctx: RequestContext, token: unknown, q: ReceiveInput, cancel?: WaitCancel): Promise<MessagePage | ProxiedAnswer> {
     const acc = await this.access(ctx, token, { lobby: true });
-    if (acc.room.remote_token !== '' && this.proxy) return proxiedReceive(this.proxy, ctx, acc.room, q);
+    if (acc.room.remote_token !== '' && this.proxy) return proxiedReceive(this.proxy, ctx, acc, q);
     const roomId = acc.room.id;
     // A long-poll whose client has gone (it waited for a database connection behind a burst)
     // stops here instead of queueing more statements; nobody reads its answer.

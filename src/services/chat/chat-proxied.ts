@@ -18,7 +18,13 @@ export async function proxiedSend(proxy: FederationProxy, ctx: RequestContext, r
   return mapped(proxy, room, await proxy.forward(ctx, room, 'POST', 'v1/chat/{token}', { body: { message, replyTo, referenceId, silent } }));
 }
 
-export async function proxiedReceive(proxy: FederationProxy, ctx: RequestContext, room: RoomRow, q: ReceiveInput): Promise<ProxiedAnswer> {
+export async function proxiedReceive(
+  proxy: FederationProxy,
+  ctx: RequestContext,
+  acc: { room: RoomRow; attendee: { id: number } },
+  q: ReceiveInput,
+): Promise<ProxiedAnswer> {
+  const { room } = acc;
   const query = {
     lookIntoFuture: q.lookIntoFuture ? 1 : 0,
     limit: q.limit,
@@ -31,7 +37,14 @@ export async function proxiedReceive(proxy: FederationProxy, ctx: RequestContext
   };
   // The host's long-poll waits up to `timeout`: the request may take that long and a little more.
   const timeoutMs = (q.lookIntoFuture ? q.timeoutSeconds : 0) * 1000 + 5000;
-  return mapped(proxy, room, await proxy.forward(ctx, room, 'GET', 'v1/chat/{token}', { query, timeoutMs }));
+  const answer = await proxy.forward(ctx, room, 'GET', 'v1/chat/{token}', { query, timeoutMs });
+  if (q.lookIntoFuture && q.setReadMarker) {
+    // Waiting for new messages with the read marker on has read everything up to the last one
+    // given: nothing unread here any more (Talk's proxy does the same; docs/reference/federation.md#keeping-the-conversation-current).
+    const lastGiven = Number(answer.headers['X-Chat-Last-Given'] ?? q.lastKnownMessageId);
+    await proxy.keepReadState(room, acc.attendee.id, { unread: 0, mention: false, mentionDirect: false, lastRead: lastGiven });
+  }
+  return mapped(proxy, room, answer);
 }
 
 /** GET /chat/{token}/{messageId}/context, forwarded (docs/reference/federation.md#proxied-requests). */
@@ -64,7 +77,7 @@ export async function proxiedReadMarker(
   const answer = await proxy.forward(ctx, acc.room, change === 'unread' ? 'DELETE' : 'POST', 'v1/chat/{token}/read', { body });
   // The host's answer is its record of the conversation for this user: its read state is kept
   // here, as Talk's proxy keeps it on the local participant, so the list shows it at once.
-  await proxy.keepReadState(acc.room, acc.attendee.id, answer.data);
+  await proxy.keepHostReadRecord(acc.room, acc.attendee.id, answer.data);
   return answer;
 }
 

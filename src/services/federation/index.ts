@@ -64,7 +64,7 @@ export function createFederation(repos: Repositories, settings: Settings, appCon
   const trust = new FederationTrust(repos.federationTrustedServers, settings.federationAllowInsecure);
   const client = new FederationClient(trust);
   const host = new FederationHost(deps.rooms, repos, trust, deps.directory, deps.signal, settings.baseUrl);
-  const proxy = new FederationProxy(repos, client, settings.baseUrl);
+  const proxy = new FederationProxy(repos, client, settings.baseUrl, deps.rooms);
   const invitations = new FederationInvitations(
     repos,
     deps.rooms,

@@ -12,6 +12,7 @@ import { ActorType } from '../../domain/constants.js';
 import { notFound, proxiedRefusal, remoteUnreachable } from '../../domain/errors.js';
 import { ownRemote, parseCloudId, parseRemote } from '../../domain/federation/cloud-id.js';
 import type { RequestContext } from '../platform/request-context.js';
+import type { RoomsService } from '../conversations/rooms.js';
 import { RemoteUnreachable, type FederationClient } from './remote-client.js';
 
 /** A host's answer mapped for this server: status, OCS `data`, and the headers passed on. */
@@ -36,6 +37,7 @@ export class FederationProxy {
     private readonly repos: Repositories,
     private readonly client: FederationClient,
     baseUrl: string,
+    private readonly rooms: RoomsService,
   ) {
     this.ownRemote = ownRemote(baseUrl).toLowerCase();
   }
@@ -84,22 +86,32 @@ export class FederationProxy {
    * a record without them changes nothing. The room row is touched too: that is what makes the
    * conversation's kept answers stale (its change-feed topic).
    */
-  async keepReadState(room: RoomRow, attendeeId: number, data: unknown): Promise<void> {
+  async keepHostReadRecord(room: RoomRow, attendeeId: number, data: unknown): Promise<void> {
     if (typeof data !== 'object' || data === null) return;
     const r = data as Json;
     const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
     const unread = count(r.unreadMessages);
     const lastRead = count(r.lastReadMessage);
     if (unread === undefined || lastRead === undefined || unread < 0) return;
-    await this.repos.federationSync.setUnread({
-      attendee_id: attendeeId,
-      room_id: room.id,
-      unread_messages: unread,
-      unread_mention: r.unreadMention === true ? 1 : 0,
-      unread_mention_direct: r.unreadMentionDirect === true ? 1 : 0,
-      last_read_message: lastRead,
+    await this.keepReadState(room, attendeeId, { unread, mention: r.unreadMention === true, mentionDirect: r.unreadMentionDirect === true, lastRead });
+  }
+
+  /** This attendee's unread counters here, as the host's answer told them. */
+  async keepReadState(room: RoomRow, attendeeId: number, s: { unread: number; mention: boolean; mentionDirect: boolean; lastRead: number }): Promise<void> {
+    if (!Number.isSafeInteger(s.lastRead)) return;
+    // One transaction: the counters and the change-feed entry that makes kept answers stale
+    // become visible together.
+    await this.rooms.lockedTransaction(room.id, async (repos) => {
+      await repos.federationSync.setUnread({
+        attendee_id: attendeeId,
+        room_id: room.id,
+        unread_messages: s.unread,
+        unread_mention: s.mention ? 1 : 0,
+        unread_mention_direct: s.mentionDirect ? 1 : 0,
+        last_read_message: s.lastRead,
+      });
+      await repos.rooms.touchRow(room.id);
     });
-    await this.repos.rooms.touchRow(room.id);
   }
 
   // ---- mapping the host's records (Talk's UserConverter) ----
