@@ -10,7 +10,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { as, call, dialects, type Parley } from './helpers/parley.js';
+import { as, basic, call, dialects, passwordOf, type Parley } from './helpers/parley.js';
+import { png } from './helpers/images.js';
 import { proxiedRoom, startFederatedPair } from './helpers/federation.js';
 import { eventually } from './helpers/eventually.js';
 
@@ -169,6 +170,49 @@ for (const dialect of dialects()) {
         15_000,
       );
       assert.equal((await local()).lobbyState, 0);
+    });
+
+    it("an avatar set on the host is the remote's avatarVersion, and its image is read from the host", async () => {
+      const image = png(16, 16, [10, 120, 200]);
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'avatar.png');
+      const set = await fetch(`${host.url}/ocs/v2.php/apps/spreed/api/v1/room/${hostToken}/avatar?format=json`, {
+        method: 'POST',
+        body: form,
+        headers: { 'OCS-APIRequest': 'true', Authorization: basic('alice', passwordOf('alice')) },
+      });
+      assert.equal(set.status, 200, await set.text());
+      const hostRoom = (await call(host, 'GET', `${V4}/room/${hostToken}`, { as: as('alice') })).data;
+      await eventually(
+        'the avatar on the remote',
+        async () => {
+          const row = await remote.services.db.kysely.selectFrom('rooms').select('avatar').where('token', '=', localToken).executeTakeFirstOrThrow();
+          return row.avatar !== '';
+        },
+        15_000,
+      );
+      assert.equal((await local()).avatarVersion, hostRoom.avatarVersion);
+      const avatarOf = async (p: Parley, token: string, user: string) => {
+        const r = await fetch(`${p.url}/ocs/v2.php/apps/spreed/api/v1/room/${token}/avatar`, { headers: { Authorization: basic(user, passwordOf(user)) } });
+        return { status: r.status, type: r.headers.get('content-type'), body: Buffer.from(await r.arrayBuffer()) };
+      };
+      const onHost = await avatarOf(host, hostToken, 'alice');
+      const onRemote = await avatarOf(remote, localToken, 'bob');
+      assert.deepEqual([onRemote.status, onRemote.type], [200, 'image/png']);
+      assert.ok(onRemote.body.equals(onHost.body), "the remote serves the host's image");
+
+      // Removed on the host: back to the generated image on both.
+      assert.equal((await call(host, 'DELETE', `/apps/spreed/api/v1/room/${hostToken}/avatar`, { as: as('alice') })).status, 200);
+      await eventually(
+        'the avatar removed on the remote',
+        async () => {
+          const row = await remote.services.db.kysely.selectFrom('rooms').select('avatar').where('token', '=', localToken).executeTakeFirstOrThrow();
+          return row.avatar === '';
+        },
+        15_000,
+      );
+      const generated = await avatarOf(remote, localToken, 'bob');
+      assert.deepEqual([generated.status, generated.type?.startsWith('image/svg+xml')], [200, true]);
     });
 
     it("bob's permissions set on the host become his permissions on the remote (PARTICIPANT_MODIFIED)", async () => {

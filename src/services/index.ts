@@ -257,7 +257,7 @@ export function createServices(db: Db, settings: Settings, log: Logger): Service
   const membershipSync = new MembershipSync(rooms, repos, repos.participants, directory, teams);
   const breakoutRooms = new BreakoutRoomsService(rooms, repos);
   const userAvatars = new UserAvatarService(repos.userAvatars, directory);
-  const avatars = new AvatarService(repos.roomAvatars, rooms, directory);
+  const avatars = new AvatarService(repos.roomAvatars, rooms, directory, federation.proxy);
   const chunkedUploads = new ChunkedUploadsService(repos, blobStore, files);
   const previews = new PreviewService(repos, blobStore, new PreviewCache(settings.dataDir), appConfig);
   const housekeeping = new HousekeepingService(repos.housekeeping, rooms, appConfig, calls, repos.chatMessages, lobbyTimers, repos.userRateLimits);

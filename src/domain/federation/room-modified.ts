@@ -15,6 +15,7 @@ export interface RoomModifiedPatch {
   read_only?: number;
   lobby_state?: number;
   lobby_timer?: number;
+  avatar?: string;
 }
 
 /** What changed on the host, as the room change event names it (events/event-map.ts RoomChange). */
@@ -24,6 +25,7 @@ export type HostRoomChange =
   | { kind: 'read-only'; state: number }
   | { kind: 'lobby'; state: number }
   | { kind: 'type'; from: number; to: number }
+  | { kind: 'avatar'; set: boolean }
   | { kind: string };
 
 /**
@@ -31,7 +33,7 @@ export type HostRoomChange =
  * Talk does not tell remotes of it: `changedProperty` in Talk's names, `newValue`, `oldValue`;
  * the lobby with its timer (`dateTime`, unix seconds, '' for none) and `timerReached`.
  */
-export function roomModifiedFields(change: HostRoomChange, room: { lobby_timer: number }): Record<string, unknown> | undefined {
+export function roomModifiedFields(change: HostRoomChange, room: { lobby_timer: number; avatar: string }): Record<string, unknown> | undefined {
   switch (change.kind) {
     case 'renamed': {
       const c = change as { oldName: string; newName: string };
@@ -53,10 +55,16 @@ export function roomModifiedFields(change: HostRoomChange, room: { lobby_timer: 
       const c = change as { from: number; to: number };
       return { changedProperty: 'type', newValue: c.to, oldValue: c.from };
     }
+    case 'avatar':
+      // The avatar's stored name (its version and type); the image itself is read from the host.
+      return { changedProperty: 'avatar', newValue: room.avatar, oldValue: null };
     default:
       return undefined;
   }
 }
+
+/** A stored avatar name as Parley and Talk write it (`<version>.<ext>`, or '' for none). */
+const AVATAR_NAME = /^(?:[A-Za-z0-9_-]{1,64}(?:\.[a-z]{2,4})?)?$/;
 
 const int = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isSafeInteger(v) ? v : typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : undefined;
@@ -82,6 +90,8 @@ export function readRoomModified(fields: Record<string, unknown>): RoomModifiedP
       const s = int(value);
       return s === ReadOnlyState.READ_WRITE || s === ReadOnlyState.READ_ONLY ? { read_only: s } : invalid('newValue');
     }
+    case 'avatar':
+      return typeof value === 'string' && AVATAR_NAME.test(value) ? { avatar: value } : invalid('newValue');
     case 'lobby': {
       const s = int(value);
       if (s !== LobbyState.NONE && s !== LobbyState.NON_MODERATORS) return invalid('newValue');

@@ -71,6 +71,8 @@ export class AvatarService {
     private readonly repo: RoomAvatarsRepository,
     private readonly rooms: RoomsService,
     private readonly directory: DirectoryService,
+    /** The host's image of a conversation kept here for another server (federation/proxy.ts). */
+    private readonly remote?: { avatar(ctx: RequestContext, room: RoomRow, dark: boolean): Promise<{ body: Buffer; contentType: string } | undefined> },
   ) {}
 
   /** Deleted conversations take their avatars with them (subscribed to `rooms.deleted`). */
@@ -137,6 +139,11 @@ export class AvatarService {
       if (!listed) throw notFound('room');
     }
     const room = found.room;
+    if (room.remote_token !== '' && room.avatar !== '' && this.remote) {
+      // A federated conversation's own image is the host's (ROOM_MODIFIED tells its version).
+      const hosted = await this.remote.avatar(ctx, room, dark);
+      if (hosted) return { body: hosted.body, contentType: hosted.contentType, etag: `"${createHash('sha1').update(hosted.body).digest('hex').slice(0, 20)}"` };
+    }
     if (room.avatar !== '') {
       const stored = await this.repo.find(room.id);
       if (stored) return { body: themedAvatar(stored.data, stored.content_type, dark), contentType: stored.content_type, etag: `"${stored.version}"` };

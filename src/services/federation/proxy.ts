@@ -114,6 +114,26 @@ export class FederationProxy {
     });
   }
 
+  /**
+   * The host's image of the conversation (Talk's proxied AvatarController), for a caller with an
+   * accepted invitation; PNG and JPEG only (an SVG from another server is not served from this
+   * origin). Undefined when there is none or the host does not answer: the caller falls back to
+   * the generated image.
+   */
+  async avatar(ctx: RequestContext, room: RoomRow, dark: boolean): Promise<{ body: Buffer; contentType: string } | undefined> {
+    const inv = ctx.userId !== undefined ? await this.repos.federationInvitations.forLocalRoom(ctx.userId, room.id) : undefined;
+    if (!inv) return undefined;
+    const remote = parseRemote(room.remote_server)?.remote ?? room.remote_server;
+    try {
+      const path = `v1/room/${encodeURIComponent(room.remote_token)}/avatar${dark ? '/dark' : ''}`;
+      const a = await this.client.ocsBytes(remote, path, { cloudId: inv.local_cloud_id, secret: inv.access_token });
+      return a.status === 200 && (a.contentType === 'image/png' || a.contentType === 'image/jpeg') ? { body: a.body, contentType: a.contentType } : undefined;
+    } catch (e) {
+      if (e instanceof RemoteUnreachable) return undefined;
+      throw e;
+    }
+  }
+
   // ---- mapping the host's records (Talk's UserConverter) ----
 
   /** An actor of the host as this server names it. */

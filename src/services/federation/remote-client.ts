@@ -91,12 +91,18 @@ export class FederationClient {
     const url = new URL(`${remoteBaseUrl(remote)}/ocs/v2.php/apps/spreed/api/${path}`);
     url.searchParams.set('format', 'json');
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v));
-    const headers = {
-      'X-Nextcloud-Federation': 'true',
-      'OCS-APIRequest': 'true',
-      Authorization: 'Basic ' + Buffer.from(`${encodeURIComponent(auth.cloudId)}:${auth.secret}`).toString('base64'),
-    };
-    return this.fetchJson(remote, method, url.href, { body: opts.body, headers, timeoutMs: opts.timeoutMs });
+    return this.fetchJson(remote, method, url.href, { body: opts.body, headers: proxyHeaders(auth), timeoutMs: opts.timeoutMs });
+  }
+
+  /**
+   * A proxied GET whose answer is not OCS (a conversation avatar's image): its status, type and
+   * bytes (at most MAX_ANSWER_BYTES; a larger answer is unreachable).
+   */
+  async ocsBytes(remote: string, path: string, auth: { cloudId: string; secret: string }): Promise<{ status: number; contentType: string; body: Buffer }> {
+    const url = `${remoteBaseUrl(remote)}/ocs/v2.php/apps/spreed/api/${path}`;
+    const { res, buf } = await this.fetchBytes(remote, 'GET', url, { headers: { ...proxyHeaders(auth), Accept: 'image/*' } });
+    if (buf === undefined) throw new RemoteUnreachable('network', 'answer too large');
+    return { status: res.status, contentType: (res.headers.get('content-type') ?? '').split(';')[0].trim(), body: buf };
   }
 
   private async fetchJson(
@@ -105,6 +111,24 @@ export class FederationClient {
     url: string,
     opts: { body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
   ): Promise<RemoteAnswer & { headers: Headers }> {
+    const { res, buf } = await this.fetchBytes(remote, method, url, opts);
+    const text = buf === undefined ? '' : buf.toString('utf8');
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, body, headers: res.headers };
+  }
+
+  /** The request through the outbound check; the answer's bytes, undefined past MAX_ANSWER_BYTES. */
+  private async fetchBytes(
+    remote: string,
+    method: string,
+    url: string,
+    opts: { body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<{ res: Response; buf: Buffer | undefined }> {
     const refusal = await this.trust.refusal(remote);
     if (refusal) throw new RemoteUnreachable('refused', `requests to this server are not allowed (${refusal})`);
     let res: Response;
@@ -120,21 +144,22 @@ export class FederationClient {
       const e = err as Error & { cause?: { code?: string } };
       throw new RemoteUnreachable('network', e.cause?.code ?? e.name ?? 'network error');
     }
-    let text = '';
     try {
       const buf = Buffer.from(await res.arrayBuffer());
-      text = buf.length > MAX_ANSWER_BYTES ? '' : buf.toString('utf8');
+      return { res, buf: buf.length > MAX_ANSWER_BYTES ? undefined : buf };
     } catch {
       throw new RemoteUnreachable('network', 'answer not read');
     }
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    return { status: res.status, body, headers: res.headers };
   }
+}
+
+/** The headers of Talk's ProxyRequest: the federated user's cloud id and shared secret. */
+function proxyHeaders(auth: { cloudId: string; secret: string }): Record<string, string> {
+  return {
+    'X-Nextcloud-Federation': 'true',
+    'OCS-APIRequest': 'true',
+    Authorization: 'Basic ' + Buffer.from(`${encodeURIComponent(auth.cloudId)}:${auth.secret}`).toString('base64'),
+  };
 }
 
 function sameOrigin(a: string, b: string): boolean {
