@@ -166,6 +166,10 @@ describe('MESSAGE_POSTED and ROOM_MODIFIED (received)', () => {
     assert.deepEqual(readRoomModified({ changedProperty: 'lobby', newValue: 1, dateTime: '1800000000' }), { lobby_state: 1, lobby_timer: 1800000000 });
     assert.deepEqual(readRoomModified({ changedProperty: 'lobby', newValue: 0, dateTime: '' }), { lobby_state: 0, lobby_timer: 0 });
     assert.ok(isRefusal(readRoomModified({ changedProperty: 'readOnly', newValue: 2 })));
-    assert.equal(readRoomModified({ changedProperty: 'avatar', newValue: 'v1' }), undefined);
+    assert.deepEqual(readRoomModified({ changedProperty: 'avatar', newValue: 'abc123.png' }), { avatar: 'abc123.png' });
+    assert.deepEqual(readRoomModified({ changedProperty: 'avatar', newValue: '' }), { avatar: '' });
+    for (const bad of ['../x.png', 'a b', 7, 'x'.repeat(65)])
+      assert.equal(isRefusal(readRoomModified({ changedProperty: 'avatar', newValue: bad })), true, String(bad));
+    assert.equal(readRoomModified({ changedProperty: 'recordingConsent', newValue: 1 }), undefined);
   });
 });
