@@ -85,11 +85,14 @@ async function main() {
         .join(',');
       const directMs = await direct(path.join(dataDir, `direct-${round}.bin`), pieces);
       const cpu0 = cpuSeconds(server.pid);
+      const client0 = process.cpuUsage();
       const uploadMs = await upload(server.url, pieces, round);
       const serverCpuMs = (cpuSeconds(server.pid) - cpu0) * 1000;
+      const clientCpu = process.cpuUsage(client0);
+      const clientCpuMs = (clientCpu.user + clientCpu.system) / 1000;
       ratios.push(directMs / uploadMs);
       console.log(
-        `files-upload loadavg=${load} cpus=${os.cpus().length} db=${pgUrl ? 'postgres' : 'sqlite'} mb=${MB} chunk_mb=${CHUNK_MB} direct=${directMs.toFixed(0)}ms upload=${uploadMs.toFixed(0)}ms server_cpu=${serverCpuMs.toFixed(0)}ms ratio=${(directMs / uploadMs).toFixed(2)}`,
+        `files-upload loadavg=${load} cpus=${os.cpus().length} db=${pgUrl ? 'postgres' : 'sqlite'} mb=${MB} chunk_mb=${CHUNK_MB} direct=${directMs.toFixed(0)}ms upload=${uploadMs.toFixed(0)}ms server_cpu=${serverCpuMs.toFixed(0)}ms client_cpu=${clientCpuMs.toFixed(0)}ms ratio=${(directMs / uploadMs).toFixed(2)}`,
       );
     }
     const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];

@@ -52,13 +52,98 @@ for (const dialect of dialects()) {
       assert.equal((await req('PUT', 'uploads/alice/web-file-upload-1/00004', { body: parts[2] })).status, 404, 'the upload is finished');
     });
 
+    const assemblyFile = (key: string) => path.join(t.services.settings.dataDir, 'files', 'assembly', key);
+    const assemblies = () => {
+      const dir = path.join(t.services.settings.dataDir, 'files', 'assembly');
+      return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+    };
+
+    it('chunks in order are appended to one assembly (no blob each) that becomes the file; nothing is left after the MOVE', async () => {
+      const parts = [Buffer.alloc(5000, 7), Buffer.alloc(5000, 8), Buffer.alloc(123, 9)];
+      assert.equal((await req('MKCOL', 'uploads/alice/in-order', { headers: dest('in-order.bin') })).status, 201);
+      for (let i = 0; i < parts.length; i++) assert.equal((await req('PUT', `uploads/alice/in-order/${i + 1}`, { body: parts[i] })).status, 201);
+      const upload = (await t.services.repos.fileUploads.find('alice', 'in-order'))!;
+      const chunks = await t.services.repos.fileUploads.chunks(upload.id);
+      assert.deepEqual(
+        chunks.map((c) => [c.blob, Number(c.assembly_offset), Number(c.size)]),
+        [
+          ['', 0, 5000],
+          ['', 5000, 5000],
+          ['', 10000, 123],
+        ],
+      );
+      assert.equal(fs.statSync(assemblyFile(upload.assembly)).size, 10123);
+      const move = await req('MOVE', 'uploads/alice/in-order/.file', { headers: { ...dest('in-order.bin'), 'OC-Total-Length': '10123' } });
+      assert.equal(move.status, 201);
+      assert.ok((await req('GET', 'files/alice/in-order.bin')).body.equals(Buffer.concat(parts)));
+      assert.equal(await chunkRows(), 0);
+      assert.deepEqual(assemblies(), [], 'the assembly is gone (the file is its own blob)');
+    });
+
+    it('an appended chunk sent again, and a chunk or MOVE while a PUT holds the assembly: the file is still the chunks in number order', async () => {
+      const parts = [Buffer.alloc(700, 1), Buffer.alloc(800, 2), Buffer.alloc(900, 3), Buffer.alloc(100, 4)];
+      assert.equal((await req('MKCOL', 'uploads/alice/mixed', { headers: dest('mixed.bin') })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/mixed/1', { body: parts[0] })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/mixed/2', { body: Buffer.alloc(50, 0xee) })).status, 201);
+      // Chunk 2 again: kept on its own; the assembly's copy of it is no longer used.
+      assert.equal((await req('PUT', 'uploads/alice/mixed/2', { body: parts[1] })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/mixed/3', { body: parts[2] })).status, 201);
+      // Another PUT (of any process) holds the assembly: chunk 4 is kept on its own.
+      const held = () =>
+        p.services.db.kysely
+          .updateTable('file_uploads')
+          .set({ appending: Math.floor(Date.now() / 1000) })
+          .where('upload_id', '=', 'mixed')
+          .execute();
+      await held();
+      assert.equal((await req('PUT', 'uploads/alice/mixed/4', { body: parts[3] })).status, 201);
+      const upload = (await t.services.repos.fileUploads.find('alice', 'mixed'))!;
+      const chunks = await t.services.repos.fileUploads.chunks(upload.id);
+      assert.deepEqual(
+        chunks.map((c) => c.blob === ''),
+        [true, false, true, false],
+      );
+      const move = await req('MOVE', 'uploads/alice/mixed/.file', { headers: { ...dest('mixed.bin'), 'OC-Total-Length': '2500' } });
+      assert.equal(move.status, 201);
+      assert.ok((await req('GET', 'files/alice/mixed.bin')).body.equals(Buffer.concat(parts)));
+
+      // Every chunk in the assembly, but a PUT holds it: the MOVE copies the recorded bytes.
+      assert.equal((await req('MKCOL', 'uploads/alice/held', { headers: dest('held.bin') })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/held/1', { body: parts[0] })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/held/2', { body: parts[1] })).status, 201);
+      await p.services.db.kysely.updateTable('file_uploads').set({ appending: 1 }).where('upload_id', '=', 'held').execute();
+      const heldMove = await req('MOVE', 'uploads/alice/held/.file', { headers: { ...dest('held.bin'), 'OC-Total-Length': '1500' } });
+      assert.equal(heldMove.status, 201);
+      assert.ok((await req('GET', 'files/alice/held.bin')).body.equals(Buffer.concat(parts.slice(0, 2))));
+      assert.deepEqual(assemblies(), []);
+    });
+
+    it('an assembly cut short on disk (not synced as it grows; a crash can do it) fails the MOVE with 400 and writes nothing', async () => {
+      assert.equal((await req('MKCOL', 'uploads/alice/cut-assembly', { headers: dest('cut-assembly.bin') })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/cut-assembly/1', { body: Buffer.alloc(4000, 1) })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/cut-assembly/2', { body: Buffer.alloc(4000, 2) })).status, 201);
+      const upload = (await t.services.repos.fileUploads.find('alice', 'cut-assembly'))!;
+      fs.truncateSync(assemblyFile(upload.assembly), 5000);
+      // A chunk after the lost bytes is not appended past them (that would fill them with zeros).
+      assert.equal((await req('PUT', 'uploads/alice/cut-assembly/3', { body: Buffer.alloc(10, 3) })).status, 201);
+      assert.equal(fs.statSync(assemblyFile(upload.assembly)).size, 5000);
+      const move = await req('MOVE', 'uploads/alice/cut-assembly/.file', { headers: { ...dest('cut-assembly.bin'), 'OC-Total-Length': '8010' } });
+      assert.equal(move.status, 400, move.body.toString());
+      assert.match(move.body.toString(), /Chunk 2 was lost/);
+      assert.equal((await req('GET', 'files/alice/cut-assembly.bin')).status, 404);
+      assert.equal((await req('DELETE', 'uploads/alice/cut-assembly')).status, 204);
+      assert.deepEqual(assemblies(), []);
+    });
+
     it('a chunk cut short on disk (chunks are not synced one by one; a crash can do it) fails the MOVE with 400 and writes nothing', async () => {
       assert.equal((await req('MKCOL', 'uploads/alice/cut-short', { headers: dest('cut.bin') })).status, 201);
-      assert.equal((await req('PUT', 'uploads/alice/cut-short/1', { body: Buffer.alloc(4000, 1) })).status, 201);
+      // Chunk 2 first: it is not the next in order, so it is a blob of its own.
       assert.equal((await req('PUT', 'uploads/alice/cut-short/2', { body: Buffer.alloc(4000, 2) })).status, 201);
+      assert.equal((await req('PUT', 'uploads/alice/cut-short/1', { body: Buffer.alloc(4000, 1) })).status, 201);
       const upload = await t.services.repos.fileUploads.find('alice', 'cut-short');
-      const [first] = await t.services.repos.fileUploads.chunks(upload!.id);
-      fs.truncateSync(path.join(t.services.settings.dataDir, 'files', 'blobs', first.blob.slice(0, 2), first.blob), 100);
+      const own = (await t.services.repos.fileUploads.chunks(upload!.id)).find((c) => c.blob !== '')!;
+      assert.equal(own.number, 2);
+      fs.truncateSync(path.join(t.services.settings.dataDir, 'files', 'blobs', own.blob.slice(0, 2), own.blob), 100);
       const move = await req('MOVE', 'uploads/alice/cut-short/.file', { headers: { ...dest('cut.bin'), 'OC-Total-Length': '8000' } });
       assert.equal(move.status, 400, move.body.toString());
       assert.equal((await req('GET', 'files/alice/cut.bin')).status, 404);

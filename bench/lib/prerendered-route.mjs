@@ -8,6 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 export const PRERENDERED_DIR = 'bench-prerendered';
 
@@ -25,5 +27,19 @@ export function registerPrerendered(app, dataDir) {
     }
     if (!body) return reply.code(404).send();
     return reply.type('application/json; charset=utf-8').send(body);
+  });
+}
+
+/**
+ * `POST /bench/gc`: a full garbage collection in the server, so a bench can tell what its
+ * requests keep alive from the garbage a burst of them left for V8's next major collection
+ * (bench/chat-longpoll.mjs). Bench harness only, like the route above.
+ */
+export function registerGc(app) {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  app.post('/bench/gc', async (_req, reply) => {
+    gc();
+    return reply.code(204).send();
   });
 }

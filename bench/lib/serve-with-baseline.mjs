@@ -6,8 +6,11 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { registerPrerendered } from './prerendered-route.mjs';
+import { registerGc, registerPrerendered } from './prerendered-route.mjs';
 import { distDir } from './server.mjs';
 
 const { serve } = await import(pathToFileURL(path.join(distDir, 'cli', 'serve.js')).href);
-await serve((app, services) => registerPrerendered(app, services.settings.dataDir));
+await serve((app, services) => {
+  registerPrerendered(app, services.settings.dataDir);
+  registerGc(app);
+});

@@ -129,6 +129,8 @@ export async function startServer(env, extraEnv = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROF)}`] : [];
+  // BENCH_HEAP=dir: the server writes a heap snapshot into `dir` on SIGUSR2 (heapSnapshot below).
+  if (process.env.BENCH_HEAP) profile.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(process.env.BENCH_HEAP)}`);
   // The real server plus the baseline route (serve-with-baseline.mjs), as `parley serve` runs it.
   const child = spawn(process.execPath, [...profile, path.join(root, 'bench', 'lib', 'serve-with-baseline.mjs')], {
     env: { ...env, ...extraEnv, PORT: String(port) },
@@ -145,6 +147,28 @@ export async function startServer(env, extraEnv = {}) {
     throw e;
   }
   return { url, pid: child.pid, stop };
+}
+
+/**
+ * With BENCH_HEAP=dir (the server was started with --heapsnapshot-signal): asks server `pid` for
+ * a heap snapshot and resolves with its path once written; undefined without BENCH_HEAP.
+ */
+export async function heapSnapshot(pid) {
+  const dir = process.env.BENCH_HEAP && path.resolve(process.env.BENCH_HEAP);
+  if (!dir) return undefined;
+  const before = new Set(fs.existsSync(dir) ? fs.readdirSync(dir) : []);
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 600; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const made = fs.readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    // Written when its size stops changing.
+    if (made) {
+      const size = fs.statSync(path.join(dir, made)).size;
+      await new Promise((r) => setTimeout(r, 1000));
+      if (fs.statSync(path.join(dir, made)).size === size && size > 0) return path.join(dir, made);
+    }
+  }
+  throw new Error('no heap snapshot written');
 }
 
 /** Joins conversation `token` as `auth` (an Authorization value) and returns the session cookie. */

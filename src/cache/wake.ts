@@ -192,34 +192,85 @@ class Deadlines {
   }
 }
 
-/** One listener; while waiting, `resolve` is set and it is in the deadlines (and on the cancel). */
-class Entry {
+/**
+ * One listener, and the listener handed out (WakeListener): its methods live on the class, so a
+ * waiting listener holds this object, its promise's resolve and one cancel callback, nothing
+ * per waiter besides (docs/benchmarks.md#chat-long-poll-scale). While waiting, `resolve` is set
+ * and it is in the deadlines (and on the cancel).
+ */
+class Entry implements WakeListener {
   /** A wake-up arrived that no wait has consumed yet. */
   pending = false;
+  open = true;
   tick = 0;
   resolve: ((woken: boolean) => void) | undefined = undefined;
   cancel: WaitCancel | undefined = undefined;
   /** When the current wait began. */
   since = 0;
-  readonly onCancel = (): void => this.settle(false);
+  /** The LISTEN connection's generation this listener has seen (PostgreSQL; see `beforeWait`). */
+  seen = 0;
+  private onCancelFn: (() => void) | undefined = undefined;
 
   constructor(
-    private readonly deadlines: Deadlines,
-    private readonly waited: { ms: number },
+    private readonly owner: LocalWaiters,
+    /** The channel's listeners, this one among them. */
+    private readonly set: Set<Entry>,
+    private readonly channel: string,
   ) {}
+
+  /** Made on the first wait that has a cancel (a listener removes exactly what it added). */
+  private get onCancel(): () => void {
+    return (this.onCancelFn ??= () => this.settle(false));
+  }
+
+  wait(timeoutMs: number, cancel?: WaitCancel): Promise<boolean> {
+    const before = this.owner.beforeWait;
+    // Not an async function: a waiting listener is one promise, not one adopted by another.
+    if (!before) return this.waitNow(timeoutMs, cancel);
+    return before(this).then((replaced) => {
+      if (replaced) this.pending = true;
+      return this.waitNow(timeoutMs, cancel);
+    });
+  }
+
+  private waitNow(timeoutMs: number, cancel: WaitCancel | undefined): Promise<boolean> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve(true);
+    }
+    if (!this.open || this.owner.closed || isCancelled(cancel) || timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      this.resolve = resolve;
+      this.since = performance.now();
+      this.owner.deadlines.add(this, timeoutMs);
+      // A client that went away frees its waiter at once.
+      if (cancel) {
+        this.cancel = cancel;
+        if ('aborted' in cancel) cancel.addEventListener('abort', this.onCancel, { once: true });
+        else cancel.on('close', this.onCancel);
+      }
+    });
+  }
+
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.owner.removed(this.channel, this.set, this);
+    this.settle(false);
+  }
 
   /** Ends the current wait (no-op when not waiting). */
   settle(woken: boolean): void {
     const resolve = this.resolve;
     if (!resolve) return;
     this.resolve = undefined;
-    this.waited.ms += performance.now() - this.since;
-    this.deadlines.remove(this);
+    this.owner.waited.ms += performance.now() - this.since;
+    this.owner.deadlines.remove(this);
     const c = this.cancel;
     this.cancel = undefined;
-    if (c) {
-      if ('aborted' in c) c.removeEventListener('abort', this.onCancel);
-      else c.removeListener('close', this.onCancel);
+    if (c && this.onCancelFn) {
+      if ('aborted' in c) c.removeEventListener('abort', this.onCancelFn);
+      else c.removeListener('close', this.onCancelFn);
     }
     resolve(woken);
   }
@@ -228,52 +279,34 @@ class Entry {
 /** Channel → this process's listeners. */
 class LocalWaiters {
   private readonly byChannel = new Map<string, Set<Entry>>();
-  private readonly deadlines = new Deadlines();
+  readonly deadlines = new Deadlines();
   private count = 0;
   /** Time spent in waits that ended (ms). */
   readonly waited = { ms: 0 };
   closed = false;
 
+  /** Runs before each wait; true: treat it as woken (re-read). One function for every listener. */
+  constructor(readonly beforeWait?: (entry: Entry) => Promise<boolean>) {}
+
   get size(): number {
     return this.count;
   }
 
-  add(channel: string, beforeWait: () => Promise<boolean> = async () => false): WakeListener {
-    const entry = new Entry(this.deadlines, this.waited);
-    const set = this.byChannel.get(channel) ?? new Set<Entry>();
+  add(channel: string, seen = 0): WakeListener {
+    let set = this.byChannel.get(channel);
+    if (!set) this.byChannel.set(channel, (set = new Set<Entry>()));
+    const entry = new Entry(this, set, channel);
+    entry.seen = seen;
     set.add(entry);
-    this.byChannel.set(channel, set);
     this.count++;
-    let open = true;
-    return {
-      close: () => {
-        if (!open) return;
-        open = false;
-        this.count--;
-        set.delete(entry);
-        if (set.size === 0 && this.byChannel.get(channel) === set) this.byChannel.delete(channel);
-        entry.settle(false);
-      },
-      wait: async (timeoutMs, cancel) => {
-        if (await beforeWait()) entry.pending = true;
-        if (entry.pending) {
-          entry.pending = false;
-          return true;
-        }
-        if (!open || this.closed || isCancelled(cancel) || timeoutMs <= 0) return false;
-        return new Promise<boolean>((resolve) => {
-          entry.resolve = resolve;
-          entry.since = performance.now();
-          this.deadlines.add(entry, timeoutMs);
-          // A client that went away frees its waiter at once.
-          if (cancel) {
-            entry.cancel = cancel;
-            if ('aborted' in cancel) cancel.addEventListener('abort', entry.onCancel, { once: true });
-            else cancel.on('close', entry.onCancel);
-          }
-        });
-      },
-    };
+    return entry;
+  }
+
+  /** A listener closed. */
+  removed(channel: string, set: Set<Entry>, entry: Entry): void {
+    this.count--;
+    set.delete(entry);
+    if (set.size === 0 && this.byChannel.get(channel) === set) this.byChannel.delete(channel);
   }
 
   fire(channel: string): void {
@@ -339,7 +372,14 @@ export interface PostgresWakeOptions {
  */
 export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: string | undefined, options: PostgresWakeOptions = {}): Wake {
   const { observer } = options;
-  const local = new LocalWaiters();
+  // Before each wait: make sure somebody listens; a new connection means "re-read".
+  const local = new LocalWaiters(async (entry) => {
+    if (local.closed) return false;
+    await connect().catch(() => undefined);
+    const replaced = generation !== entry.seen;
+    entry.seen = generation;
+    return replaced;
+  });
   const dbChannel = wakeChannel(schema);
   let client: pg.Client | undefined;
   let connecting: Promise<void> | undefined;
@@ -521,16 +561,7 @@ export function postgresWake(kysely: Kysely<any>, databaseUrl: string, schema: s
     confirm,
     async listen(channel) {
       await connect();
-      let seen = generation;
-      // Before each wait: make sure somebody listens; a new connection means "re-read".
-      const beforeWait = async () => {
-        if (local.closed) return false;
-        await connect().catch(() => undefined);
-        const replaced = generation !== seen;
-        seen = generation;
-        return replaced;
-      };
-      return local.add(channel, beforeWait);
+      return local.add(channel, generation);
     },
     async notify(channels, via) {
       const list = [...new Set(channels)];

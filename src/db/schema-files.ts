@@ -25,14 +25,23 @@ export interface FileUploadsTable {
   upload_id: string;
   destination: string;
   created_at: number;
+  /** The upload's assembly (blob-store key; '' before the first append), migration 0950. */
+  assembly: Generated<string>;
+  /** Bytes of the assembly written, through chunk `assembled_through`. */
+  assembly_size: Generated<number>;
+  assembled_through: Generated<number>;
+  /** Unix time a PUT or the MOVE took the assembly (0: free). */
+  appending: Generated<number>;
 }
 
 /** One received chunk of an upload (migration 0801). */
 export interface FileUploadChunksTable {
   upload: number;
   number: number;
+  /** '' when the chunk's bytes are in the upload's assembly, at `assembly_offset`. */
   blob: string;
   size: number;
+  assembly_offset: number | null;
 }
 
 /** A file a user marked as favourite (migration 0881). */

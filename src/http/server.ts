@@ -14,6 +14,7 @@ import { routeModules } from './routes/index.js';
 import { registerLoadShedding } from './load-shedding.js';
 import { registerWebInputRules } from './web-input-rules.js';
 import { registerTrustedHosts } from './trusted-hosts.js';
+import { lazyChildLoggerFactory } from '../log.js';
 
 export interface BuildOptions {
   /** Log requests through services.log (off in tests unless asked). */
@@ -22,7 +23,8 @@ export interface BuildOptions {
 
 export async function buildServer(services: Services, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
-    ...(opts.logger === false ? { logger: false } : { loggerInstance: services.log }),
+    // request.log becomes a pino child only when a request writes a line (src/log.ts LazyChildLogger).
+    ...(opts.logger === false ? { logger: false } : { loggerInstance: services.log, childLoggerFactory: lazyChildLoggerFactory as never }),
     // Fastify's own request lines are off: the onResponse hook below writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 25 * 1024 * 1024,

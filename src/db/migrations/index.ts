@@ -44,6 +44,7 @@ import { federationTrustedServers } from './0900-federation-trusted-servers.js';
 import { federationInvitations } from './0901-federation-invitations.js';
 import { federatedRooms } from './0910-federated-rooms.js';
 import { federationSync } from './0920-federation-sync.js';
+import { uploadAssembly } from './0950-upload-assembly.js';
 import { scheduledMessages } from './0720-scheduled-messages.js';
 import { cookieSessionLogin } from './0721-cookie-session-login.js';
 import { chatDeletedByName } from './0750-chat-deleted-by-name.js';
@@ -102,4 +103,5 @@ export const migrations: ParleyMigration[] = [
   federationInvitations,
   federatedRooms,
   federationSync,
+  uploadAssembly,
 ];

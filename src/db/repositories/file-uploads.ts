@@ -1,5 +1,5 @@
-/** SQL for chunked uploads (tables `file_uploads`, `file_upload_chunks`, migration 0801). */
-import type { Kysely, Selectable } from 'kysely';
+/** SQL for chunked uploads (tables `file_uploads`, `file_upload_chunks`, migrations 0801 and 0950). */
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, FileUploadChunksTable, FileUploadsTable } from '../schema.js';
 
 export type FileUploadRow = Selectable<FileUploadsTable>;
@@ -28,7 +28,7 @@ export class FileUploadsRepository {
   }
 
   /** Records a chunk (replacing one of the same number): the replaced chunk's blob, if any. */
-  async putChunk(row: FileUploadChunkRow): Promise<string | undefined> {
+  async putChunk(row: Omit<FileUploadChunkRow, 'assembly_offset'>): Promise<string | undefined> {
     const old = await this.db
       .deleteFrom('file_upload_chunks')
       .where('upload', '=', row.upload)
@@ -36,15 +36,61 @@ export class FileUploadsRepository {
       .returning('blob')
       .executeTakeFirst();
     await this.db.insertInto('file_upload_chunks').values(row).execute();
-    return old?.blob;
+    return old?.blob || undefined;
   }
 
-  /** Removes uploads with their chunks: the chunks' blobs. */
-  async remove(uploads: number[]): Promise<string[]> {
-    if (uploads.length === 0) return [];
+  /**
+   * Takes the upload's assembly to append chunk `number` (docs/files.md#for-apps-chunked-uploads):
+   * only when it is free and `number` is the next chunk after the ones appended. Names it `key`
+   * when it has no assembly yet. The assembly's key and where the chunk starts, or undefined.
+   */
+  async takeForAppend(upload: number, number: number, key: string, now: number): Promise<{ assembly: string; offset: number } | undefined> {
+    const r = await this.db
+      .updateTable('file_uploads')
+      .set({ appending: now, assembly: sql<string>`case when assembly = '' then ${key} else assembly end` })
+      .where('id', '=', upload)
+      .where('appending', '=', 0)
+      .where('assembled_through', '=', number - 1)
+      .returning(['assembly', 'assembly_size'])
+      .executeTakeFirst();
+    return r ? { assembly: r.assembly, offset: Number(r.assembly_size) } : undefined;
+  }
+
+  /**
+   * Records chunk `number` appended at `offset` and frees the assembly, in one transaction: the
+   * replaced chunk's blob ('' or undefined: none of its own), or false when the upload is gone.
+   */
+  async appended(upload: number, number: number, offset: number, size: number): Promise<string | undefined | false> {
+    return this.db.transaction().execute(async (trx) => {
+      const moved = await trx
+        .updateTable('file_uploads')
+        .set({ appending: 0, assembled_through: number, assembly_size: offset + size })
+        .where('id', '=', upload)
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) === 0) return false;
+      const old = await trx.deleteFrom('file_upload_chunks').where('upload', '=', upload).where('number', '=', number).returning('blob').executeTakeFirst();
+      await trx.insertInto('file_upload_chunks').values({ upload, number, blob: '', size, assembly_offset: offset }).execute();
+      return old?.blob;
+    });
+  }
+
+  /** Takes the assembly for the MOVE (nothing appends meanwhile): false while a PUT appends. */
+  async takeForMove(upload: number, now: number): Promise<boolean> {
+    const r = await this.db.updateTable('file_uploads').set({ appending: now }).where('id', '=', upload).where('appending', '=', 0).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Frees the assembly after a failed append or MOVE. */
+  async release(upload: number): Promise<void> {
+    await this.db.updateTable('file_uploads').set({ appending: 0 }).where('id', '=', upload).execute();
+  }
+
+  /** Removes uploads with their chunks: the blobs of the chunks and the uploads' assemblies. */
+  async remove(uploads: number[]): Promise<{ blobs: string[]; assemblies: string[] }> {
+    if (uploads.length === 0) return { blobs: [], assemblies: [] };
     const chunks = await this.db.deleteFrom('file_upload_chunks').where('upload', 'in', uploads).returning('blob').execute();
-    await this.db.deleteFrom('file_uploads').where('id', 'in', uploads).execute();
-    return chunks.map((c) => c.blob);
+    const gone = await this.db.deleteFrom('file_uploads').where('id', 'in', uploads).returning('assembly').execute();
+    return { blobs: chunks.map((c) => c.blob).filter((b) => b !== ''), assemblies: gone.map((u) => u.assembly).filter((a) => a !== '') };
   }
 
   /** Ids of uploads opened before `before` (unix seconds). */

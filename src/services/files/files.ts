@@ -103,6 +103,23 @@ export class FilesService {
     }
   }
 
+  /**
+   * Points `path` at `blob`, already stored (a chunked upload's assembly, sealed), with write's
+   * refusals; the blob is deleted when refused.
+   */
+  async writeStored(owner: string, path: string, blob: { key: string; size: number }): Promise<WriteResult> {
+    try {
+      if (path === '') throw methodNotAllowed('folder', 'Cannot write to the root folder');
+      const { maxFileSize, quota } = await this.limits();
+      if (blob.size > maxFileSize) throw tooLarge(maxFileSize);
+      await this.precheckTarget(owner, path);
+      return await this.commitBlob(owner, path, blob, quota);
+    } catch (err) {
+      await this.store.delete(blob.key);
+      throw err;
+    }
+  }
+
   /** Refuses before reading a body what would be refused after it: a missing parent, a folder in the way. */
   private async precheckTarget(owner: string, path: string): Promise<void> {
     const parent = await this.stat(owner, parentOf(path)!);
@@ -289,15 +306,20 @@ export class FilesService {
  * `limit` (reported as `maxFileSize`), 507 `quota` when the disk is full, 400 `body` when the
  * client's stream broke off (a truncated or aborted upload); nothing is kept in each case.
  */
-export async function storeStream(
+export function storeStream(
   store: BlobStore,
   data: Readable,
   limit: number,
   maxFileSize: number,
   opts?: { durable?: boolean },
 ): Promise<{ key: string; size: number }> {
+  return storeFailures(() => store.put(data, limit, opts), data, maxFileSize);
+}
+
+/** Runs `write` (storing the request body `data`), answering its failures as storeStream says. */
+export async function storeFailures<T>(write: () => Promise<T>, data: Readable, maxFileSize: number): Promise<T> {
   try {
-    return await store.put(data, limit, opts);
+    return await write();
   } catch (err) {
     if (err instanceof BlobTooLarge) throw tooLarge(maxFileSize);
     const code = (err as { code?: string }).code;

@@ -8,19 +8,58 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BlobTooLarge, type BlobStat, type BlobStore, type ByteRange } from './storage.js';
+import { BlobTooLarge, type AssemblyStore, type BlobStat, type BlobStore, type ByteRange } from './storage.js';
 
 const KEY = /^[a-z0-9]{32}$/;
+
+/** Writes `data` to `out`, at most `maxBytes` (else BlobTooLarge): the bytes written. */
+async function writeLimited(data: Readable, maxBytes: number, out: fs.WriteStream): Promise<number> {
+  let size = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > maxBytes) done(new BlobTooLarge(maxBytes));
+      else done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(data, limit, out);
+  } catch (err) {
+    // The file may be opened after the failure: wait until it is closed, so that the
+    // removal that follows cannot run before it exists.
+    if (!out.closed) await once(out, 'close');
+    throw err;
+  }
+  return size;
+}
 
 export class LocalBlobStore implements BlobStore {
   private readonly blobs: string;
   private readonly tmp: string;
+  readonly assemblies: AssemblyStore;
 
   constructor(dataDir: string) {
     this.blobs = path.join(dataDir, 'files', 'blobs');
     this.tmp = path.join(dataDir, 'files', 'tmp');
+    this.assemblies = new LocalAssemblies(path.join(dataDir, 'files', 'assembly'), (key, file) => this.link(key, file));
+  }
+
+  /** A new blob that is `file` (a hard link: same file system, no bytes copied), synced. */
+  private async link(file: string, size: number): Promise<{ key: string; size: number }> {
+    return this.commit(async (temp) => {
+      await fs.promises.link(file, temp);
+      const fd = await fs.promises.open(temp, 'r+');
+      try {
+        // Exactly the bytes recorded (a failed append may have left more), durable before it is visible.
+        await fd.truncate(size);
+        await fd.sync();
+      } finally {
+        await fd.close();
+      }
+      return size;
+    });
   }
 
   private fileOf(key: string): string {
@@ -52,23 +91,7 @@ export class LocalBlobStore implements BlobStore {
 
   put(data: Readable, maxBytes: number, opts: { durable?: boolean } = {}): Promise<{ key: string; size: number }> {
     return this.commit(async (temp) => {
-      let size = 0;
-      const limit = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          size += chunk.length;
-          if (size > maxBytes) done(new BlobTooLarge(maxBytes));
-          else done(null, chunk);
-        },
-      });
-      const out = fs.createWriteStream(temp, { flags: 'wx' });
-      try {
-        await pipeline(data, limit, out);
-      } catch (err) {
-        // The file may be opened after the failure: wait until it is closed, so that the
-        // removal that follows cannot run before it exists.
-        if (!out.closed) await once(out, 'close');
-        throw err;
-      }
+      const size = await writeLimited(data, maxBytes, fs.createWriteStream(temp, { flags: 'wx' }));
       // Durable before it becomes visible: the rename must not publish data a crash can lose
       // (unless asked not to: an upload's chunks are made durable as the file they become).
       if (opts.durable === false) return size;
@@ -109,5 +132,62 @@ export class LocalBlobStore implements BlobStore {
 
   localPath(key: string): string {
     return this.fileOf(key);
+  }
+}
+
+/**
+ * Assemblies on the local disk: `<DATA_DIR>/files/assembly/<key>`, on the blobs' file system, so
+ * that sealing one is a hard link into the blobs (docs/files.md#for-apps-chunked-uploads).
+ */
+class LocalAssemblies implements AssemblyStore {
+  constructor(
+    private readonly dir: string,
+    private readonly linkBlob: (file: string, size: number) => Promise<{ key: string; size: number }>,
+  ) {}
+
+  private fileOf(key: string): string {
+    if (!KEY.test(key)) throw new Error('invalid assembly key');
+    return path.join(this.dir, key);
+  }
+
+  newKey(): string {
+    return randomBytes(16).toString('hex');
+  }
+
+  async append(key: string, offset: number, data: Readable, maxBytes: number): Promise<number | undefined> {
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    const file = this.fileOf(key);
+    // Created when missing, never truncated on opening ('a' would ignore the position).
+    const fd = await fs.promises.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT);
+    try {
+      // Extending a file that lost bytes would fill them with zeros.
+      if ((await fd.stat()).size < offset) return undefined;
+      await fd.truncate(offset);
+    } finally {
+      await fd.close();
+    }
+    return writeLimited(data, maxBytes, fs.createWriteStream(file, { flags: 'r+', start: offset }));
+  }
+
+  read(key: string, offset: number, size: number): Readable {
+    // An empty range: createReadStream has no way to say "nothing" (end is inclusive).
+    if (size === 0) return Readable.from([]);
+    return fs.createReadStream(this.fileOf(key), { start: offset, end: offset + size - 1 });
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      return (await fs.promises.stat(this.fileOf(key))).size;
+    } catch {
+      return undefined;
+    }
+  }
+
+  seal(key: string, size: number): Promise<{ key: string; size: number }> {
+    return this.linkBlob(this.fileOf(key), size);
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.promises.rm(this.fileOf(key), { force: true });
   }
 }

@@ -35,6 +35,34 @@ export interface BlobStore {
   stat(key: string): Promise<BlobStat | undefined>;
   /** A local file path of the blob for libraries that read files (image headers), if the store has one. */
   localPath(key: string): string | undefined;
+  /**
+   * Assemblies (docs/files.md#for-apps-chunked-uploads): a file an upload's chunks are appended
+   * to, which then becomes a blob without its bytes being written again. A store without them
+   * keeps every chunk as a blob of its own.
+   */
+  readonly assemblies?: AssemblyStore;
+}
+
+/** Appendable files that become blobs (BlobStore.assemblies). Keys are made by `newKey`. */
+export interface AssemblyStore {
+  newKey(): string;
+  /**
+   * Writes `data` at `offset` of assembly `key` (made when missing; whatever lay at and past
+   * `offset` is dropped first: a failed append's leftovers), not synced (the blob it becomes is).
+   * Its size; rejects with BlobTooLarge past `maxBytes`; undefined, with nothing read, when the
+   * assembly is shorter than `offset` (bytes lost in a crash).
+   */
+  append(key: string, offset: number, data: Readable, maxBytes: number): Promise<number | undefined>;
+  /** `size` bytes from `offset`. */
+  read(key: string, offset: number, size: number): Readable;
+  /** Its size on disk (a crash may leave it shorter than written), undefined when missing. */
+  size(key: string): Promise<number | undefined>;
+  /**
+   * A new blob of the assembly's first `size` bytes, synced, without copying them (the assembly
+   * stays until `delete`; it must not be appended to meanwhile).
+   */
+  seal(key: string, size: number): Promise<{ key: string; size: number }>;
+  delete(key: string): Promise<void>;
 }
 
 /** A stream went past the size it was allowed. */

@@ -98,6 +98,7 @@ export class MetricsService {
       );
     }
     if (this.db.wake.health) lines.push(...this.db.wake.health.render());
+    const memory = process.memoryUsage();
     lines.push(
       ...this.jobRuns.render(),
       ...this.jobTime.render(),
@@ -115,7 +116,11 @@ export class MetricsService {
         { labels: { in_call: 'false' }, value: sessions.total - sessions.inCall },
         { labels: { in_call: 'true' }, value: sessions.inCall },
       ]),
-      ...gauge('process_resident_memory_bytes', 'Resident memory of this process', [{ value: process.memoryUsage().rss }], 'bytes'),
+      ...gauge('process_resident_memory_bytes', 'Resident memory of this process', [{ value: memory.rss }], 'bytes'),
+      // What of the resident memory is the JavaScript heap (docs/benchmarks.md "Chat long-poll scale").
+      ...gauge('nodejs_heap_size_total_bytes', 'JavaScript heap reserved by this process', [{ value: memory.heapTotal }], 'bytes'),
+      ...gauge('nodejs_heap_size_used_bytes', 'JavaScript heap in use by this process', [{ value: memory.heapUsed }], 'bytes'),
+      ...gauge('nodejs_external_memory_bytes', 'Memory of C++ objects bound to JavaScript objects (buffers included)', [{ value: memory.external }], 'bytes'),
       ...gauge('process_start_time_seconds', 'Start time of this process (unix seconds)', [{ value: Math.floor(this.started) }], 'seconds'),
     );
     return exposition(lines);
