@@ -267,6 +267,26 @@ for (const dialect of dialects()) {
       }
     });
 
+    it('a share whose tries are spent (the server never answered) removes the invited attendee', async () => {
+      const port = await freePort();
+      const room = await createRoom(host, 'alice', { roomType: 2, roomName: 'Nobody there' });
+      assert.equal((await invite(room.token, `nobody@http://127.0.0.1:${port}`)).status, 200);
+      assert.equal((await federatedRows(room.token)).length, 1);
+      const row = () => host.services.db.kysely.selectFrom('outbox').selectAll().where('topic', '=', 'federation').executeTakeFirst();
+      await eventually('tried once', async () => Number((await row())?.attempts ?? 0) >= 1, 30_000);
+      // Its tries spent (as after the back-off's last one, about two minutes later), due now.
+      await host.services.db.kysely.updateTable('outbox').set({ attempts: 8, due_at: 0 }).where('topic', '=', 'federation').execute();
+      host.services.outbox.kick();
+      await eventually('the attendee removed', async () => (await federatedRows(room.token)).length === 0, 30_000);
+      const left = await host.services.db.kysely.selectFrom('outbox').select('payload').where('topic', '=', 'federation').execute();
+      assert.ok(
+        left.every((r) => !String(r.payload).includes('"kind":"share"')),
+        'the share row is gone',
+      );
+      const history = (await call(host, 'GET', `/apps/spreed/api/v1/chat/${room.token}`, { as: as('alice'), query: { lookIntoFuture: 0 } })).data as any[];
+      assert.equal(history[0].systemMessage, 'federated_user_removed');
+    });
+
     it('only trusted servers: others are refused until listed', async () => {
       const room = await createRoom(host, 'alice', { roomType: 2, roomName: 'Trusted' });
       await host.services.appConfig.set('federation_only_trusted_servers', '1');

@@ -34,6 +34,20 @@ export class FederationDelivery implements OutboxHandler {
     private readonly ownServerUrl: string,
   ) {}
 
+  /**
+   * A share whose tries are spent (the remote never answered) is refused for good, as one the
+   * remote refused: the invited attendee is removed (`federated_user_removed`), so a cloud id
+   * that names no reachable server does not stay invited forever.
+   */
+  async givenUp(rows: OutboxRow[]): Promise<void> {
+    for (const row of rows) {
+      const payload = parseFederationPayload(row.payload);
+      if (payload?.kind !== 'share') continue;
+      this.log.warn({ remote: row.destination }, 'federation: the invitation could not be delivered; the attendee is removed');
+      await this.shareRefused(payload.attendeeId);
+    }
+  }
+
   async deliver(rows: OutboxRow[]): Promise<Map<number, OutboxResult>> {
     const results = new Map<number, OutboxResult>();
     for (const row of rows) results.set(Number(row.id), await this.deliverOne(row));

@@ -29,6 +29,8 @@ export interface OutboxHandler {
   readonly ordered?: boolean;
   /** Delivers the rows (batched as the receiver allows); a result for each row id, missing = retry. */
   deliver(rows: OutboxRow[]): Promise<Map<number, OutboxResult>>;
+  /** Rows whose tries are spent (MAX_ATTEMPTS), before they are deleted: what their sender does then. */
+  givenUp?(rows: OutboxRow[]): Promise<void>;
 }
 
 export interface OutboxLogger {
@@ -206,6 +208,7 @@ export class OutboxWorker {
    */
   private async settle(handler: OutboxHandler, rows: OutboxRow[], results: Map<number, OutboxResult>): Promise<boolean> {
     const done: number[] = [];
+    const spent: OutboxRow[] = [];
     const retry = new Map<number, number[]>();
     for (const row of rows) {
       const id = Number(row.id);
@@ -215,11 +218,19 @@ export class OutboxWorker {
         this.rows.inc({ topic: handler.topic, result: result === 'sent' ? 'sent' : 'dropped' });
       } else if (row.attempts >= MAX_ATTEMPTS) {
         done.push(id);
+        spent.push(row);
         this.rows.inc({ topic: handler.topic, result: 'given_up' });
       } else {
         this.rows.inc({ topic: handler.topic, result: 'retry' });
         const due = Date.now() + backoffMs(row.attempts, this.backoffBaseMs);
         retry.set(due, [...(retry.get(due) ?? []), id]);
+      }
+    }
+    if (spent.length > 0 && handler.givenUp) {
+      try {
+        await handler.givenUp(spent);
+      } catch (err) {
+        this.log.warn({ topic: handler.topic, error: (err as Error)?.message ?? String(err) }, 'outbox: handling given-up rows failed');
       }
     }
     await this.repo.finish(done, this.owner);
