@@ -58,7 +58,7 @@ export async function squareImage(file: AvatarUpload | undefined): Promise<Encod
   return reencodeImage(file.data, info, AVATAR_MAX_SIDE);
 }
 
-const etagOf = (svg: string) => `"${createHash('sha1').update(svg).digest('hex').slice(0, 20)}"`;
+const etagOf = (svg: string | Buffer) => `"${createHash('sha1').update(svg).digest('hex').slice(0, 20)}"`;
 
 export interface AvatarImage {
   body: Buffer | string;
@@ -142,7 +142,7 @@ export class AvatarService {
     if (room.remote_token !== '' && room.avatar !== '' && this.remote) {
       // A federated conversation's own image is the host's (ROOM_MODIFIED tells its version).
       const hosted = await this.remote.avatar(ctx, room, dark);
-      if (hosted) return { body: hosted.body, contentType: hosted.contentType, etag: `"${createHash('sha1').update(hosted.body).digest('hex').slice(0, 20)}"` };
+      if (hosted) return { body: hosted.body, contentType: hosted.contentType, etag: etagOf(hosted.body) };
     }
     if (room.avatar !== '') {
       const stored = await this.repo.find(room.id);

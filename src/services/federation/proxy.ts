@@ -53,7 +53,7 @@ export class FederationProxy {
     path: string,
     opts: { query?: Record<string, string | number>; body?: unknown; timeoutMs?: number } = {},
   ): Promise<ProxiedAnswer> {
-    const inv = ctx.userId !== undefined ? await this.repos.federationInvitations.forLocalRoom(ctx.userId, room.id) : undefined;
+    const inv = await this.invitationOf(ctx, room);
     if (!inv) throw notFound('room');
     let answer;
     try {
@@ -121,12 +121,11 @@ export class FederationProxy {
    * the generated image.
    */
   async avatar(ctx: RequestContext, room: RoomRow, dark: boolean): Promise<{ body: Buffer; contentType: string } | undefined> {
-    const inv = ctx.userId !== undefined ? await this.repos.federationInvitations.forLocalRoom(ctx.userId, room.id) : undefined;
+    const inv = await this.invitationOf(ctx, room);
     if (!inv) return undefined;
-    const remote = parseRemote(room.remote_server)?.remote ?? room.remote_server;
     try {
       const path = `v1/room/${encodeURIComponent(room.remote_token)}/avatar${dark ? '/dark' : ''}`;
-      const a = await this.client.ocsBytes(remote, path, { cloudId: inv.local_cloud_id, secret: inv.access_token });
+      const a = await this.client.ocsBytes(this.host(room), path, { cloudId: inv.local_cloud_id, secret: inv.access_token });
       return a.status === 200 && (a.contentType === 'image/png' || a.contentType === 'image/jpeg') ? { body: a.body, contentType: a.contentType } : undefined;
     } catch (e) {
       if (e instanceof RemoteUnreachable) return undefined;
@@ -212,6 +211,11 @@ export class FederationProxy {
     const out = this.withActor(room, data);
     if (isRecord(out) && Array.isArray(out.details)) out.details = out.details.map((v) => this.withActor(room, v));
     return out;
+  }
+
+  /** The caller's accepted invitation to `room` (its cloud id and shared secret), if any. */
+  private invitationOf(ctx: RequestContext, room: RoomRow) {
+    return ctx.userId !== undefined ? this.repos.federationInvitations.forLocalRoom(ctx.userId, room.id) : Promise.resolve(undefined);
   }
 
   private host(room: RoomRow): string {
